@@ -1,1 +1,34 @@
-fn main() {}
+//! `nexthop`: the command-line entry point. One file per subcommand under `cmd/`.
+
+#![deny(unsafe_code)]
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// nexthop: a forwarding plane for information-centric and IP networks.
+#[derive(Debug, Parser)]
+#[command(name = "nexthop", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run an experiment (or all of them) and write JSON results and plots.
+    Bench(cmd::bench::Args),
+    /// Decode an NDN packet given in hex and print its fields.
+    Packet(cmd::packet::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Bench(args) => cmd::bench::run(args),
+        Command::Packet(args) => cmd::packet::run(args),
+    }
+}

@@ -1,0 +1,4 @@
+//! Subcommands.
+
+pub mod bench;
+pub mod packet;

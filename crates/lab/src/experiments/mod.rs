@@ -1,0 +1,28 @@
+//! The experiments `nexthop bench` runs, one file each.
+
+use crate::{Report, RunConfig};
+
+pub mod wire;
+
+/// One experiment.
+pub trait Experiment: Sync {
+    /// The name on the command line and in the JSON.
+    fn name(&self) -> &'static str;
+    /// One line: what it measures and against which peers.
+    fn about(&self) -> &'static str;
+    /// Builds the workload, runs nexthop and its peers, and reports.
+    ///
+    /// # Errors
+    /// When the workload cannot be built (missing data, I/O).
+    fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report>;
+}
+
+/// Every experiment, in the order `--all` runs them.
+pub fn all() -> Vec<&'static dyn Experiment> {
+    vec![&wire::Wire]
+}
+
+/// The experiment called `name`.
+pub fn find(name: &str) -> Option<&'static dyn Experiment> {
+    all().into_iter().find(|e| e.name() == name)
+}

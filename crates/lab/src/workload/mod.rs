@@ -1,0 +1,3 @@
+//! Workload generators shared by experiments (and later by forwarder benchmarks).
+
+pub mod packets;
