@@ -12,18 +12,19 @@ use std::time::Instant;
 /// Minimum repetitions per contender.
 pub const MIN_REPS: usize = 5;
 
+/// The closure a contender runs: fill the vector with one answer per input.
+type RunFn<'a, A> = Box<dyn FnMut(&mut Vec<A>) + 'a>;
+
 /// One contender: a system name and a closure that fills `out` with one answer per input.
 pub struct Contender<'a, A> {
     /// The system's name in result rows.
     pub system: String,
-    run: Box<dyn FnMut(&mut Vec<A>) + 'a>,
+    run: RunFn<'a, A>,
 }
 
 impl<A> core::fmt::Debug for Contender<'_, A> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Contender")
-            .field("system", &self.system)
-            .finish_non_exhaustive()
+        f.debug_struct("Contender").field("system", &self.system).finish_non_exhaustive()
     }
 }
 
@@ -31,10 +32,7 @@ impl<'a, A> Contender<'a, A> {
     /// A contender named `system` whose `run` writes its answers into the vector it is given
     /// (cleared before each repetition).
     pub fn new(system: impl Into<String>, run: impl FnMut(&mut Vec<A>) + 'a) -> Self {
-        Contender {
-            system: system.into(),
-            run: Box::new(run),
-        }
+        Contender { system: system.into(), run: Box::new(run) }
     }
 }
 
@@ -73,20 +71,11 @@ impl Outcome {
 
 /// Runs each contender `reps` times (at least [`MIN_REPS`]), round-robin, and compares its
 /// answers with `reference` after every repetition.
-pub fn compare<A: PartialEq>(
-    reps: usize,
-    reference: &[A],
-    contenders: &mut [Contender<'_, A>],
-) -> Vec<Outcome> {
+pub fn compare<A: PartialEq>(reps: usize, reference: &[A], contenders: &mut [Contender<'_, A>]) -> Vec<Outcome> {
     let reps = reps.max(MIN_REPS);
     let mut outcomes: Vec<Outcome> = contenders
         .iter()
-        .map(|c| Outcome {
-            system: c.system.clone(),
-            median_s: 0.0,
-            samples_s: Vec::with_capacity(reps),
-            mismatches: 0,
-        })
+        .map(|c| Outcome { system: c.system.clone(), median_s: 0.0, samples_s: Vec::with_capacity(reps), mismatches: 0 })
         .collect();
     let mut out = Vec::with_capacity(reference.len());
     for _ in 0..reps {
@@ -107,11 +96,7 @@ pub fn compare<A: PartialEq>(
 
 /// Positions where `answers` and `reference` differ, counting a length difference as mismatches.
 pub fn count_mismatches<A: PartialEq>(answers: &[A], reference: &[A]) -> u64 {
-    let differing = answers
-        .iter()
-        .zip(reference)
-        .filter(|(a, r)| a != r)
-        .count();
+    let differing = answers.iter().zip(reference).filter(|(a, r)| a != r).count();
     (differing + answers.len().abs_diff(reference.len())) as u64
 }
 

@@ -40,10 +40,6 @@ impl RunConfig {
     /// The defaults: all cores, 5 repetitions quick, 7 full.
     pub fn new(quick: bool) -> Self {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        RunConfig {
-            quick,
-            threads,
-            reps: if quick { 5 } else { 7 },
-        }
+        RunConfig { quick, threads, reps: if quick { 5 } else { 7 } }
     }
 }

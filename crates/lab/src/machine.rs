@@ -25,10 +25,7 @@ impl Machine {
             .lines()
             .find(|l| l.starts_with("model name"))
             .and_then(|l| l.split_once(':'))
-            .map_or_else(
-                || std::env::consts::ARCH.to_string(),
-                |(_, v)| v.trim().to_string(),
-            );
+            .map_or_else(|| std::env::consts::ARCH.to_string(), |(_, v)| v.trim().to_string());
         let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
         let memory = meminfo
             .lines()

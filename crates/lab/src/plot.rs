@@ -64,11 +64,7 @@ impl Plot {
         root.fill(&WHITE).map_err(err)?;
         match &self.chart {
             Chart::Bars { groups, series } => self.draw_bars(&root, groups, series)?,
-            Chart::Lines {
-                x_label,
-                log_x,
-                series,
-            } => self.draw_lines(&root, x_label, *log_x, series)?,
+            Chart::Lines { x_label, log_x, series } => self.draw_lines(&root, x_label, *log_x, series)?,
         }
         root.present().map_err(err)?;
         Ok(())
@@ -80,13 +76,7 @@ impl Plot {
         groups: &[String],
         series: &[(String, Vec<f64>)],
     ) -> anyhow::Result<()> {
-        let y_max = series
-            .iter()
-            .flat_map(|(_, v)| v.iter().copied())
-            .filter(|v| v.is_finite())
-            .fold(0.0f64, f64::max)
-            .max(1e-9)
-            * 1.15;
+        let y_max = series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.15;
         let n = groups.len().max(1);
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, ("sans-serif", 22))
@@ -103,33 +93,18 @@ impl Plot {
                 String::new()
             }
         };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&label)
-            .y_desc(&self.y_label)
-            .draw()
-            .map_err(err)?;
+        chart.configure_mesh().disable_x_mesh().x_labels(n).x_label_formatter(&label).y_desc(&self.y_label).draw().map_err(err)?;
         let width = 0.8 / series.len().max(1) as f64;
         for (j, (name, values)) in series.iter().enumerate() {
             let color = PALETTE[j % PALETTE.len()];
             chart
-                .draw_series(
-                    values
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, v)| v.is_finite())
-                        .map(|(i, &v)| {
-                            let x0 = i as f64 - 0.4 + j as f64 * width;
-                            Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], color.filled())
-                        }),
-                )
+                .draw_series(values.iter().enumerate().filter(|(_, v)| v.is_finite()).map(|(i, &v)| {
+                    let x0 = i as f64 - 0.4 + j as f64 * width;
+                    Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], color.filled())
+                }))
                 .map_err(err)?
                 .label(name)
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-                });
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
         }
         chart
             .configure_series_labels()
@@ -155,20 +130,9 @@ impl Plot {
                 x
             }
         };
-        let points = || {
-            series
-                .iter()
-                .flat_map(|(_, p)| p.iter().copied())
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-        };
-        let (x0, x1) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| {
-            (a.min(tx(x)), b.max(tx(x)))
-        });
-        let (x0, x1) = if x0.is_finite() && x1 > x0 {
-            (x0, x1)
-        } else {
-            (0.0, 1.0)
-        };
+        let points = || series.iter().flat_map(|(_, p)| p.iter().copied()).filter(|(x, y)| x.is_finite() && y.is_finite());
+        let (x0, x1) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (x, _)| (a.min(tx(x)), b.max(tx(x))));
+        let (x0, x1) = if x0.is_finite() && x1 > x0 { (x0, x1) } else { (0.0, 1.0) };
         let pad = (x1 - x0) * 0.04;
         let y_max = points().map(|(_, y)| y).fold(0.0f64, f64::max).max(1e-9) * 1.1;
         let mut chart = ChartBuilder::on(root)
@@ -185,13 +149,7 @@ impl Plot {
                 human(*x)
             }
         };
-        chart
-            .configure_mesh()
-            .x_desc(x_label)
-            .y_desc(&self.y_label)
-            .x_label_formatter(&fmt)
-            .draw()
-            .map_err(err)?;
+        chart.configure_mesh().x_desc(x_label).y_desc(&self.y_label).x_label_formatter(&fmt).draw().map_err(err)?;
         for (j, (name, pts)) in series.iter().enumerate() {
             let color = PALETTE[j % PALETTE.len()];
             let pts: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (tx(x), y)).collect();
@@ -199,12 +157,8 @@ impl Plot {
                 .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
                 .map_err(err)?
                 .label(name)
-                .legend(move |(x, y)| {
-                    PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(err)?;
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(err)?;
         }
         chart
             .configure_series_labels()
@@ -247,21 +201,14 @@ mod tests {
             y_label: "M/s".into(),
             chart: Chart::Bars {
                 groups: vec!["a".into(), "b".into()],
-                series: vec![
-                    ("x".into(), vec![1.0, 2.0]),
-                    ("y".into(), vec![f64::NAN, 3.0]),
-                ],
+                series: vec![("x".into(), vec![1.0, 2.0]), ("y".into(), vec![f64::NAN, 3.0])],
             },
         };
         let lines = Plot {
             file_tag: "l".into(),
             title: "lines".into(),
             y_label: "M/s".into(),
-            chart: Chart::Lines {
-                x_label: "n".into(),
-                log_x: true,
-                series: vec![("x".into(), vec![(1e3, 1.0), (1e6, 2.0)])],
-            },
+            chart: Chart::Lines { x_label: "n".into(), log_x: true, series: vec![("x".into(), vec![(1e3, 1.0), (1e6, 2.0)])] },
         };
         for (p, f) in [(bars, "b.svg"), (lines, "l.svg")] {
             let path = dir.join(f);

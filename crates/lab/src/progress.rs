@@ -7,14 +7,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A progress bar over `len` steps labelled `what`; hidden when stderr is not a TTY.
 pub fn bar(len: u64, what: &str) -> ProgressBar {
-    let target = if std::io::stderr().is_terminal() {
-        ProgressDrawTarget::stderr()
-    } else {
-        ProgressDrawTarget::hidden()
-    };
+    let target = if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
     let bar = ProgressBar::with_draw_target(Some(len), target);
-    let style = ProgressStyle::with_template("{msg:>24} [{bar:40}] {pos}/{len} ({eta})")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style = ProgressStyle::with_template("{msg:>24} [{bar:40}] {pos}/{len} ({eta})").unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style.progress_chars("=> "));
     bar.set_message(what.to_string());
     bar

@@ -71,33 +71,18 @@ pub struct Document<'a> {
 ///
 /// # Errors
 /// When a directory cannot be created or a file written.
-pub fn write(
-    experiment: &str,
-    quick: bool,
-    report: &Report,
-    out: &Path,
-) -> anyhow::Result<Vec<PathBuf>> {
+pub fn write(experiment: &str, quick: bool, report: &Report, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let doc = Document {
-        experiment,
-        quick,
-        machine: Machine::current(),
-        rows: &report.rows,
-    };
+    let doc = Document { experiment, quick, machine: Machine::current(), rows: &report.rows };
     let json = serde_json::to_string_pretty(&doc)?;
     std::fs::write(out, json + "\n").with_context(|| format!("writing {}", out.display()))?;
     let mut written = vec![out.to_path_buf()];
     let stem = out.with_extension("");
     for (i, plot) in report.plots.iter().enumerate() {
-        let path = if i == 0 {
-            stem.with_extension("svg")
-        } else {
-            PathBuf::from(format!("{}-{}.svg", stem.display(), plot.file_tag))
-        };
-        plot.draw(&path)
-            .with_context(|| format!("drawing {}", path.display()))?;
+        let path = if i == 0 { stem.with_extension("svg") } else { PathBuf::from(format!("{}-{}.svg", stem.display(), plot.file_tag)) };
+        plot.draw(&path).with_context(|| format!("drawing {}", path.display()))?;
         written.push(path);
     }
     Ok(written)

@@ -75,23 +75,12 @@ impl<'a> ComponentRef<'a> {
     /// 32 octets.
     pub fn new(ty: u32, value: &'a [u8]) -> Result<Self> {
         if ty == 0 || ty > u16::MAX as u32 {
-            return Err(Error::InvalidValue {
-                ty,
-                what: "name component TLV-TYPE must be in 1..=65535",
-            });
+            return Err(Error::InvalidValue { ty, what: "name component TLV-TYPE must be in 1..=65535" });
         }
-        if (ty == IMPLICIT_SHA256_DIGEST_COMPONENT || ty == PARAMETERS_SHA256_DIGEST_COMPONENT)
-            && value.len() != 32
-        {
-            return Err(Error::InvalidValue {
-                ty,
-                what: "digest component must be 32 octets",
-            });
+        if (ty == IMPLICIT_SHA256_DIGEST_COMPONENT || ty == PARAMETERS_SHA256_DIGEST_COMPONENT) && value.len() != 32 {
+            return Err(Error::InvalidValue { ty, what: "digest component must be 32 octets" });
         }
-        Ok(ComponentRef {
-            ty: ty as u16,
-            value,
-        })
+        Ok(ComponentRef { ty: ty as u16, value })
     }
 
     /// TLV-TYPE.
@@ -112,31 +101,18 @@ impl<'a> ComponentRef<'a> {
             IMPLICIT_SHA256_DIGEST_COMPONENT => Kind::ImplicitSha256Digest(self.value),
             PARAMETERS_SHA256_DIGEST_COMPONENT => Kind::ParametersSha256Digest(self.value),
             KEYWORD_NAME_COMPONENT => Kind::Keyword(self.value),
-            SEGMENT_NAME_COMPONENT => {
-                number().map_or(Kind::Other(self.ty, self.value), Kind::Segment)
-            }
-            BYTE_OFFSET_NAME_COMPONENT => {
-                number().map_or(Kind::Other(self.ty, self.value), Kind::ByteOffset)
-            }
-            VERSION_NAME_COMPONENT => {
-                number().map_or(Kind::Other(self.ty, self.value), Kind::Version)
-            }
-            TIMESTAMP_NAME_COMPONENT => {
-                number().map_or(Kind::Other(self.ty, self.value), Kind::Timestamp)
-            }
-            SEQUENCE_NUM_NAME_COMPONENT => {
-                number().map_or(Kind::Other(self.ty, self.value), Kind::SequenceNum)
-            }
+            SEGMENT_NAME_COMPONENT => number().map_or(Kind::Other(self.ty, self.value), Kind::Segment),
+            BYTE_OFFSET_NAME_COMPONENT => number().map_or(Kind::Other(self.ty, self.value), Kind::ByteOffset),
+            VERSION_NAME_COMPONENT => number().map_or(Kind::Other(self.ty, self.value), Kind::Version),
+            TIMESTAMP_NAME_COMPONENT => number().map_or(Kind::Other(self.ty, self.value), Kind::Timestamp),
+            SEQUENCE_NUM_NAME_COMPONENT => number().map_or(Kind::Other(self.ty, self.value), Kind::SequenceNum),
             _ => Kind::Other(self.ty, self.value),
         }
     }
 
     /// The owned copy.
     pub fn to_owned(&self) -> Component {
-        Component {
-            ty: self.ty,
-            value: self.value.to_vec(),
-        }
+        Component { ty: self.ty, value: self.value.to_vec() }
     }
 
     /// Octets of its TLV encoding.
@@ -147,10 +123,7 @@ impl<'a> ComponentRef<'a> {
     /// Canonical order (NDN packet format v0.3, "Canonical Order"): by TLV-TYPE, then by
     /// TLV-LENGTH, then octet by octet.
     pub fn canonical_cmp(&self, other: &ComponentRef<'_>) -> Ordering {
-        self.ty
-            .cmp(&other.ty)
-            .then(self.value.len().cmp(&other.value.len()))
-            .then_with(|| self.value.cmp(other.value))
+        self.ty.cmp(&other.ty).then(self.value.len().cmp(&other.value.len())).then_with(|| self.value.cmp(other.value))
     }
 
     /// Parses one component from its URI form (the text between two slashes).
@@ -180,9 +153,7 @@ impl fmt::Display for ComponentRef<'_> {
         match ty {
             GENERIC_NAME_COMPONENT => return write_escaped(f, self.value),
             IMPLICIT_SHA256_DIGEST_COMPONENT => return write_hex(f, "sha256digest=", self.value),
-            PARAMETERS_SHA256_DIGEST_COMPONENT => {
-                return write_hex(f, "params-sha256=", self.value)
-            }
+            PARAMETERS_SHA256_DIGEST_COMPONENT => return write_hex(f, "params-sha256=", self.value),
             _ => {}
         }
         if let Some(&(_, prefix)) = NUMBER_PREFIXES.iter().find(|(t, _)| *t == ty) {
@@ -233,13 +204,9 @@ fn unescape(text: &str) -> Result<Vec<u8>> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .ok_or(Error::InvalidUri("'%' must be followed by two hex digits"))?;
-            let hi = hex_digit(hex[0])
-                .ok_or(Error::InvalidUri("'%' must be followed by two hex digits"))?;
-            let lo = hex_digit(hex[1])
-                .ok_or(Error::InvalidUri("'%' must be followed by two hex digits"))?;
+            let hex = bytes.get(i + 1..i + 3).ok_or(Error::InvalidUri("'%' must be followed by two hex digits"))?;
+            let hi = hex_digit(hex[0]).ok_or(Error::InvalidUri("'%' must be followed by two hex digits"))?;
+            let lo = hex_digit(hex[1]).ok_or(Error::InvalidUri("'%' must be followed by two hex digits"))?;
             out.push(hi << 4 | lo);
             i += 3;
         } else {
@@ -258,9 +225,7 @@ fn unescape_value(text: &str) -> Result<Vec<u8>> {
     let value = unescape(text)?;
     if value.iter().all(|&b| b == b'.') {
         if value.len() < 3 {
-            return Err(Error::InvalidUri(
-                "a component of only periods needs at least three",
-            ));
+            return Err(Error::InvalidUri("a component of only periods needs at least three"));
         }
         return Ok(value[3..].to_vec());
     }
@@ -282,34 +247,22 @@ impl Component {
     pub fn new(ty: u32, value: impl Into<Vec<u8>>) -> Result<Self> {
         let value = value.into();
         ComponentRef::new(ty, &value)?;
-        Ok(Component {
-            ty: ty as u16,
-            value,
-        })
+        Ok(Component { ty: ty as u16, value })
     }
 
     /// A GenericNameComponent.
     pub fn generic(value: impl Into<Vec<u8>>) -> Self {
-        Component {
-            ty: GENERIC_NAME_COMPONENT as u16,
-            value: value.into(),
-        }
+        Component { ty: GENERIC_NAME_COMPONENT as u16, value: value.into() }
     }
 
     /// A KeywordNameComponent.
     pub fn keyword(value: impl Into<Vec<u8>>) -> Self {
-        Component {
-            ty: KEYWORD_NAME_COMPONENT as u16,
-            value: value.into(),
-        }
+        Component { ty: KEYWORD_NAME_COMPONENT as u16, value: value.into() }
     }
 
     fn number(ty: u32, n: u64) -> Self {
         let (bytes, len) = nonneg_bytes(n);
-        Component {
-            ty: ty as u16,
-            value: bytes[..len].to_vec(),
-        }
+        Component { ty: ty as u16, value: bytes[..len].to_vec() }
     }
 
     /// A SegmentNameComponent.
@@ -339,26 +292,17 @@ impl Component {
 
     /// An ImplicitSha256DigestComponent.
     pub fn implicit_sha256(digest: [u8; 32]) -> Self {
-        Component {
-            ty: IMPLICIT_SHA256_DIGEST_COMPONENT as u16,
-            value: digest.to_vec(),
-        }
+        Component { ty: IMPLICIT_SHA256_DIGEST_COMPONENT as u16, value: digest.to_vec() }
     }
 
     /// A ParametersSha256DigestComponent.
     pub fn parameters_sha256(digest: [u8; 32]) -> Self {
-        Component {
-            ty: PARAMETERS_SHA256_DIGEST_COMPONENT as u16,
-            value: digest.to_vec(),
-        }
+        Component { ty: PARAMETERS_SHA256_DIGEST_COMPONENT as u16, value: digest.to_vec() }
     }
 
     /// The borrowed form.
     pub fn as_ref(&self) -> ComponentRef<'_> {
-        ComponentRef {
-            ty: self.ty,
-            value: &self.value,
-        }
+        ComponentRef { ty: self.ty, value: &self.value }
     }
 
     /// TLV-TYPE.
@@ -386,10 +330,8 @@ impl Component {
             }
             let mut out = [0u8; 32];
             for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-                let hi = hex_digit(pair[0])
-                    .ok_or(Error::InvalidUri("a digest component needs 64 hex digits"))?;
-                let lo = hex_digit(pair[1])
-                    .ok_or(Error::InvalidUri("a digest component needs 64 hex digits"))?;
+                let hi = hex_digit(pair[0]).ok_or(Error::InvalidUri("a digest component needs 64 hex digits"))?;
+                let lo = hex_digit(pair[1]).ok_or(Error::InvalidUri("a digest component needs 64 hex digits"))?;
                 *o = hi << 4 | lo;
             }
             Ok(out)
@@ -400,18 +342,13 @@ impl Component {
             _ => {}
         }
         if let Some(&(ty, _)) = NUMBER_PREFIXES.iter().find(|(_, p)| *p == prefix) {
-            let n: u64 = rest.parse().map_err(|_| {
-                Error::InvalidUri("a typed number component needs a decimal number")
-            })?;
+            let n: u64 = rest.parse().map_err(|_| Error::InvalidUri("a typed number component needs a decimal number"))?;
             return Ok(Component::number(ty, n));
         }
         if !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_digit()) {
-            let ty: u32 = prefix
-                .parse()
-                .map_err(|_| Error::InvalidUri("component type number out of range"))?;
-            return Component::new(ty, unescape_value(rest)?).map_err(|_| {
-                Error::InvalidUri("component type must be in 1..=65535 (digests: 32 octets)")
-            });
+            let ty: u32 = prefix.parse().map_err(|_| Error::InvalidUri("component type number out of range"))?;
+            return Component::new(ty, unescape_value(rest)?)
+                .map_err(|_| Error::InvalidUri("component type must be in 1..=65535 (digests: 32 octets)"));
         }
         // Not a known prefix: the '=' belongs to a generic component's value.
         Ok(Component::generic(unescape_value(text)?))
@@ -465,15 +402,9 @@ mod tests {
         assert_eq!(uri(&Component::generic(*b"a.b~c_d-e")), "a.b~c_d-e");
         assert_eq!(uri(&Component::segment(0)), "seg=0");
         assert_eq!(uri(&Component::byte_offset(1024)), "off=1024");
-        assert_eq!(
-            uri(&Component::version(1_700_000_000_000)),
-            "v=1700000000000"
-        );
+        assert_eq!(uri(&Component::version(1_700_000_000_000)), "v=1700000000000");
         assert_eq!(uri(&Component::timestamp(7)), "t=7");
-        assert_eq!(
-            uri(&Component::sequence_num(u64::MAX)),
-            "seq=18446744073709551615"
-        );
+        assert_eq!(uri(&Component::sequence_num(u64::MAX)), "seq=18446744073709551615");
         assert_eq!(uri(&Component::keyword(*b"k")), "32=k");
         assert_eq!(uri(&Component::new(50, [0u8, 5]).unwrap()), "50=%00%05");
         assert_eq!(uri(&Component::new(300, *b"x/y").unwrap()), "300=x%2Fy");
@@ -485,37 +416,16 @@ mod tests {
 
     #[test]
     fn uri_parse_round_trips() {
-        for text in [
-            "hello%20world",
-            "...",
-            "....",
-            "seg=0",
-            "v=17",
-            "t=7",
-            "seq=3",
-            "off=9",
-            "32=k",
-            "50=%00%05",
-            "300=x%2Fy",
-            "8=plain",
-            "a%3Db",
-        ] {
+        for text in
+            ["hello%20world", "...", "....", "seg=0", "v=17", "t=7", "seq=3", "off=9", "32=k", "50=%00%05", "300=x%2Fy", "8=plain", "a%3Db"]
+        {
             let c = Component::from_uri(text).unwrap();
             let again = Component::from_uri(&c.to_string()).unwrap();
             assert_eq!(c, again, "{text}");
         }
-        assert_eq!(
-            Component::from_uri("8=plain").unwrap(),
-            Component::generic(*b"plain")
-        );
-        assert_eq!(
-            Component::from_uri("x=y").unwrap(),
-            Component::generic(*b"x=y")
-        );
-        assert_eq!(
-            Component::from_uri("%41").unwrap(),
-            Component::generic(*b"A")
-        );
+        assert_eq!(Component::from_uri("8=plain").unwrap(), Component::generic(*b"plain"));
+        assert_eq!(Component::from_uri("x=y").unwrap(), Component::generic(*b"x=y"));
+        assert_eq!(Component::from_uri("%41").unwrap(), Component::generic(*b"A"));
         assert!(Component::from_uri("..").is_err());
         assert!(Component::from_uri("%4").is_err());
         assert!(Component::from_uri("%zz").is_err());
@@ -528,7 +438,7 @@ mod tests {
 
     #[test]
     fn canonical_order() {
-        let mut v = vec![
+        let mut v = [
             Component::generic(*b"b"),
             Component::generic(*b"aa"),
             Component::generic(*b"a"),
@@ -544,10 +454,7 @@ mod tests {
     #[test]
     fn kinds() {
         assert_eq!(Component::segment(9).as_ref().kind(), Kind::Segment(9));
-        assert_eq!(
-            Component::new(54, [1u8, 2, 3]).unwrap().as_ref().kind(),
-            Kind::Other(54, &[1, 2, 3])
-        );
+        assert_eq!(Component::new(54, [1u8, 2, 3]).unwrap().as_ref().kind(), Kind::Other(54, &[1, 2, 3]));
         assert!(Component::new(0, *b"x").is_err());
         assert!(Component::new(2, [0u8; 31]).is_err());
     }

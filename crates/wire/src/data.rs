@@ -21,20 +21,13 @@ use crate::meta_info::{MetaInfo, MetaInfoView};
 use crate::name::{Name, NameView};
 use crate::signature::{SignatureInfo, SignatureInfoView};
 use crate::tlv::{
-    collect_unknowns, emit_unknowns, once, skip_non_critical, tlv_len, unknowns_len, Elements,
-    Item, Slot, Tlv, UnknownElement,
+    collect_unknowns, emit_unknowns, once, skip_non_critical, tlv_len, unknowns_len, Elements, Item, Slot, Tlv, UnknownElement,
 };
 use crate::types::*;
 use crate::writer::{Emit, Writer};
 use crate::{Error, Result};
 
-const SLOTS: &[Slot] = &[
-    once(NAME),
-    once(META_INFO),
-    once(CONTENT),
-    once(SIGNATURE_INFO),
-    once(SIGNATURE_VALUE),
-];
+const SLOTS: &[Slot] = &[once(NAME), once(META_INFO), once(CONTENT), once(SIGNATURE_INFO), once(SIGNATURE_VALUE)];
 
 /// A checked Data packet borrowed from the bytes it was received in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,16 +104,12 @@ impl<'a> DataView<'a> {
 
     /// ContentType, BLOB when absent.
     pub fn content_type(&self) -> u64 {
-        self.meta_info
-            .and_then(|m| m.content_type)
-            .unwrap_or(content_type::BLOB)
+        self.meta_info.and_then(|m| m.content_type).unwrap_or(content_type::BLOB)
     }
 
     /// FreshnessPeriod in milliseconds, 0 when absent.
     pub fn freshness_period_ms(&self) -> u64 {
-        self.meta_info
-            .and_then(|m| m.freshness_period_ms)
-            .unwrap_or(0)
+        self.meta_info.and_then(|m| m.freshness_period_ms).unwrap_or(0)
     }
 
     /// Content (`None` when the element is absent).
@@ -156,9 +145,7 @@ impl<'a> DataView<'a> {
 
     /// The full name: Name plus the ImplicitSha256DigestComponent.
     pub fn full_name(&self) -> Name {
-        self.name
-            .to_name()
-            .with(Component::implicit_sha256(self.implicit_digest()))
+        self.name.to_name().with(Component::implicit_sha256(self.implicit_digest()))
     }
 
     /// The owned copy.
@@ -196,12 +183,7 @@ impl Data {
     /// Data named `name` carrying `content`, not yet signed (SignatureType DigestSha256 and an
     /// empty value; call [`Data::sign_digest_sha256`]).
     pub fn new(name: Name, content: impl Into<Vec<u8>>) -> Self {
-        Data {
-            name,
-            content: Some(content.into()),
-            signature_info: SignatureInfo::digest_sha256(),
-            ..Default::default()
-        }
+        Data { name, content: Some(content.into()), signature_info: SignatureInfo::digest_sha256(), ..Default::default() }
     }
 
     /// Decodes and checks one Data packet; see [`DataView::decode`].
@@ -215,10 +197,7 @@ impl Data {
     fn value_len(&self) -> usize {
         self.name.encoded_len()
             + self.meta_info.as_ref().map_or(0, MetaInfo::encoded_len)
-            + self
-                .content
-                .as_ref()
-                .map_or(0, |c| tlv_len(CONTENT, c.len()))
+            + self.content.as_ref().map_or(0, |c| tlv_len(CONTENT, c.len()))
             + self.signature_info.encoded_len_as(SIGNATURE_INFO)
             + tlv_len(SIGNATURE_VALUE, self.signature_value.len())
             + unknowns_len(&self.unknown)
@@ -277,10 +256,8 @@ mod tests {
         0x07, 0x03, 0x08, 0x01, b'a', //
         0x15, 0x02, b'h', b'i', //
         0x16, 0x03, 0x1b, 0x01, 0x00, //
-        0x17, 0x20, 0xdc, 0x21, 0x13, 0x59, 0x5a, 0xad, 0x08, 0x09, 0x9f, 0x80, 0xbd, 0x11, 0xa0,
-        0x13, 0xa0, 0x77, //
-        0xf1, 0xae, 0x45, 0xcc, 0x52, 0xd4, 0xa8, 0xe9, 0xcd, 0x08, 0xfd, 0xe6, 0x31, 0xe0, 0x1a,
-        0xae,
+        0x17, 0x20, 0xdc, 0x21, 0x13, 0x59, 0x5a, 0xad, 0x08, 0x09, 0x9f, 0x80, 0xbd, 0x11, 0xa0, 0x13, 0xa0, 0x77, //
+        0xf1, 0xae, 0x45, 0xcc, 0x52, 0xd4, 0xa8, 0xe9, 0xcd, 0x08, 0xfd, 0xe6, 0x31, 0xe0, 0x1a, 0xae,
     ];
 
     /// /b/seg=0, MetaInfo(ContentType KEY, FreshnessPeriod 10000, FinalBlockId seg=3), no Content,
@@ -304,10 +281,7 @@ mod tests {
         let m = DataView::decode(META_BYTES).unwrap();
         assert_eq!(m.content_type(), content_type::KEY);
         assert_eq!(m.freshness_period_ms(), 10_000);
-        assert_eq!(
-            m.meta_info().unwrap().final_block_id.unwrap().to_string(),
-            "seg=3"
-        );
+        assert_eq!(m.meta_info().unwrap().final_block_id.unwrap().to_string(), "seg=3");
         assert_eq!(m.content(), None);
         assert!(!m.verify_digest_sha256());
     }
@@ -334,44 +308,20 @@ mod tests {
         let v = DataView::decode(DATA_BYTES).unwrap();
         let full = v.full_name();
         assert_eq!(full.len(), 2);
-        assert_eq!(
-            full.get(1).unwrap().value(),
-            &Sha256::digest(DATA_BYTES)[..]
-        );
-        assert_eq!(
-            Data::decode(DATA_BYTES).unwrap().implicit_digest(),
-            v.implicit_digest()
-        );
+        assert_eq!(full.get(1).unwrap().value(), &Sha256::digest(DATA_BYTES)[..]);
+        assert_eq!(Data::decode(DATA_BYTES).unwrap().implicit_digest(), v.implicit_digest());
     }
 
     #[test]
     fn element_rules() {
         // Missing signature elements.
-        assert_eq!(
-            DataView::decode(&[0x06, 0x02, 0x07, 0x00]),
-            Err(Error::Missing(SIGNATURE_INFO))
-        );
-        assert_eq!(
-            DataView::decode(&[0x06, 0x07, 0x07, 0x00, 0x16, 0x03, 0x1b, 0x01, 0x00]),
-            Err(Error::Missing(SIGNATURE_VALUE))
-        );
+        assert_eq!(DataView::decode(&[0x06, 0x02, 0x07, 0x00]), Err(Error::Missing(SIGNATURE_INFO)));
+        assert_eq!(DataView::decode(&[0x06, 0x07, 0x07, 0x00, 0x16, 0x03, 0x1b, 0x01, 0x00]), Err(Error::Missing(SIGNATURE_VALUE)));
         // Content before MetaInfo.
-        assert_eq!(
-            DataView::decode(&[0x06, 0x06, 0x07, 0x00, 0x15, 0x00, 0x14, 0x00]),
-            Err(Error::OutOfOrder(META_INFO))
-        );
+        assert_eq!(DataView::decode(&[0x06, 0x06, 0x07, 0x00, 0x15, 0x00, 0x14, 0x00]), Err(Error::OutOfOrder(META_INFO)));
         // FinalBlockId with two components.
-        assert!(DataView::decode(&[
-            0x06, 0x0c, 0x07, 0x00, 0x14, 0x08, 0x1a, 0x06, 0x08, 0x01, 0x61, 0x08, 0x01, 0x62
-        ])
-        .is_err());
+        assert!(DataView::decode(&[0x06, 0x0c, 0x07, 0x00, 0x14, 0x08, 0x1a, 0x06, 0x08, 0x01, 0x61, 0x08, 0x01, 0x62]).is_err());
         // Wrong outer type.
-        assert_eq!(
-            DataView::decode(&[0x05, 0x00]),
-            Err(Error::UnexpectedType {
-                expected: DATA,
-                found: INTEREST
-            })
-        );
+        assert_eq!(DataView::decode(&[0x05, 0x00]), Err(Error::UnexpectedType { expected: DATA, found: INTEREST }));
     }
 }

@@ -5,28 +5,15 @@
 //! the owned copy, encodes it, and asserts that the encoding decodes back to an equal owned
 //! packet and that `encoded_len` was exact. A panic here is a bug in the crate.
 
-use crate::{
-    Data, DataView, Emit, Interest, InterestView, LpPacket, LpPacketView, Name, NameView,
-    PacketView,
-};
+use crate::{Data, DataView, Emit, Interest, InterestView, LpPacket, LpPacketView, Name, NameView, PacketView};
 
 /// Checks the Interest decoder on `bytes`; returns whether they were a valid Interest.
 pub fn check_interest(bytes: &[u8]) -> bool {
     let Ok(v) = InterestView::decode(bytes) else {
         return false;
     };
-    let _ = (
-        v.name().to_string(),
-        v.forwarding_hint().count(),
-        v.nonce(),
-        v.effective_lifetime_ms(),
-        v.hop_limit_offset(),
-    );
-    let _ = (
-        v.app_parameters(),
-        v.signature_info(),
-        v.verify_digest_sha256(),
-    );
+    let _ = (v.name().to_string(), v.forwarding_hint().count(), v.nonce(), v.effective_lifetime_ms(), v.hop_limit_offset());
+    let _ = (v.app_parameters(), v.signature_info(), v.verify_digest_sha256());
     if let Some(at) = v.hop_limit_offset() {
         assert_eq!(Some(bytes[at]), v.hop_limit());
     }
@@ -40,13 +27,7 @@ pub fn check_data(bytes: &[u8]) -> bool {
     let Ok(v) = DataView::decode(bytes) else {
         return false;
     };
-    let _ = (
-        v.name().to_string(),
-        v.content_type(),
-        v.freshness_period_ms(),
-        v.content(),
-        v.verify_digest_sha256(),
-    );
+    let _ = (v.name().to_string(), v.content_type(), v.freshness_period_ms(), v.content(), v.verify_digest_sha256());
     assert!(v.signed_portion().len() <= bytes.len());
     let owned = v.to_owned();
     round_trip(&owned, Data::decode);
@@ -83,10 +64,7 @@ pub fn check_packet(bytes: &[u8]) -> bool {
     }
 }
 
-fn round_trip<T: Emit + PartialEq + core::fmt::Debug>(
-    owned: &T,
-    decode: fn(&[u8]) -> crate::Result<T>,
-) {
+fn round_trip<T: Emit + PartialEq + core::fmt::Debug>(owned: &T, decode: fn(&[u8]) -> crate::Result<T>) {
     let wire = owned.to_bytes();
     assert_eq!(wire.len(), owned.encoded_len());
     let again = decode(&wire).expect("an encoded packet decodes");

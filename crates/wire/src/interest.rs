@@ -24,8 +24,8 @@ use crate::component::Component;
 use crate::name::{Name, NameView};
 use crate::signature::{SignatureInfo, SignatureInfoView};
 use crate::tlv::{
-    collect_unknowns, emit_unknowns, expect_empty, once, skip_non_critical, tlv_len, unknowns_len,
-    Elements, Item, Slot, Tlv, TlvReader, UnknownElement,
+    collect_unknowns, emit_unknowns, expect_empty, once, skip_non_critical, tlv_len, unknowns_len, Elements, Item, Slot, Tlv, TlvReader,
+    UnknownElement,
 };
 use crate::types::*;
 use crate::varnum::{nonneg_len, read_nonneg};
@@ -76,9 +76,7 @@ impl<'a> InterestView<'a> {
     /// Any [`Error`] describing the first problem found. Never panics, never allocates.
     pub fn decode(wire: &'a [u8]) -> Result<Self> {
         let view = Self::decode_structure(wire)?;
-        if view.app_parameters.is_some()
-            && view.parameters_digest() != view.params_component_value()
-        {
+        if view.app_parameters.is_some() && view.parameters_digest() != view.params_component_value() {
             return Err(Error::ParametersDigestMismatch);
         }
         Ok(view)
@@ -139,37 +137,25 @@ impl<'a> InterestView<'a> {
                             return Err(if crate::types::is_critical(hint.ty) {
                                 Error::UnrecognizedCritical(hint.ty)
                             } else {
-                                Error::InvalidValue {
-                                    ty: FORWARDING_HINT,
-                                    what: "must hold Names only",
-                                }
+                                Error::InvalidValue { ty: FORWARDING_HINT, what: "must hold Names only" }
                             });
                         }
                         NameView::from_value(hint.value)?;
                         count += 1;
                     }
                     if count == 0 {
-                        return Err(Error::InvalidValue {
-                            ty: FORWARDING_HINT,
-                            what: "must hold at least one Name",
-                        });
+                        return Err(Error::InvalidValue { ty: FORWARDING_HINT, what: "must hold at least one Name" });
                     }
                     v.forwarding_hint = Some(tlv.value);
                 }
                 4 => {
-                    let nonce: [u8; 4] = tlv.value.try_into().map_err(|_| Error::InvalidValue {
-                        ty: NONCE,
-                        what: "must be 4 octets",
-                    })?;
+                    let nonce: [u8; 4] = tlv.value.try_into().map_err(|_| Error::InvalidValue { ty: NONCE, what: "must be 4 octets" })?;
                     v.nonce = Some(nonce);
                 }
                 5 => v.lifetime_ms = Some(read_nonneg(tlv.ty, tlv.value)?),
                 6 => {
                     let &[hops] = tlv.value else {
-                        return Err(Error::InvalidValue {
-                            ty: HOP_LIMIT,
-                            what: "must be 1 octet",
-                        });
+                        return Err(Error::InvalidValue { ty: HOP_LIMIT, what: "must be 1 octet" });
                     };
                     v.hop_limit = Some(hops);
                     v.hop_limit_offset = offset + tlv.wire.len() - 1;
@@ -200,17 +186,10 @@ impl<'a> InterestView<'a> {
             return Err(Error::Missing(INTEREST_SIGNATURE_VALUE));
         }
         // ApplicationParameters present <=> exactly one ParametersSha256DigestComponent.
-        let mut digests = v
-            .name
-            .components()
-            .enumerate()
-            .filter(|(_, c)| c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT);
+        let mut digests = v.name.components().enumerate().filter(|(_, c)| c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT);
         v.params_component = digests.next().map(|(i, _)| i);
         if digests.next().is_some() {
-            return Err(Error::InvalidValue {
-                ty: NAME,
-                what: "more than one ParametersSha256DigestComponent",
-            });
+            return Err(Error::InvalidValue { ty: NAME, what: "more than one ParametersSha256DigestComponent" });
         }
         match (v.app_parameters.is_some(), v.params_component.is_some()) {
             (true, false) => return Err(Error::Missing(PARAMETERS_SHA256_DIGEST_COMPONENT)),
@@ -247,8 +226,7 @@ impl<'a> InterestView<'a> {
 
     /// The ForwardingHint's names (empty when absent).
     pub fn forwarding_hint(&self) -> impl Iterator<Item = NameView<'a>> {
-        TlvReader::new(self.forwarding_hint.unwrap_or(&[]))
-            .filter_map(|t| t.ok().and_then(|t| NameView::from_value(t.value).ok()))
+        TlvReader::new(self.forwarding_hint.unwrap_or(&[])).filter_map(|t| t.ok().and_then(|t| NameView::from_value(t.value).ok()))
     }
 
     /// Nonce.
@@ -380,10 +358,7 @@ pub struct Interest {
 impl Interest {
     /// An Interest for `name` with nothing else set.
     pub fn new(name: Name) -> Self {
-        Interest {
-            name,
-            ..Default::default()
-        }
+        Interest { name, ..Default::default() }
     }
 
     /// Decodes and checks one Interest; see [`InterestView::decode`].
@@ -399,28 +374,13 @@ impl Interest {
         self.name.encoded_len()
             + if self.can_be_prefix { 2 } else { 0 }
             + if self.must_be_fresh { 2 } else { 0 }
-            + if self.forwarding_hint.is_empty() {
-                0
-            } else {
-                tlv_len(FORWARDING_HINT, hint_len)
-            }
+            + if self.forwarding_hint.is_empty() { 0 } else { tlv_len(FORWARDING_HINT, hint_len) }
             + self.nonce.map_or(0, |_| 6)
-            + self
-                .lifetime_ms
-                .map_or(0, |l| tlv_len(INTEREST_LIFETIME, nonneg_len(l)))
+            + self.lifetime_ms.map_or(0, |l| tlv_len(INTEREST_LIFETIME, nonneg_len(l)))
             + self.hop_limit.map_or(0, |_| 3)
-            + self
-                .app_parameters
-                .as_ref()
-                .map_or(0, |p| tlv_len(APPLICATION_PARAMETERS, p.len()))
-            + self
-                .signature_info
-                .as_ref()
-                .map_or(0, |s| s.encoded_len_as(INTEREST_SIGNATURE_INFO))
-            + self
-                .signature_value
-                .as_ref()
-                .map_or(0, |s| tlv_len(INTEREST_SIGNATURE_VALUE, s.len()))
+            + self.app_parameters.as_ref().map_or(0, |p| tlv_len(APPLICATION_PARAMETERS, p.len()))
+            + self.signature_info.as_ref().map_or(0, |s| s.encoded_len_as(INTEREST_SIGNATURE_INFO))
+            + self.signature_value.as_ref().map_or(0, |s| tlv_len(INTEREST_SIGNATURE_VALUE, s.len()))
             + unknowns_len(&self.unknown)
     }
 
@@ -434,21 +394,13 @@ impl Interest {
     /// ApplicationParameters and the elements after it; removes it when there are no parameters.
     /// Call after any change to the parameters or the signature.
     pub fn update_parameters_digest(&mut self) {
-        let at = self
-            .name
-            .components()
-            .position(|c| c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT);
+        let at = self.name.components().position(|c| c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT);
         if self.app_parameters.is_none() {
             if let Some(i) = at {
-                self.name = self
-                    .name
-                    .components()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .fold(Name::new(), |mut n, (_, c)| {
-                        n.push(c);
-                        n
-                    });
+                self.name = self.name.components().enumerate().filter(|&(j, _)| j != i).fold(Name::new(), |mut n, (_, c)| {
+                    n.push(c);
+                    n
+                });
             }
             return;
         }
@@ -456,9 +408,7 @@ impl Interest {
         let index = at.unwrap_or(self.name.len());
         self.set_name_component(index, Component::parameters_sha256([0; 32]));
         let wire = self.to_bytes();
-        let digest = InterestView::decode_structure(&wire)
-            .ok()
-            .and_then(|v| v.parameters_digest());
+        let digest = InterestView::decode_structure(&wire).ok().and_then(|v| v.parameters_digest());
         if let Some(digest) = digest {
             self.set_name_component(index, Component::parameters_sha256(digest));
         }
@@ -513,10 +463,7 @@ impl Emit for Interest {
         }
         emit_unknowns(w, u, 3)?;
         if !self.forwarding_hint.is_empty() {
-            w.put_header(
-                FORWARDING_HINT,
-                self.forwarding_hint.iter().map(Emit::encoded_len).sum(),
-            )?;
+            w.put_header(FORWARDING_HINT, self.forwarding_hint.iter().map(Emit::encoded_len).sum())?;
             self.forwarding_hint.iter().try_for_each(|n| n.emit_to(w))?;
         }
         emit_unknowns(w, u, 4)?;
@@ -566,10 +513,8 @@ mod tests {
     const PARAMS_BYTES: &[u8] = &[
         0x05, 0x2b, //
         0x07, 0x25, 0x08, 0x01, b'a', //
-        0x02, 0x20, 0x71, 0xeb, 0xd1, 0x2f, 0xd7, 0x21, 0xd3, 0x90, 0xaa, 0xb8, 0xb9, 0xd4, 0xdf,
-        0xc4, 0x43, 0x38, //
-        0x5a, 0x0d, 0xdb, 0x62, 0xe0, 0xbe, 0xd1, 0xb4, 0xfb, 0xd7, 0x66, 0xbc, 0x67, 0x35, 0x4c,
-        0xa1, //
+        0x02, 0x20, 0x71, 0xeb, 0xd1, 0x2f, 0xd7, 0x21, 0xd3, 0x90, 0xaa, 0xb8, 0xb9, 0xd4, 0xdf, 0xc4, 0x43, 0x38, //
+        0x5a, 0x0d, 0xdb, 0x62, 0xe0, 0xbe, 0xd1, 0xb4, 0xfb, 0xd7, 0x66, 0xbc, 0x67, 0x35, 0x4c, 0xa1, //
         0x24, 0x02, b'h', b'i',
     ];
 
@@ -608,10 +553,7 @@ mod tests {
     #[test]
     fn parse_and_emit_round_trip() {
         assert_eq!(Interest::decode(INTEREST_BYTES).unwrap(), sample());
-        assert_eq!(
-            Interest::decode(PARAMS_BYTES).unwrap().to_bytes(),
-            PARAMS_BYTES
-        );
+        assert_eq!(Interest::decode(PARAMS_BYTES).unwrap().to_bytes(), PARAMS_BYTES);
     }
 
     #[test]
@@ -621,25 +563,13 @@ mod tests {
         assert_eq!(i.to_bytes(), PARAMS_BYTES);
         let mut bad = PARAMS_BYTES.to_vec();
         *bad.last_mut().unwrap() = b'j';
-        assert_eq!(
-            InterestView::decode(&bad),
-            Err(Error::ParametersDigestMismatch)
-        );
+        assert_eq!(InterestView::decode(&bad), Err(Error::ParametersDigestMismatch));
         // Parameters without the digest component, and the component without parameters.
-        let no_digest = Interest {
-            app_parameters: Some(vec![1]),
-            ..Interest::new(Name::from_uri("/a").unwrap())
-        };
-        assert_eq!(
-            InterestView::decode(&no_digest.to_bytes()),
-            Err(Error::Missing(PARAMETERS_SHA256_DIGEST_COMPONENT))
-        );
+        let no_digest = Interest { app_parameters: Some(vec![1]), ..Interest::new(Name::from_uri("/a").unwrap()) };
+        assert_eq!(InterestView::decode(&no_digest.to_bytes()), Err(Error::Missing(PARAMETERS_SHA256_DIGEST_COMPONENT)));
         let mut no_params = i.clone();
         no_params.app_parameters = None;
-        assert_eq!(
-            InterestView::decode(&no_params.to_bytes()),
-            Err(Error::Missing(APPLICATION_PARAMETERS))
-        );
+        assert_eq!(InterestView::decode(&no_params.to_bytes()), Err(Error::Missing(APPLICATION_PARAMETERS)));
         no_params.update_parameters_digest();
         assert_eq!(no_params.name.to_string(), "/a");
     }
@@ -654,50 +584,24 @@ mod tests {
         assert_eq!(v.to_owned(), i);
         // Changing a name component breaks the signature but not the parameters digest.
         let mut tampered = i.clone();
-        tampered.name = Name::from_uri("/a/c")
-            .unwrap()
-            .with(tampered.name.get(2).unwrap().to_owned());
+        tampered.name = Name::from_uri("/a/c").unwrap().with(tampered.name.get(2).unwrap().to_owned());
         tampered.update_parameters_digest();
-        assert!(!InterestView::decode(&tampered.to_bytes())
-            .unwrap()
-            .verify_digest_sha256());
+        assert!(!InterestView::decode(&tampered.to_bytes()).unwrap().verify_digest_sha256());
     }
 
     #[test]
     fn element_rules() {
         // Name missing, Name not first.
-        assert_eq!(
-            InterestView::decode(&[0x05, 0x00]),
-            Err(Error::Missing(NAME))
-        );
-        assert_eq!(
-            InterestView::decode(&[0x05, 0x04, 0x21, 0x00, 0x07, 0x00]),
-            Err(Error::OutOfOrder(NAME))
-        );
+        assert_eq!(InterestView::decode(&[0x05, 0x00]), Err(Error::Missing(NAME)));
+        assert_eq!(InterestView::decode(&[0x05, 0x04, 0x21, 0x00, 0x07, 0x00]), Err(Error::OutOfOrder(NAME)));
         // Out of order, repeated, critical unknown, non-critical unknown kept.
-        assert_eq!(
-            InterestView::decode(&[0x05, 0x06, 0x07, 0x00, 0x12, 0x00, 0x21, 0x00]),
-            Err(Error::OutOfOrder(CAN_BE_PREFIX))
-        );
-        assert_eq!(
-            InterestView::decode(&[0x05, 0x06, 0x07, 0x00, 0x21, 0x00, 0x21, 0x00]),
-            Err(Error::Repeated(CAN_BE_PREFIX))
-        );
-        assert_eq!(
-            InterestView::decode(&[0x05, 0x04, 0x07, 0x00, 0x09, 0x00]),
-            Err(Error::UnrecognizedCritical(9))
-        );
+        assert_eq!(InterestView::decode(&[0x05, 0x06, 0x07, 0x00, 0x12, 0x00, 0x21, 0x00]), Err(Error::OutOfOrder(CAN_BE_PREFIX)));
+        assert_eq!(InterestView::decode(&[0x05, 0x06, 0x07, 0x00, 0x21, 0x00, 0x21, 0x00]), Err(Error::Repeated(CAN_BE_PREFIX)));
+        assert_eq!(InterestView::decode(&[0x05, 0x04, 0x07, 0x00, 0x09, 0x00]), Err(Error::UnrecognizedCritical(9)));
         let with_unknown = [0x05, 0x07, 0x07, 0x00, 0x40, 0x01, 0x09, 0x21, 0x00];
         let i = Interest::decode(&with_unknown).unwrap();
         assert!(i.can_be_prefix);
-        assert_eq!(
-            i.unknown,
-            vec![UnknownElement {
-                after: 1,
-                ty: 64,
-                value: vec![9]
-            }]
-        );
+        assert_eq!(i.unknown, vec![UnknownElement { after: 1, ty: 64, value: vec![9] }]);
         assert_eq!(i.to_bytes(), with_unknown);
         // Bad sizes.
         assert!(InterestView::decode(&[0x05, 0x05, 0x07, 0x00, 0x0a, 0x01, 0x00]).is_err());
@@ -705,19 +609,13 @@ mod tests {
         assert!(InterestView::decode(&[0x05, 0x06, 0x07, 0x00, 0x22, 0x02, 0x00, 0x00]).is_err());
         assert!(InterestView::decode(&[0x05, 0x04, 0x07, 0x00, 0x1e, 0x00]).is_err());
         // Trailing bytes.
-        assert_eq!(
-            InterestView::decode(&[0x05, 0x02, 0x07, 0x00, 0x00]),
-            Err(Error::TrailingBytes(1))
-        );
+        assert_eq!(InterestView::decode(&[0x05, 0x02, 0x07, 0x00, 0x00]), Err(Error::TrailingBytes(1)));
     }
 
     #[test]
     fn forwarding_hint() {
         let mut i = sample();
-        i.forwarding_hint = vec![
-            Name::from_uri("/isp").unwrap(),
-            Name::from_uri("/campus/lab").unwrap(),
-        ];
+        i.forwarding_hint = vec![Name::from_uri("/isp").unwrap(), Name::from_uri("/campus/lab").unwrap()];
         let wire = i.to_bytes();
         let v = InterestView::decode(&wire).unwrap();
         let hints: Vec<String> = v.forwarding_hint().map(|n| n.to_string()).collect();

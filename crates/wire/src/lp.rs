@@ -14,10 +14,7 @@
 //! Reassembly of fragments is the forwarder's job; this module decodes FragIndex/FragCount and
 //! checks FragIndex < FragCount.
 
-use crate::tlv::{
-    collect_unknowns, emit_unknowns, expect_empty, once, tlv_len, unknowns_len, Elements, Item,
-    Slot, Tlv, UnknownElement,
-};
+use crate::tlv::{collect_unknowns, emit_unknowns, expect_empty, once, tlv_len, unknowns_len, Elements, Item, Slot, Tlv, UnknownElement};
 use crate::types::*;
 use crate::varnum::{nonneg_len, read_nonneg};
 use crate::writer::{Emit, Writer};
@@ -33,10 +30,7 @@ const SLOTS: &[Slot] = &[
     once(INCOMING_FACE_ID),
     once(CACHE_POLICY),
     once(CONGESTION_MARK),
-    Slot {
-        ty: ACK,
-        repeatable: true,
-    },
+    Slot { ty: ACK, repeatable: true },
     once(TX_SEQUENCE),
     once(NON_DISCOVERY),
     once(PREFIX_ANNOUNCEMENT),
@@ -110,24 +104,16 @@ pub struct Nack {
 impl Nack {
     /// A Nack with this reason.
     pub fn new(reason: NackReason) -> Self {
-        Nack {
-            reason: Some(reason),
-            unknown: Vec::new(),
-        }
+        Nack { reason: Some(reason), unknown: Vec::new() }
     }
 
     fn parse(value: &[u8]) -> Result<Self> {
         let reason = Self::parse_reason(value)?.map(NackReason::from);
-        Ok(Nack {
-            reason,
-            unknown: collect_unknowns(value, NACK_SLOTS, skip_non_critical),
-        })
+        Ok(Nack { reason, unknown: collect_unknowns(value, NACK_SLOTS, skip_non_critical) })
     }
 
     fn value_len(&self) -> usize {
-        self.reason
-            .map_or(0, |r| tlv_len(NACK_REASON, nonneg_len(r.into())))
-            + unknowns_len(&self.unknown)
+        self.reason.map_or(0, |r| tlv_len(NACK_REASON, nonneg_len(r.into()))) + unknowns_len(&self.unknown)
     }
 }
 
@@ -174,10 +160,7 @@ impl<'a> LpPacketView<'a> {
     /// that may not be ignored. Never panics, never allocates.
     pub fn decode(wire: &'a [u8]) -> Result<Self> {
         let outer = Tlv::read_exact(wire, LP_PACKET)?;
-        let mut v = LpPacketView {
-            value: outer.value,
-            ..Default::default()
-        };
+        let mut v = LpPacketView { value: outer.value, ..Default::default() };
         for item in Elements::new(outer.value, SLOTS, ignore_lp_field) {
             let Item::Known(_, tlv) = item? else { continue };
             let number = || read_nonneg(tlv.ty, tlv.value);
@@ -187,10 +170,7 @@ impl<'a> LpPacketView<'a> {
                 FRAG_COUNT => v.frag_count = Some(number()?),
                 PIT_TOKEN => {
                     if !(1..=32).contains(&tlv.value.len()) {
-                        return Err(Error::InvalidValue {
-                            ty: PIT_TOKEN,
-                            what: "must be 1 to 32 octets",
-                        });
+                        return Err(Error::InvalidValue { ty: PIT_TOKEN, what: "must be 1 to 32 octets" });
                     }
                     v.pit_token = Some(tlv.value);
                 }
@@ -223,18 +203,8 @@ impl<'a> LpPacketView<'a> {
             }
         }
         match (v.frag_index, v.frag_count) {
-            (Some(i), Some(n)) if i >= n => {
-                return Err(Error::InvalidValue {
-                    ty: FRAG_INDEX,
-                    what: "must be less than FragCount",
-                })
-            }
-            (_, Some(0)) => {
-                return Err(Error::InvalidValue {
-                    ty: FRAG_COUNT,
-                    what: "must be at least 1",
-                })
-            }
+            (Some(i), Some(n)) if i >= n => return Err(Error::InvalidValue { ty: FRAG_INDEX, what: "must be less than FragCount" }),
+            (_, Some(0)) => return Err(Error::InvalidValue { ty: FRAG_COUNT, what: "must be at least 1" }),
             _ => {}
         }
         Ok(v)
@@ -243,16 +213,12 @@ impl<'a> LpPacketView<'a> {
     /// The Nack reason when the packet carries a Nack: `Some(reason)`, where an absent
     /// NackReason reads as [`NackReason::None`].
     pub fn nack(&self) -> Option<NackReason> {
-        self.nack_reason
-            .map(|r| r.map_or(NackReason::None, NackReason::from))
+        self.nack_reason.map(|r| r.map_or(NackReason::None, NackReason::from))
     }
 
     /// The Ack fields, in order.
     pub fn acks(&self) -> impl Iterator<Item = u64> + 'a {
-        crate::tlv::TlvReader::new(self.value)
-            .filter_map(|t| t.ok())
-            .filter(|t| t.ty == ACK)
-            .filter_map(|t| read_nonneg(ACK, t.value).ok())
+        crate::tlv::TlvReader::new(self.value).filter_map(|t| t.ok()).filter(|t| t.ty == ACK).filter_map(|t| read_nonneg(ACK, t.value).ok())
     }
 
     /// True when this packet is a whole network-layer packet (not one fragment of several).
@@ -332,10 +298,7 @@ pub struct LpPacket {
 impl LpPacket {
     /// An LpPacket carrying `packet` with no header fields.
     pub fn wrap(packet: Vec<u8>) -> Self {
-        LpPacket {
-            fragment: Some(packet),
-            ..Default::default()
-        }
+        LpPacket { fragment: Some(packet), ..Default::default() }
     }
 
     /// Decodes one LpPacket; see [`LpPacketView::decode`].
@@ -351,40 +314,18 @@ impl LpPacket {
         n(SEQUENCE, self.sequence)
             + n(FRAG_INDEX, self.frag_index)
             + n(FRAG_COUNT, self.frag_count)
-            + self
-                .pit_token
-                .as_ref()
-                .map_or(0, |t| tlv_len(PIT_TOKEN, t.len()))
-            + self
-                .nack
-                .as_ref()
-                .map_or(0, |k| tlv_len(NACK, k.value_len()))
+            + self.pit_token.as_ref().map_or(0, |t| tlv_len(PIT_TOKEN, t.len()))
+            + self.nack.as_ref().map_or(0, |k| tlv_len(NACK, k.value_len()))
             + n(NEXT_HOP_FACE_ID, self.next_hop_face_id)
             + n(INCOMING_FACE_ID, self.incoming_face_id)
-            + self.cache_policy.map_or(0, |p| {
-                tlv_len(CACHE_POLICY, tlv_len(CACHE_POLICY_TYPE, nonneg_len(p)))
-            })
+            + self.cache_policy.map_or(0, |p| tlv_len(CACHE_POLICY, tlv_len(CACHE_POLICY_TYPE, nonneg_len(p))))
             + n(CONGESTION_MARK, self.congestion_mark)
-            + self
-                .acks
-                .iter()
-                .map(|&a| tlv_len(ACK, nonneg_len(a)))
-                .sum::<usize>()
+            + self.acks.iter().map(|&a| tlv_len(ACK, nonneg_len(a))).sum::<usize>()
             + n(TX_SEQUENCE, self.tx_sequence)
-            + if self.non_discovery {
-                tlv_len(NON_DISCOVERY, 0)
-            } else {
-                0
-            }
-            + self
-                .prefix_announcement
-                .as_ref()
-                .map_or(0, |p| tlv_len(PREFIX_ANNOUNCEMENT, p.len()))
+            + if self.non_discovery { tlv_len(NON_DISCOVERY, 0) } else { 0 }
+            + self.prefix_announcement.as_ref().map_or(0, |p| tlv_len(PREFIX_ANNOUNCEMENT, p.len()))
             + unknowns_len(&self.ignored)
-            + self
-                .fragment
-                .as_ref()
-                .map_or(0, |f| tlv_len(FRAGMENT, f.len()))
+            + self.fragment.as_ref().map_or(0, |f| tlv_len(FRAGMENT, f.len()))
     }
 }
 
@@ -403,8 +344,7 @@ impl Emit for LpPacket {
             slot += 1;
             Ok(())
         };
-        let nonneg =
-            |w: &mut Writer<'_>, ty, v: Option<u64>| v.map_or(Ok(()), |v| w.put_nonneg_tlv(ty, v));
+        let nonneg = |w: &mut Writer<'_>, ty, v: Option<u64>| v.map_or(Ok(()), |v| w.put_nonneg_tlv(ty, v));
         next(w)?;
         nonneg(w, SEQUENCE, self.sequence)?;
         next(w)?;
@@ -436,9 +376,7 @@ impl Emit for LpPacket {
         next(w)?;
         nonneg(w, CONGESTION_MARK, self.congestion_mark)?;
         next(w)?;
-        self.acks
-            .iter()
-            .try_for_each(|&a| w.put_nonneg_tlv(ACK, a))?;
+        self.acks.iter().try_for_each(|&a| w.put_nonneg_tlv(ACK, a))?;
         next(w)?;
         nonneg(w, TX_SEQUENCE, self.tx_sequence)?;
         next(w)?;
@@ -536,23 +474,11 @@ mod tests {
         assert_eq!(p.ignored.len(), 1);
         assert_eq!(p.to_bytes(), fixed);
         // 805: low bits 01 -> drop. 960: out of range -> drop. 86: below 800 -> drop.
-        assert_eq!(
-            LpPacketView::decode(&[0x64, 0x04, 0xfd, 0x03, 0x25, 0x00]),
-            Err(Error::UnknownLpField(805))
-        );
-        assert_eq!(
-            LpPacketView::decode(&[0x64, 0x04, 0xfd, 0x03, 0xc0, 0x00]),
-            Err(Error::UnknownLpField(960))
-        );
-        assert_eq!(
-            LpPacketView::decode(&[0x64, 0x02, 0x56, 0x00]),
-            Err(Error::UnknownLpField(86))
-        );
+        assert_eq!(LpPacketView::decode(&[0x64, 0x04, 0xfd, 0x03, 0x25, 0x00]), Err(Error::UnknownLpField(805)));
+        assert_eq!(LpPacketView::decode(&[0x64, 0x04, 0xfd, 0x03, 0xc0, 0x00]), Err(Error::UnknownLpField(960)));
+        assert_eq!(LpPacketView::decode(&[0x64, 0x02, 0x56, 0x00]), Err(Error::UnknownLpField(86)));
         // Fragment must be last; FragIndex < FragCount; PitToken size.
-        assert_eq!(
-            LpPacketView::decode(&[0x64, 0x05, 0x50, 0x00, 0x51, 0x01, 0x00]),
-            Err(Error::OutOfOrder(SEQUENCE))
-        );
+        assert_eq!(LpPacketView::decode(&[0x64, 0x05, 0x50, 0x00, 0x51, 0x01, 0x00]), Err(Error::OutOfOrder(SEQUENCE)));
         assert!(LpPacketView::decode(&[0x64, 0x06, 0x52, 0x01, 0x02, 0x53, 0x01, 0x02]).is_err());
         assert!(LpPacketView::decode(&[0x64, 0x02, 0x62, 0x00]).is_err());
     }

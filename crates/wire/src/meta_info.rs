@@ -7,19 +7,14 @@
 
 use crate::component::{Component, ComponentRef};
 use crate::tlv::{
-    collect_unknowns, emit_unknowns, once, skip_non_critical, tlv_len, unknowns_len, Elements,
-    Item, Slot, Tlv, UnknownElement,
+    collect_unknowns, emit_unknowns, once, skip_non_critical, tlv_len, unknowns_len, Elements, Item, Slot, Tlv, UnknownElement,
 };
 use crate::types::*;
 use crate::varnum::{nonneg_len, read_nonneg};
 use crate::writer::Writer;
 use crate::{Error, Result};
 
-const SLOTS: &[Slot] = &[
-    once(CONTENT_TYPE),
-    once(FRESHNESS_PERIOD),
-    once(FINAL_BLOCK_ID),
-];
+const SLOTS: &[Slot] = &[once(CONTENT_TYPE), once(FRESHNESS_PERIOD), once(FINAL_BLOCK_ID)];
 
 /// A checked MetaInfo, borrowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,12 +34,7 @@ impl<'a> MetaInfoView<'a> {
     /// # Errors
     /// A framing, order or value error. Never panics.
     pub fn parse(value: &'a [u8]) -> Result<Self> {
-        let mut v = MetaInfoView {
-            value,
-            content_type: None,
-            freshness_period_ms: None,
-            final_block_id: None,
-        };
+        let mut v = MetaInfoView { value, content_type: None, freshness_period_ms: None, final_block_id: None };
         for item in Elements::new(value, SLOTS, skip_non_critical) {
             let Item::Known(_, tlv) = item? else { continue };
             match tlv.ty {
@@ -53,10 +43,7 @@ impl<'a> MetaInfoView<'a> {
                 _ => {
                     let c = Tlv::read(tlv.value)?;
                     if c.wire.len() != tlv.value.len() {
-                        return Err(Error::InvalidValue {
-                            ty: FINAL_BLOCK_ID,
-                            what: "must hold exactly one name component",
-                        });
+                        return Err(Error::InvalidValue { ty: FINAL_BLOCK_ID, what: "must hold exactly one name component" });
                     }
                     v.final_block_id = Some(ComponentRef::new(c.ty, c.value)?);
                 }
@@ -91,15 +78,9 @@ pub struct MetaInfo {
 
 impl MetaInfo {
     fn value_len(&self) -> usize {
-        self.content_type
-            .map_or(0, |t| tlv_len(CONTENT_TYPE, nonneg_len(t)))
-            + self
-                .freshness_period_ms
-                .map_or(0, |f| tlv_len(FRESHNESS_PERIOD, nonneg_len(f)))
-            + self
-                .final_block_id
-                .as_ref()
-                .map_or(0, |c| tlv_len(FINAL_BLOCK_ID, c.as_ref().encoded_len()))
+        self.content_type.map_or(0, |t| tlv_len(CONTENT_TYPE, nonneg_len(t)))
+            + self.freshness_period_ms.map_or(0, |f| tlv_len(FRESHNESS_PERIOD, nonneg_len(f)))
+            + self.final_block_id.as_ref().map_or(0, |c| tlv_len(FINAL_BLOCK_ID, c.as_ref().encoded_len()))
             + unknowns_len(&self.unknown)
     }
 

@@ -114,10 +114,7 @@ impl<'a> NameView<'a> {
             return *self;
         }
         let bytes: usize = self.components().take(n).map(|c| c.encoded_len()).sum();
-        NameView {
-            value: &self.value[..bytes],
-            len: n,
-        }
+        NameView { value: &self.value[..bytes], len: n }
     }
 
     /// True when `self` is a prefix of `other` (every name is a prefix of itself).
@@ -132,10 +129,7 @@ impl<'a> NameView<'a> {
 
     /// The owned copy.
     pub fn to_name(&self) -> Name {
-        Name {
-            value: self.value.to_vec(),
-            len: self.len,
-        }
+        Name { value: self.value.to_vec(), len: self.len }
     }
 }
 
@@ -209,10 +203,7 @@ impl Name {
     /// The borrowed form.
     #[inline]
     pub fn as_view(&self) -> NameView<'_> {
-        NameView {
-            value: &self.value,
-            len: self.len,
-        }
+        NameView { value: &self.value, len: self.len }
     }
 
     /// Validates and copies a Name TLV-VALUE.
@@ -238,9 +229,7 @@ impl Name {
     /// ```
     pub fn from_uri(uri: &str) -> Result<Self> {
         let path = uri.strip_prefix("ndn:").unwrap_or(uri);
-        let path = path
-            .strip_prefix('/')
-            .ok_or(Error::InvalidUri("a name must start with '/'"))?;
+        let path = path.strip_prefix('/').ok_or(Error::InvalidUri("a name must start with '/'"))?;
         let path = path.strip_suffix('/').unwrap_or(path);
         let mut name = Name::new();
         if path.is_empty() {
@@ -401,23 +390,14 @@ mod tests {
     fn deconstruct() {
         let v = NameView::decode(NAME_BYTES).unwrap();
         assert_eq!(v.len(), 3);
-        let c: Vec<_> = v
-            .components()
-            .map(|c| (c.ty(), c.value().to_vec()))
-            .collect();
-        assert_eq!(
-            c,
-            [(8, b"ndn".to_vec()), (8, b"edu".to_vec()), (50, vec![3])]
-        );
+        let c: Vec<_> = v.components().map(|c| (c.ty(), c.value().to_vec())).collect();
+        assert_eq!(c, [(8, b"ndn".to_vec()), (8, b"edu".to_vec()), (50, vec![3])]);
         assert_eq!(v.to_string(), "/ndn/edu/seg=3");
     }
 
     #[test]
     fn construct_and_emit() {
-        let name = Name::new()
-            .with_generic(*b"ndn")
-            .with_generic(*b"edu")
-            .with(Component::segment(3));
+        let name = Name::new().with_generic(*b"ndn").with_generic(*b"edu").with(Component::segment(3));
         let mut buf = [0xa5u8; 32];
         let n = name.emit(&mut buf).unwrap();
         assert_eq!(&buf[..n], NAME_BYTES);
@@ -434,10 +414,7 @@ mod tests {
         assert_eq!(Name::new().to_string(), "/");
         assert!(Name::from_uri("a/b").is_err());
         assert!(Name::from_uri("/a//b").is_err());
-        assert_eq!(
-            Name::from_uri("/a/.../b").unwrap().get(1).unwrap().value(),
-            b""
-        );
+        assert_eq!(Name::from_uri("/a/.../b").unwrap().get(1).unwrap().value(), b"");
     }
 
     #[test]
@@ -453,9 +430,7 @@ mod tests {
         p.pop();
         assert_eq!(p, a.prefix(2));
         // A component TLV-VALUE is not a prefix boundary: /ab is not a prefix of /abc.
-        assert!(!Name::from_uri("/ab")
-            .unwrap()
-            .is_prefix_of(&Name::from_uri("/abc").unwrap()));
+        assert!(!Name::from_uri("/ab").unwrap().is_prefix_of(&Name::from_uri("/abc").unwrap()));
     }
 
     #[test]

@@ -31,10 +31,7 @@ impl<'a> PacketView<'a> {
             INTEREST => InterestView::decode(wire).map(PacketView::Interest),
             DATA => DataView::decode(wire).map(PacketView::Data),
             LP_PACKET => LpPacketView::decode(wire).map(PacketView::Lp),
-            found => Err(Error::UnexpectedType {
-                expected: INTEREST,
-                found,
-            }),
+            found => Err(Error::UnexpectedType { expected: INTEREST, found }),
         }
     }
 }
@@ -63,10 +60,7 @@ pub fn frame_len(buf: &[u8], max_len: usize) -> Result<Option<usize>> {
     };
     let total = (tlen + llen) as u64 + len;
     if total > max_len as u64 {
-        return Err(Error::InvalidValue {
-            ty: ty as u32,
-            what: "element longer than the face allows",
-        });
+        return Err(Error::InvalidValue { ty: ty as u32, what: "element longer than the face allows" });
     }
     Ok(Some(total as usize))
 }
@@ -77,21 +71,9 @@ mod tests {
 
     #[test]
     fn dispatch() {
-        assert!(matches!(
-            PacketView::decode(&[0x05, 0x02, 0x07, 0x00]),
-            Ok(PacketView::Interest(_))
-        ));
-        assert!(matches!(
-            PacketView::decode(&[0x64, 0x00]),
-            Ok(PacketView::Lp(_))
-        ));
-        assert_eq!(
-            PacketView::decode(&[0x08, 0x00]),
-            Err(Error::UnexpectedType {
-                expected: INTEREST,
-                found: 8
-            })
-        );
+        assert!(matches!(PacketView::decode(&[0x05, 0x02, 0x07, 0x00]), Ok(PacketView::Interest(_))));
+        assert!(matches!(PacketView::decode(&[0x64, 0x00]), Ok(PacketView::Lp(_))));
+        assert_eq!(PacketView::decode(&[0x08, 0x00]), Err(Error::UnexpectedType { expected: INTEREST, found: 8 }));
         assert_eq!(PacketView::decode(&[]), Err(Error::Truncated));
     }
 

@@ -12,22 +12,15 @@
 
 use crate::name::{Name, NameView};
 use crate::tlv::{
-    collect_unknowns, emit_unknowns, once, skip_non_critical, tlv_len, unknowns_len, Elements,
-    Item, Slot, Tlv, UnknownElement,
+    collect_unknowns, emit_unknowns, once, skip_non_critical, tlv_len, unknowns_len, Elements, Item, Slot, Tlv, UnknownElement,
 };
 use crate::types::*;
 use crate::varnum::{nonneg_len, read_nonneg};
 use crate::writer::{Emit, Writer};
 use crate::{Error, Result};
 
-const SLOTS: &[Slot] = &[
-    once(SIGNATURE_TYPE),
-    once(KEY_LOCATOR),
-    once(VALIDITY_PERIOD),
-    once(SIGNATURE_NONCE),
-    once(SIGNATURE_TIME),
-    once(SIGNATURE_SEQ_NUM),
-];
+const SLOTS: &[Slot] =
+    &[once(SIGNATURE_TYPE), once(KEY_LOCATOR), once(VALIDITY_PERIOD), once(SIGNATURE_NONCE), once(SIGNATURE_TIME), once(SIGNATURE_SEQ_NUM)];
 
 /// Where the verification key is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,18 +35,12 @@ impl<'a> KeyLocatorView<'a> {
     fn parse(value: &'a [u8]) -> Result<Self> {
         let tlv = Tlv::read(value)?;
         if tlv.wire.len() != value.len() {
-            return Err(Error::InvalidValue {
-                ty: KEY_LOCATOR,
-                what: "must hold exactly one Name or KeyDigest",
-            });
+            return Err(Error::InvalidValue { ty: KEY_LOCATOR, what: "must hold exactly one Name or KeyDigest" });
         }
         match tlv.ty {
             NAME => Ok(KeyLocatorView::Name(NameView::from_value(tlv.value)?)),
             KEY_DIGEST => Ok(KeyLocatorView::KeyDigest(tlv.value)),
-            _ => Err(Error::InvalidValue {
-                ty: KEY_LOCATOR,
-                what: "must hold a Name or a KeyDigest",
-            }),
+            _ => Err(Error::InvalidValue { ty: KEY_LOCATOR, what: "must hold a Name or a KeyDigest" }),
         }
     }
 }
@@ -171,32 +158,16 @@ pub struct SignatureInfo {
 impl SignatureInfo {
     /// SignatureInfo for DigestSha256: type 0, nothing else.
     pub fn digest_sha256() -> Self {
-        SignatureInfo {
-            signature_type: signature_type::DIGEST_SHA256,
-            ..Default::default()
-        }
+        SignatureInfo { signature_type: signature_type::DIGEST_SHA256, ..Default::default() }
     }
 
     pub(crate) fn value_len(&self) -> usize {
         tlv_len(SIGNATURE_TYPE, nonneg_len(self.signature_type))
-            + self
-                .key_locator
-                .as_ref()
-                .map_or(0, |k| tlv_len(KEY_LOCATOR, k.value_len()))
-            + self
-                .validity_period
-                .as_ref()
-                .map_or(0, |p| tlv_len(VALIDITY_PERIOD, p.len()))
-            + self
-                .nonce
-                .as_ref()
-                .map_or(0, |n| tlv_len(SIGNATURE_NONCE, n.len()))
-            + self
-                .time
-                .map_or(0, |t| tlv_len(SIGNATURE_TIME, nonneg_len(t)))
-            + self
-                .seq_num
-                .map_or(0, |s| tlv_len(SIGNATURE_SEQ_NUM, nonneg_len(s)))
+            + self.key_locator.as_ref().map_or(0, |k| tlv_len(KEY_LOCATOR, k.value_len()))
+            + self.validity_period.as_ref().map_or(0, |p| tlv_len(VALIDITY_PERIOD, p.len()))
+            + self.nonce.as_ref().map_or(0, |n| tlv_len(SIGNATURE_NONCE, n.len()))
+            + self.time.map_or(0, |t| tlv_len(SIGNATURE_TIME, nonneg_len(t)))
+            + self.seq_num.map_or(0, |s| tlv_len(SIGNATURE_SEQ_NUM, nonneg_len(s)))
             + unknowns_len(&self.unknown)
     }
 
@@ -261,10 +232,7 @@ mod tests {
         assert_eq!(v.time, Some(1000));
         assert_eq!(v.nonce, Some(&[1u8, 2][..]));
         let owned = v.to_owned();
-        assert_eq!(
-            owned.key_locator,
-            Some(KeyLocator::Name(Name::from_uri("/k").unwrap()))
-        );
+        assert_eq!(owned.key_locator, Some(KeyLocator::Name(Name::from_uri("/k").unwrap())));
         let mut buf = [0xa5u8; 64];
         let mut w = Writer::new(&mut buf);
         owned.emit_as(INTEREST_SIGNATURE_INFO, &mut w).unwrap();
@@ -276,14 +244,8 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert_eq!(
-            SignatureInfoView::parse(&[]),
-            Err(Error::Missing(SIGNATURE_TYPE))
-        );
-        assert_eq!(
-            SignatureInfoView::parse(&[0x1c, 0x02, 0x1d, 0x00, 0x1b, 0x01, 0x00]),
-            Err(Error::OutOfOrder(SIGNATURE_TYPE))
-        );
+        assert_eq!(SignatureInfoView::parse(&[]), Err(Error::Missing(SIGNATURE_TYPE)));
+        assert_eq!(SignatureInfoView::parse(&[0x1c, 0x02, 0x1d, 0x00, 0x1b, 0x01, 0x00]), Err(Error::OutOfOrder(SIGNATURE_TYPE)));
         assert!(SignatureInfoView::parse(&[0x1b, 0x01, 0x00, 0x1c, 0x02, 0x09, 0x00]).is_err());
         // A non-critical unknown element is kept and re-emitted in place.
         let with_unknown = [0x1b, 0x01, 0x00, 0x40, 0x01, 0x07];

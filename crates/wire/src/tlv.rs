@@ -43,11 +43,7 @@ impl<'a> Tlv<'a> {
             return Err(Error::Truncated);
         }
         let end = end as usize;
-        Ok(Tlv {
-            ty: ty as u32,
-            value: &buf[start..end],
-            wire: &buf[..end],
-        })
+        Ok(Tlv { ty: ty as u32, value: &buf[start..end], wire: &buf[..end] })
     }
 
     /// Reads exactly one element of type `ty` that spans all of `buf`.
@@ -57,10 +53,7 @@ impl<'a> Tlv<'a> {
     pub fn read_exact(buf: &'a [u8], ty: u32) -> Result<Tlv<'a>> {
         let tlv = Tlv::read(buf)?;
         if tlv.ty != ty {
-            return Err(Error::UnexpectedType {
-                expected: ty,
-                found: tlv.ty,
-            });
+            return Err(Error::UnexpectedType { expected: ty, found: tlv.ty });
         }
         if tlv.wire.len() != buf.len() {
             return Err(Error::TrailingBytes(buf.len() - tlv.wire.len()));
@@ -134,11 +127,7 @@ pub(crate) fn unknowns_len(unknowns: &[UnknownElement]) -> usize {
 }
 
 /// Writes the unknown elements anchored at slot position `after`.
-pub(crate) fn emit_unknowns(
-    w: &mut Writer<'_>,
-    unknowns: &[UnknownElement],
-    after: u8,
-) -> Result<()> {
+pub(crate) fn emit_unknowns(w: &mut Writer<'_>, unknowns: &[UnknownElement], after: u8) -> Result<()> {
     for u in unknowns.iter().filter(|u| u.after == after) {
         w.put_tlv(u.ty, &u.value)?;
     }
@@ -154,10 +143,7 @@ pub(crate) struct Slot {
 
 /// Shorthand for a non-repeatable slot.
 pub(crate) const fn once(ty: u32) -> Slot {
-    Slot {
-        ty,
-        repeatable: false,
-    }
+    Slot { ty, repeatable: false }
 }
 
 /// What the element walk found.
@@ -194,12 +180,7 @@ pub(crate) struct Elements<'a> {
 
 impl<'a> Elements<'a> {
     pub(crate) fn new(value: &'a [u8], slots: &'static [Slot], policy: UnknownPolicy) -> Self {
-        Elements {
-            reader: TlvReader::new(value),
-            slots,
-            policy,
-            last: None,
-        }
+        Elements { reader: TlvReader::new(value), slots, policy, last: None }
     }
 }
 
@@ -214,16 +195,13 @@ impl<'a> Iterator for Elements<'a> {
         let result = match self.slots.iter().position(|s| s.ty == tlv.ty) {
             Some(i) => match self.last {
                 Some(last) if i < last => Err(Error::OutOfOrder(tlv.ty)),
-                Some(last) if i == last && !self.slots[i].repeatable => {
-                    Err(Error::Repeated(tlv.ty))
-                }
+                Some(last) if i == last && !self.slots[i].repeatable => Err(Error::Repeated(tlv.ty)),
                 _ => {
                     self.last = Some(i);
                     Ok(Item::Known(i, tlv))
                 }
             },
-            None => (self.policy)(tlv.ty)
-                .map(|()| Item::Unknown(self.last.map_or(0, |i| i as u8 + 1), tlv)),
+            None => (self.policy)(tlv.ty).map(|()| Item::Unknown(self.last.map_or(0, |i| i as u8 + 1), tlv)),
         };
         if result.is_err() {
             self.reader = TlvReader::new(&[]);
@@ -233,18 +211,10 @@ impl<'a> Iterator for Elements<'a> {
 }
 
 /// Collects the unknown elements of an already validated TLV-VALUE.
-pub(crate) fn collect_unknowns(
-    value: &[u8],
-    slots: &'static [Slot],
-    policy: UnknownPolicy,
-) -> Vec<UnknownElement> {
+pub(crate) fn collect_unknowns(value: &[u8], slots: &'static [Slot], policy: UnknownPolicy) -> Vec<UnknownElement> {
     Elements::new(value, slots, policy)
         .filter_map(|item| match item {
-            Ok(Item::Unknown(after, tlv)) => Some(UnknownElement {
-                after,
-                ty: tlv.ty,
-                value: tlv.value.to_vec(),
-            }),
+            Ok(Item::Unknown(after, tlv)) => Some(UnknownElement { after, ty: tlv.ty, value: tlv.value.to_vec() }),
             _ => None,
         })
         .collect()
@@ -255,10 +225,7 @@ pub(crate) fn expect_empty(tlv: &Tlv<'_>) -> Result<()> {
     if tlv.value.is_empty() {
         Ok(())
     } else {
-        Err(Error::InvalidValue {
-            ty: tlv.ty,
-            what: "must be empty",
-        })
+        Err(Error::InvalidValue { ty: tlv.ty, what: "must be empty" })
     }
 }
 
@@ -272,24 +239,12 @@ mod tests {
         let tlv = Tlv::read(&bytes).unwrap();
         assert_eq!((tlv.ty, tlv.value, tlv.wire.len()), (7, &bytes[2..5], 5));
         assert_eq!(Tlv::read_exact(&bytes, 7), Err(Error::TrailingBytes(1)));
-        assert_eq!(
-            Tlv::read_exact(&bytes[..5], 6),
-            Err(Error::UnexpectedType {
-                expected: 6,
-                found: 7
-            })
-        );
+        assert_eq!(Tlv::read_exact(&bytes[..5], 6), Err(Error::UnexpectedType { expected: 6, found: 7 }));
         assert_eq!(Tlv::read(&[0x00, 0x00]), Err(Error::ReservedType(0)));
-        assert_eq!(
-            Tlv::read(&[0xff, 0, 0, 0, 1, 0, 0, 0, 0, 0]),
-            Err(Error::ReservedType(1 << 32))
-        );
+        assert_eq!(Tlv::read(&[0xff, 0, 0, 0, 1, 0, 0, 0, 0, 0]), Err(Error::ReservedType(1 << 32)));
         assert_eq!(Tlv::read(&[0x07, 0x05, 0x08]), Err(Error::Truncated));
         // A TLV-LENGTH close to 2^64 must not overflow.
-        assert_eq!(
-            Tlv::read(&[0x07, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
-            Err(Error::Truncated)
-        );
+        assert_eq!(Tlv::read(&[0x07, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), Err(Error::Truncated));
     }
 
     #[test]
@@ -300,14 +255,7 @@ mod tests {
         assert!(items[0].is_ok() && items[1].is_err());
     }
 
-    const SLOTS: &[Slot] = &[
-        once(7),
-        Slot {
-            ty: 10,
-            repeatable: true,
-        },
-        once(12),
-    ];
+    const SLOTS: &[Slot] = &[once(7), Slot { ty: 10, repeatable: true }, once(12)];
 
     fn walk(bytes: &[u8]) -> Result<Vec<(bool, usize)>> {
         Elements::new(bytes, SLOTS, skip_non_critical)
@@ -324,10 +272,7 @@ mod tests {
     fn element_order_rules() {
         // 7, unknown 64, 10, 10, 12
         let ok = [7, 0, 64, 0, 10, 0, 10, 0, 12, 0];
-        assert_eq!(
-            walk(&ok),
-            Ok(vec![(true, 0), (false, 1), (true, 1), (true, 1), (true, 2)])
-        );
+        assert_eq!(walk(&ok), Ok(vec![(true, 0), (false, 1), (true, 1), (true, 1), (true, 2)]));
         assert_eq!(walk(&[12, 0, 7, 0]), Err(Error::OutOfOrder(7)));
         assert_eq!(walk(&[7, 0, 7, 0]), Err(Error::Repeated(7)));
         assert_eq!(walk(&[7, 0, 65, 0]), Err(Error::UnrecognizedCritical(65)));

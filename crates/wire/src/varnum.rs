@@ -93,10 +93,7 @@ pub fn write_var_number(value: u64, out: &mut [u8]) -> Result<usize> {
 pub fn read_nonneg(ty: u32, value: &[u8]) -> Result<u64> {
     match value.len() {
         1 | 2 | 4 | 8 => Ok(value.iter().fold(0u64, |acc, &b| (acc << 8) | b as u64)),
-        _ => Err(Error::InvalidValue {
-            ty,
-            what: "NonNegativeInteger must be 1, 2, 4 or 8 octets",
-        }),
+        _ => Err(Error::InvalidValue { ty, what: "NonNegativeInteger must be 1, 2, 4 or 8 octets" }),
     }
 }
 
@@ -145,24 +142,14 @@ mod tests {
         (&[0xfd, 0xff, 0xff], 0xffff),
         (&[0xfe, 0x00, 0x01, 0x00, 0x00], 0x1_0000),
         (&[0xfe, 0xff, 0xff, 0xff, 0xff], 0xffff_ffff),
-        (
-            &[0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00],
-            0x1_0000_0000,
-        ),
-        (
-            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
-            u64::MAX,
-        ),
+        (&[0xff, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00], 0x1_0000_0000),
+        (&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff], u64::MAX),
     ];
 
     #[test]
     fn var_number_vectors() {
         for &(bytes, value) in VECTORS {
-            assert_eq!(
-                read_var_number(bytes),
-                Ok((value, bytes.len())),
-                "{bytes:02x?}"
-            );
+            assert_eq!(read_var_number(bytes), Ok((value, bytes.len())), "{bytes:02x?}");
             let mut out = [0xa5u8; 9];
             assert_eq!(write_var_number(value, &mut out), Ok(bytes.len()));
             assert_eq!(&out[..bytes.len()], bytes);
@@ -172,25 +159,13 @@ mod tests {
 
     #[test]
     fn var_number_rejects_long_forms_and_truncation() {
-        assert_eq!(
-            read_var_number(&[0xfd, 0x00, 0xfc]),
-            Err(Error::NonMinimalVarNumber)
-        );
-        assert_eq!(
-            read_var_number(&[0xfe, 0x00, 0x00, 0xff, 0xff]),
-            Err(Error::NonMinimalVarNumber)
-        );
-        assert_eq!(
-            read_var_number(&[0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]),
-            Err(Error::NonMinimalVarNumber)
-        );
+        assert_eq!(read_var_number(&[0xfd, 0x00, 0xfc]), Err(Error::NonMinimalVarNumber));
+        assert_eq!(read_var_number(&[0xfe, 0x00, 0x00, 0xff, 0xff]), Err(Error::NonMinimalVarNumber));
+        assert_eq!(read_var_number(&[0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]), Err(Error::NonMinimalVarNumber));
         assert_eq!(read_var_number(&[]), Err(Error::Truncated));
         assert_eq!(read_var_number(&[0xfd, 0x01]), Err(Error::Truncated));
         assert_eq!(read_var_number(&[0xff, 1, 2, 3]), Err(Error::Truncated));
-        assert_eq!(
-            write_var_number(300, &mut [0u8; 2]),
-            Err(Error::BufferTooSmall)
-        );
+        assert_eq!(write_var_number(300, &mut [0u8; 2]), Err(Error::BufferTooSmall));
     }
 
     #[test]
@@ -199,22 +174,10 @@ mod tests {
         assert_eq!(read_nonneg(25, &[0, 0, 0x0f, 0xa0]), Ok(4000));
         assert_eq!(
             read_nonneg(25, &[1, 2, 3]),
-            Err(Error::InvalidValue {
-                ty: 25,
-                what: "NonNegativeInteger must be 1, 2, 4 or 8 octets"
-            })
+            Err(Error::InvalidValue { ty: 25, what: "NonNegativeInteger must be 1, 2, 4 or 8 octets" })
         );
         assert!(read_nonneg(25, &[]).is_err());
-        for v in [
-            0u64,
-            255,
-            256,
-            65535,
-            65536,
-            u32::MAX as u64,
-            u32::MAX as u64 + 1,
-            u64::MAX,
-        ] {
+        for v in [0u64, 255, 256, 65535, 65536, u32::MAX as u64, u32::MAX as u64 + 1, u64::MAX] {
             let (bytes, len) = nonneg_bytes(v);
             assert_eq!(read_nonneg(1, &bytes[..len]), Ok(v));
             assert!(is_shortest_nonneg(&bytes[..len]));

@@ -27,14 +27,8 @@ impl<'b> Writer<'b> {
     /// Writes raw bytes.
     #[inline]
     pub fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        let end = self
-            .pos
-            .checked_add(bytes.len())
-            .ok_or(Error::BufferTooSmall)?;
-        self.buf
-            .get_mut(self.pos..end)
-            .ok_or(Error::BufferTooSmall)?
-            .copy_from_slice(bytes);
+        let end = self.pos.checked_add(bytes.len()).ok_or(Error::BufferTooSmall)?;
+        self.buf.get_mut(self.pos..end).ok_or(Error::BufferTooSmall)?.copy_from_slice(bytes);
         self.pos = end;
         Ok(())
     }

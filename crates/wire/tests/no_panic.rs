@@ -20,21 +20,9 @@ fn seeds() -> Vec<Vec<u8>> {
     let mut runner = TestRunner::deterministic();
     let mut out = Vec::new();
     for _ in 0..200 {
-        let i = common::interest()
-            .new_tree(&mut runner)
-            .unwrap()
-            .current()
-            .to_bytes();
-        let d = common::data()
-            .new_tree(&mut runner)
-            .unwrap()
-            .current()
-            .to_bytes();
-        let l = common::lp_packet()
-            .new_tree(&mut runner)
-            .unwrap()
-            .current()
-            .to_bytes();
+        let i = common::interest().new_tree(&mut runner).unwrap().current().to_bytes();
+        let d = common::data().new_tree(&mut runner).unwrap().current().to_bytes();
+        let l = common::lp_packet().new_tree(&mut runner).unwrap().current().to_bytes();
         out.push(LpPacket::wrap(d.clone()).to_bytes());
         out.extend([i, d, l]);
     }
@@ -98,12 +86,9 @@ fn mutate(rng: &mut SmallRng, seeds: &[Vec<u8>], buf: &mut Vec<u8>) {
 
 #[test]
 fn random_and_mutated_bytes_never_panic() {
-    let execs: u64 = std::env::var("NEXTHOP_FUZZ_EXECS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(200_000);
+    let execs: u64 = std::env::var("NEXTHOP_FUZZ_EXECS").ok().and_then(|v| v.parse().ok()).unwrap_or(200_000);
     let seeds = seeds();
-    let mut rng = SmallRng::seed_from_u64(0x6e65_7874_686f_70);
+    let mut rng = SmallRng::seed_from_u64(0x006e_6578_7468_6f70);
     let mut buf = Vec::with_capacity(4096);
     let mut accepted = [0u64; 4];
     for _ in 0..execs {

@@ -44,9 +44,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let chosen: Vec<&dyn Experiment> = match (&args.experiment, args.all) {
         (_, true) => experiments::all(),
-        (Some(name), false) => vec![experiments::find(name).with_context(|| {
-            format!("no experiment {name:?}; `nexthop bench --list` shows them")
-        })?],
+        (Some(name), false) => {
+            vec![experiments::find(name).with_context(|| format!("no experiment {name:?}; `nexthop bench --list` shows them"))?]
+        }
         (None, false) => bail!("name an experiment, or pass --all or --list"),
     };
     let mut cfg = RunConfig::new(args.quick);
@@ -56,40 +56,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(r) = args.reps {
         cfg.reps = r;
     }
-    let out_dir = args.out_dir.clone().unwrap_or_else(|| {
-        if args.quick {
-            "results/quick".into()
-        } else {
-            "results".into()
-        }
-    });
+    let out_dir = args.out_dir.clone().unwrap_or_else(|| if args.quick { "results/quick".into() } else { "results".into() });
     let mut summary = Vec::new();
     for e in chosen {
-        eprintln!(
-            "== {} ({}{})",
-            e.name(),
-            if cfg.quick { "quick, " } else { "" },
-            e.about()
-        );
+        eprintln!("== {} ({}{})", e.name(), if cfg.quick { "quick, " } else { "" }, e.about());
         let start = Instant::now();
-        let result = e
-            .run(&cfg)
-            .with_context(|| format!("experiment {}", e.name()))?;
-        let out = args
-            .out
-            .clone()
-            .unwrap_or_else(|| out_dir.join(format!("{}.json", e.name())));
+        let result = e.run(&cfg).with_context(|| format!("experiment {}", e.name()))?;
+        let out = args.out.clone().unwrap_or_else(|| out_dir.join(format!("{}.json", e.name())));
         let files = report::write(e.name(), cfg.quick, &result, &out)?;
         let mismatches: f64 = result.rows.iter().filter_map(|r| r.num("mismatches")).sum();
         eprintln!(
             "   {} rows in {:.1}s, wrote {}",
             result.rows.len(),
             start.elapsed().as_secs_f64(),
-            files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
         );
         for line in &result.summary {
             eprintln!("   {line}");
@@ -100,12 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("{:<12} {:>10}  key figures", "experiment", "mismatches");
     for (name, lines, mismatches) in &summary {
         let mut lines = lines.iter();
-        println!(
-            "{:<12} {:>10}  {}",
-            name,
-            mismatches,
-            lines.next().map_or("", String::as_str)
-        );
+        println!("{:<12} {:>10}  {}", name, mismatches, lines.next().map_or("", String::as_str));
         for l in lines {
             println!("{:<12} {:>10}  {}", "", "", l);
         }

@@ -20,19 +20,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn parse_hex(text: &str) -> anyhow::Result<Vec<u8>> {
-    let digits: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != ':')
-        .collect();
+    let digits: String = text.chars().filter(|c| !c.is_whitespace() && *c != ':').collect();
     if digits.len() % 2 != 0 {
         bail!("odd number of hex digits");
     }
     (0..digits.len())
         .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&digits[i..i + 2], 16)
-                .with_context(|| format!("bad hex at digit {i}"))
-        })
+        .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).with_context(|| format!("bad hex at digit {i}")))
         .collect()
 }
 
@@ -47,81 +41,39 @@ fn print(packet: &PacketView<'_>, indent: usize) {
 
 fn print_interest(i: &InterestView<'_>, pad: &str) {
     println!("{pad}Interest {}", i.name());
-    println!(
-        "{pad}  CanBePrefix {}  MustBeFresh {}",
-        i.can_be_prefix(),
-        i.must_be_fresh()
-    );
+    println!("{pad}  CanBePrefix {}  MustBeFresh {}", i.can_be_prefix(), i.must_be_fresh());
     for hint in i.forwarding_hint() {
         println!("{pad}  ForwardingHint {hint}");
     }
     if let Some(n) = i.nonce() {
-        println!(
-            "{pad}  Nonce {:02x}{:02x}{:02x}{:02x}",
-            n[0], n[1], n[2], n[3]
-        );
+        println!("{pad}  Nonce {:02x}{:02x}{:02x}{:02x}", n[0], n[1], n[2], n[3]);
     }
-    println!(
-        "{pad}  InterestLifetime {} ms{}",
-        i.effective_lifetime_ms(),
-        if i.lifetime_ms().is_none() {
-            " (default)"
-        } else {
-            ""
-        }
-    );
+    println!("{pad}  InterestLifetime {} ms{}", i.effective_lifetime_ms(), if i.lifetime_ms().is_none() { " (default)" } else { "" });
     if let Some(h) = i.hop_limit() {
         println!("{pad}  HopLimit {h}");
     }
     if let Some(p) = i.app_parameters() {
-        println!(
-            "{pad}  ApplicationParameters {} bytes (digest checked)",
-            p.len()
-        );
+        println!("{pad}  ApplicationParameters {} bytes (digest checked)", p.len());
     }
     if let Some(s) = i.signature_info() {
         println!(
             "{pad}  InterestSignatureInfo type {}{}",
             s.signature_type,
-            if i.verify_digest_sha256() {
-                " (DigestSha256 verified)"
-            } else {
-                ""
-            }
+            if i.verify_digest_sha256() { " (DigestSha256 verified)" } else { "" }
         );
     }
 }
 
 fn print_data(d: &DataView<'_>, pad: &str) {
     println!("{pad}Data {}", d.name());
-    println!(
-        "{pad}  ContentType {}  FreshnessPeriod {} ms",
-        d.content_type(),
-        d.freshness_period_ms()
-    );
+    println!("{pad}  ContentType {}  FreshnessPeriod {} ms", d.content_type(), d.freshness_period_ms());
     if let Some(f) = d.meta_info().and_then(|m| m.final_block_id) {
         println!("{pad}  FinalBlockId {f}");
     }
-    println!(
-        "{pad}  Content {} bytes",
-        d.content().map_or(0, <[u8]>::len)
-    );
-    let verified = if d.verify_digest_sha256() {
-        " (DigestSha256 verified)"
-    } else {
-        ""
-    };
-    println!(
-        "{pad}  SignatureType {}{verified}",
-        d.signature_info().signature_type
-    );
-    println!(
-        "{pad}  implicit digest {}",
-        d.implicit_digest()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
+    println!("{pad}  Content {} bytes", d.content().map_or(0, <[u8]>::len));
+    let verified = if d.verify_digest_sha256() { " (DigestSha256 verified)" } else { "" };
+    println!("{pad}  SignatureType {}{verified}", d.signature_info().signature_type);
+    println!("{pad}  implicit digest {}", d.implicit_digest().iter().map(|b| format!("{b:02x}")).collect::<String>());
 }
 
 fn print_lp(l: &LpPacketView<'_>, pad: &str, indent: usize) {
@@ -142,10 +94,7 @@ fn print_lp(l: &LpPacketView<'_>, pad: &str, indent: usize) {
         }
     }
     if let Some(t) = l.pit_token {
-        println!(
-            "{pad}  PitToken {}",
-            t.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
+        println!("{pad}  PitToken {}", t.iter().map(|b| format!("{b:02x}")).collect::<String>());
     }
     if let Some(reason) = l.nack() {
         println!("{pad}  Nack {reason:?}");
@@ -155,10 +104,7 @@ fn print_lp(l: &LpPacketView<'_>, pad: &str, indent: usize) {
             Ok(inner) => print(&inner, indent + 2),
             Err(e) => println!("{pad}  Fragment {} bytes: invalid packet: {e}", f.len()),
         },
-        Some(f) => println!(
-            "{pad}  Fragment {} bytes (one piece of a fragmented packet)",
-            f.len()
-        ),
+        Some(f) => println!("{pad}  Fragment {} bytes (one piece of a fragmented packet)", f.len()),
         None => println!("{pad}  (no fragment)"),
     }
 }

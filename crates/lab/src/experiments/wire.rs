@@ -44,10 +44,7 @@ fn encoded(bytes: &[u8]) -> Encoded {
     let mut tail = [0u8; 8];
     let n = bytes.len().min(8);
     tail[8 - n..].copy_from_slice(&bytes[bytes.len() - n..]);
-    Encoded {
-        len: bytes.len() as u32,
-        tail,
-    }
+    Encoded { len: bytes.len() as u32, tail }
 }
 
 fn nonce_key(nonce: Option<&[u8; 4]>) -> u32 {
@@ -78,26 +75,10 @@ impl crate::Experiment for Wire {
         let budget = if cfg.quick { 4 << 20 } else { 64 << 20 };
         let max = if cfg.quick { 20_000 } else { 300_000 };
         let workloads = [
-            Workload {
-                label: "interest".into(),
-                kind: Kind::Interest,
-                count: max,
-            },
-            Workload {
-                label: "data-100B".into(),
-                kind: Kind::Data(100),
-                count: (budget / 200).min(max),
-            },
-            Workload {
-                label: "data-1KB".into(),
-                kind: Kind::Data(1000),
-                count: (budget / 1100).min(max),
-            },
-            Workload {
-                label: "data-8KB".into(),
-                kind: Kind::Data(8000),
-                count: (budget / 8100).min(max),
-            },
+            Workload { label: "interest".into(), kind: Kind::Interest, count: max },
+            Workload { label: "data-100B".into(), kind: Kind::Data(100), count: (budget / 200).min(max) },
+            Workload { label: "data-1KB".into(), kind: Kind::Data(1000), count: (budget / 1100).min(max) },
+            Workload { label: "data-8KB".into(), kind: Kind::Data(8000), count: (budget / 8100).min(max) },
         ];
         let mut report = Report::default();
         let mut rng = SmallRng::seed_from_u64(0x77697265);
@@ -116,59 +97,30 @@ impl crate::Experiment for Wire {
 
 fn run_interests(cfg: &RunConfig, w: &Workload, rng: &mut SmallRng) -> Vec<Row> {
     let bar = progress::bar(w.count as u64, &format!("generating {}", w.label));
-    let owned: Vec<Interest> = (0..w.count)
-        .map(|_| packets::interest(rng))
-        .inspect(|_| bar.inc(1))
-        .collect();
+    let owned: Vec<Interest> = (0..w.count).map(|_| packets::interest(rng)).inspect(|_| bar.inc(1)).collect();
     bar.finish_and_clear();
     let wires: Vec<Vec<u8>> = owned.iter().map(Emit::to_bytes).collect();
     let shared: Vec<Bytes> = wires.iter().map(|w| Bytes::copy_from_slice(w)).collect();
-    let peer: Vec<ndn_protocol::Interest<Bytes>> =
-        shared.iter().filter_map(|b| peer::decode(b)).collect();
-    let reference: Vec<Decoded> = owned
-        .iter()
-        .map(|i| Decoded {
-            components: i.name.len() as u32,
-            key: nonce_key(i.nonce.as_ref()),
-        })
-        .collect();
+    let peer: Vec<ndn_protocol::Interest<Bytes>> = shared.iter().filter_map(peer::decode).collect();
+    let reference: Vec<Decoded> =
+        owned.iter().map(|i| Decoded { components: i.name.len() as u32, key: nonce_key(i.nonce.as_ref()) }).collect();
     let mut decoders = vec![
         Contender::new("nexthop-view", |out: &mut Vec<Decoded>| {
             out.extend(wires.iter().map(|b| match InterestView::decode(b) {
-                Ok(v) => Decoded {
-                    components: v.name().len() as u32,
-                    key: nonce_key(v.nonce().as_ref()),
-                },
-                Err(_) => Decoded {
-                    components: u32::MAX,
-                    key: 0,
-                },
+                Ok(v) => Decoded { components: v.name().len() as u32, key: nonce_key(v.nonce().as_ref()) },
+                Err(_) => Decoded { components: u32::MAX, key: 0 },
             }))
         }),
         Contender::new("nexthop-owned", |out: &mut Vec<Decoded>| {
             out.extend(wires.iter().map(|b| match Interest::decode(b) {
-                Ok(i) => Decoded {
-                    components: i.name.len() as u32,
-                    key: nonce_key(i.nonce.as_ref()),
-                },
-                Err(_) => Decoded {
-                    components: u32::MAX,
-                    key: 0,
-                },
+                Ok(i) => Decoded { components: i.name.len() as u32, key: nonce_key(i.nonce.as_ref()) },
+                Err(_) => Decoded { components: u32::MAX, key: 0 },
             }))
         }),
         Contender::new("ndn-protocol", |out: &mut Vec<Decoded>| {
-            out.extend(shared.iter().map(|b| {
-                match peer::decode::<ndn_protocol::Interest<Bytes>>(b) {
-                    Some(i) => Decoded {
-                        components: i.name().components.len() as u32,
-                        key: nonce_key(i.nonce()),
-                    },
-                    None => Decoded {
-                        components: u32::MAX,
-                        key: 0,
-                    },
-                }
+            out.extend(shared.iter().map(|b| match peer::decode::<ndn_protocol::Interest<Bytes>>(b) {
+                Some(i) => Decoded { components: i.name().components.len() as u32, key: nonce_key(i.nonce()) },
+                None => Decoded { components: u32::MAX, key: 0 },
             }))
         }),
     ];
@@ -177,89 +129,48 @@ fn run_interests(cfg: &RunConfig, w: &Workload, rng: &mut SmallRng) -> Vec<Row> 
     let enc_reference: Vec<Encoded> = wires.iter().map(|w| encoded(w)).collect();
     let encode = measure_encoders(cfg, &owned, &peer, &enc_reference);
     let bytes: usize = wires.iter().map(Vec::len).sum();
-    rows(w, "decode", &decode, bytes)
-        .into_iter()
-        .chain(rows(w, "encode", &encode, bytes))
-        .collect()
+    rows(w, "decode", &decode, bytes).into_iter().chain(rows(w, "encode", &encode, bytes)).collect()
 }
 
 fn run_data(cfg: &RunConfig, w: &Workload, size: usize, rng: &mut SmallRng) -> Vec<Row> {
     let bar = progress::bar(w.count as u64, &format!("generating {}", w.label));
-    let owned: Vec<Data> = (0..w.count)
-        .map(|_| packets::data(rng, size))
-        .inspect(|_| bar.inc(1))
-        .collect();
+    let owned: Vec<Data> = (0..w.count).map(|_| packets::data(rng, size)).inspect(|_| bar.inc(1)).collect();
     bar.finish_and_clear();
     let wires: Vec<Vec<u8>> = owned.iter().map(Emit::to_bytes).collect();
     let shared: Vec<Bytes> = wires.iter().map(|w| Bytes::copy_from_slice(w)).collect();
-    let peer: Vec<ndn_protocol::Data<Bytes>> =
-        shared.iter().filter_map(|b| peer::decode(b)).collect();
+    let peer: Vec<ndn_protocol::Data<Bytes>> = shared.iter().filter_map(peer::decode).collect();
     let content_len = |c: Option<usize>| c.map_or(u32::MAX, |n| n as u32);
-    let reference: Vec<Decoded> = owned
-        .iter()
-        .map(|d| Decoded {
-            components: d.name.len() as u32,
-            key: content_len(d.content.as_ref().map(Vec::len)),
-        })
-        .collect();
-    let mut decoders =
-        vec![
-            Contender::new("nexthop-view", |out: &mut Vec<Decoded>| {
-                out.extend(wires.iter().map(|b| match DataView::decode(b) {
-                    Ok(v) => Decoded {
-                        components: v.name().len() as u32,
-                        key: content_len(v.content().map(<[u8]>::len)),
-                    },
-                    Err(_) => Decoded {
-                        components: u32::MAX,
-                        key: 0,
-                    },
-                }))
-            }),
-            Contender::new("nexthop-owned", |out: &mut Vec<Decoded>| {
-                out.extend(wires.iter().map(|b| match Data::decode(b) {
-                    Ok(d) => Decoded {
-                        components: d.name.len() as u32,
-                        key: content_len(d.content.as_ref().map(Vec::len)),
-                    },
-                    Err(_) => Decoded {
-                        components: u32::MAX,
-                        key: 0,
-                    },
-                }))
-            }),
-            Contender::new("ndn-protocol", |out: &mut Vec<Decoded>| {
-                out.extend(shared.iter().map(|b| {
-                    match peer::decode::<ndn_protocol::Data<Bytes>>(b) {
-                        Some(d) => Decoded {
-                            components: d.name().components.len() as u32,
-                            key: content_len(d.content().map(Bytes::len)),
-                        },
-                        None => Decoded {
-                            components: u32::MAX,
-                            key: 0,
-                        },
-                    }
-                }))
-            }),
-        ];
+    let reference: Vec<Decoded> =
+        owned.iter().map(|d| Decoded { components: d.name.len() as u32, key: content_len(d.content.as_ref().map(Vec::len)) }).collect();
+    let mut decoders = vec![
+        Contender::new("nexthop-view", |out: &mut Vec<Decoded>| {
+            out.extend(wires.iter().map(|b| match DataView::decode(b) {
+                Ok(v) => Decoded { components: v.name().len() as u32, key: content_len(v.content().map(<[u8]>::len)) },
+                Err(_) => Decoded { components: u32::MAX, key: 0 },
+            }))
+        }),
+        Contender::new("nexthop-owned", |out: &mut Vec<Decoded>| {
+            out.extend(wires.iter().map(|b| match Data::decode(b) {
+                Ok(d) => Decoded { components: d.name.len() as u32, key: content_len(d.content.as_ref().map(Vec::len)) },
+                Err(_) => Decoded { components: u32::MAX, key: 0 },
+            }))
+        }),
+        Contender::new("ndn-protocol", |out: &mut Vec<Decoded>| {
+            out.extend(shared.iter().map(|b| match peer::decode::<ndn_protocol::Data<Bytes>>(b) {
+                Some(d) => Decoded { components: d.name().components.len() as u32, key: content_len(d.content().map(Bytes::len)) },
+                None => Decoded { components: u32::MAX, key: 0 },
+            }))
+        }),
+    ];
     let decode = compare(cfg.reps, &reference, &mut decoders);
     drop(decoders);
     let enc_reference: Vec<Encoded> = wires.iter().map(|w| encoded(w)).collect();
     let encode = measure_encoders(cfg, &owned, &peer, &enc_reference);
     let bytes: usize = wires.iter().map(Vec::len).sum();
-    rows(w, "decode", &decode, bytes)
-        .into_iter()
-        .chain(rows(w, "encode", &encode, bytes))
-        .collect()
+    rows(w, "decode", &decode, bytes).into_iter().chain(rows(w, "encode", &encode, bytes)).collect()
 }
 
-fn measure_encoders<T: Emit, P: ::ndn_tlv::TlvEncode>(
-    cfg: &RunConfig,
-    owned: &[T],
-    peer: &[P],
-    reference: &[Encoded],
-) -> Vec<Outcome> {
+fn measure_encoders<T: Emit, P: ::ndn_tlv::TlvEncode>(cfg: &RunConfig, owned: &[T], peer: &[P], reference: &[Encoded]) -> Vec<Outcome> {
     let max = owned.iter().map(Emit::encoded_len).max().unwrap_or(0);
     let mut buf = vec![0u8; max];
     let mut encoders = vec![
@@ -269,12 +180,8 @@ fn measure_encoders<T: Emit, P: ::ndn_tlv::TlvEncode>(
                 encoded(&buf[..n])
             }))
         }),
-        Contender::new("nexthop-to-bytes", |out: &mut Vec<Encoded>| {
-            out.extend(owned.iter().map(|p| encoded(&p.to_bytes())))
-        }),
-        Contender::new("ndn-protocol", |out: &mut Vec<Encoded>| {
-            out.extend(peer.iter().map(|p| encoded(&p.encode())))
-        }),
+        Contender::new("nexthop-to-bytes", |out: &mut Vec<Encoded>| out.extend(owned.iter().map(|p| encoded(&p.to_bytes())))),
+        Contender::new("ndn-protocol", |out: &mut Vec<Encoded>| out.extend(peer.iter().map(|p| encoded(&p.encode())))),
     ];
     compare(cfg.reps, reference, &mut encoders)
 }
@@ -341,23 +248,15 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
 
 fn summary(rows: &[Row]) -> Vec<String> {
     let get = |sys: &str, packet: &str, op: &str| {
-        rows.iter().find(|r| {
-            r.str("system") == Some(sys)
-                && r.str("packet") == Some(packet)
-                && r.str("op") == Some(op)
-        })
+        rows.iter().find(|r| r.str("system") == Some(sys) && r.str("packet") == Some(packet) && r.str("op") == Some(op))
     };
     let mut out = Vec::new();
     for packet in ["interest", "data-1KB", "data-8KB"] {
         for (op, mine) in [("decode", "nexthop-view"), ("encode", "nexthop-emit")] {
-            let (Some(a), Some(b)) = (get(mine, packet, op), get("ndn-protocol", packet, op))
-            else {
+            let (Some(a), Some(b)) = (get(mine, packet, op), get("ndn-protocol", packet, op)) else {
                 continue;
             };
-            let (ma, mb) = (
-                a.num("mpackets_per_s").unwrap_or(0.0),
-                b.num("mpackets_per_s").unwrap_or(0.0),
-            );
+            let (ma, mb) = (a.num("mpackets_per_s").unwrap_or(0.0), b.num("mpackets_per_s").unwrap_or(0.0));
             out.push(format!(
                 "{packet} {op}: {mine} {ma:.2} Mpkt/s ({:.2} GB/s), {:.1}x ndn-protocol; mismatches {}/{}",
                 a.num("gbytes_per_s").unwrap_or(0.0),

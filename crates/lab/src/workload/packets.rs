@@ -7,9 +7,9 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 
 const WORDS: &[&str] = &[
-    "ndn", "edu", "ucla", "arizona", "memphis", "video", "news", "sports", "cs", "lab", "alice",
-    "bob", "sensor", "temp", "camera", "stream", "2026", "november", "chunk", "index", "data",
-    "public", "private", "maps", "tiles", "zoom17", "weather", "hourly", "archive", "movies",
+    "ndn", "edu", "ucla", "arizona", "memphis", "video", "news", "sports", "cs", "lab", "alice", "bob", "sensor", "temp", "camera",
+    "stream", "2026", "november", "chunk", "index", "data", "public", "private", "maps", "tiles", "zoom17", "weather", "hourly", "archive",
+    "movies",
 ];
 
 /// A name of `components` components: words, then (for two or more) a version and a segment.
@@ -22,9 +22,7 @@ pub fn name(rng: &mut SmallRng, components: usize) -> Name {
     }
     if components >= 2 {
         name = name
-            .with(Component::version(
-                rng.gen_range(1_600_000_000_000..1_800_000_000_000),
-            ))
+            .with(Component::version(rng.gen_range(1_600_000_000_000..1_800_000_000_000)))
             .with(Component::segment(rng.gen_range(0..1000)));
     }
     name
@@ -52,10 +50,7 @@ pub fn data(rng: &mut SmallRng, payload: usize) -> Data {
     rng.fill(&mut content[..]);
     let components = rng.gen_range(4..=10);
     let mut d = Data::new(name(rng, components), content);
-    d.meta_info = Some(MetaInfo {
-        freshness_period_ms: Some(10_000),
-        ..Default::default()
-    });
+    d.meta_info = Some(MetaInfo { freshness_period_ms: Some(10_000), ..Default::default() });
     d.sign_digest_sha256();
     d
 }
@@ -74,9 +69,7 @@ mod tests {
             assert!((4..=10).contains(&i.name.len()));
             InterestView::decode(&i.to_bytes()).unwrap();
             let d = data(&mut rng, 100);
-            assert!(DataView::decode(&d.to_bytes())
-                .unwrap()
-                .verify_digest_sha256());
+            assert!(DataView::decode(&d.to_bytes()).unwrap().verify_digest_sha256());
         }
     }
 }

@@ -2,10 +2,7 @@
 #![allow(dead_code)]
 
 use nexthop_wire::tlv::UnknownElement;
-use nexthop_wire::{
-    Component, Data, Interest, KeyLocator, LpPacket, MetaInfo, Nack, NackReason, Name,
-    SignatureInfo,
-};
+use nexthop_wire::{Component, Data, Interest, KeyLocator, LpPacket, MetaInfo, Nack, NackReason, Name, SignatureInfo};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -29,23 +26,10 @@ pub fn name() -> impl Strategy<Value = Name> {
 
 /// Unknown non-critical elements with anchors in `1..=max_anchor`, sorted by anchor, of types
 /// that the container does not know.
-pub fn unknowns(
-    types: &'static [u32],
-    max_anchor: u8,
-) -> impl Strategy<Value = Vec<UnknownElement>> {
-    vec(
-        (
-            1..=max_anchor,
-            proptest::sample::select(types),
-            vec(any::<u8>(), 0..5),
-        ),
-        0..3,
-    )
-    .prop_map(|mut v| {
+pub fn unknowns(types: &'static [u32], max_anchor: u8) -> impl Strategy<Value = Vec<UnknownElement>> {
+    vec((1..=max_anchor, proptest::sample::select(types), vec(any::<u8>(), 0..5)), 0..3).prop_map(|mut v| {
         v.sort_by_key(|e| e.0);
-        v.into_iter()
-            .map(|(after, ty, value)| UnknownElement { after, ty, value })
-            .collect()
+        v.into_iter().map(|(after, ty, value)| UnknownElement { after, ty, value }).collect()
     })
 }
 
@@ -63,19 +47,15 @@ pub fn signature_info() -> impl Strategy<Value = SignatureInfo> {
         proptest::option::of(any::<u64>()),
         unknowns(&[64, 100, 202, 1000], 6),
     )
-        .prop_map(
-            |(signature_type, key_locator, validity_period, nonce, time, seq_num, unknown)| {
-                SignatureInfo {
-                    signature_type,
-                    key_locator,
-                    validity_period,
-                    nonce,
-                    time,
-                    seq_num,
-                    unknown,
-                }
-            },
-        )
+        .prop_map(|(signature_type, key_locator, validity_period, nonce, time, seq_num, unknown)| SignatureInfo {
+            signature_type,
+            key_locator,
+            validity_period,
+            nonce,
+            time,
+            seq_num,
+            unknown,
+        })
 }
 
 pub fn interest() -> impl Strategy<Value = Interest> {
@@ -90,54 +70,42 @@ pub fn interest() -> impl Strategy<Value = Interest> {
         proptest::option::of((signature_info(), vec(any::<u8>(), 0..40))),
         unknowns(&[64, 66, 200, 1022, 70000], 10),
     )
-        .prop_map(
-            |(name, (cbp, mbf), hint, nonce, lifetime, hop, params, sig, unknown)| {
-                // ParametersSha256DigestComponent is derived, never random.
-                let name =
-                    name.components()
-                        .filter(|c| c.ty() != 2)
-                        .fold(Name::new(), |mut n, c| {
-                            n.push(c);
-                            n
-                        });
-                let mut i = Interest {
-                    name,
-                    can_be_prefix: cbp,
-                    must_be_fresh: mbf,
-                    forwarding_hint: hint,
-                    nonce,
-                    lifetime_ms: lifetime,
-                    hop_limit: hop,
-                    app_parameters: params,
-                    unknown,
-                    ..Default::default()
-                };
-                if let Some((info, value)) = sig {
-                    i.app_parameters.get_or_insert_with(Vec::new);
-                    i.signature_info = Some(info);
-                    i.signature_value = Some(value);
-                }
-                i.update_parameters_digest();
-                i
-            },
-        )
+        .prop_map(|(name, (cbp, mbf), hint, nonce, lifetime, hop, params, sig, unknown)| {
+            // ParametersSha256DigestComponent is derived, never random.
+            let name = name.components().filter(|c| c.ty() != 2).fold(Name::new(), |mut n, c| {
+                n.push(c);
+                n
+            });
+            let mut i = Interest {
+                name,
+                can_be_prefix: cbp,
+                must_be_fresh: mbf,
+                forwarding_hint: hint,
+                nonce,
+                lifetime_ms: lifetime,
+                hop_limit: hop,
+                app_parameters: params,
+                unknown,
+                ..Default::default()
+            };
+            if let Some((info, value)) = sig {
+                i.app_parameters.get_or_insert_with(Vec::new);
+                i.signature_info = Some(info);
+                i.signature_value = Some(value);
+            }
+            i.update_parameters_digest();
+            i
+        })
 }
 
 pub fn meta_info() -> impl Strategy<Value = MetaInfo> {
-    (
-        proptest::option::of(0u64..10),
-        proptest::option::of(any::<u64>()),
-        proptest::option::of(component()),
-        unknowns(&[64, 98, 500], 3),
-    )
-        .prop_map(
-            |(content_type, freshness_period_ms, final_block_id, unknown)| MetaInfo {
-                content_type,
-                freshness_period_ms,
-                final_block_id,
-                unknown,
-            },
-        )
+    (proptest::option::of(0u64..10), proptest::option::of(any::<u64>()), proptest::option::of(component()), unknowns(&[64, 98, 500], 3))
+        .prop_map(|(content_type, freshness_period_ms, final_block_id, unknown)| MetaInfo {
+            content_type,
+            freshness_period_ms,
+            final_block_id,
+            unknown,
+        })
 }
 
 pub fn data() -> impl Strategy<Value = Data> {
@@ -149,48 +117,32 @@ pub fn data() -> impl Strategy<Value = Data> {
         vec(any::<u8>(), 0..40),
         unknowns(&[64, 66, 200, 1024], 5),
     )
-        .prop_map(
-            |(name, meta_info, content, signature_info, signature_value, unknown)| Data {
-                name,
-                meta_info,
-                content,
-                signature_info,
-                signature_value,
-                unknown,
-            },
-        )
+        .prop_map(|(name, meta_info, content, signature_info, signature_value, unknown)| Data {
+            name,
+            meta_info,
+            content,
+            signature_info,
+            signature_value,
+            unknown,
+        })
 }
 
 pub fn lp_packet() -> impl Strategy<Value = LpPacket> {
-    let frag = prop_oneof![
-        Just((None, None)),
-        (1u64..20).prop_flat_map(|n| (0..n).prop_map(move |i| (Some(i), Some(n))))
-    ];
+    let frag = prop_oneof![Just((None, None)), (1u64..20).prop_flat_map(|n| (0..n).prop_map(move |i| (Some(i), Some(n))))];
     (
         proptest::option::of(any::<u64>()),
         frag,
         proptest::option::of(vec(any::<u8>(), 1..33)),
-        proptest::option::of(proptest::option::of(any::<u64>()).prop_map(|r| Nack {
-            reason: r.map(NackReason::from),
-            unknown: vec![],
-        })),
+        proptest::option::of(proptest::option::of(any::<u64>()).prop_map(|r| Nack { reason: r.map(NackReason::from), unknown: vec![] })),
         (
             proptest::option::of(any::<u64>()),
             proptest::option::of(any::<u64>()),
             proptest::option::of(0u64..3),
             proptest::option::of(0u64..3),
         ),
-        (
-            vec(any::<u64>(), 0..3),
-            proptest::option::of(any::<u64>()),
-            any::<bool>(),
-            proptest::option::of(vec(any::<u8>(), 0..8)),
-        ),
+        (vec(any::<u64>(), 0..3), proptest::option::of(any::<u64>()), any::<bool>(), proptest::option::of(vec(any::<u8>(), 0..8))),
         unknowns(&[804, 808, 812, 852, 900, 956], 14),
-        proptest::option::of(prop_oneof![
-            interest().prop_map(|i| nexthop_wire::Emit::to_bytes(&i)),
-            vec(any::<u8>(), 0..32)
-        ]),
+        proptest::option::of(prop_oneof![interest().prop_map(|i| nexthop_wire::Emit::to_bytes(&i)), vec(any::<u8>(), 0..32)]),
     )
         .prop_map(
             |(

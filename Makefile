@@ -1,0 +1,31 @@
+# nexthop: the two commands a newcomer needs.
+#   make run    the main job (until the forwarder lands: every experiment, quick, with a summary)
+#   make test   everything CI checks
+.PHONY: run test bench fuzz setup
+
+CARGO ?= cargo
+FUZZ_EXECS ?= 10000000
+
+setup:
+	./scripts/setup.sh
+
+run: setup
+	$(CARGO) run --release -p nexthop -- bench --all --quick
+
+test: setup
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) test --workspace
+	NEXTHOP_FUZZ_EXECS=$(FUZZ_EXECS) $(CARGO) test --release -p nexthop-wire --test no_panic
+	$(CARGO) build --release -p nexthop
+	for e in $$(./target/release/nexthop bench --list | cut -d' ' -f1); do \
+	  ./target/release/nexthop bench $$e --quick --out-dir target/ci-results || exit 1; \
+	done
+
+# Full-size experiments; results and plots land in results/.
+bench: setup
+	$(CARGO) run --release -p nexthop -- bench --all
+
+# libFuzzer runs of the wire decoders (nightly toolchain, installs cargo-fuzz if missing).
+fuzz:
+	./fuzz/run.sh 1000000
