@@ -10,3 +10,8 @@ if command -v rustup >/dev/null; then
   done
 fi
 command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) first" >&2; exit 1; }
+
+# python-ndn: the NDN library real applications use; the wire interop tests run it.
+if ! python3 -c "import ndn.encoding" 2>/dev/null; then
+  python3 -m pip install --quiet --disable-pip-version-check 'python-ndn==0.5.2'
+fi
