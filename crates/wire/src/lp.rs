@@ -12,9 +12,13 @@
 //! ([`Error::UnknownLpField`]).
 //!
 //! Reassembly of fragments is the forwarder's job; this module decodes FragIndex/FragCount and
-//! checks FragIndex < FragCount.
+//! checks FragIndex < FragCount. Inside Nack and CachePolicy the packet format's critical-type rule
+//! applies to unknown elements.
 
-use crate::tlv::{collect_unknowns, emit_unknowns, expect_empty, once, tlv_len, unknowns_len, Elements, Item, Slot, Tlv, UnknownElement};
+use crate::tlv::{
+    collect_unknowns, emit_unknowns, expect_empty, once, skip_non_critical, tlv_len, unknowns_len, Elements, Item, Slot, Tlv,
+    UnknownElement,
+};
 use crate::types::*;
 use crate::varnum::{nonneg_len, read_nonneg};
 use crate::writer::{Emit, Writer};
@@ -46,11 +50,6 @@ fn ignore_lp_field(ty: u32) -> Result<()> {
     } else {
         Err(Error::UnknownLpField(ty))
     }
-}
-
-/// Inside Nack and CachePolicy nexthop applies the packet format's critical-type rule.
-fn skip_non_critical(ty: u32) -> Result<()> {
-    crate::tlv::skip_non_critical(ty)
 }
 
 /// NackReason values; unknown codes survive a round trip.
