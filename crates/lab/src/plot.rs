@@ -70,21 +70,21 @@ impl Plot {
         Ok(())
     }
 
-    fn draw_bars(
-        &self,
-        root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-        groups: &[String],
-        series: &[(String, Vec<f64>)],
-    ) -> anyhow::Result<()> {
-        let y_max = series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.15;
-        let n = groups.len().max(1);
-        let mut chart = ChartBuilder::on(root)
+    /// The titled frame both chart kinds draw in: x over `x`, y from 0 to `y_max`.
+    fn frame<'a, 'b>(&self, root: &'a Area<'b>, x: std::ops::Range<f64>, y_max: f64) -> anyhow::Result<Frame<'a, 'b>> {
+        ChartBuilder::on(root)
             .caption(&self.title, ("sans-serif", 22))
             .margin(12)
             .x_label_area_size(60)
             .y_label_area_size(70)
-            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..y_max)
-            .map_err(err)?;
+            .build_cartesian_2d(x, 0f64..y_max)
+            .map_err(err)
+    }
+
+    fn draw_bars(&self, root: &Area<'_>, groups: &[String], series: &[(String, Vec<f64>)]) -> anyhow::Result<()> {
+        let y_max = series.iter().flat_map(|(_, v)| v.iter().copied()).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.15;
+        let n = groups.len().max(1);
+        let mut chart = self.frame(root, -0.5..(n as f64 - 0.5), y_max)?;
         let label = |x: &f64| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 {
@@ -106,23 +106,10 @@ impl Plot {
                 .label(name)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
-        Ok(())
+        draw_legend(&mut chart)
     }
 
-    fn draw_lines(
-        &self,
-        root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
-        x_label: &str,
-        log_x: bool,
-        series: &[(String, Vec<(f64, f64)>)],
-    ) -> anyhow::Result<()> {
+    fn draw_lines(&self, root: &Area<'_>, x_label: &str, log_x: bool, series: &[(String, Vec<(f64, f64)>)]) -> anyhow::Result<()> {
         let tx = |x: f64| {
             if log_x {
                 x.max(f64::MIN_POSITIVE).log10()
@@ -135,13 +122,7 @@ impl Plot {
         let (x0, x1) = if x0.is_finite() && x1 > x0 { (x0, x1) } else { (0.0, 1.0) };
         let pad = (x1 - x0) * 0.04;
         let y_max = points().map(|(_, y)| y).fold(0.0f64, f64::max).max(1e-9) * 1.1;
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, ("sans-serif", 22))
-            .margin(12)
-            .x_label_area_size(50)
-            .y_label_area_size(70)
-            .build_cartesian_2d((x0 - pad)..(x1 + pad), 0f64..y_max)
-            .map_err(err)?;
+        let mut chart = self.frame(root, (x0 - pad)..(x1 + pad), y_max)?;
         let fmt = |x: &f64| {
             if log_x {
                 human(10f64.powf(*x))
@@ -160,15 +141,27 @@ impl Plot {
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
             chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
-        Ok(())
+        draw_legend(&mut chart)
     }
+}
+
+/// The SVG drawing area plots are drawn on.
+type Area<'b> = DrawingArea<SVGBackend<'b>, plotters::coord::Shift>;
+
+/// A chart with f64 axes on an [`Area`].
+type Frame<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
+/// The series legend, upper right, on a translucent white box.
+fn draw_legend<'a, 'b: 'a>(chart: &mut Frame<'a, 'b>) -> anyhow::Result<()> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    Ok(())
 }
 
 /// 1500 -> "1.5K", 2_000_000 -> "2M".

@@ -83,6 +83,13 @@ impl<'a> ComponentRef<'a> {
         Ok(ComponentRef { ty: ty as u16, value })
     }
 
+    /// A component whose type and value were already checked by [`ComponentRef::new`] (a name's
+    /// iterator over bytes the name validated when it was built).
+    pub(crate) fn validated(ty: u32, value: &'a [u8]) -> Self {
+        debug_assert!(ComponentRef::new(ty, value).is_ok());
+        ComponentRef { ty: ty as u16, value }
+    }
+
     /// TLV-TYPE.
     pub fn ty(&self) -> u32 {
         self.ty as u32

@@ -105,6 +105,8 @@ impl<'a> InterestView<'a> {
         };
         let mut first = true;
         let mut seen_name = false;
+        // ParametersSha256DigestComponents in the name: the first one's index, and how many.
+        let mut digest_components = 0;
         for item in Elements::new(outer.value, SLOTS, skip_non_critical) {
             let item = item?;
             let (slot, tlv) = match item {
@@ -117,7 +119,12 @@ impl<'a> InterestView<'a> {
             let offset = base + (tlv.wire.as_ptr() as usize - outer.value.as_ptr() as usize);
             match slot {
                 0 => {
-                    v.name = NameView::from_value(tlv.value)?;
+                    v.name = NameView::from_value_with(tlv.value, |i, c| {
+                        if c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT {
+                            v.params_component.get_or_insert(i);
+                            digest_components += 1;
+                        }
+                    })?;
                     seen_name = true;
                 }
                 _ if !seen_name => return Err(Error::OutOfOrder(NAME)),
@@ -186,9 +193,7 @@ impl<'a> InterestView<'a> {
             return Err(Error::Missing(INTEREST_SIGNATURE_VALUE));
         }
         // ApplicationParameters present <=> exactly one ParametersSha256DigestComponent.
-        let mut digests = v.name.components().enumerate().filter(|(_, c)| c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT);
-        v.params_component = digests.next().map(|(i, _)| i);
-        if digests.next().is_some() {
+        if digest_components > 1 {
             return Err(Error::InvalidValue { ty: NAME, what: "more than one ParametersSha256DigestComponent" });
         }
         match (v.app_parameters.is_some(), v.params_component.is_some()) {
@@ -397,10 +402,7 @@ impl Interest {
         let at = self.name.components().position(|c| c.ty() == PARAMETERS_SHA256_DIGEST_COMPONENT);
         if self.app_parameters.is_none() {
             if let Some(i) = at {
-                self.name = self.name.components().enumerate().filter(|&(j, _)| j != i).fold(Name::new(), |mut n, (_, c)| {
-                    n.push(c);
-                    n
-                });
+                self.name = self.name.components().enumerate().filter(|&(j, _)| j != i).map(|(_, c)| c).collect();
             }
             return;
         }
@@ -416,14 +418,8 @@ impl Interest {
 
     /// Replaces component `index`, or appends when `index == len`.
     fn set_name_component(&mut self, index: usize, c: Component) {
-        let mut name = Name::new();
-        for (i, old) in self.name.components().enumerate() {
-            name.push(if i == index { c.as_ref() } else { old });
-        }
-        if index >= self.name.len() {
-            name.push(c.as_ref());
-        }
-        self.name = name;
+        let appended = (index >= self.name.len()).then_some(c.as_ref());
+        self.name = self.name.components().enumerate().map(|(i, old)| if i == index { c.as_ref() } else { old }).chain(appended).collect();
     }
 
     /// Signs the Interest with DigestSha256 (an empty ApplicationParameters is added when absent)

@@ -37,11 +37,11 @@ impl<'a> Iterator for Components<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<ComponentRef<'a>> {
-        // The bytes were validated when the name was built, so neither call fails; if one ever
-        // did, the iterator would simply end early.
+        // The bytes were validated when the name was built, so the read does not fail (if it
+        // ever did, the iterator would simply end early) and the component needs no new check.
         let tlv = Tlv::read(self.rest).ok()?;
         self.rest = &self.rest[tlv.wire.len()..];
-        ComponentRef::new(tlv.ty, tlv.value).ok()
+        Some(ComponentRef::validated(tlv.ty, tlv.value))
     }
 }
 
@@ -55,11 +55,17 @@ impl<'a> NameView<'a> {
     /// # Errors
     /// A TLV framing error, or [`Error::InvalidValue`] for a bad component. Never panics.
     pub fn from_value(value: &'a [u8]) -> Result<Self> {
+        Self::from_value_with(value, |_, _| {})
+    }
+
+    /// [`NameView::from_value`] that also shows each component, with its index, to `visit`, so a
+    /// decoder can look for a component in the same pass.
+    pub(crate) fn from_value_with(value: &'a [u8], mut visit: impl FnMut(usize, ComponentRef<'a>)) -> Result<Self> {
         let mut rest = value;
         let mut len = 0;
         while !rest.is_empty() {
             let tlv = Tlv::read(rest)?;
-            ComponentRef::new(tlv.ty, tlv.value)?;
+            visit(len, ComponentRef::new(tlv.ty, tlv.value)?);
             rest = &rest[tlv.wire.len()..];
             len += 1;
         }
@@ -365,6 +371,14 @@ impl core::str::FromStr for Name {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         Name::from_uri(s)
+    }
+}
+
+impl<'a> FromIterator<ComponentRef<'a>> for Name {
+    fn from_iter<I: IntoIterator<Item = ComponentRef<'a>>>(iter: I) -> Self {
+        let mut name = Name::new();
+        iter.into_iter().for_each(|c| name.push(c));
+        name
     }
 }
 

@@ -84,8 +84,8 @@ impl crate::Experiment for Wire {
         let mut rng = SmallRng::seed_from_u64(0x77697265);
         for w in &workloads {
             let rows = match w.kind {
-                Kind::Interest => run_interests(cfg, w, &mut rng),
-                Kind::Data(size) => run_data(cfg, w, size, &mut rng),
+                Kind::Interest => run_packets::<Interest>(cfg, w, 0, &mut rng),
+                Kind::Data(size) => run_packets::<Data>(cfg, w, size, &mut rng),
             };
             report.rows.extend(rows);
         }
@@ -95,70 +95,84 @@ impl crate::Experiment for Wire {
     }
 }
 
-fn run_interests(cfg: &RunConfig, w: &Workload, rng: &mut SmallRng) -> Vec<Row> {
-    let bar = progress::bar(w.count as u64, &format!("generating {}", w.label));
-    let owned: Vec<Interest> = (0..w.count).map(|_| packets::interest(rng)).inspect(|_| bar.inc(1)).collect();
-    bar.finish_and_clear();
-    let wires: Vec<Vec<u8>> = owned.iter().map(Emit::to_bytes).collect();
-    let shared: Vec<Bytes> = wires.iter().map(|w| Bytes::copy_from_slice(w)).collect();
-    let peer: Vec<ndn_protocol::Interest<Bytes>> = shared.iter().filter_map(peer::decode).collect();
-    let reference: Vec<Decoded> =
-        owned.iter().map(|i| Decoded { components: i.name.len() as u32, key: nonce_key(i.nonce.as_ref()) }).collect();
-    let mut decoders = vec![
-        Contender::new("nexthop-view", |out: &mut Vec<Decoded>| {
-            out.extend(wires.iter().map(|b| match InterestView::decode(b) {
-                Ok(v) => Decoded { components: v.name().len() as u32, key: nonce_key(v.nonce().as_ref()) },
-                Err(_) => Decoded { components: u32::MAX, key: 0 },
-            }))
-        }),
-        Contender::new("nexthop-owned", |out: &mut Vec<Decoded>| {
-            out.extend(wires.iter().map(|b| match Interest::decode(b) {
-                Ok(i) => Decoded { components: i.name.len() as u32, key: nonce_key(i.nonce.as_ref()) },
-                Err(_) => Decoded { components: u32::MAX, key: 0 },
-            }))
-        }),
-        Contender::new("ndn-protocol", |out: &mut Vec<Decoded>| {
-            out.extend(shared.iter().map(|b| match peer::decode::<ndn_protocol::Interest<Bytes>>(b) {
-                Some(i) => Decoded { components: i.name().components.len() as u32, key: nonce_key(i.nonce()) },
-                None => Decoded { components: u32::MAX, key: 0 },
-            }))
-        }),
-    ];
-    let decode = compare(cfg.reps, &reference, &mut decoders);
-    drop(decoders);
-    let encode = measure_encoders(cfg, &owned, &peer, &wires);
-    let bytes: usize = wires.iter().map(Vec::len).sum();
-    rows(w, "decode", &decode, bytes).into_iter().chain(rows(w, "encode", &encode, bytes)).collect()
+/// A packet kind the experiment measures: how to make one, and what each decoder answers.
+trait Packet: Emit + Sized {
+    /// The peer's type for the same packet.
+    type Peer: ::ndn_tlv::TlvDecode + ::ndn_tlv::TlvEncode;
+    /// A generated packet (`size`: Content bytes, where that applies).
+    fn generate(rng: &mut SmallRng, size: usize) -> Self;
+    /// The answer for an owned packet: the reference, and what `nexthop-owned` returns.
+    fn answer(&self) -> Decoded;
+    /// Decodes the checked view and answers.
+    fn view_answer(wire: &[u8]) -> Option<Decoded>;
+    /// Decodes the owned form.
+    fn decode_owned(wire: &[u8]) -> Option<Self>;
+    /// The peer's answer.
+    fn peer_answer(p: &Self::Peer) -> Decoded;
 }
 
-fn run_data(cfg: &RunConfig, w: &Workload, size: usize, rng: &mut SmallRng) -> Vec<Row> {
+fn content_len(c: Option<usize>) -> u32 {
+    c.map_or(u32::MAX, |n| n as u32)
+}
+
+impl Packet for Interest {
+    type Peer = ndn_protocol::Interest<Bytes>;
+    fn generate(rng: &mut SmallRng, _size: usize) -> Self {
+        packets::interest(rng)
+    }
+    fn answer(&self) -> Decoded {
+        Decoded { components: self.name.len() as u32, key: nonce_key(self.nonce.as_ref()) }
+    }
+    fn view_answer(wire: &[u8]) -> Option<Decoded> {
+        let v = InterestView::decode(wire).ok()?;
+        Some(Decoded { components: v.name().len() as u32, key: nonce_key(v.nonce().as_ref()) })
+    }
+    fn decode_owned(wire: &[u8]) -> Option<Self> {
+        Interest::decode(wire).ok()
+    }
+    fn peer_answer(p: &Self::Peer) -> Decoded {
+        Decoded { components: p.name().components.len() as u32, key: nonce_key(p.nonce()) }
+    }
+}
+
+impl Packet for Data {
+    type Peer = ndn_protocol::Data<Bytes>;
+    fn generate(rng: &mut SmallRng, size: usize) -> Self {
+        packets::data(rng, size)
+    }
+    fn answer(&self) -> Decoded {
+        Decoded { components: self.name.len() as u32, key: content_len(self.content.as_ref().map(Vec::len)) }
+    }
+    fn view_answer(wire: &[u8]) -> Option<Decoded> {
+        let v = DataView::decode(wire).ok()?;
+        Some(Decoded { components: v.name().len() as u32, key: content_len(v.content().map(<[u8]>::len)) })
+    }
+    fn decode_owned(wire: &[u8]) -> Option<Self> {
+        Data::decode(wire).ok()
+    }
+    fn peer_answer(p: &Self::Peer) -> Decoded {
+        Decoded { components: p.name().components.len() as u32, key: content_len(p.content().map(Bytes::len)) }
+    }
+}
+
+/// The answer of a decoder that rejected a packet.
+const REJECTED: Decoded = Decoded { components: u32::MAX, key: 0 };
+
+fn run_packets<P: Packet>(cfg: &RunConfig, w: &Workload, size: usize, rng: &mut SmallRng) -> Vec<Row> {
     let bar = progress::bar(w.count as u64, &format!("generating {}", w.label));
-    let owned: Vec<Data> = (0..w.count).map(|_| packets::data(rng, size)).inspect(|_| bar.inc(1)).collect();
+    let owned: Vec<P> = (0..w.count).map(|_| P::generate(rng, size)).inspect(|_| bar.inc(1)).collect();
     bar.finish_and_clear();
     let wires: Vec<Vec<u8>> = owned.iter().map(Emit::to_bytes).collect();
     let shared: Vec<Bytes> = wires.iter().map(|w| Bytes::copy_from_slice(w)).collect();
-    let peer: Vec<ndn_protocol::Data<Bytes>> = shared.iter().filter_map(peer::decode).collect();
-    let content_len = |c: Option<usize>| c.map_or(u32::MAX, |n| n as u32);
-    let reference: Vec<Decoded> =
-        owned.iter().map(|d| Decoded { components: d.name.len() as u32, key: content_len(d.content.as_ref().map(Vec::len)) }).collect();
+    let peer: Vec<P::Peer> = shared.iter().filter_map(peer::decode).collect();
+    let reference: Vec<Decoded> = owned.iter().map(P::answer).collect();
     let mut decoders = vec![
-        Contender::new("nexthop-view", |out: &mut Vec<Decoded>| {
-            out.extend(wires.iter().map(|b| match DataView::decode(b) {
-                Ok(v) => Decoded { components: v.name().len() as u32, key: content_len(v.content().map(<[u8]>::len)) },
-                Err(_) => Decoded { components: u32::MAX, key: 0 },
-            }))
-        }),
+        Contender::new("nexthop-view", |out: &mut Vec<Decoded>| out.extend(wires.iter().map(|b| P::view_answer(b).unwrap_or(REJECTED)))),
         Contender::new("nexthop-owned", |out: &mut Vec<Decoded>| {
-            out.extend(wires.iter().map(|b| match Data::decode(b) {
-                Ok(d) => Decoded { components: d.name.len() as u32, key: content_len(d.content.as_ref().map(Vec::len)) },
-                Err(_) => Decoded { components: u32::MAX, key: 0 },
-            }))
+            out.extend(wires.iter().map(|b| P::decode_owned(b).map_or(REJECTED, |p| p.answer())))
         }),
         Contender::new("ndn-protocol", |out: &mut Vec<Decoded>| {
-            out.extend(shared.iter().map(|b| match peer::decode::<ndn_protocol::Data<Bytes>>(b) {
-                Some(d) => Decoded { components: d.name().components.len() as u32, key: content_len(d.content().map(Bytes::len)) },
-                None => Decoded { components: u32::MAX, key: 0 },
-            }))
+            out.extend(shared.iter().map(|b| peer::decode::<P::Peer>(b).map_or(REJECTED, |p| P::peer_answer(&p))))
         }),
     ];
     let decode = compare(cfg.reps, &reference, &mut decoders);

@@ -72,10 +72,7 @@ pub fn interest() -> impl Strategy<Value = Interest> {
     )
         .prop_map(|(name, (cbp, mbf), hint, nonce, lifetime, hop, params, sig, unknown)| {
             // ParametersSha256DigestComponent is derived, never random.
-            let name = name.components().filter(|c| c.ty() != 2).fold(Name::new(), |mut n, c| {
-                n.push(c);
-                n
-            });
+            let name: Name = name.components().filter(|c| c.ty() != 2).collect();
             let mut i = Interest {
                 name,
                 can_be_prefix: cbp,
