@@ -13,6 +13,9 @@
 
 #![deny(unsafe_code)]
 
+pub mod mem;
+pub mod name;
+
 /// The query side of a lookup table, shared by every family so the forwarder and the lab can
 /// drive them alike.
 pub trait Lookup<K: ?Sized> {

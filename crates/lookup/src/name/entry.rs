@@ -1,0 +1,225 @@
+//! Name-prefix entries (the paper's Figure 3): the prefix bytes once, and the forwarding slots of
+//! the real prefix and of the markers that share its bytes.
+//!
+//! Overview: entries live in one byte arena, 4-byte aligned, addressed by a 32-bit word offset
+//! (so 16 GiB of entries). An entry made for name P holds P's TLV bytes and one slot per level
+//! at which a fingerprint entry points to it: P's own level if P is a route, and each level on
+//! P's search path where P needed a marker that did not exist yet. A marker for the first L
+//! components of P is the prefix of P's bytes, so it needs no string of its own.
+//!
+//! ```text
+//!  word 0      name length (u16) | component count (u8) << 16 | slot count (u8) << 24
+//!  word 1..    per slot: answer (u32: next-hop set id, 0 = none), refs (u32: bit 31 = real
+//!              route here, bits 0..31 = routes whose search path needs this marker)
+//!  then        the name bytes, padded to 4
+//! ```
+//!
+//! A slot's *answer* is the next-hop set of the longest route that is a prefix of (or equal to)
+//! the slot's prefix, so a search that stops after it needs no backtracking. A slot is dead when
+//! it is neither real nor referenced; an entry is freed when all its slots are dead. Freed space
+//! is kept in free lists by size and reused.
+
+use hashbrown::HashMap;
+
+/// Most slots in one entry: one per level of a 32-level binary search path.
+pub const MAX_SLOTS: usize = 8;
+const HEADER_WORDS: usize = 1;
+const REAL: u32 = 1 << 31;
+
+/// The byte arena of name-prefix entries.
+#[derive(Debug, Clone, Default)]
+pub struct EntryArena {
+    bytes: Vec<u8>,
+    free: HashMap<u32, Vec<u32>>,
+    live_words: usize,
+}
+
+/// A slot to create in a new entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewSlot {
+    /// The level (component count) of the slot's prefix (kept by the caller, not stored).
+    pub level: u8,
+    /// Next-hop set id of the longest route covering the prefix (0 = none).
+    pub answer: u32,
+    /// Routes whose search path needs this prefix as a marker.
+    pub refs: u32,
+    /// Whether the prefix is itself a route.
+    pub real: bool,
+}
+
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+impl EntryArena {
+    /// Size in words of an entry with `slots` slots and a name of `name_len` bytes.
+    fn words_for(slots: usize, name_len: usize) -> usize {
+        HEADER_WORDS + 2 * slots + name_len.div_ceil(4)
+    }
+
+    /// Stores a new entry for the name with TLV value `name` (of `components` components) and
+    /// returns its word offset. Panics if the arena would pass 16 GiB (a 32-bit word offset).
+    pub fn alloc(&mut self, name: &[u8], components: usize, slots: &[NewSlot]) -> u32 {
+        assert!(slots.len() <= MAX_SLOTS && components <= 255 && name.len() <= u16::MAX as usize);
+        let words = Self::words_for(slots.len(), name.len());
+        let offset = match self.free.get_mut(&(words as u32)).and_then(Vec::pop) {
+            Some(o) => o as usize,
+            None => {
+                let o = self.bytes.len() / 4;
+                assert!(o + words <= u32::MAX as usize, "name-prefix arena is full (16 GiB)");
+                self.bytes.resize(self.bytes.len() + words * 4, 0);
+                o
+            }
+        };
+        self.live_words += words;
+        let at = offset * 4;
+        let b = &mut self.bytes[at..at + words * 4];
+        b.fill(0);
+        let head = name.len() as u32 | (components as u32) << 16 | (slots.len() as u32) << 24;
+        b[0..4].copy_from_slice(&head.to_le_bytes());
+        for (i, s) in slots.iter().enumerate() {
+            let refs = s.refs | if s.real { REAL } else { 0 };
+            let slot_at = (HEADER_WORDS + 2 * i) * 4;
+            b[slot_at..slot_at + 4].copy_from_slice(&s.answer.to_le_bytes());
+            b[slot_at + 4..slot_at + 8].copy_from_slice(&refs.to_le_bytes());
+        }
+        let name_at = (HEADER_WORDS + 2 * slots.len()) * 4;
+        b[name_at..name_at + name.len()].copy_from_slice(name);
+        offset as u32
+    }
+
+    /// Frees the entry at `offset`.
+    pub fn free(&mut self, offset: u32) {
+        let words = Self::words_for(self.slot_count(offset), self.name(offset).len());
+        self.live_words -= words;
+        self.free.entry(words as u32).or_default().push(offset);
+    }
+
+    #[inline(always)]
+    fn head(&self, offset: u32) -> u32 {
+        word(&self.bytes, offset as usize * 4)
+    }
+
+    /// Number of slots.
+    #[inline(always)]
+    pub fn slot_count(&self, offset: u32) -> usize {
+        (self.head(offset) >> 24) as usize
+    }
+
+    /// The entry's name bytes (TLV value).
+    #[inline(always)]
+    pub fn name(&self, offset: u32) -> &[u8] {
+        let head = self.head(offset);
+        let len = (head & 0xffff) as usize;
+        let at = (offset as usize + HEADER_WORDS + 2 * (head >> 24) as usize) * 4;
+        &self.bytes[at..at + len]
+    }
+
+    /// Whether the entry's name starts with `prefix` (the verification of a fingerprint match).
+    #[inline(always)]
+    pub fn name_starts_with(&self, offset: u32, prefix: &[u8]) -> bool {
+        self.name(offset).starts_with(prefix)
+    }
+
+    /// Address of the entry's first byte, for prefetching.
+    #[inline(always)]
+    pub fn address(&self, offset: u32) -> *const u8 {
+        self.bytes.as_ptr().wrapping_add(offset as usize * 4)
+    }
+
+    #[inline(always)]
+    fn slot_at(offset: u32, slot: usize) -> usize {
+        (offset as usize + HEADER_WORDS + 2 * slot) * 4
+    }
+
+    /// The answer of slot `slot` (next-hop set id, 0 = none).
+    #[inline(always)]
+    pub fn answer(&self, offset: u32, slot: usize) -> u32 {
+        word(&self.bytes, Self::slot_at(offset, slot))
+    }
+
+    /// Sets the answer of slot `slot`.
+    pub fn set_answer(&mut self, offset: u32, slot: usize, answer: u32) {
+        let at = Self::slot_at(offset, slot);
+        self.bytes[at..at + 4].copy_from_slice(&answer.to_le_bytes());
+    }
+
+    fn refs_word(&self, offset: u32, slot: usize) -> u32 {
+        word(&self.bytes, Self::slot_at(offset, slot) + 4)
+    }
+
+    fn set_refs_word(&mut self, offset: u32, slot: usize, w: u32) {
+        let at = Self::slot_at(offset, slot) + 4;
+        self.bytes[at..at + 4].copy_from_slice(&w.to_le_bytes());
+    }
+
+    /// Routes whose search path needs slot `slot` as a marker.
+    pub fn refs(&self, offset: u32, slot: usize) -> u32 {
+        self.refs_word(offset, slot) & !REAL
+    }
+
+    /// Adds `delta` to the marker references of slot `slot`; returns the new count.
+    pub fn add_refs(&mut self, offset: u32, slot: usize, delta: i32) -> u32 {
+        let w = self.refs_word(offset, slot);
+        let refs = (w & !REAL).checked_add_signed(delta).expect("marker reference count out of range");
+        assert!(refs < REAL, "more than 2^31 routes under one marker");
+        self.set_refs_word(offset, slot, (w & REAL) | refs);
+        refs
+    }
+
+    /// Whether slot `slot` is a route.
+    pub fn is_real(&self, offset: u32, slot: usize) -> bool {
+        self.refs_word(offset, slot) & REAL != 0
+    }
+
+    /// Marks slot `slot` as a route or not.
+    pub fn set_real(&mut self, offset: u32, slot: usize, real: bool) {
+        let w = self.refs_word(offset, slot);
+        self.set_refs_word(offset, slot, if real { w | REAL } else { w & !REAL });
+    }
+
+    /// Whether every slot of the entry is dead (neither real nor referenced).
+    pub fn is_dead(&self, offset: u32) -> bool {
+        (0..self.slot_count(offset)).all(|s| self.refs_word(offset, s) == 0)
+    }
+
+    /// Bytes allocated (arena capacity and free lists).
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes.capacity() + self.free.allocation_size() + self.free.values().map(|v| v.capacity() * 4).sum::<usize>()
+    }
+
+    /// Bytes in live entries.
+    #[cfg(test)]
+    pub fn live_bytes(&self) -> usize {
+        self.live_words * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_space_is_reused() {
+        let mut a = EntryArena::default();
+        let slots = [NewSlot { level: 4, answer: 0, refs: 2, real: false }, NewSlot { level: 7, answer: 9, refs: 0, real: true }];
+        let e = a.alloc(b"\x08\x01a\x08\x02bc", 2, &slots);
+        let f = a.alloc(b"\x08\x01z", 1, &slots[1..]);
+        assert_eq!(a.name(e), b"\x08\x01a\x08\x02bc");
+        assert_eq!(a.slot_count(e), 2);
+        assert_eq!((a.answer(e, 1), a.refs(e, 0), a.is_real(e, 1), a.is_real(e, 0)), (9, 2, true, false));
+        assert!(a.name_starts_with(e, b"\x08\x01a"));
+        assert!(!a.name_starts_with(e, b"\x08\x01b"));
+        assert_eq!(a.name(f), b"\x08\x01z");
+        assert_eq!(a.add_refs(e, 0, -2), 0);
+        a.set_real(e, 1, false);
+        assert!(a.is_dead(e));
+        let live = a.live_bytes();
+        a.free(e);
+        assert!(a.live_bytes() < live);
+        let g = a.alloc(b"\x08\x01q\x08\x02rs", 2, &slots);
+        assert_eq!(g, e, "same-size entry reuses the freed space");
+        assert_eq!(a.name(f), b"\x08\x01z");
+    }
+}

@@ -1,0 +1,876 @@
+//! [`NameFib`]: longest name prefix match by binary search of hash tables (ANCS'15 §3).
+//!
+//! Overview. There is one fingerprint table per component count ("level"). The levels
+//! `1..=span` (span = 2^d − 1, the smallest such that covers the deepest route) form a perfect
+//! binary search tree rooted at 2^(d−1): a lookup probes the root level with the hash of the
+//! name's prefix of that many components; a match means the longest matching prefix is at least
+//! that long, so the search goes right (longer), a miss sends it left. That is at most d =
+//! ⌈log2(k+1)⌉ probes for routes of up to k components, whatever the FIB holds.
+//!
+//! For the search to find a long route it must not turn left above it, so each route leaves a
+//! *marker* (its own prefix) at every level on its search path where the search goes right. Each
+//! marker carries the answer of the longest route that is a prefix of it, so a search that ends
+//! after following a marker answers without backtracking. Markers are reference-counted by the
+//! routes that need them; a marker or route that no longer route needs a marker is a *leaf*: the
+//! search stops there. Marker and route strings share name-prefix entries (see `entry`).
+//!
+//! Control side. Inserting, replacing or removing a route changes the answer carried by every
+//! marker that extends it down to its nearest longer route. Those are found through an ordered
+//! index of the routes by name bytes (a `BTreeMap`; a name's TLV bytes are a byte prefix of its
+//! extensions' bytes, so a route's descendants are one contiguous range): for each topmost route
+//! Q under the changed route P, the prefixes of Q longer than P and shorter than Q are looked up
+//! level by level and their answers rewritten. The index is also what `routes()` lists.
+//!
+//! The tree only grows: when a route deeper than `span` arrives the tables are rebuilt for the
+//! next power of two (at most five times in a FIB's life for 32 levels). Empty levels are never
+//! read, so a FIB whose routes became shallower keeps the bound of its current depth.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+
+use nexthop_wire::NameView;
+
+use super::entry::{EntryArena, NewSlot, MAX_SLOTS};
+use super::hash::{count_components, PrefixHasher, PrefixHashes, Strategy, MAX_LEVELS};
+use super::nexthops::{NextHopSets, NextHops, NextHopsId};
+use super::pulling::LevelPulling;
+use super::table::{FingerprintTable, FpEntry, Position};
+use crate::mem;
+
+/// Names longer than this (bytes of TLV value) are refused as routes.
+pub const DEFAULT_MAX_NAME_BYTES: usize = 8800;
+
+/// How a [`NameFib`] is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameFibConfig {
+    /// String-matching strategy (and hash function).
+    pub strategy: Strategy,
+    /// Most components a route may have (at most [`MAX_LEVELS`]).
+    pub max_components: usize,
+    /// Most bytes a route's name value may have.
+    pub max_name_bytes: usize,
+    /// Ask for transparent huge pages for large tables.
+    pub huge_pages: bool,
+    /// The hash key; `None` draws a random one (what a router should do).
+    pub key: Option<(u64, u64)>,
+}
+
+impl Default for NameFibConfig {
+    fn default() -> Self {
+        NameFibConfig {
+            strategy: Strategy::VerifyAtEnd,
+            max_components: MAX_LEVELS,
+            max_name_bytes: DEFAULT_MAX_NAME_BYTES,
+            huge_pages: true,
+            key: None,
+        }
+    }
+}
+
+impl NameFibConfig {
+    /// The default configuration with another strategy.
+    pub fn with_strategy(strategy: Strategy) -> Self {
+        NameFibConfig { strategy, ..Self::default() }
+    }
+}
+
+/// Why a route was refused. Nothing in the FIB changes when an operation returns an error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RouteError {
+    /// The route's name has no component (a default route is not a name prefix here).
+    #[error("route name is empty")]
+    EmptyName,
+    /// More components than the FIB is configured for.
+    #[error("route name has {components} components, more than the configured maximum of {max}")]
+    TooManyComponents {
+        /// Components in the name.
+        components: usize,
+        /// The configured maximum.
+        max: usize,
+    },
+    /// More bytes than the FIB is configured for.
+    #[error("route name is {bytes} bytes long, more than the configured maximum of {max}")]
+    NameTooLong {
+        /// Bytes in the name value.
+        bytes: usize,
+        /// The configured maximum.
+        max: usize,
+    },
+    /// A route needs at least one next hop.
+    #[error("route has no next hop")]
+    NoNextHops,
+    /// Removing a route that is not there.
+    #[error("no route for {0}")]
+    NotFound(String),
+}
+
+/// The name FIB.
+#[derive(Debug, Clone)]
+pub struct NameFib {
+    config: NameFibConfig,
+    hasher: PrefixHasher,
+    /// Root level of the search tree (2^(d−1)); 0 while the FIB has never held a route.
+    root: usize,
+    /// `tables[l - 1]` holds the prefixes of `l` components; `tables.len()` is the span.
+    tables: Vec<FingerprintTable>,
+    arena: EntryArena,
+    sets: NextHopSets,
+    /// Ordered index of the routes (control side).
+    routes: BTreeMap<Box<[u8]>, NextHopsId>,
+    /// Routes per level, `per_level[l]` for `l` components.
+    per_level: [usize; MAX_LEVELS + 1],
+    deepest: usize,
+    pulling: Option<LevelPulling>,
+}
+
+/// The prefix of `value` made of its first `level` components, whose ends are in `ph`.
+#[inline(always)]
+fn prefix<'v>(value: &'v [u8], ph: &PrefixHashes, level: usize) -> &'v [u8] {
+    &value[..ph.ends[level - 1] as usize]
+}
+
+impl Default for NameFib {
+    fn default() -> Self {
+        Self::new(NameFibConfig::default())
+    }
+}
+
+impl NameFib {
+    /// An empty FIB.
+    pub fn new(config: NameFibConfig) -> Self {
+        let config = NameFibConfig { max_components: config.max_components.clamp(1, MAX_LEVELS), ..config };
+        let key = config.key.unwrap_or_else(random_key);
+        NameFib {
+            config,
+            hasher: PrefixHasher::new(config.strategy, key),
+            root: 0,
+            tables: Vec::new(),
+            arena: EntryArena::default(),
+            sets: NextHopSets::default(),
+            routes: BTreeMap::new(),
+            per_level: [0; MAX_LEVELS + 1],
+            deepest: 0,
+            pulling: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &NameFibConfig {
+        &self.config
+    }
+
+    /// Number of routes.
+    pub fn len(&self) -> usize {
+        self.routes.len()
+    }
+
+    /// Whether the FIB has no route.
+    pub fn is_empty(&self) -> bool {
+        self.routes.is_empty()
+    }
+
+    /// Components of the deepest route.
+    pub fn deepest(&self) -> usize {
+        self.deepest
+    }
+
+    /// Levels of the search tree (the bound on probes per lookup, plus chained overflow).
+    pub fn search_depth(&self) -> u32 {
+        (self.tables.len() + 1).trailing_zeros()
+    }
+
+    /// The interned next-hop sets.
+    pub fn next_hop_sets(&self) -> &NextHopSets {
+        &self.sets
+    }
+
+    /// The set behind an id returned by a lookup.
+    pub fn next_hops(&self, id: NextHopsId) -> &NextHops {
+        self.sets.get(id)
+    }
+
+    /// Every route, in name order, as (name TLV value, next hops).
+    pub fn routes(&self) -> impl Iterator<Item = (&[u8], &NextHops)> + '_ {
+        self.routes.iter().map(|(k, &id)| (&**k, self.sets.get(id)))
+    }
+
+    /// The next hops of exactly `name`, if it is a route.
+    pub fn get(&self, name: &NameView<'_>) -> Option<&NextHops> {
+        self.routes.get(name.value()).map(|&id| self.sets.get(id))
+    }
+
+    /// Fingerprint entries per level (index 0 is level 1).
+    pub fn level_sizes(&self) -> Vec<usize> {
+        self.tables.iter().map(FingerprintTable::len).collect()
+    }
+
+    /// Overflow buckets chained over all levels.
+    pub fn chained_buckets(&self) -> usize {
+        self.tables.iter().map(FingerprintTable::chained).sum()
+    }
+
+    /// Bytes allocated by the data plane: tables, entries, next-hop sets, level-pulling cache.
+    pub fn data_plane_bytes(&self) -> usize {
+        self.tables.iter().map(FingerprintTable::heap_bytes).sum::<usize>()
+            + self.arena.heap_bytes()
+            + self.sets.heap_bytes()
+            + self.pulling.as_ref().map_or(0, LevelPulling::heap_bytes)
+    }
+
+    // ---------------------------------------------------------------- query side
+
+    /// Longest-prefix match of `name`: the next hops of the longest route that is a prefix of it.
+    #[inline]
+    pub fn lookup(&self, name: &NameView<'_>) -> Option<&NextHops> {
+        self.lookup_id(name.value()).map(|id| self.sets.get(id))
+    }
+
+    /// Longest-prefix match of the name with TLV value `value`, as a next-hop set id.
+    #[inline]
+    pub fn lookup_id(&self, value: &[u8]) -> Option<NextHopsId> {
+        self.lookup_counted(value).0
+    }
+
+    /// [`Self::lookup_id`] that also returns how many hash buckets it read.
+    #[inline]
+    pub fn lookup_counted(&self, value: &[u8]) -> (Option<NextHopsId>, u32) {
+        let mut ph = PrefixHashes::default();
+        self.hasher.hash_prefixes(value, self.deepest, &mut ph);
+        let mut probes = 0;
+        let answer = match &self.pulling {
+            Some(p) => self.search_pulled(p, value, &ph, &mut probes),
+            None => self.search(value, &ph, self.verify_each(), None, &mut probes),
+        };
+        (id(answer), probes)
+    }
+
+    #[inline(always)]
+    fn verify_each(&self) -> bool {
+        self.config.strategy == Strategy::VerifyEach
+    }
+
+    /// The binary search over levels. `known` is a verified match already found (level
+    /// pulling): the levels up to it that lie on the way match without a probe. Returns the
+    /// answer (set id, 0 = none).
+    #[inline(always)]
+    fn search(&self, value: &[u8], ph: &PrefixHashes, verify_each: bool, known: Option<(FpEntry, usize)>, probes: &mut u32) -> u32 {
+        let n = ph.len;
+        if n == 0 {
+            return 0;
+        }
+        let mut level = self.root;
+        let mut half = self.root >> 1;
+        let mut last = known;
+        let known = known.map_or(0, |(_, level)| level);
+        loop {
+            let mut matched = false;
+            if level <= known {
+                matched = true;
+            } else if level <= n {
+                let table = &self.tables[level - 1];
+                if !table.is_empty() {
+                    let p = prefix(value, ph, level);
+                    let hit = table.find(ph.hashes[level - 1], probes, |e| {
+                        !(verify_each || e.is_collided()) || self.arena.name_starts_with(e.entry(), p)
+                    });
+                    if let Some(e) = hit {
+                        matched = true;
+                        last = Some((e, level));
+                        if e.is_leaf() {
+                            break;
+                        }
+                    }
+                }
+            }
+            if half == 0 {
+                break;
+            }
+            level = if matched { level + half } else { level - half };
+            half >>= 1;
+        }
+        match last {
+            None => 0,
+            Some((e, level)) => self.finish(value, ph, e, level, verify_each, probes),
+        }
+    }
+
+    /// The answer of the deepest match, verifying its bytes if the search did not.
+    #[inline(always)]
+    fn finish(&self, value: &[u8], ph: &PrefixHashes, e: FpEntry, level: usize, verified: bool, probes: &mut u32) -> u32 {
+        if !verified && !e.is_collided() && !self.arena.name_starts_with(e.entry(), prefix(value, ph, level)) {
+            return self.search_verified(value, ph, probes);
+        }
+        self.arena.answer(e.entry(), e.slot())
+    }
+
+    /// The search again, comparing bytes on every fingerprint match: what verify-at-end falls
+    /// back to when a fingerprint lied.
+    #[inline(never)]
+    #[cold]
+    fn search_verified(&self, value: &[u8], ph: &PrefixHashes, probes: &mut u32) -> u32 {
+        self.search(value, ph, true, None, probes)
+    }
+
+    /// Lookup with level pulling: find the longest pulled prefix p of the name in the small
+    /// cache-resident trie, probe the level just below it first, and continue the binary search
+    /// only if that prefix is a marker (see `pulling`).
+    #[inline(always)]
+    fn search_pulled(&self, pulling: &LevelPulling, value: &[u8], ph: &PrefixHashes, probes: &mut u32) -> u32 {
+        let verify_each = self.verify_each();
+        let Some((j, holder)) = pulling.longest(value, ph) else {
+            return self.search(value, ph, verify_each, None, probes);
+        };
+        let inherited = self.arena.answer(holder.entry(), holder.slot());
+        let level = j + 1;
+        if level > ph.len {
+            return inherited;
+        }
+        let p = prefix(value, ph, level);
+        let table = &self.tables[level - 1];
+        let hit =
+            if table.is_empty() { None } else { table.find(ph.hashes[level - 1], probes, |e| self.arena.name_starts_with(e.entry(), p)) };
+        match hit {
+            None => inherited,
+            Some(e) if e.is_leaf() => self.arena.answer(e.entry(), e.slot()),
+            Some(e) => self.search(value, ph, verify_each, Some((e, level)), probes),
+        }
+    }
+
+    /// Looks up a batch: hashes every name, prefetches its first bucket, then advances all the
+    /// searches one level per round so that each round's bucket reads overlap in memory.
+    /// `out[i]` gets the answer for `names[i]`.
+    pub fn lookup_batch_ids(&self, names: &[&[u8]], out: &mut [Option<NextHopsId>]) {
+        const CHUNK: usize = 16;
+        if self.pulling.is_some() {
+            for (n, o) in names.iter().zip(out.iter_mut()) {
+                *o = self.lookup_id(n);
+            }
+            return;
+        }
+        let verify_each = self.verify_each();
+        for (names, out) in names.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+            let mut st: [Walk; CHUNK] = [Walk::default(); CHUNK];
+            let mut active = 0usize;
+            for (i, name) in names.iter().enumerate() {
+                let w = &mut st[i];
+                self.hasher.hash_prefixes(name, self.deepest, &mut w.ph);
+                w.level = self.root;
+                w.half = self.root >> 1;
+                w.done = w.ph.len == 0 || !self.seek(w, false);
+                if !w.done {
+                    mem::prefetch(self.tables[w.level - 1].first_bucket(w.ph.hashes[w.level - 1]));
+                    active += 1;
+                }
+            }
+            let mut probes = 0u32;
+            while active > 0 {
+                for (i, name) in names.iter().enumerate() {
+                    let w = &mut st[i];
+                    if w.done {
+                        continue;
+                    }
+                    let level = w.level;
+                    let p = prefix(name, &w.ph, level);
+                    let hit = self.tables[level - 1].find(w.ph.hashes[level - 1], &mut probes, |e| {
+                        !(verify_each || e.is_collided()) || self.arena.name_starts_with(e.entry(), p)
+                    });
+                    let mut stop = false;
+                    if let Some(e) = hit {
+                        w.last = Some((e, level));
+                        stop = e.is_leaf();
+                    }
+                    if stop || !self.seek(w, hit.is_some()) {
+                        w.done = true;
+                        active -= 1;
+                        if let Some((e, _)) = w.last {
+                            mem::prefetch(self.arena.address(e.entry()));
+                        }
+                    } else {
+                        mem::prefetch(self.tables[w.level - 1].first_bucket(w.ph.hashes[w.level - 1]));
+                    }
+                }
+            }
+            for (i, name) in names.iter().enumerate() {
+                let w = &st[i];
+                out[i] = match w.last {
+                    None => None,
+                    Some((e, level)) => id(self.finish(name, &w.ph, e, level, verify_each, &mut probes)),
+                };
+            }
+        }
+    }
+
+    /// Moves a batched search to its next level that needs a probe: from the current level,
+    /// turns right if `matched` (left otherwise), skipping levels deeper than the name or empty.
+    /// Called with `matched = false` and the root as current level to find the first probe
+    /// (the root itself is considered first). Returns false when the search is over.
+    #[inline(always)]
+    fn seek(&self, w: &mut Walk, matched: bool) -> bool {
+        let mut first = !w.started;
+        w.started = true;
+        let mut matched = matched;
+        loop {
+            if !first {
+                if w.half == 0 {
+                    return false;
+                }
+                w.level = if matched { w.level + w.half } else { w.level - w.half };
+                w.half >>= 1;
+            }
+            first = false;
+            if w.level <= w.ph.len && !self.tables[w.level - 1].is_empty() {
+                return true;
+            }
+            matched = false;
+        }
+    }
+
+    // ---------------------------------------------------------------- control side
+
+    /// Adds a route, or replaces the next hops of an existing one. Returns the previous next
+    /// hops if the route existed.
+    pub fn insert(&mut self, name: &NameView<'_>, next_hops: NextHops) -> Result<Option<NextHops>, RouteError> {
+        let value = name.value();
+        let m = self.check(value)?;
+        if next_hops.is_empty() {
+            return Err(RouteError::NoNextHops);
+        }
+        if let Some(&old) = self.routes.get(value) {
+            let new = self.sets.acquire(&next_hops);
+            self.set_route_answer(value, m, new.0);
+            *self.routes.get_mut(value).expect("route present") = new;
+            let previous = self.sets.get(old).clone();
+            self.sets.release(old);
+            return Ok(Some(previous));
+        }
+        let id = self.sets.acquire(&next_hops);
+        if m > self.tables.len() {
+            self.routes.insert(value.into(), id);
+            self.count_level(m, 1);
+            self.rebuild(m);
+            return Ok(None);
+        }
+        self.install(value, m, id.0);
+        self.routes.insert(value.into(), id);
+        self.count_level(m, 1);
+        self.propagate(value, m, id.0);
+        if let Some(mut pulling) = self.pulling.take() {
+            pulling.route_added(self, value);
+            self.pulling = Some(pulling);
+        }
+        Ok(None)
+    }
+
+    /// Removes a route; returns its next hops.
+    pub fn remove(&mut self, name: &NameView<'_>) -> Result<NextHops, RouteError> {
+        let value = name.value();
+        let m = self.check(value)?;
+        let Some(&id) = self.routes.get(value) else {
+            return Err(RouteError::NotFound(name.to_string()));
+        };
+        if let Some(pulling) = self.pulling.take() {
+            pulling.route_removed(self, value);
+            self.pulling = Some(pulling);
+        }
+        let ph = self.hash(value, m);
+        let parent = if m > 1 { self.bmp(value, &ph, m - 1) } else { 0 };
+        for level in self.path(m) {
+            let (pos, e) = self.locate(level, &ph, value).expect("route string is present on its path");
+            let (entry, slot) = (e.entry(), e.slot());
+            if level == m {
+                self.arena.set_real(entry, slot, false);
+                self.arena.set_answer(entry, slot, parent);
+            } else {
+                self.arena.add_refs(entry, slot, -1);
+            }
+            self.settle(level, pos, entry, slot);
+        }
+        self.routes.remove(value);
+        self.count_level(m, -1);
+        self.propagate(value, m, parent);
+        let previous = self.sets.get(id).clone();
+        self.sets.release(id);
+        Ok(previous)
+    }
+
+    /// Checks a route name against the configuration; returns its component count.
+    fn check(&self, value: &[u8]) -> Result<usize, RouteError> {
+        if value.is_empty() {
+            return Err(RouteError::EmptyName);
+        }
+        if value.len() > self.config.max_name_bytes {
+            return Err(RouteError::NameTooLong { bytes: value.len(), max: self.config.max_name_bytes });
+        }
+        let m = count_components(value);
+        if m > self.config.max_components {
+            return Err(RouteError::TooManyComponents { components: m, max: self.config.max_components });
+        }
+        Ok(m)
+    }
+
+    fn count_level(&mut self, m: usize, delta: isize) {
+        self.per_level[m] = self.per_level[m].checked_add_signed(delta).expect("level count");
+        self.deepest = (1..=MAX_LEVELS).rev().find(|&l| self.per_level[l] > 0).unwrap_or(0);
+    }
+
+    pub(crate) fn hash(&self, value: &[u8], levels: usize) -> PrefixHashes {
+        let mut ph = PrefixHashes::default();
+        self.hasher.hash_prefixes(value, levels, &mut ph);
+        ph
+    }
+
+    /// The levels a route of `m` components needs a string at: those where a search for it
+    /// turns right (its markers) and `m` itself, last. Levels where the search turns left need
+    /// nothing.
+    fn path(&self, m: usize) -> Vec<usize> {
+        let (mut level, mut half) = (self.root, self.root >> 1);
+        let mut path = Vec::with_capacity(MAX_SLOTS);
+        loop {
+            if level <= m {
+                path.push(level);
+            }
+            if level == m {
+                return path;
+            }
+            level = if m > level { level + half } else { level - half };
+            half >>= 1;
+        }
+    }
+
+    /// Finds the fingerprint entry of the first `level` components of `value`, comparing bytes.
+    pub(crate) fn locate(&self, level: usize, ph: &PrefixHashes, value: &[u8]) -> Option<(Position, FpEntry)> {
+        let table = self.tables.get(level - 1)?;
+        let p = prefix(value, ph, level);
+        let pos = table.position(ph.hashes[level - 1], |e| self.arena.name_starts_with(e.entry(), p))?;
+        Some((pos, table.get(pos)))
+    }
+
+    /// The answer for the first `upto` components of `value` (the longest route that is a
+    /// prefix of them), by a verified search.
+    pub(crate) fn bmp(&self, value: &[u8], ph: &PrefixHashes, upto: usize) -> u32 {
+        let mut short = *ph;
+        short.len = upto.min(ph.len);
+        let mut probes = 0;
+        self.search(value, &short, true, None, &mut probes)
+    }
+
+    /// Puts the strings of a new route (`m` components, answer `answer`) in the tables: the
+    /// route itself and the markers on its search path, sharing what is already there.
+    fn install(&mut self, value: &[u8], m: usize, answer: u32) {
+        let ph = self.hash(value, m);
+        let mut new_slots: Vec<NewSlot> = Vec::new();
+        let mut existing: Vec<(usize, Position, FpEntry)> = Vec::new();
+        for level in self.path(m) {
+            match self.locate(level, &ph, value) {
+                Some((pos, e)) => existing.push((level, pos, e)),
+                None => {
+                    let marker = level < m;
+                    let inherited = if marker { self.bmp(value, &ph, level) } else { answer };
+                    new_slots.push(NewSlot { level: level as u8, answer: inherited, refs: u32::from(marker), real: !marker });
+                }
+            }
+        }
+        for (level, pos, e) in existing {
+            let (entry, slot) = (e.entry(), e.slot());
+            if level < m {
+                self.arena.add_refs(entry, slot, 1);
+                self.tables[level - 1].set_leaf(pos, false);
+            } else {
+                self.arena.set_real(entry, slot, true);
+                self.arena.set_answer(entry, slot, answer);
+            }
+        }
+        if !new_slots.is_empty() {
+            let entry = self.arena.alloc(value, m, &new_slots);
+            for (i, s) in new_slots.iter().enumerate() {
+                let level = s.level as usize;
+                self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, i as u8, s.refs == 0));
+            }
+        }
+    }
+
+    /// Adds one more marker reference to the prefix of `value` at `level` (creating the marker
+    /// if it is new). Used by level pulling for its extra markers.
+    pub(crate) fn add_marker(&mut self, value: &[u8], level: usize) {
+        let ph = self.hash(value, level);
+        match self.locate(level, &ph, value) {
+            Some((pos, e)) => {
+                self.arena.add_refs(e.entry(), e.slot(), 1);
+                self.tables[level - 1].set_leaf(pos, false);
+            }
+            None => {
+                let answer = self.bmp(value, &ph, level);
+                let slot = NewSlot { level: level as u8, answer, refs: 1, real: false };
+                let entry = self.arena.alloc(prefix(value, &ph, level), level, &[slot]);
+                self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, 0, false));
+            }
+        }
+    }
+
+    /// Drops one marker reference from the prefix of `value` at `level`.
+    pub(crate) fn drop_marker(&mut self, value: &[u8], level: usize) {
+        let ph = self.hash(value, level);
+        let (pos, e) = self.locate(level, &ph, value).expect("marker present");
+        self.arena.add_refs(e.entry(), e.slot(), -1);
+        self.settle(level, pos, e.entry(), e.slot());
+    }
+
+    /// After a slot lost a reference or its route: sets its leaf bit, or removes its
+    /// fingerprint (and frees its entry once every slot of it is dead).
+    fn settle(&mut self, level: usize, pos: Position, entry: u32, slot: usize) {
+        let (refs, real) = (self.arena.refs(entry, slot), self.arena.is_real(entry, slot));
+        if refs > 0 {
+            return;
+        }
+        if real {
+            self.tables[level - 1].set_leaf(pos, true);
+            return;
+        }
+        self.tables[level - 1].remove(pos);
+        if self.arena.is_dead(entry) {
+            self.arena.free(entry);
+        }
+    }
+
+    fn add_fingerprint(&mut self, level: usize, hash: u64, e: FpEntry) {
+        if self.tables[level - 1].needs_growth() {
+            self.grow(level);
+        }
+        self.tables[level - 1].insert(hash, e);
+    }
+
+    /// Rebuilds one level's table at 1.5× its size, rehashing each prefix from its entry.
+    fn grow(&mut self, level: usize) {
+        let table = &self.tables[level - 1];
+        let entries: Vec<(u64, FpEntry)> =
+            table.entries().map(|e| (self.hasher.hash_prefix(self.arena.name(e.entry()), level), e)).collect();
+        let capacity = (entries.len() + 1) * 3 / 2;
+        self.tables[level - 1] = FingerprintTable::rebuilt(capacity, self.config.huge_pages, entries);
+    }
+
+    /// Sets the answer of route `value` (`m` components) and of the markers that inherit it.
+    fn set_route_answer(&mut self, value: &[u8], m: usize, answer: u32) {
+        let ph = self.hash(value, m);
+        let (_, e) = self.locate(m, &ph, value).expect("route present");
+        self.arena.set_answer(e.entry(), e.slot(), answer);
+        self.propagate(value, m, answer);
+    }
+
+    /// Gives `answer` to every marker that extends route position `value` (`m` components) and
+    /// has no longer route between: for each topmost route Q below, the prefixes of Q longer than
+    /// `m` and shorter than Q.
+    fn propagate(&mut self, value: &[u8], m: usize, answer: u32) {
+        let mut cursor: Bound<Vec<u8>> = Bound::Excluded(value.to_vec());
+        loop {
+            let next = self.routes.range::<[u8], _>((cursor.as_ref().map(Vec::as_slice), Bound::Unbounded)).next().map(|(k, _)| k.to_vec());
+            let Some(q) = next.filter(|q| q.starts_with(value)) else { return };
+            let qm = count_components(&q);
+            if qm > m + 1 {
+                let ph = self.hash(&q, qm - 1);
+                for level in m + 1..qm {
+                    if let Some((_, e)) = self.locate(level, &ph, &q) {
+                        self.arena.set_answer(e.entry(), e.slot(), answer);
+                    }
+                }
+            }
+            cursor = match prefix_successor(&q) {
+                Some(s) => Bound::Included(s),
+                None => return,
+            };
+        }
+    }
+
+    /// Rebuilds every table for a tree that covers `m` levels, reinstalling the routes in name
+    /// order (a route's prefixes before it, so no answer needs propagating).
+    fn rebuild(&mut self, m: usize) {
+        let span = (m + 1).next_power_of_two() - 1;
+        let span = span.max(self.tables.len());
+        self.root = span.div_ceil(2);
+        let mut per_level = vec![0usize; span + 1];
+        for k in self.routes.keys() {
+            per_level[count_components(k)] += 1;
+        }
+        let huge = self.config.huge_pages;
+        self.tables = (1..=span).map(|l| FingerprintTable::with_capacity(per_level[l] * 2, huge)).collect();
+        self.arena = EntryArena::default();
+        let routes: Vec<(Box<[u8]>, NextHopsId)> = self.routes.iter().map(|(k, &v)| (k.clone(), v)).collect();
+        for (k, v) in &routes {
+            self.install(k, count_components(k), v.0);
+        }
+        if let Some(pulling) = self.pulling.take() {
+            self.enable_level_pulling(pulling.threshold());
+        }
+    }
+
+    // ---------------------------------------------------------------- level pulling
+
+    /// Turns level pulling on with threshold `t`: every prefix with more than `t` distinct next
+    /// components goes into a small cache-resident trie, and its one-longer extensions are
+    /// searched first. Replaces any earlier setting.
+    pub fn enable_level_pulling(&mut self, t: usize) {
+        self.disable_level_pulling();
+        let pulling = LevelPulling::build(self, t);
+        self.pulling = Some(pulling);
+    }
+
+    /// Turns level pulling off and drops its extra markers.
+    pub fn disable_level_pulling(&mut self) {
+        if let Some(pulling) = self.pulling.take() {
+            pulling.teardown(self);
+        }
+    }
+
+    /// The level-pulling cache, if on.
+    pub fn level_pulling(&self) -> Option<&LevelPulling> {
+        self.pulling.as_ref()
+    }
+
+    pub(crate) fn route_keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.routes.keys().map(|k| &**k)
+    }
+}
+
+/// One name's state in a batched search.
+#[derive(Clone, Copy, Default)]
+struct Walk {
+    ph: PrefixHashes,
+    level: usize,
+    half: usize,
+    last: Option<(FpEntry, usize)>,
+    started: bool,
+    done: bool,
+}
+
+#[inline(always)]
+fn id(answer: u32) -> Option<NextHopsId> {
+    (answer != 0).then_some(NextHopsId(answer))
+}
+
+/// The smallest byte string greater than every string that starts with `p`.
+fn prefix_successor(p: &[u8]) -> Option<Vec<u8>> {
+    let mut s = p.to_vec();
+    while let Some(last) = s.pop() {
+        if last != 0xff {
+            s.push(last + 1);
+            return Some(s);
+        }
+    }
+    None
+}
+
+fn random_key() -> (u64, u64) {
+    use std::hash::{BuildHasher, RandomState};
+    let s = RandomState::new();
+    (s.hash_one(0x6e65_7874u64), s.hash_one(0x686f_70u64))
+}
+
+impl<'f, 'n> crate::Lookup<NameView<'n>> for &'f NameFib {
+    type Answer = Option<NextHopsId>;
+
+    fn lookup(&self, key: &NameView<'n>) -> Self::Answer {
+        self.lookup_id(key.value())
+    }
+
+    fn lookup_batch(&self, keys: &[&NameView<'n>], out: &mut [Self::Answer]) {
+        let values: Vec<&[u8]> = keys.iter().map(|k| k.value()).collect();
+        self.lookup_batch_ids(&values, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nexthop_wire::Name;
+
+    fn n(uri: &str) -> Name {
+        Name::from_uri(uri).unwrap()
+    }
+
+    fn fib(strategy: Strategy) -> NameFib {
+        NameFib::new(NameFibConfig { strategy, key: Some((7, 9)), huge_pages: false, ..NameFibConfig::default() })
+    }
+
+    fn face(f: &NameFib, uri: &str) -> Option<u32> {
+        f.lookup(&n(uri).as_view()).map(|h| h.best().unwrap().face)
+    }
+
+    #[test]
+    fn the_papers_backtracking_example_needs_no_backtracking() {
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            let mut f = fib(s);
+            // Force a 7-level tree as in Figure 1.
+            f.insert(&n("/z/z/z/z/z/z/z").as_view(), NextHops::single(9, 0)).unwrap();
+            f.insert(&n("/a").as_view(), NextHops::single(1, 0)).unwrap();
+            f.insert(&n("/a/b/c").as_view(), NextHops::single(3, 0)).unwrap();
+            f.insert(&n("/a/b/c/d").as_view(), NextHops::single(4, 0)).unwrap();
+            assert_eq!(f.search_depth(), 3);
+            assert_eq!(face(&f, "/a/b/c/random"), Some(3));
+            assert_eq!(face(&f, "/a/b/random"), Some(1), "marker /a/b inherits /a");
+            assert_eq!(face(&f, "/a/b/c/d/e/f/g/h"), Some(4));
+            assert_eq!(face(&f, "/b"), None);
+            let (_, probes) = f.lookup_counted(n("/a/b/c/d/e/f/g").value());
+            assert!(probes <= 3);
+        }
+    }
+
+    #[test]
+    fn shorter_route_added_later_reaches_existing_markers() {
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            let mut f = fib(s);
+            f.insert(&n("/a/b/c/d/e/f/g").as_view(), NextHops::single(7, 0)).unwrap();
+            assert_eq!(face(&f, "/a/b/c/d/x"), None);
+            f.insert(&n("/a/b").as_view(), NextHops::single(2, 0)).unwrap();
+            assert_eq!(face(&f, "/a/b/c/d/x"), Some(2));
+            assert_eq!(face(&f, "/a/b/c/d/e/f/x"), Some(2));
+            f.insert(&n("/a/b").as_view(), NextHops::single(5, 0)).unwrap();
+            assert_eq!(face(&f, "/a/b/c/d/e/f/x"), Some(5), "replacing updates inherited answers");
+            f.remove(&n("/a/b").as_view()).unwrap();
+            assert_eq!(face(&f, "/a/b/c/d/e/f/x"), None);
+            assert_eq!(face(&f, "/a/b/c/d/e/f/g"), Some(7));
+            f.remove(&n("/a/b/c/d/e/f/g").as_view()).unwrap();
+            assert!(f.level_sizes().iter().all(|&s| s == 0), "markers go with the last route that needed them");
+            assert_eq!(f.arena.live_bytes(), 0);
+        }
+    }
+
+    #[test]
+    fn bad_routes_are_refused_and_change_nothing() {
+        let mut f = NameFib::new(NameFibConfig { max_components: 3, max_name_bytes: 20, key: Some((1, 1)), ..Default::default() });
+        f.insert(&n("/a").as_view(), NextHops::single(1, 0)).unwrap();
+        assert_eq!(f.insert(&n("/").as_view(), NextHops::single(1, 0)), Err(RouteError::EmptyName));
+        assert_eq!(
+            f.insert(&n("/a/b/c/d").as_view(), NextHops::single(1, 0)),
+            Err(RouteError::TooManyComponents { components: 4, max: 3 })
+        );
+        assert!(matches!(f.insert(&n("/aaaaaaaaaaaaaaaaaaaaaaaa").as_view(), NextHops::single(1, 0)), Err(RouteError::NameTooLong { .. })));
+        assert_eq!(f.insert(&n("/b").as_view(), NextHops::default()), Err(RouteError::NoNextHops));
+        assert!(matches!(f.remove(&n("/c").as_view()), Err(RouteError::NotFound(_))));
+        assert_eq!(f.len(), 1);
+        assert_eq!(face(&f, "/a/x"), Some(1));
+    }
+
+    #[test]
+    fn batch_agrees_with_single() {
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            let mut f = fib(s);
+            for (i, uri) in ["/a", "/a/b/c", "/a/b/c/d/e", "/x/y", "/x/y/z/w/v/u/t/s/r"].iter().enumerate() {
+                f.insert(&n(uri).as_view(), NextHops::single(i as u32 + 1, 0)).unwrap();
+            }
+            let queries: Vec<Name> =
+                ["/a/b", "/a/b/c/d", "/a/b/c/d/e/f", "/x", "/x/y/z/w/v/u/t/s/r/q", "/q", "/x/y/z"].iter().map(|u| n(u)).collect();
+            let values: Vec<&[u8]> = queries.iter().map(|q| q.value()).collect();
+            let mut out = vec![None; values.len()];
+            f.lookup_batch_ids(&values, &mut out);
+            for (q, o) in queries.iter().zip(&out) {
+                assert_eq!(*o, f.lookup_id(q.value()), "{q}");
+            }
+        }
+    }
+
+    #[test]
+    fn prefix_successor_bounds_the_range() {
+        assert_eq!(prefix_successor(&[1, 2]), Some(vec![1, 3]));
+        assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
+        assert_eq!(prefix_successor(&[0xff]), None);
+    }
+}

@@ -1,0 +1,220 @@
+//! Prefix hashing: the hash of every prefix of a name, in one pass over the name.
+//!
+//! A name is hashed component by component into one running hasher; after each component the
+//! hasher's current value is the hash of the prefix that ends there (`Hasher::finish` does not
+//! consume the state). So a name of n components costs one pass over its bytes and n cheap
+//! finalisations, and every table probe of a lookup reuses the array this fills.
+//!
+//! Two hash functions, one per string-matching strategy of the paper (§3.2.2):
+//! - [`Strategy::VerifyEach`] ("CityA"): a fast non-cryptographic hash (foldhash, the hash of
+//!   hashbrown; the paper used CityHash), with the name bytes compared on every fingerprint match.
+//! - [`Strategy::VerifyAtEnd`] ("SipE"): keyed SipHash-1-3 with a random key, so that nobody who
+//!   does not know the key can make names whose fingerprints collide on purpose; the bytes are
+//!   compared once, at the end of the search.
+//!
+//! The hashed bytes are the components' TLV encodings, so prefixes are unambiguous ("/a/bc" and
+//! "/ab/c" hash different bytes) and the hash of a prefix does not depend on what follows it.
+
+use core::hash::{BuildHasher, Hasher};
+
+/// Most name components a FIB indexes (the deepest level of its binary search).
+pub const MAX_LEVELS: usize = 32;
+
+/// Which hash and which string-matching strategy a FIB uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// Fast hash; compare the name bytes on every fingerprint match (the paper's CityA).
+    VerifyEach,
+    /// Keyed SipHash; compare the name bytes only at the end, re-searching with comparisons if a
+    /// fingerprint lied (the paper's SipE).
+    VerifyAtEnd,
+}
+
+impl Strategy {
+    /// Short name used in result rows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Strategy::VerifyEach => "verify-each",
+            Strategy::VerifyAtEnd => "verify-at-end",
+        }
+    }
+}
+
+/// The prefix hasher of one FIB: the strategy's function with this FIB's key.
+#[derive(Debug, Clone, Copy)]
+pub struct PrefixHasher {
+    strategy: Strategy,
+    key: (u64, u64),
+}
+
+/// Component boundaries and prefix hashes of one name, as many components as were asked for.
+#[derive(Clone, Copy)]
+pub struct PrefixHashes {
+    /// Components hashed (`ends[..len]` and `hashes[..len]` are valid).
+    pub len: usize,
+    /// `ends[i]`: byte offset in the name value where component `i + 1` ends.
+    pub ends: [u32; MAX_LEVELS],
+    /// `hashes[i]`: hash of the prefix of `i + 1` components.
+    pub hashes: [u64; MAX_LEVELS],
+}
+
+impl Default for PrefixHashes {
+    fn default() -> Self {
+        PrefixHashes { len: 0, ends: [0; MAX_LEVELS], hashes: [0; MAX_LEVELS] }
+    }
+}
+
+impl core::fmt::Debug for PrefixHashes {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PrefixHashes").field("ends", &&self.ends[..self.len]).field("hashes", &&self.hashes[..self.len]).finish()
+    }
+}
+
+impl PrefixHasher {
+    /// A hasher for `strategy` keyed with `key` (SipHash's 128-bit key, or foldhash's seed).
+    pub fn new(strategy: Strategy, key: (u64, u64)) -> Self {
+        PrefixHasher { strategy, key }
+    }
+
+    /// The strategy this hasher serves.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Hashes the first `min(components, max)` components of the name whose TLV value is
+    /// `value` into `out`. Bytes that do not parse as a component end the walk (a name view from
+    /// `nexthop-wire` is already validated, so this only guards against misuse).
+    #[inline]
+    pub fn hash_prefixes(&self, value: &[u8], max: usize, out: &mut PrefixHashes) {
+        let max = max.min(MAX_LEVELS);
+        match self.strategy {
+            Strategy::VerifyEach => {
+                let mut h = foldhash::fast::FixedState::with_seed(self.key.0).build_hasher();
+                walk(value, max, out, |bytes| {
+                    h.write(bytes);
+                    h.finish()
+                });
+            }
+            Strategy::VerifyAtEnd => {
+                let mut h = siphasher::sip::SipHasher13::new_with_keys(self.key.0, self.key.1);
+                walk(value, max, out, |bytes| {
+                    h.write(bytes);
+                    h.finish()
+                });
+            }
+        }
+    }
+
+    /// Hash of the prefix of `value` that ends at byte `end`, which must be a component boundary
+    /// reached after `level` components (used when a table is resized and its keys rehashed).
+    pub fn hash_prefix(&self, value: &[u8], level: usize) -> u64 {
+        let mut out = PrefixHashes::default();
+        self.hash_prefixes(value, level, &mut out);
+        debug_assert_eq!(out.len, level);
+        out.hashes[level - 1]
+    }
+}
+
+/// Walks the components of `value`, calling `step` with each component's TLV bytes and storing
+/// the boundary and the returned hash.
+#[inline(always)]
+fn walk(value: &[u8], max: usize, out: &mut PrefixHashes, mut step: impl FnMut(&[u8]) -> u64) {
+    let mut at = 0usize;
+    let mut n = 0usize;
+    while n < max && at < value.len() {
+        let Some(end) = component_end(value, at) else { break };
+        out.ends[n] = end as u32;
+        out.hashes[n] = step(&value[at..end]);
+        n += 1;
+        at = end;
+    }
+    out.len = n;
+}
+
+/// End offset of the component TLV that starts at `at`, or `None` if the bytes there are not a
+/// whole TLV.
+#[inline(always)]
+pub fn component_end(value: &[u8], at: usize) -> Option<usize> {
+    let (_, type_len) = read_varnum(value, at)?;
+    let (len, len_len) = read_varnum(value, at + type_len)?;
+    let start = at + type_len + len_len;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    (end <= value.len()).then_some(end)
+}
+
+/// Counts the components of a name value (stopping at the first malformed byte).
+pub fn count_components(value: &[u8]) -> usize {
+    let (mut at, mut n) = (0, 0);
+    while at < value.len() {
+        match component_end(value, at) {
+            Some(end) => {
+                at = end;
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    n
+}
+
+#[inline(always)]
+fn read_varnum(buf: &[u8], at: usize) -> Option<(u64, usize)> {
+    let first = *buf.get(at)?;
+    match first {
+        0..=252 => Some((u64::from(first), 1)),
+        253 => Some((u64::from(u16::from_be_bytes(buf.get(at + 1..at + 3)?.try_into().ok()?)), 3)),
+        254 => Some((u64::from(u32::from_be_bytes(buf.get(at + 1..at + 5)?.try_into().ok()?)), 5)),
+        255 => Some((u64::from_be_bytes(buf.get(at + 1..at + 9)?.try_into().ok()?), 9)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nexthop_wire::Name;
+
+    fn hashes(strategy: Strategy, uri: &str) -> PrefixHashes {
+        let name = Name::from_uri(uri).unwrap();
+        let mut out = PrefixHashes::default();
+        PrefixHasher::new(strategy, (1, 2)).hash_prefixes(name.value(), MAX_LEVELS, &mut out);
+        out
+    }
+
+    #[test]
+    fn a_prefix_hashes_alike_whatever_follows() {
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            let long = hashes(s, "/a/bb/ccc/dddd");
+            let short = hashes(s, "/a/bb");
+            assert_eq!(long.len, 4);
+            assert_eq!(short.len, 2);
+            assert_eq!(&long.hashes[..2], &short.hashes[..2]);
+            assert_eq!(&long.ends[..2], &short.ends[..2]);
+            assert_ne!(long.hashes[1], long.hashes[2]);
+        }
+    }
+
+    #[test]
+    fn component_boundaries_are_unambiguous() {
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            assert_ne!(hashes(s, "/a/bc").hashes[1], hashes(s, "/ab/c").hashes[1]);
+        }
+    }
+
+    #[test]
+    fn keys_change_the_hash() {
+        let name = Name::from_uri("/x/y").unwrap();
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            let a = PrefixHasher::new(s, (1, 2)).hash_prefix(name.value(), 2);
+            let b = PrefixHasher::new(s, (3, 4)).hash_prefix(name.value(), 2);
+            assert_ne!(a, b);
+        }
+    }
+
+    #[test]
+    fn malformed_bytes_end_the_walk() {
+        let mut out = PrefixHashes::default();
+        PrefixHasher::new(Strategy::VerifyEach, (0, 0)).hash_prefixes(&[8, 1, b'a', 8, 5, b'b'], 8, &mut out);
+        assert_eq!(out.len, 1);
+        assert_eq!(count_components(&[8, 1, b'a', 8, 5, b'b']), 1);
+    }
+}
