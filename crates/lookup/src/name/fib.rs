@@ -868,6 +868,25 @@ mod tests {
     }
 
     #[test]
+    fn a_lying_fingerprint_falls_back_to_a_verified_search() {
+        let mut f = fib(Strategy::VerifyAtEnd);
+        f.insert(&n("/route").as_view(), NextHops::single(1, 0)).unwrap();
+        f.insert(&n("/route/deeper").as_view(), NextHops::single(2, 0)).unwrap();
+        let target = f.hasher.hash_prefix(n("/route").value(), 1);
+        // A one-bucket table: any name whose 20-bit fingerprint matches collides.
+        assert_eq!(f.tables[0].len(), 1);
+        let liar = (0u64..)
+            .map(|i| n(&format!("/{i:x}")))
+            .find(|c| f.hasher.hash_prefix(c.value(), 1) & 0xfffff == target & 0xfffff)
+            .unwrap();
+        let query = liar.clone().with_generic("deeper");
+        let (answer, probes) = f.lookup_counted(query.value());
+        assert_eq!(answer, None, "{liar} must not match /route");
+        assert!(probes > f.search_depth(), "the fallback search read buckets again");
+        assert_eq!(face(&f, "/route/deeper/x"), Some(2));
+    }
+
+    #[test]
     fn prefix_successor_bounds_the_range() {
         assert_eq!(prefix_successor(&[1, 2]), Some(vec![1, 3]));
         assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));

@@ -1,0 +1,113 @@
+//! Property tests: `NameFib` (both strategies, with and without level pulling) agrees with the
+//! reference on random FIBs, random names and random update sequences, and never reads more
+//! buckets than the binary-search bound plus the overflow buckets actually chained.
+
+use nexthop_lookup::name::{NameFib, NameFibConfig, NextHop, NextHops, ReferenceFib, Strategy as Matching};
+use nexthop_wire::Name;
+use proptest::prelude::*;
+
+/// Names over a tiny alphabet so that routes share prefixes, nest and collide often.
+fn name(max_len: usize) -> impl Strategy<Value = Name> {
+    prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "dd", "e"]), 1..=max_len).prop_map(|comps| {
+        let mut n = Name::new();
+        for c in comps {
+            n = n.with_generic(c.as_bytes());
+        }
+        n
+    })
+}
+
+fn hops() -> impl Strategy<Value = NextHops> {
+    prop::collection::vec((1u32..6, 0u32..3), 1..3).prop_map(|v| NextHops::new(v.into_iter().map(|(face, cost)| NextHop { face, cost })))
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(Name, NextHops),
+    Remove(Name),
+    Pull(usize),
+    Unpull,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (name(9), hops()).prop_map(|(n, h)| Op::Insert(n, h)),
+        3 => name(9).prop_map(Op::Remove),
+        1 => (1usize..4).prop_map(Op::Pull),
+        1 => Just(Op::Unpull),
+    ]
+}
+
+fn fibs() -> Vec<NameFib> {
+    [Matching::VerifyEach, Matching::VerifyAtEnd]
+        .into_iter()
+        .map(|s| NameFib::new(NameFibConfig { key: Some((11, 13)), huge_pages: false, ..NameFibConfig::with_strategy(s) }))
+        .collect()
+}
+
+fn check(fib: &NameFib, reference: &ReferenceFib, queries: &[Name]) -> Result<(), TestCaseError> {
+    let values: Vec<&[u8]> = queries.iter().map(|q| q.value()).collect();
+    let mut batch = vec![None; values.len()];
+    fib.lookup_batch_ids(&values, &mut batch);
+    for (q, b) in queries.iter().zip(&batch) {
+        let want = reference.lookup(&q.as_view());
+        let (got, probes) = fib.lookup_counted(q.value());
+        prop_assert_eq!(got.map(|id| fib.next_hops(id)), want, "single lookup of {}", q);
+        prop_assert_eq!(b.map(|id| fib.next_hops(id)), want, "batch lookup of {}", q);
+        let bound = fib.search_depth() as usize + fib.chained_buckets() + usize::from(fib.level_pulling().is_some());
+        prop_assert!(probes as usize <= bound, "{} probes for {} (bound {})", probes, q, bound);
+    }
+    prop_assert_eq!(fib.len(), reference.len());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_fibs_agree_with_the_reference(routes in prop::collection::vec((name(9), hops()), 0..60),
+                                            queries in prop::collection::vec(name(12), 1..40)) {
+        for mut fib in fibs() {
+            let mut reference = ReferenceFib::new();
+            for (n, h) in &routes {
+                fib.insert(&n.as_view(), h.clone()).unwrap();
+                reference.insert(&n.as_view(), h.clone());
+            }
+            check(&fib, &reference, &queries)?;
+        }
+    }
+
+    #[test]
+    fn random_update_sequences_agree_with_the_reference(ops in prop::collection::vec(op(), 1..120),
+                                                         queries in prop::collection::vec(name(12), 1..30)) {
+        for mut fib in fibs() {
+            let mut reference = ReferenceFib::new();
+            for (i, op) in ops.iter().enumerate() {
+                match op {
+                    Op::Insert(n, h) => {
+                        let prev = fib.insert(&n.as_view(), h.clone()).unwrap();
+                        prop_assert_eq!(prev, reference.insert(&n.as_view(), h.clone()));
+                    }
+                    Op::Remove(n) => {
+                        let got = fib.remove(&n.as_view()).ok();
+                        prop_assert_eq!(got, reference.remove(&n.as_view()));
+                    }
+                    Op::Pull(t) => fib.enable_level_pulling(*t),
+                    Op::Unpull => fib.disable_level_pulling(),
+                }
+                if i % 10 == 0 {
+                    check(&fib, &reference, &queries)?;
+                }
+            }
+            check(&fib, &reference, &queries)?;
+            // Removing everything leaves nothing behind.
+            fib.disable_level_pulling();
+            let names: Vec<Vec<u8>> = fib.routes().map(|(k, _)| k.to_vec()).collect();
+            for k in names {
+                fib.remove(&nexthop_wire::NameView::from_value(&k).unwrap()).unwrap();
+            }
+            prop_assert!(fib.level_sizes().iter().all(|&s| s == 0));
+            prop_assert!(fib.next_hop_sets().is_empty());
+        }
+    }
+}
