@@ -6,6 +6,10 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 
+/// Counts live heap bytes so experiments can report what each structure allocates.
+#[global_allocator]
+static ALLOCATOR: nexthop_lab::alloc::Counting = nexthop_lab::alloc::Counting;
+
 /// nexthop: a forwarding plane for information-centric and IP networks.
 #[derive(Debug, Parser)]
 #[command(name = "nexthop", version, about)]

@@ -14,9 +14,11 @@
 
 #![deny(unsafe_code)]
 
+pub mod alloc;
 pub mod experiments;
 pub mod harness;
 pub mod machine;
+pub mod peers;
 pub mod plot;
 pub mod progress;
 pub mod report;

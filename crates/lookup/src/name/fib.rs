@@ -875,10 +875,8 @@ mod tests {
         let target = f.hasher.hash_prefix(n("/route").value(), 1);
         // A one-bucket table: any name whose 20-bit fingerprint matches collides.
         assert_eq!(f.tables[0].len(), 1);
-        let liar = (0u64..)
-            .map(|i| n(&format!("/{i:x}")))
-            .find(|c| f.hasher.hash_prefix(c.value(), 1) & 0xfffff == target & 0xfffff)
-            .unwrap();
+        let liar =
+            (0u64..).map(|i| n(&format!("/{i:x}"))).find(|c| f.hasher.hash_prefix(c.value(), 1) & 0xfffff == target & 0xfffff).unwrap();
         let query = liar.clone().with_generic("deeper");
         let (answer, probes) = f.lookup_counted(query.value());
         assert_eq!(answer, None, "{liar} must not match /route");

@@ -71,6 +71,11 @@ impl NextHopsId {
     pub fn get(self) -> u32 {
         self.0
     }
+
+    /// The id with raw value `raw`, if not 0 (for structures that store ids as `u32`).
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        (raw != 0).then_some(NextHopsId(raw))
+    }
 }
 
 /// The interning table of next-hop sets.
