@@ -28,8 +28,11 @@ pub fn prefetch<T>(ptr: *const T) {
 /// Asks the kernel to back the whole 2 MiB pages inside `slice` with transparent huge pages.
 /// Returns whether the advice was given (false for small slices or if the kernel refused).
 pub fn advise_huge_pages<T>(slice: &[T]) -> bool {
-    let start = slice.as_ptr() as usize;
-    let end = start + core::mem::size_of_val(slice);
+    advise_range(slice.as_ptr() as usize, core::mem::size_of_val(slice))
+}
+
+fn advise_range(start: usize, bytes: usize) -> bool {
+    let end = start + bytes;
     let aligned_start = start.next_multiple_of(HUGE_PAGE);
     let aligned_end = end / HUGE_PAGE * HUGE_PAGE;
     if aligned_end <= aligned_start {
@@ -37,13 +40,24 @@ pub fn advise_huge_pages<T>(slice: &[T]) -> bool {
     }
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: the range lies inside memory this process owns (the slice), madvise with
+        // SAFETY: the range lies inside one allocation this process owns (a slice or a vector's
+        // buffer, rounded inwards to whole huge pages), and madvise with
         // MADV_HUGEPAGE changes only how the kernel backs it, never its contents or validity.
         let rc = unsafe { libc::madvise(aligned_start as *mut libc::c_void, aligned_end - aligned_start, libc::MADV_HUGEPAGE) };
         rc == 0
     }
     #[cfg(not(target_os = "linux"))]
     false
+}
+
+/// [`advise_huge_pages`] over a vector's whole allocation, spare capacity included: call it
+/// right after reserving and before filling, so the pages are huge from their first touch.
+pub fn advise_huge_pages_for<T>(v: &mut Vec<T>) -> bool {
+    let len = v.len();
+    let spare = v.spare_capacity_mut();
+    let start = spare.as_ptr().cast::<T>().wrapping_sub(len);
+    let bytes = (len + spare.len()) * core::mem::size_of::<T>();
+    advise_range(start as usize, bytes)
 }
 
 #[cfg(test)]
@@ -67,5 +81,7 @@ mod tests {
     fn large_slices_get_advice() {
         let v = vec![0u64; 3 * HUGE_PAGE / 8];
         assert!(advise_huge_pages(&v));
+        let mut w: Vec<u64> = Vec::with_capacity(3 * HUGE_PAGE / 8);
+        assert!(advise_huge_pages_for(&mut w));
     }
 }

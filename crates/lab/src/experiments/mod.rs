@@ -2,6 +2,7 @@
 
 use crate::{Report, RunConfig};
 
+pub mod name_fib;
 pub mod wire;
 
 /// One experiment.
@@ -19,7 +20,7 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in the order `--all` runs them.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&wire::Wire]
+    vec![&wire::Wire, &name_fib::NameFibExperiment]
 }
 
 /// The experiment called `name`.

@@ -110,69 +110,77 @@ impl core::fmt::Debug for StartAtM {
 }
 
 impl StartAtM {
-    /// Builds from all routes at once (M depends on the whole FIB). Routes are name TLV values.
-    pub fn build<'a>(routes: impl Iterator<Item = (&'a [u8], NextHops)> + Clone) -> Self {
-        let hasher = hasher();
-        let mut per_level = [0usize; MAX_LEVELS + 1];
-        for (v, _) in routes.clone() {
-            per_level[nexthop_lookup::name::hash::count_components(v).min(MAX_LEVELS)] += 1;
-        }
-        // The most populated level; ties go to the shorter one.
-        let m = (1..=MAX_LEVELS).max_by_key(|&l| (per_level[l], std::cmp::Reverse(l))).unwrap_or(1);
-        let deepest = (1..=MAX_LEVELS).rev().find(|&l| per_level[l] > 0).unwrap_or(0);
-        let mut s = StartAtM { hasher, table: HashTable::new(), sets: NextHopSets::default(), m, deepest };
+    /// An empty table that will start its searches at level `m` (pick it with
+    /// [`Self::most_populated`] from the route-length histogram).
+    pub fn with_m(m: usize, deepest: usize) -> Self {
+        StartAtM { hasher: hasher(), table: HashTable::new(), sets: NextHopSets::default(), m: m.max(1), deepest }
+    }
+
+    /// The most populated route length in `per_level` (index = components); ties go to the
+    /// shorter length.
+    pub fn most_populated(per_level: &[usize]) -> usize {
+        (1..per_level.len()).max_by_key(|&l| (per_level[l], std::cmp::Reverse(l))).unwrap_or(1)
+    }
+
+    /// Adds a route (name TLV value). Call [`Self::finish`] after the last one.
+    pub fn insert(&mut self, value: &[u8], hops: &NextHops) {
+        let hasher = self.hasher;
         let rehash = move |e: &Entry| hasher.hash_prefix(&e.key, nexthop_lookup::name::hash::count_components(&e.key));
         let mut ph = PrefixHashes::default();
-        for (value, hops) in routes {
-            hasher.hash_prefixes(value, MAX_LEVELS, &mut ph);
-            let id = s.sets.acquire(&hops).get();
-            let len = ph.len;
-            let hash = ph.hashes[len - 1];
-            match s.table.find_mut(hash, |e| *e.key == *value) {
-                Some(e) => {
-                    if e.own != 0 {
-                        s.sets.release(id_of(e.own));
-                    }
-                    e.own = id;
+        hasher.hash_prefixes(value, MAX_LEVELS, &mut ph);
+        let id = self.sets.acquire(hops).get();
+        let len = ph.len;
+        let hash = ph.hashes[len - 1];
+        match self.table.find_mut(hash, |e| *e.key == *value) {
+            Some(e) => {
+                if e.own != 0 {
+                    self.sets.release(id_of(e.own));
                 }
-                None => {
-                    s.table.insert_unique(hash, Entry { key: value.into(), own: id, answer: 0, deepest_below: 0 }, rehash);
-                }
+                e.own = id;
             }
-            if len > m {
-                let key = &value[..ph.ends[m - 1] as usize];
-                let hash = ph.hashes[m - 1];
-                match s.table.find_mut(hash, |e| *e.key == *key) {
-                    Some(e) => e.deepest_below = e.deepest_below.max(len as u8),
-                    None => {
-                        s.table.insert_unique(hash, Entry { key: key.into(), own: 0, answer: 0, deepest_below: len as u8 }, rehash);
-                    }
+            None => {
+                self.table.insert_unique(hash, Entry { key: value.into(), own: id, answer: 0, deepest_below: 0 }, rehash);
+            }
+        }
+        let m = self.m;
+        if len > m {
+            let key = &value[..ph.ends[m - 1] as usize];
+            let hash = ph.hashes[m - 1];
+            match self.table.find_mut(hash, |e| *e.key == *key) {
+                Some(e) => e.deepest_below = e.deepest_below.max(len as u8),
+                None => {
+                    self.table.insert_unique(hash, Entry { key: key.into(), own: 0, answer: 0, deepest_below: len as u8 }, rehash);
                 }
             }
         }
-        // Answers: a route answers itself; a virtual entry inherits its longest shorter route.
-        let mut answers = Vec::new();
-        for e in s.table.iter() {
+        self.deepest = self.deepest.max(len);
+    }
+
+    /// Computes the answers: a route answers itself; a virtual entry inherits its longest
+    /// shorter route.
+    pub fn finish(&mut self) {
+        let (m, hasher) = (self.m, self.hasher);
+        let mut inherited = Vec::new();
+        for e in self.table.iter() {
             if e.own == 0 {
                 let mut ph = PrefixHashes::default();
                 hasher.hash_prefixes(&e.key, m, &mut ph);
                 let mut probes = 0;
-                let inherited =
-                    (1..m).rev().find_map(|l| probe(&s.table, &e.key, &ph, l, &mut probes).filter(|e| e.own != 0)).map_or(0, |e| e.own);
-                answers.push((e.key.clone(), ph.hashes[m - 1], inherited));
+                let answer =
+                    (1..m).rev().find_map(|l| probe(&self.table, &e.key, &ph, l, &mut probes).filter(|e| e.own != 0)).map_or(0, |e| e.own);
+                inherited.push((e.key.clone(), ph.hashes[m - 1], answer));
             }
         }
-        for e in s.table.iter_mut() {
+        for e in self.table.iter_mut() {
             if e.own != 0 {
                 e.answer = e.own;
             }
         }
-        for (key, hash, inherited) in answers {
-            if let Some(e) = s.table.find_mut(hash, |e| e.key == key) {
-                e.answer = inherited;
+        for (key, hash, answer) in inherited {
+            if let Some(e) = self.table.find_mut(hash, |e| e.key == key) {
+                e.answer = answer;
             }
         }
-        s
     }
 
     /// The starting level M.
@@ -247,7 +255,15 @@ mod tests {
                 reference.insert(&n.as_view(), h.clone());
                 lf.insert(n.value(), h);
             }
-            let sm = StartAtM::build(routes.iter().map(|(n, h)| (n.value(), h.clone())));
+            let mut per_level = [0usize; 8];
+            for (n, _) in &routes {
+                per_level[n.len()] += 1;
+            }
+            let mut sm = StartAtM::with_m(StartAtM::most_populated(&per_level), 0);
+            for (n, h) in &routes {
+                sm.insert(n.value(), h);
+            }
+            sm.finish();
             for _ in 0..50 {
                 let q = random_name(&mut rng, 10);
                 let want = reference.lookup(&q.as_view());

@@ -63,11 +63,14 @@ const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 
 /// Appends one generic component of 6–10 random characters.
 fn random_component(rng: &mut SmallRng, out: &mut Vec<u8>) {
-    let len = rng.gen_range(6..=10);
+    let mut bits: u64 = rng.gen();
+    let len = 6 + (bits % 5) as usize;
+    bits /= 5;
     out.push(8);
     out.push(len as u8);
     for _ in 0..len {
-        out.push(ALPHABET[rng.gen_range(0..ALPHABET.len())]);
+        out.push(ALPHABET[(bits % ALPHABET.len() as u64) as usize]);
+        bits /= ALPHABET.len() as u64;
     }
 }
 
@@ -176,32 +179,41 @@ impl FibWorkload {
         }
     }
 
-    /// Writes lookup name `j` into `out`.
-    pub fn query(&self, j: usize, out: &mut Vec<u8>) {
+    /// Writes lookup name `j` into `out` and returns the index of the route it was made to
+    /// match longest (the answer by construction; random components could in principle make a
+    /// longer match, which the reference oracle would catch where it is used).
+    pub fn query(&self, j: usize, out: &mut Vec<u8>) -> usize {
         let mut rng = rng_for(self.seed, 4, j as u64);
-        match &self.kind {
+        let expected = match &self.kind {
             FibKind::WorstBinsearch { k } => {
-                let groups = (self.rules / (marker_levels(*k).len() + 1)).max(1);
+                let markers = marker_levels(*k).len();
+                let groups = (self.rules / (markers + 1)).max(1);
+                let group = rng.gen_range(0..groups);
                 out.clear();
-                self.base(rng.gen_range(0..groups), *k, out);
+                self.base(group, *k, out);
+                groups * markers + group
             }
             FibKind::WorstLinear { k } => {
                 let chains = (self.rules / k).max(1);
                 out.clear();
                 let matched = rng.gen_range(1..=3.min(*k));
-                self.base(rng.gen_range(0..chains), matched, out);
+                let chain = rng.gen_range(0..chains);
+                self.base(chain, matched, out);
                 for _ in matched..*k {
                     random_component(&mut rng, out);
                 }
+                chain * k + matched - 1
             }
             FibKind::Url(_) => {
                 let i = rng.gen_range(0..self.rules);
                 self.rule(i, out);
+                i
             }
-        }
+        };
         for _ in 0..rng.gen_range(0..=3) {
             random_component(&mut rng, out);
         }
+        expected
     }
 }
 

@@ -32,6 +32,7 @@ pub struct EntryArena {
     bytes: Vec<u8>,
     free: HashMap<u32, Vec<u32>>,
     live_words: usize,
+    huge_pages: bool,
 }
 
 /// A slot to create in a new entry.
@@ -53,6 +54,11 @@ fn word(bytes: &[u8], at: usize) -> u32 {
 }
 
 impl EntryArena {
+    /// An empty arena; `huge_pages` asks for transparent huge pages as it grows.
+    pub fn new(huge_pages: bool) -> Self {
+        EntryArena { huge_pages, ..Self::default() }
+    }
+
     /// Size in words of an entry with `slots` slots and a name of `name_len` bytes.
     fn words_for(slots: usize, name_len: usize) -> usize {
         HEADER_WORDS + 2 * slots + name_len.div_ceil(4)
@@ -68,6 +74,12 @@ impl EntryArena {
             None => {
                 let o = self.bytes.len() / 4;
                 assert!(o + words <= u32::MAX as usize, "name-prefix arena is full (16 GiB)");
+                if self.bytes.len() + words * 4 > self.bytes.capacity() {
+                    self.bytes.reserve(self.bytes.capacity().max(words * 4));
+                    if self.huge_pages {
+                        crate::mem::advise_huge_pages_for(&mut self.bytes);
+                    }
+                }
                 self.bytes.resize(self.bytes.len() + words * 4, 0);
                 o
             }

@@ -145,7 +145,7 @@ impl NameFib {
             hasher: PrefixHasher::new(config.strategy, key),
             root: 0,
             tables: Vec::new(),
-            arena: EntryArena::default(),
+            arena: EntryArena::new(config.huge_pages),
             sets: NextHopSets::default(),
             routes: BTreeMap::new(),
             per_level: [0; MAX_LEVELS + 1],
@@ -454,7 +454,7 @@ impl NameFib {
         self.routes.insert(value.into(), id);
         self.count_level(m, 1);
         self.propagate(value, m, id.0);
-        if let Some(mut pulling) = self.pulling.take() {
+        if let Some(pulling) = self.pulling.take() {
             pulling.route_added(self, value);
             self.pulling = Some(pulling);
         }
@@ -692,7 +692,7 @@ impl NameFib {
         }
         let huge = self.config.huge_pages;
         self.tables = (1..=span).map(|l| FingerprintTable::with_capacity(per_level[l] * 2, huge)).collect();
-        self.arena = EntryArena::default();
+        self.arena = EntryArena::new(self.config.huge_pages);
         let routes: Vec<(Box<[u8]>, NextHopsId)> = self.routes.iter().map(|(k, &v)| (k.clone(), v)).collect();
         for (k, v) in &routes {
             self.install(k, count_components(k), v.0);
@@ -761,10 +761,10 @@ fn prefix_successor(p: &[u8]) -> Option<Vec<u8>> {
 fn random_key() -> (u64, u64) {
     use std::hash::{BuildHasher, RandomState};
     let s = RandomState::new();
-    (s.hash_one(0x6e65_7874u64), s.hash_one(0x686f_70u64))
+    (s.hash_one(0x6e65_7874u64), s.hash_one(0x0068_6f70_u64))
 }
 
-impl<'f, 'n> crate::Lookup<NameView<'n>> for &'f NameFib {
+impl<'n> crate::Lookup<NameView<'n>> for &NameFib {
     type Answer = Option<NextHopsId>;
 
     fn lookup(&self, key: &NameView<'n>) -> Self::Answer {

@@ -34,7 +34,9 @@ use super::table::FpEntry;
 struct Pulled {
     bytes: Box<[u8]>,
     level: usize,
-    /// The fingerprint entry holding the prefix's string (its slot carries the answer).
+    /// The fingerprint entry holding the prefix's string (its slot carries the answer). Entries
+    /// never move and the pulling's own marker reference keeps the string alive, so this stays
+    /// valid until teardown; a rebuild of the FIB rebuilds the pulling too.
     holder: FpEntry,
 }
 
@@ -120,7 +122,6 @@ impl LevelPulling {
         for r in &routes {
             pulling.route_added(fib, r);
         }
-        pulling.refresh_holders(fib);
         pulling
     }
 
@@ -136,11 +137,10 @@ impl LevelPulling {
     }
 
     /// Adds the pull markers of a new route.
-    pub(crate) fn route_added(&mut self, fib: &mut NameFib, route: &[u8]) {
+    pub(crate) fn route_added(&self, fib: &mut NameFib, route: &[u8]) {
         for level in self.pull_levels(fib, route) {
             fib.add_marker(route, level);
         }
-        self.refresh_holders(fib);
     }
 
     /// Drops the pull markers of a route about to be removed.
@@ -155,17 +155,6 @@ impl LevelPulling {
     fn pull_levels(&self, fib: &NameFib, route: &[u8]) -> Vec<usize> {
         let ph = fib.hash(route, MAX_LEVELS);
         self.all(route, &ph).into_iter().filter(|&j| ph.len > j + 1).map(|j| j + 1).collect()
-    }
-
-    /// Re-reads where each pulled prefix's string is held (a table rebuilt by growth moves no
-    /// entry, but re-locating keeps this independent of that detail).
-    fn refresh_holders(&mut self, fib: &NameFib) {
-        for p in self.pulled.values_mut() {
-            let ph = fib.hash(&p.bytes, p.level);
-            if let Some((_, holder)) = fib.locate(p.level, &ph, &p.bytes) {
-                p.holder = holder;
-            }
-        }
     }
 }
 

@@ -120,10 +120,11 @@ impl FingerprintTable {
     /// A table sized for `items` entries at the design load.
     pub fn with_capacity(items: usize, huge_pages: bool) -> Self {
         let n = items.div_ceil(MAX_LOAD).max(1);
-        let buckets = vec![Bucket::default(); n];
+        let mut buckets = Vec::with_capacity(n);
         if huge_pages {
-            mem::advise_huge_pages(&buckets);
+            mem::advise_huge_pages_for(&mut buckets);
         }
+        buckets.resize(n, Bucket::default());
         FingerprintTable { buckets, overflow: Vec::new(), free_overflow: Vec::new(), len: 0 }
     }
 
