@@ -15,3 +15,12 @@ command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) fi
 if ! python3 -c "import ndn.encoding" 2>/dev/null; then
   python3 -m pip install --quiet --disable-pip-version-check 'python-ndn==0.5.2'
 fi
+
+# Real URL names for the name-fib experiment's `url` FIB: the filter lists (EasyList,
+# EasyPrivacy, URLhaus, uBlock) that Debian's uBlock Origin package ships.
+UBLOCK_ASSETS='/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets'
+if [ ! -f "$UBLOCK_ASSETS/thirdparties/easylist/easylist.txt" ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends webext-ublock-origin-firefox >/dev/null
+fi

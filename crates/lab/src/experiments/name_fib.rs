@@ -284,6 +284,7 @@ fn run_fib(cfg: &RunConfig, w: &FibWorkload, nq: usize, with_peers: bool) -> any
         }
         if let System::Binsearch(_, f) = s {
             row = row
+                .with("data_plane_bytes_per_rule", f.data_plane_bytes() as f64 / rules.max(1) as f64)
                 .with("search_depth", u64::from(f.search_depth()))
                 .with("chained_buckets", f.chained_buckets() as u64)
                 .with("pulled_prefixes", f.level_pulling().map_or(0, |p| p.len()) as u64);

@@ -772,8 +772,14 @@ impl<'n> crate::Lookup<NameView<'n>> for &NameFib {
     }
 
     fn lookup_batch(&self, keys: &[&NameView<'n>], out: &mut [Self::Answer]) {
-        let values: Vec<&[u8]> = keys.iter().map(|k| k.value()).collect();
-        self.lookup_batch_ids(&values, out);
+        const CHUNK: usize = 64;
+        let mut values: [&[u8]; CHUNK] = [&[]; CHUNK];
+        for (keys, out) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+            for (v, k) in values.iter_mut().zip(keys) {
+                *v = k.value();
+            }
+            self.lookup_batch_ids(&values[..keys.len()], out);
+        }
     }
 }
 
@@ -882,6 +888,23 @@ mod tests {
         assert_eq!(answer, None, "{liar} must not match /route");
         assert!(probes > f.search_depth(), "the fallback search read buckets again");
         assert_eq!(face(&f, "/route/deeper/x"), Some(2));
+    }
+
+    #[test]
+    fn the_lookup_trait_answers_like_the_methods() {
+        use crate::Lookup;
+        let mut f = fib(Strategy::VerifyAtEnd);
+        f.insert(&n("/a/b").as_view(), NextHops::single(1, 0)).unwrap();
+        let names: Vec<Name> = (0..100).map(|i| n(&format!("/a/b/{i}"))).chain([n("/a"), n("/c")]).collect();
+        let views: Vec<NameView<'_>> = names.iter().map(Name::as_view).collect();
+        let refs: Vec<&NameView<'_>> = views.iter().collect();
+        let mut out = vec![None; refs.len()];
+        (&f).lookup_batch(&refs, &mut out);
+        for (v, o) in views.iter().zip(&out) {
+            assert_eq!(*o, Lookup::lookup(&&f, v));
+            assert_eq!(*o, f.lookup_id(v.value()));
+        }
+        assert!(out[0].is_some() && out[100].is_none());
     }
 
     #[test]
