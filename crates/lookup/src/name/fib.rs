@@ -1,7 +1,7 @@
 //! [`NameFib`]: longest name prefix match by binary search of hash tables (ANCS'15 §3).
 //!
 //! Overview. There is one fingerprint table per component count ("level"). The levels
-//! `1..=span` (span = 2^d − 1, the smallest such that covers the deepest route) form a perfect
+//! `1..=span` (span = 2^d − 1, the smallest that covers the deepest route) form a perfect
 //! binary search tree rooted at 2^(d−1): a lookup probes the root level with the hash of the
 //! name's prefix of that many components; a match means the longest matching prefix is at least
 //! that long, so the search goes right (longer), a miss sends it left. That is at most d =
@@ -11,7 +11,7 @@
 //! *marker* (its own prefix) at every level on its search path where the search goes right. Each
 //! marker carries the answer of the longest route that is a prefix of it, so a search that ends
 //! after following a marker answers without backtracking. Markers are reference-counted by the
-//! routes that need them; a marker or route that no longer route needs a marker is a *leaf*: the
+//! routes that need them; a string that no route needs as a marker is a *leaf*: the
 //! search stops there. Marker and route strings share name-prefix entries (see `entry`).
 //!
 //! Control side. Inserting, replacing or removing a route changes the answer carried by every
@@ -656,8 +656,8 @@ impl NameFib {
         self.propagate(value, m, answer);
     }
 
-    /// Gives `answer` to every marker that extends route position `value` (`m` components) and
-    /// has no longer route between: for each topmost route Q below, the prefixes of Q longer than
+    /// Gives `answer` to every marker that extends the route position `value` (`m` components)
+    /// with no longer route between: for each topmost route Q below, the prefixes of Q longer than
     /// `m` and shorter than Q.
     fn propagate(&mut self, value: &[u8], m: usize, answer: u32) {
         let mut cursor: Bound<Vec<u8>> = Bound::Excluded(value.to_vec());
