@@ -29,6 +29,11 @@ fn hasher() -> PrefixHasher {
     PrefixHasher::new(Strategy::VerifyEach, (0x5eed, 0))
 }
 
+/// What hashbrown calls to rehash an entry when the table grows.
+fn rehash(hasher: PrefixHasher) -> impl Fn(&Entry) -> u64 {
+    move |e| hasher.hash_name(&e.key)
+}
+
 #[inline(always)]
 fn probe<'t>(table: &'t HashTable<Entry>, value: &[u8], ph: &PrefixHashes, level: usize, probes: &mut u32) -> Option<&'t Entry> {
     *probes += 1;
@@ -70,10 +75,7 @@ impl LongestFirst {
                 e.answer = id;
             }
             None => {
-                let hasher = self.hasher;
-                self.table.insert_unique(hash, Entry { key: value.into(), own: id, answer: id, deepest_below: 0 }, move |e| {
-                    hasher.hash_prefix(&e.key, nexthop_lookup::name::hash::count_components(&e.key))
-                });
+                self.table.insert_unique(hash, Entry { key: value.into(), own: id, answer: id, deepest_below: 0 }, rehash(self.hasher));
             }
         }
         self.deepest = self.deepest.max(ph.len);
@@ -125,7 +127,6 @@ impl StartAtM {
     /// Adds a route (name TLV value). Call [`Self::finish`] after the last one.
     pub fn insert(&mut self, value: &[u8], hops: &NextHops) {
         let hasher = self.hasher;
-        let rehash = move |e: &Entry| hasher.hash_prefix(&e.key, nexthop_lookup::name::hash::count_components(&e.key));
         let mut ph = PrefixHashes::default();
         hasher.hash_prefixes(value, MAX_LEVELS, &mut ph);
         let id = self.sets.acquire(hops).get();
@@ -139,7 +140,7 @@ impl StartAtM {
                 e.own = id;
             }
             None => {
-                self.table.insert_unique(hash, Entry { key: value.into(), own: id, answer: 0, deepest_below: 0 }, rehash);
+                self.table.insert_unique(hash, Entry { key: value.into(), own: id, answer: 0, deepest_below: 0 }, rehash(hasher));
             }
         }
         let m = self.m;
@@ -149,7 +150,7 @@ impl StartAtM {
             match self.table.find_mut(hash, |e| *e.key == *key) {
                 Some(e) => e.deepest_below = e.deepest_below.max(len as u8),
                 None => {
-                    self.table.insert_unique(hash, Entry { key: key.into(), own: 0, answer: 0, deepest_below: len as u8 }, rehash);
+                    self.table.insert_unique(hash, Entry { key: key.into(), own: 0, answer: 0, deepest_below: len as u8 }, rehash(hasher));
                 }
             }
         }

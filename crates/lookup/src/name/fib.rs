@@ -249,6 +249,16 @@ impl NameFib {
         self.config.strategy == Strategy::VerifyEach
     }
 
+    /// Probes `level` for the name's prefix of that many components. A fingerprint match is
+    /// taken on trust unless `verify` is set or the fingerprint is marked collided, in which
+    /// case the entry's bytes are compared.
+    #[inline(always)]
+    fn probe(&self, value: &[u8], ph: &PrefixHashes, level: usize, verify: bool, probes: &mut u32) -> Option<FpEntry> {
+        let p = prefix(value, ph, level);
+        self.tables[level - 1]
+            .find(ph.hashes[level - 1], probes, |e| !(verify || e.is_collided()) || self.arena.name_starts_with(e.entry(), p))
+    }
+
     /// The binary search over levels. `known` is a verified match already found (level
     /// pulling): the levels up to it that lie on the way match without a probe. Returns the
     /// answer (set id, 0 = none).
@@ -266,19 +276,12 @@ impl NameFib {
             let mut matched = false;
             if level <= known {
                 matched = true;
-            } else if level <= n {
-                let table = &self.tables[level - 1];
-                if !table.is_empty() {
-                    let p = prefix(value, ph, level);
-                    let hit = table.find(ph.hashes[level - 1], probes, |e| {
-                        !(verify_each || e.is_collided()) || self.arena.name_starts_with(e.entry(), p)
-                    });
-                    if let Some(e) = hit {
-                        matched = true;
-                        last = Some((e, level));
-                        if e.is_leaf() {
-                            break;
-                        }
+            } else if level <= n && !self.tables[level - 1].is_empty() {
+                if let Some(e) = self.probe(value, ph, level, verify_each, probes) {
+                    matched = true;
+                    last = Some((e, level));
+                    if e.is_leaf() {
+                        break;
                     }
                 }
             }
@@ -325,10 +328,7 @@ impl NameFib {
         if level > ph.len {
             return inherited;
         }
-        let p = prefix(value, ph, level);
-        let table = &self.tables[level - 1];
-        let hit =
-            if table.is_empty() { None } else { table.find(ph.hashes[level - 1], probes, |e| self.arena.name_starts_with(e.entry(), p)) };
+        let hit = if self.tables[level - 1].is_empty() { None } else { self.probe(value, ph, level, true, probes) };
         match hit {
             None => inherited,
             Some(e) if e.is_leaf() => self.arena.answer(e.entry(), e.slot()),
@@ -356,7 +356,7 @@ impl NameFib {
                 self.hasher.hash_prefixes(name, self.deepest, &mut w.ph);
                 w.level = self.root;
                 w.half = self.root >> 1;
-                w.done = w.ph.len == 0 || !self.seek(w, false);
+                w.done = w.ph.len == 0 || !self.seek(w, None);
                 if !w.done {
                     mem::prefetch(self.tables[w.level - 1].first_bucket(w.ph.hashes[w.level - 1]));
                     active += 1;
@@ -369,17 +369,13 @@ impl NameFib {
                     if w.done {
                         continue;
                     }
-                    let level = w.level;
-                    let p = prefix(name, &w.ph, level);
-                    let hit = self.tables[level - 1].find(w.ph.hashes[level - 1], &mut probes, |e| {
-                        !(verify_each || e.is_collided()) || self.arena.name_starts_with(e.entry(), p)
-                    });
+                    let hit = self.probe(name, &w.ph, w.level, verify_each, &mut probes);
                     let mut stop = false;
                     if let Some(e) = hit {
-                        w.last = Some((e, level));
+                        w.last = Some((e, w.level));
                         stop = e.is_leaf();
                     }
-                    if stop || !self.seek(w, hit.is_some()) {
+                    if stop || !self.seek(w, Some(hit.is_some())) {
                         w.done = true;
                         active -= 1;
                         if let Some((e, _)) = w.last {
@@ -400,28 +396,24 @@ impl NameFib {
         }
     }
 
-    /// Moves a batched search to its next level that needs a probe: from the current level,
-    /// turns right if `matched` (left otherwise), skipping levels deeper than the name or empty.
-    /// Called with `matched = false` and the root as current level to find the first probe
-    /// (the root itself is considered first). Returns false when the search is over.
+    /// Moves a batched search to its next level that needs a probe: with `turn = None` the
+    /// current level is considered first; with `Some(matched)` the search first turns right if
+    /// it matched, left otherwise. Levels deeper than the name or empty are passed by turning
+    /// left. Returns false when the search is over.
     #[inline(always)]
-    fn seek(&self, w: &mut Walk, matched: bool) -> bool {
-        let mut first = !w.started;
-        w.started = true;
-        let mut matched = matched;
+    fn seek(&self, w: &mut Walk, mut turn: Option<bool>) -> bool {
         loop {
-            if !first {
+            if let Some(matched) = turn {
                 if w.half == 0 {
                     return false;
                 }
                 w.level = if matched { w.level + w.half } else { w.level - w.half };
                 w.half >>= 1;
             }
-            first = false;
             if w.level <= w.ph.len && !self.tables[w.level - 1].is_empty() {
                 return true;
             }
-            matched = false;
+            turn = Some(false);
         }
     }
 
@@ -664,9 +656,9 @@ impl NameFib {
         loop {
             let next = self.routes.range::<[u8], _>((cursor.as_ref().map(Vec::as_slice), Bound::Unbounded)).next().map(|(k, _)| k.to_vec());
             let Some(q) = next.filter(|q| q.starts_with(value)) else { return };
-            let qm = count_components(&q);
+            let ph = self.hash(&q, MAX_LEVELS);
+            let qm = ph.len;
             if qm > m + 1 {
-                let ph = self.hash(&q, qm - 1);
                 for level in m + 1..qm {
                     if let Some((_, e)) = self.locate(level, &ph, &q) {
                         self.arena.set_answer(e.entry(), e.slot(), answer);
@@ -686,12 +678,8 @@ impl NameFib {
         let span = (m + 1).next_power_of_two() - 1;
         let span = span.max(self.tables.len());
         self.root = span.div_ceil(2);
-        let mut per_level = vec![0usize; span + 1];
-        for k in self.routes.keys() {
-            per_level[count_components(k)] += 1;
-        }
         let huge = self.config.huge_pages;
-        self.tables = (1..=span).map(|l| FingerprintTable::with_capacity(per_level[l] * 2, huge)).collect();
+        self.tables = (1..=span).map(|l| FingerprintTable::with_capacity(self.per_level[l] * 2, huge)).collect();
         self.arena = EntryArena::new(self.config.huge_pages);
         let routes: Vec<(Box<[u8]>, NextHopsId)> = self.routes.iter().map(|(k, &v)| (k.clone(), v)).collect();
         for (k, v) in &routes {
@@ -737,7 +725,6 @@ struct Walk {
     level: usize,
     half: usize,
     last: Option<(FpEntry, usize)>,
-    started: bool,
     done: bool,
 }
 

@@ -105,13 +105,20 @@ impl PrefixHasher {
         }
     }
 
-    /// Hash of the prefix of `value` that ends at byte `end`, which must be a component boundary
-    /// reached after `level` components (used when a table is resized and its keys rehashed).
+    /// Hash of the prefix of `value` made of its first `level` components (used when a table
+    /// is resized and its keys rehashed).
     pub fn hash_prefix(&self, value: &[u8], level: usize) -> u64 {
         let mut out = PrefixHashes::default();
         self.hash_prefixes(value, level, &mut out);
         debug_assert_eq!(out.len, level);
         out.hashes[level - 1]
+    }
+
+    /// Hash of the whole name (0 for an empty one).
+    pub fn hash_name(&self, value: &[u8]) -> u64 {
+        let mut out = PrefixHashes::default();
+        self.hash_prefixes(value, MAX_LEVELS, &mut out);
+        out.len.checked_sub(1).map_or(0, |last| out.hashes[last])
     }
 }
 

@@ -78,29 +78,22 @@ impl LevelPulling {
         while levels != 0 {
             let j = 63 - levels.leading_zeros() as usize;
             levels &= !(1 << j);
-            if let Some(p) = self.pulled.get(&ph.hashes[j - 1]) {
-                if p.level == j && *p.bytes == value[..ph.ends[j - 1] as usize] {
-                    return Some((j, p.holder));
-                }
+            if let Some(p) = self.pulled_at(value, ph, j) {
+                return Some((j, p.holder));
             }
         }
         None
     }
 
+    /// The pulled prefix of `j` components that the name starts with, if any.
+    #[inline(always)]
+    fn pulled_at(&self, value: &[u8], ph: &PrefixHashes, j: usize) -> Option<&Pulled> {
+        self.pulled.get(&ph.hashes[j - 1]).filter(|p| p.level == j && *p.bytes == value[..ph.ends[j - 1] as usize])
+    }
+
     /// Every pulled prefix the name extends, by components.
     fn all(&self, value: &[u8], ph: &PrefixHashes) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut levels = self.levels & mask_upto(ph.len);
-        while levels != 0 {
-            let j = levels.trailing_zeros() as usize;
-            levels &= levels - 1;
-            if let Some(p) = self.pulled.get(&ph.hashes[j - 1]) {
-                if p.level == j && *p.bytes == value[..ph.ends[j - 1] as usize] {
-                    out.push(j);
-                }
-            }
-        }
-        out
+        (1..=ph.len.min(63)).filter(|&j| self.levels & (1 << j) != 0 && self.pulled_at(value, ph, j).is_some()).collect()
     }
 
     /// Computes the pulled prefixes of `fib` for threshold `t` and installs their markers.

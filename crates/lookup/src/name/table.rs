@@ -169,29 +169,22 @@ impl FingerprintTable {
     /// The first entry in `hash`'s chain whose fingerprint matches and that `accept` takes;
     /// `probes` counts the buckets read.
     #[inline(always)]
-    pub fn find(&self, hash: u64, probes: &mut u32, mut accept: impl FnMut(FpEntry) -> bool) -> Option<FpEntry> {
-        let fp = fingerprint(hash);
-        let mut bucket = &self.buckets[self.home(hash)];
-        loop {
-            *probes += 1;
-            for &bits in &bucket.slots {
-                let e = FpEntry(bits);
-                if e.is_occupied() && e.fingerprint() == fp && accept(e) {
-                    return Some(e);
-                }
-            }
-            match bucket.next {
-                0 => return None,
-                next => bucket = &self.overflow[next as usize - 1],
-            }
-        }
+    pub fn find(&self, hash: u64, probes: &mut u32, accept: impl FnMut(FpEntry) -> bool) -> Option<FpEntry> {
+        self.walk(hash, probes, accept).map(|pos| self.get(pos))
     }
 
     /// Position of the first entry in `hash`'s chain that `accept` takes (control side).
-    pub fn position(&self, hash: u64, mut accept: impl FnMut(FpEntry) -> bool) -> Option<Position> {
+    pub fn position(&self, hash: u64, accept: impl FnMut(FpEntry) -> bool) -> Option<Position> {
+        self.walk(hash, &mut 0, accept)
+    }
+
+    /// Walks `hash`'s chain bucket by bucket, counting each bucket read in `probes`.
+    #[inline(always)]
+    fn walk(&self, hash: u64, probes: &mut u32, mut accept: impl FnMut(FpEntry) -> bool) -> Option<Position> {
         let fp = fingerprint(hash);
         let (mut overflow, mut index) = (false, self.home(hash));
         loop {
+            *probes += 1;
             let bucket = self.bucket(overflow, index);
             for (slot, &bits) in bucket.slots.iter().enumerate() {
                 let e = FpEntry(bits);
