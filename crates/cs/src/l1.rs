@@ -1,0 +1,457 @@
+//! The L1: a DRAM content store indexed by the hash of the full name.
+//!
+//! # Layout
+//! - Payloads live in one preallocated arena of `capacity` fixed slots of `slot_bytes` each; a
+//!   Data packet is stored as its wire encoding, so serving it is handing out a slice.
+//! - The index is a hashbrown table of (slot, upper 32 bits of the name hash): an exact-name
+//!   lookup is one probe of the table and one read of the slot's name bytes to verify.
+//! - Per-slot metadata (hash, length, where the name sits in the packet, when it goes stale) is a
+//!   parallel array; the replacement order is a [`Policy`] over slot numbers.
+//! - An optional ordered index (name bytes → slot) answers CanBePrefix Interests; it costs one
+//!   B-tree insert per Data and is off the exact-match path.
+//!
+//! # Matching (NDN packet format v0.3, as NFD's content store does it)
+//! - exact: the Data name equals the Interest name;
+//! - CanBePrefix: the Interest name is a prefix of the Data name (the first match in name-byte
+//!   order is returned; NFD returns the first in canonical order — both are valid answers);
+//! - MustBeFresh: the Data arrived less than its FreshnessPeriod ago (no FreshnessPeriod = never
+//!   fresh); time is the caller's monotonic milliseconds, the store reads no clock;
+//! - implicit digest: an Interest name ending in ImplicitSha256DigestComponent matches only the
+//!   packet whose SHA-256 is that digest (computed at lookup, not stored).
+//!
+//! A Data packet whose name is already stored replaces the old packet in its slot.
+
+use std::collections::BTreeMap;
+
+use hashbrown::HashTable;
+use nexthop_wire::DataView;
+
+use crate::error::InsertError;
+use crate::key::name_hash;
+use crate::policy::{Policy, Replacement};
+use crate::request::Request;
+
+/// How an L1 is sized and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct L1Config {
+    /// Chunks it holds.
+    pub capacity: u32,
+    /// Bytes per slot: the largest Data packet it stores.
+    pub slot_bytes: u32,
+    /// Replacement policy.
+    pub policy: Policy,
+    /// Keep the ordered index that CanBePrefix lookups need.
+    pub prefix_index: bool,
+}
+
+impl L1Config {
+    /// An L1 of `bytes` bytes of `slot_bytes`-byte slots, FIFO, with the prefix index.
+    pub fn with_bytes(bytes: u64, slot_bytes: u32) -> Self {
+        let capacity = (bytes / u64::from(slot_bytes.max(1))).clamp(1, u64::from(u32::MAX - 1)) as u32;
+        L1Config { capacity, slot_bytes, policy: Policy::Fifo, prefix_index: true }
+    }
+}
+
+/// What the L1 counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct L1Stats {
+    /// Lookups answered.
+    pub hits: u64,
+    /// Lookups not answered.
+    pub misses: u64,
+    /// Packets stored (new or replacing).
+    pub inserts: u64,
+    /// Packets evicted to make room.
+    pub evictions: u64,
+    /// Packets refused (malformed or too large).
+    pub refused: u64,
+}
+
+/// Per-slot metadata.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    hash: u64,
+    fresh_until_ms: u64,
+    len: u32,
+    name_start: u32,
+    name_len: u32,
+    used: bool,
+}
+
+/// The DRAM content store.
+#[derive(Debug)]
+pub struct L1 {
+    cfg: L1Config,
+    arena: Vec<u8>,
+    slots: Vec<Slot>,
+    index: HashTable<(u32, u32)>,
+    by_name: Option<BTreeMap<Box<[u8]>, u32>>,
+    order: Replacement,
+    free: Vec<u32>,
+    len: u32,
+    stats: L1Stats,
+}
+
+fn tag(hash: u64) -> u32 {
+    (hash >> 32) as u32
+}
+
+impl L1 {
+    /// An empty L1; the arena is allocated (and zeroed lazily by the OS) here, once.
+    pub fn new(cfg: L1Config) -> Self {
+        let capacity = cfg.capacity.max(1);
+        let cfg = L1Config { capacity, ..cfg };
+        L1 {
+            cfg,
+            arena: vec![0; capacity as usize * cfg.slot_bytes as usize],
+            slots: vec![Slot::default(); capacity as usize],
+            index: HashTable::with_capacity(capacity as usize),
+            by_name: cfg.prefix_index.then(BTreeMap::new),
+            order: Replacement::new(cfg.policy, capacity),
+            free: (0..capacity).rev().collect(),
+            len: 0,
+            stats: L1Stats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &L1Config {
+        &self.cfg
+    }
+
+    /// Packets stored.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// What it counted.
+    pub fn stats(&self) -> L1Stats {
+        self.stats
+    }
+
+    fn wire(&self, slot: u32) -> &[u8] {
+        let start = slot as usize * self.cfg.slot_bytes as usize;
+        &self.arena[start..start + self.slots[slot as usize].len as usize]
+    }
+
+    fn name_of(&self, slot: u32) -> &[u8] {
+        let s = &self.slots[slot as usize];
+        let start = slot as usize * self.cfg.slot_bytes as usize + s.name_start as usize;
+        &self.arena[start..start + s.name_len as usize]
+    }
+
+    /// The slot holding exactly `name` (TLV-VALUE) whose hash is `hash`.
+    fn find(&self, name: &[u8], hash: u64) -> Option<u32> {
+        let t = tag(hash);
+        self.index.find(hash, |&(slot, slot_tag)| slot_tag == t && self.name_of(slot) == name).map(|&(slot, _)| slot)
+    }
+
+    /// Stores a Data packet (its wire encoding) that arrived at `now_ms`.
+    ///
+    /// # Errors
+    /// [`InsertError::Malformed`] when `wire` is not one valid Data packet, [`InsertError::TooLarge`]
+    /// when it exceeds a slot; nothing changes then.
+    pub fn insert(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
+        match DataView::decode(wire) {
+            Ok(data) => self.insert_view(&data, now_ms),
+            Err(e) => {
+                self.stats.refused += 1;
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Stores an already decoded Data packet that arrived at `now_ms`.
+    ///
+    /// # Errors
+    /// [`InsertError::TooLarge`] when it exceeds a slot; nothing changes then.
+    pub fn insert_view(&mut self, data: &DataView<'_>, now_ms: u64) -> Result<(), InsertError> {
+        let wire = data.wire();
+        if wire.len() > self.cfg.slot_bytes as usize {
+            self.stats.refused += 1;
+            return Err(InsertError::TooLarge { len: wire.len(), max: self.cfg.slot_bytes as usize });
+        }
+        let name = data.name().value();
+        let name_start = name.as_ptr() as usize - wire.as_ptr() as usize;
+        let hash = name_hash(name);
+        let slot = match self.find(name, hash) {
+            Some(slot) => {
+                self.order.forget(slot);
+                slot
+            }
+            None => {
+                let slot = self.take_slot();
+                self.index.insert_unique(hash, (slot, tag(hash)), |&(s, _)| self.slots[s as usize].hash);
+                if let Some(by_name) = &mut self.by_name {
+                    by_name.insert(name.into(), slot);
+                }
+                self.len += 1;
+                slot
+            }
+        };
+        let start = slot as usize * self.cfg.slot_bytes as usize;
+        self.arena[start..start + wire.len()].copy_from_slice(wire);
+        self.slots[slot as usize] = Slot {
+            hash,
+            fresh_until_ms: now_ms.saturating_add(data.freshness_period_ms()),
+            len: wire.len() as u32,
+            name_start: name_start as u32,
+            name_len: name.len() as u32,
+            used: true,
+        };
+        self.order.admit(slot, hash);
+        self.stats.inserts += 1;
+        Ok(())
+    }
+
+    /// A free slot, evicting the policy's victim when there is none.
+    fn take_slot(&mut self) -> u32 {
+        if let Some(slot) = self.free.pop() {
+            return slot;
+        }
+        let slots = &self.slots;
+        let victim = self.order.victim(|s| slots[s as usize].hash).expect("a full store has a victim");
+        self.stats.evictions += 1;
+        self.unindex(victim);
+        victim
+    }
+
+    /// Takes `slot` out of both indexes (the policy has already let it go).
+    fn unindex(&mut self, slot: u32) {
+        let hash = self.slots[slot as usize].hash;
+        if let Ok(entry) = self.index.find_entry(hash, |&(s, _)| s == slot) {
+            entry.remove();
+        }
+        if self.by_name.is_some() {
+            let name: Box<[u8]> = self.name_of(slot).into();
+            if let Some(by_name) = &mut self.by_name {
+                by_name.remove(&name);
+            }
+        }
+        self.slots[slot as usize].used = false;
+        self.len -= 1;
+    }
+
+    /// Removes the packet named exactly `name` (TLV-VALUE); whether there was one.
+    pub fn remove(&mut self, name: &[u8]) -> bool {
+        let Some(slot) = self.find(name, name_hash(name)) else { return false };
+        self.order.forget(slot);
+        self.unindex(slot);
+        self.free.push(slot);
+        true
+    }
+
+    /// Whether a packet named exactly `name` is stored.
+    pub fn contains(&self, name: &[u8]) -> bool {
+        self.find(name, name_hash(name)).is_some()
+    }
+
+    /// The packet named exactly `name` (TLV-VALUE), fresh or not: the fast path for chunk
+    /// requests. Counts a hit or miss.
+    pub fn get(&mut self, name: &[u8]) -> Option<&[u8]> {
+        let found = self.find(name, name_hash(name));
+        self.served(found)
+    }
+
+    /// The packet that answers `req` at `now_ms` under NDN matching rules. Counts a hit or miss.
+    pub fn lookup(&mut self, req: &Request<'_>, now_ms: u64) -> Option<&[u8]> {
+        let found = self.matching_slot(req, now_ms);
+        self.served(found)
+    }
+
+    fn served(&mut self, found: Option<u32>) -> Option<&[u8]> {
+        match found {
+            Some(slot) => {
+                self.stats.hits += 1;
+                self.order.hit(slot);
+                Some(self.wire(slot))
+            }
+            None => {
+                self.stats.misses += 1;
+                None
+            }
+        }
+    }
+
+    fn fresh_enough(&self, slot: u32, req: &Request<'_>, now_ms: u64) -> bool {
+        !req.must_be_fresh || now_ms < self.slots[slot as usize].fresh_until_ms
+    }
+
+    fn matching_slot(&self, req: &Request<'_>, now_ms: u64) -> Option<u32> {
+        let exact = self.find(req.name, name_hash(req.name)).filter(|&s| self.fresh_enough(s, req, now_ms));
+        if let Some(digest) = req.digest {
+            return exact.filter(|&s| DataView::decode(self.wire(s)).is_ok_and(|d| d.implicit_digest() == digest));
+        }
+        if exact.is_some() || !req.can_be_prefix {
+            return exact;
+        }
+        let by_name = self.by_name.as_ref()?;
+        by_name
+            .range::<[u8], _>((std::ops::Bound::Included(req.name), std::ops::Bound::Unbounded))
+            .take_while(|(name, _)| name.starts_with(req.name))
+            .map(|(_, &slot)| slot)
+            .find(|&s| self.fresh_enough(s, req, now_ms))
+    }
+
+    /// Every stored packet's slot is consistent with both indexes (for tests).
+    #[cfg(test)]
+    fn check(&self) {
+        let used = self.slots.iter().filter(|s| s.used).count();
+        assert_eq!(used, self.len as usize);
+        assert_eq!(self.index.len(), used);
+        for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.used) {
+            assert_eq!(self.find(self.name_of(i as u32), s.hash), Some(i as u32));
+        }
+        if let Some(by_name) = &self.by_name {
+            assert_eq!(by_name.len(), used);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nexthop_wire::{Component, Data, Emit, Interest, InterestView, MetaInfo, Name};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn data(uri: &str, freshness_ms: Option<u64>) -> Vec<u8> {
+        let mut d = Data::new(Name::from_uri(uri).unwrap(), vec![1u8; 20]);
+        if let Some(f) = freshness_ms {
+            d.meta_info = Some(MetaInfo { freshness_period_ms: Some(f), ..MetaInfo::default() });
+        }
+        d.sign_digest_sha256();
+        d.to_bytes()
+    }
+
+    fn interest(uri: &str, prefix: bool, fresh: bool) -> Vec<u8> {
+        let mut i = Interest::new(Name::from_uri(uri).unwrap());
+        i.can_be_prefix = prefix;
+        i.must_be_fresh = fresh;
+        i.to_bytes()
+    }
+
+    fn ask(l1: &mut L1, wire: &[u8], now: u64) -> Option<Vec<u8>> {
+        let view = InterestView::decode(wire).unwrap();
+        l1.lookup(&Request::from_interest(&view), now).map(<[u8]>::to_vec)
+    }
+
+    fn config(capacity: u32, policy: Policy) -> L1Config {
+        L1Config { capacity, slot_bytes: 512, policy, prefix_index: true }
+    }
+
+    #[test]
+    fn ndn_matching() {
+        let mut l1 = L1::new(config(8, Policy::Fifo));
+        let ab = data("/a/b", Some(1000));
+        let abc = data("/a/b/c", None);
+        l1.insert(&ab, 0).unwrap();
+        l1.insert(&abc, 0).unwrap();
+        assert_eq!(ask(&mut l1, &interest("/a/b", false, false), 0), Some(ab.clone()));
+        assert_eq!(ask(&mut l1, &interest("/a", false, false), 0), None, "exact match only");
+        assert!(ask(&mut l1, &interest("/a", true, false), 0).is_some(), "CanBePrefix");
+        assert_eq!(ask(&mut l1, &interest("/a/b/c", true, true), 0), None, "no FreshnessPeriod: never fresh");
+        assert_eq!(ask(&mut l1, &interest("/a/b", false, true), 999), Some(ab.clone()));
+        assert_eq!(ask(&mut l1, &interest("/a/b", false, true), 1000), None, "stale");
+        assert_eq!(ask(&mut l1, &interest("/a/bc", true, false), 0), None, "component boundary");
+        let digest = DataView::decode(&abc).unwrap().implicit_digest();
+        let by_digest = Name::from_uri("/a/b/c").unwrap().with(Component::implicit_sha256(digest));
+        let mut i = Interest::new(by_digest.clone());
+        assert_eq!(ask(&mut l1, &i.to_bytes(), 0), Some(abc.clone()));
+        i.name = Name::from_uri("/a/b/c").unwrap().with(Component::implicit_sha256([0; 32]));
+        assert_eq!(ask(&mut l1, &i.to_bytes(), 0), None, "wrong digest");
+        assert_eq!(l1.stats().hits, 4);
+        l1.check();
+    }
+
+    #[test]
+    fn bad_input_changes_nothing() {
+        let mut l1 = L1::new(L1Config { capacity: 2, slot_bytes: 96, policy: Policy::Lru, prefix_index: true });
+        l1.insert(&data("/x", None), 0).unwrap();
+        assert!(matches!(l1.insert(&[6, 1, 0], 0), Err(InsertError::Malformed(_))));
+        let mut d = Data::new(Name::from_uri("/y").unwrap(), vec![0u8; 100]);
+        d.sign_digest_sha256();
+        assert!(matches!(l1.insert(&d.to_bytes(), 0), Err(InsertError::TooLarge { .. })));
+        assert_eq!(l1.len(), 1);
+        assert_eq!(l1.stats().refused, 2);
+        assert!(l1.get(Name::from_uri("/x").unwrap().value()).is_some());
+        l1.check();
+    }
+
+    #[test]
+    fn replacing_keeps_one_copy() {
+        let mut l1 = L1::new(config(4, Policy::S3Fifo));
+        l1.insert(&data("/r", Some(10)), 0).unwrap();
+        l1.insert(&data("/r", Some(10)), 100).unwrap();
+        assert_eq!(l1.len(), 1);
+        assert!(ask(&mut l1, &interest("/r", false, true), 105).is_some(), "freshness restarts");
+        assert!(l1.remove(Name::from_uri("/r").unwrap().value()));
+        assert!(l1.is_empty());
+        l1.check();
+    }
+
+    /// The oracle: a map from name to packet plus the policy's order kept in a plain Vec.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(u8),
+        Get(u8),
+        Remove(u8),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![(0u8..24).prop_map(Op::Insert), (0u8..24).prop_map(Op::Get), (0u8..24).prop_map(Op::Remove)]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// FIFO and LRU against a Vec that keeps the order; S3-FIFO against "never more than
+        /// capacity, every stored packet findable, indexes consistent".
+        #[test]
+        fn policies_match_a_plain_model(ops in proptest::collection::vec(op(), 1..200), cap in 1u32..8) {
+            for policy in Policy::ALL {
+                let mut l1 = L1::new(config(cap, policy));
+                let mut model: Vec<u8> = Vec::new(); // oldest first
+                for op in &ops {
+                    match *op {
+                        Op::Insert(k) => {
+                            l1.insert(&data(&format!("/k/{k}"), None), 0).unwrap();
+                            if let Some(i) = model.iter().position(|&m| m == k) { model.remove(i); }
+                            else if model.len() == cap as usize && policy != Policy::S3Fifo { model.remove(0); }
+                            model.push(k);
+                        }
+                        Op::Get(k) => {
+                            let got = l1.get(Name::from_uri(&format!("/k/{k}")).unwrap().value()).is_some();
+                            if policy == Policy::S3Fifo {
+                                if got { prop_assert!(model.contains(&k)); }
+                            } else {
+                                prop_assert_eq!(got, model.contains(&k), "{:?} {}", policy, k);
+                                if got && policy == Policy::Lru {
+                                    let i = model.iter().position(|&m| m == k).unwrap();
+                                    model.remove(i);
+                                    model.push(k);
+                                }
+                            }
+                        }
+                        Op::Remove(k) => {
+                            let removed = l1.remove(Name::from_uri(&format!("/k/{k}")).unwrap().value());
+                            let i = model.iter().position(|&m| m == k);
+                            if policy != Policy::S3Fifo { prop_assert_eq!(removed, i.is_some()); }
+                            if let Some(i) = i { model.remove(i); }
+                        }
+                    }
+                    if policy == Policy::S3Fifo {
+                        model.retain(|&k| l1.contains(Name::from_uri(&format!("/k/{k}")).unwrap().value()));
+                        prop_assert_eq!(model.len(), l1.len());
+                    }
+                    prop_assert!(l1.len() <= cap as usize);
+                    l1.check();
+                }
+            }
+        }
+    }
+}
