@@ -24,3 +24,5 @@ pub use key::{name_hash, BatchKey};
 pub use l1::{L1Config, L1Stats, L1};
 pub use policy::Policy;
 pub use request::Request;
+pub mod l2;
+pub use l2::{Backing, L2Config, L2Stats, SlotReuse, L2};

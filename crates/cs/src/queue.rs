@@ -83,11 +83,6 @@ impl Queue {
     pub(crate) fn len(&self) -> u32 {
         self.len
     }
-
-    /// The oldest slot.
-    pub(crate) fn tail(&self) -> Option<u32> {
-        (self.tail != NIL).then_some(self.tail)
-    }
 }
 
 #[cfg(test)]
@@ -104,7 +99,6 @@ mod tests {
         assert_eq!(q.len(), 4);
         links.unlink(&mut q, 4);
         links.unlink(&mut q, 3);
-        assert_eq!(q.tail(), Some(1));
         assert_eq!(links.pop_tail(&mut q), Some(1));
         assert_eq!(links.pop_tail(&mut q), Some(5));
         assert_eq!(links.pop_tail(&mut q), None);

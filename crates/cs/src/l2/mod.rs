@@ -1,0 +1,424 @@
+//! The L2: batches of B chunks in fixed slots of a preallocated file (or of emulated memory),
+//! indexed in DRAM by batch key.
+//!
+//! # Overview
+//! - A batch slot is B chunk slots ([`layout`]) written and read whole, so one request that
+//!   misses L1 moves a whole batch at the device's sequential rate.
+//! - The index maps a batch key hash ([`crate::BatchKey::hash`]) to its slot; each slot records
+//!   its owner so reuse unlinks the old batch. Slots are reused FIFO (oldest written first) or by
+//!   CLOCK (a batch read since the hand last passed gets a second chance).
+//! - Every chunk carries a CRC-32C; a chunk that fails it (flipped bytes, torn write) is counted
+//!   in [`L2Stats::corrupt_chunks`] and never returned.
+//! - Backings: [`file`] (real file or block device, O_DIRECT, io_uring or pread) and [`memory`]
+//!   (the paper's emulation: DRAM with a busy-wait delay modelling throughput τ).
+//! - The index is not persisted: an L2 starts empty after a restart (it is a cache).
+
+pub mod buf;
+#[allow(unsafe_code)]
+pub mod file;
+pub mod layout;
+pub mod memory;
+
+use std::io;
+
+use hashbrown::HashMap;
+
+pub use buf::{AlignedBuf, ALIGN};
+pub use file::{DirectIo, FileConfig, FileDevice, IoEngine};
+pub use layout::{Decoded, StoredChunk, HEADER_BYTES};
+pub use memory::MemoryDevice;
+
+use crate::error::{InsertError, L2Error};
+
+/// How batch slots are reused once the L2 is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlotReuse {
+    /// The slot written longest ago.
+    #[default]
+    Fifo,
+    /// CLOCK: slots whose batch was read since the hand's last pass are skipped once.
+    Clock,
+}
+
+/// Where the batch slots live.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Backing {
+    /// A real file or block device.
+    File(FileConfig),
+    /// DRAM, with an optional emulated throughput τ in bits per second (the paper's knob).
+    Memory {
+        /// τ; `None` = as fast as memory.
+        tau_bits_per_s: Option<f64>,
+    },
+}
+
+/// How an L2 is sized and backed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct L2Config {
+    /// Bytes of batch slots.
+    pub capacity_bytes: u64,
+    /// Chunks per batch (B).
+    pub batch_chunks: u32,
+    /// Bytes per chunk slot (header + the largest Data packet); B × this must be a multiple of 4096.
+    pub chunk_slot_bytes: u32,
+    /// Slot reuse.
+    pub reuse: SlotReuse,
+    /// File or memory.
+    pub backing: Backing,
+}
+
+impl L2Config {
+    /// The paper's defaults: B = 10 chunks of 8 KB, FIFO reuse.
+    pub fn new(capacity_bytes: u64, backing: Backing) -> Self {
+        L2Config { capacity_bytes, batch_chunks: 10, chunk_slot_bytes: 8192, reuse: SlotReuse::Fifo, backing }
+    }
+
+    /// Bytes per batch slot.
+    pub fn batch_bytes(&self) -> usize {
+        self.batch_chunks as usize * self.chunk_slot_bytes as usize
+    }
+
+    /// Batch slots that fit.
+    pub fn slots(&self) -> u64 {
+        self.capacity_bytes / self.batch_bytes().max(1) as u64
+    }
+}
+
+/// What the L2 counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct L2Stats {
+    /// Batch reads.
+    pub reads: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Batch writes.
+    pub writes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+    /// Chunks that failed the checksum or framing: counted, not served.
+    pub corrupt_chunks: u64,
+    /// Batch reads that failed at the device.
+    pub read_errors: u64,
+    /// Batches overwritten to make room.
+    pub replaced: u64,
+}
+
+enum Device {
+    File(FileDevice),
+    Memory(MemoryDevice),
+}
+
+/// A batch being assembled for write-back: B chunk slots in an aligned buffer.
+#[derive(Debug)]
+pub struct BatchBuf {
+    buf: AlignedBuf,
+    chunk_slot: usize,
+    key: u64,
+    filled: Vec<bool>,
+}
+
+impl BatchBuf {
+    /// An empty batch for `key`.
+    fn new(batch_chunks: u32, chunk_slot: usize) -> Self {
+        BatchBuf { buf: AlignedBuf::new(batch_chunks as usize * chunk_slot), chunk_slot, key: 0, filled: vec![false; batch_chunks as usize] }
+    }
+
+    /// Empties it and gives it to batch `key`.
+    pub fn reset(&mut self, key: u64) {
+        self.key = key;
+        for p in 0..self.filled.len() {
+            layout::clear(&mut self.buf.as_mut_slice()[p * self.chunk_slot..]);
+            self.filled[p] = false;
+        }
+    }
+
+    /// The batch key.
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Puts a chunk at `position`.
+    ///
+    /// # Errors
+    /// [`InsertError::TooLarge`] when it does not fit a chunk slot (the batch is unchanged).
+    pub fn put(&mut self, position: u32, fresh_until_ms: u64, wire: &[u8]) -> Result<(), InsertError> {
+        let p = position as usize;
+        if p >= self.filled.len() {
+            return Err(InsertError::TooLarge { len: p, max: self.filled.len() });
+        }
+        let slot = &mut self.buf.as_mut_slice()[p * self.chunk_slot..(p + 1) * self.chunk_slot];
+        layout::encode(slot, self.key, position as u16, fresh_until_ms, wire)?;
+        self.filled[p] = true;
+        Ok(())
+    }
+
+    /// Positions filled.
+    pub fn filled(&self) -> usize {
+        self.filled.iter().filter(|&&f| f).count()
+    }
+
+    /// Whether every position is filled.
+    pub fn is_full(&self) -> bool {
+        self.filled.iter().all(|&f| f)
+    }
+}
+
+/// One chunk's place in the read buffer.
+#[derive(Debug, Clone, Copy)]
+struct ChunkRef {
+    position: u16,
+    fresh_until_ms: u64,
+    start: usize,
+    len: usize,
+}
+
+/// The valid chunks of a batch just read.
+#[derive(Debug)]
+pub struct ReadBatch<'a> {
+    buf: &'a [u8],
+    chunks: &'a [ChunkRef],
+}
+
+impl<'a> ReadBatch<'a> {
+    /// Valid chunks read.
+    pub fn len(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Whether no valid chunk was read.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
+    /// The chunks, in position order.
+    pub fn iter(&self) -> impl Iterator<Item = StoredChunk<'a>> + '_ {
+        self.chunks.iter().map(|c| StoredChunk { position: c.position, fresh_until_ms: c.fresh_until_ms, wire: &self.buf[c.start..c.start + c.len] })
+    }
+}
+
+/// The SSD tier.
+pub struct L2 {
+    cfg: L2Config,
+    device: Device,
+    slots: u32,
+    index: HashMap<u64, u32>,
+    owner: Vec<Option<u64>>,
+    referenced: Vec<bool>,
+    next_fresh: u32,
+    hand: u32,
+    read_buf: AlignedBuf,
+    read_chunks: Vec<ChunkRef>,
+    stats: L2Stats,
+}
+
+impl core::fmt::Debug for L2 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("L2").field("cfg", &self.cfg).field("batches", &self.index.len()).field("stats", &self.stats).finish_non_exhaustive()
+    }
+}
+
+impl L2 {
+    /// Opens the L2.
+    ///
+    /// # Errors
+    /// An inconsistent configuration, or any [`FileDevice::open`] error.
+    pub fn open(cfg: L2Config) -> Result<Self, L2Error> {
+        let batch_bytes = cfg.batch_bytes();
+        if !(1..=1024).contains(&cfg.batch_chunks) {
+            return Err(L2Error::Config(format!("batch of {} chunks (1..=1024)", cfg.batch_chunks)));
+        }
+        if (cfg.chunk_slot_bytes as usize) <= HEADER_BYTES || batch_bytes % ALIGN != 0 {
+            return Err(L2Error::Config(format!("batch slot of {batch_bytes} bytes is not a multiple of {ALIGN}")));
+        }
+        let slots = u32::try_from(cfg.slots()).map_err(|_| L2Error::Config("more than 2^32 batch slots".into()))?;
+        if slots == 0 {
+            return Err(L2Error::Config(format!("{} bytes hold no {batch_bytes}-byte batch", cfg.capacity_bytes)));
+        }
+        let device = match &cfg.backing {
+            Backing::File(f) => Device::File(FileDevice::open(f, u64::from(slots) * batch_bytes as u64, batch_bytes)?),
+            Backing::Memory { tau_bits_per_s } => Device::Memory(MemoryDevice::new(slots, batch_bytes, *tau_bits_per_s)),
+        };
+        Ok(L2 {
+            device,
+            slots,
+            index: HashMap::with_capacity(slots as usize),
+            owner: vec![None; slots as usize],
+            referenced: vec![false; slots as usize],
+            next_fresh: 0,
+            hand: 0,
+            read_buf: AlignedBuf::new(batch_bytes),
+            read_chunks: Vec::with_capacity(cfg.batch_chunks as usize),
+            stats: L2Stats::default(),
+            cfg,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &L2Config {
+        &self.cfg
+    }
+
+    /// What it counted.
+    pub fn stats(&self) -> L2Stats {
+        self.stats
+    }
+
+    /// Batches stored.
+    pub fn batches(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Batch slots.
+    pub fn slots(&self) -> u32 {
+        self.slots
+    }
+
+    /// What backs it, in words: `file io_uring O_DIRECT`, `memory τ=4 Gbps`, ….
+    pub fn describe(&self) -> String {
+        match &self.device {
+            Device::File(f) => format!("file {} {}", f.engine_name(), if f.is_direct() { "O_DIRECT" } else { "buffered" }),
+            Device::Memory(m) => match m.delay() {
+                Some(_) => format!("memory τ={:.0} Gbps", self.tau_bits_per_s().unwrap_or(0.0) / 1e9),
+                None => "memory".to_string(),
+            },
+        }
+    }
+
+    fn tau_bits_per_s(&self) -> Option<f64> {
+        match &self.cfg.backing {
+            Backing::Memory { tau_bits_per_s } => *tau_bits_per_s,
+            Backing::File(_) => None,
+        }
+    }
+
+    /// An empty batch buffer for [`L2::write`].
+    pub fn batch_buf(&self, key: u64) -> BatchBuf {
+        let mut b = BatchBuf::new(self.cfg.batch_chunks, self.cfg.chunk_slot_bytes as usize);
+        b.reset(key);
+        b
+    }
+
+    /// Whether batch `key` is stored.
+    pub fn contains(&self, key: u64) -> bool {
+        self.index.contains_key(&key)
+    }
+
+    /// Writes a batch (replacing an older copy of the same batch, else taking the next slot).
+    ///
+    /// # Errors
+    /// When the device refuses the write; the batch is then not indexed.
+    pub fn write(&mut self, batch: &BatchBuf) -> io::Result<()> {
+        let key = batch.key;
+        let slot = match self.index.get(&key) {
+            Some(&slot) => slot,
+            None => self.take_slot(),
+        };
+        let res = match &mut self.device {
+            Device::File(f) => f.write(slot, batch.buf.as_slice()),
+            Device::Memory(m) => {
+                m.write(slot, batch.buf.as_slice());
+                Ok(())
+            }
+        };
+        if let Err(e) = res {
+            self.index.remove(&key);
+            self.owner[slot as usize] = None;
+            return Err(e);
+        }
+        self.index.insert(key, slot);
+        self.owner[slot as usize] = Some(key);
+        self.referenced[slot as usize] = false;
+        self.stats.writes += 1;
+        self.stats.write_bytes += batch.buf.len() as u64;
+        Ok(())
+    }
+
+    /// A slot for a new batch: a never-used one, else FIFO's or CLOCK's choice (unindexed).
+    fn take_slot(&mut self) -> u32 {
+        if self.next_fresh < self.slots {
+            self.next_fresh += 1;
+            return self.next_fresh - 1;
+        }
+        if self.cfg.reuse == SlotReuse::Clock {
+            while self.referenced[self.hand as usize] {
+                self.referenced[self.hand as usize] = false;
+                self.hand = (self.hand + 1) % self.slots;
+            }
+        }
+        let slot = self.hand;
+        self.hand = (self.hand + 1) % self.slots;
+        if let Some(old) = self.owner[slot as usize].take() {
+            self.index.remove(&old);
+            self.stats.replaced += 1;
+        }
+        slot
+    }
+
+    /// Reads batch `key`: `Ok(None)` when it is not stored, else its chunks that pass the
+    /// checksum (corrupt ones counted and skipped).
+    ///
+    /// # Errors
+    /// When the device read fails (counted; the batch is dropped from the index).
+    pub fn read(&mut self, key: u64) -> io::Result<Option<ReadBatch<'_>>> {
+        let Some(&slot) = self.index.get(&key) else { return Ok(None) };
+        let res = match &mut self.device {
+            Device::File(f) => f.read(slot, &mut self.read_buf),
+            Device::Memory(m) => {
+                m.read(slot, self.read_buf.as_mut_slice());
+                Ok(())
+            }
+        };
+        if let Err(e) = res {
+            self.stats.read_errors += 1;
+            self.index.remove(&key);
+            self.owner[slot as usize] = None;
+            return Err(e);
+        }
+        self.stats.reads += 1;
+        self.stats.read_bytes += self.read_buf.len() as u64;
+        self.referenced[slot as usize] = true;
+        self.read_chunks.clear();
+        let cs = self.cfg.chunk_slot_bytes as usize;
+        let bytes = self.read_buf.as_slice();
+        for p in 0..self.cfg.batch_chunks as usize {
+            let start = p * cs;
+            match layout::decode(&bytes[start..start + cs], key, p as u16) {
+                Decoded::Empty => {}
+                Decoded::Corrupt => self.stats.corrupt_chunks += 1,
+                Decoded::Chunk(c) => self.read_chunks.push(ChunkRef {
+                    position: c.position,
+                    fresh_until_ms: c.fresh_until_ms,
+                    start: start + HEADER_BYTES,
+                    len: c.wire.len(),
+                }),
+            }
+        }
+        Ok(Some(ReadBatch { buf: self.read_buf.as_slice(), chunks: &self.read_chunks }))
+    }
+
+    /// Waits for write-backs in flight.
+    ///
+    /// # Errors
+    /// When waiting fails.
+    pub fn sync(&mut self) -> io::Result<()> {
+        match &mut self.device {
+            Device::File(f) => f.sync(),
+            Device::Memory(_) => Ok(()),
+        }
+    }
+
+    /// The memory backing's bytes of the slot holding `key` (tests inject faults there).
+    pub fn memory_slot_mut(&mut self, key: u64) -> Option<&mut [u8]> {
+        let slot = *self.index.get(&key)?;
+        match &mut self.device {
+            Device::Memory(m) => Some(m.slot_mut(slot)),
+            Device::File(_) => None,
+        }
+    }
+
+    /// The byte offset of batch `key` in the file (tests inject faults there).
+    pub fn file_offset(&self, key: u64) -> Option<u64> {
+        let slot = *self.index.get(&key)?;
+        Some(u64::from(slot) * self.cfg.batch_bytes() as u64)
+    }
+}

@@ -1,0 +1,157 @@
+//! The L2 on real files: both I/O engines, O_DIRECT, slot reuse, and the faults a disk brings
+//! (flipped bytes, a missing or short file, a filesystem without O_DIRECT).
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+
+use nexthop_cs::l2::{Backing, DirectIo, FileConfig, IoEngine, L2Config, SlotReuse, L2};
+use nexthop_cs::{BatchKey, L2Error};
+use nexthop_wire::{Component, Data, Emit, Name};
+
+fn temp_path(tag: &str) -> PathBuf {
+    let dir = std::env::var_os("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    dir.join(format!("nexthop-l2-{tag}-{}", std::process::id()))
+}
+
+fn chunk(content: &str, seg: u64) -> Vec<u8> {
+    let mut d = Data::new(Name::from_uri(content).unwrap().with(Component::segment(seg)), vec![seg as u8; 3000]);
+    d.sign_digest_sha256();
+    d.to_bytes()
+}
+
+fn file_config(path: PathBuf, engine: IoEngine, reuse: SlotReuse, batches: u64) -> L2Config {
+    let backing = Backing::File(FileConfig { path, create: true, direct: DirectIo::Preferred, engine });
+    let mut cfg = L2Config::new(0, backing);
+    cfg.batch_chunks = 4;
+    cfg.chunk_slot_bytes = 4096;
+    cfg.capacity_bytes = batches * cfg.batch_bytes() as u64;
+    cfg.reuse = reuse;
+    cfg
+}
+
+/// Writes batch `batch` of `/c` (positions 0..4) and returns its key.
+fn write_batch(l2: &mut L2, batch: u64) -> u64 {
+    let first = chunk("/c", batch * 4);
+    let key = BatchKey::of(nexthop_wire::DataView::decode(&first).unwrap().name().value(), 4).hash();
+    let mut b = l2.batch_buf(key);
+    for p in 0..4 {
+        b.put(p as u32, 1000 + p, &chunk("/c", batch * 4 + p)).unwrap();
+    }
+    assert!(b.is_full());
+    l2.write(&b).unwrap();
+    key
+}
+
+#[test]
+fn batches_round_trip_with_both_engines() {
+    for engine in [IoEngine::Auto, IoEngine::Pread] {
+        let path = temp_path(&format!("rt-{engine:?}"));
+        let mut l2 = L2::open(file_config(path.clone(), engine, SlotReuse::Fifo, 8)).unwrap();
+        if engine == IoEngine::Pread {
+            assert!(l2.describe().starts_with("file pread"), "{}", l2.describe());
+        }
+        eprintln!("{engine:?}: {}", l2.describe());
+        let keys: Vec<u64> = (0..8).map(|b| write_batch(&mut l2, b)).collect();
+        for (b, &key) in keys.iter().enumerate() {
+            let read = l2.read(key).unwrap().expect("stored");
+            let got: Vec<_> = read.iter().map(|c| (c.position, c.fresh_until_ms, c.wire.to_vec())).collect();
+            let want: Vec<_> = (0..4u64).map(|p| (p as u16, 1000 + p, chunk("/c", b as u64 * 4 + p))).collect();
+            assert_eq!(got, want, "{engine:?} batch {b}: {}", l2.describe());
+        }
+        assert_eq!(l2.stats().corrupt_chunks, 0);
+        assert!(l2.read(12345).unwrap().is_none());
+        drop(l2);
+        std::fs::remove_file(path).unwrap();
+    }
+}
+
+#[test]
+fn fifo_and_clock_reuse() {
+    for reuse in [SlotReuse::Fifo, SlotReuse::Clock] {
+        let path = temp_path(&format!("reuse-{reuse:?}"));
+        let mut l2 = L2::open(file_config(path.clone(), IoEngine::Auto, reuse, 3)).unwrap();
+        let k: Vec<u64> = (0..3).map(|b| write_batch(&mut l2, b)).collect();
+        assert!(l2.read(k[0]).unwrap().is_some(), "batch 0 read: CLOCK gives it a second chance");
+        let k3 = write_batch(&mut l2, 3);
+        assert!(l2.contains(k3));
+        match reuse {
+            SlotReuse::Fifo => assert!(!l2.contains(k[0]) && l2.contains(k[1])),
+            SlotReuse::Clock => assert!(l2.contains(k[0]) && !l2.contains(k[1])),
+        }
+        assert_eq!(l2.batches(), 3);
+        assert_eq!(l2.stats().replaced, 1);
+        drop(l2);
+        std::fs::remove_file(path).unwrap();
+    }
+}
+
+#[test]
+fn flipped_bytes_are_detected_counted_and_not_served() {
+    let path = temp_path("flip");
+    let mut l2 = L2::open(file_config(path.clone(), IoEngine::Auto, SlotReuse::Fifo, 4)).unwrap();
+    let key = write_batch(&mut l2, 0);
+    l2.sync().unwrap();
+    let offset = l2.file_offset(key).unwrap();
+    // Flip one byte in the payload of position 1 and one in the header of position 3.
+    let f = OpenOptions::new().read(true).write(true).open(&path).unwrap();
+    for at in [offset + 4096 + 500, offset + 3 * 4096 + 10] {
+        let mut b = [0u8];
+        f.read_exact_at(&mut b, at).unwrap();
+        f.write_all_at(&[b[0] ^ 0x20], at).unwrap();
+    }
+    f.sync_all().unwrap();
+    let read = l2.read(key).unwrap().unwrap();
+    let positions: Vec<u16> = read.iter().map(|c| c.position).collect();
+    assert_eq!(positions, vec![0, 2]);
+    assert_eq!(l2.stats().corrupt_chunks, 2);
+    drop(l2);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn start_up_errors_are_clear() {
+    let path = temp_path("missing");
+    let mut cfg = file_config(path.clone(), IoEngine::Auto, SlotReuse::Fifo, 4);
+    if let Backing::File(f) = &mut cfg.backing {
+        f.create = false;
+    }
+    assert!(matches!(L2::open(cfg.clone()), Err(L2Error::Missing(_))));
+    std::fs::write(&path, [0u8; 4096]).unwrap();
+    let err = L2::open(cfg.clone()).unwrap_err();
+    assert!(matches!(err, L2Error::TooSmall { actual: 4096, .. }), "{err}");
+    assert!(err.to_string().contains("4096"));
+    std::fs::remove_file(&path).unwrap();
+    let mut bad = cfg.clone();
+    bad.chunk_slot_bytes = 1000;
+    assert!(matches!(L2::open(bad), Err(L2Error::Config(_))));
+    let mut empty = cfg;
+    empty.capacity_bytes = 100;
+    assert!(matches!(L2::open(empty), Err(L2Error::Config(_))));
+}
+
+/// tmpfs refused O_DIRECT before Linux 6.6; either way the configured policy holds.
+#[test]
+fn direct_io_policy_on_tmpfs() {
+    let shm = PathBuf::from("/dev/shm");
+    if !shm.is_dir() {
+        return;
+    }
+    let path = shm.join(format!("nexthop-l2-direct-{}", std::process::id()));
+    let mut cfg = file_config(path.clone(), IoEngine::Auto, SlotReuse::Fifo, 2);
+    if let Backing::File(f) = &mut cfg.backing {
+        f.direct = DirectIo::Required;
+    }
+    match L2::open(cfg.clone()) {
+        Ok(l2) => assert!(l2.describe().contains("O_DIRECT")),
+        Err(e) => assert!(matches!(e, L2Error::NoDirectIo(_)), "{e}"),
+    }
+    if let Backing::File(f) = &mut cfg.backing {
+        f.direct = DirectIo::Preferred;
+    }
+    let mut l2 = L2::open(cfg).unwrap();
+    let key = write_batch(&mut l2, 0);
+    assert_eq!(l2.read(key).unwrap().unwrap().len(), 4);
+    drop(l2);
+    let _ = std::fs::remove_file(path);
+}
