@@ -171,6 +171,15 @@ impl L1 {
     /// # Errors
     /// [`InsertError::TooLarge`] when it exceeds a slot; nothing changes then.
     pub fn insert_view(&mut self, data: &DataView<'_>, now_ms: u64) -> Result<(), InsertError> {
+        self.insert_until(data, now_ms.saturating_add(data.freshness_period_ms()))
+    }
+
+    /// Stores a decoded Data packet that stays fresh until `fresh_until_ms` (a packet coming back
+    /// from the L2 keeps the freshness it had when it first arrived).
+    ///
+    /// # Errors
+    /// [`InsertError::TooLarge`] when it exceeds a slot; nothing changes then.
+    pub fn insert_until(&mut self, data: &DataView<'_>, fresh_until_ms: u64) -> Result<(), InsertError> {
         let wire = data.wire();
         if wire.len() > self.cfg.slot_bytes as usize {
             self.stats.refused += 1;
@@ -196,14 +205,8 @@ impl L1 {
         };
         let start = slot as usize * self.cfg.slot_bytes as usize;
         self.arena[start..start + wire.len()].copy_from_slice(wire);
-        self.slots[slot as usize] = Slot {
-            hash,
-            fresh_until_ms: now_ms.saturating_add(data.freshness_period_ms()),
-            len: wire.len() as u32,
-            name_start: name_start as u32,
-            name_len: name.len() as u32,
-            used: true,
-        };
+        self.slots[slot as usize] =
+            Slot { hash, fresh_until_ms, len: wire.len() as u32, name_start: name_start as u32, name_len: name.len() as u32, used: true };
         self.order.admit(slot, hash);
         self.stats.inserts += 1;
         Ok(())
@@ -255,27 +258,35 @@ impl L1 {
     /// requests. Counts a hit or miss.
     pub fn get(&mut self, name: &[u8]) -> Option<&[u8]> {
         let found = self.find(name, name_hash(name));
-        self.served(found)
+        self.served(found).map(|slot| self.wire(slot))
     }
 
     /// The packet that answers `req` at `now_ms` under NDN matching rules. Counts a hit or miss.
     pub fn lookup(&mut self, req: &Request<'_>, now_ms: u64) -> Option<&[u8]> {
+        self.lookup_slot(req, now_ms).map(|slot| self.wire(slot))
+    }
+
+    /// [`L1::lookup`], answering with the slot ([`L1::slot_wire`] gives the packet).
+    pub(crate) fn lookup_slot(&mut self, req: &Request<'_>, now_ms: u64) -> Option<u32> {
         let found = self.matching_slot(req, now_ms);
         self.served(found)
     }
 
-    fn served(&mut self, found: Option<u32>) -> Option<&[u8]> {
+    /// The packet in `slot`.
+    pub(crate) fn slot_wire(&self, slot: u32) -> &[u8] {
+        self.wire(slot)
+    }
+
+    /// Counts a hit (telling the policy) or a miss.
+    fn served(&mut self, found: Option<u32>) -> Option<u32> {
         match found {
             Some(slot) => {
                 self.stats.hits += 1;
                 self.order.hit(slot);
-                Some(self.wire(slot))
             }
-            None => {
-                self.stats.misses += 1;
-                None
-            }
+            None => self.stats.misses += 1,
         }
+        found
     }
 
     fn fresh_enough(&self, slot: u32, req: &Request<'_>, now_ms: u64) -> bool {

@@ -230,7 +230,7 @@ mod tests {
     use super::*;
 
     fn drain(r: &mut Replacement) -> Vec<u32> {
-        std::iter::from_fn(|| r.victim(|s| u64::from(s))).collect()
+        std::iter::from_fn(|| r.victim(u64::from)).collect()
     }
 
     #[test]

@@ -90,7 +90,11 @@ pub struct FileDevice {
 
 impl core::fmt::Debug for FileDevice {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("FileDevice").field("path", &self.path).field("direct", &self.direct).field("engine", &self.engine_name()).finish_non_exhaustive()
+        f.debug_struct("FileDevice")
+            .field("path", &self.path)
+            .field("direct", &self.direct)
+            .field("engine", &self.engine_name())
+            .finish_non_exhaustive()
     }
 }
 

@@ -120,7 +120,12 @@ pub struct BatchBuf {
 impl BatchBuf {
     /// An empty batch for `key`.
     fn new(batch_chunks: u32, chunk_slot: usize) -> Self {
-        BatchBuf { buf: AlignedBuf::new(batch_chunks as usize * chunk_slot), chunk_slot, key: 0, filled: vec![false; batch_chunks as usize] }
+        BatchBuf {
+            buf: AlignedBuf::new(batch_chunks as usize * chunk_slot),
+            chunk_slot,
+            key: 0,
+            filled: vec![false; batch_chunks as usize],
+        }
     }
 
     /// Empties it and gives it to batch `key`.
@@ -150,6 +155,18 @@ impl BatchBuf {
         layout::encode(slot, self.key, position as u16, fresh_until_ms, wire)?;
         self.filled[p] = true;
         Ok(())
+    }
+
+    /// The chunk staged at `position`, if any.
+    pub fn get(&self, position: u32) -> Option<StoredChunk<'_>> {
+        let p = position as usize;
+        if !*self.filled.get(p)? {
+            return None;
+        }
+        match layout::decode(&self.buf.as_slice()[p * self.chunk_slot..(p + 1) * self.chunk_slot], self.key, position as u16) {
+            Decoded::Chunk(c) => Some(c),
+            Decoded::Empty | Decoded::Corrupt => None,
+        }
     }
 
     /// Positions filled.
@@ -192,7 +209,11 @@ impl<'a> ReadBatch<'a> {
 
     /// The chunks, in position order.
     pub fn iter(&self) -> impl Iterator<Item = StoredChunk<'a>> + '_ {
-        self.chunks.iter().map(|c| StoredChunk { position: c.position, fresh_until_ms: c.fresh_until_ms, wire: &self.buf[c.start..c.start + c.len] })
+        self.chunks.iter().map(|c| StoredChunk {
+            position: c.position,
+            fresh_until_ms: c.fresh_until_ms,
+            wire: &self.buf[c.start..c.start + c.len],
+        })
     }
 }
 

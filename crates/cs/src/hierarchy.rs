@@ -1,0 +1,289 @@
+//! The hierarchical content store: an [`L1`] in DRAM in front of an [`L2`] on a file, with batch
+//! prefetch.
+//!
+//! # Operation (the paper's serial algorithm, section 3.2)
+//! - **lookup**: an L1 hit serves. On an L1 miss, the request's batch ([`BatchKey`]) is read from
+//!   the L2 whole, every valid chunk of it is inserted into the L1, and the request is answered
+//!   from the L1 — so the next B−1 requests of a stream hit the L1.
+//! - **insert** (Data from the network): admitted into the L1 and staged for write-back: chunks
+//!   are gathered per batch in a few aligned batch buffers; a batch is written to the L2 when all
+//!   its B positions are filled, or, partially filled, when its buffer is needed for a newer batch
+//!   (oldest first). A lookup also finds chunks still staged.
+//! - Chunks that come back from the L2 keep the freshness deadline they arrived with.
+//!
+//! One store is owned by one thread; sharding ([`crate::shard`]) gives each thread its own.
+
+use std::collections::VecDeque;
+
+use hashbrown::HashMap;
+use nexthop_wire::DataView;
+
+use crate::error::{InsertError, L2Error};
+use crate::key::BatchKey;
+use crate::l1::{L1Config, L1Stats, L1};
+use crate::l2::{BatchBuf, L2Config, L2Stats, L2};
+use crate::request::Request;
+
+/// How a hierarchical store is built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HcsConfig {
+    /// The DRAM tier.
+    pub l1: L1Config,
+    /// The SSD tier; `None` = a DRAM-only store.
+    pub l2: Option<L2Config>,
+    /// Batches being gathered for write-back at once.
+    pub staging_batches: usize,
+}
+
+/// Which tier answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// The request hit the L1.
+    L1,
+    /// The request missed the L1 and its batch was read from the L2.
+    L2,
+}
+
+/// A served packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Served<'a> {
+    /// Where it came from.
+    pub tier: Tier,
+    /// The Data packet.
+    pub wire: &'a [u8],
+}
+
+/// What the store counted (the tiers count their own too: [`HierarchicalStore::l1_stats`],
+/// [`HierarchicalStore::l2_stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HcsStats {
+    /// Lookups.
+    pub requests: u64,
+    /// Answered from the L1.
+    pub l1_hits: u64,
+    /// Answered after an L2 batch read (or from the write-back staging).
+    pub l2_hits: u64,
+    /// Not answered.
+    pub misses: u64,
+    /// Batch reads or writes the device failed (the store keeps serving from L1).
+    pub l2_io_errors: u64,
+    /// Chunks read from the L2 that did not decode as Data (after passing the checksum).
+    pub l2_bad_packets: u64,
+}
+
+/// Batches being gathered for write-back.
+#[derive(Debug)]
+struct Staging {
+    bufs: Vec<BatchBuf>,
+    by_key: HashMap<u64, usize>,
+    order: VecDeque<usize>,
+    free: Vec<usize>,
+}
+
+/// DRAM L1 + SSD L2 with batch prefetch.
+#[derive(Debug)]
+pub struct HierarchicalStore {
+    l1: L1,
+    l2: Option<L2>,
+    staging: Staging,
+    batch_chunks: u32,
+    stats: HcsStats,
+}
+
+impl HierarchicalStore {
+    /// Builds the tiers (opens the L2 file).
+    ///
+    /// # Errors
+    /// Any [`L2::open`] error.
+    pub fn new(cfg: HcsConfig) -> Result<Self, L2Error> {
+        let l2 = cfg.l2.map(L2::open).transpose()?;
+        let batch_chunks = l2.as_ref().map_or(1, |l2| l2.config().batch_chunks);
+        let bufs: Vec<BatchBuf> = match &l2 {
+            Some(l2) => (0..cfg.staging_batches.max(1)).map(|_| l2.batch_buf(0)).collect(),
+            None => Vec::new(),
+        };
+        let staging = Staging { free: (0..bufs.len()).rev().collect(), bufs, by_key: HashMap::new(), order: VecDeque::new() };
+        Ok(HierarchicalStore { l1: L1::new(cfg.l1), l2, staging, batch_chunks, stats: HcsStats::default() })
+    }
+
+    /// The L1.
+    pub fn l1(&self) -> &L1 {
+        &self.l1
+    }
+
+    /// The L2, if any.
+    pub fn l2(&self) -> Option<&L2> {
+        self.l2.as_ref()
+    }
+
+    /// The L2, writable (tests inject faults).
+    pub fn l2_mut(&mut self) -> Option<&mut L2> {
+        self.l2.as_mut()
+    }
+
+    /// What the store counted.
+    pub fn stats(&self) -> HcsStats {
+        self.stats
+    }
+
+    /// What the L1 counted.
+    pub fn l1_stats(&self) -> L1Stats {
+        self.l1.stats()
+    }
+
+    /// What the L2 counted.
+    pub fn l2_stats(&self) -> L2Stats {
+        self.l2.as_ref().map(L2::stats).unwrap_or_default()
+    }
+
+    /// Chunks per batch.
+    pub fn batch_chunks(&self) -> u32 {
+        self.batch_chunks
+    }
+
+    /// The packet answering `req` at `now_ms`, from the L1 or, prefetching its batch, the L2.
+    pub fn lookup(&mut self, req: &Request<'_>, now_ms: u64) -> Option<Served<'_>> {
+        self.stats.requests += 1;
+        if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
+            self.stats.l1_hits += 1;
+            return Some(Served { tier: Tier::L1, wire: self.l1.slot_wire(slot) });
+        }
+        if self.l2.is_some() && self.prefetch(req.name) {
+            if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
+                self.stats.l2_hits += 1;
+                return Some(Served { tier: Tier::L2, wire: self.l1.slot_wire(slot) });
+            }
+        }
+        self.stats.misses += 1;
+        None
+    }
+
+    /// Brings the batch of `name` into the L1 from the staging buffers or the L2; whether any
+    /// chunk came.
+    fn prefetch(&mut self, name: &[u8]) -> bool {
+        let key = BatchKey::of(name, self.batch_chunks).hash();
+        if let Some(&i) = self.staging.by_key.get(&key) {
+            let buf = &self.staging.bufs[i];
+            let mut any = false;
+            for p in 0..self.batch_chunks {
+                if let Some(c) = buf.get(p) {
+                    any |= insert_chunk(&mut self.l1, &mut self.stats, c.wire, c.fresh_until_ms);
+                }
+            }
+            return any;
+        }
+        let Some(l2) = self.l2.as_mut() else { return false };
+        match l2.read(key) {
+            Ok(Some(batch)) => {
+                let mut any = false;
+                for c in batch.iter() {
+                    any |= insert_chunk(&mut self.l1, &mut self.stats, c.wire, c.fresh_until_ms);
+                }
+                any
+            }
+            Ok(None) => false,
+            Err(_) => {
+                self.stats.l2_io_errors += 1;
+                false
+            }
+        }
+    }
+
+    /// Admits a Data packet that arrived at `now_ms` into the L1 and stages it for the L2.
+    ///
+    /// # Errors
+    /// [`InsertError`] when the packet is malformed or larger than a slot; nothing changes then.
+    pub fn insert(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
+        let data = DataView::decode(wire)?;
+        self.check_fits(wire)?;
+        self.l1.insert_view(&data, now_ms)?;
+        self.stage(&data, now_ms)
+    }
+
+    /// Stores a Data packet in the L2 only (through the staging buffers), as when filling the
+    /// L2 with a catalogue before a run.
+    ///
+    /// # Errors
+    /// As [`HierarchicalStore::insert`].
+    pub fn insert_l2_only(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
+        let data = DataView::decode(wire)?;
+        self.check_fits(wire)?;
+        self.stage(&data, now_ms)
+    }
+
+    fn check_fits(&self, wire: &[u8]) -> Result<(), InsertError> {
+        let l1_max = self.l1.config().slot_bytes as usize;
+        let l2_max = self.l2.as_ref().map_or(usize::MAX, |l2| l2.config().chunk_slot_bytes as usize - crate::l2::HEADER_BYTES);
+        let max = l1_max.min(l2_max);
+        if wire.len() > max {
+            return Err(InsertError::TooLarge { len: wire.len(), max });
+        }
+        Ok(())
+    }
+
+    fn stage(&mut self, data: &DataView<'_>, now_ms: u64) -> Result<(), InsertError> {
+        if self.l2.is_none() {
+            return Ok(());
+        }
+        let key = BatchKey::of(data.name().value(), self.batch_chunks);
+        let hash = key.hash();
+        let i = match self.staging.by_key.get(&hash) {
+            Some(&i) => i,
+            None => {
+                let i = match self.staging.free.pop() {
+                    Some(i) => i,
+                    None => {
+                        let oldest = self.staging.order.front().copied().expect("staging holds a batch");
+                        self.write_back(oldest);
+                        self.staging.free.pop().expect("a buffer was freed")
+                    }
+                };
+                self.staging.bufs[i].reset(hash);
+                self.staging.by_key.insert(hash, i);
+                self.staging.order.push_back(i);
+                i
+            }
+        };
+        let fresh_until = now_ms.saturating_add(data.freshness_period_ms());
+        self.staging.bufs[i].put(key.position, fresh_until, data.wire())?;
+        if self.staging.bufs[i].is_full() {
+            self.write_back(i);
+        }
+        Ok(())
+    }
+
+    /// Writes staged batch `i` to the L2 and frees its buffer.
+    fn write_back(&mut self, i: usize) {
+        let buf = &self.staging.bufs[i];
+        if let Some(l2) = self.l2.as_mut() {
+            if l2.write(buf).is_err() {
+                self.stats.l2_io_errors += 1;
+            }
+        }
+        self.staging.by_key.remove(&buf.key());
+        self.staging.order.retain(|&j| j != i);
+        self.staging.free.push(i);
+    }
+
+    /// Writes every staged batch and waits for the writes.
+    ///
+    /// # Errors
+    /// When waiting for the device fails.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        while let Some(&i) = self.staging.order.front() {
+            self.write_back(i);
+        }
+        self.l2.as_mut().map_or(Ok(()), L2::sync)
+    }
+}
+
+/// Inserts a chunk read back from the staging or the L2 into the L1; whether it was taken.
+fn insert_chunk(l1: &mut L1, stats: &mut HcsStats, wire: &[u8], fresh_until_ms: u64) -> bool {
+    match DataView::decode(wire) {
+        Ok(data) => l1.insert_until(&data, fresh_until_ms).is_ok(),
+        Err(_) => {
+            stats.l2_bad_packets += 1;
+            false
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The hierarchical store end to end: prefetch from a real L2 file, write-back of admitted Data,
+//! corrupted L2 bytes never served, oversize packets refused.
+
+use std::path::PathBuf;
+
+use nexthop_cs::l2::{Backing, DirectIo, FileConfig, IoEngine};
+use nexthop_cs::{HcsConfig, HierarchicalStore, InsertError, L1Config, L2Config, Policy, Request, Tier};
+use nexthop_wire::{Component, Data, Emit, Name};
+
+fn chunk(seg: u64, payload: usize) -> (Name, Vec<u8>) {
+    let name = Name::from_uri("/c/v=1").unwrap().with(Component::segment(seg));
+    let mut d = Data::new(name.clone(), vec![seg as u8; payload]);
+    d.sign_digest_sha256();
+    (name, d.to_bytes())
+}
+
+fn store(backing: Backing, l1_chunks: u32) -> HierarchicalStore {
+    let mut l2 = L2Config::new(0, backing);
+    l2.batch_chunks = 10;
+    l2.chunk_slot_bytes = 4096;
+    l2.capacity_bytes = 20 * l2.batch_bytes() as u64;
+    let l1 = L1Config { capacity: l1_chunks, slot_bytes: 4096, policy: Policy::Fifo, prefix_index: true };
+    HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4 }).unwrap()
+}
+
+fn file_backing(tag: &str) -> (PathBuf, Backing) {
+    let dir = std::env::var_os("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let path = dir.join(format!("nexthop-hcs-{tag}-{}", std::process::id()));
+    (path.clone(), Backing::File(FileConfig { path, create: true, direct: DirectIo::Preferred, engine: IoEngine::Auto }))
+}
+
+fn tier(s: &mut HierarchicalStore, seg: u64) -> Option<Tier> {
+    let (name, wire) = chunk(seg, 1000);
+    let served = s.lookup(&Request::exact(name.as_view()), 0)?;
+    assert_eq!(served.wire, wire.as_slice());
+    Some(served.tier)
+}
+
+#[test]
+fn a_miss_prefetches_its_batch_from_a_real_file() {
+    let (path, backing) = file_backing("prefetch");
+    let mut s = store(backing, 30);
+    for seg in 0..100 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    assert_eq!(s.l2().unwrap().batches(), 10);
+    assert_eq!(tier(&mut s, 0), Some(Tier::L2));
+    for seg in 1..10 {
+        assert_eq!(tier(&mut s, seg), Some(Tier::L1), "seg {seg} was prefetched");
+    }
+    assert_eq!(tier(&mut s, 57), Some(Tier::L2));
+    assert_eq!(tier(&mut s, 59), Some(Tier::L1));
+    assert_eq!(tier(&mut s, 100), None);
+    let st = s.stats();
+    assert_eq!((st.requests, st.l1_hits, st.l2_hits, st.misses), (13, 10, 2, 1));
+    assert_eq!(s.l2_stats().reads, 2);
+    drop(s);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn admitted_data_is_written_back_and_found_after_l1_eviction() {
+    let (path, backing) = file_backing("writeback");
+    let mut s = store(backing, 12);
+    for seg in 0..25 {
+        s.insert(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    // Batches 0 and 1 were complete and written; batch 2 (20..25) is still staged.
+    assert_eq!(s.l2_stats().writes, 2);
+    assert_eq!(tier(&mut s, 24), Some(Tier::L1));
+    assert_eq!(tier(&mut s, 3), Some(Tier::L2), "evicted from L1, back from L2");
+    assert_eq!(tier(&mut s, 4), Some(Tier::L1));
+    for seg in 13..23 {
+        let _ = tier(&mut s, seg);
+    }
+    // Chunk 20 may have left the L1; the staging buffer still answers.
+    assert!(tier(&mut s, 21).is_some());
+    drop(s);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn corrupt_l2_chunks_are_counted_and_never_served() {
+    let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
+    for seg in 0..10 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    let key = nexthop_cs::BatchKey::of(chunk(0, 0).0.value(), 10).hash();
+    let slot = s.l2_mut().unwrap().memory_slot_mut(key).unwrap();
+    slot[3 * 4096 + 200] ^= 0xff; // payload of segment 3
+    slot[7 * 4096 + 5] ^= 0x01; // header of segment 7
+    assert_eq!(tier(&mut s, 0), Some(Tier::L2));
+    assert_eq!(tier(&mut s, 3), None, "corrupt chunk not served");
+    assert_eq!(tier(&mut s, 7), None, "corrupt chunk not served");
+    assert_eq!(tier(&mut s, 9), Some(Tier::L1));
+    assert_eq!(s.l2_stats().corrupt_chunks, 6, "two chunks, counted on each of the three batch reads");
+}
+
+#[test]
+fn oversize_and_malformed_packets_change_nothing() {
+    let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
+    let big = chunk(1, 5000).1;
+    assert!(matches!(s.insert(&big, 0), Err(InsertError::TooLarge { max: 4064, .. })));
+    assert!(matches!(s.insert(&[6, 0], 0), Err(InsertError::Malformed(_))));
+    assert!(s.l1().is_empty());
+    s.flush().unwrap();
+    assert_eq!(s.l2().unwrap().batches(), 0);
+}
