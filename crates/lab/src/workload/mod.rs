@@ -1,4 +1,5 @@
 //! Workload generators shared by experiments (and later by forwarder benchmarks).
 
+pub mod chunks;
 pub mod names;
 pub mod packets;
