@@ -2,6 +2,7 @@
 
 use crate::{Report, RunConfig};
 
+pub mod cs;
 pub mod name_fib;
 pub mod wire;
 
@@ -20,7 +21,7 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in the order `--all` runs them.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&wire::Wire, &name_fib::NameFibExperiment]
+    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment]
 }
 
 /// The experiment called `name`.
