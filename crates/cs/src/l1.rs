@@ -3,10 +3,13 @@
 //! # Layout
 //! - Payloads live in one preallocated arena of `capacity` fixed slots of `slot_bytes` each; a
 //!   Data packet is stored as its wire encoding, so serving it is handing out a slice.
-//! - The index is a hashbrown table of (slot, upper 32 bits of the name hash): an exact-name
-//!   lookup is one probe of the table and one read of the slot's name bytes to verify.
-//! - Per-slot metadata (hash, length, where the name sits in the packet, when it goes stale) is a
-//!   parallel array; the replacement order is a [`Policy`] over slot numbers.
+//! - The index ([`crate::index`]) is an open-addressing table of 8-byte entries (upper 32 bits
+//!   of the name hash, slot) at most half full: an exact-name lookup reads one index line and the
+//!   slot's first cache line to verify the name — the line the caller reads next anyway.
+//!   [`L1::get_batch`] prefetches both across a group of names.
+//! - Per-slot metadata (hash, when the packet goes stale) is a parallel array, off the hit path:
+//!   a packet's length and name are read from its own TLV headers. The replacement order is a
+//!   [`Policy`] over slot numbers.
 //! - An optional ordered index (name bytes → slot) answers CanBePrefix Interests; it costs one
 //!   B-tree insert per Data and is off the exact-match path.
 //!
@@ -23,11 +26,12 @@
 
 use std::collections::BTreeMap;
 
-use hashbrown::HashTable;
 use nexthop_lookup::mem::{advise_huge_pages, prefetch};
+use nexthop_wire::tlv::Tlv;
 use nexthop_wire::DataView;
 
 use crate::error::InsertError;
+use crate::index::NameIndex;
 use crate::key::name_hash;
 use crate::policy::{Policy, Replacement};
 use crate::request::Request;
@@ -68,14 +72,11 @@ pub struct L1Stats {
     pub refused: u64,
 }
 
-/// Per-slot metadata.
+/// Per-slot metadata (the packet's length and name are read from the packet itself).
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     hash: u64,
     fresh_until_ms: u64,
-    len: u32,
-    name_start: u32,
-    name_len: u32,
     used: bool,
 }
 
@@ -85,7 +86,7 @@ pub struct L1 {
     cfg: L1Config,
     arena: Vec<u8>,
     slots: Vec<Slot>,
-    index: HashTable<(u32, u32)>,
+    index: NameIndex,
     by_name: Option<BTreeMap<Box<[u8]>, u32>>,
     order: Replacement,
     free: Vec<u32>,
@@ -95,10 +96,6 @@ pub struct L1 {
 
 /// Names per group in [`L1::get_batch`].
 pub const BATCH: usize = 16;
-
-fn tag(hash: u64) -> u32 {
-    (hash >> 32) as u32
-}
 
 impl L1 {
     /// An empty L1; the arena is allocated (and zeroed lazily by the OS) here, once.
@@ -112,7 +109,7 @@ impl L1 {
             cfg,
             arena,
             slots: vec![Slot::default(); capacity as usize],
-            index: HashTable::with_capacity(capacity as usize),
+            index: NameIndex::new(capacity),
             by_name: cfg.prefix_index.then(BTreeMap::new),
             order: Replacement::new(cfg.policy, capacity),
             free: (0..capacity).rev().collect(),
@@ -141,21 +138,29 @@ impl L1 {
         self.stats
     }
 
-    fn wire(&self, slot: u32) -> &[u8] {
+    /// The stored packet and its name's TLV-VALUE, read from the slot itself (the Data and
+    /// Name TLV headers), so an exact-name hit touches the index and the packet and nothing
+    /// else. A slot holds a packet that decoded when it was stored, so the headers parse.
+    fn packet(&self, slot: u32) -> (&[u8], &[u8]) {
         let start = slot as usize * self.cfg.slot_bytes as usize;
-        &self.arena[start..start + self.slots[slot as usize].len as usize]
+        let bytes = &self.arena[start..start + self.cfg.slot_bytes as usize];
+        match Tlv::read(bytes) {
+            Ok(data) => (data.wire, Tlv::read(data.value).map_or(&[][..], |name| name.value)),
+            Err(_) => (&[], &[]),
+        }
+    }
+
+    fn wire(&self, slot: u32) -> &[u8] {
+        self.packet(slot).0
     }
 
     fn name_of(&self, slot: u32) -> &[u8] {
-        let s = &self.slots[slot as usize];
-        let start = slot as usize * self.cfg.slot_bytes as usize + s.name_start as usize;
-        &self.arena[start..start + s.name_len as usize]
+        self.packet(slot).1
     }
 
     /// The slot holding exactly `name` (TLV-VALUE) whose hash is `hash`.
     fn find(&self, name: &[u8], hash: u64) -> Option<u32> {
-        let t = tag(hash);
-        self.index.find(hash, |&(slot, slot_tag)| slot_tag == t && self.name_of(slot) == name).map(|&(slot, _)| slot)
+        self.index.find(hash, |slot| self.name_of(slot) == name)
     }
 
     /// Stores a Data packet (its wire encoding) that arrived at `now_ms`.
@@ -193,7 +198,6 @@ impl L1 {
             return Err(InsertError::TooLarge { len: wire.len(), max: self.cfg.slot_bytes as usize });
         }
         let name = data.name().value();
-        let name_start = name.as_ptr() as usize - wire.as_ptr() as usize;
         let hash = name_hash(name);
         let slot = match self.find(name, hash) {
             Some(slot) => {
@@ -202,7 +206,7 @@ impl L1 {
             }
             None => {
                 let slot = self.take_slot();
-                self.index.insert_unique(hash, (slot, tag(hash)), |&(s, _)| self.slots[s as usize].hash);
+                self.index.insert(hash, slot);
                 if let Some(by_name) = &mut self.by_name {
                     by_name.insert(name.into(), slot);
                 }
@@ -212,8 +216,7 @@ impl L1 {
         };
         let start = slot as usize * self.cfg.slot_bytes as usize;
         self.arena[start..start + wire.len()].copy_from_slice(wire);
-        self.slots[slot as usize] =
-            Slot { hash, fresh_until_ms, len: wire.len() as u32, name_start: name_start as u32, name_len: name.len() as u32, used: true };
+        self.slots[slot as usize] = Slot { hash, fresh_until_ms, used: true };
         self.order.admit(slot, hash);
         self.stats.inserts += 1;
         Ok(())
@@ -234,9 +237,8 @@ impl L1 {
     /// Takes `slot` out of both indexes (the policy has already let it go).
     fn unindex(&mut self, slot: u32) {
         let hash = self.slots[slot as usize].hash;
-        if let Ok(entry) = self.index.find_entry(hash, |&(s, _)| s == slot) {
-            entry.remove();
-        }
+        let slots = &self.slots;
+        self.index.remove(hash, slot, |s| slots[s as usize].hash);
         if self.by_name.is_some() {
             let name: Box<[u8]> = self.name_of(slot).into();
             if let Some(by_name) = &mut self.by_name {
@@ -270,32 +272,36 @@ impl L1 {
 
     /// [`L1::get`] for many names at once: `out` gets one answer per name, in order.
     ///
-    /// Names go through in groups of [`BATCH`]: first every name is hashed and its index entry
-    /// found (the index is small enough to sit in the CPU caches) and the slot's metadata and
-    /// packet start are prefetched; then the names are verified and the policy told. The DRAM
-    /// misses of a group overlap instead of following one another.
+    /// Names go through in groups of [`BATCH`] in three passes: hash every name and prefetch its
+    /// index line; probe the index and prefetch the candidate packet's first line; verify the
+    /// names and tell the policy. The cache misses of a group overlap instead of following one
+    /// another.
     pub fn get_batch<'s>(&'s mut self, names: &[&[u8]], out: &mut Vec<Option<&'s [u8]>>) {
-        let mut found: Vec<Option<u32>> = Vec::with_capacity(names.len());
+        // Where each answer lies in the arena, noted while its line is in cache, so building
+        // the answers at the end reads no packet memory again.
+        let mut found: Vec<Option<(usize, usize)>> = Vec::with_capacity(names.len());
         for group in names.chunks(BATCH) {
-            let mut cand = [None; BATCH];
             let mut hashes = [0u64; BATCH];
             for (i, name) in group.iter().enumerate() {
-                let h = name_hash(name);
-                hashes[i] = h;
-                let t = tag(h);
-                cand[i] = self.index.find(h, |&(_, slot_tag)| slot_tag == t).map(|&(slot, _)| slot);
+                hashes[i] = name_hash(name);
+                self.index.prefetch(hashes[i]);
+            }
+            let mut cand = [None; BATCH];
+            for i in 0..group.len() {
+                cand[i] = self.index.find(hashes[i], |_| true);
                 if let Some(slot) = cand[i] {
-                    prefetch(&self.slots[slot as usize]);
                     prefetch(&self.arena[slot as usize * self.cfg.slot_bytes as usize]);
                 }
             }
             for (i, name) in group.iter().enumerate() {
-                // A tag match with other bytes (about one name in 2^39) takes the full search.
+                // A tag match with other bytes (about one name in 2^32 per probe) takes the full search.
                 let slot = cand[i].filter(|&s| self.name_of(s) == *name).or_else(|| cand[i].and_then(|_| self.find(name, hashes[i])));
-                found.push(self.served(slot));
+                let slot = self.served(slot);
+                found.push(slot.map(|s| (s as usize * self.cfg.slot_bytes as usize, self.wire(s).len())));
             }
         }
-        out.extend(found.into_iter().map(|slot| slot.map(|s| self.wire(s))));
+        let arena = &self.arena;
+        out.extend(found.into_iter().map(|at| at.map(|(start, len)| &arena[start..start + len])));
     }
 
     /// The packet that answers `req` at `now_ms` under NDN matching rules. Counts a hit or miss.

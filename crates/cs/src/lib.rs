@@ -20,6 +20,7 @@
 
 pub mod error;
 pub mod hierarchy;
+mod index;
 pub mod key;
 pub mod l1;
 pub mod model;

@@ -86,7 +86,7 @@ pub fn seq_hit_ratio(l1_chunks: f64, catalogue: f64, batch: u32) -> f64 {
 /// of content c start; every content has `batches_per_content` batches of `batch` chunks.
 pub fn real_hit_ratio(content_rates: &[f64], batches_per_content: usize, l1_chunks: f64, batch: u32, kind: CacheKind) -> f64 {
     let b = f64::from(batch.max(1));
-    let rates: Vec<f64> = content_rates.iter().flat_map(|&r| std::iter::repeat(r).take(batches_per_content)).collect();
+    let rates: Vec<f64> = content_rates.iter().flat_map(|&r| std::iter::repeat_n(r, batches_per_content)).collect();
     let first = che_hit_ratio(&rates, l1_chunks / b, kind);
     1.0 - (1.0 - first) / b
 }

@@ -42,7 +42,7 @@ mod tests {
     impl Lookup<u32> for Parity {
         type Answer = bool;
         fn lookup(&self, key: &u32) -> bool {
-            key % 2 == 0
+            key.is_multiple_of(2)
         }
     }
 

@@ -21,7 +21,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn parse_hex(text: &str) -> anyhow::Result<Vec<u8>> {
     let digits: String = text.chars().filter(|c| !c.is_whitespace() && *c != ':').collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         bail!("odd number of hex digits");
     }
     (0..digits.len())

@@ -109,7 +109,7 @@ impl FileDevice {
     /// Missing or too small file (without `create`), O_DIRECT refused with [`DirectIo::Required`],
     /// io_uring unavailable with [`IoEngine::IoUring`], any I/O error.
     pub fn open(cfg: &FileConfig, capacity: u64, batch_bytes: usize) -> Result<Self, L2Error> {
-        if batch_bytes == 0 || batch_bytes % ALIGN != 0 {
+        if batch_bytes == 0 || !batch_bytes.is_multiple_of(ALIGN) {
             return Err(L2Error::Config(format!("batch slot of {batch_bytes} bytes is not a multiple of {ALIGN}")));
         }
         let path = &cfg.path;

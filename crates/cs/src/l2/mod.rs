@@ -248,7 +248,7 @@ impl L2 {
         if !(1..=1024).contains(&cfg.batch_chunks) {
             return Err(L2Error::Config(format!("batch of {} chunks (1..=1024)", cfg.batch_chunks)));
         }
-        if (cfg.chunk_slot_bytes as usize) <= HEADER_BYTES || batch_bytes % ALIGN != 0 {
+        if (cfg.chunk_slot_bytes as usize) <= HEADER_BYTES || !batch_bytes.is_multiple_of(ALIGN) {
             return Err(L2Error::Config(format!("batch slot of {batch_bytes} bytes is not a multiple of {ALIGN}")));
         }
         let slots = u32::try_from(cfg.slots()).map_err(|_| L2Error::Config("more than 2^32 batch slots".into()))?;

@@ -329,9 +329,14 @@ fn run_trace(store: &mut dyn Store, w: &ChunkWorkload, requests: &[ChunkRequest]
         }
     }
     bar.finish_and_clear();
-    lat.sort_unstable();
-    m.p99_us = lat.get(lat.len().saturating_sub(1).min(lat.len() * 99 / 100)).map_or(0.0, |&ns| ns as f64 / 1e3);
+    m.p99_us = p99_us(&mut lat);
     m
+}
+
+/// The 99th percentile of latencies in nanoseconds, in microseconds.
+fn p99_us(lat: &mut [u64]) -> f64 {
+    lat.sort_unstable();
+    lat.get(lat.len().saturating_sub(1).min(lat.len() * 99 / 100)).map_or(0.0, |&ns| ns as f64 / 1e3)
 }
 
 fn hcs(l1_chunks: u32, slot: u32, l2: Option<L2Config>) -> anyhow::Result<HierarchicalStore> {
@@ -376,7 +381,14 @@ fn with_hcs_stats(row: Row, before: &HierarchicalStore, l1_hits_before: u64, rea
 }
 
 /// Runs the hierarchical store on a trace, counting its tiers over the measured part only.
-fn run_hcs(store: &mut HierarchicalStore, w: &ChunkWorkload, requests: &[ChunkRequest], warmup: usize, payload: usize, label: &str) -> (Measured, u64, u64) {
+fn run_hcs(
+    store: &mut HierarchicalStore,
+    w: &ChunkWorkload,
+    requests: &[ChunkRequest],
+    warmup: usize,
+    payload: usize,
+    label: &str,
+) -> (Measured, u64, u64) {
     // Split the trace so the counters can be read between warm-up and measurement.
     let (warm, measured) = requests.split_at(warmup.min(requests.len()));
     let _ = run_trace(store, w, warm, warm.len(), payload, label);
@@ -409,7 +421,8 @@ fn model_rows(scale: &Scale) -> anyhow::Result<Vec<Row>> {
                 Pattern::Seq => seq_hit_ratio(l1c, cat, B),
                 Pattern::Real => real_hit_ratio(&w.content_rates(), (w.chunks_per_content / B) as usize, l1c, B, CacheKind::Fifo),
             };
-            let row = trace_row("nexthop-hcs", &format!("model-{}", pattern.name()), u64::from(l1_chunks * slot), l2_bytes, "memory", 1, "-", &m);
+            let row =
+                trace_row("nexthop-hcs", &format!("model-{}", pattern.name()), u64::from(l1_chunks * slot), l2_bytes, "memory", 1, "-", &m);
             rows.push(with_hcs_stats(row, &store, hits, reads, &m).with("model_l1_hit_ratio", model).with("l1_fraction", f));
         }
     }
@@ -465,7 +478,9 @@ fn real_rows(scale: &Scale, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> {
         foyer.settle();
         let empty = ChunkWorkload { contents: 0, ..w.clone() };
         let m = run_trace(&mut foyer, &empty, measured, 0, PAYLOAD_8K, "real foyer");
-        rows.push(trace_row("foyer", "real", l1_bytes, l2_bytes, "file (foyer block engine, direct)", 1, "-", &m).with("l2_multiple", mult));
+        rows.push(
+            trace_row("foyer", "real", l1_bytes, l2_bytes, "file (foyer block engine, direct)", 1, "-", &m).with("l2_multiple", mult),
+        );
         drop(foyer);
         let _ = std::fs::remove_dir_all(&foyer_dir);
     }
@@ -480,13 +495,22 @@ fn tau_rows(scale: &Scale) -> anyhow::Result<Vec<Row>> {
     let l2_bytes = scale.tau_l2_bytes;
     let l1_chunks = (l2_bytes / 8 / u64::from(SLOT_8K)) as u32;
     let contents = ((l2_bytes / u64::from(SLOT_8K)) / 1280).max(2) as u32;
-    let w = ChunkWorkload::paper(Pattern::Real, contents, 0x7461_75);
+    let w = ChunkWorkload::paper(Pattern::Real, contents, 0x0074_6175);
     let warmup = 10 * l1_chunks as usize;
     let requests = w.requests(warmup + w.catalogue() as usize);
     for &tau in &scale.taus_gbps {
         let mut store = hcs(l1_chunks, SLOT_8K, Some(memory_l2(l2_bytes, SLOT_8K, Some(tau))))?;
         let (m, hits, reads) = run_hcs(&mut store, &w, &requests, warmup, PAYLOAD_8K, &format!("tau {tau}"));
-        let row = trace_row("nexthop-hcs", "tau", u64::from(l1_chunks) * u64::from(SLOT_8K), l2_bytes, &format!("memory τ={tau} Gbps"), 1, "-", &m);
+        let row = trace_row(
+            "nexthop-hcs",
+            "tau",
+            u64::from(l1_chunks) * u64::from(SLOT_8K),
+            l2_bytes,
+            &format!("memory τ={tau} Gbps"),
+            1,
+            "-",
+            &m,
+        );
         rows.push(with_hcs_stats(row, &store, hits, reads, &m).with("tau_gbps", tau));
     }
     Ok(rows)
@@ -500,7 +524,7 @@ fn thread_rows(cfg: &RunConfig, scale: &Scale) -> anyhow::Result<Vec<Row>> {
     let l2_bytes = scale.tau_l2_bytes;
     let l1_chunks = (l2_bytes / 8 / u64::from(SLOT_8K)) as u32;
     let contents = ((l2_bytes / u64::from(SLOT_8K)) / 1280).max(2) as u32;
-    let w = ChunkWorkload::paper(Pattern::Real, contents, 0x7468_72);
+    let w = ChunkWorkload::paper(Pattern::Real, contents, 0x0074_6872);
     let warmup = 10 * l1_chunks as usize;
     let requests = w.requests(warmup + w.catalogue() as usize);
     let names: Vec<Vec<u8>> = requests.iter().map(|r| chunk_name(r.content, r.chunk).value().to_vec()).collect();
@@ -510,7 +534,13 @@ fn thread_rows(cfg: &RunConfig, scale: &Scale) -> anyhow::Result<Vec<Row>> {
             for n in &names[warmup..] {
                 loads[shard_of(n, scheme, B, shards)] += 1;
             }
-            rows.push(Row::new("nexthop-hcs").with("workload", "balance").with("threads", shards).with("hash_scheme", scheme.name()).with("load_imbalance", imbalance(&loads)));
+            rows.push(
+                Row::new("nexthop-hcs")
+                    .with("workload", "balance")
+                    .with("threads", shards)
+                    .with("hash_scheme", scheme.name())
+                    .with("load_imbalance", imbalance(&loads)),
+            );
         }
         let mut threads = 1;
         while threads <= cfg.threads.max(1) {
@@ -535,7 +565,8 @@ fn run_sharded(
     let tau = 4.0;
     let per_l1 = (l1_chunks / threads as u32).max(B);
     let per_l2 = (l2_bytes / threads as u64).max(u64::from(B * SLOT_8K));
-    let mut stores = (0..threads).map(|_| hcs(per_l1, SLOT_8K, Some(memory_l2(per_l2, SLOT_8K, Some(tau))))).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut stores =
+        (0..threads).map(|_| hcs(per_l1, SLOT_8K, Some(memory_l2(per_l2, SLOT_8K, Some(tau))))).collect::<anyhow::Result<Vec<_>>>()?;
     let shard = |name: &[u8]| shard_of(name, scheme, B, threads);
     // Catalogue into its shards, then the trace split by shard (what RSS or I/O cores do).
     for c in 0..w.contents {
@@ -549,13 +580,13 @@ fn run_sharded(
         parts[shard(n)].push((*r, i >= warmup));
     }
     let loads: Vec<u64> = parts.iter().map(|p| p.iter().filter(|(_, m)| *m).count() as u64).collect();
-    let results: Vec<(u64, u64, f64)> = std::thread::scope(|s| {
+    let results: Vec<(u64, u64, f64, Vec<u64>)> = std::thread::scope(|s| {
         let handles: Vec<_> = stores
             .iter_mut()
             .zip(&parts)
             .map(|(store, part)| {
                 s.spawn(move || {
-                    let (mut served, mut bytes, mut measured_s) = (0u64, 0u64, 0.0f64);
+                    let (mut served, mut bytes, mut measured_s, mut lat) = (0u64, 0u64, 0.0f64, Vec::with_capacity(part.len()));
                     for &(r, measured) in part {
                         let name = chunk_name(r.content, r.chunk);
                         let t = Instant::now();
@@ -570,9 +601,10 @@ fn run_sharded(
                         if measured {
                             served += u64::from(got);
                             measured_s += dt.as_secs_f64();
+                            lat.push(dt.as_nanos() as u64);
                         }
                     }
-                    (served, bytes, measured_s)
+                    (served, bytes, measured_s, lat)
                 })
             })
             .collect();
@@ -583,8 +615,10 @@ fn run_sharded(
     let served: u64 = results.iter().map(|r| r.0).sum();
     let bytes: u64 = results.iter().map(|r| r.1).sum();
     let total: u64 = loads.iter().sum();
-    let m = Measured { requests: total, served, served_bytes: bytes, store_s: busiest, p99_us: 0.0, mismatches: 0 };
-    let row = trace_row("nexthop-hcs", "threads", l1_chunks as u64 * u64::from(SLOT_8K), l2_bytes, "memory τ=4 Gbps", threads, scheme.name(), &m);
+    let mut lat: Vec<u64> = results.iter().flat_map(|r| r.3.iter().copied()).collect();
+    let m = Measured { requests: total, served, served_bytes: bytes, store_s: busiest, p99_us: p99_us(&mut lat), mismatches: 0 };
+    let row =
+        trace_row("nexthop-hcs", "threads", l1_chunks as u64 * u64::from(SLOT_8K), l2_bytes, "memory τ=4 Gbps", threads, scheme.name(), &m);
     Ok(row.with("load_imbalance", imbalance(&loads)))
 }
 
@@ -619,17 +653,25 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             file_tag: "systems".into(),
             title: "Real workload, L2 = 8 × L1: chunks served per second".into(),
             y_label: "kchunks/s".into(),
-            chart: Chart::Bars { groups: groups.clone(), series: vec![("kchunks/s".into(), real.iter().map(|r| r.num("kchunks_per_s").unwrap_or(f64::NAN)).collect())] },
+            chart: Chart::Bars {
+                groups: groups.clone(),
+                series: vec![("kchunks/s".into(), real.iter().map(|r| r.num("kchunks_per_s").unwrap_or(f64::NAN)).collect())],
+            },
         });
         plots.push(Plot {
             file_tag: "hit-ratio".into(),
             title: "Real workload, L2 = 8 × L1: requests answered by the store".into(),
             y_label: "hit ratio".into(),
-            chart: Chart::Bars { groups, series: vec![("hit ratio".into(), real.iter().map(|r| r.num("hit_ratio").unwrap_or(f64::NAN)).collect())] },
+            chart: Chart::Bars {
+                groups,
+                series: vec![("hit ratio".into(), real.iter().map(|r| r.num("hit_ratio").unwrap_or(f64::NAN)).collect())],
+            },
         });
     }
-    let l2_size: Vec<(f64, f64)> =
-        rows_of(rows, "real").filter(|r| r.str("system") == Some("nexthop-hcs")).filter_map(|r| Some((r.num("l2_bytes")? / 1e9, r.num("kchunks_per_s")?))).collect();
+    let l2_size: Vec<(f64, f64)> = rows_of(rows, "real")
+        .filter(|r| r.str("system") == Some("nexthop-hcs"))
+        .filter_map(|r| Some((r.num("l2_bytes")? / 1e9, r.num("kchunks_per_s")?)))
+        .collect();
     plots.push(Plot {
         file_tag: "l2-size".into(),
         title: "Real workload, file L2: throughput vs L2 size (Fig. 6a)".into(),
@@ -647,7 +689,10 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         ["batch", "content"]
             .iter()
             .map(|s| {
-                let pts = rows_of(rows, workload).filter(|r| r.str("hash_scheme") == Some(s)).filter_map(|r| Some((r.num("threads")?, r.num(key)?))).collect();
+                let pts = rows_of(rows, workload)
+                    .filter(|r| r.str("hash_scheme") == Some(s))
+                    .filter_map(|r| Some((r.num("threads")?, r.num(key)?)))
+                    .collect();
                 ((*s).to_string(), pts)
             })
             .collect::<Vec<_>>()
@@ -671,10 +716,15 @@ fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     let lookup = |sys: &str| rows_of(rows, "lookup").find(|r| r.str("system") == Some(sys)).and_then(|r| r.num("l1_lookup_ns"));
     if let (Some(l1), Some(batch), Some(skip)) = (lookup("nexthop-l1-fifo"), lookup("nexthop-l1-fifo-batch"), lookup("skiplist-cs")) {
-        out.push(format!("cs: L1 lookup {batch:.0} ns batch, {l1:.0} ns single vs skiplist-cs {skip:.0} ns ({:.1}×, {:.1}×)", skip / batch, skip / l1));
+        out.push(format!(
+            "cs: L1 lookup {batch:.0} ns batch, {l1:.0} ns single vs skiplist-cs {skip:.0} ns ({:.1}×, {:.1}×)",
+            skip / batch,
+            skip / l1
+        ));
     }
     for p in ["unif", "seq", "real"] {
-        let errs: Vec<f64> = rows_of(rows, &format!("model-{p}")).filter_map(|r| Some(r.num("l1_hit_ratio")? - r.num("model_l1_hit_ratio")?)).collect();
+        let errs: Vec<f64> =
+            rows_of(rows, &format!("model-{p}")).filter_map(|r| Some(r.num("l1_hit_ratio")? - r.num("model_l1_hit_ratio")?)).collect();
         if !errs.is_empty() {
             let rmse = (errs.iter().map(|e| e * e).sum::<f64>() / errs.len() as f64).sqrt();
             out.push(format!("cs: model RMSE {p} {rmse:.4}"));
@@ -684,11 +734,23 @@ fn summary(rows: &[Row]) -> Vec<String> {
     if let (Some(n), Some(f), Some(d)) = (real("nexthop-hcs"), real("foyer"), real("dram-cs")) {
         let k = |r: &Row| r.num("kchunks_per_s").unwrap_or(0.0);
         let h = |r: &Row| r.num("hit_ratio").unwrap_or(0.0);
-        out.push(format!("cs: real 8×: {:.0} kchunks/s vs foyer {:.0} ({:.1}×); hit ratio {:.3} vs dram-cs {:.3} ({:.2}×)", k(n), k(f), k(n) / k(f).max(1e-9), h(n), h(d), h(n) / h(d).max(1e-9)));
+        out.push(format!(
+            "cs: real 8×: {:.0} kchunks/s vs foyer {:.0} ({:.1}×); hit ratio {:.3} vs dram-cs {:.3} ({:.2}×)",
+            k(n),
+            k(f),
+            k(n) / k(f).max(1e-9),
+            h(n),
+            h(d),
+            h(n) / h(d).max(1e-9)
+        ));
     }
     for s in ["batch", "content"] {
         if let Some(r) = rows_of(rows, "balance").filter(|r| r.str("hash_scheme") == Some(s)).last() {
-            out.push(format!("cs: {s} hashing imbalance at {} shards: {:.2}", r.num("threads").unwrap_or(0.0), r.num("load_imbalance").unwrap_or(0.0)));
+            out.push(format!(
+                "cs: {s} hashing imbalance at {} shards: {:.2}",
+                r.num("threads").unwrap_or(0.0),
+                r.num("load_imbalance").unwrap_or(0.0)
+            ));
         }
     }
     out

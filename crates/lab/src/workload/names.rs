@@ -230,7 +230,7 @@ pub fn next_hops_for(i: usize) -> NextHops {
     let s = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52; // 12 bits
     let face = 1 + (s % 1024) as u32;
     let mut hops = vec![NextHop { face, cost: 10 + (s >> 10) as u32 }];
-    if s % 3 == 0 {
+    if s.is_multiple_of(3) {
         hops.push(NextHop { face: 1 + ((s * 7 + 1) % 1024) as u32, cost: 20 });
     }
     NextHops::new(hops)
