@@ -10,6 +10,9 @@
 //!   its B positions are filled, or, partially filled, when its buffer is needed for a newer batch
 //!   (oldest first). A lookup also finds chunks still staged.
 //! - Chunks that come back from the L2 keep the freshness deadline they arrived with.
+//! - The L2 answers by batch, so it serves requests for chunk names (a name ending in a segment
+//!   number, or any exact name as a batch of one); a CanBePrefix request for a name that is not
+//!   itself stored is answered by the L1 only.
 //!
 //! One store is owned by one thread; sharding ([`crate::shard`]) gives each thread its own.
 
@@ -252,14 +255,31 @@ impl HierarchicalStore {
         Ok(())
     }
 
-    /// Writes staged batch `i` to the L2 and frees its buffer.
+    /// Writes staged batch `i` to the L2 and frees its buffer. A partial batch whose key the L2
+    /// already holds is first completed from the stored copy, so re-admitting one chunk of a
+    /// stored batch does not drop the others.
     fn write_back(&mut self, i: usize) {
-        let buf = &self.staging.bufs[i];
+        let buf = &mut self.staging.bufs[i];
         if let Some(l2) = self.l2.as_mut() {
+            if !buf.is_full() && l2.contains(buf.key()) {
+                match l2.read(buf.key()) {
+                    Ok(Some(stored)) => {
+                        for c in stored.iter() {
+                            if !buf.has(u32::from(c.position)) {
+                                // Same slot size on both sides: a stored chunk fits.
+                                let _ = buf.put(u32::from(c.position), c.fresh_until_ms, c.wire);
+                            }
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(_) => self.stats.l2_io_errors += 1,
+                }
+            }
             if l2.write(buf).is_err() {
                 self.stats.l2_io_errors += 1;
             }
         }
+        let buf = &self.staging.bufs[i];
         self.staging.by_key.remove(&buf.key());
         self.staging.order.retain(|&j| j != i);
         self.staging.free.push(i);

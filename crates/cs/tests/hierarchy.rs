@@ -108,3 +108,20 @@ fn oversize_and_malformed_packets_change_nothing() {
     s.flush().unwrap();
     assert_eq!(s.l2().unwrap().batches(), 0);
 }
+
+#[test]
+fn readmitting_one_chunk_keeps_the_rest_of_its_stored_batch() {
+    let (path, backing) = file_backing("merge");
+    let mut s = store(backing, 30);
+    for seg in 0..10 {
+        s.insert(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    assert_eq!(s.l2_stats().writes, 1);
+    s.insert(&chunk(3, 1000).1, 5).unwrap();
+    s.flush().unwrap();
+    let key = nexthop_cs::BatchKey::of(chunk(0, 0).0.value(), 10).hash();
+    let stored = s.l2_mut().unwrap().read(key).unwrap().unwrap();
+    assert_eq!(stored.iter().map(|c| c.position).collect::<Vec<_>>(), (0..10).collect::<Vec<u16>>());
+    drop(s);
+    std::fs::remove_file(path).unwrap();
+}

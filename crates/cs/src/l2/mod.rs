@@ -169,6 +169,11 @@ impl BatchBuf {
         }
     }
 
+    /// Whether `position` is filled.
+    pub fn has(&self, position: u32) -> bool {
+        self.filled.get(position as usize).copied().unwrap_or(false)
+    }
+
     /// Positions filled.
     pub fn filled(&self) -> usize {
         self.filled.iter().filter(|&&f| f).count()

@@ -429,6 +429,22 @@ fn model_rows(scale: &Scale) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
+/// A Real-workload trace whose catalogue fills `l2_bytes` of 8 KB chunks, with the paper's
+/// warm-up of 10·|L1| requests for an L1 of `l1_chunks` before |C| measured ones.
+struct RealTrace {
+    w: ChunkWorkload,
+    warmup: usize,
+    requests: Vec<ChunkRequest>,
+}
+
+fn real_trace(l2_bytes: u64, l1_chunks: u32, seed: u64) -> RealTrace {
+    let contents = ((l2_bytes / u64::from(SLOT_8K)) / 1280).max(2) as u32;
+    let w = ChunkWorkload::paper(Pattern::Real, contents, seed);
+    let warmup = 10 * l1_chunks as usize;
+    let requests = w.requests(warmup + w.catalogue() as usize);
+    RealTrace { w, warmup, requests }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. real (file L2)
 
@@ -445,10 +461,7 @@ fn real_rows(scale: &Scale, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> {
     let l1_chunks = (l1_bytes / u64::from(SLOT_8K)) as u32;
     for &mult in &scale.real_multiples {
         let l2_bytes = l1_bytes * mult;
-        let contents = ((l2_bytes / u64::from(SLOT_8K)) / 1280).max(2) as u32;
-        let w = ChunkWorkload::paper(Pattern::Real, contents, 0x7265_616c);
-        let warmup = 10 * l1_chunks as usize;
-        let requests = w.requests(warmup + w.catalogue() as usize);
+        let RealTrace { w, warmup, requests } = real_trace(l2_bytes, l1_chunks, 0x7265_616c);
         let path = dir.join(format!("l2-{mult}x"));
         let mut store = hcs(l1_chunks, SLOT_8K, Some(file_l2(path.clone(), l2_bytes)))?;
         let l2_desc = store.l2().map(|l2| l2.describe()).unwrap_or_default();
@@ -494,10 +507,7 @@ fn tau_rows(scale: &Scale) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let l2_bytes = scale.tau_l2_bytes;
     let l1_chunks = (l2_bytes / 8 / u64::from(SLOT_8K)) as u32;
-    let contents = ((l2_bytes / u64::from(SLOT_8K)) / 1280).max(2) as u32;
-    let w = ChunkWorkload::paper(Pattern::Real, contents, 0x0074_6175);
-    let warmup = 10 * l1_chunks as usize;
-    let requests = w.requests(warmup + w.catalogue() as usize);
+    let RealTrace { w, warmup, requests } = real_trace(l2_bytes, l1_chunks, 0x0074_6175);
     for &tau in &scale.taus_gbps {
         let mut store = hcs(l1_chunks, SLOT_8K, Some(memory_l2(l2_bytes, SLOT_8K, Some(tau))))?;
         let (m, hits, reads) = run_hcs(&mut store, &w, &requests, warmup, PAYLOAD_8K, &format!("tau {tau}"));
@@ -523,10 +533,7 @@ fn thread_rows(cfg: &RunConfig, scale: &Scale) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let l2_bytes = scale.tau_l2_bytes;
     let l1_chunks = (l2_bytes / 8 / u64::from(SLOT_8K)) as u32;
-    let contents = ((l2_bytes / u64::from(SLOT_8K)) / 1280).max(2) as u32;
-    let w = ChunkWorkload::paper(Pattern::Real, contents, 0x0074_6872);
-    let warmup = 10 * l1_chunks as usize;
-    let requests = w.requests(warmup + w.catalogue() as usize);
+    let RealTrace { w, warmup, requests } = real_trace(l2_bytes, l1_chunks, 0x0074_6872);
     let names: Vec<Vec<u8>> = requests.iter().map(|r| chunk_name(r.content, r.chunk).value().to_vec()).collect();
     for scheme in [HashScheme::Batch, HashScheme::Content] {
         for &shards in &scale.balance_shards {
