@@ -13,6 +13,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod flat;
 pub mod mem;
 pub mod name;
 

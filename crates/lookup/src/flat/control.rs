@@ -1,0 +1,548 @@
+//! The Othello control structure: the names, the bipartite graph G and a copy of the cells, kept
+//! by the control plane, which builds and updates the query structure and emits the cells each
+//! operation changed.
+//!
+//! # Graph
+//! Vertices are the cells: u_i for A[i], v_j for B[j]; every name is the edge (u_{h_a}, v_{h_b})
+//! and its action is A[u] ⊕ B[v]. G must stay acyclic (a forest), so every tree can be coloured.
+//! Adjacency lists are intrusive singly linked lists threaded through the edge arrays.
+//!
+//! # Operations (the paper's section IV-B)
+//! - **construct**: pick a seed, test acyclicity with union–find (a repeated edge is a cycle),
+//!   retry with the next seed until acyclic (≤ 1.51 tries expected at the paper's sizes), then
+//!   colour each tree from its root in BFS order.
+//! - **add**: if both ends are in one tree the edge would close a cycle → reconstruct with a new
+//!   seed (and the sizes for the new n). Otherwise XOR every cell of the smaller of the two trees
+//!   by A[u] ⊕ B[v] ⊕ action: edges inside it keep their XOR, the new edge gets its action.
+//! - **alter**: XOR the part of the tree on the B side of the edge by old ⊕ new action.
+//! - **delete**: unlink the edge; no cell changes.
+//! - Growth: when n passes the sizing rule (m_a ≥ 1.33 n), the next add reconstructs at the new
+//!   size, so trees stay small (the paper's χ(G) ≤ 4) and operations O(1) amortised.
+//!
+//! Sizing (the paper's two options): `Equal` m_a = m_b = the smallest power of two ≥ 1.33 n;
+//! `Unequal` m_a as before and m_b the smallest power of two ≥ n.
+
+use hashbrown::HashMap;
+
+use super::cell::Cell;
+use super::hash::{cells, checksum, key_hash, next_seed};
+use super::query::{OthelloQuery, Patch};
+use super::FlatError;
+
+/// "No edge" in the adjacency links.
+const NIL: u32 = u32::MAX;
+/// Marks a B-side vertex in the BFS queue.
+const SIDE_B: u32 = 1 << 31;
+
+/// How m_a and m_b follow n.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sizing {
+    /// Option 1: m_a = m_b ≥ 1.33 n (the rigorous O(1) update bound).
+    Equal,
+    /// Option 2: m_a ≥ 1.33 n, m_b ≥ n (less memory; the paper found it slightly better).
+    #[default]
+    Unequal,
+}
+
+/// How an Othello is configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OthelloConfig {
+    /// l: bits of every action (actions 0..2^l).
+    pub value_bits: u32,
+    /// r: checksum bits stored beside the action to detect names outside the FIB (0 = none).
+    pub checksum_bits: u32,
+    /// m_a, m_b rule.
+    pub sizing: Sizing,
+    /// First seed tried.
+    pub seed: u64,
+}
+
+impl OthelloConfig {
+    /// l-bit actions, no checksum, option 2 sizing.
+    pub fn new(value_bits: u32) -> Self {
+        OthelloConfig { value_bits, checksum_bits: 0, sizing: Sizing::Unequal, seed: 0x4f74_6865_6c6c_6f21 }
+    }
+}
+
+/// What a control-plane operation changed in the query structure.
+#[derive(Debug)]
+pub enum Delta<C: Cell> {
+    /// These cells changed; patch the query structure in place.
+    Patch(Patch<C>),
+    /// The structure was rebuilt (new seed or sizes): replace it.
+    Rebuilt(OthelloQuery<C>),
+}
+
+/// What the control structure counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OthelloStats {
+    /// Reconstructions (cycles met by an add, or growth).
+    pub rebuilds: u64,
+    /// Seeds tried by all constructions.
+    pub seeds_tried: u64,
+    /// Cells written by adds and alters (not counting rebuilds).
+    pub cells_patched: u64,
+}
+
+/// The control structure of an l-bit Parallel Othello Group over byte-string names.
+#[derive(Debug, Clone)]
+pub struct Othello<C: Cell> {
+    cfg: OthelloConfig,
+    seed: u64,
+    ma_bits: u32,
+    mb_bits: u32,
+    a: Vec<C>,
+    b: Vec<C>,
+    // Edges, one per name (slots reused after delete).
+    keys: Vec<Box<[u8]>>,
+    cell_values: Vec<u32>,
+    eu: Vec<u32>,
+    ev: Vec<u32>,
+    next_a: Vec<u32>,
+    next_b: Vec<u32>,
+    free_edges: Vec<u32>,
+    head_a: Vec<u32>,
+    head_b: Vec<u32>,
+    index: HashMap<Box<[u8]>, u32>,
+    // BFS scratch: visit stamps per vertex, the queue.
+    stamp_a: Vec<u32>,
+    stamp_b: Vec<u32>,
+    stamp: u32,
+    queue: Vec<u32>,
+    patch: Patch<C>,
+    rebuilt: bool,
+    stats: OthelloStats,
+}
+
+fn bits_for(n: f64) -> u32 {
+    (n.max(16.0).ceil() as u64).next_power_of_two().trailing_zeros()
+}
+
+impl<C: Cell> Othello<C> {
+    /// An empty structure.
+    ///
+    /// # Errors
+    /// [`FlatError::TooWide`] when l + r does not fit the cell type, or l is 0.
+    pub fn new(cfg: OthelloConfig) -> Result<Self, FlatError> {
+        Self::construct(cfg, std::iter::empty::<(&[u8], u32)>())
+    }
+
+    /// Builds the structure for `(name, action)` pairs in expected O(n).
+    ///
+    /// # Errors
+    /// [`FlatError::TooWide`], [`FlatError::ValueTooWide`] for an action of more than l bits,
+    /// [`FlatError::Duplicate`] for a name given twice.
+    pub fn construct<'k>(cfg: OthelloConfig, pairs: impl IntoIterator<Item = (&'k [u8], u32)>) -> Result<Self, FlatError> {
+        if cfg.value_bits == 0 || cfg.value_bits + cfg.checksum_bits > C::BITS {
+            return Err(FlatError::TooWide { value_bits: cfg.value_bits, checksum_bits: cfg.checksum_bits, cell_bits: C::BITS });
+        }
+        let mut o = Othello {
+            cfg,
+            seed: cfg.seed,
+            ma_bits: 0,
+            mb_bits: 0,
+            a: Vec::new(),
+            b: Vec::new(),
+            keys: Vec::new(),
+            cell_values: Vec::new(),
+            eu: Vec::new(),
+            ev: Vec::new(),
+            next_a: Vec::new(),
+            next_b: Vec::new(),
+            free_edges: Vec::new(),
+            head_a: Vec::new(),
+            head_b: Vec::new(),
+            index: HashMap::new(),
+            stamp_a: Vec::new(),
+            stamp_b: Vec::new(),
+            stamp: 0,
+            queue: Vec::new(),
+            patch: Patch::default(),
+            rebuilt: true,
+            stats: OthelloStats::default(),
+        };
+        for (key, value) in pairs {
+            o.check_value(value)?;
+            if o.index.contains_key(key) {
+                return Err(FlatError::Duplicate);
+            }
+            let e = o.keys.len() as u32;
+            o.index.insert(key.into(), e);
+            o.keys.push(key.into());
+            o.cell_values.push(0);
+            o.eu.push(0);
+            o.ev.push(0);
+            o.next_a.push(NIL);
+            o.next_b.push(NIL);
+            o.cell_values[e as usize] = value;
+        }
+        o.rebuild(false);
+        Ok(o)
+    }
+
+    fn check_value(&self, value: u32) -> Result<(), FlatError> {
+        if self.cfg.value_bits < 32 && value >> self.cfg.value_bits != 0 {
+            return Err(FlatError::ValueTooWide { value, bits: self.cfg.value_bits });
+        }
+        Ok(())
+    }
+
+    /// The cell XOR an edge must have under the current seed: action | checksum << l.
+    fn edge_cell(&self, e: u32) -> u32 {
+        let v = self.cell_values[e as usize];
+        if self.cfg.checksum_bits == 0 {
+            return v;
+        }
+        let h = key_hash(self.seed, &self.keys[e as usize]);
+        v | checksum(h, self.cfg.checksum_bits) << self.cfg.value_bits
+    }
+
+    /// Names held.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether no name is held.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// What it counted.
+    pub fn stats(&self) -> OthelloStats {
+        self.stats
+    }
+
+    /// The action of a name in the FIB.
+    pub fn get(&self, key: &[u8]) -> Option<u32> {
+        self.index.get(key).map(|&e| self.cell_values[e as usize])
+    }
+
+    /// Every (name, action), in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> + '_ {
+        self.index.iter().map(|(k, &e)| (&**k, self.cell_values[e as usize]))
+    }
+
+    /// A query structure for the data plane, holding the current cells.
+    pub fn query(&self) -> OthelloQuery<C> {
+        OthelloQuery::new(self.ma_bits, self.mb_bits, self.seed, self.cfg.value_bits, self.cfg.checksum_bits, &self.a, &self.b)
+    }
+
+    /// What changed since the last call: a patch of cells, or a whole new structure after a
+    /// reconstruction.
+    pub fn take_delta(&mut self) -> Delta<C> {
+        if std::mem::take(&mut self.rebuilt) {
+            self.patch = Patch::default();
+            return Delta::Rebuilt(self.query());
+        }
+        Delta::Patch(std::mem::take(&mut self.patch))
+    }
+
+    /// The action the cells give `key` (for any name; the control-plane view of a lookup).
+    pub fn lookup(&self, key: &[u8]) -> u32 {
+        let (i, j) = cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits);
+        let cell = self.a[i].to_u32() ^ self.b[j].to_u32();
+        if self.cfg.value_bits == 32 {
+            cell
+        } else {
+            cell & ((1 << self.cfg.value_bits) - 1)
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Construction
+
+    /// The sizes the sizing rule gives for `n` names.
+    fn sizes_for(&self, n: usize) -> (u32, u32) {
+        let ma = bits_for(1.33 * n as f64);
+        let mb = match self.cfg.sizing {
+            Sizing::Equal => ma,
+            Sizing::Unequal => bits_for(n as f64),
+        };
+        (ma, mb)
+    }
+
+    /// Re-sizes, finds an acyclic seed, relinks every edge and colours every tree. With
+    /// `new_seed` the current seed is skipped (it just produced a cycle).
+    fn rebuild(&mut self, new_seed: bool) {
+        let (ma_bits, mb_bits) = self.sizes_for(self.len());
+        self.ma_bits = ma_bits;
+        self.mb_bits = mb_bits;
+        let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
+        if new_seed {
+            self.seed = next_seed(self.seed);
+        }
+        let live: Vec<u32> = self.index.values().copied().collect();
+        let mut parent: Vec<u32> = Vec::new();
+        loop {
+            self.stats.seeds_tried += 1;
+            parent.clear();
+            parent.extend(0..(ma + mb) as u32);
+            let mut acyclic = true;
+            for &e in &live {
+                let (i, j) = cells(key_hash(self.seed, &self.keys[e as usize]), ma_bits, mb_bits);
+                let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, (ma + j) as u32));
+                if ri == rj {
+                    acyclic = false;
+                    break;
+                }
+                parent[ri as usize] = rj;
+                self.eu[e as usize] = i as u32;
+                self.ev[e as usize] = j as u32;
+            }
+            if acyclic {
+                break;
+            }
+            self.seed = next_seed(self.seed);
+        }
+        self.head_a = vec![NIL; ma];
+        self.head_b = vec![NIL; mb];
+        for &e in &live {
+            self.link(e);
+        }
+        self.a = vec![C::default(); ma];
+        self.b = vec![C::default(); mb];
+        self.stamp_a = vec![0; ma];
+        self.stamp_b = vec![0; mb];
+        self.stamp = 0;
+        // Colour every tree from a root at 0, in BFS order.
+        for u in 0..ma as u32 {
+            if self.head_a[u as usize] != NIL && self.stamp_a[u as usize] == 0 {
+                self.colour_tree(u);
+            }
+        }
+        self.rebuilt = true;
+        self.patch = Patch::default();
+    }
+
+    /// Colours the tree holding A-vertex `root` (cells start at 0 there).
+    fn colour_tree(&mut self, root: u32) {
+        self.stamp = 1;
+        self.stamp_a[root as usize] = 1;
+        self.a[root as usize] = C::default();
+        self.queue.clear();
+        self.queue.push(root);
+        let mut at = 0;
+        while at < self.queue.len() {
+            let x = self.queue[at];
+            at += 1;
+            let (side_b, idx) = (x & SIDE_B != 0, (x & !SIDE_B) as usize);
+            let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
+            while e != NIL {
+                let cell = self.edge_cell(e);
+                let (u, v) = (self.eu[e as usize] as usize, self.ev[e as usize] as usize);
+                if side_b {
+                    if self.stamp_a[u] == 0 {
+                        self.stamp_a[u] = 1;
+                        self.a[u] = C::from_u32(self.b[v].to_u32() ^ cell);
+                        self.queue.push(u as u32);
+                    }
+                    e = self.next_b[e as usize];
+                } else {
+                    if self.stamp_b[v] == 0 {
+                        self.stamp_b[v] = 1;
+                        self.b[v] = C::from_u32(self.a[u].to_u32() ^ cell);
+                        self.queue.push(v as u32 | SIDE_B);
+                    }
+                    e = self.next_a[e as usize];
+                }
+            }
+        }
+    }
+
+    fn link(&mut self, e: u32) {
+        let (u, v) = (self.eu[e as usize] as usize, self.ev[e as usize] as usize);
+        self.next_a[e as usize] = self.head_a[u];
+        self.head_a[u] = e;
+        self.next_b[e as usize] = self.head_b[v];
+        self.head_b[v] = e;
+    }
+
+    fn unlink(&mut self, e: u32) {
+        let (u, v) = (self.eu[e as usize] as usize, self.ev[e as usize] as usize);
+        unlink_from(&mut self.head_a[u], &mut self.next_a, e);
+        unlink_from(&mut self.head_b[v], &mut self.next_b, e);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Components
+
+    /// Collects into `queue` the tree holding `start` (`SIDE_B` marks B vertices), not crossing
+    /// edge `skip`; stops early and returns true if it reaches `target`.
+    fn collect(&mut self, start: u32, skip: u32, target: u32) -> bool {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.stamp_a.fill(0);
+            self.stamp_b.fill(0);
+            self.stamp = 1;
+        }
+        let s = self.stamp;
+        self.queue.clear();
+        self.queue.push(start);
+        self.mark(start, s);
+        let mut at = 0;
+        while at < self.queue.len() {
+            let x = self.queue[at];
+            at += 1;
+            if x == target {
+                return true;
+            }
+            let (side_b, idx) = (x & SIDE_B != 0, (x & !SIDE_B) as usize);
+            let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
+            while e != NIL {
+                let next = if side_b { self.next_b[e as usize] } else { self.next_a[e as usize] };
+                if e != skip {
+                    let other = if side_b { self.eu[e as usize] } else { self.ev[e as usize] | SIDE_B };
+                    if !self.marked(other, s) {
+                        self.mark(other, s);
+                        self.queue.push(other);
+                    }
+                }
+                e = next;
+            }
+        }
+        false
+    }
+
+    fn mark(&mut self, x: u32, s: u32) {
+        if x & SIDE_B != 0 {
+            self.stamp_b[(x & !SIDE_B) as usize] = s;
+        } else {
+            self.stamp_a[x as usize] = s;
+        }
+    }
+
+    fn marked(&self, x: u32, s: u32) -> bool {
+        if x & SIDE_B != 0 {
+            self.stamp_b[(x & !SIDE_B) as usize] == s
+        } else {
+            self.stamp_a[x as usize] == s
+        }
+    }
+
+    /// XORs every vertex in `queue` by `delta`, recording the changed cells.
+    fn flip_queue(&mut self, delta: u32) {
+        for q in 0..self.queue.len() {
+            let x = self.queue[q];
+            let idx = (x & !SIDE_B) as usize;
+            if x & SIDE_B != 0 {
+                self.b[idx] = C::from_u32(self.b[idx].to_u32() ^ delta);
+                self.patch.b.push((idx as u32, self.b[idx]));
+            } else {
+                self.a[idx] = C::from_u32(self.a[idx].to_u32() ^ delta);
+                self.patch.a.push((idx as u32, self.a[idx]));
+            }
+            self.stats.cells_patched += 1;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Updates
+
+    /// Adds `key` with `action`.
+    ///
+    /// # Errors
+    /// [`FlatError::Duplicate`] if it is already there, [`FlatError::ValueTooWide`]; nothing
+    /// changes then.
+    pub fn add(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
+        self.check_value(action)?;
+        if self.index.contains_key(key) {
+            return Err(FlatError::Duplicate);
+        }
+        let e = match self.free_edges.pop() {
+            Some(e) => {
+                self.keys[e as usize] = key.into();
+                e
+            }
+            None => {
+                self.keys.push(key.into());
+                self.cell_values.push(0);
+                self.eu.push(0);
+                self.ev.push(0);
+                self.next_a.push(NIL);
+                self.next_b.push(NIL);
+                self.keys.len() as u32 - 1
+            }
+        };
+        self.cell_values[e as usize] = action;
+        self.index.insert(key.into(), e);
+        // Growth: past the sizing rule, rebuild at the new size instead of letting trees grow.
+        if (1usize << self.ma_bits) < (1.33 * self.len() as f64) as usize {
+            self.stats.rebuilds += 1;
+            self.rebuild(false);
+            return Ok(());
+        }
+        let (i, j) = cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits);
+        self.eu[e as usize] = i as u32;
+        self.ev[e as usize] = j as u32;
+        // Same tree (or the same two cells twice): the new edge would close a cycle.
+        if self.collect(i as u32, NIL, j as u32 | SIDE_B) {
+            self.stats.rebuilds += 1;
+            self.rebuild(true);
+            return Ok(());
+        }
+        let want = self.edge_cell(e);
+        let delta = self.a[i].to_u32() ^ self.b[j].to_u32() ^ want;
+        if delta != 0 {
+            // Flip the smaller tree: the u tree is in `queue` now; collect the v tree to compare.
+            let u_tree = std::mem::take(&mut self.queue);
+            self.collect(j as u32 | SIDE_B, NIL, NIL);
+            if u_tree.len() < self.queue.len() {
+                self.queue = u_tree;
+            }
+            self.flip_queue(delta);
+        }
+        self.link(e);
+        Ok(())
+    }
+
+    /// Gives `key` a new action.
+    ///
+    /// # Errors
+    /// [`FlatError::NotFound`], [`FlatError::ValueTooWide`]; nothing changes then.
+    pub fn alter(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
+        self.check_value(action)?;
+        let e = *self.index.get(key).ok_or(FlatError::NotFound)?;
+        let delta = self.cell_values[e as usize] ^ action;
+        self.cell_values[e as usize] = action;
+        if delta != 0 {
+            self.collect(self.ev[e as usize] | SIDE_B, e, NIL);
+            self.flip_queue(delta);
+        }
+        Ok(())
+    }
+
+    /// Removes `key`.
+    ///
+    /// # Errors
+    /// [`FlatError::NotFound`]; nothing changes then.
+    pub fn delete(&mut self, key: &[u8]) -> Result<(), FlatError> {
+        let e = self.index.remove(key).ok_or(FlatError::NotFound)?;
+        self.unlink(e);
+        self.keys[e as usize] = Box::default();
+        self.free_edges.push(e);
+        Ok(())
+    }
+}
+
+/// Takes edge `e` out of the list starting at `head` and linked through `next`.
+fn unlink_from(head: &mut u32, next: &mut [u32], e: u32) {
+    if *head == e {
+        *head = next[e as usize];
+        return;
+    }
+    let mut p = *head;
+    while next[p as usize] != e {
+        p = next[p as usize];
+    }
+    next[p as usize] = next[e as usize];
+}
+
+/// Union–find root with path halving.
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let p = parent[parent[x as usize] as usize];
+        parent[x as usize] = p;
+        x = p;
+    }
+    x
+}

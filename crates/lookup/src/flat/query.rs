@@ -1,0 +1,241 @@
+//! The Othello query structure: what the data plane holds. Two arrays of l-bit cells (A, B), the
+//! seed and sizes — no names. A lookup is two memory reads and an XOR: τ(k) = A[h_a(k)] ⊕ B[h_b(k)].
+//!
+//! # Concurrent patching (the paper's section V-C)
+//! One writer patches cells in place (an [`Patch`] from the control structure) while readers
+//! query. Cells are grouped by `index mod 512`; the writer counts each affected group in `begun`,
+//! writes the cells, then counts it in `ended`. A reader reads `ended[g]`, then A[i] and B[j],
+//! then `begun[g]`, and retries while they differ — so it never returns an XOR of an A cell
+//! half-way through an update. (The paper flips one bit per group; a bit returns to its value
+//! after two updates, so a reader overlapping two whole updates could mix them. A 32-bit counter
+//! per group closes that window at 4 KB.) B cells need no guard: when A[i] is unchanged, old or
+//! new B[j] both give a valid answer. Orderings: the writer's `begun` increments are followed by a
+//! release fence before the cell stores, and `ended` is incremented with release; the reader loads
+//! `ended` with acquire and puts an acquire fence before loading `begun`.
+//!
+//! Reconstruction (new seed or sizes) cannot be patched in place: the control structure then
+//! ships a whole new query structure ([`super::Delta::Rebuilt`]), which the data plane swaps in.
+
+use core::sync::atomic::{fence, AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use super::cell::Cell;
+use super::hash::{cells, checksum, key_hash};
+use super::FlatError;
+use crate::mem::prefetch;
+
+/// Version groups (the paper's 512).
+const GROUPS: usize = 512;
+/// Names hashed and prefetched together in [`OthelloQuery::lookup_batch`].
+pub const BATCH: usize = 16;
+const MAGIC: &[u8; 4] = b"OTHQ";
+
+/// Cells changed by one control-plane operation: the paper's FIB update message.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Patch<C> {
+    /// (index, new value) in A.
+    pub a: Vec<(u32, C)>,
+    /// (index, new value) in B.
+    pub b: Vec<(u32, C)>,
+}
+
+impl<C> Patch<C> {
+    /// Whether nothing changes.
+    pub fn is_empty(&self) -> bool {
+        self.a.is_empty() && self.b.is_empty()
+    }
+}
+
+/// The data-plane half of an Othello / l-bit Parallel Othello Group.
+#[derive(Debug)]
+pub struct OthelloQuery<C: Cell> {
+    ma_bits: u32,
+    mb_bits: u32,
+    seed: u64,
+    value_bits: u32,
+    checksum_bits: u32,
+    a: Box<[C::Atomic]>,
+    b: Box<[C::Atomic]>,
+    begun: Box<[AtomicU32]>,
+    ended: Box<[AtomicU32]>,
+    writer: Mutex<()>,
+}
+
+impl<C: Cell> OthelloQuery<C> {
+    /// A query structure over the given cells (from the control structure or from bytes).
+    pub(crate) fn new(ma_bits: u32, mb_bits: u32, seed: u64, value_bits: u32, checksum_bits: u32, a: &[C], b: &[C]) -> Self {
+        let atomics = |v: &[C]| v.iter().map(|&c| C::atomic(c)).collect::<Box<[_]>>();
+        let counters = || (0..GROUPS).map(|_| AtomicU32::new(0)).collect::<Box<[_]>>();
+        OthelloQuery {
+            ma_bits,
+            mb_bits,
+            seed,
+            value_bits,
+            checksum_bits,
+            a: atomics(a),
+            b: atomics(b),
+            begun: counters(),
+            ended: counters(),
+            writer: Mutex::new(()),
+        }
+    }
+
+    /// Bits of the action a lookup returns (l).
+    pub fn value_bits(&self) -> u32 {
+        self.value_bits
+    }
+
+    /// Bytes of the cell arrays (what the data plane must hold).
+    pub fn bytes(&self) -> usize {
+        (self.a.len() + self.b.len()) * (C::BITS as usize / 8)
+    }
+
+    /// Cells in A and B.
+    pub fn sizes(&self) -> (usize, usize) {
+        (self.a.len(), self.b.len())
+    }
+
+    /// The cell XOR for `hash`, under the concurrency protocol.
+    #[inline(always)]
+    fn read(&self, hash: u64) -> u32 {
+        let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
+        let g = i % GROUPS;
+        loop {
+            let ended = self.ended[g].load(Ordering::Acquire);
+            let x = C::load(&self.a[i]);
+            let y = C::load(&self.b[j]);
+            fence(Ordering::Acquire);
+            if self.begun[g].load(Ordering::Relaxed) == ended {
+                return x.to_u32() ^ y.to_u32();
+            }
+            core::hint::spin_loop();
+        }
+    }
+
+    fn action(&self, cell: u32) -> u32 {
+        if self.value_bits == 32 {
+            cell
+        } else {
+            cell & ((1u32 << self.value_bits) - 1)
+        }
+    }
+
+    /// The action of `key` — correct for every name in the FIB, arbitrary for others.
+    #[inline]
+    pub fn lookup(&self, key: &[u8]) -> u32 {
+        self.action(self.read(key_hash(self.seed, key)))
+    }
+
+    /// The action of `key`, or `None` when its checksum bits do not match (a name outside the FIB,
+    /// detected with probability 1 − 2^−r for r checksum bits; always `Some` when r = 0).
+    #[inline]
+    pub fn lookup_checked(&self, key: &[u8]) -> Option<u32> {
+        let h = key_hash(self.seed, key);
+        let cell = self.read(h);
+        let stored = if self.checksum_bits == 0 { 0 } else { cell >> self.value_bits };
+        (stored == checksum(h, self.checksum_bits)).then(|| self.action(cell))
+    }
+
+    /// [`OthelloQuery::lookup`] for many names: each group of [`BATCH`] is hashed and both cells
+    /// of every name prefetched before any is read, so the cache misses overlap.
+    pub fn lookup_batch(&self, keys: &[&[u8]], out: &mut Vec<u32>) {
+        for group in keys.chunks(BATCH) {
+            let mut hashes = [0u64; BATCH];
+            for (h, k) in hashes.iter_mut().zip(group) {
+                *h = key_hash(self.seed, k);
+                let (i, j) = cells(*h, self.ma_bits, self.mb_bits);
+                prefetch(&self.a[i]);
+                prefetch(&self.b[j]);
+            }
+            out.extend(hashes[..group.len()].iter().map(|&h| self.action(self.read(h))));
+        }
+    }
+
+    /// Applies a patch while readers may be querying (one writer at a time: concurrent `apply`
+    /// calls take turns).
+    ///
+    /// # Errors
+    /// [`FlatError::PatchOutOfRange`] when an index is outside the arrays; nothing is written.
+    pub fn apply(&self, patch: &Patch<C>) -> Result<(), FlatError> {
+        if patch.a.iter().any(|&(i, _)| i as usize >= self.a.len()) || patch.b.iter().any(|&(j, _)| j as usize >= self.b.len()) {
+            return Err(FlatError::PatchOutOfRange);
+        }
+        let _one_writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut groups: Vec<usize> = patch.a.iter().map(|&(i, _)| i as usize % GROUPS).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        for &g in &groups {
+            self.begun[g].fetch_add(1, Ordering::Relaxed);
+        }
+        fence(Ordering::Release);
+        for &(i, v) in &patch.a {
+            C::store(&self.a[i as usize], v);
+        }
+        for &(j, v) in &patch.b {
+            C::store(&self.b[j as usize], v);
+        }
+        for &g in &groups {
+            self.ended[g].fetch_add(1, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// The structure as bytes, to ship to a data plane that never sees the names.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let cell_bytes = C::BITS as usize / 8;
+        let mut out = Vec::with_capacity(24 + self.bytes());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&[
+            1,
+            C::BITS as u8,
+            self.value_bits as u8,
+            self.checksum_bits as u8,
+            self.ma_bits as u8,
+            self.mb_bits as u8,
+            0,
+            0,
+        ]);
+        out.extend_from_slice(&self.seed.to_le_bytes());
+        for cell in self.a.iter().chain(self.b.iter()) {
+            out.extend_from_slice(&C::load(cell).to_u32().to_le_bytes()[..cell_bytes]);
+        }
+        out
+    }
+
+    /// Loads a structure written by [`OthelloQuery::to_bytes`].
+    ///
+    /// # Errors
+    /// [`FlatError::BadQueryBytes`] naming what does not fit.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, FlatError> {
+        let bad = |why: &str| FlatError::BadQueryBytes(why.to_string());
+        if bytes.len() < 20 || &bytes[..4] != MAGIC {
+            return Err(bad("no OTHQ header"));
+        }
+        let [version, cell_bits, value_bits, checksum_bits, ma_bits, mb_bits] =
+            [bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9]].map(u32::from);
+        if version != 1 {
+            return Err(bad("unknown version"));
+        }
+        if cell_bits != C::BITS {
+            return Err(bad("cell width differs from this type's"));
+        }
+        if value_bits == 0 || value_bits + checksum_bits > C::BITS || ma_bits > 31 || mb_bits > 31 {
+            return Err(bad("field widths out of range"));
+        }
+        let seed = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| bad("short seed"))?);
+        let cell_bytes = C::BITS as usize / 8;
+        let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
+        if bytes.len() != 20 + (ma + mb) * cell_bytes {
+            return Err(bad("cell arrays do not match the sizes"));
+        }
+        let cells: Vec<C> = bytes[20..]
+            .chunks_exact(cell_bytes)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..cell_bytes].copy_from_slice(c);
+                C::from_u32(u32::from_le_bytes(w))
+            })
+            .collect();
+        Ok(OthelloQuery::new(ma_bits, mb_bits, seed, value_bits, checksum_bits, &cells[..ma], &cells[ma..]))
+    }
+}

@@ -1,0 +1,241 @@
+//! Othello / Concise against the HashMap oracle: random construct and update sequences, the query
+//! structure kept in step through the deltas the control structure emits, serialisation, bad
+//! input, checksum bits, and readers racing a writer that patches cells in place.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use nexthop_lookup::flat::{Cell, Delta, FlatError, Othello, OthelloConfig, OthelloQuery, ReferenceFlat, Sizing};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Add(u16, u32),
+    Alter(u16, u32),
+    Delete(u16),
+}
+
+fn ops(keys: u16, max_action: u32) -> impl Strategy<Value = Vec<Op>> {
+    let op = prop_oneof![
+        3 => (0..keys, 0..max_action).prop_map(|(k, v)| Op::Add(k, v)),
+        2 => (0..keys, 0..max_action).prop_map(|(k, v)| Op::Alter(k, v)),
+        1 => (0..keys).prop_map(Op::Delete),
+    ];
+    proptest::collection::vec(op, 1..300)
+}
+
+fn key(k: u16) -> Vec<u8> {
+    // Names of varied length, like real flat names.
+    let mut v = k.to_le_bytes().to_vec();
+    v.resize(2 + usize::from(k % 7), 0xab);
+    v
+}
+
+/// Applies a delta to the data plane's copy.
+fn ship<C: Cell>(q: &mut OthelloQuery<C>, delta: Delta<C>) {
+    match delta {
+        Delta::Patch(p) => q.apply(&p).unwrap(),
+        Delta::Rebuilt(new) => *q = new,
+    }
+}
+
+fn check_all<C: Cell>(o: &Othello<C>, q: &OthelloQuery<C>, r: &ReferenceFlat) -> Result<(), TestCaseError> {
+    let names: Vec<&[u8]> = r.iter().map(|(k, _)| k).collect();
+    let mut batch = Vec::new();
+    q.lookup_batch(&names, &mut batch);
+    for ((k, want), got_batch) in r.iter().zip(batch) {
+        prop_assert_eq!(o.lookup(k), want);
+        prop_assert_eq!(q.lookup(k), want);
+        prop_assert_eq!(q.lookup_checked(k), Some(want));
+        prop_assert_eq!(got_batch, want);
+        prop_assert_eq!(o.get(k), Some(want));
+    }
+    prop_assert_eq!(o.len(), r.len());
+    Ok(())
+}
+
+fn run<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut r = ReferenceFlat::new();
+    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::new();
+    for &(k, v) in initial {
+        if r.add(&key(k), v).is_ok() {
+            pairs.push((key(k), v));
+        }
+    }
+    let mut o: Othello<C> = Othello::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
+    let mut q = o.query();
+    check_all(&o, &q, &r)?;
+    for op in ops {
+        let (got, want) = match *op {
+            Op::Add(k, v) => (o.add(&key(k), v), r.add(&key(k), v)),
+            Op::Alter(k, v) => (o.alter(&key(k), v), r.alter(&key(k), v)),
+            Op::Delete(k) => (o.delete(&key(k)), r.delete(&key(k))),
+        };
+        prop_assert_eq!(got, want);
+        ship(&mut q, o.take_delta());
+        check_all(&o, &q, &r)?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn one_bit_othello(initial in proptest::collection::vec((0u16..200, 0u32..2), 0..150), ops in ops(200, 2)) {
+        run::<u8>(OthelloConfig { sizing: Sizing::Equal, ..OthelloConfig::new(1) }, &initial, &ops)?;
+    }
+
+    #[test]
+    fn eight_bit_group(initial in proptest::collection::vec((0u16..300, 0u32..256), 0..200), ops in ops(300, 256)) {
+        run::<u8>(OthelloConfig::new(8), &initial, &ops)?;
+    }
+
+    #[test]
+    fn twelve_bits_with_checksum(initial in proptest::collection::vec((0u16..300, 0u32..4096), 0..200), ops in ops(300, 4096)) {
+        run::<u16>(OthelloConfig { checksum_bits: 4, ..OthelloConfig::new(12) }, &initial, &ops)?;
+    }
+
+    #[test]
+    fn small_key_space_forces_cycles(ops in ops(24, 16)) {
+        run::<u32>(OthelloConfig { checksum_bits: 16, ..OthelloConfig::new(4) }, &[], &ops)?;
+    }
+}
+
+#[test]
+fn bad_input_is_refused_and_changes_nothing() {
+    let cfg = OthelloConfig::new(8);
+    assert_eq!(Othello::<u8>::construct(cfg, [(&b"a"[..], 1), (&b"a"[..], 2)]).unwrap_err(), FlatError::Duplicate);
+    assert!(matches!(Othello::<u8>::construct(cfg, [(&b"a"[..], 256)]), Err(FlatError::ValueTooWide { value: 256, bits: 8 })));
+    assert!(matches!(Othello::<u8>::new(OthelloConfig { checksum_bits: 1, ..cfg }), Err(FlatError::TooWide { .. })));
+    let mut o = Othello::<u8>::construct(cfg, [(&b"a"[..], 1), (&b"b"[..], 2)]).unwrap();
+    let before = o.query().to_bytes();
+    let _ = o.take_delta();
+    assert_eq!(o.add(b"a", 3), Err(FlatError::Duplicate));
+    assert_eq!(o.add(b"c", 300), Err(FlatError::ValueTooWide { value: 300, bits: 8 }));
+    assert_eq!(o.delete(b"z"), Err(FlatError::NotFound));
+    assert_eq!(o.alter(b"z", 1), Err(FlatError::NotFound));
+    assert_eq!(o.alter(b"a", 999), Err(FlatError::ValueTooWide { value: 999, bits: 8 }));
+    assert_eq!(o.query().to_bytes(), before);
+    assert!(matches!(o.take_delta(), Delta::Patch(p) if p.is_empty()));
+    assert_eq!((o.get(b"a"), o.get(b"b"), o.len()), (Some(1), Some(2), 2));
+}
+
+#[test]
+fn query_structure_ships_as_bytes() {
+    let pairs: Vec<(Vec<u8>, u32)> = (0..5000u32).map(|i| (i.to_be_bytes().to_vec(), i % 65536)).collect();
+    let o = Othello::<u16>::construct(OthelloConfig::new(16), pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
+    let bytes = o.query().to_bytes();
+    let q = OthelloQuery::<u16>::from_bytes(&bytes).unwrap();
+    assert!(pairs.iter().all(|(k, v)| q.lookup(k) == *v));
+    assert!(q.bytes() <= 4 * 5000 * 2 * 2, "≤ 4n cells");
+    assert!(matches!(OthelloQuery::<u8>::from_bytes(&bytes), Err(FlatError::BadQueryBytes(_))), "other cell width");
+    assert!(matches!(OthelloQuery::<u16>::from_bytes(&bytes[..bytes.len() - 1]), Err(FlatError::BadQueryBytes(_))));
+    assert!(matches!(OthelloQuery::<u16>::from_bytes(b"nope"), Err(FlatError::BadQueryBytes(_))));
+    let out_of_range = nexthop_lookup::flat::Patch { a: vec![(1 << 30, 0u16)], b: vec![] };
+    assert_eq!(q.apply(&out_of_range), Err(FlatError::PatchOutOfRange));
+}
+
+#[test]
+fn checksum_bits_reject_aliens_at_the_configured_rate() {
+    let n = 20_000u32;
+    let pairs: Vec<(Vec<u8>, u32)> = (0..n).map(|i| (i.to_le_bytes().to_vec(), i % 256)).collect();
+    let o = Othello::<u16>::construct(
+        OthelloConfig { checksum_bits: 8, ..OthelloConfig::new(8) },
+        pairs.iter().map(|(k, v)| (k.as_slice(), *v)),
+    )
+    .unwrap();
+    let q = o.query();
+    assert!(pairs.iter().all(|(k, v)| q.lookup_checked(k) == Some(*v)));
+    let aliens = 200_000u32;
+    let accepted = (n..n + aliens).filter(|i| q.lookup_checked(&i.to_le_bytes()).is_some()).count();
+    let rate = accepted as f64 / f64::from(aliens);
+    assert!(rate > 0.5 / 256.0 && rate < 2.0 / 256.0, "false-positive rate {rate} for 8 checksum bits");
+}
+
+/// Readers query stable names while one writer alters them and adds and deletes other names
+/// (each add re-colours a whole tree: A and B cells of stable names change together). Every
+/// answer must be an action the name held during the read.
+#[test]
+fn readers_never_see_a_torn_update() {
+    const STABLE: u32 = 2000;
+    let cfg = OthelloConfig::new(8);
+    let pairs: Vec<(Vec<u8>, u32)> = (0..STABLE).map(|i| (format!("stable/{i}").into_bytes(), i % 256)).collect();
+    let mut o = Othello::<u8>::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
+    let shared = Arc::new(arc_swap::ArcSwap::from_pointee(o.query()));
+    // Per stable name: the action before and after the update in progress.
+    let before: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|i| AtomicU32::new(i % 256)).collect());
+    let after: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|i| AtomicU32::new(i % 256)).collect());
+    let stop = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|t| {
+            let (shared, before, after, stop) = (shared.clone(), before.clone(), after.clone(), stop.clone());
+            let names: Vec<Vec<u8>> = (0..STABLE).map(|i| format!("stable/{i}").into_bytes()).collect();
+            std::thread::spawn(move || {
+                let (mut checked, mut wrong) = (0u64, 0u64);
+                let mut i = t * 7;
+                while !stop.load(Ordering::Relaxed) {
+                    let k = i % STABLE as usize;
+                    let (b1, a1) = (before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst));
+                    let got = shared.load().lookup(&names[k]);
+                    let (b2, a2) = (before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst));
+                    if ![b1, a1, b2, a2].contains(&got) {
+                        wrong += 1;
+                    }
+                    checked += 1;
+                    i += 13;
+                }
+                (checked, wrong)
+            })
+        })
+        .collect();
+    let mut rng = 0x1234_5678_u64;
+    let mut churn: HashMap<u32, bool> = HashMap::new();
+    let (mut rebuilds, mut patches) = (0, 0);
+    for step in 0..60_000u32 {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let k = (rng % u64::from(STABLE)) as usize;
+        match step % 3 {
+            0 => {
+                let new = (rng >> 32) as u32 % 256;
+                after[k].store(new, Ordering::SeqCst);
+                o.alter(&pairs[k].0, new).unwrap();
+            }
+            _ => {
+                let c = (rng >> 20) as u32 % 500;
+                let name = format!("churn/{c}").into_bytes();
+                if churn.get(&c).copied().unwrap_or(false) {
+                    o.delete(&name).unwrap();
+                    churn.insert(c, false);
+                } else {
+                    o.add(&name, c % 256).unwrap();
+                    churn.insert(c, true);
+                }
+            }
+        }
+        match o.take_delta() {
+            Delta::Patch(p) => {
+                shared.load().apply(&p).unwrap();
+                patches += 1;
+            }
+            Delta::Rebuilt(q) => {
+                shared.store(Arc::new(q));
+                rebuilds += 1;
+            }
+        }
+        let now = after[k].load(Ordering::SeqCst);
+        before[k].store(now, Ordering::SeqCst);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let (mut checked, mut wrong) = (0, 0);
+    for r in readers {
+        let (c, w) = r.join().unwrap();
+        checked += c;
+        wrong += w;
+    }
+    assert_eq!(wrong, 0, "{wrong} torn answers in {checked} checked ({patches} patches, {rebuilds} rebuilds)");
+    assert!(checked > 10_000 && patches > 50_000);
+}
