@@ -22,7 +22,9 @@
 //! Sizing (the paper's two options): `Equal` m_a = m_b = the smallest power of two ≥ 1.33 n;
 //! `Unequal` m_a as before and m_b the smallest power of two ≥ n.
 
-use hashbrown::HashMap;
+use core::hash::BuildHasher;
+
+use hashbrown::HashTable;
 
 use super::cell::Cell;
 use super::hash::{cells, checksum, key_hash, next_seed};
@@ -103,7 +105,8 @@ pub struct Othello<C: Cell> {
     free_edges: Vec<u32>,
     head_a: Vec<u32>,
     head_b: Vec<u32>,
-    index: HashMap<Box<[u8]>, u32>,
+    /// Edge ids by name; the names themselves live once, in `keys`.
+    index: HashTable<u32>,
     // BFS scratch: visit stamps per vertex, the queue.
     stamp_a: Vec<u32>,
     stamp_b: Vec<u32>,
@@ -152,7 +155,7 @@ impl<C: Cell> Othello<C> {
             free_edges: Vec::new(),
             head_a: Vec::new(),
             head_b: Vec::new(),
-            index: HashMap::new(),
+            index: HashTable::new(),
             stamp_a: Vec::new(),
             stamp_b: Vec::new(),
             stamp: 0,
@@ -163,12 +166,12 @@ impl<C: Cell> Othello<C> {
         };
         for (key, value) in pairs {
             o.check_value(value)?;
-            if o.index.contains_key(key) {
+            if o.find(key).is_some() {
                 return Err(FlatError::Duplicate);
             }
             let e = o.keys.len() as u32;
-            o.index.insert(key.into(), e);
             o.keys.push(key.into());
+            o.index_insert(e);
             o.cell_values.push(0);
             o.eu.push(0);
             o.ev.push(0);
@@ -197,6 +200,17 @@ impl<C: Cell> Othello<C> {
         v | checksum(h, self.cfg.checksum_bits) << self.cfg.value_bits
     }
 
+    /// The edge of `key`.
+    fn find(&self, key: &[u8]) -> Option<u32> {
+        self.index.find(name_hash(key), |&e| &*self.keys[e as usize] == key).copied()
+    }
+
+    /// Indexes edge `e` under its name.
+    fn index_insert(&mut self, e: u32) {
+        let keys = &self.keys;
+        self.index.insert_unique(name_hash(&keys[e as usize]), e, |&x| name_hash(&keys[x as usize]));
+    }
+
     /// Names held.
     pub fn len(&self) -> usize {
         self.index.len()
@@ -214,12 +228,12 @@ impl<C: Cell> Othello<C> {
 
     /// The action of a name in the FIB.
     pub fn get(&self, key: &[u8]) -> Option<u32> {
-        self.index.get(key).map(|&e| self.cell_values[e as usize])
+        self.find(key).map(|e| self.cell_values[e as usize])
     }
 
     /// Every (name, action), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> + '_ {
-        self.index.iter().map(|(k, &e)| (&**k, self.cell_values[e as usize]))
+        self.index.iter().map(|&e| (&*self.keys[e as usize], self.cell_values[e as usize]))
     }
 
     /// A query structure for the data plane, holding the current cells.
@@ -271,7 +285,7 @@ impl<C: Cell> Othello<C> {
         if new_seed {
             self.seed = next_seed(self.seed);
         }
-        let live: Vec<u32> = self.index.values().copied().collect();
+        let live: Vec<u32> = self.index.iter().copied().collect();
         let mut parent: Vec<u32> = Vec::new();
         loop {
             self.stats.seeds_tried += 1;
@@ -445,7 +459,7 @@ impl<C: Cell> Othello<C> {
     /// changes then.
     pub fn add(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
         self.check_value(action)?;
-        if self.index.contains_key(key) {
+        if self.find(key).is_some() {
             return Err(FlatError::Duplicate);
         }
         let e = match self.free_edges.pop() {
@@ -464,7 +478,7 @@ impl<C: Cell> Othello<C> {
             }
         };
         self.cell_values[e as usize] = action;
-        self.index.insert(key.into(), e);
+        self.index_insert(e);
         // Growth: past the sizing rule, rebuild at the new size instead of letting trees grow.
         if (1usize << self.ma_bits) < (1.33 * self.len() as f64) as usize {
             self.stats.rebuilds += 1;
@@ -501,7 +515,7 @@ impl<C: Cell> Othello<C> {
     /// [`FlatError::NotFound`], [`FlatError::ValueTooWide`]; nothing changes then.
     pub fn alter(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
         self.check_value(action)?;
-        let e = *self.index.get(key).ok_or(FlatError::NotFound)?;
+        let e = self.find(key).ok_or(FlatError::NotFound)?;
         let delta = self.cell_values[e as usize] ^ action;
         self.cell_values[e as usize] = action;
         if delta != 0 {
@@ -516,7 +530,10 @@ impl<C: Cell> Othello<C> {
     /// # Errors
     /// [`FlatError::NotFound`]; nothing changes then.
     pub fn delete(&mut self, key: &[u8]) -> Result<(), FlatError> {
-        let e = self.index.remove(key).ok_or(FlatError::NotFound)?;
+        let e = self.find(key).ok_or(FlatError::NotFound)?;
+        if let Ok(entry) = self.index.find_entry(name_hash(key), |&x| x == e) {
+            entry.remove();
+        }
         self.unlink(e);
         self.keys[e as usize] = Box::default();
         self.free_edges.push(e);
@@ -535,6 +552,11 @@ fn unlink_from(head: &mut u32, next: &mut [u32], e: u32) {
         p = next[p as usize];
     }
     next[p as usize] = next[e as usize];
+}
+
+/// The index's hash of a name (independent of the Othello seed, which changes on rebuilds).
+fn name_hash(key: &[u8]) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x6f74_6865_6c6c_6f69).hash_one(key)
 }
 
 /// Union–find root with path halving.
