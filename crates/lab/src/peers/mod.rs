@@ -2,4 +2,5 @@
 //! systems that use them) build them, on the same keys and with the same hash where it applies.
 
 pub mod cs;
+pub mod flat;
 pub mod name;
