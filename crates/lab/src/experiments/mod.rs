@@ -3,6 +3,7 @@
 use crate::{Report, RunConfig};
 
 pub mod cs;
+pub mod flat_fib;
 pub mod name_fib;
 pub mod wire;
 
@@ -21,7 +22,7 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in the order `--all` runs them.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment]
+    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment, &flat_fib::FlatFibExperiment]
 }
 
 /// The experiment called `name`.

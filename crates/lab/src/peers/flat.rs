@@ -58,7 +58,13 @@ impl<K: FlatKey> Cuckoo<K> {
     /// A table sized for `n` names at about 90% load.
     pub fn with_capacity(n: usize) -> Self {
         let buckets = (n * 10 / 9 / WAYS + 1).next_power_of_two().max(2);
-        Cuckoo { buckets: vec![Bucket { slots: Default::default() }; buckets], mask: buckets - 1, seed: 0x6375_636b_6f6f, len: 0, rng: 0x9e37_79b9 }
+        Cuckoo {
+            buckets: vec![Bucket { slots: Default::default() }; buckets],
+            mask: buckets - 1,
+            seed: 0x6375_636b_6f6f,
+            len: 0,
+            rng: 0x9e37_79b9,
+        }
     }
 
     fn hash(&self, key: &K) -> u64 {
