@@ -30,6 +30,9 @@ use crate::peers::flat::{Cuckoo, FlatKey};
 use crate::plot::{Chart, Plot};
 use crate::{alloc, progress, Report, Row, RunConfig};
 
+/// ptr_hash over a name type, hashing with xxh3 (any name length).
+type Mphf<K> = PtrHash<K, ptr_hash::bucket_fn::Linear, Vec<u32>, ptr_hash::hash::Xxh3>;
+
 /// The `flat-fib` experiment.
 #[derive(Debug)]
 pub struct FlatFibExperiment;
@@ -188,7 +191,7 @@ fn run_typed<K: FlatKey, C: Cell>(cfg: &RunConfig, case: Case) -> Vec<Row> {
         cuckoo = Some(c);
     });
     let cuckoo = cuckoo.expect("built");
-    let mut mphf: Option<(PtrHash<K, ptr_hash::bucket_fn::Linear, Vec<u32>, ptr_hash::hash::Xxh3>, Vec<u16>)> = None;
+    let mut mphf: Option<(Mphf<K>, Vec<u16>)> = None;
     let (mphf_s, mphf_bytes) = measure(&mut || {
         let h = PtrHash::new(&keys, PtrHashParams::default());
         let mut values = vec![0u16; n];
@@ -258,7 +261,7 @@ fn run_typed<K: FlatKey, C: Cell>(cfg: &RunConfig, case: Case) -> Vec<Row> {
         rows.push(row);
     }
     if case.updates {
-        let ups = updates::<K, C>(cfg, ty, control, &query_refs, &reference, bits);
+        let ups = updates::<C>(cfg, ty, control, &query_refs, &reference, bits);
         if let Some(row) = rows.iter_mut().find(|r| r.str("system") == Some("concise")) {
             for (k, v) in ups {
                 row.0.insert(k.to_string(), v.into());
@@ -279,7 +282,7 @@ fn mphf_batch<K: FlatKey>(
 }
 
 /// Concise under updates: update rate, then lookups alone vs during 100K updates/s.
-fn updates<K: FlatKey, C: Cell>(
+fn updates<C: Cell>(
     cfg: &RunConfig,
     ty: NameType,
     mut control: Othello<C>,
