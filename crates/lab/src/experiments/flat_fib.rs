@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hashbrown::HashMap;
-use nexthop_lookup::flat::{Cell, Delta, Othello, OthelloConfig, OthelloQuery};
+use nexthop_lookup::flat::{Cell, Othello, OthelloConfig, OthelloQuery, Patch, Sizing};
 use ptr_hash::{PtrHash, PtrHashParams};
 
 use crate::harness::{compare, Contender};
@@ -281,6 +281,24 @@ fn mphf_batch<K: FlatKey>(
     h.index_stream::<32, _>(keys.iter()).for_each(|i| out.push(u32::from(values[i])));
 }
 
+/// One update of the churn mix: add an absent churn name, or delete or alter a present one.
+fn churn_op<C: Cell>(control: &mut Othello<C>, churn: &[Vec<u8>], live: &mut [bool], seed: &mut u64, max: u64) {
+    let r = rng_next(seed);
+    let c = (r % churn.len() as u64) as usize;
+    let action = ((r >> 32) % max) as u32;
+    if live[c] {
+        if r & (1 << 20) == 0 {
+            control.delete(&churn[c]).expect("live");
+            live[c] = false;
+        } else {
+            control.alter(&churn[c], action).expect("live");
+        }
+    } else {
+        control.add(&churn[c], action).expect("absent");
+        live[c] = true;
+    }
+}
+
 /// Concise under updates: update rate, then lookups alone vs during 100K updates/s.
 fn updates<C: Cell>(
     cfg: &RunConfig,
@@ -293,38 +311,40 @@ fn updates<C: Cell>(
     let n = control.len() as u64;
     let max = 1u64 << bits;
     // A churn population beyond the FIB's names: added, altered, deleted.
-    let churn_name = |i: u64| ty.name(n + i % 65_536);
+    let churn: Vec<Vec<u8>> = (0..65_536).map(|i| ty.name(n + i)).collect();
     let mut live = vec![false; 65_536];
     let mut seed = 0x7570_6461_7465u64;
-    let mut op = |control: &mut Othello<C>, seed: &mut u64| {
-        let r = rng_next(seed);
-        let c = (r % 65_536) as usize;
-        let name = churn_name(c as u64);
-        let action = ((r >> 32) % max) as u32;
-        if live[c] {
-            if r & (1 << 20) == 0 {
-                control.delete(&name).expect("live");
-                live[c] = false;
-            } else {
-                control.alter(&name, action).expect("live");
-            }
-        } else {
-            control.add(&name, action).expect("absent");
-            live[c] = true;
-        }
-    };
     // Update rate: control work plus shipping every delta.
     let mut query = control.query();
     let count = if cfg.quick { 100_000 } else { 1_000_000 };
     let t = Instant::now();
+    let mut patch = Patch::default();
     for _ in 0..count {
-        op(&mut control, &mut seed);
-        match control.take_delta() {
-            Delta::Patch(p) => query.apply(&p).expect("in range"),
-            Delta::Rebuilt(q) => query = q,
+        churn_op(&mut control, &churn, &mut live, &mut seed, max);
+        match control.take_delta_into(&mut patch) {
+            None => query.apply(&patch).expect("in range"),
+            Some(q) => query = q,
         }
     }
     let updates_per_s = count as f64 / t.elapsed().as_secs_f64();
+    let rebuilds = control.stats().rebuilds as f64;
+    // The same mix on the paper's option-1 sizing (m_a = m_b: smaller trees, more cells).
+    let updates_per_s_option1 = {
+        let cfg1 = OthelloConfig { sizing: Sizing::Equal, ..OthelloConfig::new(bits) };
+        let mut c1: Othello<C> = Othello::construct(cfg1, control.iter()).expect("same names");
+        let mut q1 = c1.query();
+        let mut live1 = live.clone();
+        let mut seed1 = seed;
+        let t = Instant::now();
+        for _ in 0..count {
+            churn_op(&mut c1, &churn, &mut live1, &mut seed1, max);
+            match c1.take_delta_into(&mut patch) {
+                None => q1.apply(&patch).expect("in range"),
+                Some(q) => q1 = q,
+            }
+        }
+        count as f64 / t.elapsed().as_secs_f64()
+    };
     // Lookups of stable names, alone and beside a paced writer.
     let shared = Arc::new(arc_swap::ArcSwap::from_pointee(control.query()));
     let window = Duration::from_millis(if cfg.quick { 300 } else { 2000 });
@@ -349,11 +369,12 @@ fn updates<C: Cell>(
             while !stop.load(Ordering::Relaxed) {
                 // 100 updates per millisecond.
                 let due = (start.elapsed().as_secs_f64() * 100_000.0) as u64;
+                let mut patch = Patch::default();
                 while applied < due {
-                    op(&mut control, &mut seed);
-                    match control.take_delta() {
-                        Delta::Patch(p) => shared.load().apply(&p).expect("in range"),
-                        Delta::Rebuilt(q) => shared.store(Arc::new(q)),
+                    churn_op(&mut control, &churn, &mut live, &mut seed, max);
+                    match control.take_delta_into(&mut patch) {
+                        None => shared.load().apply(&patch).expect("in range"),
+                        Some(q) => shared.store(Arc::new(q)),
                     }
                     applied += 1;
                 }
@@ -368,6 +389,8 @@ fn updates<C: Cell>(
     });
     vec![
         ("updates_per_s", updates_per_s),
+        ("updates_per_s_option1", updates_per_s_option1),
+        ("update_rebuilds", rebuilds),
         ("mlookups_per_s_reader_alone", alone),
         ("mlookups_per_s_during_updates", during),
         ("updates_per_s_applied_during", applied),

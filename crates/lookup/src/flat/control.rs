@@ -28,13 +28,37 @@ use hashbrown::HashTable;
 
 use super::cell::Cell;
 use super::hash::{cells, checksum, key_hash, next_seed};
+use super::key::StoredKey;
 use super::query::{OthelloQuery, Patch};
 use super::FlatError;
+use crate::mem::prefetch;
 
 /// "No edge" in the adjacency links.
 const NIL: u32 = u32::MAX;
+/// A u tree at most this large is flipped on an add without comparing it with the v tree.
+const SMALL_TREE: usize = 8;
 /// Marks a B-side vertex in the BFS queue.
 const SIDE_B: u32 = 1 << 31;
+
+/// One name's edge, its links and its action, together so a tree walk reads one line per edge.
+#[derive(Debug, Clone, Copy)]
+
+struct Edge {
+    /// A-side vertex (cell of A).
+    u: u32,
+    /// B-side vertex (cell of B).
+    v: u32,
+    /// Next edge at `u`.
+    next_a: u32,
+    /// Next edge at `v`.
+    next_b: u32,
+    /// The action (without checksum bits).
+    value: u32,
+}
+
+impl Edge {
+    const EMPTY: Edge = Edge { u: 0, v: 0, next_a: NIL, next_b: NIL, value: 0 };
+}
 
 /// How m_a and m_b follow n.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -96,22 +120,18 @@ pub struct Othello<C: Cell> {
     a: Vec<C>,
     b: Vec<C>,
     // Edges, one per name (slots reused after delete).
-    keys: Vec<Box<[u8]>>,
-    cell_values: Vec<u32>,
-    eu: Vec<u32>,
-    ev: Vec<u32>,
-    next_a: Vec<u32>,
-    next_b: Vec<u32>,
+    edges: Vec<Edge>,
+    /// The names, by edge.
+    keys: Vec<StoredKey>,
     free_edges: Vec<u32>,
     head_a: Vec<u32>,
     head_b: Vec<u32>,
     /// Edge ids by name; the names themselves live once, in `keys`.
     index: HashTable<u32>,
-    // BFS scratch: visit stamps per vertex, the queue.
-    stamp_a: Vec<u32>,
-    stamp_b: Vec<u32>,
-    stamp: u32,
+    // Tree-walk scratch.
     queue: Vec<u32>,
+    /// The edge each vertex in `queue` was reached by.
+    via: Vec<u32>,
     patch: Patch<C>,
     rebuilt: bool,
     stats: OthelloStats,
@@ -146,20 +166,14 @@ impl<C: Cell> Othello<C> {
             mb_bits: 0,
             a: Vec::new(),
             b: Vec::new(),
+            edges: Vec::new(),
             keys: Vec::new(),
-            cell_values: Vec::new(),
-            eu: Vec::new(),
-            ev: Vec::new(),
-            next_a: Vec::new(),
-            next_b: Vec::new(),
             free_edges: Vec::new(),
             head_a: Vec::new(),
             head_b: Vec::new(),
             index: HashTable::new(),
-            stamp_a: Vec::new(),
-            stamp_b: Vec::new(),
-            stamp: 0,
             queue: Vec::new(),
+            via: Vec::new(),
             patch: Patch::default(),
             rebuilt: true,
             stats: OthelloStats::default(),
@@ -169,15 +183,10 @@ impl<C: Cell> Othello<C> {
             if o.find(key).is_some() {
                 return Err(FlatError::Duplicate);
             }
-            let e = o.keys.len() as u32;
-            o.keys.push(key.into());
+            let e = o.edges.len() as u32;
+            o.edges.push(Edge { value, ..Edge::EMPTY });
+            o.keys.push(StoredKey::new(key));
             o.index_insert(e);
-            o.cell_values.push(0);
-            o.eu.push(0);
-            o.ev.push(0);
-            o.next_a.push(NIL);
-            o.next_b.push(NIL);
-            o.cell_values[e as usize] = value;
         }
         o.rebuild(false);
         Ok(o)
@@ -192,23 +201,28 @@ impl<C: Cell> Othello<C> {
 
     /// The cell XOR an edge must have under the current seed: action | checksum << l.
     fn edge_cell(&self, e: u32) -> u32 {
-        let v = self.cell_values[e as usize];
+        let v = self.edges[e as usize].value;
         if self.cfg.checksum_bits == 0 {
             return v;
         }
-        let h = key_hash(self.seed, &self.keys[e as usize]);
+        let h = key_hash(self.seed, self.keys[e as usize].as_bytes());
         v | checksum(h, self.cfg.checksum_bits) << self.cfg.value_bits
     }
 
     /// The edge of `key`.
     fn find(&self, key: &[u8]) -> Option<u32> {
-        self.index.find(name_hash(key), |&e| &*self.keys[e as usize] == key).copied()
+        self.find_hashed(key, name_hash(key))
+    }
+
+    /// The edge of `key`, whose index hash is `nh`.
+    fn find_hashed(&self, key: &[u8], nh: u64) -> Option<u32> {
+        self.index.find(nh, |&e| self.keys[e as usize].as_bytes() == key).copied()
     }
 
     /// Indexes edge `e` under its name.
     fn index_insert(&mut self, e: u32) {
         let keys = &self.keys;
-        self.index.insert_unique(name_hash(&keys[e as usize]), e, |&x| name_hash(&keys[x as usize]));
+        self.index.insert_unique(name_hash(keys[e as usize].as_bytes()), e, |&x| name_hash(keys[x as usize].as_bytes()));
     }
 
     /// Names held.
@@ -228,12 +242,12 @@ impl<C: Cell> Othello<C> {
 
     /// The action of a name in the FIB.
     pub fn get(&self, key: &[u8]) -> Option<u32> {
-        self.find(key).map(|e| self.cell_values[e as usize])
+        self.find(key).map(|e| self.edges[e as usize].value)
     }
 
     /// Every (name, action), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> + '_ {
-        self.index.iter().map(|&e| (&*self.keys[e as usize], self.cell_values[e as usize]))
+        self.index.iter().map(|&e| (self.keys[e as usize].as_bytes(), self.edges[e as usize].value))
     }
 
     /// A query structure for the data plane, holding the current cells.
@@ -249,6 +263,20 @@ impl<C: Cell> Othello<C> {
             return Delta::Rebuilt(self.query());
         }
         Delta::Patch(std::mem::take(&mut self.patch))
+    }
+
+    /// [`Othello::take_delta`] into a caller's patch (cleared first), reusing its allocations;
+    /// returns the new query structure instead when the structure was rebuilt.
+    pub fn take_delta_into(&mut self, patch: &mut Patch<C>) -> Option<OthelloQuery<C>> {
+        patch.a.clear();
+        patch.b.clear();
+        if std::mem::take(&mut self.rebuilt) {
+            self.patch.a.clear();
+            self.patch.b.clear();
+            return Some(self.query());
+        }
+        std::mem::swap(&mut self.patch, patch);
+        None
     }
 
     /// The action the cells give `key` (for any name; the control-plane view of a lookup).
@@ -293,15 +321,15 @@ impl<C: Cell> Othello<C> {
             parent.extend(0..(ma + mb) as u32);
             let mut acyclic = true;
             for &e in &live {
-                let (i, j) = cells(key_hash(self.seed, &self.keys[e as usize]), ma_bits, mb_bits);
+                let (i, j) = cells(key_hash(self.seed, self.keys[e as usize].as_bytes()), ma_bits, mb_bits);
                 let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, (ma + j) as u32));
                 if ri == rj {
                     acyclic = false;
                     break;
                 }
                 parent[ri as usize] = rj;
-                self.eu[e as usize] = i as u32;
-                self.ev[e as usize] = j as u32;
+                self.edges[e as usize].u = i as u32;
+                self.edges[e as usize].v = j as u32;
             }
             if acyclic {
                 break;
@@ -315,13 +343,12 @@ impl<C: Cell> Othello<C> {
         }
         self.a = vec![C::default(); ma];
         self.b = vec![C::default(); mb];
-        self.stamp_a = vec![0; ma];
-        self.stamp_b = vec![0; mb];
-        self.stamp = 0;
         // Colour every tree from a root at 0, in BFS order.
-        for u in 0..ma as u32 {
-            if self.head_a[u as usize] != NIL && self.stamp_a[u as usize] == 0 {
-                self.colour_tree(u);
+        let mut seen_a = vec![false; ma];
+        let mut seen_b = vec![false; mb];
+        for u in 0..ma {
+            if self.head_a[u] != NIL && !seen_a[u] {
+                self.colour_tree(u as u32, &mut seen_a, &mut seen_b);
             }
         }
         self.rebuilt = true;
@@ -329,9 +356,8 @@ impl<C: Cell> Othello<C> {
     }
 
     /// Colours the tree holding A-vertex `root` (cells start at 0 there).
-    fn colour_tree(&mut self, root: u32) {
-        self.stamp = 1;
-        self.stamp_a[root as usize] = 1;
+    fn colour_tree(&mut self, root: u32, seen_a: &mut [bool], seen_b: &mut [bool]) {
+        seen_a[root as usize] = true;
         self.a[root as usize] = C::default();
         self.queue.clear();
         self.queue.push(root);
@@ -343,38 +369,39 @@ impl<C: Cell> Othello<C> {
             let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
             while e != NIL {
                 let cell = self.edge_cell(e);
-                let (u, v) = (self.eu[e as usize] as usize, self.ev[e as usize] as usize);
+                let Edge { u, v, next_a, next_b, .. } = self.edges[e as usize];
+                let (u, v) = (u as usize, v as usize);
                 if side_b {
-                    if self.stamp_a[u] == 0 {
-                        self.stamp_a[u] = 1;
+                    if !seen_a[u] {
+                        seen_a[u] = true;
                         self.a[u] = C::from_u32(self.b[v].to_u32() ^ cell);
                         self.queue.push(u as u32);
                     }
-                    e = self.next_b[e as usize];
+                    e = next_b;
                 } else {
-                    if self.stamp_b[v] == 0 {
-                        self.stamp_b[v] = 1;
+                    if !seen_b[v] {
+                        seen_b[v] = true;
                         self.b[v] = C::from_u32(self.a[u].to_u32() ^ cell);
                         self.queue.push(v as u32 | SIDE_B);
                     }
-                    e = self.next_a[e as usize];
+                    e = next_a;
                 }
             }
         }
     }
 
     fn link(&mut self, e: u32) {
-        let (u, v) = (self.eu[e as usize] as usize, self.ev[e as usize] as usize);
-        self.next_a[e as usize] = self.head_a[u];
+        let (u, v) = (self.edges[e as usize].u as usize, self.edges[e as usize].v as usize);
+        self.edges[e as usize].next_a = self.head_a[u];
         self.head_a[u] = e;
-        self.next_b[e as usize] = self.head_b[v];
+        self.edges[e as usize].next_b = self.head_b[v];
         self.head_b[v] = e;
     }
 
     fn unlink(&mut self, e: u32) {
-        let (u, v) = (self.eu[e as usize] as usize, self.ev[e as usize] as usize);
-        unlink_from(&mut self.head_a[u], &mut self.next_a, e);
-        unlink_from(&mut self.head_b[v], &mut self.next_b, e);
+        let (u, v) = (self.edges[e as usize].u as usize, self.edges[e as usize].v as usize);
+        unlink_from(&mut self.head_a[u], &mut self.edges, e, |x| &mut x.next_a);
+        unlink_from(&mut self.head_b[v], &mut self.edges, e, |x| &mut x.next_b);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -383,19 +410,15 @@ impl<C: Cell> Othello<C> {
     /// Collects into `queue` the tree holding `start` (`SIDE_B` marks B vertices), not crossing
     /// edge `skip`; stops early and returns true if it reaches `target`.
     fn collect(&mut self, start: u32, skip: u32, target: u32) -> bool {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.stamp_a.fill(0);
-            self.stamp_b.fill(0);
-            self.stamp = 1;
-        }
-        let s = self.stamp;
+        // G is a forest, so a walk needs no visited marks: skipping the edge a vertex was reached
+        // by is enough, and the walk reads only the vertices' list heads and their edges.
         self.queue.clear();
+        self.via.clear();
         self.queue.push(start);
-        self.mark(start, s);
+        self.via.push(skip);
         let mut at = 0;
         while at < self.queue.len() {
-            let x = self.queue[at];
+            let (x, came_by) = (self.queue[at], self.via[at]);
             at += 1;
             if x == target {
                 return true;
@@ -403,34 +426,16 @@ impl<C: Cell> Othello<C> {
             let (side_b, idx) = (x & SIDE_B != 0, (x & !SIDE_B) as usize);
             let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
             while e != NIL {
-                let next = if side_b { self.next_b[e as usize] } else { self.next_a[e as usize] };
-                if e != skip {
-                    let other = if side_b { self.eu[e as usize] } else { self.ev[e as usize] | SIDE_B };
-                    if !self.marked(other, s) {
-                        self.mark(other, s);
-                        self.queue.push(other);
-                    }
+                let edge = &self.edges[e as usize];
+                let (other, next) = if side_b { (edge.u, edge.next_b) } else { (edge.v | SIDE_B, edge.next_a) };
+                if e != skip && e != came_by {
+                    self.queue.push(other);
+                    self.via.push(e);
                 }
                 e = next;
             }
         }
         false
-    }
-
-    fn mark(&mut self, x: u32, s: u32) {
-        if x & SIDE_B != 0 {
-            self.stamp_b[(x & !SIDE_B) as usize] = s;
-        } else {
-            self.stamp_a[x as usize] = s;
-        }
-    }
-
-    fn marked(&self, x: u32, s: u32) -> bool {
-        if x & SIDE_B != 0 {
-            self.stamp_b[(x & !SIDE_B) as usize] == s
-        } else {
-            self.stamp_a[x as usize] == s
-        }
     }
 
     /// XORs every vertex in `queue` by `delta`, recording the changed cells.
@@ -459,35 +464,38 @@ impl<C: Cell> Othello<C> {
     /// changes then.
     pub fn add(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
         self.check_value(action)?;
-        if self.find(key).is_some() {
+        // The cells' lists and values are needed after the index probe: fetch them meanwhile.
+        let (i, j) = cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits);
+        prefetch(&self.head_a[i]);
+        prefetch(&self.head_b[j]);
+        prefetch(&self.a[i]);
+        prefetch(&self.b[j]);
+        let nh = name_hash(key);
+        if self.find_hashed(key, nh).is_some() {
             return Err(FlatError::Duplicate);
         }
         let e = match self.free_edges.pop() {
             Some(e) => {
-                self.keys[e as usize] = key.into();
+                self.keys[e as usize] = StoredKey::new(key);
                 e
             }
             None => {
-                self.keys.push(key.into());
-                self.cell_values.push(0);
-                self.eu.push(0);
-                self.ev.push(0);
-                self.next_a.push(NIL);
-                self.next_b.push(NIL);
-                self.keys.len() as u32 - 1
+                self.edges.push(Edge::EMPTY);
+                self.keys.push(StoredKey::new(key));
+                self.edges.len() as u32 - 1
             }
         };
-        self.cell_values[e as usize] = action;
-        self.index_insert(e);
+        self.edges[e as usize].value = action;
+        let keys = &self.keys;
+        self.index.insert_unique(nh, e, |&x| name_hash(keys[x as usize].as_bytes()));
         // Growth: past the sizing rule, rebuild at the new size instead of letting trees grow.
         if (1usize << self.ma_bits) < (1.33 * self.len() as f64) as usize {
             self.stats.rebuilds += 1;
             self.rebuild(false);
             return Ok(());
         }
-        let (i, j) = cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits);
-        self.eu[e as usize] = i as u32;
-        self.ev[e as usize] = j as u32;
+        self.edges[e as usize].u = i as u32;
+        self.edges[e as usize].v = j as u32;
         // Same tree (or the same two cells twice): the new edge would close a cycle.
         if self.collect(i as u32, NIL, j as u32 | SIDE_B) {
             self.stats.rebuilds += 1;
@@ -497,11 +505,14 @@ impl<C: Cell> Othello<C> {
         let want = self.edge_cell(e);
         let delta = self.a[i].to_u32() ^ self.b[j].to_u32() ^ want;
         if delta != 0 {
-            // Flip the smaller tree: the u tree is in `queue` now; collect the v tree to compare.
-            let u_tree = std::mem::take(&mut self.queue);
-            self.collect(j as u32 | SIDE_B, NIL, NIL);
-            if u_tree.len() < self.queue.len() {
-                self.queue = u_tree;
+            // Flip the smaller tree. The u tree is in `queue` now; when it is small (the usual
+            // case: the expected tree has about four vertices) flip it without walking the v tree.
+            if self.queue.len() > SMALL_TREE {
+                let u_tree = std::mem::take(&mut self.queue);
+                self.collect(j as u32 | SIDE_B, NIL, NIL);
+                if u_tree.len() < self.queue.len() {
+                    self.queue = u_tree;
+                }
             }
             self.flip_queue(delta);
         }
@@ -516,10 +527,10 @@ impl<C: Cell> Othello<C> {
     pub fn alter(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
         self.check_value(action)?;
         let e = self.find(key).ok_or(FlatError::NotFound)?;
-        let delta = self.cell_values[e as usize] ^ action;
-        self.cell_values[e as usize] = action;
+        let delta = self.edges[e as usize].value ^ action;
+        self.edges[e as usize].value = action;
         if delta != 0 {
-            self.collect(self.ev[e as usize] | SIDE_B, e, NIL);
+            self.collect(self.edges[e as usize].v | SIDE_B, e, NIL);
             self.flip_queue(delta);
         }
         Ok(())
@@ -535,23 +546,25 @@ impl<C: Cell> Othello<C> {
             entry.remove();
         }
         self.unlink(e);
-        self.keys[e as usize] = Box::default();
+        self.keys[e as usize] = StoredKey::default();
         self.free_edges.push(e);
         Ok(())
     }
 }
 
-/// Takes edge `e` out of the list starting at `head` and linked through `next`.
-fn unlink_from(head: &mut u32, next: &mut [u32], e: u32) {
+/// Takes edge `e` out of the list starting at `head` and linked through the field `next`
+/// selects.
+fn unlink_from(head: &mut u32, edges: &mut [Edge], e: u32, next: impl Fn(&mut Edge) -> &mut u32) {
+    let after = *next(&mut edges[e as usize]);
     if *head == e {
-        *head = next[e as usize];
+        *head = after;
         return;
     }
     let mut p = *head;
-    while next[p as usize] != e {
-        p = next[p as usize];
+    while *next(&mut edges[p as usize]) != e {
+        p = *next(&mut edges[p as usize]);
     }
-    next[p as usize] = next[e as usize];
+    *next(&mut edges[p as usize]) = after;
 }
 
 /// The index's hash of a name (independent of the Othello seed, which changes on rebuilds).

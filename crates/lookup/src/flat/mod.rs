@@ -20,6 +20,7 @@
 mod cell;
 mod control;
 mod hash;
+mod key;
 mod query;
 mod reference;
 

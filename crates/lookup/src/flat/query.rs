@@ -46,6 +46,17 @@ impl<C> Patch<C> {
     }
 }
 
+/// Calls `f` with every group whose bit is set.
+fn for_each_group(groups: &[u64; GROUPS / 64], mut f: impl FnMut(usize)) {
+    for (w, &word) in groups.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+}
+
 /// The data-plane half of an Othello / l-bit Parallel Othello Group.
 #[derive(Debug)]
 pub struct OthelloQuery<C: Cell> {
@@ -161,12 +172,15 @@ impl<C: Cell> OthelloQuery<C> {
             return Err(FlatError::PatchOutOfRange);
         }
         let _one_writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut groups: Vec<usize> = patch.a.iter().map(|&(i, _)| i as usize % GROUPS).collect();
-        groups.sort_unstable();
-        groups.dedup();
-        for &g in &groups {
-            self.begun[g].fetch_add(1, Ordering::Relaxed);
+        // The affected groups as a 512-bit set: each counted once however many cells it has.
+        let mut groups = [0u64; GROUPS / 64];
+        for &(i, _) in &patch.a {
+            let g = i as usize % GROUPS;
+            groups[g / 64] |= 1 << (g % 64);
         }
+        for_each_group(&groups, |g| {
+            self.begun[g].fetch_add(1, Ordering::Relaxed);
+        });
         fence(Ordering::Release);
         for &(i, v) in &patch.a {
             C::store(&self.a[i as usize], v);
@@ -174,9 +188,9 @@ impl<C: Cell> OthelloQuery<C> {
         for &(j, v) in &patch.b {
             C::store(&self.b[j as usize], v);
         }
-        for &g in &groups {
+        for_each_group(&groups, |g| {
             self.ended[g].fetch_add(1, Ordering::Release);
-        }
+        });
         Ok(())
     }
 
