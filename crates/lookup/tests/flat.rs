@@ -44,6 +44,9 @@ fn check_all<C: Cell>(o: &Othello<C>, q: &OthelloQuery<C>, r: &ReferenceFlat) ->
     let names: Vec<&[u8]> = r.iter().map(|(k, _)| k).collect();
     let mut batch = Vec::new();
     q.lookup_batch(&names, &mut batch);
+    let mut via_trait = vec![0u32; names.len()];
+    nexthop_lookup::Lookup::lookup_batch(q, &names, &mut via_trait);
+    prop_assert_eq!(&via_trait, &batch);
     for ((k, want), got_batch) in r.iter().zip(batch) {
         prop_assert_eq!(o.lookup(k), want);
         prop_assert_eq!(q.lookup(k), want);

@@ -253,3 +253,19 @@ impl<C: Cell> OthelloQuery<C> {
         Ok(OthelloQuery::new(ma_bits, mb_bits, seed, value_bits, checksum_bits, &cells[..ma], &cells[ma..]))
     }
 }
+
+impl<C: Cell> crate::Lookup<[u8]> for OthelloQuery<C> {
+    type Answer = u32;
+
+    fn lookup(&self, key: &[u8]) -> u32 {
+        OthelloQuery::lookup(self, key)
+    }
+
+    fn lookup_batch(&self, keys: &[&[u8]], out: &mut [u32]) {
+        let mut answers = Vec::with_capacity(keys.len());
+        OthelloQuery::lookup_batch(self, keys, &mut answers);
+        for (o, a) in out.iter_mut().zip(answers) {
+            *o = a;
+        }
+    }
+}
