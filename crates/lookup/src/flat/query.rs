@@ -150,7 +150,14 @@ impl<C: Cell> OthelloQuery<C> {
     /// [`OthelloQuery::lookup`] for many names: each group of [`BATCH`] is hashed and both cells
     /// of every name prefetched before any is read, so the cache misses overlap.
     pub fn lookup_batch(&self, keys: &[&[u8]], out: &mut Vec<u32>) {
-        for group in keys.chunks(BATCH) {
+        out.reserve(keys.len());
+        self.batch(keys, |_, action| out.push(action));
+    }
+
+    /// The batch walk: `answer(i, action)` for every `keys[i]`, in order.
+    #[inline(always)]
+    fn batch(&self, keys: &[&[u8]], mut answer: impl FnMut(usize, u32)) {
+        for (g, group) in keys.chunks(BATCH).enumerate() {
             let mut hashes = [0u64; BATCH];
             for (h, k) in hashes.iter_mut().zip(group) {
                 *h = key_hash(self.seed, k);
@@ -158,7 +165,9 @@ impl<C: Cell> OthelloQuery<C> {
                 prefetch(&self.a[i]);
                 prefetch(&self.b[j]);
             }
-            out.extend(hashes[..group.len()].iter().map(|&h| self.action(self.read(h))));
+            for (i, &h) in hashes[..group.len()].iter().enumerate() {
+                answer(g * BATCH + i, self.action(self.read(h)));
+            }
         }
     }
 
@@ -262,10 +271,7 @@ impl<C: Cell> crate::Lookup<[u8]> for OthelloQuery<C> {
     }
 
     fn lookup_batch(&self, keys: &[&[u8]], out: &mut [u32]) {
-        let mut answers = Vec::with_capacity(keys.len());
-        OthelloQuery::lookup_batch(self, keys, &mut answers);
-        for (o, a) in out.iter_mut().zip(answers) {
-            *o = a;
-        }
+        let n = keys.len().min(out.len());
+        self.batch(&keys[..n], |i, action| out[i] = action);
     }
 }
