@@ -178,15 +178,27 @@ fn readers_never_see_a_torn_update() {
             std::thread::spawn(move || {
                 let (mut checked, mut wrong) = (0u64, 0u64);
                 let mut i = t * 7;
+                // Reader 0 uses single lookups, reader 1 the batch path (16 names at a time).
+                let width = if t == 0 { 1 } else { 16 };
+                let mut out = Vec::with_capacity(width);
                 while !stop.load(Ordering::Relaxed) {
-                    let k = i % STABLE as usize;
-                    let (b1, a1) = (before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst));
-                    let got = shared.load().lookup(&names[k]);
-                    let (b2, a2) = (before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst));
-                    if ![b1, a1, b2, a2].contains(&got) {
-                        wrong += 1;
+                    let ks: Vec<usize> = (0..width).map(|d| (i + d * 97) % STABLE as usize).collect();
+                    let first: Vec<[u32; 2]> =
+                        ks.iter().map(|&k| [before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst)]).collect();
+                    out.clear();
+                    if width == 1 {
+                        out.push(shared.load().lookup(&names[ks[0]]));
+                    } else {
+                        let batch: Vec<&[u8]> = ks.iter().map(|&k| names[k].as_slice()).collect();
+                        shared.load().lookup_batch(&batch, &mut out);
                     }
-                    checked += 1;
+                    for ((&k, f), &got) in ks.iter().zip(&first).zip(&out) {
+                        let (b2, a2) = (before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst));
+                        if ![f[0], f[1], b2, a2].contains(&got) {
+                            wrong += 1;
+                        }
+                        checked += 1;
+                    }
                     i += 13;
                 }
                 (checked, wrong)

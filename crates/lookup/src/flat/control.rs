@@ -306,17 +306,16 @@ impl<C: Cell> Othello<C> {
     /// Re-sizes, finds an acyclic seed, relinks every edge and colours every tree. With
     /// `new_seed` the current seed is skipped (it just produced a cycle).
     fn rebuild(&mut self, new_seed: bool) {
-        let (ma_bits, mb_bits) = self.sizes_for(self.len());
-        self.ma_bits = ma_bits;
-        self.mb_bits = mb_bits;
-        let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
+        let (mut ma_bits, mut mb_bits) = self.sizes_for(self.len());
         if new_seed {
             self.seed = next_seed(self.seed);
         }
         let live: Vec<u32> = self.index.iter().copied().collect();
         let mut parent: Vec<u32> = Vec::new();
+        let mut tries = 0u32;
         loop {
             self.stats.seeds_tried += 1;
+            let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
             parent.clear();
             parent.extend(0..(ma + mb) as u32);
             let mut acyclic = true;
@@ -335,7 +334,16 @@ impl<C: Cell> Othello<C> {
                 break;
             }
             self.seed = next_seed(self.seed);
+            tries += 1;
+            // Unlucky (or adversarial) names: after every 16 cyclic seeds, double both tables.
+            if tries.is_multiple_of(16) {
+                ma_bits += 1;
+                mb_bits += 1;
+            }
         }
+        self.ma_bits = ma_bits;
+        self.mb_bits = mb_bits;
+        let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
         self.head_a = vec![NIL; ma];
         self.head_b = vec![NIL; mb];
         for &e in &live {

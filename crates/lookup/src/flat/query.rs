@@ -29,6 +29,8 @@ const GROUPS: usize = 512;
 /// Names hashed and prefetched together in [`OthelloQuery::lookup_batch`].
 pub const BATCH: usize = 16;
 const MAGIC: &[u8; 4] = b"OTHQ";
+/// Cell arrays smaller than this sit in the core's caches: prefetching them only costs.
+const PREFETCH_ABOVE: usize = 512 << 10;
 
 /// Cells changed by one control-plane operation: the paper's FIB update message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -110,6 +112,12 @@ impl<C: Cell> OthelloQuery<C> {
     #[inline(always)]
     fn read(&self, hash: u64) -> u32 {
         let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
+        self.read_cells(i, j)
+    }
+
+    /// A[i] ⊕ B[j] under the concurrency protocol.
+    #[inline(always)]
+    fn read_cells(&self, i: usize, j: usize) -> u32 {
         let g = i % GROUPS;
         loop {
             let ended = self.ended[g].load(Ordering::Acquire);
@@ -158,15 +166,27 @@ impl<C: Cell> OthelloQuery<C> {
     #[inline(always)]
     fn batch(&self, keys: &[&[u8]], mut answer: impl FnMut(usize, u32)) {
         for (g, group) in keys.chunks(BATCH).enumerate() {
-            let mut hashes = [0u64; BATCH];
-            for (h, k) in hashes.iter_mut().zip(group) {
-                *h = key_hash(self.seed, k);
-                let (i, j) = cells(*h, self.ma_bits, self.mb_bits);
-                prefetch(&self.a[i]);
-                prefetch(&self.b[j]);
+            let mut at = [(0usize, 0usize); BATCH];
+            let far = self.bytes() > PREFETCH_ABOVE;
+            for (p, k) in at.iter_mut().zip(group) {
+                *p = cells(key_hash(self.seed, k), self.ma_bits, self.mb_bits);
+                if far {
+                    prefetch(&self.a[p.0]);
+                    prefetch(&self.b[p.1]);
+                }
             }
-            for (i, &h) in hashes[..group.len()].iter().enumerate() {
-                answer(g * BATCH + i, self.action(self.read(h)));
+            // The version check once for the group: `ended` of every group cell, the cells, a
+            // fence, then `begun`; only names whose counters differ are read again, one by one.
+            let mut ended = [0u32; BATCH];
+            let mut cell = [0u32; BATCH];
+            for ((e, c), &(i, j)) in ended.iter_mut().zip(cell.iter_mut()).zip(&at[..group.len()]) {
+                *e = self.ended[i % GROUPS].load(Ordering::Acquire);
+                *c = C::load(&self.a[i]).to_u32() ^ C::load(&self.b[j]).to_u32();
+            }
+            fence(Ordering::Acquire);
+            for (k, (&(i, j), (&e, &c))) in at[..group.len()].iter().zip(ended.iter().zip(&cell)).enumerate() {
+                let c = if self.begun[i % GROUPS].load(Ordering::Relaxed) == e { c } else { self.read_cells(i, j) };
+                answer(g * BATCH + k, self.action(c));
             }
         }
     }
