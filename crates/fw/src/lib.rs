@@ -1,6 +1,34 @@
 //! nexthop-fw: the NDN forwarder — faces (Unix, TCP, UDP), PIT, strategies, the forwarding
 //! pipeline, NFD-compatible management and configuration. The only layer with I/O.
 //!
-//! This crate is the place for that work (the forwarder issue); it holds nothing yet.
+//! # Overview
+//! The forwarding core is sans-I/O and testable without sockets:
+//! - [`packet`]: classify received bytes (NDNLPv2 fields + Interest/Data/Nack), drops by reason.
+//! - [`shard`]: the pipeline of one forwarding thread over its [`pit`], content-store shard,
+//!   [`dead_nonce`] list and [`fib`] replica; [`strategy`] picks upstreams.
+//! - [`outbox`]: what a shard sends, for the runtime to write to sockets.
+//! - [`token`]: the PIT token that brings Data and Nacks back to their shard and entry.
+//! - [`mgmt`]: the NFD management protocol (commands, datasets) and the [`rib`] behind it.
+//!
+//! The runtime ([`runtime`]) owns sockets and threads: an I/O thread with the faces and the
+//! management, and forwarding threads that each own a [`shard::Shard`]; packets reach a thread
+//! by a hash of their leading name components ([`dispatch`]) or by PIT token.
 
 #![deny(unsafe_code)]
+
+pub mod config;
+pub mod counters;
+pub mod dead_nonce;
+pub mod dispatch;
+pub mod face;
+pub mod fib;
+pub mod mgmt;
+pub mod outbox;
+pub mod packet;
+pub mod pit;
+pub mod rib;
+pub mod runtime;
+pub mod shard;
+pub mod strategy;
+pub mod tlv;
+pub mod token;

@@ -1,0 +1,236 @@
+//! Configuration: TOML, with the built-in default (`default.toml`, embedded) so that
+//! `nexthop run` works with no file. A file is read on top of the default: what it leaves out
+//! keeps the default value; an unknown key is an error naming it.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The embedded default configuration.
+pub const DEFAULT_TOML: &str = include_str!("default.toml");
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Threads and tables.
+    pub forwarder: ForwarderConfig,
+    /// Listeners.
+    pub faces: FacesConfig,
+    /// The content store.
+    pub content_store: CsConfig,
+    /// Faces made at start.
+    #[serde(default)]
+    pub face: Vec<StaticFace>,
+    /// Static routes.
+    #[serde(default)]
+    pub route: Vec<StaticRoute>,
+    /// Strategy choices.
+    #[serde(default)]
+    pub strategy: Vec<StaticStrategy>,
+    /// Route files.
+    #[serde(default)]
+    pub route_files: Vec<PathBuf>,
+}
+
+/// `[forwarder]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForwarderConfig {
+    /// Forwarding threads.
+    pub threads: usize,
+    /// Leading components hashed for dispatch.
+    pub dispatch_components: usize,
+    /// PIT bound (all threads).
+    pub pit_max_entries: usize,
+    /// Retransmission suppression.
+    pub retry_interval_ms: u64,
+}
+
+/// `[faces]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FacesConfig {
+    /// Unix socket path ("" = none).
+    pub unix: String,
+    /// TCP listen address ("" = none).
+    pub tcp: String,
+    /// UDP listen address ("" = none).
+    pub udp: String,
+    /// Idle timeout of on-demand UDP faces.
+    pub udp_idle_timeout_ms: u64,
+    /// Send-buffer bound per stream face.
+    pub send_buffer_bytes: usize,
+}
+
+/// `[content_store]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsConfig {
+    /// Packets (0 = none).
+    pub capacity: u32,
+    /// Bytes per slot.
+    pub slot_bytes: u32,
+    /// fifo | lru | s3fifo.
+    pub policy: String,
+    /// SSD tier file ("" = none).
+    pub l2_path: String,
+    /// SSD tier bytes.
+    pub l2_bytes: u64,
+}
+
+/// `[[face]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticFace {
+    /// FaceUri (udp4/udp6/tcp4/tcp6).
+    pub uri: String,
+}
+
+/// `[[route]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticRoute {
+    /// Name prefix.
+    pub prefix: String,
+    /// FaceUri of the next hop (made if not listed under `[[face]]`).
+    pub face: String,
+    /// Cost.
+    #[serde(default)]
+    pub cost: u64,
+}
+
+/// `[[strategy]]`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StaticStrategy {
+    /// Name prefix.
+    pub prefix: String,
+    /// best-route | multicast (or a full strategy name).
+    pub strategy: String,
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// TOML syntax, a wrong type or an unknown key.
+    #[error("{path}: {source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What and where.
+        source: toml::de::Error,
+    },
+    /// A value out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Lays `top` over `base`: tables merge key by key, anything else is replaced.
+fn merge(base: &mut toml::Table, top: toml::Table) {
+    for (k, v) in top {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let raw: toml::Table = toml::from_str(DEFAULT_TOML).expect("the embedded default parses");
+        raw.try_into().expect("the embedded default is a whole configuration")
+    }
+}
+
+impl Config {
+    /// Parses TOML text on top of the default.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] (syntax, types, unknown keys) or [`ConfigError::Invalid`].
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let parse_err = |source| ConfigError::Parse { path: path.to_owned(), source };
+        let mut merged: toml::Table = toml::from_str(DEFAULT_TOML).expect("the embedded default parses");
+        merge(&mut merged, toml::from_str(text).map_err(parse_err)?);
+        let c: Config = merged.try_into().map_err(parse_err)?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Reads a file on top of the default.
+    ///
+    /// # Errors
+    /// As [`Config::parse`], or [`ConfigError::Read`].
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// Checks ranges.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming the value.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |s: String| Err(ConfigError::Invalid(s));
+        if !(1..=64).contains(&self.forwarder.threads) {
+            return bad(format!("forwarder.threads = {} (1 to 64)", self.forwarder.threads));
+        }
+        if self.forwarder.pit_max_entries == 0 {
+            return bad("forwarder.pit_max_entries must be at least 1".into());
+        }
+        if !["fifo", "lru", "s3fifo"].contains(&self.content_store.policy.as_str()) {
+            return bad(format!("content_store.policy = {:?} (fifo, lru or s3fifo)", self.content_store.policy));
+        }
+        if self.content_store.capacity > 0 && self.content_store.slot_bytes < 64 {
+            return bad("content_store.slot_bytes must be at least 64".into());
+        }
+        for (k, v) in [("faces.tcp", &self.faces.tcp), ("faces.udp", &self.faces.udp)] {
+            if !v.is_empty() && v.parse::<std::net::SocketAddr>().is_err() {
+                return bad(format!("{k} = {v:?} is not an address:port"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_parses_and_validates() {
+        let c = Config::default();
+        c.validate().unwrap();
+        assert_eq!(c.faces.unix, "/run/nfd/nfd.sock");
+        assert_eq!(c.forwarder.threads, 1);
+    }
+
+    #[test]
+    fn file_overrides_only_what_it_says() {
+        let c = Config::parse("[faces]\nunix = \"/tmp/x.sock\"\n[[route]]\nprefix = \"/a\"\nface = \"udp4://10.0.0.1\"\n", Path::new("t.toml")).unwrap();
+        assert_eq!(c.faces.unix, "/tmp/x.sock");
+        assert_eq!(c.faces.udp, "0.0.0.0:6363");
+        assert_eq!(c.route.len(), 1);
+        assert_eq!(c.route[0].cost, 0);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let e = Config::parse("[faces]\nunx = \"/tmp\"\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("unx"), "{e}");
+        let e = Config::parse("[forwarder]\nthreads = 0\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("threads"), "{e}");
+        let e = Config::parse("[faces]\ntcp = \"nowhere\"\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("faces.tcp"), "{e}");
+    }
+}

@@ -1,0 +1,199 @@
+//! Counters: every drop by reason, and what each forwarding shard did. A shard is the only
+//! writer of its counters; management reads them from another thread, so each is an atomic
+//! written with a plain load + store (no locked instruction on the hot path).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Why a packet was dropped. Each has a counter; `nexthop ctl status` lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(usize)]
+pub enum Drop {
+    /// Bytes that are not a valid packet (framing, TLV, a field out of range).
+    Malformed,
+    /// Larger than the 8800-byte packet limit.
+    Oversize,
+    /// An unknown critical TLV (packet or NDNLPv2 header field).
+    UnknownCritical,
+    /// An NDNLPv2 fragment (reassembly is not supported).
+    Fragment,
+    /// A `/localhost` packet on a non-local face.
+    LocalhostViolation,
+    /// HopLimit reached zero.
+    HopLimit,
+    /// A looping Interest (a nonce seen before: dead-nonce list or PIT).
+    Loop,
+    /// The PIT is at its configured bound.
+    PitFull,
+    /// No FIB entry (answered with Nack NoRoute).
+    NoRoute,
+    /// Data that no PIT entry wanted.
+    Unsolicited,
+    /// A Nack that no out-record wanted.
+    UnsolicitedNack,
+    /// A packet for a face that has gone.
+    FaceGone,
+    /// A face's send buffer was full.
+    SendBufferFull,
+    /// A management command that may not come from where it came from.
+    ManagementNotLocal,
+    /// A management Interest that is not a command or dataset nexthop knows.
+    ManagementUnknown,
+}
+
+impl Drop {
+    /// Every reason, in counter order.
+    pub const ALL: [Drop; 15] = [
+        Drop::Malformed,
+        Drop::Oversize,
+        Drop::UnknownCritical,
+        Drop::Fragment,
+        Drop::LocalhostViolation,
+        Drop::HopLimit,
+        Drop::Loop,
+        Drop::PitFull,
+        Drop::NoRoute,
+        Drop::Unsolicited,
+        Drop::UnsolicitedNack,
+        Drop::FaceGone,
+        Drop::SendBufferFull,
+        Drop::ManagementNotLocal,
+        Drop::ManagementUnknown,
+    ];
+
+    /// Name in status output.
+    pub fn label(self) -> &'static str {
+        match self {
+            Drop::Malformed => "malformed",
+            Drop::Oversize => "oversize",
+            Drop::UnknownCritical => "unknown-critical",
+            Drop::Fragment => "fragment",
+            Drop::LocalhostViolation => "localhost-violation",
+            Drop::HopLimit => "hop-limit",
+            Drop::Loop => "loop",
+            Drop::PitFull => "pit-full",
+            Drop::NoRoute => "no-route",
+            Drop::Unsolicited => "unsolicited-data",
+            Drop::UnsolicitedNack => "unsolicited-nack",
+            Drop::FaceGone => "face-gone",
+            Drop::SendBufferFull => "send-buffer-full",
+            Drop::ManagementNotLocal => "management-not-local",
+            Drop::ManagementUnknown => "management-unknown",
+        }
+    }
+
+    /// The reason for a packet that failed to decode.
+    pub fn of_wire_error(e: &nexthop_wire::Error) -> Drop {
+        use nexthop_wire::Error as E;
+        match e {
+            E::UnrecognizedCritical(_) | E::UnknownLpField(_) => Drop::UnknownCritical,
+            _ => Drop::Malformed,
+        }
+    }
+}
+
+/// A counter with one writer.
+#[derive(Debug, Default)]
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    /// Adds `n` (single writer: a load and a store, no read-modify-write).
+    #[inline]
+    pub fn add(&self, n: u64) {
+        self.0.store(self.0.load(Relaxed).wrapping_add(n), Relaxed);
+    }
+
+    /// Adds one.
+    #[inline]
+    pub fn inc(&self) {
+        self.add(1);
+    }
+
+    /// Sets the value (for gauges).
+    #[inline]
+    pub fn set(&self, v: u64) {
+        self.0.store(v, Relaxed);
+    }
+
+    /// The value.
+    pub fn get(&self) -> u64 {
+        self.0.load(Relaxed)
+    }
+}
+
+/// Drops by reason.
+#[derive(Debug, Default)]
+pub struct DropCounters([Counter; Drop::ALL.len()]);
+
+impl DropCounters {
+    /// Counts one drop.
+    #[inline]
+    pub fn count(&self, why: Drop) {
+        self.0[why as usize].inc();
+    }
+
+    /// The count for one reason.
+    pub fn get(&self, why: Drop) -> u64 {
+        self.0[why as usize].get()
+    }
+
+    /// (label, count) for every reason.
+    pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
+        Drop::ALL.iter().map(|&d| (d.label(), self.get(d))).collect()
+    }
+}
+
+/// What one forwarding shard did.
+#[derive(Debug, Default)]
+pub struct ShardCounters {
+    /// Drops by reason.
+    pub drops: DropCounters,
+    /// Interests received.
+    pub interests_in: Counter,
+    /// Data received.
+    pub data_in: Counter,
+    /// Nacks received.
+    pub nacks_in: Counter,
+    /// Interests forwarded upstream.
+    pub interests_out: Counter,
+    /// Data sent downstream.
+    pub data_out: Counter,
+    /// Nacks sent downstream.
+    pub nacks_out: Counter,
+    /// PIT entries satisfied by Data.
+    pub satisfied: Counter,
+    /// PIT entries that expired unsatisfied.
+    pub unsatisfied: Counter,
+    /// Interests aggregated into a pending entry.
+    pub aggregated: Counter,
+    /// Content-store hits.
+    pub cs_hits: Counter,
+    /// Content-store misses.
+    pub cs_misses: Counter,
+    /// Gauge: PIT entries now.
+    pub pit_entries: Counter,
+    /// Gauge: content-store packets now.
+    pub cs_entries: Counter,
+    /// Gauge: FIB routes now.
+    pub fib_entries: Counter,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_count_by_reason() {
+        let c = DropCounters::default();
+        c.count(Drop::Loop);
+        c.count(Drop::Loop);
+        c.count(Drop::PitFull);
+        assert_eq!(c.get(Drop::Loop), 2);
+        assert_eq!(c.get(Drop::PitFull), 1);
+        let snap = c.snapshot();
+        assert_eq!(snap.len(), Drop::ALL.len());
+        assert!(snap.contains(&("loop", 2)));
+        for (i, d) in Drop::ALL.iter().enumerate() {
+            assert_eq!(*d as usize, i);
+        }
+    }
+}

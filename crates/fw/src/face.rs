@@ -1,0 +1,183 @@
+//! Faces as the forwarding core sees them: an id, a scope and how it came to be. The sockets
+//! behind them live in `runtime`; the core only names faces.
+//!
+//! Face ids follow NFD: 0 is never a face, 1 is the management face (`internal://`), 255 the
+//! null face, and faces with sockets count up from 256.
+
+use std::fmt;
+use std::net::SocketAddr;
+
+/// A face's id (NFD's FaceId).
+pub type FaceId = u64;
+
+/// The management face: Interests to `/localhost/nfd` go there and its answers come from it.
+pub const MANAGEMENT_FACE: FaceId = 1;
+
+/// The first id given to a face with a socket.
+pub const FIRST_FACE_ID: FaceId = 256;
+
+/// Whether a face reaches only this host (`/localhost` packets may cross it) or the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FaceScope {
+    /// Unix socket or loopback peer.
+    Local,
+    /// Anything else.
+    NonLocal,
+}
+
+impl FaceScope {
+    /// NFD's FaceScope code.
+    pub fn code(self) -> u64 {
+        match self {
+            FaceScope::NonLocal => 0,
+            FaceScope::Local => 1,
+        }
+    }
+}
+
+/// How long a face lives (NFD's FacePersistency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Persistency {
+    /// Made by management or configuration; closed on a socket error.
+    Persistent,
+    /// Made because a peer showed up (an accepted stream, a datagram from a new endpoint);
+    /// closed when the peer goes away or falls idle.
+    OnDemand,
+    /// Made by management or configuration; kept through socket errors.
+    Permanent,
+}
+
+impl Persistency {
+    /// NFD's FacePersistency code.
+    pub fn code(self) -> u64 {
+        match self {
+            Persistency::Persistent => 0,
+            Persistency::OnDemand => 1,
+            Persistency::Permanent => 2,
+        }
+    }
+
+    /// From NFD's code.
+    pub fn from_code(code: u64) -> Option<Self> {
+        match code {
+            0 => Some(Persistency::Persistent),
+            1 => Some(Persistency::OnDemand),
+            2 => Some(Persistency::Permanent),
+            _ => None,
+        }
+    }
+}
+
+/// Where a face leads, as an NFD FaceUri.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FaceUri {
+    /// `unix:///path`.
+    Unix(String),
+    /// `tcp4://a.b.c.d:port` or `tcp6://[..]:port`.
+    Tcp(SocketAddr),
+    /// `udp4://a.b.c.d:port` or `udp6://[..]:port`.
+    Udp(SocketAddr),
+    /// `internal://` (the management face).
+    Internal,
+    /// `null://`.
+    Null,
+}
+
+/// A FaceUri that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad FaceUri {uri:?}: {why}")]
+pub struct FaceUriError {
+    /// The text.
+    pub uri: String,
+    /// What is wrong with it.
+    pub why: &'static str,
+}
+
+impl FaceUri {
+    /// Parses `unix://…`, `tcp[46]://host:port`, `udp[46]://host:port` (host an IP address;
+    /// port 6363 when left out), `internal://`, `null://`.
+    ///
+    /// # Errors
+    /// [`FaceUriError`] naming the problem.
+    pub fn parse(uri: &str) -> Result<Self, FaceUriError> {
+        let err = |why| FaceUriError { uri: uri.to_string(), why };
+        let (scheme, rest) = uri.split_once("://").ok_or_else(|| err("no scheme"))?;
+        let addr = |v6: Option<bool>| -> Result<SocketAddr, FaceUriError> {
+            let with_port = if rest.parse::<SocketAddr>().is_ok() {
+                rest.to_string()
+            } else if rest.starts_with('[') || !rest.contains(':') {
+                format!("{rest}:6363")
+            } else {
+                format!("[{rest}]:6363")
+            };
+            let a: SocketAddr = with_port.parse().map_err(|_| err("host must be an IP address, port a number"))?;
+            match v6 {
+                Some(true) if !a.is_ipv6() => Err(err("scheme wants an IPv6 address")),
+                Some(false) if !a.is_ipv4() => Err(err("scheme wants an IPv4 address")),
+                _ => Ok(a),
+            }
+        };
+        match scheme {
+            "unix" if !rest.is_empty() => Ok(FaceUri::Unix(rest.to_string())),
+            "unix" => Err(err("no path")),
+            "tcp" => Ok(FaceUri::Tcp(addr(None)?)),
+            "tcp4" => Ok(FaceUri::Tcp(addr(Some(false))?)),
+            "tcp6" => Ok(FaceUri::Tcp(addr(Some(true))?)),
+            "udp" => Ok(FaceUri::Udp(addr(None)?)),
+            "udp4" => Ok(FaceUri::Udp(addr(Some(false))?)),
+            "udp6" => Ok(FaceUri::Udp(addr(Some(true))?)),
+            "internal" => Ok(FaceUri::Internal),
+            "null" => Ok(FaceUri::Null),
+            _ => Err(err("scheme must be unix, tcp4, tcp6, udp4, udp6, internal or null")),
+        }
+    }
+
+    /// The scope a face to this place has.
+    pub fn scope(&self) -> FaceScope {
+        match self {
+            FaceUri::Unix(_) | FaceUri::Internal | FaceUri::Null => FaceScope::Local,
+            FaceUri::Tcp(a) | FaceUri::Udp(a) if a.ip().is_loopback() => FaceScope::Local,
+            FaceUri::Tcp(_) | FaceUri::Udp(_) => FaceScope::NonLocal,
+        }
+    }
+}
+
+impl fmt::Display for FaceUri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = |a: &SocketAddr| if a.is_ipv4() { '4' } else { '6' };
+        match self {
+            FaceUri::Unix(p) => write!(f, "unix://{p}"),
+            FaceUri::Tcp(a) => write!(f, "tcp{}://{a}", v(a)),
+            FaceUri::Udp(a) => write!(f, "udp{}://{a}", v(a)),
+            FaceUri::Internal => write!(f, "internal://"),
+            FaceUri::Null => write!(f, "null://"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_round_trip() {
+        for s in ["unix:///run/nfd/nfd.sock", "tcp4://127.0.0.1:6363", "udp6://[::1]:6363", "internal://", "null://"] {
+            assert_eq!(FaceUri::parse(s).unwrap().to_string(), s);
+        }
+        assert_eq!(FaceUri::parse("udp4://10.0.0.1").unwrap(), FaceUri::Udp("10.0.0.1:6363".parse().unwrap()));
+        assert_eq!(FaceUri::parse("udp6://::1").unwrap(), FaceUri::Udp("[::1]:6363".parse().unwrap()));
+    }
+
+    #[test]
+    fn bad_uris_are_errors() {
+        for s in ["", "udp4://", "udp4://host.example:6363", "udp6://1.2.3.4:1", "ether://aa", "unix://", "tcp4://1.2.3.4:99999"] {
+            assert!(FaceUri::parse(s).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn loopback_is_local() {
+        assert_eq!(FaceUri::parse("tcp4://127.0.0.1:1").unwrap().scope(), FaceScope::Local);
+        assert_eq!(FaceUri::parse("udp4://10.1.1.1:1").unwrap().scope(), FaceScope::NonLocal);
+    }
+}

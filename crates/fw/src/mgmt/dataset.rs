@@ -1,0 +1,239 @@
+//! Status datasets (NFD's "StatusDataset" protocol): the encodings of faces/list, fib/list,
+//! rib/list, strategy-choice/list, status/general and cs/info, and their segmentation into
+//! Data packets named `<dataset>/<version>/<segment>`.
+
+use nexthop_wire::types::NAME;
+use nexthop_wire::{Component, Data, Emit, MetaInfo, Name};
+
+use crate::tlv::{put_nonneg, put_tlv};
+
+/// Content bytes per dataset segment.
+pub const SEGMENT_BYTES: usize = 7000;
+
+/// A face as `faces/list` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaceStatus {
+    /// FaceId.
+    pub face_id: u64,
+    /// Remote FaceUri.
+    pub uri: String,
+    /// Local FaceUri.
+    pub local_uri: String,
+    /// FaceScope code.
+    pub scope: u64,
+    /// FacePersistency code.
+    pub persistency: u64,
+    /// LinkType code (0 point-to-point).
+    pub link_type: u64,
+    /// Flags (bit 0: local fields enabled).
+    pub flags: u64,
+    /// Packet and byte counters.
+    pub counters: FaceCounts,
+}
+
+/// A face's traffic.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FaceCounts {
+    /// Interests received.
+    pub in_interests: u64,
+    /// Data received.
+    pub in_data: u64,
+    /// Nacks received.
+    pub in_nacks: u64,
+    /// Interests sent.
+    pub out_interests: u64,
+    /// Data sent.
+    pub out_data: u64,
+    /// Nacks sent.
+    pub out_nacks: u64,
+    /// Bytes received.
+    pub in_bytes: u64,
+    /// Bytes sent.
+    pub out_bytes: u64,
+}
+
+impl FaceStatus {
+    /// Appends the FaceStatus element.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let mut v = Vec::new();
+        put_nonneg(&mut v, 0x69, self.face_id);
+        put_tlv(&mut v, 0x72, self.uri.as_bytes());
+        put_tlv(&mut v, 0x81, self.local_uri.as_bytes());
+        put_nonneg(&mut v, 0x84, self.scope);
+        put_nonneg(&mut v, 0x85, self.persistency);
+        put_nonneg(&mut v, 0x86, self.link_type);
+        let c = &self.counters;
+        for (ty, x) in [
+            (0x90, c.in_interests),
+            (0x91, c.in_data),
+            (0x97, c.in_nacks),
+            (0x92, c.out_interests),
+            (0x93, c.out_data),
+            (0x98, c.out_nacks),
+            (0x94, c.in_bytes),
+            (0x95, c.out_bytes),
+        ] {
+            put_nonneg(&mut v, ty, x);
+        }
+        put_nonneg(&mut v, 0x6c, self.flags);
+        put_tlv(out, 0x80, &v);
+    }
+}
+
+/// `status/general`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GeneralStatus {
+    /// NfdVersion.
+    pub version: String,
+    /// StartTimestamp (ms since the epoch).
+    pub start_ms: u64,
+    /// CurrentTimestamp.
+    pub now_ms: u64,
+    /// NFibEntries.
+    pub fib_entries: u64,
+    /// NPitEntries.
+    pub pit_entries: u64,
+    /// NCsEntries.
+    pub cs_entries: u64,
+    /// Forwarder-wide counters (NInInterests …).
+    pub counts: FaceCounts,
+    /// NSatisfiedInterests.
+    pub satisfied: u64,
+    /// NUnsatisfiedInterests.
+    pub unsatisfied: u64,
+}
+
+impl GeneralStatus {
+    /// The encoded dataset (a sequence of elements, not wrapped).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_tlv(&mut v, 0x80, self.version.as_bytes());
+        put_nonneg(&mut v, 0x81, self.start_ms);
+        put_nonneg(&mut v, 0x82, self.now_ms);
+        put_nonneg(&mut v, 0x83, self.fib_entries);
+        put_nonneg(&mut v, 0x84, self.fib_entries);
+        put_nonneg(&mut v, 0x85, self.pit_entries);
+        put_nonneg(&mut v, 0x86, 0);
+        put_nonneg(&mut v, 0x87, self.cs_entries);
+        let c = &self.counts;
+        for (ty, x) in [(0x90, c.in_interests), (0x91, c.in_data), (0x97, c.in_nacks), (0x92, c.out_interests), (0x93, c.out_data), (0x98, c.out_nacks)] {
+            put_nonneg(&mut v, ty, x);
+        }
+        put_nonneg(&mut v, 0x99, self.satisfied);
+        put_nonneg(&mut v, 0x9a, self.unsatisfied);
+        v
+    }
+}
+
+/// `cs/info`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CsInfo {
+    /// Capacity (packets).
+    pub capacity: u64,
+    /// Flags (bit 0 admit, bit 1 serve).
+    pub flags: u64,
+    /// Packets held.
+    pub entries: u64,
+    /// Hits.
+    pub hits: u64,
+    /// Misses.
+    pub misses: u64,
+}
+
+impl CsInfo {
+    /// The encoded dataset.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_nonneg(&mut v, 0x83, self.capacity);
+        put_nonneg(&mut v, 0x6c, self.flags);
+        put_nonneg(&mut v, 0x87, self.entries);
+        put_nonneg(&mut v, 0x81, self.hits);
+        put_nonneg(&mut v, 0x82, self.misses);
+        let mut out = Vec::new();
+        put_tlv(&mut out, 0x80, &v);
+        out
+    }
+}
+
+/// A FibEntry element: name and (face, cost) records.
+pub fn fib_entry(out: &mut Vec<u8>, name: &[u8], hops: impl Iterator<Item = (u64, u64)>) {
+    let mut v = Vec::new();
+    put_tlv(&mut v, NAME, name);
+    for (face, cost) in hops {
+        let mut r = Vec::new();
+        put_nonneg(&mut r, 0x69, face);
+        put_nonneg(&mut r, 0x6a, cost);
+        put_tlv(&mut v, 0x81, &r);
+    }
+    put_tlv(out, 0x80, &v);
+}
+
+/// A RibEntry element: name and routes (face, origin, cost, flags, expiration).
+pub fn rib_entry(out: &mut Vec<u8>, name: &[u8], routes: impl Iterator<Item = (u64, u64, u64, u64, Option<u64>)>) {
+    let mut v = Vec::new();
+    put_tlv(&mut v, NAME, name);
+    for (face, origin, cost, flags, expires) in routes {
+        let mut r = Vec::new();
+        put_nonneg(&mut r, 0x69, face);
+        put_nonneg(&mut r, 0x6f, origin);
+        put_nonneg(&mut r, 0x6a, cost);
+        put_nonneg(&mut r, 0x6c, flags);
+        if let Some(e) = expires {
+            put_nonneg(&mut r, 0x6d, e);
+        }
+        put_tlv(&mut v, 0x81, &r);
+    }
+    put_tlv(out, 0x80, &v);
+}
+
+/// A StrategyChoice element.
+pub fn strategy_choice(out: &mut Vec<u8>, name: &[u8], strategy: &Name) {
+    let mut v = Vec::new();
+    put_tlv(&mut v, NAME, name);
+    let mut s = Vec::new();
+    put_tlv(&mut s, NAME, strategy.value());
+    put_tlv(&mut v, 0x6b, &s);
+    put_tlv(out, 0x80, &v);
+}
+
+/// Cuts a dataset into signed Data segments named `prefix/v=<version>/seg=<i>`, the last
+/// with FinalBlockId; an empty dataset is one empty segment.
+pub fn segments(prefix: &Name, version: u64, content: &[u8]) -> Vec<Vec<u8>> {
+    let chunks: Vec<&[u8]> = if content.is_empty() { vec![&[][..]] } else { content.chunks(SEGMENT_BYTES).collect() };
+    let last = chunks.len() as u64 - 1;
+    let versioned = prefix.clone().with(Component::version(version));
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut d = Data::new(versioned.clone().with(Component::segment(i as u64)), c.to_vec());
+            d.meta_info = Some(MetaInfo { freshness_period_ms: Some(1000), final_block_id: Some(Component::segment(last)), ..Default::default() });
+            d.sign_digest_sha256();
+            d.to_bytes()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use nexthop_wire::DataView;
+
+    use super::*;
+
+    #[test]
+    fn segments_cover_content_and_end_with_final_block() {
+        let content: Vec<u8> = (0..SEGMENT_BYTES * 2 + 5).map(|i| i as u8).collect();
+        let p = Name::from_uri("/localhost/nfd/faces/list").unwrap();
+        let segs = segments(&p, 7, &content);
+        assert_eq!(segs.len(), 3);
+        let mut joined = Vec::new();
+        for s in &segs {
+            let d = DataView::decode(s).unwrap();
+            assert!(d.verify_digest_sha256());
+            assert_eq!(d.meta_info().unwrap().final_block_id.unwrap().to_owned(), Component::segment(2));
+            joined.extend_from_slice(d.content().unwrap());
+        }
+        assert_eq!(joined, content);
+        assert_eq!(segments(&p, 1, &[]).len(), 1);
+    }
+}

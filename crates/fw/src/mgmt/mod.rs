@@ -1,0 +1,336 @@
+//! NFD-compatible management: the commands and status datasets that apps (python-ndn, ndn-cxx)
+//! and operators (`nfdc`, `nexthop ctl`) use, answered by the forwarder itself.
+//!
+//! Overview: Interests under `/localhost/nfd` reach the [`Manager`] (on the I/O thread) only
+//! from local faces; from any other face they are dropped and counted. A command is
+//! `/localhost/nfd/<module>/<verb>/<ControlParameters>/…` in either signed form (the older
+//! signed-command name with timestamp, nonce, SignatureInfo and SignatureValue components, or a
+//! v0.3 signed Interest with ParametersSha256Digest); the answer is a Data named like the
+//! Interest carrying a [`params::ControlResponse`]. Authorisation is by face scope, the
+//! signature is not verified (NFD's default trust for localhost commands checks a key the app
+//! made itself; a local face already proves as much). A dataset is
+//! `/localhost/nfd/<module>/list` (or `status/general`, `cs/info`): a new version is made,
+//! cut into segments, and segment 0 answers; later segments are answered from a small cache.
+//!
+//! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
+//! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
+//! `strategy-choice/unset`. Datasets: `faces/list`, `fib/list`, `rib/list`,
+//! `strategy-choice/list`, `status/general`, `cs/info`.
+
+pub mod dataset;
+pub mod params;
+
+use std::collections::VecDeque;
+
+use nexthop_lookup::name::{DEFAULT_MAX_NAME_BYTES, MAX_LEVELS};
+use nexthop_wire::{Data, Emit, InterestView, Kind, Name};
+
+use crate::counters::Drop;
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::rib::{Rib, Route, ORIGIN_APP, ORIGIN_FIB};
+use crate::shard::Control;
+use crate::strategy::{Strategy, StrategyTable};
+use dataset::{CsInfo, FaceStatus, GeneralStatus};
+use params::{ControlParameters, ControlResponse};
+
+/// What the manager needs from the runtime that holds the faces and shards.
+pub trait Host {
+    /// One face's status.
+    fn face(&self, id: FaceId) -> Option<FaceStatus>;
+    /// Every face's status.
+    fn faces(&self) -> Vec<FaceStatus>;
+    /// Makes a face to `uri` (or finds the one there: `Ok((status, false))`).
+    ///
+    /// # Errors
+    /// The ControlResponse to answer with (unsupported scheme, socket error).
+    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), ControlResponse>;
+    /// Closes a face; whether it existed.
+    fn destroy_face(&mut self, id: FaceId) -> bool;
+    /// Applies a change to every forwarding shard.
+    fn apply(&mut self, op: Control);
+    /// Forwarder-wide figures for `status/general` and `cs/info`.
+    fn general(&self) -> (GeneralStatus, CsInfo);
+}
+
+/// The management module.
+#[derive(Debug)]
+pub struct Manager {
+    rib: Rib,
+    strategies: StrategyTable,
+    datasets: VecDeque<(Name, Vec<Vec<u8>>)>,
+    next_version: u64,
+    started_ms: u64,
+}
+
+/// Datasets whose segments stay answerable.
+const KEPT_DATASETS: usize = 16;
+
+impl Manager {
+    /// A manager with an empty RIB; `started_ms` is reported by `status/general`.
+    pub fn new(started_ms: u64) -> Self {
+        Manager { rib: Rib::default(), strategies: StrategyTable::default(), datasets: VecDeque::new(), next_version: started_ms, started_ms }
+    }
+
+    /// The RIB.
+    pub fn rib(&self) -> &Rib {
+        &self.rib
+    }
+
+    /// Adds a route (configuration, route files) and applies it to the shards.
+    ///
+    /// # Errors
+    /// A text naming why the route is refused (too many components, too long).
+    pub fn add_route(&mut self, host: &mut impl Host, prefix: &Name, route: Route) -> Result<(), String> {
+        check_route_name(prefix)?;
+        let hops = self.rib.register(prefix, route);
+        host.apply(Control::SetRoute(prefix.clone(), hops));
+        Ok(())
+    }
+
+    /// Forgets every route through a face that has gone (and tells the shards).
+    pub fn face_gone(&mut self, host: &mut impl Host, face: FaceId) {
+        for (name, hops) in self.rib.remove_face(face) {
+            host.apply(Control::SetRoute(name, hops));
+        }
+        host.apply(Control::FaceDown(face));
+    }
+
+    /// Removes lapsed routes.
+    pub fn expire(&mut self, host: &mut impl Host, now_ms: u64) {
+        for (name, hops) in self.rib.expire(now_ms) {
+            host.apply(Control::SetRoute(name, hops));
+        }
+    }
+
+    /// Answers a management Interest from `face`: the Data packets to send back.
+    ///
+    /// # Errors
+    /// The drop reason when it is not answered (not from a local face; not a command or
+    /// dataset nexthop knows).
+    pub fn handle(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, scope: FaceScope, interest: &InterestView<'_>) -> Result<Vec<u8>, Drop> {
+        if scope != FaceScope::Local {
+            return Err(Drop::ManagementNotLocal);
+        }
+        let name = interest.name();
+        if name.len() < 4 {
+            return Err(Drop::ManagementUnknown);
+        }
+        let module = name.get(2).map(|c| c.value()).unwrap_or_default();
+        let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
+        let dataset = match (module, verb) {
+            (b"faces", b"list") | (b"fib", b"list") | (b"rib", b"list") | (b"strategy-choice", b"list") | (b"status", b"general") | (b"cs", b"info") => true,
+            _ => false,
+        };
+        if dataset {
+            return self.dataset(host, now_ms, &name.to_name(), module, verb).ok_or(Drop::ManagementUnknown);
+        }
+        let response = match name.get(4).map(|c| ControlParameters::decode(c.value())) {
+            None => ControlResponse::error(400, "command has no ControlParameters"),
+            Some(Err(e)) => ControlResponse::error(400, e.to_string()),
+            Some(Ok(p)) => self.command(host, now_ms, face, module, verb, p),
+        };
+        Ok(reply(name.to_name(), response.encode(), None))
+    }
+
+    fn command(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, module: &[u8], verb: &[u8], p: ControlParameters) -> ControlResponse {
+        let requester = |id: Option<u64>| id.filter(|&f| f != 0).unwrap_or(face);
+        match (module, verb) {
+            (b"rib", b"register") => {
+                let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
+                let face_id = requester(p.face_id);
+                if host.face(face_id).is_none() {
+                    return ControlResponse::error(410, "face not found");
+                }
+                let route = Route {
+                    face: face_id,
+                    origin: p.origin.unwrap_or(ORIGIN_APP),
+                    cost: p.cost.unwrap_or(0),
+                    flags: p.flags.unwrap_or(1),
+                    expires_ms: p.expiration_period.map(|e| now_ms.saturating_add(e)),
+                };
+                if let Err(e) = self.add_route(host, &prefix, route) {
+                    return ControlResponse::error(400, e);
+                }
+                ControlResponse::ok(ControlParameters {
+                    name: Some(prefix),
+                    face_id: Some(face_id),
+                    origin: Some(route.origin),
+                    cost: Some(route.cost),
+                    flags: Some(route.flags),
+                    expiration_period: p.expiration_period,
+                    ..Default::default()
+                })
+            }
+            (b"rib", b"unregister") | (b"fib", b"remove-nexthop") => {
+                let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
+                let face_id = requester(p.face_id);
+                let origin = if module == b"fib" { None } else { Some(p.origin.unwrap_or(ORIGIN_APP)) };
+                if let Some(hops) = self.rib.unregister(&prefix, face_id, origin) {
+                    host.apply(Control::SetRoute(prefix.clone(), hops));
+                }
+                ControlResponse::ok(ControlParameters { name: Some(prefix), face_id: Some(face_id), origin, ..Default::default() })
+            }
+            (b"fib", b"add-nexthop") => {
+                let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
+                let face_id = requester(p.face_id);
+                if host.face(face_id).is_none() {
+                    return ControlResponse::error(410, "face not found");
+                }
+                let cost = p.cost.unwrap_or(0);
+                let route = Route { face: face_id, origin: ORIGIN_FIB, cost, flags: 0, expires_ms: None };
+                if let Err(e) = self.add_route(host, &prefix, route) {
+                    return ControlResponse::error(400, e);
+                }
+                ControlResponse::ok(ControlParameters { name: Some(prefix), face_id: Some(face_id), cost: Some(cost), ..Default::default() })
+            }
+            (b"faces", b"create") => {
+                let Some(uri) = p.uri.as_deref() else { return ControlResponse::error(400, "Uri is required") };
+                let uri = match FaceUri::parse(uri) {
+                    Ok(u @ (FaceUri::Udp(_) | FaceUri::Tcp(_))) => u,
+                    Ok(_) => return ControlResponse::error(406, "only udp and tcp faces can be created"),
+                    Err(e) => return ControlResponse::error(400, e.to_string()),
+                };
+                let persistency = match p.face_persistency.map(Persistency::from_code) {
+                    None => Persistency::Persistent,
+                    Some(Some(Persistency::OnDemand)) => return ControlResponse::error(406, "a created face cannot be on-demand"),
+                    Some(Some(x)) => x,
+                    Some(None) => return ControlResponse::error(400, "unknown FacePersistency"),
+                };
+                match host.create_face(&uri, persistency) {
+                    Ok((status, created)) => {
+                        let body = ControlParameters {
+                            face_id: Some(status.face_id),
+                            uri: Some(status.uri.clone()),
+                            local_uri: Some(status.local_uri.clone()),
+                            face_persistency: Some(status.persistency),
+                            flags: Some(status.flags),
+                            ..Default::default()
+                        };
+                        if created {
+                            ControlResponse::ok(body)
+                        } else {
+                            ControlResponse { code: 409, text: "face exists".into(), body: Some(body) }
+                        }
+                    }
+                    Err(r) => r,
+                }
+            }
+            (b"faces", b"destroy") => {
+                let Some(id) = p.face_id else { return ControlResponse::error(400, "FaceId is required") };
+                if id != MANAGEMENT_FACE && host.destroy_face(id) {
+                    self.face_gone(host, id);
+                }
+                ControlResponse::ok(ControlParameters { face_id: Some(id), ..Default::default() })
+            }
+            (b"faces", b"update") => {
+                let id = requester(p.face_id);
+                let Some(mut status) = host.face(id) else { return ControlResponse::error(410, "face not found") };
+                if let (Some(flags), Some(mask)) = (p.flags, p.mask) {
+                    if mask & 1 != 0 {
+                        let on = flags & 1 != 0;
+                        host.apply(Control::LocalFields(id, on));
+                        status.flags = (status.flags & !1) | u64::from(on);
+                    }
+                }
+                ControlResponse::ok(ControlParameters { face_id: Some(id), face_persistency: Some(status.persistency), flags: Some(status.flags), ..Default::default() })
+            }
+            (b"strategy-choice", b"set") => {
+                let (Some(prefix), Some(sname)) = (p.name.clone(), p.strategy.clone()) else {
+                    return ControlResponse::error(400, "Name and Strategy are required");
+                };
+                let Some(strategy) = Strategy::from_name(&sname.as_view()) else { return ControlResponse::error(404, "unknown strategy") };
+                self.strategies.set(&prefix.as_view(), strategy);
+                host.apply(Control::SetStrategy(prefix.clone(), strategy));
+                ControlResponse::ok(ControlParameters { name: Some(prefix), strategy: Some(strategy.name()), ..Default::default() })
+            }
+            (b"strategy-choice", b"unset") => {
+                let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
+                if prefix.is_empty() {
+                    return ControlResponse::error(400, "the root strategy cannot be unset");
+                }
+                self.strategies.unset(&prefix.as_view());
+                host.apply(Control::UnsetStrategy(prefix.clone()));
+                ControlResponse::ok(ControlParameters { name: Some(prefix), ..Default::default() })
+            }
+            _ => ControlResponse::error(501, "unknown command"),
+        }
+    }
+
+    fn dataset(&mut self, host: &mut impl Host, now_ms: u64, name: &Name, module: &[u8], verb: &[u8]) -> Option<Vec<u8>> {
+        let prefix = name.prefix(4);
+        if name.len() > 4 {
+            // A later segment (or a specific version) of a dataset already made.
+            let (_, segs) = self.datasets.iter().find(|(p, _)| p.is_prefix_of(name))?;
+            let want_seg = name.get(5).and_then(|c| match c.kind() {
+                Kind::Segment(s) => Some(s),
+                _ => None,
+            });
+            return match want_seg {
+                Some(s) => segs.get(s as usize).cloned(),
+                None => segs.first().cloned(),
+            };
+        }
+        let mut content = Vec::new();
+        match (module, verb) {
+            (b"faces", b"list") => host.faces().iter().for_each(|f| f.encode_into(&mut content)),
+            (b"fib", b"list") => {
+                for (prefix, _) in self.rib.iter() {
+                    let hops = self.rib.hops(prefix);
+                    dataset::fib_entry(&mut content, prefix.value(), hops.hops().iter().map(|h| (u64::from(h.face), u64::from(h.cost))));
+                }
+            }
+            (b"rib", b"list") => {
+                for (prefix, routes) in self.rib.iter() {
+                    let r = routes.iter().map(|r| (r.face, r.origin, r.cost, r.flags, r.expires_ms.map(|t| t.saturating_sub(now_ms))));
+                    dataset::rib_entry(&mut content, prefix.value(), r);
+                }
+            }
+            (b"strategy-choice", b"list") => {
+                let mut choices: Vec<_> = self.strategies.iter().collect();
+                choices.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                for (p, s) in choices {
+                    dataset::strategy_choice(&mut content, p, &s.name());
+                }
+            }
+            (b"status", b"general") => {
+                let (mut g, _) = host.general();
+                g.start_ms = self.started_ms;
+                g.now_ms = now_ms;
+                g.version = concat!("nexthop ", env!("CARGO_PKG_VERSION")).into();
+                content = g.encode();
+            }
+            (b"cs", b"info") => content = host.general().1.encode(),
+            _ => return None,
+        }
+        self.next_version = self.next_version.max(now_ms) + 1;
+        let segs = dataset::segments(&prefix, self.next_version, &content);
+        let first = segs.first().cloned();
+        let versioned = prefix.with(nexthop_wire::Component::version(self.next_version));
+        self.datasets.push_back((versioned, segs));
+        if self.datasets.len() > KEPT_DATASETS {
+            self.datasets.pop_front();
+        }
+        first
+    }
+}
+
+/// Whether the name FIB can hold a route at `prefix`.
+fn check_route_name(prefix: &Name) -> Result<(), String> {
+    if prefix.len() > MAX_LEVELS {
+        return Err(format!("route {prefix} has {} components, more than the FIB's {MAX_LEVELS}", prefix.len()));
+    }
+    if prefix.value().len() > DEFAULT_MAX_NAME_BYTES {
+        return Err(format!("route name is {} bytes, more than {DEFAULT_MAX_NAME_BYTES}", prefix.value().len()));
+    }
+    Ok(())
+}
+
+/// A signed (DigestSha256) Data answering a management Interest.
+fn reply(name: Name, content: Vec<u8>, freshness_ms: Option<u64>) -> Vec<u8> {
+    let mut d = Data::new(name, content);
+    if let Some(f) = freshness_ms {
+        d.meta_info = Some(nexthop_wire::MetaInfo { freshness_period_ms: Some(f), ..Default::default() });
+    }
+    d.sign_digest_sha256();
+    d.to_bytes()
+}

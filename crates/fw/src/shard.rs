@@ -1,0 +1,477 @@
+//! One forwarding shard: the NDN forwarding pipeline over its own PIT, content-store shard,
+//! dead-nonce list and FIB replica. Sans-I/O: packets come in as classified views with the face
+//! they arrived on and the time, packets go out into an [`Outbox`].
+//!
+//! Overview of the pipeline (after NFD's):
+//! - Interest: HopLimit 0 → drop; no Nonce → one is added; nonce in the dead-nonce list or in
+//!   the PIT entry from another face → loop (Nack Duplicate). New entry: content store (a hit
+//!   answers and nothing else happens), FIB longest prefix match (the forwarding hint first when
+//!   it has one; NextHopFaceId from a local face overrides), no route → Nack NoRoute; the
+//!   strategy picks upstreams, the entry is made (or refused at the PIT bound, counted) and the
+//!   Interest goes out with a PIT token naming this shard and entry, HopLimit decremented.
+//!   Existing entry: the in-record is added or refreshed; if an upstream is still pending the
+//!   Interest is aggregated, else (or on a consumer retransmission after the retry interval)
+//!   the strategy retries.
+//! - Data: the PIT token finds its entry directly (checked against the name); without one the
+//!   PIT is searched by name (exact, prefixes for CanBePrefix entries, implicit digest). No
+//!   match → dropped as unsolicited. Otherwise it is cached (unless CachePolicy NoCache) and
+//!   sent to every downstream with that downstream's PIT token, and the entries go.
+//! - Nack: marks the upstream's out-record; best-route tries the next unused next hop; once
+//!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
+//! - Time: [`Shard::expire`] removes expired entries (their nonces go to the dead-nonce list).
+//! - Control: routes, strategy choices and face removals arrive as [`Control`] operations, in
+//!   order with packets, so the FIB replica of each shard is updated without stopping lookups.
+
+use std::sync::Arc;
+
+use nexthop_cs::{HcsConfig, HierarchicalStore, L2Error, Request};
+use nexthop_lookup::name::NextHops;
+use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
+
+use crate::counters::{Drop, ShardCounters};
+use crate::dead_nonce::DeadNonceList;
+use crate::face::{FaceId, FaceScope};
+use crate::fib::Fib;
+use crate::outbox::Outbox;
+use crate::packet::{Incoming, LinkInfo, Network};
+use crate::pit::{InRecord, OutRecord, Pit};
+use crate::strategy::{Strategy, StrategyTable};
+use crate::tlv::LpFields;
+use crate::token::{PitToken, TokenBuf};
+
+/// How a shard is built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShardConfig {
+    /// This shard's number (it goes into PIT tokens).
+    pub index: u8,
+    /// PIT entries at most.
+    pub pit_max_entries: usize,
+    /// The content store; `None` for none.
+    pub cs: Option<HcsConfig>,
+    /// How long a retired nonce is remembered.
+    pub dead_nonce_ms: u64,
+    /// Most nonces remembered.
+    pub dead_nonce_capacity: usize,
+    /// A consumer retransmission sooner than this after the last forwarding is aggregated.
+    pub retry_interval_ms: u64,
+}
+
+impl Default for ShardConfig {
+    fn default() -> Self {
+        ShardConfig { index: 0, pit_max_entries: 1 << 20, cs: None, dead_nonce_ms: 6000, dead_nonce_capacity: 1 << 18, retry_interval_ms: 10 }
+    }
+}
+
+/// A change to a shard's tables, applied in order with packets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    /// Set the next hops of a route (an empty set removes it).
+    SetRoute(Name, NextHops),
+    /// Choose a strategy under a prefix.
+    SetStrategy(Name, Strategy),
+    /// Remove the strategy choice at a prefix.
+    UnsetStrategy(Name),
+    /// A face has gone: forget it in the PIT.
+    FaceDown(FaceId),
+    /// Put IncomingFaceId on packets sent to this face (NFD's local fields), or stop.
+    LocalFields(FaceId, bool),
+}
+
+/// One shard of the forwarder.
+#[derive(Debug)]
+pub struct Shard {
+    cfg: ShardConfig,
+    fib: Fib,
+    strategies: StrategyTable,
+    pit: Pit,
+    dead_nonces: DeadNonceList,
+    cs: Option<HierarchicalStore>,
+    counters: Arc<ShardCounters>,
+    local_fields: Vec<FaceId>,
+    matched: Vec<u32>,
+    hops: Vec<FaceId>,
+    rng: u64,
+}
+
+impl Shard {
+    /// A shard with empty tables.
+    ///
+    /// # Errors
+    /// [`L2Error`] when the content store's SSD tier cannot be opened.
+    pub fn new(cfg: ShardConfig, fib: Fib) -> Result<Self, L2Error> {
+        let cs = cfg.cs.clone().map(HierarchicalStore::new).transpose()?;
+        let counters = Arc::new(ShardCounters::default());
+        counters.fib_entries.set(fib.len() as u64);
+        Ok(Shard {
+            pit: Pit::new(cfg.pit_max_entries),
+            dead_nonces: DeadNonceList::new(cfg.dead_nonce_ms, cfg.dead_nonce_capacity),
+            rng: 0x853c_49e6_748f_ea9b ^ u64::from(cfg.index),
+            cfg,
+            fib,
+            strategies: StrategyTable::default(),
+            cs,
+            counters,
+            local_fields: Vec::new(),
+            matched: Vec::new(),
+            hops: Vec::new(),
+        })
+    }
+
+    /// The counters (shared with whoever reports them).
+    pub fn counters(&self) -> &Arc<ShardCounters> {
+        &self.counters
+    }
+
+    /// The FIB replica.
+    pub fn fib(&self) -> &Fib {
+        &self.fib
+    }
+
+    /// The PIT.
+    pub fn pit(&self) -> &Pit {
+        &self.pit
+    }
+
+    /// The content store.
+    pub fn cs(&self) -> Option<&HierarchicalStore> {
+        self.cs.as_ref()
+    }
+
+    /// Applies a control operation.
+    pub fn apply(&mut self, op: &Control) {
+        match op {
+            Control::SetRoute(name, hops) => {
+                // Errors (a name longer than the FIB allows) were refused by management already;
+                // a shard only replays accepted routes.
+                let _ = if hops.is_empty() { self.fib.remove(&name.as_view()).map(|_| None) } else { self.fib.insert(&name.as_view(), hops.clone()) };
+                self.counters.fib_entries.set(self.fib.len() as u64);
+            }
+            Control::SetStrategy(prefix, s) => self.strategies.set(&prefix.as_view(), *s),
+            Control::UnsetStrategy(prefix) => {
+                self.strategies.unset(&prefix.as_view());
+            }
+            Control::FaceDown(face) => self.face_down(*face),
+            Control::LocalFields(face, on) => {
+                self.local_fields.retain(|f| f != face);
+                if *on {
+                    self.local_fields.push(*face);
+                }
+            }
+        }
+    }
+
+    /// Processes one classified packet from `face`.
+    pub fn on_incoming(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, incoming: &Incoming<'_>, out: &mut Outbox) {
+        match incoming.packet {
+            Network::Interest(i) => self.on_interest(now_ms, face, scope, &incoming.link, &i, out),
+            Network::Data(d) => self.on_data(now_ms, face, &incoming.link, &d, out),
+            Network::Nack(r, i) => self.on_nack(now_ms, face, &incoming.link, r, &i, out),
+        }
+        self.counters.pit_entries.set(self.pit.len() as u64);
+    }
+
+    fn fields<'t>(&self, token: Option<&'t [u8]>, nack: Option<NackReason>, to: FaceId, from: FaceId) -> LpFields<'t> {
+        let incoming_face_id = (!self.local_fields.is_empty() && self.local_fields.contains(&to)).then_some(from);
+        LpFields { pit_token: token, nack, incoming_face_id }
+    }
+
+    fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
+        out.push(face, &self.fields(link.pit_token, Some(reason), face, face), interest);
+        self.counters.nacks_out.inc();
+    }
+
+    fn next_nonce(&mut self) -> [u8; 4] {
+        // xorshift64*: nonces need to differ, not to be secret.
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        ((self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32).to_be_bytes()
+    }
+
+    fn on_interest(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, interest: &InterestView<'_>, out: &mut Outbox) {
+        self.counters.interests_in.inc();
+        self.process_interest(now_ms, face, scope, link, interest, out);
+    }
+
+    fn process_interest(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, interest: &InterestView<'_>, out: &mut Outbox) {
+        if interest.hop_limit() == Some(0) {
+            self.counters.drops.count(Drop::HopLimit);
+            return;
+        }
+        let Some(nonce) = interest.nonce() else {
+            // NDN packet format 0.3: a forwarder adds a Nonce to an Interest that has none.
+            let mut owned = interest.to_owned();
+            owned.nonce = Some(self.next_nonce());
+            let wire = owned.to_bytes();
+            if let Ok(view) = InterestView::decode(&wire) {
+                self.process_interest(now_ms, face, scope, link, &view, out);
+            }
+            return;
+        };
+        let name = interest.name();
+        if self.dead_nonces.contains(name.value(), nonce) {
+            self.counters.drops.count(Drop::Loop);
+            self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
+            return;
+        }
+        let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
+        match self.pit.find(name.value(), cbp, mbf) {
+            None => self.new_interest(now_ms, face, scope, link, interest, nonce, out),
+            Some(slot) => self.pending_interest(now_ms, face, scope, link, interest, nonce, slot, out),
+        }
+    }
+
+    /// The FIB's next hops for an Interest: its forwarding hint's first routed delegation, else
+    /// its name.
+    fn route_of(&self, interest: &InterestView<'_>) -> Option<&NextHops> {
+        interest.forwarding_hint().find_map(|d| self.fib.lookup(&d)).or_else(|| self.fib.lookup(&interest.name()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn new_interest(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, interest: &InterestView<'_>, nonce: [u8; 4], out: &mut Outbox) {
+        if let Some(cs) = self.cs.as_mut() {
+            if let Some(hit) = cs.lookup(&Request::from_interest(interest), now_ms) {
+                self.counters.cs_hits.inc();
+                let incoming_face_id = self.local_fields.contains(&face).then_some(face);
+                out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id }, hit.wire);
+                self.counters.data_out.inc();
+                return;
+            }
+            self.counters.cs_misses.inc();
+        }
+        let name = interest.name();
+        let strategy = self.strategies.find(&name);
+        let mut hops = std::mem::take(&mut self.hops);
+        hops.clear();
+        match (link.next_hop_face_id, scope) {
+            (Some(to), FaceScope::Local) => hops.push(to),
+            _ => {
+                if let Some(route) = self.route_of(interest) {
+                    strategy.first_hops(route.hops(), face, &mut hops);
+                }
+            }
+        }
+        self.hops = hops;
+        if self.hops.is_empty() {
+            self.counters.drops.count(Drop::NoRoute);
+            self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
+            return;
+        }
+        let has_digest = crate::pit::split_digest(name.value()).is_some();
+        let slot = match self.pit.insert(name.value(), interest.can_be_prefix(), interest.must_be_fresh(), has_digest, strategy) {
+            Ok(s) => s,
+            Err(_) => {
+                self.counters.drops.count(Drop::PitFull);
+                return;
+            }
+        };
+        let expires_ms = now_ms + interest.effective_lifetime_ms();
+        let entry = self.pit.get_mut(slot).expect("just made");
+        entry.interest.extend_from_slice(interest.wire());
+        entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new) });
+        self.pit.set_expiry(slot, expires_ms);
+        self.forward(now_ms, slot, face, nonce, interest.hop_limit_offset(), out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pending_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        nonce: [u8; 4],
+        slot: u32,
+        out: &mut Outbox,
+    ) {
+        let entry = self.pit.get_mut(slot).expect("found");
+        let looped = entry.in_records.iter().any(|r| r.nonce == nonce && r.face != face) || entry.out_records.iter().any(|r| r.nonce == nonce);
+        if looped {
+            self.counters.drops.count(Drop::Loop);
+            self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
+            return;
+        }
+        let expires_ms = now_ms + interest.effective_lifetime_ms();
+        let token = link.pit_token.map(TokenBuf::new);
+        let retransmission = match entry.in_record_mut(face) {
+            Some(r) => {
+                let again = r.nonce != nonce;
+                *r = InRecord { face, nonce, expires_ms, token };
+                again
+            }
+            None => {
+                entry.in_records.push(InRecord { face, nonce, expires_ms, token });
+                false
+            }
+        };
+        entry.interest.clear();
+        entry.interest.extend_from_slice(interest.wire());
+        let latest = entry.in_records.iter().map(|r| r.expires_ms).max().unwrap_or(expires_ms);
+        let pending = entry.out_records.iter().any(|r| r.nack.is_none());
+        let last_sent = entry.out_records.iter().map(|r| r.sent_ms).max().unwrap_or(0);
+        let strategy = entry.strategy;
+        self.pit.set_expiry(slot, latest);
+        if pending && (!retransmission || now_ms < last_sent + self.cfg.retry_interval_ms) {
+            self.counters.aggregated.inc();
+            return;
+        }
+        let mut hops = std::mem::take(&mut self.hops);
+        hops.clear();
+        match (link.next_hop_face_id, scope) {
+            (Some(to), FaceScope::Local) => hops.push(to),
+            _ => {
+                let used = &self.pit.get(slot).expect("found").out_records;
+                if let Some(route) = self.route_of(interest) {
+                    strategy.retry_hops(route.hops(), face, used, &mut hops);
+                }
+            }
+        }
+        self.hops = hops;
+        if self.hops.is_empty() {
+            self.counters.drops.count(Drop::NoRoute);
+            self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
+            if let Some(e) = self.pit.get_mut(slot) {
+                e.in_records.retain(|r| r.face != face);
+                if e.in_records.is_empty() {
+                    self.pit.remove(slot);
+                }
+            }
+            return;
+        }
+        self.forward(now_ms, slot, face, nonce, interest.hop_limit_offset(), out);
+    }
+
+    /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token.
+    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], hop_limit_at: Option<usize>, out: &mut Outbox) {
+        let generation = self.pit.generation(slot).expect("slot exists");
+        let token = PitToken { shard: self.cfg.index, slot, generation }.encode();
+        let Shard { pit, hops, counters, local_fields, .. } = self;
+        let entry = pit.get_mut(slot).expect("entry exists");
+        for &to in hops.iter() {
+            let incoming_face_id = local_fields.contains(&to).then_some(downstream);
+            out.push_with(to, &LpFields { pit_token: Some(&token), nack: None, incoming_face_id }, &entry.interest, |p| {
+                if let Some(at) = hop_limit_at {
+                    p[at] = p[at].saturating_sub(1);
+                }
+            });
+            counters.interests_out.inc();
+            match entry.out_record_mut(to) {
+                Some(r) => *r = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None },
+                None => entry.out_records.push(OutRecord { face: to, nonce, sent_ms: now_ms, nack: None }),
+            }
+        }
+    }
+
+    fn entry_by_token(&self, link: &LinkInfo<'_>) -> Option<u32> {
+        let t = PitToken::decode(link.pit_token?)?;
+        if t.shard != self.cfg.index || !t.names_generation(self.pit.generation(t.slot)?) {
+            return None;
+        }
+        self.pit.get(t.slot).map(|_| t.slot)
+    }
+
+    fn on_data(&mut self, now_ms: u64, face: FaceId, link: &LinkInfo<'_>, data: &DataView<'_>, out: &mut Outbox) {
+        self.counters.data_in.inc();
+        let name = data.name();
+        let mut matched = std::mem::take(&mut self.matched);
+        matched.clear();
+        if let Some(slot) = self.entry_by_token(link).filter(|&s| self.pit.get(s).is_some_and(|e| e.matches(name.value(), || data.implicit_digest()))) {
+            matched.push(slot);
+        } else {
+            self.pit.matching_data(&name, || data.implicit_digest(), &mut matched);
+        }
+        if matched.is_empty() {
+            self.counters.drops.count(Drop::Unsolicited);
+            self.matched = matched;
+            return;
+        }
+        if !link.no_cache {
+            if let Some(cs) = self.cs.as_mut() {
+                // A packet the store refuses (larger than a slot) is still forwarded.
+                let _ = cs.insert(data.wire(), now_ms);
+                self.counters.cs_entries.set(cs.l1().len() as u64);
+            }
+        }
+        matched.sort_unstable();
+        matched.dedup();
+        for &slot in &matched {
+            let Some(entry) = self.pit.remove(slot) else { continue };
+            self.counters.satisfied.inc();
+            for r in entry.in_records.iter().filter(|r| r.face != face) {
+                let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face);
+                out.push(r.face, &fields, data.wire());
+                self.counters.data_out.inc();
+            }
+        }
+        self.matched = matched;
+    }
+
+    fn on_nack(&mut self, now_ms: u64, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &InterestView<'_>, out: &mut Outbox) {
+        self.counters.nacks_in.inc();
+        let slot = self.entry_by_token(link).or_else(|| self.pit.find(interest.name().value(), interest.can_be_prefix(), interest.must_be_fresh()));
+        let nonce = interest.nonce();
+        let Some(entry) = slot.and_then(|s| self.pit.get_mut(s)) else {
+            self.counters.drops.count(Drop::UnsolicitedNack);
+            return;
+        };
+        let Some(record) = entry.out_record_mut(face).filter(|r| Some(r.nonce) == nonce) else {
+            self.counters.drops.count(Drop::UnsolicitedNack);
+            return;
+        };
+        record.nack = Some(reason);
+        let slot = slot.expect("entry found");
+        let entry = self.pit.get(slot).expect("entry found");
+        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).collect();
+        let next = self.fib.lookup(&interest.name()).and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
+        if let Some(to) = next {
+            let wire = entry.interest.clone();
+            let (nonce, at) = InterestView::decode(&wire).map(|v| (v.nonce().unwrap_or([0; 4]), v.hop_limit_offset())).unwrap_or(([0; 4], None));
+            self.hops.clear();
+            self.hops.push(to);
+            self.forward(now_ms, slot, downstreams.first().copied().unwrap_or(0), nonce, at, out);
+            return;
+        }
+        if entry.out_records.iter().any(|r| r.nack.is_none()) {
+            return; // others may still answer
+        }
+        let least_severe = entry.out_records.iter().filter_map(|r| r.nack).min_by_key(|r| u64::from(*r)).unwrap_or(reason);
+        let entry = self.pit.remove(slot).expect("entry found");
+        for r in &entry.in_records {
+            let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(least_severe), r.face, face);
+            out.push(r.face, &fields, &entry.interest);
+            self.counters.nacks_out.inc();
+        }
+        self.counters.pit_entries.set(self.pit.len() as u64);
+    }
+
+    /// Removes entries that expired by `now_ms`; their nonces go to the dead-nonce list.
+    pub fn expire(&mut self, now_ms: u64) {
+        while let Some(entry) = self.pit.pop_expired(now_ms) {
+            self.counters.unsatisfied.inc();
+            for r in &entry.in_records {
+                self.dead_nonces.add(&entry.name, r.nonce, now_ms);
+            }
+        }
+        self.dead_nonces.expire(now_ms);
+        self.counters.pit_entries.set(self.pit.len() as u64);
+    }
+
+    fn face_down(&mut self, face: FaceId) {
+        for slot in self.pit.slots_with_face(face) {
+            let Some(e) = self.pit.get_mut(slot) else { continue };
+            e.in_records.retain(|r| r.face != face);
+            e.out_records.retain(|r| r.face != face);
+            if e.in_records.is_empty() {
+                self.pit.remove(slot);
+            }
+        }
+        self.local_fields.retain(|&f| f != face);
+        self.counters.pit_entries.set(self.pit.len() as u64);
+    }
+}
+
+/// The name an Interest or Data is dispatched by: its first `components` components.
+pub fn dispatch_prefix<'a>(name: &NameView<'a>, components: usize) -> NameView<'a> {
+    name.prefix(components.min(name.len()))
+}

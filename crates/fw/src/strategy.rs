@@ -1,0 +1,201 @@
+//! Forwarding strategies and the table that picks one per name prefix.
+//!
+//! - best-route: an Interest goes to the lowest-cost next hop that is not where it came from.
+//!   A Nack from that upstream, or a retransmission by the consumer (same downstream, new nonce)
+//!   after the retry interval, moves it to the next unused next hop by cost; when all have been
+//!   used, a retransmission goes to the one used longest ago. When every upstream has Nacked,
+//!   the downstreams get a Nack with the least severe reason.
+//! - multicast: an Interest goes to every next hop except where it came from; the downstreams
+//!   get a Nack once every upstream has Nacked.
+//!
+//! Strategy names are NFD's: `/localhost/nfd/strategy/best-route` and
+//! `/localhost/nfd/strategy/multicast`, with or without a version component.
+
+use nexthop_lookup::name::NextHop;
+use nexthop_wire::{Kind, Name, NameView};
+
+use crate::face::FaceId;
+use crate::pit::OutRecord;
+
+/// A forwarding strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Strategy {
+    /// Lowest cost first, retry on another next hop.
+    #[default]
+    BestRoute,
+    /// Every next hop.
+    Multicast,
+}
+
+impl Strategy {
+    /// The strategy's NFD name.
+    pub fn name(self) -> Name {
+        let s = match self {
+            Strategy::BestRoute => "/localhost/nfd/strategy/best-route",
+            Strategy::Multicast => "/localhost/nfd/strategy/multicast",
+        };
+        Name::from_uri(s).expect("strategy names parse")
+    }
+
+    /// The strategy a name asks for (`…/strategy/<kind>[/<version>]`).
+    pub fn from_name(name: &NameView<'_>) -> Option<Strategy> {
+        let prefix = Name::from_uri("/localhost/nfd/strategy").expect("parses");
+        if !prefix.as_view().is_prefix_of(name) || name.len() < 4 || name.len() > 5 {
+            return None;
+        }
+        if name.len() == 5 && !matches!(name.get(4)?.kind(), Kind::Version(_)) {
+            return None;
+        }
+        match name.get(3)?.value() {
+            b"best-route" => Some(Strategy::BestRoute),
+            b"multicast" => Some(Strategy::Multicast),
+            _ => None,
+        }
+    }
+
+    /// Next hops for a new Interest from `downstream`, appended to `out`.
+    pub fn first_hops(self, hops: &[NextHop], downstream: FaceId, out: &mut Vec<FaceId>) {
+        let eligible = hops.iter().filter(|h| u64::from(h.face) != downstream);
+        match self {
+            Strategy::BestRoute => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
+            Strategy::Multicast => out.extend(eligible.map(|h| u64::from(h.face))),
+        }
+    }
+
+    /// Next hops when the consumer retransmits: best-route moves on to the cheapest unused next
+    /// hop, or the one used longest ago; multicast sends to all again.
+    pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], out: &mut Vec<FaceId>) {
+        match self {
+            Strategy::Multicast => self.first_hops(hops, downstream, out),
+            Strategy::BestRoute => {
+                let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
+                let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
+                let oldest = || {
+                    eligible().min_by_key(|h| used.iter().find(|r| r.face == u64::from(h.face)).map_or(0, |r| r.sent_ms))
+                };
+                out.extend(unused.or_else(oldest).map(|h| u64::from(h.face)));
+            }
+        }
+    }
+
+    /// Next hop after a Nack: best-route tries the cheapest next hop not yet used; multicast
+    /// waits for the others.
+    pub fn after_nack(self, hops: &[NextHop], downstreams: &[FaceId], used: &[OutRecord]) -> Option<FaceId> {
+        match self {
+            Strategy::Multicast => None,
+            Strategy::BestRoute => hops
+                .iter()
+                .filter(|h| !downstreams.contains(&u64::from(h.face)) && !used.iter().any(|r| r.face == u64::from(h.face)))
+                .min_by_key(|h| (h.cost, h.face))
+                .map(|h| u64::from(h.face)),
+        }
+    }
+}
+
+/// The strategy chosen for each name prefix; the longest matching choice wins, `/` is always
+/// present.
+#[derive(Debug, Clone)]
+pub struct StrategyTable {
+    choices: hashbrown::HashMap<Box<[u8]>, Strategy>,
+    deepest: usize,
+}
+
+impl Default for StrategyTable {
+    fn default() -> Self {
+        let mut choices = hashbrown::HashMap::new();
+        choices.insert(Box::<[u8]>::default(), Strategy::BestRoute);
+        StrategyTable { choices, deepest: 0 }
+    }
+}
+
+impl StrategyTable {
+    /// Chooses `strategy` under `prefix`.
+    pub fn set(&mut self, prefix: &NameView<'_>, strategy: Strategy) {
+        self.choices.insert(prefix.value().into(), strategy);
+        self.deepest = self.deepest.max(prefix.len());
+    }
+
+    /// Removes the choice at `prefix` (the root choice stays); whether there was one.
+    pub fn unset(&mut self, prefix: &NameView<'_>) -> bool {
+        !prefix.is_empty() && self.choices.remove(prefix.value()).is_some()
+    }
+
+    /// The strategy for `name`.
+    pub fn find(&self, name: &NameView<'_>) -> Strategy {
+        if self.choices.len() == 1 {
+            return self.choices.values().next().copied().unwrap_or_default();
+        }
+        for n in (0..=name.len().min(self.deepest)).rev() {
+            if let Some(&s) = self.choices.get(name.prefix(n).value()) {
+                return s;
+            }
+        }
+        Strategy::BestRoute
+    }
+
+    /// Every (prefix TLV-VALUE, strategy).
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], Strategy)> + '_ {
+        self.choices.iter().map(|(k, &v)| (&**k, v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hop(face: u32, cost: u32) -> NextHop {
+        NextHop { face, cost }
+    }
+
+    fn out(face: FaceId, sent_ms: u64) -> OutRecord {
+        OutRecord { face, nonce: [0; 4], sent_ms, nack: None }
+    }
+
+    #[test]
+    fn best_route_picks_cheapest_not_downstream() {
+        let hops = [hop(300, 10), hop(301, 5), hop(302, 1)];
+        let mut v = Vec::new();
+        Strategy::BestRoute.first_hops(&hops, 302, &mut v);
+        assert_eq!(v, [301]);
+        v.clear();
+        Strategy::Multicast.first_hops(&hops, 302, &mut v);
+        assert_eq!(v, [300, 301]);
+    }
+
+    #[test]
+    fn best_route_retries_unused_then_oldest() {
+        let hops = [hop(300, 10), hop(301, 5)];
+        let mut v = Vec::new();
+        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10)], &mut v);
+        assert_eq!(v, [300]);
+        v.clear();
+        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10), out(300, 20)], &mut v);
+        assert_eq!(v, [301]);
+        assert_eq!(Strategy::BestRoute.after_nack(&hops, &[1], &[out(301, 0)]), Some(300));
+        assert_eq!(Strategy::BestRoute.after_nack(&hops, &[1], &[out(301, 0), out(300, 0)]), None);
+        assert_eq!(Strategy::Multicast.after_nack(&hops, &[1], &[out(301, 0)]), None);
+    }
+
+    #[test]
+    fn names_parse() {
+        for s in [Strategy::BestRoute, Strategy::Multicast] {
+            assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s));
+        }
+        let v = Name::from_uri("/localhost/nfd/strategy/multicast").unwrap().with(nexthop_wire::Component::version(5));
+        assert_eq!(Strategy::from_name(&v.as_view()), Some(Strategy::Multicast));
+        assert_eq!(Strategy::from_name(&Name::from_uri("/localhost/nfd/strategy/ncc").unwrap().as_view()), None);
+    }
+
+    #[test]
+    fn table_longest_match() {
+        let mut t = StrategyTable::default();
+        let n = |s| Name::from_uri(s).unwrap();
+        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::BestRoute);
+        t.set(&n("/a").as_view(), Strategy::Multicast);
+        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::Multicast);
+        assert_eq!(t.find(&n("/b").as_view()), Strategy::BestRoute);
+        assert!(t.unset(&n("/a").as_view()));
+        assert!(!t.unset(&n("/").as_view()));
+        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::BestRoute);
+    }
+}
