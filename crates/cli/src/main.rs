@@ -20,6 +20,10 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the NDN forwarder (the built-in configuration needs no file).
+    Run(cmd::run::Args),
+    /// Operate a running forwarder: status, faces, routes, content store, strategies.
+    Ctl(cmd::ctl::Args),
     /// Run an experiment (or all of them) and write JSON results and plots.
     Bench(cmd::bench::Args),
     /// Decode an NDN packet given in hex and print its fields.
@@ -29,6 +33,8 @@ enum Command {
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
     match Cli::parse().command {
+        Command::Run(args) => cmd::run::run(args),
+        Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Packet(args) => cmd::packet::run(args),
     }

@@ -217,7 +217,9 @@ mod tests {
 
     #[test]
     fn file_overrides_only_what_it_says() {
-        let c = Config::parse("[faces]\nunix = \"/tmp/x.sock\"\n[[route]]\nprefix = \"/a\"\nface = \"udp4://10.0.0.1\"\n", Path::new("t.toml")).unwrap();
+        let c =
+            Config::parse("[faces]\nunix = \"/tmp/x.sock\"\n[[route]]\nprefix = \"/a\"\nface = \"udp4://10.0.0.1\"\n", Path::new("t.toml"))
+                .unwrap();
         assert_eq!(c.faces.unix, "/tmp/x.sock");
         assert_eq!(c.faces.udp, "0.0.0.0:6363");
         assert_eq!(c.route.len(), 1);

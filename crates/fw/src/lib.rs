@@ -16,6 +16,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod client;
 pub mod config;
 pub mod counters;
 pub mod dead_nonce;

@@ -185,7 +185,14 @@ impl Pit {
     ///
     /// # Errors
     /// [`PitFull`] at the bound; nothing changes then.
-    pub fn insert(&mut self, name: &[u8], can_be_prefix: bool, must_be_fresh: bool, has_digest: bool, strategy: Strategy) -> Result<u32, PitFull> {
+    pub fn insert(
+        &mut self,
+        name: &[u8],
+        can_be_prefix: bool,
+        must_be_fresh: bool,
+        has_digest: bool,
+        strategy: Strategy,
+    ) -> Result<u32, PitFull> {
         if self.len >= self.max_entries {
             return Err(PitFull(self.max_entries));
         }

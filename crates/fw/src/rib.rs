@@ -77,7 +77,12 @@ impl Rib {
     /// Removes routes that lapsed by `now_ms`; the changed prefixes with their new next hops.
     pub fn expire(&mut self, now_ms: u64) -> Vec<(Name, NextHops)> {
         let mut changed = Vec::new();
-        let prefixes: Vec<Name> = self.routes.iter().filter(|(_, l)| l.iter().any(|r| r.expires_ms.is_some_and(|t| t <= now_ms))).map(|(n, _)| n.clone()).collect();
+        let prefixes: Vec<Name> = self
+            .routes
+            .iter()
+            .filter(|(_, l)| l.iter().any(|r| r.expires_ms.is_some_and(|t| t <= now_ms)))
+            .map(|(n, _)| n.clone())
+            .collect();
         for p in prefixes {
             if let Some(list) = self.routes.get_mut(&p) {
                 list.retain(|r| r.expires_ms.is_none_or(|t| t > now_ms));

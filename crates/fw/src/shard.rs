@@ -58,7 +58,14 @@ pub struct ShardConfig {
 
 impl Default for ShardConfig {
     fn default() -> Self {
-        ShardConfig { index: 0, pit_max_entries: 1 << 20, cs: None, dead_nonce_ms: 6000, dead_nonce_capacity: 1 << 18, retry_interval_ms: 10 }
+        ShardConfig {
+            index: 0,
+            pit_max_entries: 1 << 20,
+            cs: None,
+            dead_nonce_ms: 6000,
+            dead_nonce_capacity: 1 << 18,
+            retry_interval_ms: 10,
+        }
     }
 }
 
@@ -143,7 +150,11 @@ impl Shard {
             Control::SetRoute(name, hops) => {
                 // Errors (a name longer than the FIB allows) were refused by management already;
                 // a shard only replays accepted routes.
-                let _ = if hops.is_empty() { self.fib.remove(&name.as_view()).map(|_| None) } else { self.fib.insert(&name.as_view(), hops.clone()) };
+                let _ = if hops.is_empty() {
+                    self.fib.remove(&name.as_view()).map(|_| None)
+                } else {
+                    self.fib.insert(&name.as_view(), hops.clone())
+                };
                 self.counters.fib_entries.set(self.fib.len() as u64);
             }
             Control::SetStrategy(prefix, s) => self.strategies.set(&prefix.as_view(), *s),
@@ -188,12 +199,28 @@ impl Shard {
         ((self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32).to_be_bytes()
     }
 
-    fn on_interest(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, interest: &InterestView<'_>, out: &mut Outbox) {
+    fn on_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        out: &mut Outbox,
+    ) {
         self.counters.interests_in.inc();
         self.process_interest(now_ms, face, scope, link, interest, out);
     }
 
-    fn process_interest(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, interest: &InterestView<'_>, out: &mut Outbox) {
+    fn process_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        out: &mut Outbox,
+    ) {
         if interest.hop_limit() == Some(0) {
             self.counters.drops.count(Drop::HopLimit);
             return;
@@ -228,7 +255,16 @@ impl Shard {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn new_interest(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, interest: &InterestView<'_>, nonce: [u8; 4], out: &mut Outbox) {
+    fn new_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        nonce: [u8; 4],
+        out: &mut Outbox,
+    ) {
         if let Some(cs) = self.cs.as_mut() {
             if let Some(hit) = cs.lookup(&Request::from_interest(interest), now_ms) {
                 self.counters.cs_hits.inc();
@@ -286,7 +322,8 @@ impl Shard {
         out: &mut Outbox,
     ) {
         let entry = self.pit.get_mut(slot).expect("found");
-        let looped = entry.in_records.iter().any(|r| r.nonce == nonce && r.face != face) || entry.out_records.iter().any(|r| r.nonce == nonce);
+        let looped =
+            entry.in_records.iter().any(|r| r.nonce == nonce && r.face != face) || entry.out_records.iter().any(|r| r.nonce == nonce);
         if looped {
             self.counters.drops.count(Drop::Loop);
             self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
@@ -376,7 +413,9 @@ impl Shard {
         let name = data.name();
         let mut matched = std::mem::take(&mut self.matched);
         matched.clear();
-        if let Some(slot) = self.entry_by_token(link).filter(|&s| self.pit.get(s).is_some_and(|e| e.matches(name.value(), || data.implicit_digest()))) {
+        if let Some(slot) =
+            self.entry_by_token(link).filter(|&s| self.pit.get(s).is_some_and(|e| e.matches(name.value(), || data.implicit_digest())))
+        {
             matched.push(slot);
         } else {
             self.pit.matching_data(&name, || data.implicit_digest(), &mut matched);
@@ -407,9 +446,19 @@ impl Shard {
         self.matched = matched;
     }
 
-    fn on_nack(&mut self, now_ms: u64, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &InterestView<'_>, out: &mut Outbox) {
+    fn on_nack(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        link: &LinkInfo<'_>,
+        reason: NackReason,
+        interest: &InterestView<'_>,
+        out: &mut Outbox,
+    ) {
         self.counters.nacks_in.inc();
-        let slot = self.entry_by_token(link).or_else(|| self.pit.find(interest.name().value(), interest.can_be_prefix(), interest.must_be_fresh()));
+        let slot = self
+            .entry_by_token(link)
+            .or_else(|| self.pit.find(interest.name().value(), interest.can_be_prefix(), interest.must_be_fresh()));
         let nonce = interest.nonce();
         let Some(entry) = slot.and_then(|s| self.pit.get_mut(s)) else {
             self.counters.drops.count(Drop::UnsolicitedNack);
@@ -423,10 +472,12 @@ impl Shard {
         let slot = slot.expect("entry found");
         let entry = self.pit.get(slot).expect("entry found");
         let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).collect();
-        let next = self.fib.lookup(&interest.name()).and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
+        let next =
+            self.fib.lookup(&interest.name()).and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
         if let Some(to) = next {
             let wire = entry.interest.clone();
-            let (nonce, at) = InterestView::decode(&wire).map(|v| (v.nonce().unwrap_or([0; 4]), v.hop_limit_offset())).unwrap_or(([0; 4], None));
+            let (nonce, at) =
+                InterestView::decode(&wire).map(|v| (v.nonce().unwrap_or([0; 4]), v.hop_limit_offset())).unwrap_or(([0; 4], None));
             self.hops.clear();
             self.hops.push(to);
             self.forward(now_ms, slot, downstreams.first().copied().unwrap_or(0), nonce, at, out);

@@ -70,9 +70,7 @@ impl Strategy {
             Strategy::BestRoute => {
                 let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
                 let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
-                let oldest = || {
-                    eligible().min_by_key(|h| used.iter().find(|r| r.face == u64::from(h.face)).map_or(0, |r| r.sent_ms))
-                };
+                let oldest = || eligible().min_by_key(|h| used.iter().find(|r| r.face == u64::from(h.face)).map_or(0, |r| r.sent_ms));
                 out.extend(unused.or_else(oldest).map(|h| u64::from(h.face)));
             }
         }

@@ -34,7 +34,11 @@ impl PitToken {
     /// The token in `bytes`, when it has the right length.
     pub fn decode(bytes: &[u8]) -> Option<PitToken> {
         let b: &[u8; TOKEN_LEN] = bytes.try_into().ok()?;
-        Some(PitToken { shard: b[0], slot: u32::from_be_bytes([b[1], b[2], b[3], b[4]]), generation: u32::from_be_bytes([0, b[5], b[6], b[7]]) })
+        Some(PitToken {
+            shard: b[0],
+            slot: u32::from_be_bytes([b[1], b[2], b[3], b[4]]),
+            generation: u32::from_be_bytes([0, b[5], b[6], b[7]]),
+        })
     }
 
     /// True when `generation` (a full 32-bit slot generation) is the one this token names.

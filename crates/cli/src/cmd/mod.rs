@@ -1,4 +1,6 @@
 //! Subcommands.
 
 pub mod bench;
+pub mod ctl;
 pub mod packet;
+pub mod run;

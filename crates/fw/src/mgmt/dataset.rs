@@ -116,7 +116,14 @@ impl GeneralStatus {
         put_nonneg(&mut v, 0x86, 0);
         put_nonneg(&mut v, 0x87, self.cs_entries);
         let c = &self.counts;
-        for (ty, x) in [(0x90, c.in_interests), (0x91, c.in_data), (0x97, c.in_nacks), (0x92, c.out_interests), (0x93, c.out_data), (0x98, c.out_nacks)] {
+        for (ty, x) in [
+            (0x90, c.in_interests),
+            (0x91, c.in_data),
+            (0x97, c.in_nacks),
+            (0x92, c.out_interests),
+            (0x93, c.out_data),
+            (0x98, c.out_nacks),
+        ] {
             put_nonneg(&mut v, ty, x);
         }
         put_nonneg(&mut v, 0x99, self.satisfied);
@@ -196,6 +203,19 @@ pub fn strategy_choice(out: &mut Vec<u8>, name: &[u8], strategy: &Name) {
     put_tlv(out, 0x80, &v);
 }
 
+/// `status/drops` (nexthop's): a `0x80` element per reason holding Label `0x81` (text) and
+/// Count `0x82`.
+pub fn drops(counts: &[(&str, u64)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (label, n) in counts {
+        let mut v = Vec::new();
+        put_tlv(&mut v, 0x81, label.as_bytes());
+        put_nonneg(&mut v, 0x82, *n);
+        put_tlv(&mut out, 0x80, &v);
+    }
+    out
+}
+
 /// Cuts a dataset into signed Data segments named `prefix/v=<version>/seg=<i>`, the last
 /// with FinalBlockId; an empty dataset is one empty segment.
 pub fn segments(prefix: &Name, version: u64, content: &[u8]) -> Vec<Vec<u8>> {
@@ -207,7 +227,8 @@ pub fn segments(prefix: &Name, version: u64, content: &[u8]) -> Vec<Vec<u8>> {
         .enumerate()
         .map(|(i, c)| {
             let mut d = Data::new(versioned.clone().with(Component::segment(i as u64)), c.to_vec());
-            d.meta_info = Some(MetaInfo { freshness_period_ms: Some(1000), final_block_id: Some(Component::segment(last)), ..Default::default() });
+            d.meta_info =
+                Some(MetaInfo { freshness_period_ms: Some(1000), final_block_id: Some(Component::segment(last)), ..Default::default() });
             d.sign_digest_sha256();
             d.to_bytes()
         })

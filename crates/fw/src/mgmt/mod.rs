@@ -15,7 +15,8 @@
 //! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
 //! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
 //! `strategy-choice/unset`. Datasets: `faces/list`, `fib/list`, `rib/list`,
-//! `strategy-choice/list`, `status/general`, `cs/info`.
+//! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops`
+//! (drop counters by reason: [`dataset::drops`]).
 
 pub mod dataset;
 pub mod params;
@@ -50,6 +51,8 @@ pub trait Host {
     fn apply(&mut self, op: Control);
     /// Forwarder-wide figures for `status/general` and `cs/info`.
     fn general(&self) -> (GeneralStatus, CsInfo);
+    /// Drops by reason, all threads together.
+    fn drops(&self) -> Vec<(&'static str, u64)>;
 }
 
 /// The management module.
@@ -68,7 +71,13 @@ const KEPT_DATASETS: usize = 16;
 impl Manager {
     /// A manager with an empty RIB; `started_ms` is reported by `status/general`.
     pub fn new(started_ms: u64) -> Self {
-        Manager { rib: Rib::default(), strategies: StrategyTable::default(), datasets: VecDeque::new(), next_version: started_ms, started_ms }
+        Manager {
+            rib: Rib::default(),
+            strategies: StrategyTable::default(),
+            datasets: VecDeque::new(),
+            next_version: started_ms,
+            started_ms,
+        }
     }
 
     /// The RIB.
@@ -107,7 +116,14 @@ impl Manager {
     /// # Errors
     /// The drop reason when it is not answered (not from a local face; not a command or
     /// dataset nexthop knows).
-    pub fn handle(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, scope: FaceScope, interest: &InterestView<'_>) -> Result<Vec<u8>, Drop> {
+    pub fn handle(
+        &mut self,
+        host: &mut impl Host,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        interest: &InterestView<'_>,
+    ) -> Result<Vec<u8>, Drop> {
         if scope != FaceScope::Local {
             return Err(Drop::ManagementNotLocal);
         }
@@ -118,7 +134,13 @@ impl Manager {
         let module = name.get(2).map(|c| c.value()).unwrap_or_default();
         let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
         let dataset = match (module, verb) {
-            (b"faces", b"list") | (b"fib", b"list") | (b"rib", b"list") | (b"strategy-choice", b"list") | (b"status", b"general") | (b"cs", b"info") => true,
+            (b"faces", b"list")
+            | (b"fib", b"list")
+            | (b"rib", b"list")
+            | (b"strategy-choice", b"list")
+            | (b"status", b"general")
+            | (b"cs", b"info")
+            | (b"status", b"drops") => true,
             _ => false,
         };
         if dataset {
@@ -132,7 +154,15 @@ impl Manager {
         Ok(reply(name.to_name(), response.encode(), None))
     }
 
-    fn command(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, module: &[u8], verb: &[u8], p: ControlParameters) -> ControlResponse {
+    fn command(
+        &mut self,
+        host: &mut impl Host,
+        now_ms: u64,
+        face: FaceId,
+        module: &[u8],
+        verb: &[u8],
+        p: ControlParameters,
+    ) -> ControlResponse {
         let requester = |id: Option<u64>| id.filter(|&f| f != 0).unwrap_or(face);
         match (module, verb) {
             (b"rib", b"register") => {
@@ -181,7 +211,12 @@ impl Manager {
                 if let Err(e) = self.add_route(host, &prefix, route) {
                     return ControlResponse::error(400, e);
                 }
-                ControlResponse::ok(ControlParameters { name: Some(prefix), face_id: Some(face_id), cost: Some(cost), ..Default::default() })
+                ControlResponse::ok(ControlParameters {
+                    name: Some(prefix),
+                    face_id: Some(face_id),
+                    cost: Some(cost),
+                    ..Default::default()
+                })
             }
             (b"faces", b"create") => {
                 let Some(uri) = p.uri.as_deref() else { return ControlResponse::error(400, "Uri is required") };
@@ -232,7 +267,12 @@ impl Manager {
                         status.flags = (status.flags & !1) | u64::from(on);
                     }
                 }
-                ControlResponse::ok(ControlParameters { face_id: Some(id), face_persistency: Some(status.persistency), flags: Some(status.flags), ..Default::default() })
+                ControlResponse::ok(ControlParameters {
+                    face_id: Some(id),
+                    face_persistency: Some(status.persistency),
+                    flags: Some(status.flags),
+                    ..Default::default()
+                })
             }
             (b"strategy-choice", b"set") => {
                 let (Some(prefix), Some(sname)) = (p.name.clone(), p.strategy.clone()) else {
@@ -300,6 +340,7 @@ impl Manager {
                 content = g.encode();
             }
             (b"cs", b"info") => content = host.general().1.encode(),
+            (b"status", b"drops") => content = dataset::drops(&host.drops()),
             _ => return None,
         }
         self.next_version = self.next_version.max(now_ms) + 1;

@@ -1,1 +1,872 @@
-//! placeholder
+//! The runtime: sockets, threads and time around the sans-I/O core.
+//!
+//! Overview: one I/O thread runs a `mio` poll over the listeners (Unix, TCP, UDP), the stream
+//! faces and a waker. It reads packets (stream faces in 128 KiB reads cut into TLV frames; UDP
+//! datagrams until the socket is empty), classifies them, answers `/localhost/nfd` Interests
+//! from the [`Manager`], and hands the rest to forwarding:
+//! - `threads = 1`: the I/O thread runs the one [`Shard`] itself;
+//! - `threads = n > 1`: packets are batched per forwarding thread by [`Dispatch`] and sent over
+//!   channels; each thread returns an [`Outbox`] and wakes the poll.
+//! What is to be sent is appended to each face's send buffer and written once per loop turn, so
+//! many packets leave in one system call. Every 100 ms the PIT expires entries; every second
+//! lapsed routes and idle on-demand UDP faces go.
+
+mod face;
+mod worker;
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crossbeam_channel::{Receiver, Sender};
+use mio::net::{TcpListener, TcpStream, UdpSocket, UnixListener};
+use mio::{Events, Interest, Poll, Registry, Token, Waker};
+use nexthop_cs::{HcsConfig, L1Config, L2Config, Policy};
+use nexthop_lookup::name::NameFibConfig;
+use nexthop_wire::{Name, NameView};
+
+use crate::config::Config;
+use crate::counters::{Drop, DropCounters, ShardCounters};
+use crate::dispatch::Dispatch;
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
+use crate::fib::Fib;
+use crate::mgmt::dataset::{CsInfo, FaceCounts, FaceStatus, GeneralStatus};
+use crate::mgmt::params::ControlResponse;
+use crate::mgmt::{Host, Manager};
+use crate::outbox::{Outbox, PacketKind};
+use crate::packet::{classify, Network, MAX_PACKET_BYTES};
+use crate::rib::{Route, ORIGIN_STATIC};
+use crate::shard::{Control, Shard, ShardConfig};
+use crate::strategy::Strategy;
+use crate::tlv::LpFields;
+use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
+use worker::{ToWorker, Worker};
+
+const UNIX_LISTENER: Token = Token(0);
+const TCP_LISTENER: Token = Token(1);
+const UDP_SOCKET: Token = Token(2);
+const WAKER: Token = Token(3);
+
+/// Why the forwarder could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A socket could not be opened.
+    #[error("{what}: {source}")]
+    Io {
+        /// Which.
+        what: String,
+        /// Why.
+        source: io::Error,
+    },
+    /// The configuration names something unusable.
+    #[error("{0}")]
+    Config(String),
+    /// The content store's SSD tier.
+    #[error("content store: {0}")]
+    ContentStore(#[from] nexthop_cs::L2Error),
+}
+
+fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> StartError {
+    let what = what.into();
+    move |source| StartError::Io { what, source }
+}
+
+/// Forwarding: in the I/O thread, or in forwarding threads.
+#[derive(Debug)]
+enum Forwarding {
+    Inline(Box<Shard>),
+    Threads { workers: Vec<Worker>, dispatch: Dispatch, done: Receiver<Outbox>, recycle: Sender<Outbox> },
+}
+
+impl Forwarding {
+    fn counters(&self) -> Vec<Arc<ShardCounters>> {
+        match self {
+            Forwarding::Inline(s) => vec![s.counters().clone()],
+            Forwarding::Threads { workers, .. } => workers.iter().map(|w| w.counters.clone()).collect(),
+        }
+    }
+
+    fn apply(&mut self, op: Control) {
+        match self {
+            Forwarding::Inline(s) => s.apply(&op),
+            Forwarding::Threads { workers, .. } => {
+                for w in workers.iter_mut() {
+                    w.flush();
+                    let _ = w.tx.send(ToWorker::Control(op.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Faces and the sockets they share.
+#[derive(Debug)]
+struct Faces {
+    faces: HashMap<FaceId, Face>,
+    by_udp_remote: HashMap<SocketAddr, FaceId>,
+    udp: Option<UdpSocket>,
+    udp_local: Option<SocketAddr>,
+    next_id: FaceId,
+    dirty: Vec<FaceId>,
+    send_limit: usize,
+}
+
+impl Faces {
+    fn add(
+        &mut self,
+        registry: &Registry,
+        uri: FaceUri,
+        local_uri: String,
+        persistency: Persistency,
+        mut link: Link,
+        now_ms: u64,
+    ) -> io::Result<FaceId> {
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Link::Stream(s) = &mut link {
+            registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?;
+        }
+        if let Link::Udp(a) = &link {
+            self.by_udp_remote.insert(*a, id);
+        }
+        let scope = uri.scope();
+        tracing::info!(face = id, %uri, "face up");
+        self.faces.insert(
+            id,
+            Face { id, uri, local_uri, scope, persistency, link, counts: FaceCounts::default(), last_rx_ms: now_ms, local_fields: false },
+        );
+        Ok(id)
+    }
+
+    fn remove(&mut self, registry: &Registry, id: FaceId) -> bool {
+        let Some(mut f) = self.faces.remove(&id) else { return false };
+        match &mut f.link {
+            Link::Stream(s) => {
+                let _ = registry.deregister(s.socket.source());
+            }
+            Link::Udp(a) => {
+                self.by_udp_remote.remove(a);
+            }
+        }
+        tracing::info!(face = id, uri = %f.uri, "face down");
+        true
+    }
+
+    fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
+        let Some(f) = self.faces.get_mut(&id) else {
+            drops.count(Drop::FaceGone);
+            return;
+        };
+        match &mut f.link {
+            Link::Stream(s) => {
+                if s.pending() + bytes.len() > self.send_limit {
+                    drops.count(Drop::SendBufferFull);
+                    return;
+                }
+                if s.pending() == 0 {
+                    self.dirty.push(id);
+                }
+                s.queue(bytes);
+            }
+            Link::Udp(remote) => {
+                let Some(sock) = self.udp.as_ref() else { return };
+                if sock.send_to(bytes, *remote).is_err() {
+                    drops.count(Drop::SendBufferFull);
+                    return;
+                }
+            }
+        }
+        f.count_out(kind, bytes.len());
+    }
+}
+
+/// The running forwarder.
+#[derive(Debug)]
+pub struct Runtime {
+    poll: Poll,
+    waker: Arc<Waker>,
+    unix: Option<(UnixListener, String)>,
+    tcp: Option<TcpListener>,
+    faces: Faces,
+    forwarding: Forwarding,
+    manager: Manager,
+    io_drops: Arc<DropCounters>,
+    outbox: Outbox,
+    cfg: Config,
+    cs_capacity: u64,
+    start: Instant,
+    start_wall_ms: u64,
+    closing: Vec<FaceId>,
+}
+
+/// The addresses a runtime listens on (with the ports the OS chose for port 0).
+#[derive(Debug, Clone, Default)]
+pub struct Listening {
+    /// Unix socket path.
+    pub unix: Option<String>,
+    /// TCP.
+    pub tcp: Option<SocketAddr>,
+    /// UDP.
+    pub udp: Option<SocketAddr>,
+}
+
+fn wall_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+fn cs_config(cfg: &Config, shards: usize) -> Result<Option<HcsConfig>, StartError> {
+    let c = &cfg.content_store;
+    if c.capacity == 0 {
+        return Ok(None);
+    }
+    let policy = match c.policy.as_str() {
+        "fifo" => Policy::Fifo,
+        "s3fifo" => Policy::S3Fifo,
+        _ => Policy::Lru,
+    };
+    let per_shard = (c.capacity as usize).div_ceil(shards) as u32;
+    let l1 = L1Config { capacity: per_shard, slot_bytes: c.slot_bytes, policy, prefix_index: true };
+    let l2 = if c.l2_path.is_empty() {
+        None
+    } else {
+        if shards > 1 {
+            return Err(StartError::Config(
+                "content_store.l2_path needs forwarder.threads = 1 (one file per shard is not supported yet)".into(),
+            ));
+        }
+        let file = nexthop_cs::l2::FileConfig {
+            path: c.l2_path.clone().into(),
+            create: true,
+            direct: nexthop_cs::l2::DirectIo::Preferred,
+            engine: nexthop_cs::l2::IoEngine::Auto,
+        };
+        Some(L2Config::new(c.l2_bytes, nexthop_cs::Backing::File(file)))
+    };
+    Ok(Some(HcsConfig { l1, l2, staging_batches: 4 }))
+}
+
+fn bind_unix(path: &str) -> Result<UnixListener, StartError> {
+    let p = Path::new(path);
+    if let Some(dir) = p.parent() {
+        std::fs::create_dir_all(dir).map_err(io_err(format!("creating {}", dir.display())))?;
+    }
+    if p.exists() {
+        if std::os::unix::net::UnixStream::connect(p).is_ok() {
+            return Err(StartError::Config(format!("{path}: another forwarder is listening there")));
+        }
+        std::fs::remove_file(p).map_err(io_err(format!("removing stale {path}")))?;
+    }
+    UnixListener::bind(p).map_err(io_err(format!("listening on unix://{path}")))
+}
+
+impl Runtime {
+    /// Opens the listeners, builds the shards and applies the configuration's faces, routes
+    /// and strategies.
+    ///
+    /// # Errors
+    /// [`StartError`] naming the socket, file or setting at fault.
+    pub fn new(cfg: Config) -> Result<Self, StartError> {
+        cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
+        let poll = Poll::new().map_err(io_err("creating the poll"))?;
+        let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
+        let mut unix = None;
+        if !cfg.faces.unix.is_empty() {
+            let mut l = bind_unix(&cfg.faces.unix)?;
+            poll.registry().register(&mut l, UNIX_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
+            unix = Some((l, cfg.faces.unix.clone()));
+        }
+        let mut tcp = None;
+        if !cfg.faces.tcp.is_empty() {
+            let addr: SocketAddr = cfg.faces.tcp.parse().map_err(|_| StartError::Config("faces.tcp".into()))?;
+            let mut l = TcpListener::bind(addr).map_err(io_err(format!("listening on tcp {addr}")))?;
+            poll.registry().register(&mut l, TCP_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
+            tcp = Some(l);
+        }
+        let mut udp = None;
+        if !cfg.faces.udp.is_empty() {
+            let addr: SocketAddr = cfg.faces.udp.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
+            let mut s = UdpSocket::bind(addr).map_err(io_err(format!("listening on udp {addr}")))?;
+            poll.registry().register(&mut s, UDP_SOCKET, Interest::READABLE).map_err(io_err("registering"))?;
+            udp = Some(s);
+        }
+        let threads = cfg.forwarder.threads;
+        let cs = cs_config(&cfg, threads)?;
+        let cs_capacity = cs.as_ref().map_or(0, |c| u64::from(c.l1.capacity) * threads as u64);
+        let shard_cfg = |index: usize| ShardConfig {
+            index: index as u8,
+            pit_max_entries: cfg.forwarder.pit_max_entries.div_ceil(threads),
+            cs: cs.clone(),
+            retry_interval_ms: cfg.forwarder.retry_interval_ms,
+            ..ShardConfig::default()
+        };
+        let fib = || Fib::new(NameFibConfig::default());
+        let forwarding = if threads == 1 {
+            Forwarding::Inline(Box::new(Shard::new(shard_cfg(0), fib())?))
+        } else {
+            let (done_tx, done) = crossbeam_channel::unbounded();
+            let (recycle, recycled) = crossbeam_channel::unbounded();
+            let mut workers = Vec::new();
+            for i in 0..threads {
+                let shard = Shard::new(shard_cfg(i), fib())?;
+                workers.push(
+                    Worker::spawn(i, shard, done_tx.clone(), recycled.clone(), waker.clone())
+                        .map_err(io_err("starting a forwarding thread"))?,
+                );
+            }
+            Forwarding::Threads { workers, dispatch: Dispatch::new(threads, cfg.forwarder.dispatch_components), done, recycle }
+        };
+        let udp_local = udp.as_ref().and_then(|s: &UdpSocket| s.local_addr().ok());
+        let start_wall_ms = wall_ms();
+        let mut rt = Runtime {
+            poll,
+            waker,
+            unix,
+            tcp,
+            faces: Faces {
+                faces: HashMap::new(),
+                by_udp_remote: HashMap::new(),
+                udp,
+                udp_local,
+                next_id: FIRST_FACE_ID,
+                dirty: Vec::new(),
+                send_limit: cfg.faces.send_buffer_bytes,
+            },
+            forwarding,
+            manager: Manager::new(start_wall_ms),
+            io_drops: Arc::new(DropCounters::default()),
+            outbox: Outbox::new(),
+            cfg,
+            cs_capacity,
+            start: Instant::now(),
+            start_wall_ms,
+            closing: Vec::new(),
+        };
+        rt.apply_static_config()?;
+        Ok(rt)
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.start_wall_ms + self.start.elapsed().as_millis() as u64
+    }
+
+    /// Where it listens.
+    pub fn listening(&self) -> Listening {
+        Listening {
+            unix: self.unix.as_ref().map(|(_, p)| p.clone()),
+            tcp: self.tcp.as_ref().and_then(|l| l.local_addr().ok()),
+            udp: self.faces.udp_local,
+        }
+    }
+
+    fn host(&mut self) -> (&mut Manager, RuntimeHost<'_>) {
+        let now_ms = self.now_ms();
+        (
+            &mut self.manager,
+            RuntimeHost {
+                faces: &mut self.faces,
+                forwarding: &mut self.forwarding,
+                registry: self.poll.registry(),
+                io_drops: &self.io_drops,
+                cs_capacity: self.cs_capacity,
+                now_ms,
+            },
+        )
+    }
+
+    fn apply_static_config(&mut self) -> Result<(), StartError> {
+        let cfg = self.cfg.clone();
+        let face_of = |rt: &mut Runtime, uri: &str| -> Result<FaceId, StartError> {
+            let parsed = FaceUri::parse(uri).map_err(|e| StartError::Config(e.to_string()))?;
+            let (_, mut host) = rt.host();
+            host.create_face(&parsed, Persistency::Permanent)
+                .map(|(s, _)| s.face_id)
+                .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
+        };
+        for f in &cfg.face {
+            face_of(self, &f.uri)?;
+        }
+        let mut routes: Vec<(Name, String, u64, String)> = Vec::new();
+        for r in &cfg.route {
+            let name = Name::from_uri(&r.prefix).map_err(|e| StartError::Config(format!("route {:?}: {e}", r.prefix)))?;
+            routes.push((name, r.face.clone(), r.cost, format!("route {}", r.prefix)));
+        }
+        for path in &cfg.route_files {
+            routes.extend(read_route_file(path)?);
+        }
+        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
+        let total = routes.len();
+        for (i, (name, uri, cost, origin)) in routes.into_iter().enumerate() {
+            let face = match faces_by_uri.get(&uri) {
+                Some(&f) => f,
+                None => {
+                    let f = face_of(self, &uri)?;
+                    faces_by_uri.insert(uri.clone(), f);
+                    f
+                }
+            };
+            let (manager, mut host) = self.host();
+            manager
+                .add_route(&mut host, &name, Route { face, origin: ORIGIN_STATIC, cost, flags: 1, expires_ms: None })
+                .map_err(|e| StartError::Config(format!("{origin}: {e}")))?;
+            if total >= 100_000 && (i + 1) % 100_000 == 0 {
+                tracing::info!("installed {} of {total} routes", i + 1);
+            }
+        }
+        for s in &cfg.strategy {
+            let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
+            let strategy = match s.strategy.as_str() {
+                "best-route" => Strategy::BestRoute,
+                "multicast" => Strategy::Multicast,
+                other => Name::from_uri(other)
+                    .ok()
+                    .and_then(|n| Strategy::from_name(&n.as_view()))
+                    .ok_or_else(|| StartError::Config(format!("unknown strategy {other:?}")))?,
+            };
+            self.forwarding.apply(Control::SetStrategy(prefix, strategy));
+        }
+        Ok(())
+    }
+
+    /// Runs until `stop` is set.
+    ///
+    /// # Errors
+    /// A poll failure.
+    pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
+        let mut events = Events::with_capacity(1024);
+        let mut udp_buf = vec![0u8; 65536];
+        let mut last_tick = 0u64;
+        let mut last_second = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            match self.poll.poll(&mut events, Some(Duration::from_millis(50))) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            let now = self.now_ms();
+            for ev in events.iter() {
+                match ev.token() {
+                    UNIX_LISTENER => self.accept_unix(now),
+                    TCP_LISTENER => self.accept_tcp(now),
+                    UDP_SOCKET => self.read_udp(now, &mut udp_buf),
+                    WAKER => {}
+                    Token(t) => {
+                        let id = t as FaceId;
+                        if ev.is_readable() || ev.is_read_closed() {
+                            self.read_stream(now, id);
+                        }
+                        if ev.is_writable() {
+                            self.faces.dirty.push(id);
+                        }
+                    }
+                }
+            }
+            self.drain_workers();
+            self.flush_faces();
+            self.close_faces();
+            if now >= last_tick + 100 {
+                last_tick = now;
+                self.tick(now);
+            }
+            if now >= last_second + 1000 {
+                last_second = now;
+                self.every_second(now);
+            }
+        }
+        Ok(())
+    }
+
+    fn tick(&mut self, now: u64) {
+        match &mut self.forwarding {
+            Forwarding::Inline(s) => s.expire(now),
+            Forwarding::Threads { workers, .. } => {
+                for w in workers.iter_mut() {
+                    let _ = w.tx.send(ToWorker::Tick(now));
+                }
+            }
+        }
+    }
+
+    fn every_second(&mut self, now: u64) {
+        let (manager, mut host) = self.host();
+        manager.expire(&mut host, now);
+        let idle = self.cfg.faces.udp_idle_timeout_ms;
+        let idle_faces: Vec<FaceId> = self
+            .faces
+            .faces
+            .values()
+            .filter(|f| f.persistency == Persistency::OnDemand && matches!(f.link, Link::Udp(_)) && now.saturating_sub(f.last_rx_ms) > idle)
+            .map(|f| f.id)
+            .collect();
+        self.closing.extend(idle_faces);
+        self.close_faces();
+    }
+
+    fn accept_unix(&mut self, now: u64) {
+        loop {
+            let Some((l, path)) = self.unix.as_ref() else { return };
+            match l.accept() {
+                Ok((s, _)) => {
+                    let uri = FaceUri::Unix(path.clone());
+                    let link = Link::Stream(Box::new(Stream::new(StreamSocket::Unix(s))));
+                    let local = format!("unix://{path}");
+                    if let Err(e) = self.faces.add(self.poll.registry(), uri, local, Persistency::OnDemand, link, now) {
+                        tracing::warn!("unix face: {e}");
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) => {
+                    tracing::warn!("accepting on the unix socket: {e}");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn accept_tcp(&mut self, now: u64) {
+        loop {
+            let Some(l) = self.tcp.as_ref() else { return };
+            match l.accept() {
+                Ok((s, peer)) => {
+                    let _ = s.set_nodelay(true);
+                    let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
+                    let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
+                    if let Err(e) = self.faces.add(self.poll.registry(), FaceUri::Tcp(peer), local, Persistency::OnDemand, link, now) {
+                        tracing::warn!("tcp face: {e}");
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) => {
+                    tracing::warn!("accepting on tcp: {e}");
+                    return;
+                }
+            }
+        }
+    }
+
+    fn read_udp(&mut self, now: u64, buf: &mut [u8]) {
+        loop {
+            let Some(sock) = self.faces.udp.as_ref() else { return };
+            let (n, from) = match sock.recv_from(buf) {
+                Ok(x) => x,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // ICMP errors surface here on Linux (ECONNREFUSED); the next datagram may be fine.
+                Err(_) => continue,
+            };
+            let id = match self.faces.by_udp_remote.get(&from) {
+                Some(&id) => id,
+                None => {
+                    let local = self.faces.udp_local.map(|a| FaceUri::Udp(a).to_string()).unwrap_or_default();
+                    match self.faces.add(self.poll.registry(), FaceUri::Udp(from), local, Persistency::OnDemand, Link::Udp(from), now) {
+                        Ok(id) => id,
+                        Err(_) => continue,
+                    }
+                }
+            };
+            if n > MAX_PACKET_BYTES {
+                self.io_drops.count(Drop::Oversize);
+                continue;
+            }
+            self.on_packet(now, id, &buf[..n]);
+        }
+        self.flush_workers();
+    }
+
+    fn read_stream(&mut self, now: u64, id: FaceId) {
+        let Some(face) = self.faces.faces.get_mut(&id) else { return };
+        let Link::Stream(stream) = &mut face.link else { return };
+        // Frames are collected first (the face is borrowed while reading), then processed.
+        let mut frames: Vec<u8> = Vec::new();
+        let mut bounds: Vec<(usize, usize)> = Vec::new();
+        let drops = self.io_drops.clone();
+        let outcome = stream.read_frames(|f| match f {
+            Ok(bytes) => {
+                bounds.push((frames.len(), bytes.len()));
+                frames.extend_from_slice(bytes);
+            }
+            Err(_) => drops.count(Drop::Oversize),
+        });
+        for (at, len) in bounds {
+            self.on_packet(now, id, &frames[at..at + len]);
+        }
+        self.flush_workers();
+        if outcome == ReadOutcome::Closed {
+            self.closing.push(id);
+        }
+    }
+
+    fn flush_workers(&mut self) {
+        if let Forwarding::Threads { workers, .. } = &mut self.forwarding {
+            for w in workers.iter_mut() {
+                w.flush();
+            }
+        }
+    }
+
+    fn on_packet(&mut self, now: u64, id: FaceId, bytes: &[u8]) {
+        let incoming = match classify(bytes) {
+            Ok(Some(i)) => i,
+            Ok(None) => return,
+            Err(why) => {
+                self.io_drops.count(why);
+                return;
+            }
+        };
+        let Some(face) = self.faces.faces.get_mut(&id) else { return };
+        let scope = face.scope;
+        let kind = match incoming.packet {
+            Network::Interest(_) => PacketKind::Interest,
+            Network::Data(_) => PacketKind::Data,
+            Network::Nack(..) => PacketKind::Nack,
+        };
+        face.count_in(kind, bytes.len(), now);
+        let name = incoming.name();
+        if is_localhost(&name) {
+            if scope != FaceScope::Local {
+                self.io_drops.count(Drop::LocalhostViolation);
+                return;
+            }
+            if let Network::Interest(interest) = incoming.packet {
+                if is_management(&name) {
+                    let (manager, mut host) = self.host();
+                    match manager.handle(&mut host, now, id, scope, &interest) {
+                        Ok(reply) => {
+                            let fields = LpFields { pit_token: incoming.link.pit_token, ..Default::default() };
+                            let mut out = std::mem::take(&mut self.outbox);
+                            out.push(id, &fields, &reply);
+                            self.send_outbox(&mut out);
+                            self.outbox = out;
+                        }
+                        Err(why) => self.io_drops.count(why),
+                    }
+                    return;
+                }
+            }
+        }
+        match &mut self.forwarding {
+            Forwarding::Inline(shard) => {
+                let mut out = std::mem::take(&mut self.outbox);
+                shard.on_incoming(now, id, scope, &incoming, &mut out);
+                self.send_outbox(&mut out);
+                self.outbox = out;
+            }
+            Forwarding::Threads { workers, dispatch, .. } => {
+                let mut shards = Vec::with_capacity(2);
+                dispatch.packet(&incoming, &mut shards);
+                for s in shards {
+                    workers[s].pending.push(now, id, scope, bytes);
+                }
+            }
+        }
+    }
+
+    fn send_outbox(&mut self, out: &mut Outbox) {
+        for (face, kind, bytes) in out.iter() {
+            self.faces.send(&self.io_drops, face, kind, bytes);
+        }
+        out.clear();
+    }
+
+    fn drain_workers(&mut self) {
+        let Forwarding::Threads { done, recycle, .. } = &self.forwarding else { return };
+        let ready: Vec<Outbox> = done.try_iter().collect();
+        let recycle = recycle.clone();
+        for mut out in ready {
+            self.send_outbox(&mut out);
+            let _ = recycle.send(out);
+        }
+    }
+
+    fn flush_faces(&mut self) {
+        let dirty = std::mem::take(&mut self.faces.dirty);
+        for id in dirty {
+            let Some(face) = self.faces.faces.get_mut(&id) else { continue };
+            let Link::Stream(s) = &mut face.link else { continue };
+            if s.flush().is_err() {
+                self.closing.push(id);
+                continue;
+            }
+            let want = s.pending() > 0;
+            if want != s.want_write {
+                s.want_write = want;
+                let interest = if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
+                let _ = self.poll.registry().reregister(s.socket.source(), Token(id as usize), interest);
+            }
+        }
+    }
+
+    fn close_faces(&mut self) {
+        for id in std::mem::take(&mut self.closing) {
+            let (manager, mut host) = self.host();
+            if host.destroy_face(id) {
+                manager.face_gone(&mut host, id);
+            }
+        }
+    }
+
+    /// Drops counted on the I/O thread (decode errors, scope violations, management).
+    pub fn io_drops(&self) -> &DropCounters {
+        &self.io_drops
+    }
+
+    /// Counters of every forwarding shard.
+    pub fn shard_counters(&self) -> Vec<Arc<ShardCounters>> {
+        self.forwarding.counters()
+    }
+
+    /// A handle that wakes the poll (used to stop a runtime running in another thread).
+    pub fn waker(&self) -> Arc<Waker> {
+        self.waker.clone()
+    }
+}
+
+fn is_localhost(name: &NameView<'_>) -> bool {
+    name.get(0).is_some_and(|c| c.value() == b"localhost" && c.ty() == nexthop_wire::types::GENERIC_NAME_COMPONENT)
+}
+
+fn is_management(name: &NameView<'_>) -> bool {
+    name.get(1).is_some_and(|c| c.value() == b"nfd")
+}
+
+/// Reads a route file: `<prefix> <face-uri> [cost]` per line, `#` comments.
+///
+/// # Errors
+/// [`StartError::Config`] naming the file and line of the first bad one; nothing is applied then.
+pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, StartError> {
+    let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {}", path.display())))?;
+    let mut routes = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = || format!("{}:{}", path.display(), i + 1);
+        let mut parts = line.split_whitespace();
+        let (Some(prefix), Some(uri)) = (parts.next(), parts.next()) else {
+            return Err(StartError::Config(format!("{}: want `<prefix> <face-uri> [cost]`", at())));
+        };
+        let name = Name::from_uri(prefix).map_err(|e| StartError::Config(format!("{}: bad prefix {prefix:?}: {e}", at())))?;
+        FaceUri::parse(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
+        let cost = match parts.next() {
+            None => 0,
+            Some(c) => c.parse().map_err(|_| StartError::Config(format!("{}: bad cost {c:?}", at())))?,
+        };
+        if parts.next().is_some() {
+            return Err(StartError::Config(format!("{}: too many fields", at())));
+        }
+        routes.push((name, uri.to_string(), cost, at()));
+    }
+    Ok(routes)
+}
+
+/// The runtime as the manager sees it.
+struct RuntimeHost<'a> {
+    faces: &'a mut Faces,
+    forwarding: &'a mut Forwarding,
+    registry: &'a Registry,
+    io_drops: &'a DropCounters,
+    cs_capacity: u64,
+    now_ms: u64,
+}
+
+impl Host for RuntimeHost<'_> {
+    fn face(&self, id: FaceId) -> Option<FaceStatus> {
+        self.faces.faces.get(&id).map(Face::status)
+    }
+
+    fn faces(&self) -> Vec<FaceStatus> {
+        let mut v: Vec<FaceStatus> = self.faces.faces.values().map(Face::status).collect();
+        v.sort_by_key(|f| f.face_id);
+        v
+    }
+
+    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), ControlResponse> {
+        match uri {
+            FaceUri::Udp(remote) => {
+                if let Some(&id) = self.faces.by_udp_remote.get(remote) {
+                    let f = self.faces.faces.get_mut(&id).expect("indexed face exists");
+                    if f.persistency == Persistency::OnDemand {
+                        f.persistency = persistency;
+                    }
+                    return Ok((f.status(), false));
+                }
+                let Some(local) = self.faces.udp_local else { return Err(ControlResponse::error(406, "no UDP listener")) };
+                if local.is_ipv4() != remote.is_ipv4() {
+                    return Err(ControlResponse::error(406, "the UDP listener is of the other address family"));
+                }
+                let id = self
+                    .faces
+                    .add(self.registry, uri.clone(), FaceUri::Udp(local).to_string(), persistency, Link::Udp(*remote), self.now_ms)
+                    .map_err(|e| ControlResponse::error(504, e.to_string()))?;
+                Ok((self.faces.faces[&id].status(), true))
+            }
+            FaceUri::Tcp(remote) => {
+                if let Some(f) = self.faces.faces.values().find(|f| f.uri == *uri) {
+                    return Ok((f.status(), false));
+                }
+                let s = TcpStream::connect(*remote).map_err(|e| ControlResponse::error(504, e.to_string()))?;
+                let _ = s.set_nodelay(true);
+                let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
+                let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
+                let id = self
+                    .faces
+                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms)
+                    .map_err(|e| ControlResponse::error(504, e.to_string()))?;
+                Ok((self.faces.faces[&id].status(), true))
+            }
+            _ => Err(ControlResponse::error(406, "unsupported scheme")),
+        }
+    }
+
+    fn destroy_face(&mut self, id: FaceId) -> bool {
+        self.faces.remove(self.registry, id)
+    }
+
+    fn apply(&mut self, op: Control) {
+        if let Control::LocalFields(id, on) = op {
+            if let Some(f) = self.faces.faces.get_mut(&id) {
+                f.local_fields = on;
+            }
+        }
+        self.forwarding.apply(op);
+    }
+
+    fn general(&self) -> (GeneralStatus, CsInfo) {
+        let mut g = GeneralStatus::default();
+        let mut cs = CsInfo { capacity: self.cs_capacity, flags: 0b11, ..Default::default() };
+        for f in self.faces.faces.values() {
+            let c = &f.counts;
+            g.counts.in_interests += c.in_interests;
+            g.counts.in_data += c.in_data;
+            g.counts.in_nacks += c.in_nacks;
+            g.counts.out_interests += c.out_interests;
+            g.counts.out_data += c.out_data;
+            g.counts.out_nacks += c.out_nacks;
+        }
+        for s in self.forwarding.counters() {
+            g.fib_entries = s.fib_entries.get();
+            g.pit_entries += s.pit_entries.get();
+            g.cs_entries += s.cs_entries.get();
+            g.satisfied += s.satisfied.get();
+            g.unsatisfied += s.unsatisfied.get();
+            cs.entries += s.cs_entries.get();
+            cs.hits += s.cs_hits.get();
+            cs.misses += s.cs_misses.get();
+        }
+        (g, cs)
+    }
+
+    fn drops(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.io_drops.snapshot();
+        for s in self.forwarding.counters() {
+            for (total, (_, n)) in v.iter_mut().zip(s.drops.snapshot()) {
+                total.1 += n;
+            }
+        }
+        v
+    }
+}

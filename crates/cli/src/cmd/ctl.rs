@@ -1,0 +1,196 @@
+//! `nexthop ctl`: operate a running forwarder over the NFD management protocol (it works
+//! against NFD too, except for `status`'s drop counters, which are nexthop's own dataset).
+
+use anyhow::{bail, Context};
+use nexthop_fw::client::Client;
+use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
+use nexthop_wire::tlv::TlvReader;
+use nexthop_wire::varnum::read_nonneg;
+use nexthop_wire::{Name, NameView};
+
+/// Arguments of `nexthop ctl`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The forwarder's face: unix:///path or tcp4://host:port.
+    #[arg(long, default_value = "unix:///run/nfd/nfd.sock")]
+    face: String,
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum What {
+    /// Forwarder counters: totals, tables, drops by reason.
+    Status,
+    /// Faces with their counters.
+    Faces,
+    /// Routes (the RIB) and the FIB they make.
+    Routes,
+    /// Content store.
+    Cs,
+    /// Strategy choices.
+    Strategies,
+    /// Add a route: PREFIX FACE (a face id or a udp4/tcp4 URI, made if needed) [COST].
+    RouteAdd { prefix: String, face: String, cost: Option<u64> },
+    /// Remove a route: PREFIX FACE-ID.
+    RouteRemove { prefix: String, face: u64 },
+    /// Make a face to a udp4/tcp4 URI.
+    FaceCreate { uri: String },
+    /// Close a face.
+    FaceDestroy { id: u64 },
+    /// Choose a strategy (best-route or multicast) under a prefix.
+    StrategySet { prefix: String, strategy: String },
+}
+
+/// Runs `nexthop ctl`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let uri = FaceUri::parse(&args.face)?;
+    let mut c = Client::connect(&uri).with_context(|| format!("connecting to {uri}"))?;
+    match args.what {
+        What::Status => {
+            print_dataset(&c.dataset("/localhost/nfd/status/general")?, GENERAL, false);
+            println!("drops:");
+            for e in elements(&c.dataset("/localhost/nfd/status/drops")?) {
+                let f: Vec<(u32, Vec<u8>)> = TlvReader::new(&e).filter_map(Result::ok).map(|t| (t.ty, t.value.to_vec())).collect();
+                let label = f.iter().find(|x| x.0 == 0x81).map(|x| String::from_utf8_lossy(&x.1).into_owned()).unwrap_or_default();
+                let n = f.iter().find(|x| x.0 == 0x82).and_then(|x| read_nonneg(0x82, &x.1).ok()).unwrap_or(0);
+                println!("  {label:<22} {n}");
+            }
+        }
+        What::Faces => print_dataset(&c.dataset("/localhost/nfd/faces/list")?, FACE, true),
+        What::Routes => {
+            println!("rib:");
+            print_dataset(&c.dataset("/localhost/nfd/rib/list")?, RIB, true);
+            println!("fib:");
+            print_dataset(&c.dataset("/localhost/nfd/fib/list")?, FIB, true);
+        }
+        What::Cs => print_dataset(&c.dataset("/localhost/nfd/cs/info")?, CS, true),
+        What::Strategies => print_dataset(&c.dataset("/localhost/nfd/strategy-choice/list")?, STRATEGY, true),
+        What::RouteAdd { prefix, face, cost } => {
+            let face_id = match face.parse::<u64>() {
+                Ok(id) => id,
+                Err(_) => {
+                    let r = c.command("faces", "create", &ControlParameters { uri: Some(face.clone()), ..Default::default() })?;
+                    check(&r, &[200, 409])?;
+                    r.body.and_then(|b| b.face_id).context("faces/create answered without a FaceId")?
+                }
+            };
+            let p = ControlParameters {
+                name: Some(Name::from_uri(&prefix)?),
+                face_id: Some(face_id),
+                cost,
+                origin: Some(255),
+                ..Default::default()
+            };
+            show(c.command("rib", "register", &p)?)?;
+        }
+        What::RouteRemove { prefix, face } => {
+            let p =
+                ControlParameters { name: Some(Name::from_uri(&prefix)?), face_id: Some(face), origin: Some(255), ..Default::default() };
+            show(c.command("rib", "unregister", &p)?)?;
+        }
+        What::FaceCreate { uri } => {
+            let r = c.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() })?;
+            check(&r, &[200, 409])?;
+            println!("{} {}: face {}", r.code, r.text, r.body.and_then(|b| b.face_id).unwrap_or(0));
+        }
+        What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
+        What::StrategySet { prefix, strategy } => {
+            let s = if strategy.starts_with('/') { strategy } else { format!("/localhost/nfd/strategy/{strategy}") };
+            let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), strategy: Some(Name::from_uri(&s)?), ..Default::default() };
+            show(c.command("strategy-choice", "set", &p)?)?;
+        }
+    }
+    Ok(())
+}
+
+fn check(r: &ControlResponse, ok: &[u64]) -> anyhow::Result<()> {
+    if !ok.contains(&r.code) {
+        bail!("{} {}", r.code, r.text);
+    }
+    Ok(())
+}
+
+fn show(r: ControlResponse) -> anyhow::Result<()> {
+    check(&r, &[200])?;
+    println!("{} {}", r.code, r.text);
+    Ok(())
+}
+
+/// Field names by TLV-TYPE; `Text` fields print as text, `Name` as a name, `Nested` recurse.
+#[derive(Clone, Copy)]
+enum F {
+    Num(&'static str),
+    Text(&'static str),
+    Name(&'static str),
+    Nested(&'static str, &'static [(u32, F)]),
+}
+
+const GENERAL: &[(u32, F)] = &[
+    (0x80, F::Text("version")),
+    (0x81, F::Num("start_ms")),
+    (0x82, F::Num("now_ms")),
+    (0x84, F::Num("fib_entries")),
+    (0x85, F::Num("pit_entries")),
+    (0x87, F::Num("cs_entries")),
+    (0x90, F::Num("in_interests")),
+    (0x91, F::Num("in_data")),
+    (0x97, F::Num("in_nacks")),
+    (0x92, F::Num("out_interests")),
+    (0x93, F::Num("out_data")),
+    (0x98, F::Num("out_nacks")),
+    (0x99, F::Num("satisfied")),
+    (0x9a, F::Num("unsatisfied")),
+];
+const FACE: &[(u32, F)] = &[
+    (0x69, F::Num("id")),
+    (0x72, F::Text("remote")),
+    (0x81, F::Text("local")),
+    (0x84, F::Num("scope")),
+    (0x85, F::Num("persistency")),
+    (0x90, F::Num("in_interests")),
+    (0x91, F::Num("in_data")),
+    (0x97, F::Num("in_nacks")),
+    (0x92, F::Num("out_interests")),
+    (0x93, F::Num("out_data")),
+    (0x98, F::Num("out_nacks")),
+    (0x94, F::Num("in_bytes")),
+    (0x95, F::Num("out_bytes")),
+];
+const HOP: &[(u32, F)] =
+    &[(0x69, F::Num("face")), (0x6f, F::Num("origin")), (0x6a, F::Num("cost")), (0x6c, F::Num("flags")), (0x6d, F::Num("expires_ms"))];
+const FIB: &[(u32, F)] = &[(0x07, F::Name("prefix")), (0x81, F::Nested("nexthop", HOP))];
+const RIB: &[(u32, F)] = &[(0x07, F::Name("prefix")), (0x81, F::Nested("route", HOP))];
+const CS: &[(u32, F)] = &[(0x83, F::Num("capacity")), (0x87, F::Num("entries")), (0x81, F::Num("hits")), (0x82, F::Num("misses"))];
+const STRATEGY: &[(u32, F)] = &[(0x07, F::Name("prefix")), (0x6b, F::Nested("strategy", &[(0x07, F::Name("name"))]))];
+
+fn elements(content: &[u8]) -> Vec<Vec<u8>> {
+    TlvReader::new(content).filter_map(Result::ok).filter(|t| t.ty == 0x80).map(|t| t.value.to_vec()).collect()
+}
+
+fn fields(value: &[u8], table: &[(u32, F)]) -> String {
+    let mut parts = Vec::new();
+    for t in TlvReader::new(value).filter_map(Result::ok) {
+        let Some((_, f)) = table.iter().find(|(ty, _)| *ty == t.ty) else { continue };
+        parts.push(match *f {
+            F::Num(n) => format!("{n}={}", read_nonneg(t.ty, t.value).unwrap_or(0)),
+            F::Text(n) => format!("{n}={}", String::from_utf8_lossy(t.value)),
+            F::Name(n) => format!("{n}={}", NameView::from_value(t.value).map(|v| v.to_string()).unwrap_or_default()),
+            F::Nested(n, inner) => format!("{n}{{{}}}", fields(t.value, inner)),
+        });
+    }
+    parts.join(" ")
+}
+
+fn print_dataset(content: &[u8], table: &[(u32, F)], per_element: bool) {
+    if per_element {
+        for e in elements(content) {
+            println!("  {}", fields(&e, table));
+        }
+    } else {
+        for f in fields(content, table).split(' ') {
+            println!("{}", f.replace('=', ": "));
+        }
+    }
+}

@@ -1,0 +1,238 @@
+//! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, UDP
+//! faces (one remote endpoint on a shared socket), and their counters.
+
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+
+use mio::net::{TcpStream, UnixStream};
+use nexthop_wire::packet::frame_len;
+
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency};
+use crate::mgmt::dataset::{FaceCounts, FaceStatus};
+use crate::outbox::PacketKind;
+use crate::packet::MAX_PACKET_BYTES;
+
+/// The socket of a stream face.
+#[derive(Debug)]
+pub enum StreamSocket {
+    /// Unix stream socket.
+    Unix(UnixStream),
+    /// TCP connection.
+    Tcp(TcpStream),
+}
+
+impl StreamSocket {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            StreamSocket::Unix(s) => s.read(buf),
+            StreamSocket::Tcp(s) => s.read(buf),
+        }
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            StreamSocket::Unix(s) => s.write(buf),
+            StreamSocket::Tcp(s) => s.write(buf),
+        }
+    }
+
+    /// The mio source.
+    pub fn source(&mut self) -> &mut dyn mio::event::Source {
+        match self {
+            StreamSocket::Unix(s) => s,
+            StreamSocket::Tcp(s) => s,
+        }
+    }
+}
+
+/// A stream face's buffers.
+#[derive(Debug)]
+pub struct Stream {
+    /// The socket.
+    pub socket: StreamSocket,
+    rbuf: Vec<u8>,
+    rstart: usize,
+    skip: usize,
+    wbuf: Vec<u8>,
+    wpos: usize,
+    /// Registered for writability (the send buffer did not drain).
+    pub want_write: bool,
+}
+
+/// What reading a stream face gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// More may come.
+    Open,
+    /// The peer closed, or the stream broke (bad framing, socket error).
+    Closed,
+}
+
+const READ_CHUNK: usize = 128 * 1024;
+
+impl Stream {
+    /// A stream face's buffers around `socket`.
+    pub fn new(socket: StreamSocket) -> Self {
+        Stream { socket, rbuf: Vec::new(), rstart: 0, skip: 0, wbuf: Vec::new(), wpos: 0, want_write: false }
+    }
+
+    /// Reads what has arrived and calls `on_frame` with each whole TLV element; elements over
+    /// the packet limit are skipped and reported as `Err(len)`.
+    pub fn read_frames(&mut self, mut on_frame: impl FnMut(Result<&[u8], usize>)) -> ReadOutcome {
+        loop {
+            if self.rbuf.len() - self.rstart < READ_CHUNK {
+                // Compact, then make room for one read.
+                self.rbuf.drain(..self.rstart);
+                self.rstart = 0;
+            }
+            let filled = self.rbuf.len();
+            self.rbuf.resize(filled + READ_CHUNK, 0);
+            let n = match self.socket.read(&mut self.rbuf[filled..]) {
+                Ok(0) => {
+                    self.rbuf.truncate(filled);
+                    return ReadOutcome::Closed;
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.rbuf.truncate(filled);
+                    return ReadOutcome::Open;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                    self.rbuf.truncate(filled);
+                    continue;
+                }
+                Err(_) => {
+                    self.rbuf.truncate(filled);
+                    return ReadOutcome::Closed;
+                }
+            };
+            self.rbuf.truncate(filled + n);
+            loop {
+                let avail = &self.rbuf[self.rstart..];
+                if self.skip > 0 {
+                    let k = self.skip.min(avail.len());
+                    self.skip -= k;
+                    self.rstart += k;
+                    if self.skip > 0 {
+                        break;
+                    }
+                    continue;
+                }
+                match frame_len(avail, usize::MAX) {
+                    Ok(Some(len)) if len > MAX_PACKET_BYTES => {
+                        on_frame(Err(len));
+                        self.skip = len;
+                    }
+                    Ok(Some(len)) if len <= avail.len() => {
+                        on_frame(Ok(&avail[..len]));
+                        self.rstart += len;
+                    }
+                    Ok(_) => break,
+                    Err(_) => return ReadOutcome::Closed,
+                }
+            }
+        }
+    }
+
+    /// Bytes waiting to be sent.
+    pub fn pending(&self) -> usize {
+        self.wbuf.len() - self.wpos
+    }
+
+    /// Queues bytes.
+    pub fn queue(&mut self, bytes: &[u8]) {
+        self.wbuf.extend_from_slice(bytes);
+    }
+
+    /// Writes what it can; `Err` when the socket failed.
+    pub fn flush(&mut self) -> io::Result<()> {
+        while self.wpos < self.wbuf.len() {
+            match self.socket.write(&self.wbuf[self.wpos..]) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => self.wpos += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if self.wpos == self.wbuf.len() {
+            self.wbuf.clear();
+            self.wpos = 0;
+        } else if self.wpos > (1 << 20) {
+            self.wbuf.drain(..self.wpos);
+            self.wpos = 0;
+        }
+        Ok(())
+    }
+}
+
+/// How a face reaches its peer.
+#[derive(Debug)]
+pub enum Link {
+    /// A stream socket of its own.
+    Stream(Box<Stream>),
+    /// A remote endpoint on the shared UDP socket.
+    Udp(SocketAddr),
+}
+
+/// A face.
+#[derive(Debug)]
+pub struct Face {
+    /// Id.
+    pub id: FaceId,
+    /// Remote FaceUri.
+    pub uri: FaceUri,
+    /// Local FaceUri.
+    pub local_uri: String,
+    /// Scope.
+    pub scope: FaceScope,
+    /// Persistency.
+    pub persistency: Persistency,
+    /// Socket.
+    pub link: Link,
+    /// Counters.
+    pub counts: FaceCounts,
+    /// Last packet received (ms).
+    pub last_rx_ms: u64,
+    /// IncomingFaceId requested.
+    pub local_fields: bool,
+}
+
+impl Face {
+    /// Counts a packet received.
+    pub fn count_in(&mut self, kind: PacketKind, bytes: usize, now_ms: u64) {
+        let c = &mut self.counts;
+        c.in_bytes += bytes as u64;
+        match kind {
+            PacketKind::Interest => c.in_interests += 1,
+            PacketKind::Data => c.in_data += 1,
+            PacketKind::Nack => c.in_nacks += 1,
+        }
+        self.last_rx_ms = now_ms;
+    }
+
+    /// Counts a packet sent.
+    pub fn count_out(&mut self, kind: PacketKind, bytes: usize) {
+        let c = &mut self.counts;
+        c.out_bytes += bytes as u64;
+        match kind {
+            PacketKind::Interest => c.out_interests += 1,
+            PacketKind::Data => c.out_data += 1,
+            PacketKind::Nack => c.out_nacks += 1,
+        }
+    }
+
+    /// The face as `faces/list` shows it.
+    pub fn status(&self) -> FaceStatus {
+        FaceStatus {
+            face_id: self.id,
+            uri: self.uri.to_string(),
+            local_uri: self.local_uri.clone(),
+            scope: self.scope.code(),
+            persistency: self.persistency.code(),
+            link_type: 0,
+            flags: u64::from(self.local_fields),
+            counters: self.counts,
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Forwarding threads: each owns a [`Shard`] and receives batches of packets (and control
+//! operations, in order with them) from the I/O thread over a channel; what it sends goes back
+//! as an [`Outbox`] with a wake-up of the I/O thread's poll.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::counters::{Drop, ShardCounters};
+use crate::face::{FaceId, FaceScope};
+use crate::outbox::Outbox;
+use crate::packet::classify;
+use crate::shard::{Control, Shard};
+
+/// Packets for one forwarding thread, as received.
+#[derive(Debug, Default)]
+pub struct Batch {
+    now_ms: u64,
+    bytes: Vec<u8>,
+    items: Vec<(FaceId, FaceScope, Range<usize>)>,
+}
+
+impl Batch {
+    /// Adds a packet.
+    pub fn push(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, packet: &[u8]) {
+        self.now_ms = now_ms;
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(packet);
+        self.items.push((face, scope, start..self.bytes.len()));
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// What a forwarding thread is told.
+#[derive(Debug)]
+pub enum ToWorker {
+    /// Packets to forward.
+    Packets(Batch),
+    /// A table change.
+    Control(Control),
+    /// The time: expire PIT entries.
+    Tick(u64),
+    /// Stop.
+    Stop,
+}
+
+/// The I/O thread's handle on a forwarding thread.
+#[derive(Debug)]
+pub struct Worker {
+    /// Where to send work.
+    pub tx: Sender<ToWorker>,
+    /// The shard's counters.
+    pub counters: Arc<ShardCounters>,
+    /// Packets waiting to be sent to it.
+    pub pending: Batch,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts a thread around `shard`; its outboxes go to `done`, then `wake` is called.
+    pub fn spawn(
+        index: usize,
+        mut shard: Shard,
+        done: Sender<Outbox>,
+        recycled: Receiver<Outbox>,
+        wake: Arc<mio::Waker>,
+    ) -> std::io::Result<Self> {
+        let (tx, rx) = crossbeam_channel::unbounded::<ToWorker>();
+        let counters = shard.counters().clone();
+        let name = format!("nexthop-fwd-{index}");
+        let thread = std::thread::Builder::new().name(name).spawn(move || {
+            while let Ok(msg) = rx.recv() {
+                let mut out = recycled.try_recv().unwrap_or_default();
+                out.clear();
+                match msg {
+                    ToWorker::Packets(batch) => {
+                        let now = batch.now_ms;
+                        for (face, scope, range) in &batch.items {
+                            match classify(&batch.bytes[range.clone()]) {
+                                Ok(Some(inc)) => shard.on_incoming(now, *face, *scope, &inc, &mut out),
+                                Ok(None) => {}
+                                Err(why) => shard.counters().drops.count(why),
+                            }
+                        }
+                    }
+                    ToWorker::Control(op) => shard.apply(&op),
+                    ToWorker::Tick(now) => shard.expire(now),
+                    ToWorker::Stop => break,
+                }
+                if !out.is_empty() && done.send(out).is_ok() {
+                    let _ = wake.wake();
+                }
+            }
+        })?;
+        Ok(Worker { tx, counters, pending: Batch::default(), thread: Some(thread) })
+    }
+
+    /// Sends the pending packets.
+    pub fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let batch = std::mem::take(&mut self.pending);
+            if self.tx.send(ToWorker::Packets(batch)).is_err() {
+                self.counters.drops.count(Drop::FaceGone);
+            }
+        }
+    }
+}
+
+impl std::ops::Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.tx.send(ToWorker::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
