@@ -11,9 +11,12 @@ if command -v rustup >/dev/null; then
 fi
 command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup) first" >&2; exit 1; }
 
-# python-ndn: the NDN library real applications use; the wire interop tests run it.
-if ! python3 -c "import ndn.encoding" 2>/dev/null; then
-  python3 -m pip install --quiet --disable-pip-version-check 'python-ndn==0.5.2'
+# python-ndn: the NDN library real applications use, in a virtual environment at .venv (the
+# wire interop tests and the forwarder's application tests run it, and its pyndnsec tool).
+VENV="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+if ! "$VENV/bin/python" -c "import ndn.encoding" 2>/dev/null; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'python-ndn==0.5.2'
 fi
 
 # Real URL names for the name-fib experiment's `url` FIB: the filter lists (EasyList,

@@ -28,15 +28,18 @@ def big_object():
 
 
 def answer(prefix, name, blob):
-    """(content, final_block_id) for an Interest name."""
+    """(data name, content, final_block_id) for an Interest name; the object's own name (a
+    CanBePrefix Interest) is answered with segment 0."""
     big = Name.normalize(prefix) + [Component.from_str('big')]
+    if name == big:
+        name = name + [Component.from_segment(0)]
     if Name.is_prefix(big, name) and len(name) == len(big) + 1 and Component.get_type(name[-1]) == Component.TYPE_SEGMENT:
         seg = Component.to_number(name[-1])
         last = (len(blob) - 1) // SEG
         if seg > last:
-            return None, None
-        return blob[seg * SEG:(seg + 1) * SEG], Component.from_segment(last)
-    return ('hello ' + Name.to_str(name)).encode(), None
+            return name, None, None
+        return name, blob[seg * SEG:(seg + 1) * SEG], Component.from_segment(last)
+    return name, ('hello ' + Name.to_str(name)).encode(), None
 
 
 def produce_v2(prefix):
@@ -47,9 +50,7 @@ def produce_v2(prefix):
 
     @app.route(prefix)
     def on_interest(name, _param, reply, _context):
-        if Name.is_prefix(Name.normalize(prefix) + [Component.from_str('big')], name) and len(name) == len(Name.normalize(prefix)) + 1:
-            name = name + [Component.from_segment(0)]
-        content, final = answer(prefix, name, blob)
+        name, content, final = answer(prefix, name, blob)
         if content is None:
             return
         kw = {'freshness_period': 10000}
@@ -70,7 +71,7 @@ def produce_v1(prefix):
 
     @app.route(prefix)
     def on_interest(name, _param, _app_param):
-        content, final = answer(prefix, name, blob)
+        name, content, final = answer(prefix, name, blob)
         if content is None:
             return
         kw = {'freshness_period': 10000}

@@ -8,7 +8,8 @@ use nexthop_wire::{Data, DataView, Emit, Interest, InterestView, Name};
 
 fn python(args: &[&str]) -> String {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python_ndn.py");
-    let out = Command::new("python3").arg(script).args(args).output().expect("python3 runs (scripts/setup.sh installs python-ndn)");
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/python");
+    let out = Command::new(python).arg(script).args(args).output().expect("the .venv python runs (scripts/setup.sh makes it)");
     assert!(out.status.success(), "python-ndn failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }

@@ -1,0 +1,166 @@
+//! Real NDN applications through nexthop: unmodified python-ndn programs (tests/ndn_apps.py,
+//! both its current `appv2` API and the older `NDNApp`) from the virtual environment that
+//! scripts/setup.sh makes, with a keychain made by python-ndn's `pyndnsec`. Each test starts
+//! its own forwarder(s) in-process on a private Unix socket.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use nexthop_fw::client::Client;
+use nexthop_fw::config::Config;
+use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::runtime::Runtime;
+use nexthop_wire::Name;
+
+const VENV_BIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin");
+const APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndn_apps.py");
+
+/// A forwarder running in a thread; stopped on drop.
+struct Forwarder {
+    socket: String,
+    udp: Option<std::net::SocketAddr>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Forwarder {
+    fn start(dir: &Path, name: &str) -> Self {
+        let mut cfg = Config::default();
+        cfg.faces.unix = dir.join(format!("{name}.sock")).to_string_lossy().into_owned();
+        cfg.faces.tcp = String::new();
+        cfg.faces.udp = "127.0.0.1:0".into();
+        let mut rt = Runtime::new(cfg.clone()).expect("forwarder starts");
+        let udp = rt.listening().udp;
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let thread = std::thread::spawn(move || rt.run(&s).expect("runs"));
+        Forwarder { socket: cfg.faces.unix, udp, stop, thread: Some(thread) }
+    }
+
+    fn client(&self) -> Client {
+        Client::connect(&FaceUri::Unix(self.socket.clone())).expect("connects")
+    }
+}
+
+impl Drop for Forwarder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A private HOME with a python-ndn keychain (made by `pyndnsec`).
+fn keychain_home(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nexthop-pyndn-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in [&["Init-Pib"][..], &["New-Item", "/nexthop-test"]] {
+        let st = Command::new(format!("{VENV_BIN}/pyndnsec")).args(args).env("HOME", &dir).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        assert!(st.expect("pyndnsec runs (scripts/setup.sh installs python-ndn in .venv)").success(), "pyndnsec {args:?}");
+    }
+    dir
+}
+
+fn app(home: &Path, socket: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(format!("{VENV_BIN}/python"));
+    c.arg(APPS).args(args).env("HOME", home).env("NDN_CLIENT_TRANSPORT", format!("unix://{socket}"));
+    c
+}
+
+/// A producer process, killed on drop.
+struct Producer(Child);
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn producer(home: &Path, socket: &str, api: &str, prefix: &str) -> Producer {
+    let mut child = app(home, socket, &[&format!("produce-{api}"), prefix]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20)).expect("producer prints READY");
+    assert_eq!(line, "READY");
+    Producer(child)
+}
+
+fn run(home: &Path, socket: &str, args: &[&str]) -> String {
+    let out = app(home, socket, args).output().expect("python runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn apps_register_and_fetch_by_exact_name_and_prefix_with_both_apis() {
+    let home = keychain_home("fetch");
+    let fw = Forwarder::start(&home, "fw");
+    let _p2 = producer(&home, &fw.socket, "v2", "/app2");
+    let _p1 = producer(&home, &fw.socket, "v1", "/app1");
+    assert_eq!(run(&home, &fw.socket, &["consume-v2", "/app2/x"]), "DATA /app2/x hello /app2/x");
+    assert_eq!(run(&home, &fw.socket, &["consume-v1", "/app1/y"]), "DATA /app1/y hello /app1/y");
+    assert_eq!(run(&home, &fw.socket, &["consume-v1", "/app2/z"]), "DATA /app2/z hello /app2/z");
+    // By prefix: any Data under the name answers (here from the content store: /app2/x or /app2/z).
+    let by_prefix = run(&home, &fw.socket, &["consume-v2", "/app2", "prefix"]);
+    assert!(by_prefix.starts_with("DATA /app2/"), "{by_prefix}");
+    // The routes are in the RIB as apps registered them.
+    let rib = fw.client().dataset("/localhost/nfd/rib/list").unwrap();
+    for p in ["/app1", "/app2"] {
+        let n = Name::from_uri(p).unwrap();
+        assert!(rib.windows(n.value().len()).any(|w| w == n.value()), "{p} registered");
+    }
+}
+
+#[test]
+fn interest_without_route_gets_nack_no_route() {
+    let home = keychain_home("nack");
+    let fw = Forwarder::start(&home, "fw");
+    assert_eq!(run(&home, &fw.socket, &["consume-v2", "/no/route/here"]), "NACK 150");
+    assert_eq!(run(&home, &fw.socket, &["consume-v1", "/no/route/here"]), "NACK 150");
+}
+
+#[test]
+fn segmented_object_of_several_megabytes_arrives_intact() {
+    let home = keychain_home("big");
+    let fw = Forwarder::start(&home, "fw");
+    let _p = producer(&home, &fw.socket, "v1", "/obj");
+    let want = run(&home, &fw.socket, &["big-sha256"]);
+    let got = run(&home, &fw.socket, &["fetch-v1", "/obj/big"]);
+    assert_eq!(got, format!("FETCHED {want}"));
+    assert!(want.split(' ').next().unwrap().parse::<usize>().unwrap() > 3_000_000);
+}
+
+#[test]
+fn two_forwarders_over_a_udp_face() {
+    let home = keychain_home("udp");
+    let a = Forwarder::start(&home, "a");
+    let b = Forwarder::start(&home, "b");
+    let _p = producer(&home, &a.socket, "v2", "/far");
+    // On B: a UDP face to A and a route over it, through management.
+    let mut ctl = b.client();
+    let uri = format!("udp4://{}", a.udp.unwrap());
+    let made = ctl.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() }).unwrap();
+    assert_eq!(made.code, 200, "{}", made.text);
+    let face = made.body.unwrap().face_id.unwrap();
+    let reg = ctl
+        .command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(face), ..Default::default() })
+        .unwrap();
+    assert_eq!(reg.code, 200, "{}", reg.text);
+    assert_eq!(run(&home, &b.socket, &["consume-v1", "/far/away"]), "DATA /far/away hello /far/away");
+    let got = run(&home, &b.socket, &["fetch-v1", "/far/big"]);
+    let want = run(&home, &b.socket, &["big-sha256"]);
+    assert_eq!(got, format!("FETCHED {want}"));
+}
