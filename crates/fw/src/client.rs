@@ -123,6 +123,16 @@ impl Client {
         }
     }
 
+    /// The next packet already read from the socket, without waiting.
+    pub fn recv_buffered(&mut self) -> Option<Vec<u8>> {
+        let n = frame_len(&self.buf, usize::MAX).ok()??;
+        if n > self.buf.len() {
+            return None;
+        }
+        let rest = self.buf.split_off(n);
+        Some(std::mem::replace(&mut self.buf, rest))
+    }
+
     /// A fresh nonce.
     pub fn next_nonce(&mut self) -> [u8; 4] {
         self.nonce = self.nonce.wrapping_mul(1_103_515_245).wrapping_add(12345);

@@ -43,6 +43,8 @@ pub struct ForwarderConfig {
     pub dispatch_components: usize,
     /// PIT bound (all threads).
     pub pit_max_entries: usize,
+    /// Pending Interests per face (all threads).
+    pub pit_max_per_face: usize,
     /// Retransmission suppression.
     pub retry_interval_ms: u64,
 }

@@ -33,3 +33,4 @@ pub mod shard;
 pub mod strategy;
 pub mod tlv;
 pub mod token;
+pub mod traffic;

@@ -46,6 +46,9 @@ pub struct ShardConfig {
     pub index: u8,
     /// PIT entries at most.
     pub pit_max_entries: usize,
+    /// Pending Interests one face may have at most (so a flood from one face leaves room for
+    /// the others).
+    pub pit_max_per_face: usize,
     /// The content store; `None` for none.
     pub cs: Option<HcsConfig>,
     /// How long a retired nonce is remembered.
@@ -61,6 +64,7 @@ impl Default for ShardConfig {
         ShardConfig {
             index: 0,
             pit_max_entries: 1 << 20,
+            pit_max_per_face: 1 << 18,
             cs: None,
             dead_nonce_ms: 6000,
             dead_nonce_capacity: 1 << 18,
@@ -95,6 +99,7 @@ pub struct Shard {
     cs: Option<HierarchicalStore>,
     counters: Arc<ShardCounters>,
     local_fields: Vec<FaceId>,
+    pending_by_face: hashbrown::HashMap<FaceId, usize>,
     matched: Vec<u32>,
     hops: Vec<FaceId>,
     rng: u64,
@@ -119,6 +124,7 @@ impl Shard {
             cs,
             counters,
             local_fields: Vec::new(),
+            pending_by_face: hashbrown::HashMap::new(),
             matched: Vec::new(),
             hops: Vec::new(),
         })
@@ -189,6 +195,30 @@ impl Shard {
     fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
         out.push(face, &self.fields(link.pit_token, Some(reason), face, face), interest);
         self.counters.nacks_out.inc();
+    }
+
+    /// Whether `face` may have one more pending Interest.
+    fn face_has_room(&self, face: FaceId) -> bool {
+        self.pending_by_face.get(&face).copied().unwrap_or(0) < self.cfg.pit_max_per_face
+    }
+
+    fn hold(&mut self, face: FaceId) {
+        *self.pending_by_face.entry(face).or_default() += 1;
+    }
+
+    fn release(&mut self, face: FaceId) {
+        if let hashbrown::hash_map::Entry::Occupied(mut e) = self.pending_by_face.entry(face) {
+            *e.get_mut() -= 1;
+            if *e.get() == 0 {
+                e.remove();
+            }
+        }
+    }
+
+    fn release_entry(&mut self, entry: &crate::pit::Entry) {
+        for r in &entry.in_records {
+            self.release(r.face);
+        }
     }
 
     fn next_nonce(&mut self) -> [u8; 4] {
@@ -293,6 +323,10 @@ impl Shard {
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
             return;
         }
+        if !self.face_has_room(face) {
+            self.counters.drops.count(Drop::PitFull);
+            return;
+        }
         let has_digest = crate::pit::split_digest(name.value()).is_some();
         let slot = match self.pit.insert(name.value(), interest.can_be_prefix(), interest.must_be_fresh(), has_digest, strategy) {
             Ok(s) => s,
@@ -305,6 +339,7 @@ impl Shard {
         let entry = self.pit.get_mut(slot).expect("just made");
         entry.interest.extend_from_slice(interest.wire());
         entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new) });
+        self.hold(face);
         self.pit.set_expiry(slot, expires_ms);
         self.forward(now_ms, slot, face, nonce, interest.hop_limit_offset(), out);
     }
@@ -321,6 +356,11 @@ impl Shard {
         slot: u32,
         out: &mut Outbox,
     ) {
+        let new_downstream = self.pit.get(slot).is_some_and(|e| !e.in_records.iter().any(|r| r.face == face));
+        if new_downstream && !self.face_has_room(face) {
+            self.counters.drops.count(Drop::PitFull);
+            return;
+        }
         let entry = self.pit.get_mut(slot).expect("found");
         let looped =
             entry.in_records.iter().any(|r| r.nonce == nonce && r.face != face) || entry.out_records.iter().any(|r| r.nonce == nonce);
@@ -339,6 +379,7 @@ impl Shard {
             }
             None => {
                 entry.in_records.push(InRecord { face, nonce, expires_ms, token });
+                *self.pending_by_face.entry(face).or_default() += 1;
                 false
             }
         };
@@ -370,7 +411,9 @@ impl Shard {
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
             if let Some(e) = self.pit.get_mut(slot) {
                 e.in_records.retain(|r| r.face != face);
-                if e.in_records.is_empty() {
+                let empty = e.in_records.is_empty();
+                self.release(face);
+                if empty {
                     self.pit.remove(slot);
                 }
             }
@@ -436,6 +479,7 @@ impl Shard {
         matched.dedup();
         for &slot in &matched {
             let Some(entry) = self.pit.remove(slot) else { continue };
+            self.release_entry(&entry);
             self.counters.satisfied.inc();
             for r in entry.in_records.iter().filter(|r| r.face != face) {
                 let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face);
@@ -488,6 +532,7 @@ impl Shard {
         }
         let least_severe = entry.out_records.iter().filter_map(|r| r.nack).min_by_key(|r| u64::from(*r)).unwrap_or(reason);
         let entry = self.pit.remove(slot).expect("entry found");
+        self.release_entry(&entry);
         for r in &entry.in_records {
             let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(least_severe), r.face, face);
             out.push(r.face, &fields, &entry.interest);
@@ -499,6 +544,7 @@ impl Shard {
     /// Removes entries that expired by `now_ms`; their nonces go to the dead-nonce list.
     pub fn expire(&mut self, now_ms: u64) {
         while let Some(entry) = self.pit.pop_expired(now_ms) {
+            self.release_entry(&entry);
             self.counters.unsatisfied.inc();
             for r in &entry.in_records {
                 self.dead_nonces.add(&entry.name, r.nonce, now_ms);
@@ -517,6 +563,7 @@ impl Shard {
                 self.pit.remove(slot);
             }
         }
+        self.pending_by_face.remove(&face);
         self.local_fields.retain(|&f| f != face);
         self.counters.pit_entries.set(self.pit.len() as u64);
     }

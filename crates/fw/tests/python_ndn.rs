@@ -63,7 +63,8 @@ fn keychain_home(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for args in [&["Init-Pib"][..], &["New-Item", "/nexthop-test"]] {
-        let st = Command::new(format!("{VENV_BIN}/pyndnsec")).args(args).env("HOME", &dir).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        let st =
+            Command::new(format!("{VENV_BIN}/pyndnsec")).args(args).env("HOME", &dir).stdout(Stdio::null()).stderr(Stdio::null()).status();
         assert!(st.expect("pyndnsec runs (scripts/setup.sh installs python-ndn in .venv)").success(), "pyndnsec {args:?}");
     }
     dir
@@ -86,7 +87,8 @@ impl Drop for Producer {
 }
 
 fn producer(home: &Path, socket: &str, api: &str, prefix: &str) -> Producer {
-    let mut child = app(home, socket, &[&format!("produce-{api}"), prefix]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
+    let mut child =
+        app(home, socket, &[&format!("produce-{api}"), prefix]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
     let out = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -156,7 +158,11 @@ fn two_forwarders_over_a_udp_face() {
     assert_eq!(made.code, 200, "{}", made.text);
     let face = made.body.unwrap().face_id.unwrap();
     let reg = ctl
-        .command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(face), ..Default::default() })
+        .command(
+            "rib",
+            "register",
+            &ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(face), ..Default::default() },
+        )
         .unwrap();
     assert_eq!(reg.code, 200, "{}", reg.text);
     assert_eq!(run(&home, &b.socket, &["consume-v1", "/far/away"]), "DATA /far/away hello /far/away");

@@ -44,7 +44,7 @@ pub trait Host {
     ///
     /// # Errors
     /// The ControlResponse to answer with (unsupported scheme, socket error).
-    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), ControlResponse>;
+    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
     /// Closes a face; whether it existed.
     fn destroy_face(&mut self, id: FaceId) -> bool;
     /// Applies a change to every forwarding shard.
@@ -133,16 +133,16 @@ impl Manager {
         }
         let module = name.get(2).map(|c| c.value()).unwrap_or_default();
         let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
-        let dataset = match (module, verb) {
+        let dataset = matches!(
+            (module, verb),
             (b"faces", b"list")
-            | (b"fib", b"list")
-            | (b"rib", b"list")
-            | (b"strategy-choice", b"list")
-            | (b"status", b"general")
-            | (b"cs", b"info")
-            | (b"status", b"drops") => true,
-            _ => false,
-        };
+                | (b"fib", b"list")
+                | (b"rib", b"list")
+                | (b"strategy-choice", b"list")
+                | (b"status", b"general")
+                | (b"cs", b"info")
+                | (b"status", b"drops")
+        );
         if dataset {
             return self.dataset(host, now_ms, &name.to_name(), module, verb).ok_or(Drop::ManagementUnknown);
         }
@@ -247,7 +247,7 @@ impl Manager {
                             ControlResponse { code: 409, text: "face exists".into(), body: Some(body) }
                         }
                     }
-                    Err(r) => r,
+                    Err(r) => *r,
                 }
             }
             (b"faces", b"destroy") => {

@@ -7,6 +7,7 @@
 //! - `threads = 1`: the I/O thread runs the one [`Shard`] itself;
 //! - `threads = n > 1`: packets are batched per forwarding thread by [`Dispatch`] and sent over
 //!   channels; each thread returns an [`Outbox`] and wakes the poll.
+//!
 //! What is to be sent is appended to each face's send buffer and written once per loop turn, so
 //! many packets leave in one system call. Every 100 ms the PIT expires entries; every second
 //! lapsed routes and idle on-demand UDP faces go.
@@ -299,6 +300,7 @@ impl Runtime {
         let shard_cfg = |index: usize| ShardConfig {
             index: index as u8,
             pit_max_entries: cfg.forwarder.pit_max_entries.div_ceil(threads),
+            pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
             cs: cs.clone(),
             retry_interval_ms: cfg.forwarder.retry_interval_ms,
             ..ShardConfig::default()
@@ -784,7 +786,7 @@ impl Host for RuntimeHost<'_> {
         v
     }
 
-    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), ControlResponse> {
+    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
         match uri {
             FaceUri::Udp(remote) => {
                 if let Some(&id) = self.faces.by_udp_remote.get(remote) {
@@ -794,31 +796,31 @@ impl Host for RuntimeHost<'_> {
                     }
                     return Ok((f.status(), false));
                 }
-                let Some(local) = self.faces.udp_local else { return Err(ControlResponse::error(406, "no UDP listener")) };
+                let Some(local) = self.faces.udp_local else { return Err(Box::new(ControlResponse::error(406, "no UDP listener"))) };
                 if local.is_ipv4() != remote.is_ipv4() {
-                    return Err(ControlResponse::error(406, "the UDP listener is of the other address family"));
+                    return Err(Box::new(ControlResponse::error(406, "the UDP listener is of the other address family")));
                 }
                 let id = self
                     .faces
                     .add(self.registry, uri.clone(), FaceUri::Udp(local).to_string(), persistency, Link::Udp(*remote), self.now_ms)
-                    .map_err(|e| ControlResponse::error(504, e.to_string()))?;
+                    .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
                 Ok((self.faces.faces[&id].status(), true))
             }
             FaceUri::Tcp(remote) => {
                 if let Some(f) = self.faces.faces.values().find(|f| f.uri == *uri) {
                     return Ok((f.status(), false));
                 }
-                let s = TcpStream::connect(*remote).map_err(|e| ControlResponse::error(504, e.to_string()))?;
+                let s = TcpStream::connect(*remote).map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
                 let _ = s.set_nodelay(true);
                 let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
                 let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
                 let id = self
                     .faces
                     .add(self.registry, uri.clone(), local, persistency, link, self.now_ms)
-                    .map_err(|e| ControlResponse::error(504, e.to_string()))?;
+                    .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
                 Ok((self.faces.faces[&id].status(), true))
             }
-            _ => Err(ControlResponse::error(406, "unsupported scheme")),
+            _ => Err(Box::new(ControlResponse::error(406, "unsupported scheme"))),
         }
     }
 

@@ -4,6 +4,7 @@ use crate::{Report, RunConfig};
 
 pub mod cs;
 pub mod flat_fib;
+pub mod forwarder;
 pub mod name_fib;
 pub mod wire;
 
@@ -22,7 +23,7 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in the order `--all` runs them.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment, &flat_fib::FlatFibExperiment]
+    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment, &flat_fib::FlatFibExperiment, &forwarder::ForwarderExperiment]
 }
 
 /// The experiment called `name`.

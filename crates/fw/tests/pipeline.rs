@@ -1,0 +1,215 @@
+//! The forwarding pipeline without sockets: a consumer face, the shard, producer faces, with
+//! time passed in (quinn's simulated-pair style).
+
+use nexthop_cs::{HcsConfig, L1Config};
+use nexthop_fw::counters::Drop;
+use nexthop_fw::face::{FaceId, FaceScope};
+use nexthop_fw::fib::Fib;
+use nexthop_fw::outbox::Outbox;
+use nexthop_fw::packet::{classify, Network};
+use nexthop_fw::shard::{Control, Shard, ShardConfig};
+use nexthop_lookup::name::{NextHop, NextHops};
+use nexthop_wire::{Data, Emit, Interest, LpPacket, Nack, NackReason, Name};
+use proptest::prelude::*;
+
+const CONSUMER: FaceId = 300;
+const CONSUMER2: FaceId = 301;
+const PRODUCER: FaceId = 400;
+const PRODUCER2: FaceId = 401;
+
+fn shard(cs: bool, pit_max_per_face: usize) -> Shard {
+    let cs = cs.then(|| HcsConfig { l1: L1Config::with_bytes(1 << 20, 8800), l2: None, staging_batches: 1 });
+    let cfg = ShardConfig { cs, pit_max_entries: 10_000, pit_max_per_face, ..ShardConfig::default() };
+    let mut s = Shard::new(cfg, Fib::default()).unwrap();
+    let hops = NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }, NextHop { face: PRODUCER2 as u32, cost: 5 }]);
+    s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), hops));
+    s
+}
+
+fn interest(uri: &str, nonce: u32) -> Vec<u8> {
+    let mut i = Interest::new(Name::from_uri(uri).unwrap());
+    i.nonce = Some(nonce.to_be_bytes());
+    i.lifetime_ms = Some(1000);
+    i.to_bytes()
+}
+
+fn data(uri: &str) -> Vec<u8> {
+    let mut d = Data::new(Name::from_uri(uri).unwrap(), b"payload".to_vec());
+    d.sign_digest_sha256();
+    d.to_bytes()
+}
+
+fn feed(s: &mut Shard, now: u64, face: FaceId, bytes: &[u8]) -> Vec<(FaceId, Vec<u8>)> {
+    let mut out = Outbox::new();
+    if let Ok(Some(inc)) = classify(bytes) {
+        s.on_incoming(now, face, FaceScope::Local, &inc, &mut out);
+    }
+    out.iter().map(|(f, _, b)| (f, b.to_vec())).collect()
+}
+
+/// The PIT token on a forwarded packet.
+fn token(bytes: &[u8]) -> Vec<u8> {
+    LpPacket::decode(bytes).unwrap().pit_token.unwrap()
+}
+
+fn with_token(packet: Vec<u8>, token: Vec<u8>) -> Vec<u8> {
+    let mut lp = LpPacket::wrap(packet);
+    lp.pit_token = Some(token);
+    lp.to_bytes()
+}
+
+fn nack(interest_wire: &[u8], reason: NackReason, token: Vec<u8>) -> Vec<u8> {
+    let lp = LpPacket::decode(interest_wire).unwrap();
+    let mut n = LpPacket::wrap(lp.fragment.unwrap());
+    n.nack = Some(Nack::new(reason));
+    n.pit_token = Some(token);
+    n.to_bytes()
+}
+
+fn is_data(bytes: &[u8]) -> bool {
+    matches!(classify(bytes).unwrap().unwrap().packet, Network::Data(_))
+}
+
+fn nack_reason(bytes: &[u8]) -> Option<NackReason> {
+    match classify(bytes).unwrap().unwrap().packet {
+        Network::Nack(r, _) => Some(r),
+        _ => None,
+    }
+}
+
+#[test]
+fn interest_goes_upstream_and_data_comes_back_then_the_cs_answers() {
+    let mut s = shard(true, 100);
+    let out = feed(&mut s, 0, CONSUMER, &interest("/a/b", 1));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, PRODUCER, "lowest cost next hop");
+    assert_eq!(s.pit().len(), 1);
+    let back = feed(&mut s, 5, PRODUCER, &with_token(data("/a/b"), token(&out[0].1)));
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].0, CONSUMER);
+    assert!(is_data(&back[0].1));
+    assert_eq!(s.pit().len(), 0);
+    // Again: the content store answers, nothing goes upstream.
+    let again = feed(&mut s, 6, CONSUMER2, &interest("/a/b", 2));
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].0, CONSUMER2);
+    assert_eq!(s.counters().cs_hits.get(), 1);
+}
+
+#[test]
+fn data_without_token_matches_by_name_and_prefix() {
+    let mut s = shard(false, 100);
+    let mut i = Interest::new(Name::from_uri("/a").unwrap());
+    i.can_be_prefix = true;
+    i.nonce = Some([9; 4]);
+    feed(&mut s, 0, CONSUMER, &i.to_bytes());
+    feed(&mut s, 0, CONSUMER2, &interest("/a/b/c", 3));
+    let back = feed(&mut s, 1, PRODUCER, &data("/a/b/c"));
+    let mut faces: Vec<FaceId> = back.iter().map(|(f, _)| *f).collect();
+    faces.sort();
+    assert_eq!(faces, [CONSUMER, CONSUMER2]);
+    assert!(s.pit().is_empty());
+    assert!(feed(&mut s, 2, PRODUCER, &data("/a/b/c")).is_empty());
+    assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+}
+
+#[test]
+fn interests_aggregate_and_loops_are_nacked() {
+    let mut s = shard(false, 100);
+    assert_eq!(feed(&mut s, 0, CONSUMER, &interest("/a/x", 7)).len(), 1);
+    assert!(feed(&mut s, 1, CONSUMER2, &interest("/a/x", 8)).is_empty(), "aggregated");
+    assert_eq!(s.counters().aggregated.get(), 1);
+    let looped = feed(&mut s, 2, CONSUMER2, &interest("/a/x", 7));
+    assert_eq!(nack_reason(&looped[0].1), Some(NackReason::Duplicate));
+    assert_eq!(s.counters().drops.get(Drop::Loop), 1);
+}
+
+#[test]
+fn best_route_retries_after_nack_then_nacks_downstream() {
+    let mut s = shard(false, 100);
+    let first = feed(&mut s, 0, CONSUMER, &interest("/a/r", 11));
+    assert_eq!(first[0].0, PRODUCER);
+    let retry = feed(&mut s, 1, PRODUCER, &nack(&first[0].1, NackReason::Congestion, token(&first[0].1)));
+    assert_eq!(retry.len(), 1);
+    assert_eq!(retry[0].0, PRODUCER2, "next hop after the Nack");
+    let down = feed(&mut s, 2, PRODUCER2, &nack(&retry[0].1, NackReason::NoRoute, token(&retry[0].1)));
+    assert_eq!(down.len(), 1);
+    assert_eq!(down[0].0, CONSUMER);
+    assert_eq!(nack_reason(&down[0].1), Some(NackReason::Congestion), "least severe reason");
+    assert!(s.pit().is_empty());
+}
+
+#[test]
+fn no_route_is_nacked_and_counted() {
+    let mut s = shard(false, 100);
+    let out = feed(&mut s, 0, CONSUMER, &interest("/zzz", 1));
+    assert_eq!(nack_reason(&out[0].1), Some(NackReason::NoRoute));
+    assert_eq!(s.counters().drops.get(Drop::NoRoute), 1);
+}
+
+#[test]
+fn expired_entries_leave_their_nonce_behind() {
+    let mut s = shard(false, 100);
+    feed(&mut s, 0, CONSUMER, &interest("/a/e", 5));
+    s.expire(999);
+    assert_eq!(s.pit().len(), 1);
+    s.expire(1000);
+    assert!(s.pit().is_empty());
+    assert_eq!(s.counters().unsatisfied.get(), 1);
+    let again = feed(&mut s, 1001, CONSUMER2, &interest("/a/e", 5));
+    assert_eq!(nack_reason(&again[0].1), Some(NackReason::Duplicate));
+}
+
+#[test]
+fn a_flood_from_one_face_is_bounded_and_others_are_still_served() {
+    let mut s = shard(false, 64);
+    for n in 0..10_000u32 {
+        feed(&mut s, 0, CONSUMER, &interest(&format!("/a/flood/{n}"), n));
+    }
+    assert_eq!(s.pit().len(), 64, "the flooding face holds at most its share");
+    assert_eq!(s.counters().drops.get(Drop::PitFull), 10_000 - 64);
+    let out = feed(&mut s, 1, CONSUMER2, &interest("/a/legit", 1));
+    assert_eq!(out.len(), 1);
+    let back = feed(&mut s, 2, PRODUCER, &with_token(data("/a/legit"), token(&out[0].1)));
+    assert_eq!(back[0].0, CONSUMER2);
+    // Expiry gives the flooding face its share back.
+    s.expire(2000);
+    assert!(s.pit().is_empty());
+    assert_eq!(feed(&mut s, 2001, CONSUMER, &interest("/a/flood/again", 99_999)).len(), 1);
+}
+
+#[test]
+fn a_face_going_down_cleans_its_pit_entries() {
+    let mut s = shard(false, 100);
+    feed(&mut s, 0, CONSUMER, &interest("/a/1", 1));
+    feed(&mut s, 0, CONSUMER, &interest("/a/2", 2));
+    feed(&mut s, 0, CONSUMER2, &interest("/a/2", 3));
+    s.apply(&Control::FaceDown(CONSUMER));
+    assert_eq!(s.pit().len(), 1, "/a/2 is still wanted by the other consumer");
+}
+
+proptest! {
+    /// Any bytes from the network: a drop with a reason or a packet, never a panic.
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), face in 300u64..303) {
+        let mut s = shard(true, 100);
+        let mut out = Outbox::new();
+        if let Ok(Some(inc)) = classify(&bytes) {
+            s.on_incoming(0, face, FaceScope::NonLocal, &inc, &mut out);
+        }
+        s.expire(10_000);
+    }
+
+    /// Mutated real packets (the bytes most likely to get deep into the pipeline).
+    #[test]
+    fn mutated_packets_never_panic(at in 0usize..40, v in any::<u8>(), which in 0usize..3) {
+        let mut s = shard(true, 100);
+        let base = match which { 0 => interest("/a/b/c", 1), 1 => data("/a/b/c"), _ => nack(&with_token(interest("/a/b", 1), vec![0; 8]), NackReason::NoRoute, vec![0; 8]) };
+        let mut b = base.clone();
+        let i = at % b.len();
+        b[i] = v;
+        feed(&mut s, 0, CONSUMER, &interest("/a/b/c", 2));
+        feed(&mut s, 0, PRODUCER, &b);
+        feed(&mut s, 0, CONSUMER, &b);
+    }
+}
