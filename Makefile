@@ -1,7 +1,7 @@
 # nexthop: the two commands a newcomer needs.
-#   make run    the main job (until the forwarder lands: every experiment, quick, with a summary)
+#   make run    the main job: the NDN forwarder (`nexthop run`, built-in configuration)
 #   make test   everything CI checks
-.PHONY: run test bench fuzz setup
+.PHONY: run test bench bench-quick fuzz setup
 
 CARGO ?= cargo
 FUZZ_EXECS ?= 10000000
@@ -10,6 +10,10 @@ setup:
 	./scripts/setup.sh
 
 run: setup
+	$(CARGO) run --release -p nexthop -- run
+
+# Every experiment, quick, with a summary table of key figures.
+bench-quick: setup
 	$(CARGO) run --release -p nexthop -- bench --all --quick
 
 test: setup
