@@ -99,12 +99,10 @@ impl Client {
     pub fn recv(&mut self, timeout: Duration) -> io::Result<Option<Vec<u8>>> {
         let deadline = Instant::now() + timeout;
         loop {
-            if let Ok(Some(n)) = frame_len(&self.buf, usize::MAX) {
-                if n <= self.buf.len() {
-                    let rest = self.buf.split_off(n);
-                    return Ok(Some(std::mem::replace(&mut self.buf, rest)));
-                }
-            } else if frame_len(&self.buf, usize::MAX).is_err() {
+            if let Some(p) = self.recv_buffered() {
+                return Ok(Some(p));
+            }
+            if frame_len(&self.buf, usize::MAX).is_err() {
                 return Err(io::Error::new(io::ErrorKind::InvalidData, "corrupt stream"));
             }
             let left = deadline.saturating_duration_since(Instant::now());

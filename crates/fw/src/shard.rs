@@ -278,6 +278,34 @@ impl Shard {
         }
     }
 
+    /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
+    /// local face, else the strategy over the FIB route — first hops for a new entry, retry hops
+    /// for the pending entry in `pending`.
+    fn choose_hops(
+        &mut self,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        strategy: Strategy,
+        pending: Option<u32>,
+    ) {
+        let mut hops = std::mem::take(&mut self.hops);
+        hops.clear();
+        match (link.next_hop_face_id, scope) {
+            (Some(to), FaceScope::Local) => hops.push(to),
+            _ => {
+                if let Some(route) = self.route_of(interest) {
+                    match pending.and_then(|s| self.pit.get(s)) {
+                        Some(entry) => strategy.retry_hops(route.hops(), face, &entry.out_records, &mut hops),
+                        None => strategy.first_hops(route.hops(), face, &mut hops),
+                    }
+                }
+            }
+        }
+        self.hops = hops;
+    }
+
     /// The FIB's next hops for an Interest: its forwarding hint's first routed delegation, else
     /// its name.
     fn route_of(&self, interest: &InterestView<'_>) -> Option<&NextHops> {
@@ -307,17 +335,7 @@ impl Shard {
         }
         let name = interest.name();
         let strategy = self.strategies.find(&name);
-        let mut hops = std::mem::take(&mut self.hops);
-        hops.clear();
-        match (link.next_hop_face_id, scope) {
-            (Some(to), FaceScope::Local) => hops.push(to),
-            _ => {
-                if let Some(route) = self.route_of(interest) {
-                    strategy.first_hops(route.hops(), face, &mut hops);
-                }
-            }
-        }
-        self.hops = hops;
+        self.choose_hops(face, scope, link, interest, strategy, None);
         if self.hops.is_empty() {
             self.counters.drops.count(Drop::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
@@ -394,18 +412,7 @@ impl Shard {
             self.counters.aggregated.inc();
             return;
         }
-        let mut hops = std::mem::take(&mut self.hops);
-        hops.clear();
-        match (link.next_hop_face_id, scope) {
-            (Some(to), FaceScope::Local) => hops.push(to),
-            _ => {
-                let used = &self.pit.get(slot).expect("found").out_records;
-                if let Some(route) = self.route_of(interest) {
-                    strategy.retry_hops(route.hops(), face, used, &mut hops);
-                }
-            }
-        }
-        self.hops = hops;
+        self.choose_hops(face, scope, link, interest, strategy, Some(slot));
         if self.hops.is_empty() {
             self.counters.drops.count(Drop::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);

@@ -52,6 +52,28 @@ pub struct FaceCounts {
     pub out_bytes: u64,
 }
 
+impl FaceCounts {
+    /// Appends NInInterests … NOutNacks, and NInBytes/NOutBytes when `bytes` (faces have them,
+    /// the forwarder-wide status does not).
+    fn encode_into(&self, v: &mut Vec<u8>, bytes: bool) {
+        let packets = [
+            (0x90, self.in_interests),
+            (0x91, self.in_data),
+            (0x97, self.in_nacks),
+            (0x92, self.out_interests),
+            (0x93, self.out_data),
+            (0x98, self.out_nacks),
+        ];
+        for (ty, x) in packets {
+            put_nonneg(v, ty, x);
+        }
+        if bytes {
+            put_nonneg(v, 0x94, self.in_bytes);
+            put_nonneg(v, 0x95, self.out_bytes);
+        }
+    }
+}
+
 impl FaceStatus {
     /// Appends the FaceStatus element.
     pub fn encode_into(&self, out: &mut Vec<u8>) {
@@ -62,19 +84,7 @@ impl FaceStatus {
         put_nonneg(&mut v, 0x84, self.scope);
         put_nonneg(&mut v, 0x85, self.persistency);
         put_nonneg(&mut v, 0x86, self.link_type);
-        let c = &self.counters;
-        for (ty, x) in [
-            (0x90, c.in_interests),
-            (0x91, c.in_data),
-            (0x97, c.in_nacks),
-            (0x92, c.out_interests),
-            (0x93, c.out_data),
-            (0x98, c.out_nacks),
-            (0x94, c.in_bytes),
-            (0x95, c.out_bytes),
-        ] {
-            put_nonneg(&mut v, ty, x);
-        }
+        self.counters.encode_into(&mut v, true);
         put_nonneg(&mut v, 0x6c, self.flags);
         put_tlv(out, 0x80, &v);
     }
@@ -115,17 +125,7 @@ impl GeneralStatus {
         put_nonneg(&mut v, 0x85, self.pit_entries);
         put_nonneg(&mut v, 0x86, 0);
         put_nonneg(&mut v, 0x87, self.cs_entries);
-        let c = &self.counts;
-        for (ty, x) in [
-            (0x90, c.in_interests),
-            (0x91, c.in_data),
-            (0x97, c.in_nacks),
-            (0x92, c.out_interests),
-            (0x93, c.out_data),
-            (0x98, c.out_nacks),
-        ] {
-            put_nonneg(&mut v, ty, x);
-        }
+        self.counts.encode_into(&mut v, false);
         put_nonneg(&mut v, 0x99, self.satisfied);
         put_nonneg(&mut v, 0x9a, self.unsatisfied);
         v

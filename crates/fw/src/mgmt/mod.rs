@@ -151,7 +151,7 @@ impl Manager {
             Some(Err(e)) => ControlResponse::error(400, e.to_string()),
             Some(Ok(p)) => self.command(host, now_ms, face, module, verb, p),
         };
-        Ok(reply(name.to_name(), response.encode(), None))
+        Ok(reply(name.to_name(), response.encode()))
     }
 
     fn command(
@@ -367,11 +367,8 @@ fn check_route_name(prefix: &Name) -> Result<(), String> {
 }
 
 /// A signed (DigestSha256) Data answering a management Interest.
-fn reply(name: Name, content: Vec<u8>, freshness_ms: Option<u64>) -> Vec<u8> {
+fn reply(name: Name, content: Vec<u8>) -> Vec<u8> {
     let mut d = Data::new(name, content);
-    if let Some(f) = freshness_ms {
-        d.meta_info = Some(nexthop_wire::MetaInfo { freshness_period_ms: Some(f), ..Default::default() });
-    }
     d.sign_digest_sha256();
     d.to_bytes()
 }
