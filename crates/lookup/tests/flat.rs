@@ -159,21 +159,50 @@ fn checksum_bits_reject_aliens_at_the_configured_rate() {
 
 /// Readers query stable names while one writer alters them and adds and deletes other names
 /// (each add re-colours a whole tree: A and B cells of stable names change together). Every
-/// answer must be an action the name held during the read.
+/// answer must be an action the name held at some moment during the read.
+///
+/// The writer's steps are drawn up front, so each stable name's history of actions is known to
+/// the readers. Per name the writer publishes two indexes into that history: `begun` (the newest
+/// action whose patch may be in progress) and `applied` (the newest fully applied). A reader
+/// loads `applied`, looks up, then loads `begun`: the answer must lie in the history between the
+/// two, however many alters of that name the read overlapped.
 #[test]
 fn readers_never_see_a_torn_update() {
     const STABLE: u32 = 2000;
+    const STEPS: u32 = 60_000;
+    enum Step {
+        Alter(usize, u32),
+        Churn(u32),
+    }
+    let mut rng = 0x1234_5678_u64;
+    let mut history: Vec<Vec<u32>> = (0..STABLE).map(|i| vec![i % 256]).collect();
+    let steps: Vec<Step> = (0..STEPS)
+        .map(|step| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            if step % 3 == 0 {
+                let (k, new) = ((rng % u64::from(STABLE)) as usize, (rng >> 32) as u32 % 256);
+                history[k].push(new);
+                Step::Alter(k, new)
+            } else {
+                Step::Churn((rng >> 20) as u32 % 500)
+            }
+        })
+        .collect();
+    let history = Arc::new(history);
+
     let cfg = OthelloConfig::new(8);
     let pairs: Vec<(Vec<u8>, u32)> = (0..STABLE).map(|i| (format!("stable/{i}").into_bytes(), i % 256)).collect();
     let mut o = Othello::<u8>::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
     let shared = Arc::new(arc_swap::ArcSwap::from_pointee(o.query()));
-    // Per stable name: the action before and after the update in progress.
-    let before: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|i| AtomicU32::new(i % 256)).collect());
-    let after: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|i| AtomicU32::new(i % 256)).collect());
+    let begun: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|_| AtomicU32::new(0)).collect());
+    let applied: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|_| AtomicU32::new(0)).collect());
     let stop = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..2)
         .map(|t| {
-            let (shared, before, after, stop) = (shared.clone(), before.clone(), after.clone(), stop.clone());
+            let (shared, history, begun, applied, stop) =
+                (shared.clone(), history.clone(), begun.clone(), applied.clone(), stop.clone());
             let names: Vec<Vec<u8>> = (0..STABLE).map(|i| format!("stable/{i}").into_bytes()).collect();
             std::thread::spawn(move || {
                 let (mut checked, mut wrong) = (0u64, 0u64);
@@ -183,8 +212,7 @@ fn readers_never_see_a_torn_update() {
                 let mut out = Vec::with_capacity(width);
                 while !stop.load(Ordering::Relaxed) {
                     let ks: Vec<usize> = (0..width).map(|d| (i + d * 97) % STABLE as usize).collect();
-                    let first: Vec<[u32; 2]> =
-                        ks.iter().map(|&k| [before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst)]).collect();
+                    let first: Vec<usize> = ks.iter().map(|&k| applied[k].load(Ordering::SeqCst) as usize).collect();
                     out.clear();
                     if width == 1 {
                         out.push(shared.load().lookup(&names[ks[0]]));
@@ -192,9 +220,9 @@ fn readers_never_see_a_torn_update() {
                         let batch: Vec<&[u8]> = ks.iter().map(|&k| names[k].as_slice()).collect();
                         shared.load().lookup_batch(&batch, &mut out);
                     }
-                    for ((&k, f), &got) in ks.iter().zip(&first).zip(&out) {
-                        let (b2, a2) = (before[k].load(Ordering::SeqCst), after[k].load(Ordering::SeqCst));
-                        if ![f[0], f[1], b2, a2].contains(&got) {
+                    for ((&k, &first), &got) in ks.iter().zip(&first).zip(&out) {
+                        let last = begun[k].load(Ordering::SeqCst) as usize;
+                        if !history[k][first..=last].contains(&got) {
                             wrong += 1;
                         }
                         checked += 1;
@@ -205,22 +233,16 @@ fn readers_never_see_a_torn_update() {
             })
         })
         .collect();
-    let mut rng = 0x1234_5678_u64;
     let mut churn: HashMap<u32, bool> = HashMap::new();
     let (mut rebuilds, mut patches) = (0, 0);
-    for step in 0..60_000u32 {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let k = (rng % u64::from(STABLE)) as usize;
-        match step % 3 {
-            0 => {
-                let new = (rng >> 32) as u32 % 256;
-                after[k].store(new, Ordering::SeqCst);
+    for step in &steps {
+        let altered = match *step {
+            Step::Alter(k, new) => {
+                begun[k].fetch_add(1, Ordering::SeqCst);
                 o.alter(&pairs[k].0, new).unwrap();
+                Some(k)
             }
-            _ => {
-                let c = (rng >> 20) as u32 % 500;
+            Step::Churn(c) => {
                 let name = format!("churn/{c}").into_bytes();
                 if churn.get(&c).copied().unwrap_or(false) {
                     o.delete(&name).unwrap();
@@ -229,8 +251,9 @@ fn readers_never_see_a_torn_update() {
                     o.add(&name, c % 256).unwrap();
                     churn.insert(c, true);
                 }
+                None
             }
-        }
+        };
         match o.take_delta() {
             Delta::Patch(p) => {
                 shared.load().apply(&p).unwrap();
@@ -241,8 +264,9 @@ fn readers_never_see_a_torn_update() {
                 rebuilds += 1;
             }
         }
-        let now = after[k].load(Ordering::SeqCst);
-        before[k].store(now, Ordering::SeqCst);
+        if let Some(k) = altered {
+            applied[k].fetch_add(1, Ordering::SeqCst);
+        }
     }
     stop.store(true, Ordering::Relaxed);
     let (mut checked, mut wrong) = (0, 0);
