@@ -14,6 +14,7 @@
 #![deny(unsafe_code)]
 
 pub mod flat;
+pub mod ip;
 pub mod mem;
 pub mod name;
 

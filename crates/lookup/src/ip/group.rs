@@ -1,0 +1,98 @@
+//! One Bloom filter + hash table pair: the unit Bloomfwd searches, one per expansion level.
+//!
+//! The filter is resized (rebuilt from the table's keys, at twice the size) when the table
+//! outgrows the capacity it was sized for, so its false-positive rate stays near the target.
+
+use super::bloom::CountingBloom;
+use super::hash::Key;
+use super::table::PrefixTable;
+use super::NextHop;
+
+/// A Bloom filter and the table of the expanded prefixes it summarises.
+#[derive(Debug, Clone)]
+pub struct Group<K> {
+    bloom: CountingBloom,
+    table: PrefixTable<K>,
+    fpr: f64,
+}
+
+impl<K: Key> Group<K> {
+    /// A group sized for `capacity` expanded prefixes at false-positive rate `fpr`.
+    pub fn new(capacity: usize, fpr: f64) -> Self {
+        Group { bloom: CountingBloom::new(capacity, fpr), table: PrefixTable::new(capacity), fpr }
+    }
+
+    /// Whether the filter lets the key with hash `h` through to the table.
+    #[inline(always)]
+    pub fn maybe(&self, h: u64) -> bool {
+        self.bloom.contains(h)
+    }
+
+    /// The (next hop, owning length) of `key` (hash `h`), looking only in the table.
+    #[inline(always)]
+    pub fn get(&self, h: u64, key: K) -> Option<(NextHop, u8)> {
+        self.table.get(h, key)
+    }
+
+    /// Filter, then table.
+    #[inline(always)]
+    pub fn find(&self, h: u64, key: K) -> Option<NextHop> {
+        if self.bloom.contains(h) {
+            self.table.get(h, key).map(|x| x.0)
+        } else {
+            None
+        }
+    }
+
+    /// Prefetches the table slot of hash `h`.
+    #[inline(always)]
+    pub fn prefetch(&self, h: u64) {
+        self.table.prefetch(h);
+    }
+
+    /// The (next hop, owning length) of `key`, for the control side.
+    pub fn entry(&self, key: K) -> Option<(NextHop, u8)> {
+        self.table.get(key.hash(), key)
+    }
+
+    /// Sets `key` to (next hop, owning length).
+    pub fn set(&mut self, key: K, next_hop: NextHop, len: u8) {
+        if self.table.set(key, next_hop, len) {
+            if self.table.len() > self.bloom.capacity() {
+                self.resize_bloom(self.table.len() * 2);
+            } else {
+                self.bloom.insert(key.hash());
+            }
+        }
+    }
+
+    /// Removes `key`.
+    pub fn remove(&mut self, key: K) {
+        if self.table.remove(key) {
+            self.bloom.remove(key.hash());
+        }
+    }
+
+    /// Rebuilds the filter for `capacity` keys.
+    pub fn resize_bloom(&mut self, capacity: usize) {
+        self.bloom = CountingBloom::new(capacity, self.fpr);
+        for (k, _, _) in self.table.iter() {
+            self.bloom.insert(k.hash());
+        }
+    }
+
+    /// Expanded prefixes held.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Bytes a lookup may touch (filter bits and table) and bytes of the filter's counters.
+    pub fn bytes(&self) -> (usize, usize) {
+        (self.bloom.query_bytes() + self.table.bytes(), self.bloom.bytes() - self.bloom.query_bytes())
+    }
+
+    /// Filter bits (m) and probes (k).
+    pub fn bloom_shape(&self) -> (usize, u32) {
+        self.bloom.shape()
+    }
+}

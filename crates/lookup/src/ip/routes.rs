@@ -1,0 +1,139 @@
+//! Routes and route files.
+//!
+//! A route file has one route per line: `prefix/len` and a next hop (a decimal number), separated
+//! by white space — the format of the RouteViews-derived tables pyasn ships (`1.0.4.0/24 56203`,
+//! next hop = origin AS). Lines starting with `;` or `#` and blank lines are skipped. IPv4 and
+//! IPv6 routes may be mixed. A line that does not parse — bad address, length beyond 32/128, host
+//! bits set, bad next hop — is an error naming the line, and the whole file is refused: nothing
+//! is returned to install.
+
+use std::io::BufRead;
+use std::net::IpAddr;
+
+use super::{check_route, Address, IpError, NextHop, MAX_NEXT_HOP};
+
+/// One route: a prefix (host bits zero), its length, its next hop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Route<A> {
+    /// The prefix's address bits.
+    pub prefix: A,
+    /// Its length in bits.
+    pub len: u8,
+    /// Where it forwards.
+    pub next_hop: NextHop,
+}
+
+impl<A: Address> Route<A> {
+    /// Whether `addr` is inside this route's prefix.
+    pub fn covers(&self, addr: A) -> bool {
+        addr.masked(self.len) == self.prefix
+    }
+}
+
+/// The routes of a file, by family.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RouteSet {
+    /// IPv4 routes.
+    pub v4: Vec<Route<u32>>,
+    /// IPv6 routes.
+    pub v6: Vec<Route<u128>>,
+}
+
+/// Lines read between two calls of the progress callback.
+pub const PROGRESS_EVERY: usize = 65_536;
+
+/// Parses one route line (no comment, not blank).
+fn parse_line(line: &str, set: &mut RouteSet) -> Result<(), String> {
+    let mut parts = line.split_whitespace();
+    let (Some(prefix), Some(hop), None) = (parts.next(), parts.next(), parts.next()) else {
+        return Err("expected `prefix/len next-hop`".into());
+    };
+    let (addr, len) = prefix.split_once('/').ok_or("prefix has no /length")?;
+    let addr: IpAddr = addr.parse().map_err(|_| format!("bad address {addr:?}"))?;
+    let len: u8 = len.parse().map_err(|_| format!("bad prefix length {len:?}"))?;
+    let next_hop: u64 = hop.parse().map_err(|_| format!("bad next hop {hop:?}"))?;
+    if next_hop > u64::from(MAX_NEXT_HOP) {
+        return Err(IpError::BadNextHop(next_hop).to_string());
+    }
+    let next_hop = next_hop as NextHop;
+    match addr {
+        IpAddr::V4(a) => {
+            let prefix = u32::from(a);
+            check_route(prefix, len, next_hop).map_err(|e| e.to_string())?;
+            set.v4.push(Route { prefix, len, next_hop });
+        }
+        IpAddr::V6(a) => {
+            let prefix = u128::from(a);
+            check_route(prefix, len, next_hop).map_err(|e| e.to_string())?;
+            set.v6.push(Route { prefix, len, next_hop });
+        }
+    }
+    Ok(())
+}
+
+/// Reads a route file; `progress(lines)` is called every [`PROGRESS_EVERY`] lines.
+///
+/// # Errors
+/// [`IpError::BadLine`] for the first line that does not parse (or cannot be read).
+pub fn parse_routes(reader: impl BufRead, mut progress: impl FnMut(usize)) -> Result<RouteSet, IpError> {
+    let mut set = RouteSet::default();
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| IpError::BadLine { line: i + 1, reason: e.to_string() })?;
+        let t = line.trim();
+        if !(t.is_empty() || t.starts_with(';') || t.starts_with('#')) {
+            parse_line(t, &mut set).map_err(|reason| IpError::BadLine { line: i + 1, reason })?;
+        }
+        if (i + 1) % PROGRESS_EVERY == 0 {
+            progress(i + 1);
+        }
+    }
+    Ok(set)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<RouteSet, IpError> {
+        parse_routes(s.as_bytes(), |_| {})
+    }
+
+    #[test]
+    fn reads_the_pyasn_format() {
+        let set = parse("; IP-ASN32-DAT file\n; \n1.0.0.0/24\t15169\n2001:db8::/32 7\n\n0.0.0.0/0 1\n").unwrap();
+        assert_eq!(set.v4, vec![Route { prefix: 0x0100_0000, len: 24, next_hop: 15169 }, Route { prefix: 0, len: 0, next_hop: 1 }]);
+        assert_eq!(set.v6.len(), 1);
+        assert_eq!(set.v6[0].len, 32);
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let cases = [
+            ("1.0.0.0/24 1\n1.0.0.300/24 2\n", 2, "bad address"),
+            ("1.0.0.0/33 1\n", 1, "longer than 32"),
+            ("::/129 1\n", 1, "longer than 128"),
+            ("10.0.0.1/8 1\n", 1, "host bits"),
+            ("10.0.0.0/8 x\n", 1, "bad next hop"),
+            ("10.0.0.0/8 4294967295\n", 1, "out of range"),
+            ("10.0.0.0/8\n", 1, "expected"),
+            ("10.0.0.0 1\n", 1, "no /length"),
+        ];
+        for (text, line, what) in cases {
+            match parse(text) {
+                Err(IpError::BadLine { line: l, reason }) => {
+                    assert_eq!(l, line, "{text}");
+                    assert!(reason.contains(what), "{text}: {reason}");
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn progress_is_reported() {
+        let text: String = (0..PROGRESS_EVERY * 2 + 5).map(|i| format!("10.{}.{}.0/24 1\n", i / 256 % 256, i % 256)).collect();
+        let mut calls = vec![];
+        parse_routes(text.as_bytes(), |n| calls.push(n)).unwrap();
+        assert_eq!(calls, vec![PROGRESS_EVERY, 2 * PROGRESS_EVERY]);
+    }
+}
