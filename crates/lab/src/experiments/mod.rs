@@ -5,6 +5,7 @@ use crate::{Report, RunConfig};
 pub mod cs;
 pub mod flat_fib;
 pub mod forwarder;
+pub mod ip_lpm;
 pub mod name_fib;
 pub mod wire;
 
@@ -23,7 +24,7 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in the order `--all` runs them.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment, &flat_fib::FlatFibExperiment, &forwarder::ForwarderExperiment]
+    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment, &flat_fib::FlatFibExperiment, &forwarder::ForwarderExperiment, &ip_lpm::IpLpmExperiment]
 }
 
 /// The experiment called `name`.

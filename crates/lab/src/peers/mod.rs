@@ -3,4 +3,5 @@
 
 pub mod cs;
 pub mod flat;
+pub mod ip;
 pub mod name;

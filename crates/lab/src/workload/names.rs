@@ -219,7 +219,7 @@ impl FibWorkload {
 
 /// A rank in 0..n drawn with probability ∝ 1/(rank+1) (Zipf, exponent 1), by inverting the
 /// continuous approximation of its distribution.
-fn zipf(rng: &mut SmallRng, n: usize) -> usize {
+pub(crate) fn zipf(rng: &mut SmallRng, n: usize) -> usize {
     let u: f64 = rng.gen();
     let x = ((n as f64 + 1.0).ln() * u).exp() - 1.0;
     (x as usize).min(n - 1)

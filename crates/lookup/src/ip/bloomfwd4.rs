@@ -177,7 +177,11 @@ impl Bloomfwd4 {
     /// [`Bloomfwd4::lookup`] of `addrs[i]` into `out[i]`: blocks of addresses are hashed with
     /// SIMD, their filters probed and table slots and array cells prefetched, then resolved.
     pub fn lookup_batch(&self, addrs: &[u32], out: &mut [NextHop]) {
-        let isa = simd::detect();
+        self.lookup_batch_with(simd::detect(), addrs, out);
+    }
+
+    /// The batch lookup hashing with a chosen instruction set (to measure what SIMD brings).
+    pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u32], out: &mut [NextHop]) {
         for (a, o) in addrs.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
             let n = a.len().min(o.len());
             let mut keys = [0u64; 2 * BLOCK];

@@ -37,7 +37,7 @@ pub mod simd;
 mod table;
 
 pub use bloomfwd4::Bloomfwd4;
-pub use bloomfwd6::Bloomfwd6;
+pub use bloomfwd6::{histogram as bloomfwd6_histogram, Bloomfwd6};
 pub use dir24::Dir24;
 pub use dpcpe::{dp_cpe, expanded_count};
 pub use miht::{Miht, Miht4, Miht6};

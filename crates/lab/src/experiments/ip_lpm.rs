@@ -1,0 +1,456 @@
+//! Experiment `ip-lpm`: IPv4 and IPv6 longest prefix match on real RouteViews tables — Bloomfwd
+//! (CPE for IPv4, DP-CPE for IPv6) against the paper's MIHT baseline, DIR-24-8 (DPDK's rte_lpm
+//! layout) and the crates `prefix-trie` and `iptrie`.
+//!
+//! Tables: the 2014 (512K) and 2015 (606K) IPv4 tables and the 2015 IPv6 table (27.7K) of
+//! Debian's python3-pyasn; synthetic IPv4 tables of 2M and 4M prefixes with the 2014 table's
+//! length histogram (full run only). Traffic: uniform, matching ratio 100/80/0%, Zipf.
+//!
+//! Every system answers the same addresses three ways — its batch path on one thread
+//! (`mlookups_per_s`), the batch split over all threads (`mlookups_per_s_all_threads`), and one
+//! lookup at a time (`ns_per_lookup`) — every answer of every repetition checked against the
+//! binary-trie oracle (`mismatches`, the worst of the three). `bytes_per_prefix` counts what the
+//! lookup touches (Bloomfwd's filters, tables and direct array; not its control side, which is
+//! `control_bytes_per_prefix`). For IPv6 each DP-CPE level count n is its own system
+//! (`bloomfwd-n<n>`): the paper picks n by measurement, and so does the summary; `dp-cpe` rows
+//! give the chosen levels with the estimated and actual expanded sizes (the paper's Table 4).
+
+use std::time::Instant;
+
+use nexthop_lookup::ip::{
+    dp_cpe, expanded_count, parallel_batch, simd, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, Miht4, Miht6, NextHop, Route, DEFAULT_FPR,
+};
+
+use crate::harness::{compare, Contender, Outcome};
+use crate::peers::ip::{IpTrie4, IpTrie6, PrefixTrie4, PrefixTrie6};
+use crate::plot::{Chart, Plot};
+use crate::workload::routes::{self as workload, Family, Traffic};
+use crate::{Report, Row, RunConfig};
+
+/// The `ip-lpm` experiment.
+#[derive(Debug)]
+pub struct IpLpmExperiment;
+
+/// A table under test, as closures over its batch and single lookups.
+struct System<'a, A> {
+    name: String,
+    build_s: f64,
+    bytes: usize,
+    control_bytes: Option<usize>,
+    extra: Vec<(&'static str, serde_json::Value)>,
+    batch: Box<dyn Fn(&[A], &mut [NextHop]) + Sync + 'a>,
+    single: Box<dyn Fn(&[A], &mut Vec<NextHop>) + Sync + 'a>,
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let v = f();
+    (v, t.elapsed().as_secs_f64())
+}
+
+const TRAFFIC: [Traffic; 5] = [Traffic::Uniform, Traffic::Matching(1.0), Traffic::Matching(0.8), Traffic::Matching(0.0), Traffic::Zipf];
+
+impl crate::Experiment for IpLpmExperiment {
+    fn name(&self) -> &'static str {
+        "ip-lpm"
+    }
+
+    fn about(&self) -> &'static str {
+        "IPv4/IPv6 LPM on RouteViews tables: Bloomfwd (CPE, DP-CPE) vs MIHT, DIR-24-8, prefix-trie, iptrie"
+    }
+
+    fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
+        let dir = workload::pyasn_dir();
+        let v4_2014 = workload::dedup(&workload::load(&dir.join(workload::V4_2014))?.v4);
+        let set_2015 = workload::load(&dir.join(workload::V46_2015))?;
+        let (v4_2015, v6_2015) = (workload::dedup(&set_2015.v4), workload::dedup(&set_2015.v6));
+        let n_addrs = if cfg.quick { 1 << 17 } else { 1 << 22 };
+        let mut rows = Vec::new();
+
+        let mut v4_tables = vec![("routeviews-2014".to_string(), v4_2014.clone())];
+        if !cfg.quick {
+            v4_tables.push(("routeviews-2015".into(), v4_2015));
+            for n in [2_000_000usize, 4_000_000] {
+                v4_tables.push((format!("synthetic-{}m", n / 1_000_000), workload::synthetic_v4(&v4_2014, n, n as u64)));
+            }
+        }
+        for (table, routes) in &v4_tables {
+            rows.extend(run_v4(cfg, table, routes, n_addrs)?);
+        }
+        rows.extend(run_v6(cfg, "routeviews-2015-v6", &v6_2015, n_addrs.min(1 << 20))?);
+        let plots = plots(&rows);
+        let summary = summary(&rows);
+        Ok(Report { rows, plots, summary })
+    }
+}
+
+fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
+    let (oracle, _) = timed(|| {
+        let mut t = BinaryTrie::<u32>::new();
+        for r in routes {
+            let _ = t.insert(r.prefix, r.len, r.next_hop);
+        }
+        t
+    });
+    let (bloom, bloom_s) = timed(|| Bloomfwd4::from_routes(routes, DEFAULT_FPR));
+    let bloom = bloom?;
+    let (miht, miht_s) = timed(|| Miht4::from_routes(routes));
+    let miht = miht?;
+    let (dir, dir_s) = timed(|| Dir24::from_routes(routes));
+    let dir = dir?;
+    let (ptrie, ptrie_s) = timed(|| PrefixTrie4::new(routes));
+    let (iptrie, iptrie_s) = timed(|| IpTrie4::new(routes));
+    let (q, c) = bloom.bytes();
+    let (e20, e24, e32) = bloom.expanded();
+    let [(m24, k24), (m32, k32)] = bloom.bloom_shapes();
+    let isa = simd::detect();
+    let bloom_extra = vec![
+        ("isa", isa.label().into()),
+        ("expanded_dla", e20.into()),
+        ("expanded_24", e24.into()),
+        ("expanded_32", e32.into()),
+        ("bloom_24_m", m24.into()),
+        ("bloom_24_k", k24.into()),
+        ("bloom_32_m", m32.into()),
+        ("bloom_32_k", k32.into()),
+        ("fpr_target", DEFAULT_FPR.into()),
+    ];
+    let systems: Vec<System<'_, u32>> = vec![
+        System {
+            name: "bloomfwd".into(),
+            build_s: bloom_s,
+            bytes: q,
+            control_bytes: Some(c),
+            extra: bloom_extra,
+            batch: Box::new(|a, o| bloom.lookup_batch(a, o)),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| bloom.lookup(x)))),
+        },
+        System {
+            name: "bloomfwd-scalar-hash".into(),
+            build_s: bloom_s,
+            bytes: q,
+            control_bytes: Some(c),
+            extra: vec![("isa", "scalar".into())],
+            batch: Box::new(|a, o| bloom.lookup_batch_with(simd::Isa::Scalar, a, o)),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| bloom.lookup(x)))),
+        },
+        System {
+            name: "miht".into(),
+            build_s: miht_s,
+            bytes: miht.bytes(),
+            control_bytes: None,
+            extra: vec![],
+            batch: Box::new(|a, o| miht.lookup_batch(a, o)),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| miht.lookup(x)))),
+        },
+        System {
+            name: "dir-24-8".into(),
+            build_s: dir_s,
+            bytes: dir.bytes(),
+            control_bytes: None,
+            extra: vec![],
+            batch: Box::new(|a, o| dir.lookup_batch(a, o)),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| dir.lookup(x)))),
+        },
+        System {
+            name: "prefix-trie".into(),
+            build_s: ptrie_s,
+            bytes: 0,
+            control_bytes: None,
+            extra: vec![],
+            batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = ptrie.lookup(x))),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| ptrie.lookup(x)))),
+        },
+        System {
+            name: "iptrie".into(),
+            build_s: iptrie_s,
+            bytes: 0,
+            control_bytes: None,
+            extra: vec![],
+            batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = iptrie.lookup(x))),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| iptrie.lookup(x)))),
+        },
+    ];
+    let mut rows = Vec::new();
+    for (t, traffic) in TRAFFIC.iter().enumerate() {
+        let addrs = workload::addresses(routes, &oracle, *traffic, n_addrs, 0x1b + t as u64);
+        rows.extend(measure(cfg, "ipv4", table, routes.len(), *traffic, &addrs, &oracle, &systems));
+    }
+    Ok(rows)
+}
+
+fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
+    let mut oracle = BinaryTrie::<u128>::new();
+    for r in routes {
+        let _ = oracle.insert(r.prefix, r.len, r.next_hop);
+    }
+    let counts = nexthop_lookup::ip::bloomfwd6_histogram(routes);
+    let mut rows = Vec::new();
+    // Every DP-CPE level count whose estimated expansion fits in memory; and no CPE at all (a
+    // level at every used length, the naive algorithm's one pair per length).
+    let ns: Vec<usize> = if cfg.quick { vec![5, 7, 9] } else { (4..=12).collect() };
+    let mut tables: Vec<(String, Bloomfwd6, f64)> = Vec::new();
+    for n in ns {
+        let levels = dp_cpe(&counts, n);
+        let estimate = expanded_count(&counts, &levels);
+        let mut row = Row::new("dp-cpe")
+            .with("family", "ipv6")
+            .with("table", table)
+            .with("prefixes", routes.len())
+            .with("n", n)
+            .with("levels", format!("{levels:?}"))
+            .with("expanded_estimate", estimate as f64);
+        if estimate > 64_000_000 {
+            rows.push(row.with("skipped", "estimate above 64M prefixes"));
+            continue;
+        }
+        let (t, s) = timed(|| Bloomfwd6::from_routes(routes, &levels, DEFAULT_FPR));
+        match t {
+            Ok(t) => {
+                row = row.with("expanded_actual", t.expanded());
+                tables.push((format!("bloomfwd-n{n}"), t, s));
+            }
+            Err(e) => row = row.with("skipped", e.to_string()),
+        }
+        rows.push(row);
+    }
+    let mut used: Vec<u8> = (1..=64u8).filter(|&l| counts[usize::from(l)] > 0).collect();
+    if used.last() != Some(&64) {
+        used.push(64);
+    }
+    let (nocpe, nocpe_s) = timed(|| Bloomfwd6::from_routes(routes, &used, DEFAULT_FPR));
+    tables.push(("bloomfwd-nocpe".into(), nocpe?, nocpe_s));
+    let (miht, miht_s) = timed(|| Miht6::from_routes(routes));
+    let miht = miht?;
+    let (ptrie, ptrie_s) = timed(|| PrefixTrie6::new(routes));
+    let (iptrie, iptrie_s) = timed(|| IpTrie6::new(routes));
+    let isa = simd::detect();
+    let mut systems: Vec<System<'_, u128>> = tables
+        .iter()
+        .map(|(name, t, s)| System {
+            name: name.clone(),
+            build_s: *s,
+            bytes: t.bytes().0,
+            control_bytes: Some(t.bytes().1),
+            extra: vec![("isa", isa.label().into()), ("levels", format!("{:?}", t.levels()).into()), ("expanded_actual", t.expanded().into())],
+            batch: Box::new(move |a, o| t.lookup_batch(a, o)),
+            single: Box::new(move |a, o| o.extend(a.iter().map(|&x| t.lookup(x)))),
+        })
+        .collect();
+    systems.push(System {
+        name: "miht".into(),
+        build_s: miht_s,
+        bytes: miht.bytes(),
+        control_bytes: None,
+        extra: vec![],
+        batch: Box::new(|a, o| miht.lookup_batch(a, o)),
+        single: Box::new(|a, o| o.extend(a.iter().map(|&x| miht.lookup(x)))),
+    });
+    systems.push(System {
+        name: "prefix-trie".into(),
+        build_s: ptrie_s,
+        bytes: 0,
+        control_bytes: None,
+        extra: vec![],
+        batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = ptrie.lookup(x))),
+        single: Box::new(|a, o| o.extend(a.iter().map(|&x| ptrie.lookup(x)))),
+    });
+    systems.push(System {
+        name: "iptrie".into(),
+        build_s: iptrie_s,
+        bytes: 0,
+        control_bytes: None,
+        extra: vec![],
+        batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = iptrie.lookup(x))),
+        single: Box::new(|a, o| o.extend(a.iter().map(|&x| iptrie.lookup(x)))),
+    });
+    for (t, traffic) in TRAFFIC.iter().enumerate() {
+        let addrs = workload::addresses(routes, &oracle, *traffic, n_addrs, 0x6b + t as u64);
+        rows.extend(measure(cfg, "ipv6", table, routes.len(), *traffic, &addrs, &oracle, &systems));
+    }
+    Ok(rows)
+}
+
+/// Runs every system on `addrs` three ways and returns one row per system.
+#[allow(clippy::too_many_arguments)]
+fn measure<A: Family>(
+    cfg: &RunConfig,
+    family: &str,
+    table: &str,
+    prefixes: usize,
+    traffic: Traffic,
+    addrs: &[A],
+    oracle: &BinaryTrie<A>,
+    systems: &[System<'_, A>],
+) -> Vec<Row> {
+    let reference: Vec<NextHop> = addrs.iter().map(|&a| oracle.lookup(a)).collect();
+    let n = addrs.len();
+    let batch = run_mode(cfg, Mode::Batch, systems, addrs, &reference);
+    let all = run_mode(cfg, Mode::AllThreads, systems, addrs, &reference);
+    let single = run_mode(cfg, Mode::Single, systems, addrs, &reference);
+    systems
+        .iter()
+        .zip(batch.iter().zip(all.iter().zip(&single)))
+        .map(|(s, (b, (a, one)))| {
+            let mut row = Row::new(&s.name)
+                .with("family", family)
+                .with("table", table)
+                .with("prefixes", prefixes)
+                .with("traffic", traffic.label())
+                .with("addresses", n)
+                .with("mlookups_per_s", b.per_second(n) / 1e6)
+                .with("mlookups_per_s_all_threads", a.per_second(n) / 1e6)
+                .with("threads", cfg.threads)
+                .with("ns_per_lookup", one.ns_per_op(n))
+                .with("build_s", s.build_s)
+                .with("mismatches", b.mismatches.max(a.mismatches).max(one.mismatches));
+            if s.bytes > 0 {
+                row = row.with("bytes_per_prefix", s.bytes as f64 / prefixes as f64);
+            }
+            if let Some(c) = s.control_bytes {
+                row = row.with("control_bytes_per_prefix", c as f64 / prefixes as f64);
+            }
+            for (k, v) in &s.extra {
+                row = row.with(k, v.clone());
+            }
+            row
+        })
+        .collect()
+}
+
+/// How a system is driven.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// Its batch path, one thread.
+    Batch,
+    /// Its batch path split over all threads.
+    AllThreads,
+    /// One lookup at a time.
+    Single,
+}
+
+fn run_mode<'s, A: Family>(cfg: &RunConfig, mode: Mode, systems: &'s [System<'_, A>], addrs: &'s [A], reference: &[NextHop]) -> Vec<Outcome> {
+    let (n, threads) = (addrs.len(), cfg.threads);
+    let mut contenders: Vec<Contender<'s, NextHop>> = systems
+        .iter()
+        .map(|s| {
+            Contender::new(s.name.clone(), move |out: &mut Vec<NextHop>| match mode {
+                Mode::Batch => {
+                    out.resize(n, 0);
+                    (s.batch)(addrs, out);
+                }
+                Mode::AllThreads => {
+                    out.resize(n, 0);
+                    parallel_batch(addrs, out, threads, &s.batch);
+                }
+                Mode::Single => (s.single)(addrs, out),
+            })
+        })
+        .collect();
+    compare(cfg.reps, reference, &mut contenders)
+}
+
+fn bars(rows: &[Row], family: &str, table: &str, systems: &[String]) -> Chart {
+    let groups: Vec<String> = TRAFFIC.iter().map(|t| t.label()).collect();
+    let series = systems
+        .iter()
+        .map(|sys| {
+            let vals = groups
+                .iter()
+                .map(|g| {
+                    rows.iter()
+                        .find(|r| r.str("system") == Some(sys) && r.str("family") == Some(family) && r.str("table") == Some(table) && r.str("traffic") == Some(g))
+                        .and_then(|r| r.num("mlookups_per_s"))
+                        .unwrap_or(f64::NAN)
+                })
+                .collect();
+            (sys.clone(), vals)
+        })
+        .collect();
+    Chart::Bars { groups, series }
+}
+
+/// The fastest DP-CPE variant on the IPv6 table, by mean batch rate over the traffic mixes.
+fn best_v6(rows: &[Row]) -> Option<String> {
+    let mut names: Vec<String> = rows
+        .iter()
+        .filter(|r| r.str("family") == Some("ipv6") && r.str("system").is_some_and(|s| s.starts_with("bloomfwd-n")))
+        .filter_map(|r| r.str("system").map(String::from))
+        .collect();
+    names.dedup();
+    let mean = |sys: &str| {
+        let v: Vec<f64> = rows.iter().filter(|r| r.str("system") == Some(sys)).filter_map(|r| r.num("mlookups_per_s")).collect();
+        v.iter().sum::<f64>() / v.len().max(1) as f64
+    };
+    names.into_iter().max_by(|a, b| mean(a).total_cmp(&mean(b)))
+}
+
+fn plots(rows: &[Row]) -> Vec<Plot> {
+    let v4: Vec<String> = ["bloomfwd", "bloomfwd-scalar-hash", "dir-24-8", "miht", "prefix-trie", "iptrie"].iter().map(|s| s.to_string()).collect();
+    let mut v6 = vec!["bloomfwd-nocpe".to_string(), "miht".into(), "prefix-trie".into(), "iptrie".into()];
+    if let Some(b) = best_v6(rows) {
+        v6.insert(0, b);
+    }
+    let dp_points = |key: &str| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|r| r.str("family") == Some("ipv6") && r.str("traffic") == Some("match-100"))
+            .filter_map(|r| {
+                let n: f64 = r.str("system")?.strip_prefix("bloomfwd-n")?.parse().ok()?;
+                Some((n, r.num(key)?))
+            })
+            .collect()
+    };
+    vec![
+        Plot {
+            file_tag: "ipv4".into(),
+            title: "IPv4, RouteViews 2014 (512K prefixes): batch lookups, one thread".into(),
+            y_label: "M lookups/s".into(),
+            chart: bars(rows, "ipv4", "routeviews-2014", &v4),
+        },
+        Plot {
+            file_tag: "ipv6".into(),
+            title: "IPv6, RouteViews 2015 (27.7K prefixes): batch lookups, one thread".into(),
+            y_label: "M lookups/s".into(),
+            chart: bars(rows, "ipv6", "routeviews-2015-v6", &v6),
+        },
+        Plot {
+            file_tag: "dpcpe".into(),
+            title: "IPv6 DP-CPE: lookup rate by number of levels n (match-100)".into(),
+            y_label: "M lookups/s".into(),
+            chart: Chart::Lines { x_label: "levels n".into(), log_x: false, series: vec![("bloomfwd".into(), dp_points("mlookups_per_s"))] },
+        },
+    ]
+}
+
+fn summary(rows: &[Row]) -> Vec<String> {
+    let get = |sys: &str, table: &str, traffic: &str, key: &str| {
+        rows.iter()
+            .find(|r| r.str("system") == Some(sys) && r.str("table") == Some(table) && r.str("traffic") == Some(traffic))
+            .and_then(|r| r.num(key))
+    };
+    let mut out = Vec::new();
+    let mut tables: Vec<(String, String)> = rows.iter().filter_map(|r| Some((r.str("family")?.to_string(), r.str("table")?.to_string()))).collect();
+    tables.dedup();
+    let best6 = best_v6(rows);
+    for (family, table) in tables {
+        let bloom = if family == "ipv4" { Some("bloomfwd".to_string()) } else { best6.clone() };
+        let Some(bloom) = bloom else { continue };
+        for traffic in ["uniform", "match-100", "zipf"] {
+            let Some(b) = get(&bloom, &table, traffic, "mlookups_per_s") else { continue };
+            let ratio = |peer: &str| get(peer, &table, traffic, "mlookups_per_s").map_or("-".to_string(), |p| format!("{:.2}x", b / p));
+            let mut line = format!(
+                "ip-lpm {table} {traffic}: {bloom} {b:.1} M/s = {} miht, {} prefix-trie, {} iptrie",
+                ratio("miht"),
+                ratio("prefix-trie"),
+                ratio("iptrie")
+            );
+            if family == "ipv4" {
+                line.push_str(&format!(", {} dir-24-8", ratio("dir-24-8")));
+            }
+            out.push(line);
+        }
+    }
+    let wrong: f64 = rows.iter().filter_map(|r| r.num("mismatches")).sum();
+    out.push(format!("ip-lpm: mismatches against the binary-trie oracle: {wrong}"));
+    out
+}
