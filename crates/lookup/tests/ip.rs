@@ -37,12 +37,18 @@ fn check_v4(routes: &[Route<u32>], t: &Bloomfwd4, addrs: &[u32]) -> Result<(), T
     }
     let mut batch = vec![0; addrs.len()];
     t.lookup_batch(addrs, &mut batch);
+    let mut unguarded = t.clone();
+    unguarded.set_guard(false);
+    let mut unguarded_batch = vec![0; addrs.len()];
+    unguarded.lookup_batch(addrs, &mut unguarded_batch);
     let dir = Dir24::from_routes(routes).unwrap();
     let miht = Miht4::from_routes(routes).unwrap();
-    for (&a, &b) in addrs.iter().zip(&batch) {
+    for ((&a, &b), &u) in addrs.iter().zip(&batch).zip(&unguarded_batch) {
         let want = oracle.lookup(a);
+        prop_assert_eq!(u, want, "bloomfwd batch without guard {:#x}", a);
         prop_assert_eq!(t.lookup(a), want, "bloomfwd single {:#x}", a);
         prop_assert_eq!(b, want, "bloomfwd batch {:#x}", a);
+        prop_assert_eq!(unguarded.lookup(a), want, "bloomfwd without guard {:#x}", a);
         prop_assert_eq!(dir.lookup(a), want, "dir-24-8 {:#x}", a);
         prop_assert_eq!(miht.lookup(a), want, "miht {:#x}", a);
     }

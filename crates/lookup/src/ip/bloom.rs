@@ -46,10 +46,21 @@ impl CountingBloom {
     /// Whether the key with hash `h` may be in the set (never false for one that is).
     #[inline(always)]
     pub fn contains(&self, h: u64) -> bool {
-        (0..self.k).all(|i| {
+        // Every probe, no early exit: k is small, and a branch per probe mispredicts often.
+        let mut all = 1;
+        for i in 0..self.k {
             let b = self.index(h, i);
-            self.bits[b / 64] >> (b % 64) & 1 == 1
-        })
+            all &= self.bits[b / 64] >> (b % 64);
+        }
+        all & 1 == 1
+    }
+
+    /// Prefetches the lines of the bits hash `h` probes.
+    #[inline(always)]
+    pub fn prefetch(&self, h: u64) {
+        for i in 0..self.k {
+            crate::mem::prefetch(&self.bits[self.index(h, i) / 64]);
+        }
     }
 
     /// Adds the key with hash `h`.

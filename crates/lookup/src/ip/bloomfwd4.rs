@@ -10,6 +10,15 @@
 //!   them.
 //!
 //! The data plane never sees the routes: only the array, the filters and the tables.
+//!
+//! # The array guard (an addition to the paper)
+//! Each array cell also carries one bit: whether any route longer than /20 lies inside its /20.
+//! Where none does — most of the address space — the array answers alone, with no filter probe
+//! and no hash; where one does, the search is the paper's. A batch therefore runs in three steps
+//! per block of addresses, pipelined across blocks: prefetch the array cells (block k + 2); read
+//! them and, for guarded ones, hash, probe the filters and prefetch the table slots they pass
+//! (block k + 1); resolve (block k). [`Bloomfwd4::set_guard`] turns the guard off to measure the
+//! paper's search as it was.
 
 use hashbrown::HashMap;
 
@@ -22,14 +31,43 @@ use crate::mem::{advise_huge_pages_for, prefetch};
 const DLA_BITS: u8 = 20;
 /// Owner length of an array cell no route covers.
 const NONE: u8 = u8::MAX;
+/// Array entry bit: routes longer than /20 lie inside this cell's /20.
+const GUARD: u32 = 1 << 31;
+/// Array entry of a cell no route covers (below [`GUARD`]; next hops are at most
+/// `MAX_NEXT_HOP`).
+const EMPTY: u32 = GUARD - 1;
 /// Addresses hashed and prefetched together by [`Bloomfwd4::lookup_batch`].
-const BLOCK: usize = 32;
+const BLOCK: usize = 16;
+/// Blocks between staging a block (its table slots prefetched) and resolving it.
+const LAG: usize = 2;
+
+/// One block of a batch between staging and resolving: array entries, hashes (/32 keys, then
+/// /24 keys) and which filters passed (bit 1: /32, bit 0: /24).
+#[derive(Debug, Clone, Copy)]
+struct Stage {
+    /// Whether any address of the block is guarded (else only the array answers).
+    any: bool,
+    dla: [u32; BLOCK],
+    h: [u64; 2 * BLOCK],
+    hit: [u8; BLOCK],
+}
+
+impl Default for Stage {
+    fn default() -> Self {
+        Stage { any: false, dla: [0; BLOCK], h: [0; 2 * BLOCK], hit: [0; BLOCK] }
+    }
+}
 
 /// The IPv4 Bloomfwd table.
 #[derive(Debug, Clone)]
 pub struct Bloomfwd4 {
-    dla: Vec<NextHop>,
+    /// Next hop (or [`EMPTY`]) of each /20, plus the [`GUARD`] bit.
+    dla: Vec<u32>,
     dla_len: Vec<u8>,
+    /// Routes longer than /20 inside each /20 (what the guard bit summarises).
+    dla_longer: Vec<u32>,
+    /// Whether lookups trust a clear guard bit.
+    guard: bool,
     /// /21–/24 expanded to /24; key = address >> 8.
     g24: Group<u32>,
     /// /25–/32 expanded to /32; key = address.
@@ -48,8 +86,37 @@ impl Bloomfwd4 {
     pub fn new(fpr: f64) -> Self {
         let mut dla = Vec::with_capacity(1 << DLA_BITS);
         advise_huge_pages_for(&mut dla);
-        dla.resize(1 << DLA_BITS, NO_ROUTE);
-        Bloomfwd4 { dla, dla_len: vec![NONE; 1 << DLA_BITS], g24: Group::new(1024, fpr), g32: Group::new(1024, fpr), routes: HashMap::new() }
+        dla.resize(1 << DLA_BITS, EMPTY);
+        Bloomfwd4 {
+            dla,
+            dla_len: vec![NONE; 1 << DLA_BITS],
+            dla_longer: vec![0; 1 << DLA_BITS],
+            guard: true,
+            g24: Group::new(1024, fpr),
+            g32: Group::new(1024, fpr),
+            routes: HashMap::new(),
+        }
+    }
+
+    /// With `on = false`, every lookup searches the /32 and /24 groups before the array, as in
+    /// the paper, whatever the guard bit says (on by default).
+    pub fn set_guard(&mut self, on: bool) {
+        self.guard = on;
+    }
+
+    /// Counts a route longer than /20 in or out of its /20's guard.
+    fn count_longer(&mut self, prefix: u32, add: bool) {
+        let s = (prefix >> (32 - DLA_BITS)) as usize;
+        if add {
+            self.dla_longer[s] += 1;
+        } else {
+            self.dla_longer[s] -= 1;
+        }
+        if self.dla_longer[s] == 0 {
+            self.dla[s] &= !GUARD;
+        } else {
+            self.dla[s] |= GUARD;
+        }
     }
 
     /// A table holding `routes`, its filters sized for the expanded groups they produce.
@@ -59,8 +126,8 @@ impl Bloomfwd4 {
     pub fn from_routes(routes: &[Route<u32>], fpr: f64) -> Result<Self, IpError> {
         let mut t = Bloomfwd4::new(fpr);
         t.insert_all(routes)?;
-        t.g24.resize_bloom(t.g24.len());
-        t.g32.resize_bloom(t.g32.len());
+        t.g24.fit();
+        t.g32.fit();
         Ok(t)
     }
 
@@ -93,6 +160,9 @@ impl Bloomfwd4 {
 
     fn install(&mut self, prefix: u32, len: u8, next_hop: NextHop) -> Option<NextHop> {
         let old = self.routes.insert((prefix, len), next_hop);
+        if old.is_none() && len > DLA_BITS {
+            self.count_longer(prefix, true);
+        }
         self.claim(prefix, len, next_hop, len, |owner| owner == NONE || owner <= len);
         old
     }
@@ -113,6 +183,9 @@ impl Bloomfwd4 {
         let heir = (lowest..len).rev().find_map(|l| self.routes.get(&(prefix.masked(l), l)).map(|&nh| (nh, l)));
         let (nh, owner) = heir.unwrap_or((NO_ROUTE, NONE));
         self.claim(prefix, len, nh, owner, |o| o == len);
+        if len > DLA_BITS {
+            self.count_longer(prefix, false);
+        }
         Ok(next_hop)
     }
 
@@ -131,7 +204,8 @@ impl Bloomfwd4 {
                 for s in first..first + count {
                     let s = s as usize;
                     if take(self.dla_len[s]) {
-                        self.dla[s] = next_hop;
+                        let value = if next_hop == NO_ROUTE { EMPTY } else { next_hop };
+                        self.dla[s] = (self.dla[s] & GUARD) | value;
                         self.dla_len[s] = owner;
                     }
                 }
@@ -161,62 +235,131 @@ impl Bloomfwd4 {
         self.routes.is_empty()
     }
 
+    /// The array's answer for an entry.
+    #[inline(always)]
+    fn decode(e: u32) -> NextHop {
+        match e & !GUARD {
+            EMPTY => NO_ROUTE,
+            nh => nh,
+        }
+    }
+
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u32) -> NextHop {
-        if let Some(nh) = self.g32.find(addr.hash(), addr) {
-            return nh;
+        let e = self.dla[(addr >> (32 - DLA_BITS)) as usize];
+        if e & GUARD != 0 || !self.guard {
+            if let Some(nh) = self.g32.find(addr.hash(), addr) {
+                return nh;
+            }
+            let k24 = addr >> 8;
+            if let Some(nh) = self.g24.find(k24.hash(), k24) {
+                return nh;
+            }
         }
-        let k24 = addr >> 8;
-        if let Some(nh) = self.g24.find(k24.hash(), k24) {
-            return nh;
-        }
-        self.dla[(addr >> (32 - DLA_BITS)) as usize]
+        Self::decode(e)
     }
 
-    /// [`Bloomfwd4::lookup`] of `addrs[i]` into `out[i]`: blocks of addresses are hashed with
-    /// SIMD, their filters probed and table slots and array cells prefetched, then resolved.
+    /// [`Bloomfwd4::lookup`] of `addrs[i]` into `out[i]`, three pipelined steps per block of
+    /// addresses (see the module overview); hashes are computed with SIMD.
     pub fn lookup_batch(&self, addrs: &[u32], out: &mut [NextHop]) {
         self.lookup_batch_with(simd::detect(), addrs, out);
     }
 
     /// The batch lookup hashing with a chosen instruction set (to measure what SIMD brings).
     pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u32], out: &mut [NextHop]) {
-        for (a, o) in addrs.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let n = a.len().min(o.len());
-            let mut keys = [0u64; 2 * BLOCK];
-            for (i, &x) in a[..n].iter().enumerate() {
-                keys[i] = u64::from(x);
-                keys[BLOCK + i] = u64::from(x >> 8);
-            }
-            let mut h = [0u64; 2 * BLOCK];
-            simd::hash_keys(isa, &keys, &mut h);
-            let mut hit = [0u8; BLOCK];
-            for i in 0..n {
-                let (h32, h24) = (h[i], h[BLOCK + i]);
-                let mut f = 0;
-                if self.g32.maybe(h32) {
-                    self.g32.prefetch(h32);
-                    f |= 2;
+        let n = addrs.len().min(out.len());
+        let blocks = n.div_ceil(BLOCK);
+        let block = |k: usize| k * BLOCK..((k + 1) * BLOCK).min(n);
+        let mut stages = [Stage::default(); LAG + 3];
+        let ring = LAG + 3;
+        // Block k: array cells prefetched at step k; array read, hashed and filter lines
+        // prefetched at k + 1; filters probed and table slots prefetched at k + 2; resolved at
+        // k + 2 + LAG. Each step's loads were prefetched a block or more earlier.
+        for step in 0..blocks + 2 + LAG {
+            if step < blocks {
+                for &x in &addrs[block(step)] {
+                    prefetch(&self.dla[(x >> (32 - DLA_BITS)) as usize]);
                 }
-                if self.g24.maybe(h24) {
-                    self.g24.prefetch(h24);
-                    f |= 1;
+            }
+            if (1..=blocks).contains(&step) {
+                let k = step - 1;
+                self.stage_filters(isa, &addrs[block(k)], &mut stages[k % ring]);
+            }
+            if (2..blocks + 2).contains(&step) {
+                let k = step - 2;
+                self.stage_tables(block(k).len(), &mut stages[k % ring]);
+            }
+            if step >= 2 + LAG {
+                let k = step - 2 - LAG;
+                let r = block(k);
+                self.resolve(&addrs[r.clone()], &stages[k % ring], &mut out[r]);
+            }
+        }
+    }
+
+    /// Reads a block's array entries; for guarded ones hashes the /32 and /24 keys and prefetches
+    /// the filter lines they will probe.
+    #[inline(always)]
+    fn stage_filters(&self, isa: simd::Isa, a: &[u32], st: &mut Stage) {
+        let mut keys = [0u64; 2 * BLOCK];
+        st.any = false;
+        for (i, &x) in a.iter().enumerate() {
+            let e = self.dla[(x >> (32 - DLA_BITS)) as usize];
+            st.dla[i] = e;
+            st.any |= e & GUARD != 0 || !self.guard;
+            keys[i] = u64::from(x);
+            keys[BLOCK + i] = u64::from(x >> 8);
+        }
+        st.hit = [0; BLOCK];
+        if !st.any {
+            return;
+        }
+        simd::hash_keys(isa, &keys, &mut st.h);
+        for (i, e) in st.dla[..a.len()].iter().enumerate() {
+            if e & GUARD != 0 || !self.guard {
+                self.g32.prefetch_filter(st.h[i]);
+                self.g24.prefetch_filter(st.h[BLOCK + i]);
+            }
+        }
+    }
+
+    /// Probes both filters of a block's guarded addresses and prefetches the table slots they
+    /// pass.
+    #[inline(always)]
+    fn stage_tables(&self, n: usize, st: &mut Stage) {
+        if !st.any {
+            return;
+        }
+        for i in 0..n {
+            if st.dla[i] & GUARD == 0 && self.guard {
+                continue;
+            }
+            let (h32, h24) = (st.h[i], st.h[BLOCK + i]);
+            let (m32, m24) = (self.g32.maybe(h32), self.g24.maybe(h24));
+            if m32 {
+                self.g32.prefetch(h32);
+            }
+            if m24 {
+                self.g24.prefetch(h24);
+            }
+            st.hit[i] = u8::from(m32) << 1 | u8::from(m24);
+        }
+    }
+
+    /// Answers a staged block: /32 table, /24 table, array, each only as far as needed.
+    #[inline(always)]
+    fn resolve(&self, a: &[u32], st: &Stage, o: &mut [NextHop]) {
+        for (i, (&x, y)) in a.iter().zip(o.iter_mut()).enumerate() {
+            let hit = st.hit[i];
+            let g32 = if hit & 2 != 0 { self.g32.get(st.h[i], x) } else { None };
+            *y = match g32 {
+                Some(nh) => nh,
+                None => {
+                    let g24 = if hit & 1 != 0 { self.g24.get(st.h[BLOCK + i], x >> 8) } else { None };
+                    g24.unwrap_or_else(|| Self::decode(st.dla[i]))
                 }
-                prefetch(&self.dla[(a[i] >> (32 - DLA_BITS)) as usize]);
-                hit[i] = f;
-            }
-            for i in 0..n {
-                let x = a[i];
-                let g32 = if hit[i] & 2 != 0 { self.g32.get(h[i], x) } else { None };
-                o[i] = match g32 {
-                    Some(e) => e.0,
-                    None => {
-                        let g24 = if hit[i] & 1 != 0 { self.g24.get(h[BLOCK + i], x >> 8) } else { None };
-                        g24.map_or_else(|| self.dla[(x >> (32 - DLA_BITS)) as usize], |e| e.0)
-                    }
-                };
-            }
+            };
         }
     }
 
@@ -226,7 +369,7 @@ impl Bloomfwd4 {
         let (q24, c24) = self.g24.bytes();
         let (q32, c32) = self.g32.bytes();
         let routes = self.routes.capacity() * (core::mem::size_of::<((u32, u8), NextHop)>() + 1);
-        (self.dla.len() * 4 + q24 + q32, self.dla_len.len() + c24 + c32 + routes)
+        (self.dla.len() * 4 + q24 + q32, self.dla_len.len() + self.dla_longer.len() * 4 + c24 + c32 + routes)
     }
 
     /// Expanded prefixes per group: (array cells in use, /24 entries, /32 entries).

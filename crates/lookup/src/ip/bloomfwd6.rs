@@ -7,6 +7,12 @@
 //! record the length of the route that owns them, with the same capture and removal rules as
 //! [`super::Bloomfwd4`]: a route's heir on removal is the longest route of the same level group
 //! (lengths between the level below and l) that covers it.
+//!
+//! Routes longer than /64 are rare (host routes, point-to-point links) but come in many lengths;
+//! probing a pair per length for every address would cost more than all the levels together. So
+//! a marker group holds the /64s under which any such route lies (counted, so removal works), and
+//! an address probes the long pairs only when its /64 is marked — found with the hash the /64
+//! level already computed.
 
 use hashbrown::HashMap;
 
@@ -26,6 +32,8 @@ pub struct Bloomfwd6 {
     groups: Vec<Group<u64>>,
     /// Lengths above 64, longest first, each with its own group.
     long: Vec<(u8, Group<u128>)>,
+    /// /64 keys with routes longer than /64 beneath them; the next-hop field counts those routes.
+    long_marks: Group<u64>,
     default: NextHop,
     routes: HashMap<(u128, u8), NextHop>,
     fpr: f64,
@@ -71,6 +79,7 @@ impl Bloomfwd6 {
             level_of,
             groups: levels.iter().map(|_| Group::new(1024, fpr)).collect(),
             long: Vec::new(),
+            long_marks: Group::new(64, fpr),
             default: NO_ROUTE,
             routes: HashMap::new(),
             fpr,
@@ -85,11 +94,12 @@ impl Bloomfwd6 {
         let mut t = Bloomfwd6::new(levels, fpr)?;
         t.insert_all(routes)?;
         for g in &mut t.groups {
-            g.resize_bloom(g.len());
+            g.fit();
         }
         for (_, g) in &mut t.long {
-            g.resize_bloom(g.len());
+            g.fit();
         }
+        t.long_marks.fit();
         Ok(t)
     }
 
@@ -160,6 +170,11 @@ impl Bloomfwd6 {
                         self.long.len() - 1
                     }
                 };
+                if self.long[at].1.entry(prefix >> (128 - u32::from(len))).is_none() {
+                    let mark = key64(prefix, 64);
+                    let count = self.long_marks.entry(mark).map_or(0, |e| e.0);
+                    self.long_marks.set(mark, count + 1, 64);
+                }
                 self.long[at].1.set(prefix >> (128 - u32::from(len)), next_hop, len);
             }
         }
@@ -188,6 +203,12 @@ impl Bloomfwd6 {
             _ => {
                 if let Some((_, g)) = self.long.iter_mut().find(|(l, _)| *l == len) {
                     g.remove(prefix >> (128 - u32::from(len)));
+                }
+                let mark = key64(prefix, 64);
+                match self.long_marks.entry(mark) {
+                    Some((1, _)) => self.long_marks.remove(mark),
+                    Some((n, _)) => self.long_marks.set(mark, n - 1, 64),
+                    None => {}
                 }
             }
         }
@@ -231,8 +252,13 @@ impl Bloomfwd6 {
         self.routes.is_empty()
     }
 
+    /// The longest route above /64 covering `addr`, probed only when `addr`'s /64 (`key`, with
+    /// hash `h`) is marked.
     #[inline(always)]
-    fn long_match(&self, addr: u128) -> Option<NextHop> {
+    fn long_match(&self, addr: u128, h: u64, key: u64) -> Option<NextHop> {
+        if self.long.is_empty() || self.long_marks.find(h, key).is_none() {
+            return None;
+        }
         self.long.iter().find_map(|(l, g)| {
             let key = addr >> (128 - u32::from(*l));
             g.find(key.hash(), key)
@@ -242,7 +268,8 @@ impl Bloomfwd6 {
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u128) -> NextHop {
-        if let Some(nh) = self.long_match(addr) {
+        let k64 = key64(addr, 64);
+        if let Some(nh) = self.long_match(addr, k64.hash(), k64) {
             return nh;
         }
         for (g, &q) in self.groups.iter().zip(&self.levels).rev() {
@@ -286,12 +313,13 @@ impl Bloomfwd6 {
             }
             for i in 0..n {
                 let x = a[i];
-                o[i] = self.long_match(x).unwrap_or_else(|| {
+                let last = (levels - 1) * BLOCK + i;
+                o[i] = self.long_match(x, h[last], keys[last]).unwrap_or_else(|| {
                     let mut m = maybe[i];
                     while m != 0 {
                         let j = 63 - m.leading_zeros() as usize;
-                        if let Some(e) = self.groups[j].get(h[j * BLOCK + i], keys[j * BLOCK + i]) {
-                            return e.0;
+                        if let Some(nh) = self.groups[j].get(h[j * BLOCK + i], keys[j * BLOCK + i]) {
+                            return nh;
                         }
                         m &= !(1 << j);
                     }
@@ -306,13 +334,10 @@ impl Bloomfwd6 {
     pub fn bytes(&self) -> (usize, usize) {
         let mut q = 0;
         let mut c = self.routes.capacity() * (core::mem::size_of::<((u128, u8), NextHop)>() + 1);
-        for g in &self.groups {
-            q += g.bytes().0;
-            c += g.bytes().1;
-        }
-        for (_, g) in &self.long {
-            q += g.bytes().0;
-            c += g.bytes().1;
+        let sizes = self.groups.iter().chain([&self.long_marks]).map(Group::bytes).chain(self.long.iter().map(|(_, g)| g.bytes()));
+        for (gq, gc) in sizes {
+            q += gq;
+            c += gc;
         }
         (q, c)
     }

@@ -28,9 +28,9 @@ impl<K: Key> Group<K> {
         self.bloom.contains(h)
     }
 
-    /// The (next hop, owning length) of `key` (hash `h`), looking only in the table.
+    /// The next hop of `key` (hash `h`), looking only in the table.
     #[inline(always)]
-    pub fn get(&self, h: u64, key: K) -> Option<(NextHop, u8)> {
+    pub fn get(&self, h: u64, key: K) -> Option<NextHop> {
         self.table.get(h, key)
     }
 
@@ -38,10 +38,16 @@ impl<K: Key> Group<K> {
     #[inline(always)]
     pub fn find(&self, h: u64, key: K) -> Option<NextHop> {
         if self.bloom.contains(h) {
-            self.table.get(h, key).map(|x| x.0)
+            self.table.get(h, key)
         } else {
             None
         }
+    }
+
+    /// Prefetches the filter lines hash `h` probes.
+    #[inline(always)]
+    pub fn prefetch_filter(&self, h: u64) {
+        self.bloom.prefetch(h);
     }
 
     /// Prefetches the table slot of hash `h`.
@@ -52,7 +58,7 @@ impl<K: Key> Group<K> {
 
     /// The (next hop, owning length) of `key`, for the control side.
     pub fn entry(&self, key: K) -> Option<(NextHop, u8)> {
-        self.table.get(key.hash(), key)
+        self.table.entry(key)
     }
 
     /// Sets `key` to (next hop, owning length).
@@ -73,6 +79,12 @@ impl<K: Key> Group<K> {
         }
     }
 
+    /// Sizes table and filter for exactly what the group holds (after a bulk build).
+    pub fn fit(&mut self) {
+        self.table.fit();
+        self.resize_bloom(self.table.len());
+    }
+
     /// Rebuilds the filter for `capacity` keys.
     pub fn resize_bloom(&mut self, capacity: usize) {
         self.bloom = CountingBloom::new(capacity, self.fpr);
@@ -88,7 +100,7 @@ impl<K: Key> Group<K> {
 
     /// Bytes a lookup may touch (filter bits and table) and bytes of the filter's counters.
     pub fn bytes(&self) -> (usize, usize) {
-        (self.bloom.query_bytes() + self.table.bytes(), self.bloom.bytes() - self.bloom.query_bytes())
+        (self.bloom.query_bytes() + self.table.bytes(), self.bloom.bytes() - self.bloom.query_bytes() + self.table.control_bytes())
     }
 
     /// Filter bits (m) and probes (k).
