@@ -27,3 +27,11 @@ if [ ! -f "$UBLOCK_ASSETS/thirdparties/easylist/easylist.txt" ]; then
   $SUDO apt-get update -qq >/dev/null 2>&1 || true
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends webext-ublock-origin-firefox >/dev/null
 fi
+
+# Real BGP tables for the ip-lpm experiment: RouteViews-derived IPv4 (2014, 2015) and IPv6 (2015)
+# tables that Debian's pyasn package ships under /usr/lib/python3/dist-packages/data.
+if [ ! -f /usr/lib/python3/dist-packages/data/ipasn_20140513.dat.gz ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-pyasn >/dev/null
+fi

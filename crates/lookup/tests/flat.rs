@@ -201,8 +201,7 @@ fn readers_never_see_a_torn_update() {
     let stop = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..2)
         .map(|t| {
-            let (shared, history, begun, applied, stop) =
-                (shared.clone(), history.clone(), begun.clone(), applied.clone(), stop.clone());
+            let (shared, history, begun, applied, stop) = (shared.clone(), history.clone(), begun.clone(), applied.clone(), stop.clone());
             let names: Vec<Vec<u8>> = (0..STABLE).map(|i| format!("stable/{i}").into_bytes()).collect();
             std::thread::spawn(move || {
                 let (mut checked, mut wrong) = (0u64, 0u64);

@@ -135,8 +135,14 @@ proptest! {
         }
         let mut batch = vec![0; addrs.len()];
         t.lookup_batch(&addrs, &mut batch);
-        for (&a, &b) in addrs.iter().zip(&batch) {
+        let mut ungated = t.clone();
+        ungated.set_gate(false);
+        let mut ungated_batch = vec![0; addrs.len()];
+        ungated.lookup_batch(&addrs, &mut ungated_batch);
+        for ((&a, &b), &u) in addrs.iter().zip(&batch).zip(&ungated_batch) {
             let want = oracle.lookup(a);
+            prop_assert_eq!(u, want, "bloomfwd6 batch without gate {:#x}", a);
+            prop_assert_eq!(ungated.lookup(a), want, "bloomfwd6 single without gate {:#x}", a);
             prop_assert_eq!(t.lookup(a), want, "bloomfwd6 single {:#x} levels {:?}", a, levels);
             prop_assert_eq!(b, want, "bloomfwd6 batch {:#x}", a);
             prop_assert_eq!(miht.lookup(a), want, "miht6 {:#x}", a);

@@ -31,6 +31,11 @@ use crate::{Report, Row, RunConfig};
 #[derive(Debug)]
 pub struct IpLpmExperiment;
 
+/// A batch lookup: `out[i]` for `addrs[i]`.
+type BatchFn<'a, A> = Box<dyn Fn(&[A], &mut [NextHop]) + Sync + 'a>;
+/// Single lookups in a loop, appended to `out`.
+type SingleFn<'a, A> = Box<dyn Fn(&[A], &mut Vec<NextHop>) + Sync + 'a>;
+
 /// A table under test, as closures over its batch and single lookups.
 struct System<'a, A> {
     name: String,
@@ -38,8 +43,8 @@ struct System<'a, A> {
     bytes: usize,
     control_bytes: Option<usize>,
     extra: Vec<(&'static str, serde_json::Value)>,
-    batch: Box<dyn Fn(&[A], &mut [NextHop]) + Sync + 'a>,
-    single: Box<dyn Fn(&[A], &mut Vec<NextHop>) + Sync + 'a>,
+    batch: BatchFn<'a, A>,
+    single: SingleFn<'a, A>,
 }
 
 fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -64,7 +69,7 @@ impl crate::Experiment for IpLpmExperiment {
         let v4_2014 = workload::dedup(&workload::load(&dir.join(workload::V4_2014))?.v4);
         let set_2015 = workload::load(&dir.join(workload::V46_2015))?;
         let (v4_2015, v6_2015) = (workload::dedup(&set_2015.v4), workload::dedup(&set_2015.v6));
-        let n_addrs = if cfg.quick { 1 << 17 } else { 1 << 22 };
+        let n_addrs = if cfg.quick { 1 << 17 } else { 1 << 21 };
         let mut rows = Vec::new();
 
         let mut v4_tables = vec![("routeviews-2014".to_string(), v4_2014.clone())];
@@ -94,6 +99,8 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
     });
     let (bloom, bloom_s) = timed(|| Bloomfwd4::from_routes(routes, DEFAULT_FPR));
     let bloom = bloom?;
+    let mut unguarded = bloom.clone();
+    unguarded.set_guard(false);
     let (miht, miht_s) = timed(|| Miht4::from_routes(routes));
     let miht = miht?;
     let (dir, dir_s) = timed(|| Dir24::from_routes(routes));
@@ -133,6 +140,15 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
             extra: vec![("isa", "scalar".into())],
             batch: Box::new(|a, o| bloom.lookup_batch_with(simd::Isa::Scalar, a, o)),
             single: Box::new(|a, o| o.extend(a.iter().map(|&x| bloom.lookup(x)))),
+        },
+        System {
+            name: "bloomfwd-noguard".into(),
+            build_s: bloom_s,
+            bytes: q,
+            control_bytes: Some(c),
+            extra: vec![("isa", isa.label().into())],
+            batch: Box::new(|a, o| unguarded.lookup_batch(a, o)),
+            single: Box::new(|a, o| o.extend(a.iter().map(|&x| unguarded.lookup(x)))),
         },
         System {
             name: "miht".into(),
@@ -208,7 +224,10 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
         match t {
             Ok(t) => {
                 row = row.with("expanded_actual", t.expanded());
+                let mut paper = t.clone();
+                paper.set_gate(false);
                 tables.push((format!("bloomfwd-n{n}"), t, s));
+                tables.push((format!("bloomfwd-n{n}-nogate"), paper, s));
             }
             Err(e) => row = row.with("skipped", e.to_string()),
         }
@@ -219,7 +238,9 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
         used.push(64);
     }
     let (nocpe, nocpe_s) = timed(|| Bloomfwd6::from_routes(routes, &used, DEFAULT_FPR));
-    tables.push(("bloomfwd-nocpe".into(), nocpe?, nocpe_s));
+    let mut nocpe = nocpe?;
+    nocpe.set_gate(false);
+    tables.push(("bloomfwd-nocpe".into(), nocpe, nocpe_s));
     let (miht, miht_s) = timed(|| Miht6::from_routes(routes));
     let miht = miht?;
     let (ptrie, ptrie_s) = timed(|| PrefixTrie6::new(routes));
@@ -232,7 +253,11 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
             build_s: *s,
             bytes: t.bytes().0,
             control_bytes: Some(t.bytes().1),
-            extra: vec![("isa", isa.label().into()), ("levels", format!("{:?}", t.levels()).into()), ("expanded_actual", t.expanded().into())],
+            extra: vec![
+                ("isa", isa.label().into()),
+                ("levels", format!("{:?}", t.levels()).into()),
+                ("expanded_actual", t.expanded().into()),
+            ],
             batch: Box::new(move |a, o| t.lookup_batch(a, o)),
             single: Box::new(move |a, o| o.extend(a.iter().map(|&x| t.lookup(x)))),
         })
@@ -329,7 +354,13 @@ enum Mode {
     Single,
 }
 
-fn run_mode<'s, A: Family>(cfg: &RunConfig, mode: Mode, systems: &'s [System<'_, A>], addrs: &'s [A], reference: &[NextHop]) -> Vec<Outcome> {
+fn run_mode<'s, A: Family>(
+    cfg: &RunConfig,
+    mode: Mode,
+    systems: &'s [System<'_, A>],
+    addrs: &'s [A],
+    reference: &[NextHop],
+) -> Vec<Outcome> {
     let (n, threads) = (addrs.len(), cfg.threads);
     let mut contenders: Vec<Contender<'s, NextHop>> = systems
         .iter()
@@ -359,7 +390,12 @@ fn bars(rows: &[Row], family: &str, table: &str, systems: &[String]) -> Chart {
                 .iter()
                 .map(|g| {
                     rows.iter()
-                        .find(|r| r.str("system") == Some(sys) && r.str("family") == Some(family) && r.str("table") == Some(table) && r.str("traffic") == Some(g))
+                        .find(|r| {
+                            r.str("system") == Some(sys)
+                                && r.str("family") == Some(family)
+                                && r.str("table") == Some(table)
+                                && r.str("traffic") == Some(g)
+                        })
                         .and_then(|r| r.num("mlookups_per_s"))
                         .unwrap_or(f64::NAN)
                 })
@@ -374,7 +410,10 @@ fn bars(rows: &[Row], family: &str, table: &str, systems: &[String]) -> Chart {
 fn best_v6(rows: &[Row]) -> Option<String> {
     let mut names: Vec<String> = rows
         .iter()
-        .filter(|r| r.str("family") == Some("ipv6") && r.str("system").is_some_and(|s| s.starts_with("bloomfwd-n")))
+        .filter(|r| {
+            r.str("family") == Some("ipv6")
+                && r.str("system").is_some_and(|s| s.starts_with("bloomfwd-n") && s[10..].parse::<usize>().is_ok())
+        })
         .filter_map(|r| r.str("system").map(String::from))
         .collect();
     names.dedup();
@@ -386,16 +425,19 @@ fn best_v6(rows: &[Row]) -> Option<String> {
 }
 
 fn plots(rows: &[Row]) -> Vec<Plot> {
-    let v4: Vec<String> = ["bloomfwd", "bloomfwd-scalar-hash", "dir-24-8", "miht", "prefix-trie", "iptrie"].iter().map(|s| s.to_string()).collect();
+    let v4: Vec<String> = ["bloomfwd", "bloomfwd-noguard", "bloomfwd-scalar-hash", "dir-24-8", "miht", "prefix-trie", "iptrie"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let mut v6 = vec!["bloomfwd-nocpe".to_string(), "miht".into(), "prefix-trie".into(), "iptrie".into()];
     if let Some(b) = best_v6(rows) {
         v6.insert(0, b);
     }
-    let dp_points = |key: &str| -> Vec<(f64, f64)> {
+    let dp_points = |key: &str, suffix: &str| -> Vec<(f64, f64)> {
         rows.iter()
             .filter(|r| r.str("family") == Some("ipv6") && r.str("traffic") == Some("match-100"))
             .filter_map(|r| {
-                let n: f64 = r.str("system")?.strip_prefix("bloomfwd-n")?.parse().ok()?;
+                let n: f64 = r.str("system")?.strip_prefix("bloomfwd-n")?.strip_suffix(suffix)?.parse().ok()?;
                 Some((n, r.num(key)?))
             })
             .collect()
@@ -417,7 +459,14 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             file_tag: "dpcpe".into(),
             title: "IPv6 DP-CPE: lookup rate by number of levels n (match-100)".into(),
             y_label: "M lookups/s".into(),
-            chart: Chart::Lines { x_label: "levels n".into(), log_x: false, series: vec![("bloomfwd".into(), dp_points("mlookups_per_s"))] },
+            chart: Chart::Lines {
+                x_label: "levels n".into(),
+                log_x: false,
+                series: vec![
+                    ("bloomfwd (gate)".into(), dp_points("mlookups_per_s", "")),
+                    ("bloomfwd (paper: no gate)".into(), dp_points("mlookups_per_s", "-nogate")),
+                ],
+            },
         },
     ]
 }
@@ -429,7 +478,8 @@ fn summary(rows: &[Row]) -> Vec<String> {
             .and_then(|r| r.num(key))
     };
     let mut out = Vec::new();
-    let mut tables: Vec<(String, String)> = rows.iter().filter_map(|r| Some((r.str("family")?.to_string(), r.str("table")?.to_string()))).collect();
+    let mut tables: Vec<(String, String)> =
+        rows.iter().filter_map(|r| Some((r.str("family")?.to_string(), r.str("table")?.to_string()))).collect();
     tables.dedup();
     let best6 = best_v6(rows);
     for (family, table) in tables {

@@ -24,7 +24,14 @@ pub trait Experiment: Sync {
 
 /// Every experiment, in the order `--all` runs them.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&wire::Wire, &name_fib::NameFibExperiment, &cs::CsExperiment, &flat_fib::FlatFibExperiment, &forwarder::ForwarderExperiment, &ip_lpm::IpLpmExperiment]
+    vec![
+        &wire::Wire,
+        &name_fib::NameFibExperiment,
+        &cs::CsExperiment,
+        &flat_fib::FlatFibExperiment,
+        &forwarder::ForwarderExperiment,
+        &ip_lpm::IpLpmExperiment,
+    ]
 }
 
 /// The experiment called `name`.

@@ -61,6 +61,12 @@ impl PrefixTrie6 {
 /// `iptrie`'s LC-trie over IPv4.
 pub struct IpTrie4(Ipv4LCTrieMap<NextHop>);
 
+impl core::fmt::Debug for IpTrie4 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("IpTrie4")
+    }
+}
+
 impl IpTrie4 {
     /// Built from routes (a later duplicate wins), then compressed.
     pub fn new(routes: &[Route<u32>]) -> Self {
@@ -82,6 +88,12 @@ impl IpTrie4 {
 
 /// `iptrie`'s LC-trie over IPv6.
 pub struct IpTrie6(Ipv6LCTrieMap<NextHop>);
+
+impl core::fmt::Debug for IpTrie6 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("IpTrie6")
+    }
+}
 
 impl IpTrie6 {
     /// Built from routes (a later duplicate wins), then compressed.

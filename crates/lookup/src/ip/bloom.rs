@@ -2,10 +2,29 @@
 //!
 //! Sized for `n` keys at a target false-positive rate p: m = ⌈n·ln(1/p)/ln²2⌉ bits and
 //! k = round(m/n·ln 2) probes (at p = 0.3: 2.5 bits per key, k = 2, as in the paper's Table 5).
-//! Probe i of a key with hash h reads bit g_i = h1 + i·h2. Counters saturate at 255 and then
-//! stay (a saturated bit is never cleared: it can only cost a false positive, never a miss).
+//!
+//! Register-blocked (Putze, Sanders, Singler 2007): all k bits of a key lie in one 64-bit word,
+//! chosen by h1; inside it, probe i sets bit g_i = a + i·b mod 64 (the paper's
+//! g_i = h1 + i·h2 derivation, on the low half of the hash: a = h2 mod 64, b odd). A probe is
+//! then one load and a mask compare, with no branch per bit — the filter's false-positive rate
+//! rises a little over an unblocked one of the same size (measured in the tests and by the
+//! experiment), and lookups stop paying a cache miss and a misprediction per bit.
+//!
+//! Counters saturate at 255 and then stay (a saturated bit is never cleared: it can only cost a
+//! false positive, never a miss).
 
 use super::hash::{h1, h2, reduce};
+
+/// The positions of the set bits of `mask`, lowest first.
+fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    core::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
 
 /// A counting Bloom filter.
 #[derive(Debug, Clone)]
@@ -25,7 +44,8 @@ impl CountingBloom {
         let ln2 = core::f64::consts::LN_2;
         let m = ((capacity as f64 * (1.0 / fpr).ln() / (ln2 * ln2)).ceil() as usize).max(64);
         let k = ((m as f64 / capacity as f64 * ln2).round() as u32).clamp(1, 16);
-        CountingBloom { bits: vec![0; m.div_ceil(64)], counts: vec![0; m], m, k, capacity }
+        let words = m.div_ceil(64);
+        CountingBloom { bits: vec![0; words], counts: vec![0; words * 64], m: words * 64, k, capacity }
     }
 
     /// Keys it was sized for.
@@ -38,51 +58,53 @@ impl CountingBloom {
         (self.m, self.k)
     }
 
+    /// The word of hash `h` and the mask of its k bits in it.
     #[inline(always)]
-    fn index(&self, h: u64, i: u32) -> usize {
-        reduce(h1(h).wrapping_add(i.wrapping_mul(h2(h))), self.m)
+    fn word_and_mask(&self, h: u64) -> (usize, u64) {
+        let word = reduce(h1(h), self.bits.len());
+        let (a, b) = (h2(h) >> 1, (h2(h) >> 7) | 1);
+        let mut mask = 0u64;
+        for i in 0..self.k {
+            mask |= 1 << (a.wrapping_add(i.wrapping_mul(b)) % 64);
+        }
+        (word, mask)
     }
 
     /// Whether the key with hash `h` may be in the set (never false for one that is).
     #[inline(always)]
     pub fn contains(&self, h: u64) -> bool {
-        // Every probe, no early exit: k is small, and a branch per probe mispredicts often.
-        let mut all = 1;
-        for i in 0..self.k {
-            let b = self.index(h, i);
-            all &= self.bits[b / 64] >> (b % 64);
-        }
-        all & 1 == 1
+        let (w, mask) = self.word_and_mask(h);
+        self.bits[w] & mask == mask
     }
 
-    /// Prefetches the lines of the bits hash `h` probes.
+    /// Prefetches the word hash `h` probes.
     #[inline(always)]
     pub fn prefetch(&self, h: u64) {
-        for i in 0..self.k {
-            crate::mem::prefetch(&self.bits[self.index(h, i) / 64]);
-        }
+        crate::mem::prefetch(&self.bits[reduce(h1(h), self.bits.len())]);
     }
 
     /// Adds the key with hash `h`.
     pub fn insert(&mut self, h: u64) {
-        for i in 0..self.k {
-            let b = self.index(h, i);
-            self.counts[b] = self.counts[b].saturating_add(1);
-            self.bits[b / 64] |= 1 << (b % 64);
+        let (w, mask) = self.word_and_mask(h);
+        self.bits[w] |= mask;
+        for bit in set_bits(mask) {
+            let c = &mut self.counts[w * 64 + bit];
+            *c = c.saturating_add(1);
         }
     }
 
     /// Removes the key with hash `h` (which must have been inserted).
     pub fn remove(&mut self, h: u64) {
-        for i in 0..self.k {
-            let b = self.index(h, i);
-            match self.counts[b] {
+        let (w, mask) = self.word_and_mask(h);
+        for bit in set_bits(mask) {
+            let c = &mut self.counts[w * 64 + bit];
+            match *c {
                 0 | 255 => {}
                 1 => {
-                    self.counts[b] = 0;
-                    self.bits[b / 64] &= !(1 << (b % 64));
+                    *c = 0;
+                    self.bits[w] &= !(1 << bit);
                 }
-                c => self.counts[b] = c - 1,
+                n => *c = n - 1,
             }
         }
     }
@@ -108,7 +130,7 @@ mod tests {
         // Paper, Table 5, AS65000 G1: 971,555 keys at 30% → m = 2,434,631, k = 2.
         let b = CountingBloom::new(971_555, 0.3);
         assert_eq!(b.shape().1, 2);
-        assert!((2_430_000..2_440_000).contains(&b.shape().0), "{:?}", b.shape());
+        assert!((2_430_000..2_440_100).contains(&b.shape().0), "{:?}", b.shape());
         assert_eq!(CountingBloom::new(971_555, 0.01).shape().1, 7);
     }
 
@@ -120,7 +142,7 @@ mod tests {
         }
         assert!((0..10_000u64).all(|k| b.contains(hash64(k))));
         let fp = (10_000..110_000u64).filter(|&k| b.contains(hash64(k))).count() as f64 / 100_000.0;
-        assert!((0.2..0.4).contains(&fp), "false-positive rate {fp}");
+        assert!((0.25..0.38).contains(&fp), "false-positive rate {fp} (target 0.3)");
         for k in 0..10_000u64 {
             b.remove(hash64(k));
         }

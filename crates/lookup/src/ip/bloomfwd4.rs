@@ -336,13 +336,7 @@ impl Bloomfwd4 {
                 continue;
             }
             let (h32, h24) = (st.h[i], st.h[BLOCK + i]);
-            let (m32, m24) = (self.g32.maybe(h32), self.g24.maybe(h24));
-            if m32 {
-                self.g32.prefetch(h32);
-            }
-            if m24 {
-                self.g24.prefetch(h24);
-            }
+            let (m32, m24) = (self.g32.probe_and_prefetch(h32), self.g24.probe_and_prefetch(h24));
             st.hit[i] = u8::from(m32) << 1 | u8::from(m24);
         }
     }

@@ -13,11 +13,20 @@
 //! a marker group holds the /64s under which any such route lies (counted, so removal works), and
 //! an address probes the long pairs only when its /64 is marked — found with the hash the /64
 //! level already computed.
+//!
+//! # The gate (an addition to the paper, the IPv6 form of [`super::Bloomfwd4`]'s array guard)
+//! A table keyed by the first level's q1-bit key holds, for every q1-prefix that any route covers
+//! or lies inside, the length of the longest such route. A lookup reads it first: no entry means
+//! only the default route can match; otherwise only the levels up to that length are searched
+//! (and the long pairs only past /64). Addresses outside the routed space stop after one probe,
+//! and a /48 destination no longer probes the /56 and /64 filters. [`Bloomfwd6::set_gate`] turns
+//! it off to measure the paper's search as it was.
 
 use hashbrown::HashMap;
 
 use super::group::Group;
 use super::hash::Key;
+use super::table::PrefixTable;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, MAX_EXPANSION, NO_ROUTE};
 
 /// Addresses hashed and prefetched together by [`Bloomfwd6::lookup_batch`].
@@ -34,6 +43,12 @@ pub struct Bloomfwd6 {
     long: Vec<(u8, Group<u128>)>,
     /// /64 keys with routes longer than /64 beneath them; the next-hop field counts those routes.
     long_marks: Group<u64>,
+    /// First-level key → longest route length covering or inside it (in the next-hop field).
+    gate: PrefixTable<u64>,
+    /// (first-level key, max(route length, q1)) → routes: what `gate` summarises.
+    gate_counts: HashMap<(u64, u8), u32>,
+    /// Whether lookups consult the gate.
+    use_gate: bool,
     default: NextHop,
     routes: HashMap<(u128, u8), NextHop>,
     fpr: f64,
@@ -80,6 +95,9 @@ impl Bloomfwd6 {
             groups: levels.iter().map(|_| Group::new(1024, fpr)).collect(),
             long: Vec::new(),
             long_marks: Group::new(64, fpr),
+            gate: PrefixTable::new(1024),
+            gate_counts: HashMap::new(),
+            use_gate: true,
             default: NO_ROUTE,
             routes: HashMap::new(),
             fpr,
@@ -100,6 +118,7 @@ impl Bloomfwd6 {
             g.fit();
         }
         t.long_marks.fit();
+        t.gate.fit();
         Ok(t)
     }
 
@@ -109,6 +128,54 @@ impl Bloomfwd6 {
     /// As [`Bloomfwd6::from_routes`].
     pub fn with_dp_cpe(routes: &[Route<u128>], n: usize, fpr: f64) -> Result<Self, IpError> {
         Self::from_routes(routes, &super::dp_cpe(&histogram(routes), n), fpr)
+    }
+
+    /// With `on = false`, lookups search every level as in the paper (on by default).
+    pub fn set_gate(&mut self, on: bool) {
+        self.use_gate = on;
+    }
+
+    /// The first-level keys a route of length ≥ 1 covers or lies inside, and the length the
+    /// gate records for it.
+    fn gate_keys(&self, prefix: u128, len: u8) -> (core::ops::Range<u64>, u8) {
+        let q1 = self.levels[0];
+        let first = key64(prefix, q1);
+        if len <= q1 {
+            (first..first + (1u64 << (q1 - len)), q1)
+        } else {
+            (first..first + 1, len)
+        }
+    }
+
+    fn gate_add(&mut self, prefix: u128, len: u8) {
+        let (keys, l) = self.gate_keys(prefix, len);
+        for key in keys {
+            *self.gate_counts.entry((key, l)).or_insert(0) += 1;
+            if self.gate.entry(key).is_none_or(|e| e.0 < u32::from(l)) {
+                self.gate.set(key, u32::from(l), 0);
+            }
+        }
+    }
+
+    fn gate_remove(&mut self, prefix: u128, len: u8) {
+        let (keys, l) = self.gate_keys(prefix, len);
+        let q1 = self.levels[0];
+        for key in keys {
+            if let Some(c) = self.gate_counts.get_mut(&(key, l)) {
+                *c -= 1;
+                if *c == 0 {
+                    self.gate_counts.remove(&(key, l));
+                }
+            }
+            match (q1..=128).rev().find(|&x| self.gate_counts.contains_key(&(key, x))) {
+                Some(longest) => {
+                    self.gate.set(key, u32::from(longest), 0);
+                }
+                None => {
+                    self.gate.remove(key);
+                }
+            }
+        }
     }
 
     /// The expansion levels.
@@ -155,6 +222,9 @@ impl Bloomfwd6 {
 
     fn install(&mut self, prefix: u128, len: u8, next_hop: NextHop) -> Option<NextHop> {
         let old = self.routes.insert((prefix, len), next_hop);
+        if old.is_none() && len > 0 {
+            self.gate_add(prefix, len);
+        }
         match len {
             0 => self.default = next_hop,
             1..=64 => self.claim(prefix, len, next_hop, len, |o| o.is_none_or(|o| o <= len)),
@@ -189,6 +259,9 @@ impl Bloomfwd6 {
         let Some(next_hop) = self.routes.remove(&(prefix, len)) else {
             return Err(IpError::NoSuchRoute(format!("{}/{len}", core::net::Ipv6Addr::from(prefix))));
         };
+        if len > 0 {
+            self.gate_remove(prefix, len);
+        }
         match len {
             0 => self.default = NO_ROUTE,
             1..=64 => {
@@ -265,14 +338,32 @@ impl Bloomfwd6 {
         })
     }
 
+    /// The levels worth searching for an address whose gate entry is `gate` (the longest route
+    /// length under its first-level key): (index of the highest level, whether lengths above 64
+    /// may match). `None` when only the default route can match.
+    #[inline(always)]
+    fn reach(&self, gate: Option<NextHop>) -> Option<(usize, bool)> {
+        if !self.use_gate {
+            return Some((self.levels.len() - 1, true));
+        }
+        let longest = gate?;
+        Some((usize::from(self.level_of[longest.min(64) as usize]), longest > 64))
+    }
+
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u128) -> NextHop {
-        let k64 = key64(addr, 64);
-        if let Some(nh) = self.long_match(addr, k64.hash(), k64) {
-            return nh;
+        let k1 = key64(addr, self.levels[0]);
+        let Some((top, long)) = self.reach(self.gate.get(k1.hash(), k1)) else {
+            return self.default;
+        };
+        if long {
+            let k64 = key64(addr, 64);
+            if let Some(nh) = self.long_match(addr, k64.hash(), k64) {
+                return nh;
+            }
         }
-        for (g, &q) in self.groups.iter().zip(&self.levels).rev() {
+        for (g, &q) in self.groups[..=top].iter().zip(&self.levels).rev() {
             let key = key64(addr, q);
             if let Some(nh) = g.find(key.hash(), key) {
                 return nh;
@@ -282,8 +373,9 @@ impl Bloomfwd6 {
     }
 
     /// [`Bloomfwd6::lookup`] of `addrs[i]` into `out[i]`: for a block of addresses every level's
-    /// key is hashed with SIMD, every filter probed and every positive slot prefetched, then each
-    /// address takes its longest true match.
+    /// key is hashed with SIMD and the gate slots prefetched; then each address's filters up to
+    /// its gate's reach are probed and the slots they pass prefetched; then each address takes its
+    /// longest true match.
     pub fn lookup_batch(&self, addrs: &[u128], out: &mut [NextHop]) {
         self.lookup_batch_with(simd::detect(), addrs, out);
     }
@@ -301,20 +393,32 @@ impl Bloomfwd6 {
                 }
             }
             simd::hash_keys(isa, &keys, &mut h);
+            for &hi in &h[..n] {
+                self.gate.prefetch(hi);
+            }
+            // Per address: bit j set when level j's filter passed; whether long routes may match;
+            // whether the gate left only the default.
             let mut maybe = [0u64; BLOCK];
+            let mut longs = [false; BLOCK];
+            let mut gated = [false; BLOCK];
             for (i, m) in maybe[..n].iter_mut().enumerate() {
-                for (j, g) in self.groups.iter().enumerate() {
-                    let hj = h[j * BLOCK + i];
-                    if g.maybe(hj) {
-                        g.prefetch(hj);
-                        *m |= 1 << j;
-                    }
+                let Some((top, long)) = self.reach(self.gate.get(h[i], keys[i])) else {
+                    gated[i] = true;
+                    continue;
+                };
+                for (j, g) in self.groups[..=top].iter().enumerate() {
+                    *m |= u64::from(g.probe_and_prefetch(h[j * BLOCK + i])) << j;
                 }
+                longs[i] = long;
             }
             for i in 0..n {
-                let x = a[i];
+                if gated[i] {
+                    o[i] = self.default;
+                    continue;
+                }
                 let last = (levels - 1) * BLOCK + i;
-                o[i] = self.long_match(x, h[last], keys[last]).unwrap_or_else(|| {
+                let long_hit = if longs[i] { self.long_match(a[i], h[last], keys[last]) } else { None };
+                o[i] = long_hit.unwrap_or_else(|| {
                     let mut m = maybe[i];
                     while m != 0 {
                         let j = 63 - m.leading_zeros() as usize;
@@ -339,6 +443,8 @@ impl Bloomfwd6 {
             q += gq;
             c += gc;
         }
+        q += self.gate.bytes();
+        c += self.gate.control_bytes() + self.gate_counts.capacity() * (core::mem::size_of::<((u64, u8), u32)>() + 1);
         (q, c)
     }
 

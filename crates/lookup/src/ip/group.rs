@@ -22,12 +22,6 @@ impl<K: Key> Group<K> {
         Group { bloom: CountingBloom::new(capacity, fpr), table: PrefixTable::new(capacity), fpr }
     }
 
-    /// Whether the filter lets the key with hash `h` through to the table.
-    #[inline(always)]
-    pub fn maybe(&self, h: u64) -> bool {
-        self.bloom.contains(h)
-    }
-
     /// The next hop of `key` (hash `h`), looking only in the table.
     #[inline(always)]
     pub fn get(&self, h: u64, key: K) -> Option<NextHop> {
@@ -44,16 +38,19 @@ impl<K: Key> Group<K> {
         }
     }
 
+    /// Probes the filter for hash `h` and prefetches the table slot when it passes, without a
+    /// branch. Returns whether it passed.
+    #[inline(always)]
+    pub fn probe_and_prefetch(&self, h: u64) -> bool {
+        let m = self.bloom.contains(h);
+        self.table.prefetch_if(h, m);
+        m
+    }
+
     /// Prefetches the filter lines hash `h` probes.
     #[inline(always)]
     pub fn prefetch_filter(&self, h: u64) {
         self.bloom.prefetch(h);
-    }
-
-    /// Prefetches the table slot of hash `h`.
-    #[inline(always)]
-    pub fn prefetch(&self, h: u64) {
-        self.table.prefetch(h);
     }
 
     /// The (next hop, owning length) of `key`, for the control side.

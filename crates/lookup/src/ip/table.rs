@@ -68,6 +68,13 @@ impl<K: Key> PrefixTable<K> {
         prefetch(&self.slots[self.home(h)]);
     }
 
+    /// Prefetches the home slot of hash `h` when `wanted`, else slot 0 (soon cached, so the
+    /// prefetch costs nothing): no branch on `wanted`.
+    #[inline(always)]
+    pub fn prefetch_if(&self, h: u64, wanted: bool) {
+        prefetch(&self.slots[self.home(h) * usize::from(wanted)]);
+    }
+
     /// The slot holding `key` (hash `h`).
     #[inline(always)]
     fn find(&self, h: u64, key: K) -> Option<usize> {
