@@ -11,7 +11,7 @@
 //! lookup at a time (`ns_per_lookup`) — every answer of every repetition checked against the
 //! binary-trie oracle (`mismatches`, the worst of the three). `bytes_per_prefix` counts what the
 //! lookup touches (Bloomfwd's filters, tables and direct array; not its control side, which is
-//! `control_bytes_per_prefix`). For IPv6 each DP-CPE level count n is its own system
+//! `control_bytes_per_prefix`); for the crates, what their build left allocated. For IPv6 each DP-CPE level count n is its own system
 //! (`bloomfwd-n<n>`): the paper picks n by measurement, and so does the summary; `dp-cpe` rows
 //! give the chosen levels with the estimated and actual expanded sizes (the paper's Table 4).
 
@@ -53,6 +53,14 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (v, t.elapsed().as_secs_f64())
 }
 
+/// [`timed`], plus the bytes the build left allocated (0 unless the counting allocator is on).
+fn timed_bytes<T>(f: impl FnOnce() -> T) -> (T, f64, usize) {
+    let before = crate::alloc::live_bytes();
+    let (v, s) = timed(f);
+    let bytes = if crate::alloc::is_counting() { crate::alloc::live_bytes().saturating_sub(before) } else { 0 };
+    (v, s, bytes)
+}
+
 const TRAFFIC: [Traffic; 5] = [Traffic::Uniform, Traffic::Matching(1.0), Traffic::Matching(0.8), Traffic::Matching(0.0), Traffic::Zipf];
 
 impl crate::Experiment for IpLpmExperiment {
@@ -82,6 +90,7 @@ impl crate::Experiment for IpLpmExperiment {
         for (table, routes) in &v4_tables {
             rows.extend(run_v4(cfg, table, routes, n_addrs)?);
         }
+        rows.extend(fpr_sweep(cfg, "routeviews-2014", &v4_2014, n_addrs)?);
         rows.extend(run_v6(cfg, "routeviews-2015-v6", &v6_2015, n_addrs.min(1 << 20))?);
         let plots = plots(&rows);
         let summary = summary(&rows);
@@ -105,8 +114,8 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
     let miht = miht?;
     let (dir, dir_s) = timed(|| Dir24::from_routes(routes));
     let dir = dir?;
-    let (ptrie, ptrie_s) = timed(|| PrefixTrie4::new(routes));
-    let (iptrie, iptrie_s) = timed(|| IpTrie4::new(routes));
+    let (ptrie, ptrie_s, ptrie_bytes) = timed_bytes(|| PrefixTrie4::new(routes));
+    let (iptrie, iptrie_s, iptrie_bytes) = timed_bytes(|| IpTrie4::new(routes));
     let (q, c) = bloom.bytes();
     let (e20, e24, e32) = bloom.expanded();
     let [(m24, k24), (m32, k32)] = bloom.bloom_shapes();
@@ -171,7 +180,7 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
         System {
             name: "prefix-trie".into(),
             build_s: ptrie_s,
-            bytes: 0,
+            bytes: ptrie_bytes,
             control_bytes: None,
             extra: vec![],
             batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = ptrie.lookup(x))),
@@ -180,7 +189,7 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
         System {
             name: "iptrie".into(),
             build_s: iptrie_s,
-            bytes: 0,
+            bytes: iptrie_bytes,
             control_bytes: None,
             extra: vec![],
             batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = iptrie.lookup(x))),
@@ -191,6 +200,62 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
     for (t, traffic) in TRAFFIC.iter().enumerate() {
         let addrs = workload::addresses(routes, &oracle, *traffic, n_addrs, 0x1b + t as u64);
         rows.extend(measure(cfg, "ipv4", table, routes.len(), *traffic, &addrs, &oracle, &systems));
+    }
+    Ok(rows)
+}
+
+/// The paper's Table 5 and Figure 2: filter shapes and lookup rate as the target false-positive
+/// rate varies (uniform traffic; with the guard, and without it as in the paper).
+fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
+    let mut oracle = BinaryTrie::<u32>::new();
+    for r in routes {
+        let _ = oracle.insert(r.prefix, r.len, r.next_hop);
+    }
+    let addrs = workload::addresses(routes, &oracle, Traffic::Uniform, n_addrs, 0xf9);
+    let reference: Vec<NextHop> = addrs.iter().map(|&a| oracle.lookup(a)).collect();
+    let fprs: &[f64] = if cfg.quick { &[0.01, 0.3] } else { &[0.01, 0.1, 0.3, 0.6, 0.9] };
+    let mut tables = Vec::new();
+    for &fpr in fprs {
+        let guarded = Bloomfwd4::from_routes(routes, fpr)?;
+        let mut paper = guarded.clone();
+        paper.set_guard(false);
+        tables.push((fpr, guarded, paper));
+    }
+    let n = addrs.len();
+    let addrs = &addrs;
+    let mut contenders: Vec<Contender<'_, NextHop>> = Vec::new();
+    for (fpr, guarded, paper) in &tables {
+        for (label, t) in [("guard", guarded), ("paper", paper)] {
+            contenders.push(Contender::new(format!("{label} {fpr}"), move |out: &mut Vec<NextHop>| {
+                out.resize(n, 0);
+                t.lookup_batch(addrs, out);
+            }));
+        }
+    }
+    let outcomes = compare(cfg.reps, &reference, &mut contenders);
+    drop(contenders);
+    let mut rows = Vec::new();
+    for (i, (fpr, t, _)) in tables.iter().enumerate() {
+        let [(m24, k24), (m32, k32)] = t.bloom_shapes();
+        for (j, search) in ["guard", "paper"].iter().enumerate() {
+            let o = &outcomes[2 * i + j];
+            rows.push(
+                Row::new("bloomfwd-fpr")
+                    .with("family", "ipv4")
+                    .with("table", table)
+                    .with("prefixes", routes.len())
+                    .with("traffic", "uniform")
+                    .with("search", *search)
+                    .with("fpr_target", *fpr)
+                    .with("bloom_24_m", m24)
+                    .with("bloom_24_k", k24)
+                    .with("bloom_32_m", m32)
+                    .with("bloom_32_k", k32)
+                    .with("bytes_per_prefix", t.bytes().0 as f64 / routes.len() as f64)
+                    .with("mlookups_per_s", o.per_second(n) / 1e6)
+                    .with("mismatches", o.mismatches),
+            );
+        }
     }
     Ok(rows)
 }
@@ -243,8 +308,8 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
     tables.push(("bloomfwd-nocpe".into(), nocpe, nocpe_s));
     let (miht, miht_s) = timed(|| Miht6::from_routes(routes));
     let miht = miht?;
-    let (ptrie, ptrie_s) = timed(|| PrefixTrie6::new(routes));
-    let (iptrie, iptrie_s) = timed(|| IpTrie6::new(routes));
+    let (ptrie, ptrie_s, ptrie_bytes) = timed_bytes(|| PrefixTrie6::new(routes));
+    let (iptrie, iptrie_s, iptrie_bytes) = timed_bytes(|| IpTrie6::new(routes));
     let isa = simd::detect();
     let mut systems: Vec<System<'_, u128>> = tables
         .iter()
@@ -274,7 +339,7 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
     systems.push(System {
         name: "prefix-trie".into(),
         build_s: ptrie_s,
-        bytes: 0,
+        bytes: ptrie_bytes,
         control_bytes: None,
         extra: vec![],
         batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = ptrie.lookup(x))),
@@ -283,7 +348,7 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
     systems.push(System {
         name: "iptrie".into(),
         build_s: iptrie_s,
-        bytes: 0,
+        bytes: iptrie_bytes,
         control_bytes: None,
         extra: vec![],
         batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = iptrie.lookup(x))),
@@ -442,6 +507,12 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             })
             .collect()
     };
+    let fpr_points = |search: &str| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|r| r.str("system") == Some("bloomfwd-fpr") && r.str("search") == Some(search))
+            .filter_map(|r| Some((r.num("fpr_target")? * 100.0, r.num("mlookups_per_s")?)))
+            .collect()
+    };
     vec![
         Plot {
             file_tag: "ipv4".into(),
@@ -466,6 +537,16 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
                     ("bloomfwd (gate)".into(), dp_points("mlookups_per_s", "")),
                     ("bloomfwd (paper: no gate)".into(), dp_points("mlookups_per_s", "-nogate")),
                 ],
+            },
+        },
+        Plot {
+            file_tag: "fpr".into(),
+            title: "IPv4 RouteViews 2014, uniform: lookup rate by target false-positive rate (Fig. 2)".into(),
+            y_label: "M lookups/s".into(),
+            chart: Chart::Lines {
+                x_label: "target false-positive rate (%)".into(),
+                log_x: false,
+                series: vec![("with guard".into(), fpr_points("guard")), ("paper's search".into(), fpr_points("paper"))],
             },
         },
     ]
