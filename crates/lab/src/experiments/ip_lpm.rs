@@ -388,6 +388,7 @@ fn measure<A: Family>(
                 .with("prefixes", prefixes)
                 .with("traffic", traffic.label())
                 .with("addresses", n)
+                .with("matched_fraction", workload::matched_fraction(addrs, &reference))
                 .with("mlookups_per_s", b.per_second(n) / 1e6)
                 .with("mlookups_per_s_all_threads", a.per_second(n) / 1e6)
                 .with("threads", cfg.threads)
