@@ -146,10 +146,10 @@ pub fn addresses<A: Family>(routes: &[Route<A>], oracle: &BinaryTrie<A>, traffic
                 if rng.gen_bool(r.clamp(0.0, 1.0)) {
                     A::inside(&routes[rng.gen_range(0..routes.len())], &mut rng)
                 } else {
-                    // Up to 64 tries for an unrouted address; where the table routes nearly
+                    // Up to 16 tries for an unrouted address; where the table routes nearly
                     // everything a routed one is taken (see [`matched_fraction`]).
                     let mut a = A::random(&mut rng);
-                    for _ in 0..64 {
+                    for _ in 0..16 {
                         if oracle.lookup(a) == NO_ROUTE {
                             break;
                         }

@@ -14,11 +14,15 @@
 //! # The array guard (an addition to the paper)
 //! Each array cell also carries one bit: whether any route longer than /20 lies inside its /20.
 //! Where none does — most of the address space — the array answers alone, with no filter probe
-//! and no hash; where one does, the search is the paper's. A batch therefore runs in three steps
-//! per block of addresses, pipelined across blocks: prefetch the array cells (block k + 2); read
-//! them and, for guarded ones, hash, probe the filters and prefetch the table slots they pass
-//! (block k + 1); resolve (block k). [`Bloomfwd4::set_guard`] turns the guard off to measure the
-//! paper's search as it was.
+//! and no hash; where one does, the search is the paper's. [`Bloomfwd4::set_guard`] turns the
+//! guard off to measure the paper's search as it was.
+//!
+//! # Batches
+//! A batch runs four steps per block of `BLOCK` (16) addresses, pipelined across blocks so each
+//! step's loads were prefetched a block or more earlier: prefetch the array cells (step k); read
+//! them, hash the guarded addresses with SIMD and prefetch their filter words (k + 1); probe the
+//! filters and prefetch the table slots that pass, without a branch (k + 2); resolve
+//! (k + 2 + `LAG`).
 
 use hashbrown::HashMap;
 
