@@ -565,9 +565,14 @@ fn summary(rows: &[Row]) -> Vec<String> {
             .and_then(|r| r.num(key))
     };
     let mut out = Vec::new();
-    let mut tables: Vec<(String, String)> =
-        rows.iter().filter_map(|r| Some((r.str("family")?.to_string(), r.str("table")?.to_string()))).collect();
-    tables.dedup();
+    let mut tables: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        if let (Some(f), Some(t)) = (r.str("family"), r.str("table")) {
+            if !tables.iter().any(|(_, x)| x == t) {
+                tables.push((f.to_string(), t.to_string()));
+            }
+        }
+    }
     let best6 = best_v6(rows);
     for (family, table) in tables {
         let bloom = if family == "ipv4" { Some("bloomfwd".to_string()) } else { best6.clone() };
