@@ -18,7 +18,8 @@
 use std::time::Instant;
 
 use nexthop_lookup::ip::{
-    dp_cpe, expanded_count, parallel_batch, simd, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, Miht4, Miht6, NextHop, Route, DEFAULT_FPR,
+    dp_cpe, expanded_count, parallel_batch, simd, Address, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, Miht4, Miht6, NextHop, Route,
+    DEFAULT_FPR,
 };
 
 use crate::harness::{compare, Contender, Outcome};
@@ -45,6 +46,48 @@ struct System<'a, A> {
     extra: Vec<(&'static str, serde_json::Value)>,
     batch: BatchFn<'a, A>,
     single: SingleFn<'a, A>,
+}
+
+impl<'a, A: Copy + Sync + 'a> System<'a, A> {
+    /// A system answering one address with `one` and a batch with `batch`.
+    fn new(
+        name: impl Into<String>,
+        build_s: f64,
+        bytes: usize,
+        one: impl Fn(A) -> NextHop + Sync + Copy + 'a,
+        batch: impl Fn(&[A], &mut [NextHop]) + Sync + 'a,
+    ) -> Self {
+        System {
+            name: name.into(),
+            build_s,
+            bytes,
+            control_bytes: None,
+            extra: Vec::new(),
+            batch: Box::new(batch),
+            single: Box::new(move |a, o| o.extend(a.iter().map(|&x| one(x)))),
+        }
+    }
+
+    /// A system without a batch path of its own: its batch is the single lookup in a loop.
+    fn looped(name: impl Into<String>, build_s: f64, bytes: usize, one: impl Fn(A) -> NextHop + Sync + Copy + 'a) -> Self {
+        Self::new(name, build_s, bytes, one, move |a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = one(x)))
+    }
+
+    /// With control-side bytes and extra row fields.
+    fn with(mut self, control_bytes: usize, extra: Vec<(&'static str, serde_json::Value)>) -> Self {
+        self.control_bytes = Some(control_bytes);
+        self.extra = extra;
+        self
+    }
+}
+
+/// The oracle holding `routes`.
+fn oracle<A: Address>(routes: &[Route<A>]) -> BinaryTrie<A> {
+    let mut t = BinaryTrie::new();
+    for r in routes {
+        let _ = t.insert(r.prefix, r.len, r.next_hop);
+    }
+    t
 }
 
 fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -88,9 +131,12 @@ impl crate::Experiment for IpLpmExperiment {
             }
         }
         for (table, routes) in &v4_tables {
-            rows.extend(run_v4(cfg, table, routes, n_addrs)?);
+            let oracle = oracle(routes);
+            rows.extend(run_v4(cfg, table, routes, &oracle, n_addrs)?);
+            if table == "routeviews-2014" {
+                rows.extend(fpr_sweep(cfg, table, routes, &oracle, n_addrs)?);
+            }
         }
-        rows.extend(fpr_sweep(cfg, "routeviews-2014", &v4_2014, n_addrs)?);
         rows.extend(run_v6(cfg, "routeviews-2015-v6", &v6_2015, n_addrs.min(1 << 20))?);
         let plots = plots(&rows);
         let summary = summary(&rows);
@@ -98,14 +144,7 @@ impl crate::Experiment for IpLpmExperiment {
     }
 }
 
-fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
-    let (oracle, _) = timed(|| {
-        let mut t = BinaryTrie::<u32>::new();
-        for r in routes {
-            let _ = t.insert(r.prefix, r.len, r.next_hop);
-        }
-        t
-    });
+fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &BinaryTrie<u32>, n_addrs: usize) -> anyhow::Result<Vec<Row>> {
     let (bloom, bloom_s) = timed(|| Bloomfwd4::from_routes(routes, DEFAULT_FPR));
     let bloom = bloom?;
     let mut unguarded = bloom.clone();
@@ -132,69 +171,15 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
         ("fpr_target", DEFAULT_FPR.into()),
     ];
     let systems: Vec<System<'_, u32>> = vec![
-        System {
-            name: "bloomfwd".into(),
-            build_s: bloom_s,
-            bytes: q,
-            control_bytes: Some(c),
-            extra: bloom_extra,
-            batch: Box::new(|a, o| bloom.lookup_batch(a, o)),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| bloom.lookup(x)))),
-        },
-        System {
-            name: "bloomfwd-scalar-hash".into(),
-            build_s: bloom_s,
-            bytes: q,
-            control_bytes: Some(c),
-            extra: vec![("isa", "scalar".into())],
-            batch: Box::new(|a, o| bloom.lookup_batch_with(simd::Isa::Scalar, a, o)),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| bloom.lookup(x)))),
-        },
-        System {
-            name: "bloomfwd-noguard".into(),
-            build_s: bloom_s,
-            bytes: q,
-            control_bytes: Some(c),
-            extra: vec![("isa", isa.label().into())],
-            batch: Box::new(|a, o| unguarded.lookup_batch(a, o)),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| unguarded.lookup(x)))),
-        },
-        System {
-            name: "miht".into(),
-            build_s: miht_s,
-            bytes: miht.bytes(),
-            control_bytes: None,
-            extra: vec![],
-            batch: Box::new(|a, o| miht.lookup_batch(a, o)),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| miht.lookup(x)))),
-        },
-        System {
-            name: "dir-24-8".into(),
-            build_s: dir_s,
-            bytes: dir.bytes(),
-            control_bytes: None,
-            extra: vec![],
-            batch: Box::new(|a, o| dir.lookup_batch(a, o)),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| dir.lookup(x)))),
-        },
-        System {
-            name: "prefix-trie".into(),
-            build_s: ptrie_s,
-            bytes: ptrie_bytes,
-            control_bytes: None,
-            extra: vec![],
-            batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = ptrie.lookup(x))),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| ptrie.lookup(x)))),
-        },
-        System {
-            name: "iptrie".into(),
-            build_s: iptrie_s,
-            bytes: iptrie_bytes,
-            control_bytes: None,
-            extra: vec![],
-            batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = iptrie.lookup(x))),
-            single: Box::new(|a, o| o.extend(a.iter().map(|&x| iptrie.lookup(x)))),
-        },
+        System::new("bloomfwd", bloom_s, q, |x| bloom.lookup(x), |a, o| bloom.lookup_batch(a, o)).with(c, bloom_extra),
+        System::new("bloomfwd-scalar-hash", bloom_s, q, |x| bloom.lookup(x), |a, o| bloom.lookup_batch_with(simd::Isa::Scalar, a, o))
+            .with(c, vec![("isa", "scalar".into())]),
+        System::new("bloomfwd-noguard", bloom_s, q, |x| unguarded.lookup(x), |a, o| unguarded.lookup_batch(a, o))
+            .with(c, vec![("isa", isa.label().into())]),
+        System::new("miht", miht_s, miht.bytes(), |x| miht.lookup(x), |a, o| miht.lookup_batch(a, o)),
+        System::new("dir-24-8", dir_s, dir.bytes(), |x| dir.lookup(x), |a, o| dir.lookup_batch(a, o)),
+        System::looped("prefix-trie", ptrie_s, ptrie_bytes, |x| ptrie.lookup(x)),
+        System::looped("iptrie", iptrie_s, iptrie_bytes, |x| iptrie.lookup(x)),
     ];
     let mut rows = Vec::new();
     // Synthetic tables route nearly the whole space: unmatched traffic is not to be had there.
@@ -203,20 +188,16 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -
         if synthetic && matches!(traffic, Traffic::Matching(r) if *r < 1.0) {
             continue;
         }
-        let addrs = workload::addresses(routes, &oracle, *traffic, n_addrs, 0x1b + t as u64);
-        rows.extend(measure(cfg, "ipv4", table, routes.len(), *traffic, &addrs, &oracle, &systems));
+        let addrs = workload::addresses(routes, oracle, *traffic, n_addrs, 0x1b + t as u64);
+        rows.extend(measure(cfg, "ipv4", table, routes.len(), *traffic, &addrs, oracle, &systems));
     }
     Ok(rows)
 }
 
 /// The paper's Table 5 and Figure 2: filter shapes and lookup rate as the target false-positive
 /// rate varies (uniform traffic; with the guard, and without it as in the paper).
-fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
-    let mut oracle = BinaryTrie::<u32>::new();
-    for r in routes {
-        let _ = oracle.insert(r.prefix, r.len, r.next_hop);
-    }
-    let addrs = workload::addresses(routes, &oracle, Traffic::Uniform, n_addrs, 0xf9);
+fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &BinaryTrie<u32>, n_addrs: usize) -> anyhow::Result<Vec<Row>> {
+    let addrs = workload::addresses(routes, oracle, Traffic::Uniform, n_addrs, 0xf9);
     let reference: Vec<NextHop> = addrs.iter().map(|&a| oracle.lookup(a)).collect();
     let fprs: &[f64] = if cfg.quick { &[0.01, 0.3] } else { &[0.01, 0.1, 0.3, 0.6, 0.9] };
     let mut tables = Vec::new();
@@ -266,10 +247,7 @@ fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], n_addrs: usize
 }
 
 fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
-    let mut oracle = BinaryTrie::<u128>::new();
-    for r in routes {
-        let _ = oracle.insert(r.prefix, r.len, r.next_hop);
-    }
+    let oracle = oracle(routes);
     let counts = nexthop_lookup::ip::bloomfwd6_histogram(routes);
     let mut rows = Vec::new();
     // Every DP-CPE level count whose estimated expansion fits in memory; and no CPE at all (a
@@ -318,47 +296,15 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
     let isa = simd::detect();
     let mut systems: Vec<System<'_, u128>> = tables
         .iter()
-        .map(|(name, t, s)| System {
-            name: name.clone(),
-            build_s: *s,
-            bytes: t.bytes().0,
-            control_bytes: Some(t.bytes().1),
-            extra: vec![
-                ("isa", isa.label().into()),
-                ("levels", format!("{:?}", t.levels()).into()),
-                ("expanded_actual", t.expanded().into()),
-            ],
-            batch: Box::new(move |a, o| t.lookup_batch(a, o)),
-            single: Box::new(move |a, o| o.extend(a.iter().map(|&x| t.lookup(x)))),
+        .map(|(name, t, s)| {
+            let extra =
+                vec![("isa", isa.label().into()), ("levels", format!("{:?}", t.levels()).into()), ("expanded_actual", t.expanded().into())];
+            System::new(name.clone(), *s, t.bytes().0, |x| t.lookup(x), |a, o| t.lookup_batch(a, o)).with(t.bytes().1, extra)
         })
         .collect();
-    systems.push(System {
-        name: "miht".into(),
-        build_s: miht_s,
-        bytes: miht.bytes(),
-        control_bytes: None,
-        extra: vec![],
-        batch: Box::new(|a, o| miht.lookup_batch(a, o)),
-        single: Box::new(|a, o| o.extend(a.iter().map(|&x| miht.lookup(x)))),
-    });
-    systems.push(System {
-        name: "prefix-trie".into(),
-        build_s: ptrie_s,
-        bytes: ptrie_bytes,
-        control_bytes: None,
-        extra: vec![],
-        batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = ptrie.lookup(x))),
-        single: Box::new(|a, o| o.extend(a.iter().map(|&x| ptrie.lookup(x)))),
-    });
-    systems.push(System {
-        name: "iptrie".into(),
-        build_s: iptrie_s,
-        bytes: iptrie_bytes,
-        control_bytes: None,
-        extra: vec![],
-        batch: Box::new(|a, o| a.iter().zip(o.iter_mut()).for_each(|(&x, y)| *y = iptrie.lookup(x))),
-        single: Box::new(|a, o| o.extend(a.iter().map(|&x| iptrie.lookup(x)))),
-    });
+    systems.push(System::new("miht", miht_s, miht.bytes(), |x| miht.lookup(x), |a, o| miht.lookup_batch(a, o)));
+    systems.push(System::looped("prefix-trie", ptrie_s, ptrie_bytes, |x| ptrie.lookup(x)));
+    systems.push(System::looped("iptrie", iptrie_s, iptrie_bytes, |x| iptrie.lookup(x)));
     for (t, traffic) in TRAFFIC.iter().enumerate() {
         let addrs = workload::addresses(routes, &oracle, *traffic, n_addrs, 0x6b + t as u64);
         rows.extend(measure(cfg, "ipv6", table, routes.len(), *traffic, &addrs, &oracle, &systems));

@@ -10,109 +10,72 @@ use iptrie::{Ipv4LCTrieMap, Ipv4Prefix, Ipv4RTrieMap, Ipv6LCTrieMap, Ipv6Prefix,
 use nexthop_lookup::ip::{NextHop, Route, NO_ROUTE};
 use prefix_trie::PrefixMap;
 
-/// `prefix-trie` over IPv4.
-#[derive(Debug)]
-pub struct PrefixTrie4(PrefixMap<Ipv4Net, NextHop>);
+/// A `prefix-trie` map over one family: `$net` prefixes of `$addr` addresses held as `$int`.
+macro_rules! prefix_trie_peer {
+    ($name:ident, $int:ty, $addr:ty, $net:ty, $bits:expr, $family:literal) => {
+        #[doc = concat!("`prefix-trie` over ", $family, ".")]
+        #[derive(Debug)]
+        pub struct $name(PrefixMap<$net, NextHop>);
 
-impl PrefixTrie4 {
-    /// Built from routes (a later duplicate wins).
-    pub fn new(routes: &[Route<u32>]) -> Self {
-        let mut m = PrefixMap::new();
-        for r in routes {
-            if let Ok(p) = Ipv4Net::new(Ipv4Addr::from(r.prefix), r.len) {
-                m.insert(p, r.next_hop);
+        impl $name {
+            /// Built from routes (a later duplicate wins).
+            pub fn new(routes: &[Route<$int>]) -> Self {
+                let mut m = PrefixMap::new();
+                for r in routes {
+                    if let Ok(p) = <$net>::new(<$addr>::from(r.prefix), r.len) {
+                        m.insert(p, r.next_hop);
+                    }
+                }
+                $name(m)
+            }
+
+            /// Longest-prefix match.
+            #[inline]
+            pub fn lookup(&self, addr: $int) -> NextHop {
+                let host = <$net>::new_assert(<$addr>::from(addr), $bits);
+                self.0.get_lpm(&host).map_or(NO_ROUTE, |(_, &nh)| nh)
             }
         }
-        PrefixTrie4(m)
-    }
-
-    /// Longest-prefix match.
-    #[inline]
-    pub fn lookup(&self, addr: u32) -> NextHop {
-        let host = Ipv4Net::new_assert(Ipv4Addr::from(addr), 32);
-        self.0.get_lpm(&host).map_or(NO_ROUTE, |(_, &nh)| nh)
-    }
+    };
 }
 
-/// `prefix-trie` over IPv6.
-#[derive(Debug)]
-pub struct PrefixTrie6(PrefixMap<Ipv6Net, NextHop>);
+/// `iptrie`'s LC-trie over one family, built from its Patricia trie.
+macro_rules! iptrie_peer {
+    ($name:ident, $int:ty, $addr:ty, $prefix:ty, $rtrie:ident, $lctrie:ident, $family:literal) => {
+        #[doc = concat!("`iptrie`'s LC-trie over ", $family, ".")]
+        pub struct $name($lctrie<NextHop>);
 
-impl PrefixTrie6 {
-    /// Built from routes (a later duplicate wins).
-    pub fn new(routes: &[Route<u128>]) -> Self {
-        let mut m = PrefixMap::new();
-        for r in routes {
-            if let Ok(p) = Ipv6Net::new(Ipv6Addr::from(r.prefix), r.len) {
-                m.insert(p, r.next_hop);
+        impl core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(stringify!($name))
             }
         }
-        PrefixTrie6(m)
-    }
 
-    /// Longest-prefix match.
-    #[inline]
-    pub fn lookup(&self, addr: u128) -> NextHop {
-        let host = Ipv6Net::new_assert(Ipv6Addr::from(addr), 128);
-        self.0.get_lpm(&host).map_or(NO_ROUTE, |(_, &nh)| nh)
-    }
-}
+        impl $name {
+            /// Built from routes (a later duplicate wins), then compressed.
+            pub fn new(routes: &[Route<$int>]) -> Self {
+                let mut m = $rtrie::with_root(NO_ROUTE);
+                for r in routes {
+                    if let Ok(p) = <$prefix>::new(<$addr>::from(r.prefix), r.len) {
+                        m.insert(p, r.next_hop);
+                    }
+                }
+                $name(m.compress())
+            }
 
-/// `iptrie`'s LC-trie over IPv4.
-pub struct IpTrie4(Ipv4LCTrieMap<NextHop>);
-
-impl core::fmt::Debug for IpTrie4 {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("IpTrie4")
-    }
-}
-
-impl IpTrie4 {
-    /// Built from routes (a later duplicate wins), then compressed.
-    pub fn new(routes: &[Route<u32>]) -> Self {
-        let mut m = Ipv4RTrieMap::with_root(NO_ROUTE);
-        for r in routes {
-            if let Ok(p) = Ipv4Prefix::new(Ipv4Addr::from(r.prefix), r.len) {
-                m.insert(p, r.next_hop);
+            /// Longest-prefix match.
+            #[inline]
+            pub fn lookup(&self, addr: $int) -> NextHop {
+                *self.0.lookup(&<$addr>::from(addr)).1
             }
         }
-        IpTrie4(m.compress())
-    }
-
-    /// Longest-prefix match.
-    #[inline]
-    pub fn lookup(&self, addr: u32) -> NextHop {
-        *self.0.lookup(&Ipv4Addr::from(addr)).1
-    }
+    };
 }
 
-/// `iptrie`'s LC-trie over IPv6.
-pub struct IpTrie6(Ipv6LCTrieMap<NextHop>);
-
-impl core::fmt::Debug for IpTrie6 {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("IpTrie6")
-    }
-}
-
-impl IpTrie6 {
-    /// Built from routes (a later duplicate wins), then compressed.
-    pub fn new(routes: &[Route<u128>]) -> Self {
-        let mut m = Ipv6RTrieMap::with_root(NO_ROUTE);
-        for r in routes {
-            if let Ok(p) = Ipv6Prefix::new(Ipv6Addr::from(r.prefix), r.len) {
-                m.insert(p, r.next_hop);
-            }
-        }
-        IpTrie6(m.compress())
-    }
-
-    /// Longest-prefix match.
-    #[inline]
-    pub fn lookup(&self, addr: u128) -> NextHop {
-        *self.0.lookup(&Ipv6Addr::from(addr)).1
-    }
-}
+prefix_trie_peer!(PrefixTrie4, u32, Ipv4Addr, Ipv4Net, 32, "IPv4");
+prefix_trie_peer!(PrefixTrie6, u128, Ipv6Addr, Ipv6Net, 128, "IPv6");
+iptrie_peer!(IpTrie4, u32, Ipv4Addr, Ipv4Prefix, Ipv4RTrieMap, Ipv4LCTrieMap, "IPv4");
+iptrie_peer!(IpTrie6, u128, Ipv6Addr, Ipv6Prefix, Ipv6RTrieMap, Ipv6LCTrieMap, "IPv6");
 
 #[cfg(test)]
 mod tests {

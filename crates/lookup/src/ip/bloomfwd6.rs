@@ -383,8 +383,10 @@ impl Bloomfwd6 {
     /// The batch lookup hashing with a chosen instruction set (to measure what SIMD brings).
     pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u128], out: &mut [NextHop]) {
         let levels = self.levels.len();
-        let mut keys = vec![0u64; levels * BLOCK];
-        let mut h = vec![0u64; levels * BLOCK];
+        // At most 64 levels: stack buffers, so a lookup never allocates.
+        let mut keys = [0u64; 64 * BLOCK];
+        let mut h = [0u64; 64 * BLOCK];
+        let (keys, h) = (&mut keys[..levels * BLOCK], &mut h[..levels * BLOCK]);
         for (a, o) in addrs.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
             let n = a.len().min(o.len());
             for (j, &q) in self.levels.iter().enumerate() {
@@ -392,7 +394,7 @@ impl Bloomfwd6 {
                     keys[j * BLOCK + i] = key64(x, q);
                 }
             }
-            simd::hash_keys(isa, &keys, &mut h);
+            simd::hash_keys(isa, keys, h);
             for &hi in &h[..n] {
                 self.gate.prefetch(hi);
             }

@@ -10,7 +10,7 @@
 use std::io::BufRead;
 use std::net::IpAddr;
 
-use super::{check_route, Address, IpError, NextHop, MAX_NEXT_HOP};
+use super::{check_route, IpError, NextHop, MAX_NEXT_HOP};
 
 /// One route: a prefix (host bits zero), its length, its next hop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,13 +21,6 @@ pub struct Route<A> {
     pub len: u8,
     /// Where it forwards.
     pub next_hop: NextHop,
-}
-
-impl<A: Address> Route<A> {
-    /// Whether `addr` is inside this route's prefix.
-    pub fn covers(&self, addr: A) -> bool {
-        addr.masked(self.len) == self.prefix
-    }
 }
 
 /// The routes of a file, by family.
