@@ -1,0 +1,413 @@
+//! The compiled descriptor FIB: the paper's prefix trie of 1-bit positions as one compact vector.
+//!
+//! # Overview
+//! Each descriptor is the sequence of its 1-bit positions; the trie shares common prefixes of
+//! those sequences, and a terminator ends each descriptor and names its port set. Every node
+//! keeps the minimum and maximum depth (Hamming weight) of the descriptors below it, which the
+//! matchers prune with. [`CompiledFib::build`] applies the paper's transformations (section 3.2):
+//! - **Bit permutation** ([`Compression::Perm`]): positions are renumbered by decreasing
+//!   popularity across the FIB, so popular bits come first and prefixes are shared more; each
+//!   query is renumbered the same way before the walk.
+//! - **Terminal-chain removal** ([`Compression::PermChain`]): a path below which only one
+//!   descriptor lives is replaced by its terminator, which keeps the removed positions in a side
+//!   byte array and checks them all at once when reached.
+//! - **Vector form**: first-child/next-sibling, with next-sibling implicit (siblings are
+//!   consecutive, ascending by position, the last one flagged) and first-child an index.
+//! - **Layouts** ([`Layout`]): siblings' subtrees are placed in sibling order (SOL) or in reverse
+//!   (SROL). The depth-first walk pops the last-pushed (highest) sibling first, so SROL puts what
+//!   is read next right after what was just read.
+//!
+//! The trie is built straight into the vector from the descriptors sorted as position sequences
+//! (no pointer trie in between): a node is a range of the sorted array that shares a prefix, its
+//! children the sub-ranges that agree on the next position.
+//!
+//! A node is 8 bytes: position, min depth, max depth, flags and a 32-bit index (first child, or a
+//! terminator's chain offset); a terminator's position and min-depth bytes hold its port-set id.
+
+use hashbrown::HashMap;
+
+use super::{Descriptor, PortSet, TagError, FILTER_BITS};
+
+/// Which of the paper's compressions to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// Positions as they are, terminators as leaves.
+    None,
+    /// Positions renumbered by popularity.
+    Perm,
+    /// Renumbered, and terminal chains replaced by their terminator.
+    PermChain,
+}
+
+impl Compression {
+    /// The name in result rows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Perm => "perm",
+            Compression::PermChain => "perm+chain",
+        }
+    }
+}
+
+/// Where each sibling list's subtrees go in the vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Sibling order layout: subtrees in sibling order.
+    Sol,
+    /// Sibling reverse order layout: subtrees in reverse sibling order.
+    Srol,
+}
+
+impl Layout {
+    /// The name in result rows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Sol => "sol",
+            Layout::Srol => "srol",
+        }
+    }
+}
+
+/// Node flag: the last of its siblings.
+pub(super) const LAST: u8 = 1;
+/// Node flag: a terminator (ends a descriptor, possibly after a chain).
+pub(super) const TERMINAL: u8 = 2;
+
+/// One trie node (8 bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub(super) struct Node {
+    /// Inner node: the bit position. Terminator: low byte of the port-set id.
+    a: u8,
+    /// Inner node: the minimum depth below. Terminator: high byte of the port-set id.
+    b: u8,
+    /// The maximum depth below (a terminator: its descriptor's weight).
+    pub(super) max: u8,
+    /// [`LAST`] | [`TERMINAL`].
+    pub(super) flags: u8,
+    /// Inner node: index of the first child. Terminator: offset of its chain in `chains`.
+    pub(super) link: u32,
+}
+
+impl Node {
+    #[inline]
+    pub(super) fn pos(&self) -> usize {
+        usize::from(self.a)
+    }
+    #[inline]
+    pub(super) fn min(&self) -> u32 {
+        u32::from(self.b)
+    }
+    #[inline]
+    pub(super) fn port_set(&self) -> usize {
+        usize::from(u16::from_le_bytes([self.a, self.b]))
+    }
+}
+
+/// The compiled FIB the matchers walk (see the module overview).
+#[derive(Debug, Clone)]
+pub struct CompiledFib {
+    /// The vector; the root's children are the list starting at 0.
+    pub(super) nodes: Vec<Node>,
+    /// Removed terminal chains: the positions each chain terminator still has to check.
+    pub(super) chains: Vec<u8>,
+    /// Distinct port sets, by id.
+    pub(super) port_sets: Vec<PortSet>,
+    /// Original position → compiled position.
+    pub(super) perm: [u8; FILTER_BITS],
+    /// Whether `perm` is the identity (queries are used as they are).
+    pub(super) identity: bool,
+    descriptors: usize,
+    compression: Compression,
+    layout: Layout,
+}
+
+/// Positions renumbered by decreasing popularity (ties by position): `perm[p]` is p's new number.
+fn popularity<'a>(descriptors: impl Iterator<Item = &'a Descriptor>) -> [u8; FILTER_BITS] {
+    let mut count = [0u64; FILTER_BITS];
+    for d in descriptors {
+        for p in d.positions() {
+            count[p] += 1;
+        }
+    }
+    let mut order: Vec<usize> = (0..FILTER_BITS).collect();
+    order.sort_by_key(|&p| (core::cmp::Reverse(count[p]), p));
+    let mut perm = [0u8; FILTER_BITS];
+    for (rank, p) in order.into_iter().enumerate() {
+        perm[p] = rank as u8;
+    }
+    perm
+}
+
+/// `d` with its positions renumbered by `perm`.
+#[inline]
+pub(super) fn permute(d: &Descriptor, perm: &[u8; FILTER_BITS]) -> Descriptor {
+    let mut out = Descriptor::EMPTY;
+    for p in d.positions() {
+        out.set(usize::from(perm[p]));
+    }
+    out
+}
+
+/// A sort key under which descending order is the trie's order: position sequences compared
+/// lexicographically, a sequence before its own prefixes (terminators last among siblings).
+/// Position p becomes bit 63 − p%64 of word p/64, so the first differing position is the most
+/// significant differing bit and the sequence that has it is the larger key.
+fn sort_key(d: &Descriptor) -> [u64; 3] {
+    [d.0[0].reverse_bits(), d.0[1].reverse_bits(), d.0[2].reverse_bits()]
+}
+
+/// The FIB's descriptors as position sequences in trie order.
+struct Sorted {
+    positions: Vec<u8>,
+    start: Vec<u32>,
+    set: Vec<u16>,
+}
+
+impl Sorted {
+    #[inline]
+    fn weight(&self, i: usize) -> usize {
+        (self.start[i + 1] - self.start[i]) as usize
+    }
+    #[inline]
+    fn pos(&self, i: usize, depth: usize) -> u8 {
+        self.positions[self.start[i] as usize + depth]
+    }
+}
+
+/// A run of sorted descriptors that becomes one node.
+#[derive(Clone, Copy)]
+struct Group {
+    lo: usize,
+    hi: usize,
+    pos: u8,
+    min: u8,
+    max: u8,
+    end: bool,
+}
+
+struct Builder<'a> {
+    sorted: &'a Sorted,
+    chains_removed: bool,
+    layout: Layout,
+    nodes: Vec<Node>,
+    chains: Vec<u8>,
+    groups: Vec<Group>,
+}
+
+impl Builder<'_> {
+    /// Emits the children list of the descriptors `lo..hi`, which share their first `depth`
+    /// positions, then (in layout order) their subtrees; returns the list's index.
+    fn list(&mut self, lo: usize, hi: usize, depth: usize) -> Result<u32, TagError> {
+        let s = self.sorted;
+        let base = self.groups.len();
+        let mut i = lo;
+        while i < hi {
+            let w = s.weight(i);
+            if w == depth {
+                self.groups.push(Group { lo: i, hi: i + 1, pos: 0, min: w as u8, max: w as u8, end: true });
+                i += 1;
+                continue;
+            }
+            let pos = s.pos(i, depth);
+            let (mut min, mut max, mut j) = (w, w, i + 1);
+            while j < hi && s.weight(j) > depth && s.pos(j, depth) == pos {
+                min = min.min(s.weight(j));
+                max = max.max(s.weight(j));
+                j += 1;
+            }
+            self.groups.push(Group { lo: i, hi: j, pos, min: min as u8, max: max as u8, end: false });
+            i = j;
+        }
+        let end = self.groups.len();
+        let start = self.nodes.len();
+        let first = u32::try_from(start + (end - base)).map(|_| start as u32).map_err(|_| TagError::TooLarge)?;
+        for k in base..end {
+            let g = self.groups[k];
+            let flags = if k + 1 == end { LAST } else { 0 };
+            let node = if g.end || (self.chains_removed && g.hi - g.lo == 1) {
+                let [a, b] = s.set[g.lo].to_le_bytes();
+                let link = u32::try_from(self.chains.len()).map_err(|_| TagError::TooLarge)?;
+                let at = s.start[g.lo] as usize;
+                self.chains.extend_from_slice(&s.positions[at + depth..at + s.weight(g.lo)]);
+                Node { a, b, max: g.max, flags: flags | TERMINAL, link }
+            } else {
+                Node { a: g.pos, b: g.min, max: g.max, flags, link: 0 }
+            };
+            self.nodes.push(node);
+        }
+        let count = end - base;
+        for j in 0..count {
+            let k = match self.layout {
+                Layout::Sol => j,
+                Layout::Srol => count - 1 - j,
+            };
+            let g = self.groups[base + k];
+            if self.nodes[start + k].flags & TERMINAL == 0 {
+                let child = self.list(g.lo, g.hi, depth + 1)?;
+                self.nodes[start + k].link = child;
+            }
+        }
+        self.groups.truncate(base);
+        Ok(first)
+    }
+}
+
+impl CompiledFib {
+    /// Compiles `entries` (distinct, non-empty descriptors; `n` of them).
+    ///
+    /// # Errors
+    /// [`TagError::TooLarge`] beyond 2^32 nodes or chain bytes or 65,535 distinct port sets.
+    pub fn build(
+        entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
+        n: usize,
+        compression: Compression,
+        layout: Layout,
+    ) -> Result<Self, TagError> {
+        let identity = compression == Compression::None;
+        let perm = if identity {
+            core::array::from_fn(|p| p as u8)
+        } else {
+            let all: Vec<Descriptor> = entries.clone().map(|(d, _)| d).collect();
+            popularity(all.iter())
+        };
+        let mut set_ids: HashMap<PortSet, u16> = HashMap::new();
+        let mut port_sets = Vec::new();
+        let mut keyed: Vec<([u64; 3], u16)> = Vec::with_capacity(n);
+        for (d, set) in entries {
+            let next = u16::try_from(port_sets.len()).map_err(|_| TagError::TooLarge)?;
+            let id = *set_ids.entry(set).or_insert_with(|| {
+                port_sets.push(set);
+                next
+            });
+            if port_sets.len() > usize::from(u16::MAX) {
+                return Err(TagError::TooLarge);
+            }
+            let d = if identity { d } else { permute(&d, &perm) };
+            keyed.push((sort_key(&d), id));
+        }
+        keyed.sort_unstable_by_key(|x| core::cmp::Reverse(x.0));
+        let mut sorted = Sorted { positions: Vec::new(), start: Vec::with_capacity(keyed.len() + 1), set: Vec::with_capacity(keyed.len()) };
+        sorted.start.push(0);
+        for (key, set) in &keyed {
+            for (i, &w) in key.iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    let lz = w.leading_zeros();
+                    sorted.positions.push((i * 64 + lz as usize) as u8);
+                    w &= !(1u64 << (63 - lz));
+                }
+            }
+            sorted.start.push(u32::try_from(sorted.positions.len()).map_err(|_| TagError::TooLarge)?);
+            sorted.set.push(*set);
+        }
+        drop(keyed);
+        let mut b = Builder {
+            sorted: &sorted,
+            chains_removed: compression == Compression::PermChain,
+            layout,
+            nodes: Vec::new(),
+            chains: Vec::new(),
+            groups: Vec::new(),
+        };
+        if !sorted.set.is_empty() {
+            b.list(0, sorted.set.len(), 0)?;
+        }
+        let (mut nodes, mut chains) = (b.nodes, b.chains);
+        nodes.shrink_to_fit();
+        chains.shrink_to_fit();
+        Ok(CompiledFib { nodes, chains, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
+    }
+
+    /// Descriptors compiled in.
+    pub fn len(&self) -> usize {
+        self.descriptors
+    }
+
+    /// Whether the FIB is empty.
+    pub fn is_empty(&self) -> bool {
+        self.descriptors == 0
+    }
+
+    /// Trie nodes in the vector.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Bytes the matcher reads: nodes, chains, port sets and the permutation.
+    pub fn memory_bytes(&self) -> usize {
+        self.nodes.len() * core::mem::size_of::<Node>()
+            + self.chains.len()
+            + self.port_sets.len() * core::mem::size_of::<PortSet>()
+            + FILTER_BITS
+    }
+
+    /// The compression it was built with.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The layout it was built with.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(positions: &[usize]) -> Descriptor {
+        let mut d = Descriptor::EMPTY;
+        positions.iter().for_each(|&p| d.set(p));
+        d
+    }
+
+    /// The FIB of the paper's Figure 1 (positions 1–10 there, 0-based here).
+    fn figure1() -> Vec<(Descriptor, PortSet)> {
+        [&[0, 2][..], &[0, 2, 5], &[0, 3, 6, 8], &[0, 1, 3], &[1, 2, 4], &[2, 3, 4, 8], &[2, 4, 6, 9]]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (d(p), PortSet::of([i as u8])))
+            .collect()
+    }
+
+    #[test]
+    fn node_is_eight_bytes() {
+        assert_eq!(core::mem::size_of::<Node>(), 8);
+    }
+
+    #[test]
+    fn sort_key_orders_sequences_with_prefixes_last() {
+        let mut v = [d(&[0, 2]), d(&[0, 2, 5]), d(&[0, 1]), d(&[1])];
+        v.sort_by_key(|x| core::cmp::Reverse(sort_key(x)));
+        assert_eq!(v, [d(&[0, 1]), d(&[0, 2, 5]), d(&[0, 2]), d(&[1])]);
+    }
+
+    #[test]
+    fn uncompressed_trie_has_one_node_per_shared_prefix_plus_terminators() {
+        let fib = CompiledFib::build(figure1().into_iter(), 7, Compression::None, Layout::Sol).unwrap();
+        // Distinct non-empty prefixes of the seven sequences, plus seven terminators.
+        let mut prefixes = std::collections::BTreeSet::new();
+        for (desc, _) in figure1() {
+            let p: Vec<usize> = desc.positions().collect();
+            for l in 1..=p.len() {
+                prefixes.insert(p[..l].to_vec());
+            }
+        }
+        assert_eq!(fib.node_count(), prefixes.len() + 7);
+        let chained = CompiledFib::build(figure1().into_iter(), 7, Compression::PermChain, Layout::Srol).unwrap();
+        assert!(chained.node_count() < fib.node_count());
+        assert_eq!(chained.len(), 7);
+    }
+
+    #[test]
+    fn popularity_puts_frequent_bits_first() {
+        let v = [d(&[5, 9]), d(&[9]), d(&[9, 3])];
+        let perm = popularity(v.iter());
+        assert_eq!(perm[9], 0);
+        assert_eq!(perm[3], 1);
+        assert_eq!(perm[5], 2);
+    }
+}

@@ -1,0 +1,191 @@
+//! Find All Subsets and Find Largest Subset on the compiled vector trie (the paper's
+//! Algorithms 1–3 with the three pruning rules of section 3.1.4).
+//!
+//! # Overview
+//! Both walks are depth-first over the vector with an explicit stack of sibling lists: a list is
+//! read node by node (next sibling = next cell, until the one flagged last), a node whose position
+//! is set in the query pushes its first child's list, and a terminator is a match once its chain
+//! (if any) is also in the query. Before a node is followed:
+//! 1. its minimum depth must not exceed the query's weight,
+//! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
+//!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
+//! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far.
+//!
+//! [`MatchScratch`] is the stack, owned by the calling thread and reused, so a warm matcher does
+//! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
+
+use core::num::NonZeroUsize;
+
+use super::compile::{permute, CompiledFib, Node, LAST, TERMINAL};
+use super::{Descriptor, PortSet, TagError, MAX_PORTS};
+
+/// A packet's fan-out limit k: at most k ports (k = [`Fanout::ALL`] is multicast).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fanout(NonZeroUsize);
+
+impl Fanout {
+    /// No limit (multicast).
+    pub const ALL: Fanout = Fanout(NonZeroUsize::MAX);
+
+    /// A limit of `k` ports.
+    ///
+    /// # Errors
+    /// [`TagError::ZeroFanout`] for k = 0.
+    pub fn new(k: usize) -> Result<Fanout, TagError> {
+        NonZeroUsize::new(k).map(Fanout).ok_or(TagError::ZeroFanout)
+    }
+
+    /// k.
+    pub fn get(self) -> usize {
+        self.0.get()
+    }
+}
+
+/// The best match Find Largest Subset found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Largest {
+    /// Its Hamming weight.
+    pub weight: u32,
+    /// Its ports.
+    pub ports: PortSet,
+}
+
+/// A matcher's reusable stack (one per thread).
+#[derive(Debug, Default)]
+pub struct MatchScratch {
+    stack: Vec<(u32, u32)>,
+}
+
+impl MatchScratch {
+    /// A scratch stack sized for typical walks.
+    pub fn new() -> Self {
+        MatchScratch { stack: Vec::with_capacity(1024) }
+    }
+}
+
+/// A query prepared for one walk: renumbered bits and, per word, the weight of the words after it.
+struct Query {
+    bits: [u64; 3],
+    after: [u32; 3],
+}
+
+impl Query {
+    fn new(bits: [u64; 3]) -> Query {
+        let c = bits.map(u64::count_ones);
+        Query { bits, after: [c[1] + c[2], c[2], 0] }
+    }
+
+    #[inline]
+    fn has(&self, p: usize) -> bool {
+        self.bits[p >> 6] >> (p & 63) & 1 == 1
+    }
+
+    /// Query bits at positions ≥ p.
+    #[inline]
+    fn from(&self, p: usize) -> u32 {
+        (self.bits[p >> 6] >> (p & 63)).count_ones() + self.after[p >> 6]
+    }
+}
+
+impl CompiledFib {
+    fn query(&self, q: &Descriptor) -> Query {
+        Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
+    }
+
+    /// Whether terminator `n`, reached in a list at depth `depth`, has its chain in the query.
+    #[inline]
+    fn chain_in(&self, q: &Query, n: &Node, depth: u32) -> bool {
+        let len = u32::from(n.max) + 1 - depth;
+        let at = n.link as usize;
+        match self.chains.get(at..at + len as usize) {
+            Some(chain) => chain.iter().all(|&p| q.has(usize::from(p))),
+            None => false,
+        }
+    }
+
+    /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
+    /// `allowed` (the packet's tree), stopping once `fanout` ports are chosen.
+    pub fn fas(&self, query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> PortSet {
+        let mut out = PortSet::EMPTY;
+        if self.nodes.is_empty() {
+            return out;
+        }
+        let limit = fanout.get();
+        let q = self.query(query);
+        let stack = &mut scratch.stack;
+        stack.clear();
+        stack.push((0, 1));
+        while let Some((list, depth)) = stack.pop() {
+            let mut i = list as usize;
+            while let Some(n) = self.nodes.get(i) {
+                if n.flags & TERMINAL != 0 {
+                    if self.chain_in(&q, n, depth) {
+                        let ports = self.port_sets.get(n.port_set()).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
+                        if limit >= MAX_PORTS {
+                            out = out.union(&ports);
+                        } else if out.union_up_to(&ports, limit) {
+                            return out;
+                        }
+                    }
+                } else if q.has(n.pos()) && n.min() < depth + q.from(n.pos()) {
+                    stack.push((n.link, depth + 1));
+                }
+                if n.flags & LAST != 0 {
+                    break;
+                }
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// Find Largest Subset: an entry ⊆ `query` of the greatest weight (the first found among
+    /// equals), or `None`.
+    pub fn fls(&self, query: &Descriptor, scratch: &mut MatchScratch) -> Option<Largest> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let q = self.query(query);
+        let (mut best_weight, mut best_set) = (0u32, usize::MAX);
+        let stack = &mut scratch.stack;
+        stack.clear();
+        stack.push((0, 1));
+        while let Some((list, depth)) = stack.pop() {
+            let mut i = list as usize;
+            while let Some(n) = self.nodes.get(i) {
+                if u32::from(n.max) > best_weight {
+                    if n.flags & TERMINAL != 0 {
+                        if self.chain_in(&q, n, depth) {
+                            best_weight = u32::from(n.max);
+                            best_set = n.port_set();
+                        }
+                    } else if q.has(n.pos()) {
+                        let potential = depth - 1 + q.from(n.pos());
+                        if n.min() <= potential && potential > best_weight {
+                            stack.push((n.link, depth + 1));
+                        }
+                    }
+                }
+                if n.flags & LAST != 0 {
+                    break;
+                }
+                i += 1;
+            }
+        }
+        self.port_sets.get(best_set).map(|&ports| Largest { weight: best_weight, ports })
+    }
+
+    /// [`CompiledFib::fas`] for each query, into `out`.
+    pub fn fas_batch(&self, queries: &[Descriptor], fanout: Fanout, out: &mut [PortSet], scratch: &mut MatchScratch) {
+        for (q, o) in queries.iter().zip(out.iter_mut()) {
+            *o = self.fas(q, fanout, &PortSet::ALL, scratch);
+        }
+    }
+
+    /// [`CompiledFib::fls`] for each query, into `out`.
+    pub fn fls_batch(&self, queries: &[Descriptor], out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
+        for (q, o) in queries.iter().zip(out.iter_mut()) {
+            *o = self.fls(q, scratch);
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! TagNet forwarding by descriptor and by locator (Papalini, Khazaei, Carzaniga, Rogora,
+//! ANCS'16).
+//!
+//! # Overview
+//! - [`Descriptor`]: a set of tags as a 192-bit Bloom filter (7 hashes per tag); hierarchical
+//!   names as depth-tagged components.
+//! - [`DescriptorFib`]: the control side — descriptors → sets of (tree, interface) [`Port`]s —
+//!   compiled ([`DescriptorFib::compile`]) into a [`CompiledFib`]: the prefix trie of 1-bit
+//!   positions as one vector, with bit permutation, terminal-chain removal and the SOL or SROL
+//!   layout ([`Compression`], [`Layout`]).
+//! - Matchers on the compiled FIB: [`CompiledFib::fas`] (Find All Subsets, up to a [`Fanout`])
+//!   and [`CompiledFib::fls`] (Find Largest Subset), with the paper's three pruning rules;
+//!   [`parallel`] splits a batch over threads.
+//! - Peers and oracle: [`LinearScan`] (SIMD, also the oracle) and [`InvertedIndex`].
+//! - Locators: [`Tree`] (from a parent array or a BFS of a graph), [`TzLabels`] (Thorup–Zwick
+//!   labels, heavy child first) and [`TzRouter::forward`] (the paper's Figure 6).
+//! - [`Engine`]: parses a TagNet header, dispatches to FAS, FLS or TZ, counts drops by reason.
+
+mod compile;
+mod descriptor;
+mod engine;
+mod fib;
+mod inverted;
+mod matcher;
+mod ports;
+mod scan;
+mod tz;
+
+pub use compile::{CompiledFib, Compression, Layout};
+pub use descriptor::{tag_positions, Descriptor, DESCRIPTOR_BYTES, FILTER_BITS, HASHES_PER_TAG};
+pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingState, DESCRIPTOR_HEADER, FANOUT_ALL, LOCATOR_HEADER};
+pub use fib::DescriptorFib;
+pub use inverted::InvertedIndex;
+pub use matcher::{Fanout, Largest, MatchScratch};
+pub use ports::{Port, PortId, PortSet, MAX_PORTS};
+pub use scan::LinearScan;
+pub use tz::{Hop, Label, Tree, TzLabels, TzRouter, NO_PARENT};
+
+/// Errors of the TagNet data structures and headers; a failed operation changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TagError {
+    /// A descriptor with no tags (no bits): it would match every packet.
+    #[error("a descriptor needs at least one tag")]
+    EmptyDescriptor,
+    /// A fan-out limit of 0.
+    #[error("a fan-out limit must be at least 1")]
+    ZeroFanout,
+    /// More distinct (tree, interface) pairs than [`MAX_PORTS`].
+    #[error("more than {MAX_PORTS} distinct (tree, interface) pairs")]
+    TooManyPorts,
+    /// A structure beyond its index widths (2^32 nodes, 65,535 port sets, 64-bit labels).
+    #[error("the structure is too large for its index widths")]
+    TooLarge,
+    /// A parent array or graph that is not a tree (or not connected).
+    #[error("not a rooted tree (or the graph is not connected)")]
+    NotATree,
+    /// A locator that does not belong to the tree.
+    #[error("the locator does not belong to this tree")]
+    BadLocator,
+    /// A header cut short.
+    #[error("the header is cut short")]
+    Truncated,
+    /// An unknown header version.
+    #[error("unknown header version {0}")]
+    BadVersion(u8),
+    /// An address type that is neither descriptor (1) nor locator (2).
+    #[error("unknown address type {0}")]
+    BadAddressType(u8),
+    /// A tree this router is not on.
+    #[error("this router is not on tree {0}")]
+    UnknownTree(u16),
+}
+
+/// Runs `f` over `items` and `out` split into `threads` contiguous shares (one scoped thread
+/// each; `threads` ≤ 1 runs on the caller).
+pub fn parallel<Q: Sync, A: Send>(items: &[Q], out: &mut [A], threads: usize, f: impl Fn(&[Q], &mut [A]) + Sync) {
+    let n = items.len().min(out.len());
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        f(&items[..n], &mut out[..n]);
+        return;
+    }
+    let share = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (q, o) in items[..n].chunks(share).zip(out[..n].chunks_mut(share)) {
+            let f = &f;
+            s.spawn(move || f(q, o));
+        }
+    });
+}
