@@ -7,6 +7,7 @@ pub mod flat_fib;
 pub mod forwarder;
 pub mod ip_lpm;
 pub mod name_fib;
+pub mod tagnet;
 pub mod wire;
 
 /// One experiment.
@@ -31,6 +32,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &flat_fib::FlatFibExperiment,
         &forwarder::ForwarderExperiment,
         &ip_lpm::IpLpmExperiment,
+        &tagnet::TagnetExperiment,
     ]
 }
 

@@ -4,3 +4,4 @@ pub mod chunks;
 pub mod names;
 pub mod packets;
 pub mod routes;
+pub mod tags;

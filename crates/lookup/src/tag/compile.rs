@@ -22,7 +22,9 @@
 //! children the sub-ranges that agree on the next position.
 //!
 //! A node is 8 bytes: position, min depth, max depth, flags and a 32-bit index (first child, or a
-//! terminator's chain offset); a terminator's position and min-depth bytes hold its port-set id.
+//! terminator's record). A terminator keeps the first two positions of its chain in its position
+//! and min-depth bytes, so a chain whose head is not in the query is rejected without leaving the
+//! vector; its record (port-set id, then the rest of the chain) is read only when both match.
 
 use hashbrown::HashMap;
 
@@ -78,15 +80,17 @@ pub(super) const TERMINAL: u8 = 2;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[repr(C)]
 pub(super) struct Node {
-    /// Inner node: the bit position. Terminator: low byte of the port-set id.
-    a: u8,
-    /// Inner node: the minimum depth below. Terminator: high byte of the port-set id.
-    b: u8,
+    /// Inner node: the bit position. Terminator: the first position of its chain (if any).
+    pub(super) a: u8,
+    /// Inner node: the minimum depth below. Terminator: the second position of its chain (if
+    /// it has two).
+    pub(super) b: u8,
     /// The maximum depth below (a terminator: its descriptor's weight).
     pub(super) max: u8,
     /// [`LAST`] | [`TERMINAL`].
     pub(super) flags: u8,
-    /// Inner node: index of the first child. Terminator: offset of its chain in `chains`.
+    /// Inner node: index of the first child. Terminator: offset of its record in `terminals`
+    /// (the port-set id, 2 bytes LE, then the chain's positions after the first two).
     pub(super) link: u32,
 }
 
@@ -99,10 +103,6 @@ impl Node {
     pub(super) fn min(&self) -> u32 {
         u32::from(self.b)
     }
-    #[inline]
-    pub(super) fn port_set(&self) -> usize {
-        usize::from(u16::from_le_bytes([self.a, self.b]))
-    }
 }
 
 /// The compiled FIB the matchers walk (see the module overview).
@@ -110,8 +110,9 @@ impl Node {
 pub struct CompiledFib {
     /// The vector; the root's children are the list starting at 0.
     pub(super) nodes: Vec<Node>,
-    /// Removed terminal chains: the positions each chain terminator still has to check.
-    pub(super) chains: Vec<u8>,
+    /// Terminator records: port-set id (2 bytes LE) and the chain's positions after the two
+    /// the node holds.
+    pub(super) terminals: Vec<u8>,
     /// Distinct port sets, by id.
     pub(super) port_sets: Vec<PortSet>,
     /// Original position → compiled position.
@@ -192,7 +193,7 @@ struct Builder<'a> {
     chains_removed: bool,
     layout: Layout,
     nodes: Vec<Node>,
-    chains: Vec<u8>,
+    terminals: Vec<u8>,
     groups: Vec<Group>,
 }
 
@@ -227,11 +228,13 @@ impl Builder<'_> {
             let g = self.groups[k];
             let flags = if k + 1 == end { LAST } else { 0 };
             let node = if g.end || (self.chains_removed && g.hi - g.lo == 1) {
-                let [a, b] = s.set[g.lo].to_le_bytes();
-                let link = u32::try_from(self.chains.len()).map_err(|_| TagError::TooLarge)?;
+                let link = u32::try_from(self.terminals.len()).map_err(|_| TagError::TooLarge)?;
                 let at = s.start[g.lo] as usize;
-                self.chains.extend_from_slice(&s.positions[at + depth..at + s.weight(g.lo)]);
-                Node { a, b, max: g.max, flags: flags | TERMINAL, link }
+                let chain = &s.positions[at + depth..at + s.weight(g.lo)];
+                self.terminals.extend_from_slice(&s.set[g.lo].to_le_bytes());
+                self.terminals.extend_from_slice(chain.get(2..).unwrap_or_default());
+                let a = chain.first().copied().unwrap_or(0);
+                Node { a, b: chain.get(1).copied().unwrap_or(a), max: g.max, flags: flags | TERMINAL, link }
             } else {
                 Node { a: g.pos, b: g.min, max: g.max, flags, link: 0 }
             };
@@ -308,16 +311,16 @@ impl CompiledFib {
             chains_removed: compression == Compression::PermChain,
             layout,
             nodes: Vec::new(),
-            chains: Vec::new(),
+            terminals: Vec::new(),
             groups: Vec::new(),
         };
         if !sorted.set.is_empty() {
             b.list(0, sorted.set.len(), 0)?;
         }
-        let (mut nodes, mut chains) = (b.nodes, b.chains);
+        let (mut nodes, mut terminals) = (b.nodes, b.terminals);
         nodes.shrink_to_fit();
-        chains.shrink_to_fit();
-        Ok(CompiledFib { nodes, chains, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
+        terminals.shrink_to_fit();
+        Ok(CompiledFib { nodes, terminals, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
     }
 
     /// Descriptors compiled in.
@@ -335,10 +338,10 @@ impl CompiledFib {
         self.nodes.len()
     }
 
-    /// Bytes the matcher reads: nodes, chains, port sets and the permutation.
+    /// Bytes the matcher reads: nodes, terminator records, port sets and the permutation.
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * core::mem::size_of::<Node>()
-            + self.chains.len()
+            + self.terminals.len()
             + self.port_sets.len() * core::mem::size_of::<PortSet>()
             + FILTER_BITS
     }

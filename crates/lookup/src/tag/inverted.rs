@@ -105,4 +105,23 @@ impl InvertedIndex {
         });
         best.map(|(w, s)| Largest { weight: u32::from(w), ports: self.port_sets[s as usize] })
     }
+
+    /// Every answer Find Largest Subset may rightly give for `q` (see
+    /// [`super::LinearScan::fls_answers`]).
+    pub fn fls_answers(&self, q: &Descriptor) -> (u32, Vec<PortSet>) {
+        let mut best = 0u8;
+        let mut sets = Vec::new();
+        self.for_each_match(q, |i| {
+            let w = self.weight[i];
+            if w > best {
+                best = w;
+                sets.clear();
+            }
+            if w == best {
+                sets.push(self.port_sets[self.set[i] as usize]);
+            }
+            true
+        });
+        (u32::from(best), sets)
+    }
 }

@@ -92,15 +92,17 @@ impl CompiledFib {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
     }
 
-    /// Whether terminator `n`, reached in a list at depth `depth`, has its chain in the query.
+    /// The port-set id of terminator `n`, reached in a list at depth `depth`, if its chain is
+    /// in the query: the two positions in the node first, then the rest from its record.
     #[inline]
-    fn chain_in(&self, q: &Query, n: &Node, depth: u32) -> bool {
-        let len = u32::from(n.max) + 1 - depth;
-        let at = n.link as usize;
-        match self.chains.get(at..at + len as usize) {
-            Some(chain) => chain.iter().all(|&p| q.has(usize::from(p))),
-            None => false,
+    fn terminal_match(&self, q: &Query, n: &Node, depth: u32) -> Option<usize> {
+        let len = (u32::from(n.max) + 1).saturating_sub(depth) as usize;
+        if len >= 1 && !(q.has(usize::from(n.a)) && q.has(usize::from(n.b))) {
+            return None;
         }
+        let at = n.link as usize;
+        let record = self.terminals.get(at..at + 2 + len.saturating_sub(2))?;
+        record[2..].iter().all(|&p| q.has(usize::from(p))).then(|| usize::from(u16::from_le_bytes([record[0], record[1]])))
     }
 
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
@@ -119,8 +121,8 @@ impl CompiledFib {
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
                 if n.flags & TERMINAL != 0 {
-                    if self.chain_in(&q, n, depth) {
-                        let ports = self.port_sets.get(n.port_set()).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
+                    if let Some(set) = self.terminal_match(&q, n, depth) {
+                        let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
                         if limit >= MAX_PORTS {
                             out = out.union(&ports);
                         } else if out.union_up_to(&ports, limit) {
@@ -155,9 +157,9 @@ impl CompiledFib {
             while let Some(n) = self.nodes.get(i) {
                 if u32::from(n.max) > best_weight {
                     if n.flags & TERMINAL != 0 {
-                        if self.chain_in(&q, n, depth) {
+                        if let Some(set) = self.terminal_match(&q, n, depth) {
                             best_weight = u32::from(n.max);
-                            best_set = n.port_set();
+                            best_set = set;
                         }
                     } else if q.has(n.pos()) {
                         let potential = depth - 1 + q.from(n.pos());

@@ -194,6 +194,7 @@ pub struct TzLabels {
     light: Vec<u32>,
     heavy: Vec<u32>,
     parent: Vec<u32>,
+    node_by_id: Vec<u32>,
 }
 
 impl TzLabels {
@@ -305,12 +306,21 @@ impl TzLabels {
                 }
             })
             .collect();
-        Ok(TzLabels { labels, field_bits, routers, light_start, light, heavy, parent: tree.parent.clone() })
+        let mut node_by_id = vec![0u32; n];
+        for (v, &i) in id.iter().enumerate() {
+            node_by_id[i as usize] = v as u32;
+        }
+        Ok(TzLabels { labels, field_bits, routers, light_start, light, heavy, parent: tree.parent.clone(), node_by_id })
     }
 
     /// Node `v`'s locator.
     pub fn label(&self, v: u32) -> Label {
         self.labels[v as usize]
+    }
+
+    /// The node whose label has depth-first id `id`.
+    pub fn node_of(&self, id: u32) -> Option<u32> {
+        self.node_by_id.get(id as usize).copied()
     }
 
     /// Node `v`'s forwarding state.
@@ -328,6 +338,12 @@ impl TzLabels {
             core::cmp::Ordering::Equal => Some(self.heavy[v]).filter(|&h| h != NO_PARENT),
             core::cmp::Ordering::Greater => Some(self.parent[v]).filter(|&p| p != NO_PARENT && i == lights.len() + 1),
         }
+    }
+
+    /// The interfaces node `v` numbers: its light children, then heavy child and parent (either
+    /// may be absent: [`TzLabels::neighbor`] says `None` for those).
+    pub fn interfaces(&self, v: u32) -> u16 {
+        (self.light_start[v as usize + 1] - self.light_start[v as usize]) as u16 + 2
     }
 
     /// Bits of node `v`'s label: the id (⌈log2 n⌉ bits) and the field list and its mask.

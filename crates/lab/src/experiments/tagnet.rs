@@ -1,0 +1,813 @@
+//! Experiment `tagnet`: TagNet forwarding by descriptor (Find All Subsets, Find Largest Subset on
+//! the compiled trie) and by locator (Thorup–Zwick), against a SIMD linear scan and an inverted
+//! index, reproducing the paper's Figure 9 (memory and time by compression and layout), Figure 10
+//! (threads, FIB size) and Table 1 (push/pull traffic mixes).
+//!
+//! FIBs: Zipf-tagged descriptors (1M and 10M; quick: 100K) and a CCN-like FIB of real URL names
+//! converted to depth-tagged descriptors (10M; quick: 100K). Packets: FIB descriptors plus up to
+//! 2 extra tags (100% matching) unless a row says otherwise (`extra_tags`, `matching_pct`).
+//! Every answer is checked against the inverted index (itself checked against the linear scan on
+//! the scan's queries and in the property tests): FAS must return exactly the oracle's port
+//! union; FLS the oracle's greatest weight and the ports of one entry of that weight.
+//!
+//! Rows: `system` fas / fls / linear-scan / inverted-index (with `match` fas or fls) for
+//! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
+
+use std::time::Instant;
+
+use nexthop_lookup::tag::{
+    parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
+    Layout, LinearScan, MatchScratch, PortSet, Tree, TzLabels, NO_PARENT,
+};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::harness::{compare, Contender, Outcome};
+use crate::plot::{Chart, Plot};
+use crate::workload::tags::{self as workload, TREES};
+use crate::{Report, Row, RunConfig};
+
+/// The `tagnet` experiment.
+#[derive(Debug)]
+pub struct TagnetExperiment;
+
+const VARIANTS: [(Compression, Layout); 6] = [
+    (Compression::None, Layout::Sol),
+    (Compression::None, Layout::Srol),
+    (Compression::Perm, Layout::Sol),
+    (Compression::Perm, Layout::Srol),
+    (Compression::PermChain, Layout::Sol),
+    (Compression::PermChain, Layout::Srol),
+];
+
+/// The paper's packet sizes (section 4.5): push and data 1280 B, first interest 800 B, follow-up
+/// interests 100 B.
+const PUSH_BYTES: u64 = 1280;
+const INTEREST_BYTES: u64 = 800;
+const FOLLOW_UP_BYTES: u64 = 100;
+const DATA_BYTES: u64 = 1280;
+
+/// The AS-level topology size the paper labelled.
+const AS_NODES: usize = 42_113;
+const AS_EDGES: usize = 118_040;
+
+/// One FIB under test with its packet descriptors and their oracle answers.
+struct Workload<'a> {
+    name: String,
+    entries: &'a [(Descriptor, PortSet)],
+    inverted: &'a InvertedIndex,
+    queries: Vec<Descriptor>,
+    fas_ref: Vec<PortSet>,
+    fls_ref: Vec<(u32, Vec<PortSet>)>,
+}
+
+impl<'a> Workload<'a> {
+    fn new(
+        cfg: &RunConfig,
+        name: String,
+        entries: &'a [(Descriptor, PortSet)],
+        inverted: &'a InvertedIndex,
+        queries: Vec<Descriptor>,
+    ) -> Self {
+        let (fas_ref, fls_ref) = oracle(cfg, inverted, &queries);
+        Workload { name, entries, inverted, queries, fas_ref, fls_ref }
+    }
+
+    fn matching_pct(&self) -> f64 {
+        100.0 * self.fas_ref.iter().filter(|p| !p.is_empty()).count() as f64 / self.fas_ref.len().max(1) as f64
+    }
+}
+
+/// The inverted index's FAS and FLS answers for `queries`, over all threads.
+fn oracle(cfg: &RunConfig, inverted: &InvertedIndex, queries: &[Descriptor]) -> (Vec<PortSet>, Vec<(u32, Vec<PortSet>)>) {
+    let mut fas = vec![PortSet::EMPTY; queries.len()];
+    parallel(queries, &mut fas, cfg.threads, |q, o| q.iter().zip(o).for_each(|(q, o)| *o = inverted.fas(q, Fanout::ALL, &PortSet::ALL)));
+    let mut fls = vec![(0, Vec::new()); queries.len()];
+    parallel(queries, &mut fls, cfg.threads, |q, o| q.iter().zip(o).for_each(|(q, o)| *o = inverted.fls_answers(q)));
+    (fas, fls)
+}
+
+/// FLS answers that are not one the oracle allows.
+fn invalid_fls(answers: &[Option<Largest>], reference: &[(u32, Vec<PortSet>)]) -> u64 {
+    answers
+        .iter()
+        .zip(reference)
+        .filter(|(a, (w, sets))| match a {
+            None => !sets.is_empty(),
+            Some(b) => b.weight != *w || !sets.contains(&b.ports),
+        })
+        .count() as u64
+}
+
+/// A batch matcher: `out[i]` for `queries[i]`.
+type Batch<'a, A> = &'a (dyn Fn(&[Descriptor], &mut [A]) + Sync);
+
+/// Times `f` on one thread and on all, both checked against `reference`.
+fn one_and_all<A: Copy + Default + PartialEq + Send>(
+    cfg: &RunConfig,
+    queries: &[Descriptor],
+    reference: &[A],
+    f: Batch<'_, A>,
+) -> (Outcome, Outcome) {
+    let n = queries.len();
+    let threads = cfg.threads;
+    let mut contenders = vec![
+        Contender::new("1", |out: &mut Vec<A>| {
+            out.resize(n, A::default());
+            f(queries, out);
+        }),
+        Contender::new("all", |out: &mut Vec<A>| {
+            out.resize(n, A::default());
+            parallel(queries, out, threads, f);
+        }),
+    ];
+    let mut o = compare(cfg.reps, reference, &mut contenders);
+    let all = o.pop().unwrap_or_else(|| empty_outcome("all"));
+    let one = o.pop().unwrap_or_else(|| empty_outcome("1"));
+    (one, all)
+}
+
+fn empty_outcome(system: &str) -> Outcome {
+    Outcome { system: system.into(), median_s: 0.0, samples_s: Vec::new(), mismatches: 0 }
+}
+
+/// A matching row from the two outcomes.
+fn match_row(system: &str, w: &Workload<'_>, n: usize, one: &Outcome, all: &Outcome, extra: u64) -> Row {
+    Row::new(system)
+        .with("fib", w.name.as_str())
+        .with("descriptors", w.entries.len())
+        .with("queries", n)
+        .with("matching_pct", w.matching_pct())
+        .with("kmatches_per_s", one.per_second(n) / 1e3)
+        .with("kmatches_per_s_all_threads", all.per_second(n) / 1e3)
+        .with("us_per_match", one.ns_per_op(n) / 1e3)
+        .with("mismatches", one.mismatches.max(all.mismatches) + extra)
+}
+
+/// FAS and FLS rows for one compiled FIB.
+fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags: usize) -> Vec<Row> {
+    let q = &w.queries;
+    let fas = |q: &[Descriptor], o: &mut [PortSet]| fib.fas_batch(q, Fanout::ALL, o, &mut MatchScratch::new());
+    let (one, all) = one_and_all(cfg, q, &w.fas_ref, &fas);
+    let tag = |r: Row| {
+        r.with("compression", fib.compression().name())
+            .with("layout", fib.layout().name())
+            .with("extra_tags", extra_tags)
+            .with("fib_bytes", fib.memory_bytes())
+    };
+    let mut rows = vec![tag(match_row("fas", w, q.len(), &one, &all, 0))];
+    let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
+    let fls = |q: &[Descriptor], o: &mut [u32]| {
+        let mut s = MatchScratch::new();
+        q.iter().zip(o).for_each(|(q, o)| *o = fib.fls(q, &mut s).map_or(0, |b| b.weight));
+    };
+    let (one, all) = one_and_all(cfg, q, &weights, &fls);
+    let mut answers = vec![None; q.len()];
+    fib.fls_batch(q, &mut answers, &mut MatchScratch::new());
+    rows.push(tag(match_row("fls", w, q.len(), &one, &all, invalid_fls(&answers, &w.fls_ref))));
+    rows
+}
+
+/// Linear-scan and inverted-index rows (the scan on the first `scan_queries` queries).
+fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<Row> {
+    let scan = LinearScan::new(w.entries.iter().map(|(d, p)| (d, p)));
+    let inv = w.inverted;
+    let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
+    let mut rows = Vec::new();
+    let peers: [(&str, usize, usize, Batch<'_, PortSet>, Batch<'_, u32>); 2] = [
+        (
+            "linear-scan",
+            scan_queries.min(w.queries.len()),
+            scan.memory_bytes(),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = scan.fas(q, Fanout::ALL, &PortSet::ALL)),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = scan.fls(q).map_or(0, |b| b.weight)),
+        ),
+        (
+            "inverted-index",
+            w.queries.len(),
+            inv.memory_bytes(),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = inv.fas(q, Fanout::ALL, &PortSet::ALL)),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = inv.fls(q).map_or(0, |b| b.weight)),
+        ),
+    ];
+    for (system, n, bytes, fas, fls) in peers {
+        let q = &w.queries[..n];
+        let (one, all) = one_and_all(cfg, q, &w.fas_ref[..n], fas);
+        rows.push(match_row(system, w, n, &one, &all, 0).with("match", "fas").with("fib_bytes", bytes).with("extra_tags", 2));
+        let (one, all) = one_and_all(cfg, q, &weights[..n], fls);
+        rows.push(match_row(system, w, n, &one, &all, 0).with("match", "fls").with("fib_bytes", bytes).with("extra_tags", 2));
+    }
+    rows
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let v = f();
+    (v, t.elapsed().as_secs_f64())
+}
+
+fn compile(entries: &[(Descriptor, PortSet)], c: Compression, l: Layout) -> anyhow::Result<(CompiledFib, f64)> {
+    let (fib, s) = timed(|| CompiledFib::build(entries.iter().copied(), entries.len(), c, l));
+    Ok((fib?, s))
+}
+
+/// Every compression × layout on `w` (Figure 9), returning the rows and the perm+chain/SROL FIB.
+fn variants(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<(Vec<Row>, Option<CompiledFib>)> {
+    let mut rows = Vec::new();
+    let mut best = None;
+    for (c, l) in VARIANTS {
+        let (fib, build_s) = compile(w.entries, c, l)?;
+        eprintln!(
+            "tagnet: {} {}/{}: {} nodes, {:.1} MB, built in {build_s:.1} s",
+            w.name,
+            c.name(),
+            l.name(),
+            fib.node_count(),
+            fib.memory_bytes() as f64 / 1e6
+        );
+        rows.push(
+            Row::new("fib")
+                .with("fib", w.name.as_str())
+                .with("descriptors", w.entries.len())
+                .with("compression", c.name())
+                .with("layout", l.name())
+                .with("nodes", fib.node_count())
+                .with("fib_bytes", fib.memory_bytes())
+                .with("bytes_per_descriptor", fib.memory_bytes() as f64 / w.entries.len() as f64)
+                .with("build_s", build_s),
+        );
+        rows.extend(measure_trie(cfg, w, &fib, 2));
+        if (c, l) == (Compression::PermChain, Layout::Srol) {
+            best = Some(fib);
+        }
+    }
+    Ok((rows, best))
+}
+
+/// FAS/FLS on the best FIB as the packet descriptors change: extra tags 0–3 (Figure 8) and
+/// matching ratios 0% and 50% (Figure 7).
+fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, n: usize) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut run = |extra: usize, matching: f64, seed: u64| {
+        let q = workload::queries(w.entries, n, extra, matching, seed);
+        let sweep = Workload::new(cfg, w.name.clone(), w.entries, w.inverted, q);
+        rows.extend(
+            measure_trie(cfg, &sweep, fib, extra)
+                .into_iter()
+                .map(|r| r.with("sweep", if matching < 1.0 { "matching" } else { "extra_tags" })),
+        );
+    };
+    for extra in [0, 1, 3] {
+        run(extra, 1.0, 0x70 + extra as u64);
+    }
+    for matching in [0.0, 0.5] {
+        run(2, matching, 0x80 + (matching * 10.0) as u64);
+    }
+    rows
+}
+
+/// The locator side on the AS-like graph: label sizes, delivery on random pairs, ns per forward.
+struct Locators {
+    trees: Vec<Tree>,
+    labels: Vec<TzLabels>,
+    router: u32,
+}
+
+fn locators(cfg: &RunConfig, rows: &mut Vec<Row>) -> anyhow::Result<Locators> {
+    let (nodes, edges) = if cfg.quick { (AS_NODES / 8, AS_EDGES / 8) } else { (AS_NODES, AS_EDGES) };
+    let graph = workload::as_graph(nodes, edges, 0x7a);
+    let edges_made = graph.iter().map(Vec::len).sum::<usize>() / 2;
+    // One BFS tree per tree id, rooted at the best-connected nodes (as roots of routing trees).
+    let mut by_degree: Vec<u32> = (0..nodes as u32).collect();
+    by_degree.sort_by_key(|&v| std::cmp::Reverse(graph[v as usize].len()));
+    let mut trees = Vec::new();
+    let mut labels = Vec::new();
+    for t in 0..usize::from(TREES) {
+        let tree = Tree::bfs(&graph, by_degree[t])?;
+        let (l, label_s) = timed(|| TzLabels::build(&tree));
+        let l = l?;
+        let bits: Vec<u32> = (0..nodes as u32).map(|v| l.label_bits(v)).collect();
+        let max_bits = bits.iter().copied().max().unwrap_or(0);
+        let bound = 3.4 * (nodes as f64).log2();
+        // Delivery: random pairs walked hop by hop, each hop checked against the tree path.
+        let mut rng = SmallRng::seed_from_u64(0x5eed + t as u64);
+        let pairs = if cfg.quick { 20_000 } else { 200_000 };
+        let mut delivered = 0u64;
+        let mut wrong_hops = 0u64;
+        for _ in 0..pairs {
+            let (s, d) = (rng.gen_range(0..nodes as u32), rng.gen_range(0..nodes as u32));
+            let mut at = s;
+            for _ in 0..=nodes {
+                match l.router(at).forward(&l.label(d)) {
+                    Ok(Hop::Deliver) => {
+                        delivered += u64::from(at == d);
+                        break;
+                    }
+                    Ok(Hop::Interface(i)) => {
+                        let next = l.neighbor(at, i);
+                        if next != Some(next_on_path(&tree, at, d)) {
+                            wrong_hops += 1;
+                            break;
+                        }
+                        at = next.unwrap_or(at);
+                    }
+                    Err(_) => {
+                        wrong_hops += 1;
+                        break;
+                    }
+                }
+            }
+        }
+        rows.push(
+            Row::new("tz")
+                .with("topology", "preferential-attachment")
+                .with("nodes", nodes)
+                .with("edges", edges_made)
+                .with("tree", t)
+                .with("root_degree", graph[by_degree[t] as usize].len())
+                .with("label_bits_max", max_bits)
+                .with("label_bits_mean", bits.iter().map(|&b| f64::from(b)).sum::<f64>() / nodes as f64)
+                .with("label_bits_bound", bound)
+                .with("label_s", label_s)
+                .with("pairs", pairs)
+                .with("delivered", delivered)
+                .with("mismatches", wrong_hops + (pairs - delivered)),
+        );
+        trees.push(tree);
+        labels.push(l);
+    }
+    // The router measured: a node of middling degree (not a hub, not a leaf).
+    let router = by_degree[nodes / 20];
+    rows.push(forward_speed(cfg, &trees[0], &labels[0], router));
+    Ok(Locators { trees, labels, router })
+}
+
+/// The node after `at` on the tree path to `dest` (`at` itself when they are equal).
+fn next_on_path(tree: &Tree, at: u32, dest: u32) -> u32 {
+    let mut v = dest;
+    while v != at {
+        let p = tree.parent(v);
+        if p == at {
+            return v;
+        }
+        if p == NO_PARENT {
+            return tree.parent(at);
+        }
+        v = p;
+    }
+    at
+}
+
+/// ns per TZ forward at one router over random destinations, checked against the tree path.
+fn forward_speed(cfg: &RunConfig, tree: &Tree, labels: &TzLabels, router: u32) -> Row {
+    const DELIVER: u32 = u32::MAX - 1;
+    const ERROR: u32 = u32::MAX;
+    let n = if cfg.quick { 1 << 18 } else { 1 << 22 };
+    let mut rng = SmallRng::seed_from_u64(0xf0);
+    let dest_nodes: Vec<u32> = (0..n).map(|_| rng.gen_range(0..labels.len() as u32)).collect();
+    let dests: Vec<Label> = dest_nodes.iter().map(|&v| labels.label(v)).collect();
+    let interface_of: hashbrown::HashMap<u32, u32> =
+        (0..labels.interfaces(router)).filter_map(|i| labels.neighbor(router, i).map(|v| (v, u32::from(i)))).collect();
+    let reference: Vec<u32> = dest_nodes
+        .iter()
+        .map(|&d| if d == router { DELIVER } else { interface_of.get(&next_on_path(tree, router, d)).copied().unwrap_or(ERROR) })
+        .collect();
+    let r = *labels.router(router);
+    let mut contenders = vec![Contender::new("tz", |out: &mut Vec<u32>| {
+        out.extend(dests.iter().map(|d| match r.forward(d) {
+            Ok(Hop::Interface(i)) => u32::from(i),
+            Ok(Hop::Deliver) => DELIVER,
+            Err(_) => ERROR,
+        }))
+    })];
+    let o = compare(cfg.reps, &reference, &mut contenders);
+    Row::new("tz")
+        .with("topology", "preferential-attachment")
+        .with("nodes", labels.len())
+        .with("router", router)
+        .with("router_interfaces", labels.interfaces(router))
+        .with("forwards", n)
+        .with("ns_per_forward", o[0].ns_per_op(n))
+        .with("mismatches", o[0].mismatches)
+}
+
+/// The paper's Table 1: push/pull mixes through the whole engine (header parse, dispatch, match
+/// or TZ), at `router` on each tree.
+fn mixed(cfg: &RunConfig, w: &Workload<'_>, fib: CompiledFib, loc: &Locators) -> Vec<Row> {
+    let routers = loc.labels.iter().map(|l| *l.router(loc.router)).collect();
+    let state = ForwardingState { fib, tree_ports: (0..TREES).map(workload::tree_ports).collect(), routers };
+    let interface_of: Vec<hashbrown::HashMap<u32, u16>> = loc
+        .labels
+        .iter()
+        .map(|l| (0..l.interfaces(loc.router)).filter_map(|i| l.neighbor(loc.router, i).map(|v| (v, i))).collect())
+        .collect();
+    let flows = if cfg.quick { 400 } else { 3000 };
+    let max_follow_up = 15;
+    let mut rows = Vec::new();
+    for pull_pct in [0u32, 20, 40, 60, 80, 100] {
+        let mut rng = SmallRng::seed_from_u64(0x7ab1 + u64::from(pull_pct));
+        let mut packets: Vec<Vec<u8>> = Vec::new();
+        let mut expect: Vec<Expect> = Vec::new();
+        let mut bytes = 0u64;
+        for _ in 0..flows {
+            let qi = rng.gen_range(0..w.queries.len());
+            let tree = rng.gen_range(0..TREES);
+            let tree_ports = &state.tree_ports[usize::from(tree)];
+            let pull = rng.gen_range(0..100) < pull_pct;
+            let fanout = if pull { Fanout::new(1).unwrap_or(Fanout::ALL) } else { Fanout::ALL };
+            packets.push(header(Address::Descriptor { descriptor: w.queries[qi], fanout, tree: u16::from(tree) }));
+            if pull {
+                bytes += INTEREST_BYTES;
+                expect.push(Expect::Fls(qi, *tree_ports));
+                for _ in 0..rng.gen_range(0..=max_follow_up) {
+                    for size in [FOLLOW_UP_BYTES, DATA_BYTES] {
+                        let t = rng.gen_range(0..TREES);
+                        let (tz_tree, l) = (&loc.trees[usize::from(t)], &loc.labels[usize::from(t)]);
+                        let dest = rng.gen_range(0..l.len() as u32);
+                        packets.push(header(Address::Locator { tree: u16::from(t), label: l.label(dest) }));
+                        bytes += size;
+                        expect.push(if dest == loc.router {
+                            Expect::Exact(Some(Decision::Deliver))
+                        } else {
+                            let next = next_on_path(tz_tree, loc.router, dest);
+                            Expect::Exact(
+                                interface_of[usize::from(t)]
+                                    .get(&next)
+                                    .map(|&interface| Decision::Interface { tree: u16::from(t), interface }),
+                            )
+                        });
+                    }
+                }
+            } else {
+                bytes += PUSH_BYTES;
+                let ports = w.fas_ref[qi].intersection(tree_ports);
+                expect.push(Expect::Exact((!ports.is_empty()).then_some(Decision::Ports(ports))));
+            }
+        }
+        // The reference: exact decisions, and for FLS the engine's own answer where it is one
+        // the oracle allows (a sentinel that never matches where it is not).
+        let mut check = Engine::new(&state);
+        let reference: Vec<Option<Decision>> = packets
+            .iter()
+            .zip(&expect)
+            .map(|(p, e)| match e {
+                Expect::Exact(d) => *d,
+                Expect::Fls(qi, tree_ports) => {
+                    let got = check.forward(p);
+                    let (weight, sets) = &w.fls_ref[*qi];
+                    let ok = state
+                        .fib
+                        .fls(&w.queries[*qi], &mut MatchScratch::new())
+                        .is_some_and(|b| b.weight == *weight && sets.contains(&b.ports))
+                        || sets.is_empty();
+                    let allowed =
+                        sets.iter().map(|s| s.intersection(tree_ports)).any(|s| got == (!s.is_empty()).then_some(Decision::Ports(s)));
+                    if ok && (allowed || got.is_none() && sets.iter().all(|s| s.intersection(tree_ports).is_empty())) {
+                        got
+                    } else {
+                        Some(Decision::Ports(PortSet::EMPTY))
+                    }
+                }
+            })
+            .collect();
+        let n = packets.len();
+        let threads = cfg.threads;
+        let run = |p: &[Vec<u8>], o: &mut [Option<Decision>]| {
+            let mut e = Engine::new(&state);
+            p.iter().zip(o).for_each(|(p, o)| *o = e.forward(p));
+        };
+        let mut contenders = vec![
+            Contender::new("1", |out: &mut Vec<Option<Decision>>| {
+                out.resize(n, None);
+                run(&packets, out);
+            }),
+            Contender::new("all", |out: &mut Vec<Option<Decision>>| {
+                out.resize(n, None);
+                parallel(&packets, out, threads, run);
+            }),
+        ];
+        let o = compare(cfg.reps, &reference, &mut contenders);
+        let avg = bytes as f64 / n as f64;
+        let (mpps, mpps_all) = (o[0].per_second(n) / 1e6, o[1].per_second(n) / 1e6);
+        rows.push(
+            Row::new("mixed")
+                .with("fib", w.name.as_str())
+                .with("descriptors", w.entries.len())
+                .with("pull_pct", pull_pct)
+                .with("max_follow_up", max_follow_up)
+                .with("packets", n)
+                .with("avg_packet_bytes", avg)
+                .with("mpps", mpps)
+                .with("mpps_all_threads", mpps_all)
+                .with("gbps", mpps * avg * 8.0 / 1e3)
+                .with("gbps_all_threads", mpps_all * avg * 8.0 / 1e3)
+                .with("mismatches", o[0].mismatches.max(o[1].mismatches)),
+        );
+    }
+    rows
+}
+
+/// What a mixed-traffic packet must get.
+enum Expect {
+    /// Exactly this decision (FAS and TZ packets).
+    Exact(Option<Decision>),
+    /// An FLS answer the oracle allows for query `.0`, on the tree with ports `.1`.
+    Fls(usize, PortSet),
+}
+
+fn header(a: Address) -> Vec<u8> {
+    let mut v = Vec::with_capacity(32);
+    a.encode(&mut v);
+    v
+}
+
+impl crate::Experiment for TagnetExperiment {
+    fn name(&self) -> &'static str {
+        "tagnet"
+    }
+
+    fn about(&self) -> &'static str {
+        "TagNet: FAS/FLS subset matching on the compressed trie vs linear scan and inverted index; TZ locators; push/pull mixes"
+    }
+
+    fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
+        let mut rows = Vec::new();
+        let loc = locators(cfg, &mut rows)?;
+        let (zipf_sizes, ccn_size, n_q, scan_q): (&[usize], usize, usize, usize) =
+            if cfg.quick { (&[100_000], 100_000, 2_000, 200) } else { (&[1_000_000, 10_000_000], 10_000_000, 10_000, 100) };
+        for (i, &n) in zipf_sizes.iter().enumerate() {
+            let entries = workload::zipf_fib(n, 0x2a + n as u64);
+            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+            let queries = workload::queries(&entries, n_q, 2, 1.0, 0x51);
+            let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
+            let (r, best) = variants(cfg, &w)?;
+            rows.extend(r);
+            rows.extend(measure_peers(cfg, &w, scan_q));
+            if let Some(best) = best {
+                if i + 1 == zipf_sizes.len() {
+                    rows.extend(sweeps(cfg, &w, &best, n_q));
+                }
+                rows.extend(mixed(cfg, &w, best, &loc));
+            }
+        }
+        {
+            let (entries, queries) = workload::ccn_fib(ccn_size, n_q, 0xcc)?;
+            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+            let w = Workload::new(cfg, format!("ccn-{}", size_label(ccn_size)), &entries, &inverted, queries);
+            let (r, best) = variants(cfg, &w)?;
+            rows.extend(r);
+            rows.extend(measure_peers(cfg, &w, scan_q));
+            if let Some(best) = best {
+                rows.extend(mixed(cfg, &w, best, &loc));
+            }
+        }
+        // Figure 10c: FIB size, perm+chain/SROL only.
+        let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[2_500_000, 5_000_000] };
+        for &n in sizes {
+            let entries = workload::zipf_fib(n, 0x2a + n as u64);
+            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+            let queries = workload::queries(&entries, n_q, 2, 1.0, 0x51);
+            let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
+            let (fib, build_s) = compile(w.entries, Compression::PermChain, Layout::Srol)?;
+            rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "fib_size").with("build_s", build_s)));
+        }
+        Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
+    }
+}
+
+fn size_label(n: usize) -> String {
+    if n >= 1_000_000 && n % 100_000 == 0 {
+        format!("{}m", n as f64 / 1e6)
+    } else {
+        format!("{}k", n / 1000)
+    }
+}
+
+/// Rows of `system` on `fib` with every (key, value) string field equal.
+fn find<'a>(rows: &'a [Row], system: &str, fib: &str, fields: &[(&str, &str)]) -> Option<&'a Row> {
+    rows.iter().find(|r| {
+        r.str("system") == Some(system)
+            && r.str("fib") == Some(fib)
+            && r.str("sweep").is_none()
+            && fields.iter().all(|(k, v)| r.str(k) == Some(v))
+    })
+}
+
+fn num(r: Option<&Row>, key: &str) -> f64 {
+    r.and_then(|r| r.num(key)).unwrap_or(f64::NAN)
+}
+
+fn fib_names(rows: &[Row]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| r.str("system") == Some("fib")) {
+        if let Some(f) = r.str("fib").filter(|f| !names.iter().any(|n| n == f)) {
+            names.push(f.to_string());
+        }
+    }
+    names
+}
+
+const BEST: [(&str, &str); 2] = [("compression", "perm+chain"), ("layout", "srol")];
+
+fn plots(rows: &[Row]) -> Vec<Plot> {
+    let fibs = fib_names(rows);
+    let comps = ["none", "perm", "perm+chain"];
+    let mut plots = vec![Plot {
+        file_tag: "memory".into(),
+        title: "Figure 9a: compiled FIB size by compression (MB)".into(),
+        y_label: "MB".into(),
+        chart: Chart::Bars {
+            groups: fibs.clone(),
+            series: comps
+                .iter()
+                .map(|c| {
+                    (
+                        c.to_string(),
+                        fibs.iter()
+                            .map(|f| num(find(rows, "fib", f, &[("compression", c), ("layout", "srol")]), "fib_bytes") / 1e6)
+                            .collect(),
+                    )
+                })
+                .collect(),
+        },
+    }];
+    let alg_groups: Vec<(String, String, &str)> =
+        fibs.iter().flat_map(|f| ["fas", "fls"].map(|a| (format!("{f} {a}"), f.clone(), a))).collect();
+    let labels: Vec<String> = alg_groups.iter().map(|g| g.0.clone()).collect();
+    plots.push(Plot {
+        file_tag: "compression-time".into(),
+        title: "Figure 9b: µs per match by compression (SROL, 1 thread)".into(),
+        y_label: "µs per match".into(),
+        chart: Chart::Bars {
+            groups: labels.clone(),
+            series: comps
+                .iter()
+                .map(|c| {
+                    (
+                        c.to_string(),
+                        alg_groups
+                            .iter()
+                            .map(|(_, f, a)| num(find(rows, a, f, &[("compression", c), ("layout", "srol")]), "us_per_match"))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        },
+    });
+    plots.push(Plot {
+        file_tag: "layout".into(),
+        title: "Figure 9c: µs per match, SOL vs SROL (perm+chain, 1 thread)".into(),
+        y_label: "µs per match".into(),
+        chart: Chart::Bars {
+            groups: labels.clone(),
+            series: ["sol", "srol"]
+                .iter()
+                .map(|l| {
+                    (
+                        l.to_string(),
+                        alg_groups
+                            .iter()
+                            .map(|(_, f, a)| num(find(rows, a, f, &[("compression", "perm+chain"), ("layout", l)]), "us_per_match"))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        },
+    });
+    plots.push(Plot {
+        file_tag: "threads".into(),
+        title: "Figure 10a/b: thousand matches/s, 1 thread vs all (perm+chain, SROL)".into(),
+        y_label: "kmatches/s".into(),
+        chart: Chart::Bars {
+            groups: labels.clone(),
+            series: [("1 thread", "kmatches_per_s"), ("all threads", "kmatches_per_s_all_threads")]
+                .iter()
+                .map(|(n, k)| (n.to_string(), alg_groups.iter().map(|(_, f, a)| num(find(rows, a, f, &BEST), k)).collect()))
+                .collect(),
+        },
+    });
+    let sized = |alg: &str| -> Vec<(f64, f64)> {
+        let mut p: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.str("system") == Some(alg) && r.str("fib").is_some_and(|f| f.starts_with("zipf")))
+            .filter(|r| {
+                r.str("sweep") == Some("fib_size")
+                    || (r.str("sweep").is_none() && r.str("compression") == Some("perm+chain") && r.str("layout") == Some("srol"))
+            })
+            .filter_map(|r| Some((r.num("descriptors")?, r.num("kmatches_per_s")?)))
+            .collect();
+        p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        p
+    };
+    plots.push(Plot {
+        file_tag: "fib-size".into(),
+        title: "Figure 10c: thousand matches/s by FIB size (Zipf FIBs, 1 thread)".into(),
+        y_label: "kmatches/s".into(),
+        chart: Chart::Lines {
+            x_label: "descriptors".into(),
+            log_x: true,
+            series: vec![("fas".into(), sized("fas")), ("fls".into(), sized("fls"))],
+        },
+    });
+    plots.push(Plot {
+        file_tag: "peers".into(),
+        title: "Trie speed-up over the peers (perm+chain, SROL, 1 thread)".into(),
+        y_label: "× peer's matches/s".into(),
+        chart: Chart::Bars {
+            groups: labels,
+            series: ["linear-scan", "inverted-index"]
+                .iter()
+                .map(|p| {
+                    let v = alg_groups
+                        .iter()
+                        .map(|(_, f, a)| {
+                            num(find(rows, a, f, &BEST), "kmatches_per_s") / num(find(rows, p, f, &[("match", a)]), "kmatches_per_s")
+                        })
+                        .collect();
+                    (format!("× {p}"), v)
+                })
+                .collect(),
+        },
+    });
+    plots.push(Plot {
+        file_tag: "mixed".into(),
+        title: "Table 1: push/pull mixes, Mpps through the engine (1 thread, up to 15 follow-ups)".into(),
+        y_label: "Mpps".into(),
+        chart: Chart::Lines {
+            x_label: "pull flows (%)".into(),
+            log_x: false,
+            series: fibs
+                .iter()
+                .map(|f| {
+                    let p = rows
+                        .iter()
+                        .filter(|r| r.str("system") == Some("mixed") && r.str("fib") == Some(f))
+                        .filter_map(|r| Some((r.num("pull_pct")?, r.num("mpps")?)))
+                        .collect();
+                    (f.clone(), p)
+                })
+                .collect(),
+        },
+    });
+    let extra = |alg: &str| -> Vec<(f64, f64)> {
+        let mut p: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.str("system") == Some(alg) && (r.str("sweep") == Some("extra_tags") || r.str("sweep").is_none()))
+            .filter(|r| r.str("compression") == Some("perm+chain") && r.str("layout") == Some("srol"))
+            .filter(|r| rows.iter().any(|s| s.str("sweep") == Some("extra_tags") && s.str("fib") == r.str("fib")))
+            .filter_map(|r| Some((r.num("extra_tags")?, r.num("us_per_match")?)))
+            .collect();
+        p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        p
+    };
+    plots.push(Plot {
+        file_tag: "extra-tags".into(),
+        title: "Figure 8: µs per match by extra tags in the packet (largest Zipf FIB)".into(),
+        y_label: "µs per match".into(),
+        chart: Chart::Lines {
+            x_label: "extra tags (at most)".into(),
+            log_x: false,
+            series: vec![("fas".into(), extra("fas")), ("fls".into(), extra("fls"))],
+        },
+    });
+    plots
+}
+
+fn summary(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in fib_names(rows) {
+        let mem = |c: &str| num(find(rows, "fib", &f, &[("compression", c), ("layout", "srol")]), "fib_bytes");
+        let speed = |a: &str, fields: &[(&str, &str)]| num(find(rows, a, &f, fields), "kmatches_per_s");
+        let (fas, fls) = (speed("fas", &BEST), speed("fls", &BEST));
+        let sol = |a: &str| speed(a, &[("compression", "perm+chain"), ("layout", "sol")]);
+        out.push(format!(
+            "tagnet {f}: {:.0} MB (perm saves {:.0}%, +chain {:.0}%); FAS {fas:.1}K/s, FLS {fls:.1}K/s ({:.2}×); SROL/SOL FAS {:.2}× FLS {:.2}×; vs scan FAS {:.0}× FLS {:.0}×; vs inverted FAS {:.1}× FLS {:.1}×",
+            mem("perm+chain") / 1e6,
+            100.0 * (1.0 - mem("perm") / mem("none")),
+            100.0 * (1.0 - mem("perm+chain") / mem("none")),
+            fls / fas,
+            fas / sol("fas"),
+            fls / sol("fls"),
+            fas / speed("linear-scan", &[("match", "fas")]),
+            fls / speed("linear-scan", &[("match", "fls")]),
+            fas / speed("inverted-index", &[("match", "fas")]),
+            fls / speed("inverted-index", &[("match", "fls")]),
+        ));
+        if let Some(m) =
+            rows.iter().find(|r| r.str("system") == Some("mixed") && r.str("fib") == Some(f.as_str()) && r.num("pull_pct") == Some(80.0))
+        {
+            out.push(format!("tagnet {f} mixed 80% pull: {:.2} Mpps / {:.1} Gbps (1 thread)", num(Some(m), "mpps"), num(Some(m), "gbps")));
+        }
+    }
+    if let Some(t) = rows.iter().find(|r| r.str("system") == Some("tz") && r.num("ns_per_forward").is_some()) {
+        let max_bits = rows.iter().filter_map(|r| r.num("label_bits_max")).fold(0.0, f64::max);
+        let bound = rows.iter().find_map(|r| r.num("label_bits_bound")).unwrap_or(f64::NAN);
+        out.push(format!(
+            "tagnet tz: {:.2} ns per forward; labels ≤ {max_bits} bits (3.4·log2 n = {bound:.1})",
+            num(Some(t), "ns_per_forward")
+        ));
+    }
+    let mismatches: f64 = rows.iter().filter_map(|r| r.num("mismatches")).sum();
+    out.push(format!("tagnet mismatches: {mismatches}"));
+    out
+}

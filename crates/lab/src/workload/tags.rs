@@ -1,0 +1,226 @@
+//! TagNet workloads: descriptor FIBs, packet descriptors, an AS-like topology, traffic mixes.
+//!
+//! Overview:
+//! - [`zipf_fib`]: `n` distinct descriptors of 1–4 tags each (uniform), tags drawn from a
+//!   vocabulary of [`VOCABULARY`] with Zipf(1) popularity — the skew the paper's section 3.2.1
+//!   counts on. (The paper's 63M/10M FIBs come from its authors' routing simulation and are not
+//!   public; this is the stand-in, chosen before measuring.)
+//! - [`ccn_fib`]: hierarchical names converted as the paper's section 2.1 does — the name FIB
+//!   workload's real URL names (reversed-domain, extended under Zipf-picked real prefixes beyond
+//!   the list's size), each component `c` at depth `i` becoming the tag `i:c`.
+//! - [`queries`]: descriptors drawn from the FIB plus 0..=`extra` more tags (100% matching), or
+//!   made of tags from outside the vocabulary (meant not to match), mixed at a given ratio.
+//! - Ports: each descriptor forwards to 1–2 of 64 (tree, interface) pairs on 4 trees, port id
+//!   `i` being tree `i % 4`.
+//! - [`as_graph`]: preferential attachment with the AS-level graph's size the paper used (42,113
+//!   nodes, 118,040 edges).
+
+use hashbrown::HashSet;
+use nexthop_lookup::tag::{Descriptor, PortSet};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::names::{zipf, FibKind, FibWorkload};
+
+/// Distinct tags the Zipf FIB draws from.
+pub const VOCABULARY: usize = 1 << 20;
+/// (tree, interface) pairs a FIB forwards to.
+pub const PORTS: u8 = 64;
+/// Trees those ports are spread over.
+pub const TREES: u8 = 4;
+
+/// The ports of FIB entry `i`: one or two of [`PORTS`].
+pub fn ports_for(i: usize) -> PortSet {
+    let s = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40;
+    let mut p = PortSet::of([(s % u64::from(PORTS)) as u8]);
+    if s.is_multiple_of(3) {
+        p.insert(((s >> 8) % u64::from(PORTS)) as u8);
+    }
+    p
+}
+
+/// The ports on tree `tree`.
+pub fn tree_ports(tree: u8) -> PortSet {
+    PortSet::of((0..PORTS).filter(|p| p % TREES == tree))
+}
+
+fn add_zipf_tag(rng: &mut SmallRng, d: &mut Descriptor) {
+    let t = zipf(rng, VOCABULARY);
+    d.add_tag(format!("tag{t}").as_bytes());
+}
+
+/// `n` distinct Zipf-tagged descriptors with their ports.
+pub fn zipf_fib(n: usize, seed: u64) -> Vec<(Descriptor, PortSet)> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut seen = HashSet::with_capacity(n);
+    let mut out = Vec::with_capacity(n);
+    let bar = crate::progress::bar(n as u64, "zipf descriptors");
+    while out.len() < n {
+        let mut d = Descriptor::EMPTY;
+        for _ in 0..rng.gen_range(1..=4) {
+            add_zipf_tag(&mut rng, &mut d);
+        }
+        if seen.insert(d) {
+            out.push((d, ports_for(out.len())));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    out
+}
+
+/// The generic components of a TLV name value.
+fn components(name: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at + 2 <= name.len() {
+        let (len, head) = match name[at + 1] {
+            253 if at + 4 <= name.len() => (usize::from(u16::from_be_bytes([name[at + 2], name[at + 3]])), 4),
+            l if l < 253 => (usize::from(l), 2),
+            _ => break,
+        };
+        let Some(c) = name.get(at + head..at + head + len) else { break };
+        out.push(c);
+        at += head + len;
+    }
+    out
+}
+
+/// The descriptor of a hierarchical name: component i (1-based) → tag `i:component`.
+pub fn name_descriptor(name: &[u8]) -> Descriptor {
+    let mut d = Descriptor::EMPTY;
+    for (i, c) in components(name).into_iter().enumerate() {
+        let mut tag = format!("{}:", i + 1).into_bytes();
+        tag.extend_from_slice(c);
+        d.add_tag(&tag);
+    }
+    d
+}
+
+/// `n` distinct descriptors of real URL names (see the module overview) and lookup names that
+/// extend FIB names by 0–3 components (as descriptors).
+pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Vec<(Descriptor, PortSet)>, Vec<Descriptor>)> {
+    let list = super::names::load_url_list(seed)?;
+    let w = FibWorkload { kind: FibKind::Url(list), rules: n + n / 8, seed };
+    let mut seen = HashSet::with_capacity(n);
+    let mut fib = Vec::with_capacity(n);
+    let mut name = Vec::new();
+    let bar = crate::progress::bar(n as u64, "ccn descriptors");
+    for i in 0..w.rules {
+        if fib.len() == n {
+            break;
+        }
+        name.clear();
+        w.rule(i, &mut name);
+        let d = name_descriptor(&name);
+        if !d.is_empty() && seen.insert(d) {
+            fib.push((d, ports_for(fib.len())));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let q = (0..queries)
+        .map(|j| {
+            name.clear();
+            w.query(j, &mut name);
+            name_descriptor(&name)
+        })
+        .collect();
+    Ok((fib, q))
+}
+
+/// `count` packet descriptors: with probability `matching`, a FIB descriptor plus 0..=`extra`
+/// Zipf tags; otherwise 1–4 tags from outside the vocabulary plus the same extras (these can
+/// still match by a Bloom false positive or through the extras; the experiment reports the
+/// measured matching rate).
+pub fn queries(fib: &[(Descriptor, PortSet)], count: usize, extra: usize, matching: f64, seed: u64) -> Vec<Descriptor> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let mut d = if rng.gen_bool(matching) {
+                fib[rng.gen_range(0..fib.len())].0
+            } else {
+                let mut d = Descriptor::EMPTY;
+                for _ in 0..rng.gen_range(1..=4) {
+                    d.add_tag(format!("other{}", rng.gen::<u64>()).as_bytes());
+                }
+                d
+            };
+            for _ in 0..rng.gen_range(0..=extra) {
+                add_zipf_tag(&mut rng, &mut d);
+            }
+            d
+        })
+        .collect()
+}
+
+/// A preferential-attachment graph of `nodes` nodes and `edges` edges (Barabási–Albert with a
+/// fractional number of links per new node, no multi-edges), as adjacency lists.
+pub fn as_graph(nodes: usize, edges: usize, seed: u64) -> Vec<Vec<u32>> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    // Every edge's two ends: picking a uniform entry picks a node with probability ∝ degree.
+    let mut ends: Vec<u32> = Vec::with_capacity(2 * edges);
+    let link = |a: u32, b: u32, adj: &mut Vec<Vec<u32>>, ends: &mut Vec<u32>| {
+        adj[a as usize].push(b);
+        adj[b as usize].push(a);
+        ends.extend([a, b]);
+    };
+    let core = 3.min(nodes);
+    for a in 0..core as u32 {
+        for b in 0..a {
+            link(a, b, &mut adj, &mut ends);
+        }
+    }
+    let mut made = ends.len() / 2;
+    for v in core..nodes {
+        // Links still owed, spread evenly over the nodes still to come (at least one each).
+        let left = nodes - v;
+        let want = ((edges.saturating_sub(made)) as f64 / left as f64).max(1.0);
+        let mut k = want.floor() as usize + usize::from(rng.gen_bool(want.fract()));
+        k = k.clamp(1, v);
+        let mut chosen: Vec<u32> = Vec::with_capacity(k);
+        while chosen.len() < k {
+            let t = ends[rng.gen_range(0..ends.len())];
+            if !chosen.contains(&t) {
+                chosen.push(t);
+            }
+        }
+        for t in chosen {
+            link(v as u32, t, &mut adj, &mut ends);
+            made += 1;
+        }
+    }
+    adj
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_graph_has_the_asked_size_and_a_heavy_tail() {
+        let g = as_graph(4211, 11804, 7);
+        let edges: usize = g.iter().map(Vec::len).sum::<usize>() / 2;
+        assert!((edges as f64 - 11804.0).abs() < 200.0, "{edges}");
+        let max = g.iter().map(Vec::len).max().unwrap();
+        assert!(max > 100, "max degree {max}");
+    }
+
+    #[test]
+    fn names_become_depth_tags() {
+        let mut name = Vec::new();
+        super::super::names::push_component(&mut name, b"org");
+        super::super::names::push_component(&mut name, b"gnu");
+        assert_eq!(name_descriptor(&name), Descriptor::from_name("/org/gnu").unwrap());
+    }
+
+    #[test]
+    fn zipf_fib_is_distinct_and_queries_from_it_match() {
+        let fib = zipf_fib(2000, 1);
+        let set: HashSet<_> = fib.iter().map(|e| e.0).collect();
+        assert_eq!(set.len(), 2000);
+        let q = queries(&fib, 100, 2, 1.0, 2);
+        assert!(q.iter().all(|q| fib.iter().any(|(d, _)| d.is_subset_of(q))));
+    }
+}
