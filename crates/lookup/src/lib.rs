@@ -37,6 +37,24 @@ pub trait Lookup<K: ?Sized> {
     }
 }
 
+/// Runs `f` over `items` and `out` split into `threads` contiguous shares (one scoped thread
+/// each; `threads` ≤ 1 runs on the caller): the multi-threaded form of every batch lookup.
+pub fn parallel<Q: Sync, A: Send>(items: &[Q], out: &mut [A], threads: usize, f: impl Fn(&[Q], &mut [A]) + Sync) {
+    let n = items.len().min(out.len());
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        f(&items[..n], &mut out[..n]);
+        return;
+    }
+    let share = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (q, o) in items[..n].chunks(share).zip(out[..n].chunks_mut(share)) {
+            let f = &f;
+            s.spawn(move || f(q, o));
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,18 +4,9 @@
 
 use nexthop_lookup::tag::{
     Address, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label,
-    Layout, LinearScan, MatchScratch, Port, PortSet, TagError, Tree, TzLabels, NO_PARENT,
+    Layout, LinearScan, MatchScratch, Port, PortSet, TagError, Tree, TzLabels, NO_PARENT, VARIANTS,
 };
 use proptest::prelude::*;
-
-const VARIANTS: [(Compression, Layout); 6] = [
-    (Compression::None, Layout::Sol),
-    (Compression::None, Layout::Srol),
-    (Compression::Perm, Layout::Sol),
-    (Compression::Perm, Layout::Srol),
-    (Compression::PermChain, Layout::Sol),
-    (Compression::PermChain, Layout::Srol),
-];
 
 /// A descriptor of the tags `t<i>` for each i in `tags`.
 fn desc(tags: &[u16]) -> Descriptor {

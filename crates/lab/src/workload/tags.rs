@@ -50,7 +50,7 @@ fn add_zipf_tag(rng: &mut SmallRng, d: &mut Descriptor) {
 }
 
 /// `n` distinct Zipf-tagged descriptors with their ports.
-pub fn zipf_fib(n: usize, seed: u64) -> Vec<(Descriptor, PortSet)> {
+pub fn zipf_fib(n: usize, seed: u64) -> Entries {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut seen = HashSet::with_capacity(n);
     let mut out = Vec::with_capacity(n);
@@ -97,9 +97,12 @@ pub fn name_descriptor(name: &[u8]) -> Descriptor {
     d
 }
 
+/// A descriptor FIB: each entry's descriptor and ports.
+pub type Entries = Vec<(Descriptor, PortSet)>;
+
 /// `n` distinct descriptors of real URL names (see the module overview) and lookup names that
 /// extend FIB names by 0–3 components (as descriptors).
-pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Vec<(Descriptor, PortSet)>, Vec<Descriptor>)> {
+pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, Vec<Descriptor>)> {
     let list = super::names::load_url_list(seed)?;
     let w = FibWorkload { kind: FibKind::Url(list), rules: n + n / 8, seed };
     let mut seen = HashSet::with_capacity(n);

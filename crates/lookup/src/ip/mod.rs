@@ -181,19 +181,7 @@ pub fn check_route<A: Address>(prefix: A, len: u8, next_hop: NextHop) -> Result<
 /// Runs `batch(addrs_chunk, out_chunk)` over `threads` threads, each taking a contiguous share
 /// (the paper's thread-level parallelism over a batch of addresses).
 pub fn parallel_batch<A: Sync>(addrs: &[A], out: &mut [NextHop], threads: usize, batch: impl Fn(&[A], &mut [NextHop]) + Sync) {
-    let n = addrs.len().min(out.len());
-    let threads = threads.clamp(1, n.max(1));
-    if threads == 1 {
-        batch(&addrs[..n], &mut out[..n]);
-        return;
-    }
-    let share = n.div_ceil(threads);
-    std::thread::scope(|s| {
-        for (a, o) in addrs[..n].chunks(share).zip(out[..n].chunks_mut(share)) {
-            let batch = &batch;
-            s.spawn(move || batch(a, o));
-        }
-    });
+    crate::parallel(addrs, out, threads, batch);
 }
 
 #[cfg(test)]

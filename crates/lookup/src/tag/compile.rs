@@ -39,6 +39,10 @@ pub enum Compression {
     Perm,
     /// Renumbered, and terminal chains replaced by their terminator.
     PermChain,
+    /// Not the paper's: renumbered by *increasing* popularity (rarest bit first), and terminal
+    /// chains removed. A subtree is then entered only through its descriptors' rarest bits, the
+    /// trie's form of an inverted index keyed by the rarest element.
+    RareChain,
 }
 
 impl Compression {
@@ -48,6 +52,7 @@ impl Compression {
             Compression::None => "none",
             Compression::Perm => "perm",
             Compression::PermChain => "perm+chain",
+            Compression::RareChain => "rare+chain",
         }
     }
 }
@@ -70,6 +75,18 @@ impl Layout {
         }
     }
 }
+
+/// Every compression × layout, in the order results list them.
+pub const VARIANTS: [(Compression, Layout); 8] = [
+    (Compression::None, Layout::Sol),
+    (Compression::None, Layout::Srol),
+    (Compression::Perm, Layout::Sol),
+    (Compression::Perm, Layout::Srol),
+    (Compression::PermChain, Layout::Sol),
+    (Compression::PermChain, Layout::Srol),
+    (Compression::RareChain, Layout::Sol),
+    (Compression::RareChain, Layout::Srol),
+];
 
 /// Node flag: the last of its siblings.
 pub(super) const LAST: u8 = 1;
@@ -124,8 +141,9 @@ pub struct CompiledFib {
     layout: Layout,
 }
 
-/// Positions renumbered by decreasing popularity (ties by position): `perm[p]` is p's new number.
-fn popularity<'a>(descriptors: impl Iterator<Item = &'a Descriptor>) -> [u8; FILTER_BITS] {
+/// Positions renumbered by decreasing popularity (ties by position), or increasing when
+/// `rarest_first`: `perm[p]` is p's new number.
+fn popularity<'a>(descriptors: impl Iterator<Item = &'a Descriptor>, rarest_first: bool) -> [u8; FILTER_BITS] {
     let mut count = [0u64; FILTER_BITS];
     for d in descriptors {
         for p in d.positions() {
@@ -133,7 +151,11 @@ fn popularity<'a>(descriptors: impl Iterator<Item = &'a Descriptor>) -> [u8; FIL
         }
     }
     let mut order: Vec<usize> = (0..FILTER_BITS).collect();
-    order.sort_by_key(|&p| (core::cmp::Reverse(count[p]), p));
+    if rarest_first {
+        order.sort_by_key(|&p| (count[p], p));
+    } else {
+        order.sort_by_key(|&p| (core::cmp::Reverse(count[p]), p));
+    }
     let mut perm = [0u8; FILTER_BITS];
     for (rank, p) in order.into_iter().enumerate() {
         perm[p] = rank as u8;
@@ -273,7 +295,7 @@ impl CompiledFib {
             core::array::from_fn(|p| p as u8)
         } else {
             let all: Vec<Descriptor> = entries.clone().map(|(d, _)| d).collect();
-            popularity(all.iter())
+            popularity(all.iter(), compression == Compression::RareChain)
         };
         let mut set_ids: HashMap<PortSet, u16> = HashMap::new();
         let mut port_sets = Vec::new();
@@ -308,7 +330,7 @@ impl CompiledFib {
         drop(keyed);
         let mut b = Builder {
             sorted: &sorted,
-            chains_removed: compression == Compression::PermChain,
+            chains_removed: matches!(compression, Compression::PermChain | Compression::RareChain),
             layout,
             nodes: Vec::new(),
             terminals: Vec::new(),
@@ -408,9 +430,12 @@ mod tests {
     #[test]
     fn popularity_puts_frequent_bits_first() {
         let v = [d(&[5, 9]), d(&[9]), d(&[9, 3])];
-        let perm = popularity(v.iter());
+        let perm = popularity(v.iter(), false);
         assert_eq!(perm[9], 0);
         assert_eq!(perm[3], 1);
         assert_eq!(perm[5], 2);
+        let rare = popularity(v.iter(), true);
+        assert_eq!(rare[9], 191);
+        assert!(rare[3] < rare[9] && rare[5] < rare[9]);
     }
 }

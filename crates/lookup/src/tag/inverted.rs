@@ -10,9 +10,8 @@
 //! (every descriptor under every bit, a counter per descriptor) reads each descriptor once per
 //! bit it shares with the query instead of at most once.
 
-use hashbrown::HashMap;
-
-use super::{Descriptor, Fanout, Largest, PortSet, FILTER_BITS, MAX_PORTS};
+use super::entries::EntryTable;
+use super::{Descriptor, Fanout, Largest, PortSet, FILTER_BITS};
 
 /// Descriptors grouped by their least popular bit.
 #[derive(Debug, Clone)]
@@ -20,9 +19,7 @@ pub struct InvertedIndex {
     /// `start[p]..start[p + 1]` is list p.
     start: Vec<u32>,
     descriptors: Vec<Descriptor>,
-    weight: Vec<u8>,
-    set: Vec<u32>,
-    port_sets: Vec<PortSet>,
+    entries: EntryTable,
 }
 
 impl InvertedIndex {
@@ -32,20 +29,9 @@ impl InvertedIndex {
         for (d, _) in entries.clone() {
             d.positions().for_each(|p| count[p] += 1);
         }
-        let mut ids: HashMap<PortSet, u32> = HashMap::new();
-        let mut port_sets = Vec::new();
-        let mut listed: Vec<(u8, Descriptor, u32)> = entries
-            .map(|(d, ports)| {
-                let rarest = d.positions().min_by_key(|&p| (count[p], p)).unwrap_or(0) as u8;
-                let next = port_sets.len() as u32;
-                let id = *ids.entry(*ports).or_insert(next);
-                if id == next {
-                    port_sets.push(*ports);
-                }
-                (rarest, *d, id)
-            })
-            .collect();
-        listed.sort_unstable_by_key(|e| e.0);
+        let mut listed: Vec<(u8, &Descriptor, &PortSet)> =
+            entries.map(|(d, ports)| (d.positions().min_by_key(|&p| (count[p], p)).unwrap_or(0) as u8, d, ports)).collect();
+        listed.sort_by_key(|e| e.0);
         let mut start = vec![0u32; FILTER_BITS + 1];
         for e in &listed {
             start[usize::from(e.0) + 1] += 1;
@@ -55,20 +41,18 @@ impl InvertedIndex {
         }
         InvertedIndex {
             start,
-            weight: listed.iter().map(|e| e.1.weight() as u8).collect(),
-            set: listed.iter().map(|e| e.2).collect(),
-            descriptors: listed.into_iter().map(|e| e.1).collect(),
-            port_sets,
+            descriptors: listed.iter().map(|e| *e.1).collect(),
+            entries: EntryTable::new(listed.iter().map(|e| (e.1, e.2))),
         }
     }
 
-    /// Bytes a query reads from: descriptors, weights, set ids, offsets and port sets.
+    /// Bytes a query reads from: descriptors, weights, port sets and list offsets.
     pub fn memory_bytes(&self) -> usize {
-        self.descriptors.len() * (24 + 1 + 4) + self.start.len() * 4 + self.port_sets.len() * core::mem::size_of::<PortSet>()
+        self.descriptors.len() * 24 + self.entries.memory_bytes() + self.start.len() * 4
     }
 
     /// Calls `f(i)` for each listed descriptor i ⊆ `q` until `f` returns false.
-    fn for_each_match(&self, q: &Descriptor, mut f: impl FnMut(usize) -> bool) {
+    fn for_each_match(&self, q: &Descriptor, f: &mut dyn FnMut(usize) -> bool) {
         for p in q.positions() {
             for i in self.start[p] as usize..self.start[p + 1] as usize {
                 if self.descriptors[i].is_subset_of(q) && !f(i) {
@@ -80,48 +64,17 @@ impl InvertedIndex {
 
     /// Find All Subsets (see [`super::CompiledFib::fas`]).
     pub fn fas(&self, q: &Descriptor, fanout: Fanout, allowed: &PortSet) -> PortSet {
-        let limit = fanout.get();
-        let mut out = PortSet::EMPTY;
-        self.for_each_match(q, |i| {
-            let ports = self.port_sets[self.set[i] as usize].intersection(allowed);
-            if limit >= MAX_PORTS {
-                out = out.union(&ports);
-                true
-            } else {
-                !out.union_up_to(&ports, limit)
-            }
-        });
-        out
+        self.entries.fas(&mut |f| self.for_each_match(q, f), fanout, allowed)
     }
 
     /// Find Largest Subset: the first heaviest match in list order.
     pub fn fls(&self, q: &Descriptor) -> Option<Largest> {
-        let mut best: Option<(u8, u32)> = None;
-        self.for_each_match(q, |i| {
-            if best.is_none_or(|(w, _)| self.weight[i] > w) {
-                best = Some((self.weight[i], self.set[i]));
-            }
-            true
-        });
-        best.map(|(w, s)| Largest { weight: u32::from(w), ports: self.port_sets[s as usize] })
+        self.entries.fls(&mut |f| self.for_each_match(q, f))
     }
 
     /// Every answer Find Largest Subset may rightly give for `q` (see
     /// [`super::LinearScan::fls_answers`]).
     pub fn fls_answers(&self, q: &Descriptor) -> (u32, Vec<PortSet>) {
-        let mut best = 0u8;
-        let mut sets = Vec::new();
-        self.for_each_match(q, |i| {
-            let w = self.weight[i];
-            if w > best {
-                best = w;
-                sets.clear();
-            }
-            if w == best {
-                sets.push(self.port_sets[self.set[i] as usize]);
-            }
-            true
-        });
-        (u32::from(best), sets)
+        self.entries.fls_answers(&mut |f| self.for_each_match(q, f))
     }
 }

@@ -19,6 +19,7 @@
 mod compile;
 mod descriptor;
 mod engine;
+mod entries;
 mod fib;
 mod inverted;
 mod matcher;
@@ -26,7 +27,7 @@ mod ports;
 mod scan;
 mod tz;
 
-pub use compile::{CompiledFib, Compression, Layout};
+pub use compile::{CompiledFib, Compression, Layout, VARIANTS};
 pub use descriptor::{tag_positions, Descriptor, DESCRIPTOR_BYTES, FILTER_BITS, HASHES_PER_TAG};
 pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingState, DESCRIPTOR_HEADER, FANOUT_ALL, LOCATOR_HEADER};
 pub use fib::DescriptorFib;
@@ -71,20 +72,4 @@ pub enum TagError {
     UnknownTree(u16),
 }
 
-/// Runs `f` over `items` and `out` split into `threads` contiguous shares (one scoped thread
-/// each; `threads` ≤ 1 runs on the caller).
-pub fn parallel<Q: Sync, A: Send>(items: &[Q], out: &mut [A], threads: usize, f: impl Fn(&[Q], &mut [A]) + Sync) {
-    let n = items.len().min(out.len());
-    let threads = threads.clamp(1, n.max(1));
-    if threads == 1 {
-        f(&items[..n], &mut out[..n]);
-        return;
-    }
-    let share = n.div_ceil(threads);
-    std::thread::scope(|s| {
-        for (q, o) in items[..n].chunks(share).zip(out[..n].chunks_mut(share)) {
-            let f = &f;
-            s.spawn(move || f(q, o));
-        }
-    });
-}
+pub use crate::parallel;

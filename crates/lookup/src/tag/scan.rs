@@ -4,50 +4,33 @@
 //! # Overview
 //! Descriptors are stored as three word columns (structure of arrays), so one AVX-512 step loads
 //! word w of 8 descriptors, and `entry & !query == 0` on all three words is three and-nots, two
-//! ors and one test-to-mask; the mask's set bits are the matches. Find All Subsets unions their
-//! port sets (up to the fan-out), Find Largest Subset keeps the heaviest, the first among equals.
+//! ors and one test-to-mask; the mask's set bits are the matches, handed in order to the shared
+//! answer folds of [`super::entries`].
 
 #![allow(unsafe_code)]
 
-use hashbrown::HashMap;
-
-use super::{Descriptor, Fanout, Largest, PortSet, MAX_PORTS};
+use super::entries::EntryTable;
+use super::{Descriptor, Fanout, Largest, PortSet};
 use crate::ip::simd::{detect, Isa};
 
-/// Every descriptor in three word columns, with its weight and port-set id.
+/// Every descriptor in three word columns, with its weight and port set.
 #[derive(Debug, Clone)]
 pub struct LinearScan {
     words: [Vec<u64>; 3],
-    weight: Vec<u8>,
-    set: Vec<u32>,
-    port_sets: Vec<PortSet>,
+    entries: EntryTable,
     isa: Isa,
 }
 
 impl LinearScan {
     /// The scan over `entries`, using the widest SIMD the CPU has.
-    pub fn new<'a>(entries: impl Iterator<Item = (&'a Descriptor, &'a PortSet)>) -> Self {
-        let mut s = LinearScan {
-            words: [Vec::new(), Vec::new(), Vec::new()],
-            weight: Vec::new(),
-            set: Vec::new(),
-            port_sets: Vec::new(),
-            isa: detect(),
-        };
-        let mut ids: HashMap<PortSet, u32> = HashMap::new();
-        for (d, ports) in entries {
-            for (col, w) in s.words.iter_mut().zip(d.0) {
+    pub fn new<'a>(entries: impl Iterator<Item = (&'a Descriptor, &'a PortSet)> + Clone) -> Self {
+        let mut words = [Vec::new(), Vec::new(), Vec::new()];
+        for (d, _) in entries.clone() {
+            for (col, w) in words.iter_mut().zip(d.0) {
                 col.push(w);
             }
-            s.weight.push(d.weight() as u8);
-            let next = s.port_sets.len() as u32;
-            let id = *ids.entry(*ports).or_insert(next);
-            if id == next {
-                s.port_sets.push(*ports);
-            }
-            s.set.push(id);
         }
-        s
+        LinearScan { words, entries: EntryTable::new(entries), isa: detect() }
     }
 
     /// The same scan on `isa` (narrower than the CPU's widest, or it falls back to scalar).
@@ -63,17 +46,17 @@ impl LinearScan {
 
     /// Descriptors held.
     pub fn len(&self) -> usize {
-        self.weight.len()
+        self.entries.len()
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.weight.is_empty()
+        self.len() == 0
     }
 
-    /// Bytes the scan reads: 24 per descriptor plus weight and set id, plus the port sets.
+    /// Bytes the scan reads: 24 per descriptor plus its weight and port set.
     pub fn memory_bytes(&self) -> usize {
-        self.len() * (24 + 1 + 4) + self.port_sets.len() * core::mem::size_of::<PortSet>()
+        self.len() * 24 + self.entries.memory_bytes()
     }
 
     /// Calls `f(i)` for each descriptor i ⊆ `q`, in order, until `f` returns false.
@@ -102,55 +85,37 @@ impl LinearScan {
 
     /// Find All Subsets by scanning (see [`super::CompiledFib::fas`]).
     pub fn fas(&self, q: &Descriptor, fanout: Fanout, allowed: &PortSet) -> PortSet {
-        let limit = fanout.get();
-        let mut out = PortSet::EMPTY;
-        self.for_each_match(q, &mut |i| {
-            let ports = self.port_sets[self.set[i] as usize].intersection(allowed);
-            if limit >= MAX_PORTS {
-                out = out.union(&ports);
-                true
-            } else {
-                !out.union_up_to(&ports, limit)
-            }
-        });
-        out
+        self.entries.fas(&mut |f| self.for_each_match(q, f), fanout, allowed)
     }
 
     /// Find Largest Subset by scanning: the first heaviest match.
     pub fn fls(&self, q: &Descriptor) -> Option<Largest> {
-        let mut best: Option<(u8, u32)> = None;
-        self.for_each_match(q, &mut |i| {
-            if best.is_none_or(|(w, _)| self.weight[i] > w) {
-                best = Some((self.weight[i], self.set[i]));
-            }
-            true
-        });
-        best.map(|(w, s)| Largest { weight: u32::from(w), ports: self.port_sets[s as usize] })
+        self.entries.fls(&mut |f| self.for_each_match(q, f))
     }
 
     /// Every answer Find Largest Subset may rightly give for `q`: the greatest weight of a match
     /// and the port sets of all matches of that weight (empty when nothing matches).
     pub fn fls_answers(&self, q: &Descriptor) -> (u32, Vec<PortSet>) {
-        let mut best = 0u8;
-        let mut sets = Vec::new();
-        self.for_each_match(q, &mut |i| {
-            let w = self.weight[i];
-            if w > best {
-                best = w;
-                sets.clear();
-            }
-            if w == best {
-                sets.push(self.port_sets[self.set[i] as usize]);
-            }
-            true
-        });
-        (u32::from(best), sets)
+        self.entries.fls_answers(&mut |f| self.for_each_match(q, f))
     }
+}
+
+/// Hands the matches of one SIMD step (`mask` bit j = descriptor `base + j`) to `f`; false when
+/// `f` asked to stop.
+#[inline]
+fn hand_over(base: usize, mut mask: u32, f: &mut dyn FnMut(usize) -> bool) -> bool {
+    while mask != 0 {
+        if !f(base + mask.trailing_zeros() as usize) {
+            return false;
+        }
+        mask &= mask - 1;
+    }
+    true
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::Descriptor;
+    use super::{hand_over, Descriptor};
     use core::arch::x86_64::*;
 
     /// Scans the first multiple of 8 descriptors; `None` when `f` stopped it, else how many.
@@ -168,12 +133,8 @@ mod x86 {
                 let miss = _mm512_or_si512(x, _mm512_or_si512(y, z));
                 _mm512_testn_epi64_mask(miss, miss)
             };
-            let mut m = mask;
-            while m != 0 {
-                if !f(i + m.trailing_zeros() as usize) {
-                    return None;
-                }
-                m &= m - 1;
+            if !hand_over(i, u32::from(mask), f) {
+                return None;
             }
         }
         Some(whole)
@@ -195,12 +156,8 @@ mod x86 {
                 let miss = _mm256_or_si256(x, _mm256_or_si256(y, z));
                 _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(miss, zero))) as u32
             };
-            let mut m = mask;
-            while m != 0 {
-                if !f(i + m.trailing_zeros() as usize) {
-                    return None;
-                }
-                m &= m - 1;
+            if !hand_over(i, mask, f) {
+                return None;
             }
         }
         Some(whole)
