@@ -133,26 +133,27 @@ pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, 
 }
 
 /// `count` packet descriptors: with probability `matching`, a FIB descriptor plus 0..=`extra`
-/// Zipf tags; otherwise 1–4 tags from outside the vocabulary plus the same extras (these can
-/// still match by a Bloom false positive or through the extras; the experiment reports the
-/// measured matching rate).
+/// Zipf tags; otherwise 1–4 tags plus 0..=`extra` more, all from outside the vocabulary (these
+/// can still match through a Bloom false positive; the experiment reports the measured matching
+/// rate).
 pub fn queries(fib: &[(Descriptor, PortSet)], count: usize, extra: usize, matching: f64, seed: u64) -> Vec<Descriptor> {
     let mut rng = SmallRng::seed_from_u64(seed);
     (0..count)
         .map(|_| {
-            let mut d = if rng.gen_bool(matching) {
-                fib[rng.gen_range(0..fib.len())].0
+            let extras = rng.gen_range(0..=extra);
+            if rng.gen_bool(matching) {
+                let mut d = fib[rng.gen_range(0..fib.len())].0;
+                for _ in 0..extras {
+                    add_zipf_tag(&mut rng, &mut d);
+                }
+                d
             } else {
                 let mut d = Descriptor::EMPTY;
-                for _ in 0..rng.gen_range(1..=4) {
+                for _ in 0..rng.gen_range(1..=4) + extras {
                     d.add_tag(format!("other{}", rng.gen::<u64>()).as_bytes());
                 }
                 d
-            };
-            for _ in 0..rng.gen_range(0..=extra) {
-                add_zipf_tag(&mut rng, &mut d);
             }
-            d
         })
         .collect()
 }

@@ -6,9 +6,11 @@
 //! the subset relation on filters (`entry ⊆ packet`, bitwise), exact up to the filter's small
 //! false-positive rate. Bit `p` of the filter (0 ≤ p < 192) is bit `p % 64` of word `p / 64`.
 //!
-//! A tag's 7 positions are `g_i = h1 + i·h2 mod 192` from one SipHash-1-3 of the tag under a
-//! fixed all-zero key: every host must derive the same bits for the same tag, so the hash is part
-//! of the protocol, not a per-process choice.
+//! A tag's 7 positions come from one SipHash-1-3 of the tag under a fixed all-zero key (every host
+//! must derive the same bits for the same tag, so the hash is part of the protocol): position i is
+//! `⌊mix(h + i) · 192 / 2^64⌋` with `mix` the SplitMix64 finaliser. Double hashing
+//! (`h1 + i·h2 mod 192`) is not used: modulo 192 it has only ~18K distinct patterns, so unrelated
+//! tags collide often — measured, 193 of 200 random packets "matched" a 100K-descriptor FIB.
 //!
 //! Hierarchical names are emulated as the paper's section 2.1 does: `/org/gnu/software` is the
 //! descriptor `{1:org, 2:gnu, 3:software}` — each component tagged with its (1-based) depth.
@@ -148,8 +150,14 @@ pub fn tag_positions(tag: &[u8]) -> impl Iterator<Item = usize> {
     let mut h = SipHasher13::new_with_keys(0, 0);
     h.write(tag);
     let x = h.finish();
-    let (h1, h2) = (x & 0xffff_ffff, (x >> 32) | 1);
-    (0..u64::from(HASHES_PER_TAG)).map(move |i| (h1.wrapping_add(i.wrapping_mul(h2)) % FILTER_BITS as u64) as usize)
+    (0..u64::from(HASHES_PER_TAG)).map(move |i| ((u128::from(mix(x.wrapping_add(i))) * FILTER_BITS as u128) >> 64) as usize)
+}
+
+/// The SplitMix64 finaliser.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 #[cfg(test)]
@@ -167,6 +175,19 @@ mod tests {
             Descriptor::from_tags(["x"]).unwrap().weight(),
             tag_positions(b"x").collect::<std::collections::BTreeSet<_>>().len() as u32
         );
+    }
+
+    #[test]
+    fn unrelated_tags_rarely_cover_each_other() {
+        let fib: Vec<Descriptor> = (0..20_000).map(|i| Descriptor::from_tags([format!("fib{i}")]).unwrap()).collect();
+        let hits = (0..500)
+            .filter(|i| {
+                let q = Descriptor::from_tags((0..5).map(|j| format!("q{i}-{j}"))).unwrap();
+                fib.iter().any(|d| d.is_subset_of(&q))
+            })
+            .count();
+        // (35/192)^7 · 20,000 ≈ 0.13 expected covering entries per packet.
+        assert!(hits < 100, "{hits} of 500 packets covered");
     }
 
     #[test]
