@@ -94,6 +94,13 @@ pub fn compare<A: PartialEq>(reps: usize, reference: &[A], contenders: &mut [Con
     outcomes
 }
 
+/// Runs `f` once and returns its value with the seconds it took (build times and the like).
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let v = f();
+    (v, t.elapsed().as_secs_f64())
+}
+
 /// Positions where `answers` and `reference` differ, counting a length difference as mismatches.
 pub fn count_mismatches<A: PartialEq>(answers: &[A], reference: &[A]) -> u64 {
     let differing = answers.iter().zip(reference).filter(|(a, r)| a != r).count();

@@ -15,14 +15,12 @@
 //! (`bloomfwd-n<n>`): the paper picks n by measurement, and so does the summary; `dp-cpe` rows
 //! give the chosen levels with the estimated and actual expanded sizes (the paper's Table 4).
 
-use std::time::Instant;
-
 use nexthop_lookup::ip::{
     dp_cpe, expanded_count, parallel_batch, simd, Address, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, Miht4, Miht6, NextHop, Route,
     DEFAULT_FPR,
 };
 
-use crate::harness::{compare, Contender, Outcome};
+use crate::harness::{compare, timed, Contender, Outcome};
 use crate::peers::ip::{IpTrie4, IpTrie6, PrefixTrie4, PrefixTrie6};
 use crate::plot::{Chart, Plot};
 use crate::workload::routes::{self as workload, Family, Traffic};
@@ -88,12 +86,6 @@ fn oracle<A: Address>(routes: &[Route<A>]) -> BinaryTrie<A> {
         let _ = t.insert(r.prefix, r.len, r.next_hop);
     }
     t
-}
-
-fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let t = Instant::now();
-    let v = f();
-    (v, t.elapsed().as_secs_f64())
 }
 
 /// [`timed`], plus the bytes the build left allocated (0 unless the counting allocator is on).

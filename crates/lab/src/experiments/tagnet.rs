@@ -13,8 +13,6 @@
 //! Rows: `system` fas / fls / linear-scan / inverted-index (with `match` fas or fls) for
 //! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
 
-use std::time::Instant;
-
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
     Layout, LinearScan, MatchScratch, PortSet, Tree, TzLabels, NO_PARENT, VARIANTS,
@@ -22,7 +20,7 @@ use nexthop_lookup::tag::{
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::harness::{compare, Contender, Outcome};
+use crate::harness::{compare, timed, Contender, Outcome};
 use crate::plot::{Chart, Plot};
 use crate::workload::tags::{self as workload, TREES};
 use crate::{Report, Row, RunConfig};
@@ -194,12 +192,6 @@ fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<
     rows
 }
 
-fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
-    let t = Instant::now();
-    let v = f();
-    (v, t.elapsed().as_secs_f64())
-}
-
 fn compile(entries: &[(Descriptor, PortSet)], c: Compression, l: Layout) -> anyhow::Result<(CompiledFib, f64)> {
     let (fib, s) = timed(|| CompiledFib::build(entries.iter().copied(), entries.len(), c, l));
     Ok((fib?, s))
@@ -353,6 +345,11 @@ fn next_on_path(tree: &Tree, at: u32, dest: u32) -> u32 {
     at
 }
 
+/// Neighbour → the interface of `router` that leads to it.
+fn interfaces_of(labels: &TzLabels, router: u32) -> hashbrown::HashMap<u32, u16> {
+    (0..labels.interfaces(router)).filter_map(|i| labels.neighbor(router, i).map(|v| (v, i))).collect()
+}
+
 /// ns per TZ forward at one router over random destinations, checked against the tree path.
 fn forward_speed(cfg: &RunConfig, tree: &Tree, labels: &TzLabels, router: u32) -> Row {
     const DELIVER: u32 = u32::MAX - 1;
@@ -364,11 +361,10 @@ fn forward_speed(cfg: &RunConfig, tree: &Tree, labels: &TzLabels, router: u32) -
     let mut rng = SmallRng::seed_from_u64(0xf0);
     let dest_nodes: Vec<u32> = (0..n).map(|_| rng.gen_range(0..labels.len() as u32)).collect();
     let dests: Vec<Label> = dest_nodes.iter().map(|&v| labels.label(v)).collect();
-    let interface_of: hashbrown::HashMap<u32, u32> =
-        (0..labels.interfaces(router)).filter_map(|i| labels.neighbor(router, i).map(|v| (v, u32::from(i)))).collect();
+    let interface_of = interfaces_of(labels, router);
     let reference: Vec<u32> = dest_nodes
         .iter()
-        .map(|&d| if d == router { DELIVER } else { interface_of.get(&next_on_path(tree, router, d)).copied().unwrap_or(ERROR) })
+        .map(|&d| if d == router { DELIVER } else { interface_of.get(&next_on_path(tree, router, d)).map_or(ERROR, |&i| u32::from(i)) })
         .collect();
     let r = *labels.router(router);
     let mut contenders = vec![Contender::new("tz", |out: &mut Vec<u32>| {
@@ -399,11 +395,7 @@ fn forward_speed(cfg: &RunConfig, tree: &Tree, labels: &TzLabels, router: u32) -
 fn mixed(cfg: &RunConfig, w: &Workload<'_>, fib: CompiledFib, loc: &Locators) -> Vec<Row> {
     let routers = loc.labels.iter().map(|l| *l.router(loc.router)).collect();
     let state = ForwardingState { fib, tree_ports: (0..TREES).map(workload::tree_ports).collect(), routers };
-    let interface_of: Vec<hashbrown::HashMap<u32, u16>> = loc
-        .labels
-        .iter()
-        .map(|l| (0..l.interfaces(loc.router)).filter_map(|i| l.neighbor(loc.router, i).map(|v| (v, i))).collect())
-        .collect();
+    let interface_of: Vec<_> = loc.labels.iter().map(|l| interfaces_of(l, loc.router)).collect();
     let flows = if cfg.quick { 400 } else { 3000 };
     let max_follow_up = 15;
     let mut rows = Vec::new();

@@ -18,7 +18,6 @@ use crate::ip::simd::{detect, Isa};
 pub struct LinearScan {
     words: [Vec<u64>; 3],
     entries: EntryTable,
-    isa: Isa,
 }
 
 impl LinearScan {
@@ -30,18 +29,7 @@ impl LinearScan {
                 col.push(w);
             }
         }
-        LinearScan { words, entries: EntryTable::new(entries), isa: detect() }
-    }
-
-    /// The same scan on `isa` (narrower than the CPU's widest, or it falls back to scalar).
-    pub fn with_isa(mut self, isa: Isa) -> Self {
-        self.isa = isa;
-        self
-    }
-
-    /// The instruction set it scans with.
-    pub fn isa(&self) -> Isa {
-        self.isa
+        LinearScan { words, entries: EntryTable::new(entries) }
     }
 
     /// Descriptors held.
@@ -62,18 +50,18 @@ impl LinearScan {
     /// Calls `f(i)` for each descriptor i ⊆ `q`, in order, until `f` returns false.
     fn for_each_match(&self, q: &Descriptor, f: &mut dyn FnMut(usize) -> bool) {
         let [a, b, c] = &self.words;
-        let done = match self.isa {
+        let done = match detect() {
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 if detect() == Isa::Avx512 => {
+            Isa::Avx512 => {
                 // SAFETY: avx512f was detected at run time just above.
                 unsafe { x86::scan_avx512(a, b, c, q, f) }
             }
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 if detect() != Isa::Scalar => {
-                // SAFETY: avx2 was detected at run time (every AVX-512 CPU has AVX2).
+            Isa::Avx2 => {
+                // SAFETY: avx2 was detected at run time.
                 unsafe { x86::scan_avx2(a, b, c, q, f) }
             }
-            _ => Some(0),
+            Isa::Scalar => Some(0),
         };
         let Some(done) = done else { return };
         for i in done..self.len() {

@@ -194,7 +194,6 @@ pub struct TzLabels {
     light: Vec<u32>,
     heavy: Vec<u32>,
     parent: Vec<u32>,
-    node_by_id: Vec<u32>,
 }
 
 impl TzLabels {
@@ -306,21 +305,12 @@ impl TzLabels {
                 }
             })
             .collect();
-        let mut node_by_id = vec![0u32; n];
-        for (v, &i) in id.iter().enumerate() {
-            node_by_id[i as usize] = v as u32;
-        }
-        Ok(TzLabels { labels, field_bits, routers, light_start, light, heavy, parent: tree.parent.clone(), node_by_id })
+        Ok(TzLabels { labels, field_bits, routers, light_start, light, heavy, parent: tree.parent.clone() })
     }
 
     /// Node `v`'s locator.
     pub fn label(&self, v: u32) -> Label {
         self.labels[v as usize]
-    }
-
-    /// The node whose label has depth-first id `id`.
-    pub fn node_of(&self, id: u32) -> Option<u32> {
-        self.node_by_id.get(id as usize).copied()
     }
 
     /// Node `v`'s forwarding state.
