@@ -10,7 +10,8 @@
 //! must derive the same bits for the same tag, so the hash is part of the protocol): position i is
 //! `⌊mix(h + i) · 192 / 2^64⌋` with `mix` the SplitMix64 finaliser. Double hashing
 //! (`h1 + i·h2 mod 192`) is not used: modulo 192 it has only ~18K distinct patterns, so unrelated
-//! tags collide often — measured, 193 of 200 random packets "matched" a 100K-descriptor FIB.
+//! tags collide often (`nexthop bench tagnet --quick`: 98% of packets made of unrelated tags
+//! "matched" a 100K-descriptor FIB, 3% with independent positions).
 //!
 //! Hierarchical names are emulated as the paper's section 2.1 does: `/org/gnu/software` is the
 //! descriptor `{1:org, 2:gnu, 3:software}` — each component tagged with its (1-based) depth.
