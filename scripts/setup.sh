@@ -35,3 +35,24 @@ if [ ! -f /usr/lib/python3/dist-packages/data/ipasn_20140513.dat.gz ]; then
   $SUDO apt-get update -qq >/dev/null 2>&1 || true
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-pyasn >/dev/null
 fi
+
+# NDNd, the Go NDN forwarder, as the `forwarder` experiment's peer: built from its release
+# module (fetched through the Go module proxy) into .peers/. Go is a prerequisite here; without
+# it the step says so and the experiment refuses to run without its peer.
+NDND_VERSION=v1.5.3
+NDND="$(cd "$(dirname "$0")/.." && pwd)/.peers/ndnd-$NDND_VERSION/ndnd"
+if [ ! -x "$NDND" ]; then
+  GO="$(command -v go || echo /usr/local/go/bin/go)"
+  if [ -x "$GO" ]; then
+    GOMODCACHE="$("$GO" env GOMODCACHE)"
+    mkdir -p "$(dirname "$NDND")"
+    TMPMOD="$(mktemp -d)"
+    # Download the module itself, then build its cmd/ndnd inside it (go install @version would
+    # ask the proxy for the version list, which it refuses here).
+    (cd "$TMPMOD" && "$GO" mod init peers >/dev/null 2>&1 && "$GO" mod download "github.com/named-data/ndnd@$NDND_VERSION")
+    (cd "$GOMODCACHE/github.com/named-data/ndnd@$NDND_VERSION" && "$GO" build -o "$NDND" ./cmd/ndnd)
+    rm -rf "$TMPMOD"
+  else
+    echo "setup: Go not found; the forwarder experiment's NDNd peer is not built" >&2
+  fi
+fi

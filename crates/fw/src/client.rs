@@ -4,7 +4,8 @@
 //! fetches segmented status datasets.
 
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,7 @@ use nexthop_wire::{Component, DataView, Emit, Interest, Kind, NackReason, Name};
 use crate::face::FaceUri;
 use crate::mgmt::params::{ControlParameters, ControlResponse};
 use crate::packet::{classify, Network};
+use crate::udp_batch::{RecvBatch, SendBatch};
 
 /// What went wrong talking to the forwarder.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +37,9 @@ pub enum ClientError {
 enum Conn {
     Unix(UnixStream),
     Tcp(TcpStream),
+    /// A UDP socket and the forwarder's address: each packet one datagram, moved in batches.
+    /// Not connected: a forwarder may answer from another port than the one written to.
+    Udp(UdpSocket, std::net::SocketAddr, Box<RecvBatch>, SendBatch),
 }
 
 /// A connection to a forwarder.
@@ -60,7 +65,8 @@ pub enum Answer {
 }
 
 impl Client {
-    /// Connects to `unix://…` or `tcp4://…`.
+    /// Connects to `unix://…`, `tcp4://…` or `udp4://…` (a UDP socket of its own; the
+    /// forwarder makes an on-demand face for it when the first packet arrives).
     ///
     /// # Errors
     /// Socket errors; other schemes are refused.
@@ -72,24 +78,86 @@ impl Client {
                 s.set_nodelay(true)?;
                 Conn::Tcp(s)
             }
-            _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix:// or tcp://")),
+            FaceUri::Udp(a) => {
+                // Bound to the address the route to the forwarder leaves from, so that
+                // `local_udp` names an address the forwarder can send to.
+                let probe = UdpSocket::bind(if a.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" })?;
+                probe.connect(a)?;
+                let s = UdpSocket::bind((probe.local_addr()?.ip(), 0))?;
+                Conn::Udp(s, *a, Box::default(), SendBatch::default())
+            }
+            _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp:// or udp://")),
         };
         Ok(Client { conn, buf: Vec::new(), nonce: std::process::id().wrapping_mul(2_654_435_761) })
     }
 
-    fn stream(&mut self) -> &mut dyn ReadWrite {
-        match &mut self.conn {
-            Conn::Unix(s) => s,
-            Conn::Tcp(s) => s,
+    /// The local address of a UDP connection (what the forwarder sees as the remote end).
+    pub fn local_udp(&self) -> Option<std::net::SocketAddr> {
+        match &self.conn {
+            Conn::Udp(s, ..) => s.local_addr().ok(),
+            _ => None,
         }
     }
 
-    /// Sends raw bytes (one or more packets).
+    /// Sends raw bytes (one or more whole packets; over UDP each becomes a datagram).
     ///
     /// # Errors
-    /// Socket errors.
+    /// Socket errors; over UDP, bytes that are not whole TLV packets.
     pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.stream().write_all(bytes)
+        match &mut self.conn {
+            Conn::Unix(s) => s.write_all(bytes),
+            Conn::Tcp(s) => s.write_all(bytes),
+            Conn::Udp(s, to, _, out) => {
+                let mut rest = bytes;
+                while !rest.is_empty() {
+                    let n = match frame_len(rest, usize::MAX) {
+                        Ok(Some(n)) if n <= rest.len() => n,
+                        _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "not whole TLV packets")),
+                    };
+                    out.push(&rest[..n], Some(*to));
+                    rest = &rest[n..];
+                }
+                match out.flush(s.as_raw_fd()) {
+                    0 => Ok(()),
+                    n => Err(io::Error::other(format!("{n} datagrams not sent"))),
+                }
+            }
+        }
+    }
+
+    /// One read from the socket (a stream read, or a batch of datagrams) appended to the
+    /// receive buffer, waiting at most `timeout`.
+    fn read_some(&mut self, timeout: Duration) -> io::Result<usize> {
+        let mut chunk = [0u8; 65536];
+        match &mut self.conn {
+            Conn::Unix(s) => {
+                s.set_read_timeout(Some(timeout))?;
+                let n = s.read(&mut chunk)?;
+                self.buf.extend_from_slice(&chunk[..n]);
+                Ok(n)
+            }
+            Conn::Tcp(s) => {
+                s.set_read_timeout(Some(timeout))?;
+                let n = s.read(&mut chunk)?;
+                self.buf.extend_from_slice(&chunk[..n]);
+                Ok(n)
+            }
+            Conn::Udp(s, _, batch, _) => {
+                s.set_read_timeout(Some(timeout))?;
+                let mut total = 0;
+                for i in 0..batch.recv(s.as_raw_fd())? {
+                    // Only datagrams that are one whole packet join the buffer (a stray one
+                    // must not throw the framing of the next off).
+                    let (d, _, cut) = batch.get(i);
+                    if !cut && matches!(frame_len(d, usize::MAX), Ok(Some(n)) if n == d.len()) {
+                        self.buf.extend_from_slice(d);
+                        total += d.len();
+                    }
+                }
+                // A datagram can be empty, cut short or junk; none closes the connection.
+                Ok(total.max(1))
+            }
+        }
     }
 
     /// The next packet received, waiting at most `timeout`; `Ok(None)` on timeout.
@@ -109,12 +177,9 @@ impl Client {
             if left.is_zero() {
                 return Ok(None);
             }
-            let s = self.stream();
-            s.set_timeout(Some(left))?;
-            let mut chunk = [0u8; 65536];
-            match s.read(&mut chunk) {
+            match self.read_some(left) {
                 Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Ok(_) => {}
                 Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => return Ok(None),
                 Err(e) => return Err(e),
             }
@@ -169,19 +234,62 @@ impl Client {
     /// # Errors
     /// Timeout, Nack, socket errors, or an answer that is not a ControlResponse.
     pub fn command(&mut self, module: &str, verb: &str, params: &ControlParameters) -> Result<ControlResponse, ClientError> {
+        let i = self.command_interest(module, verb, params);
+        let name = i.name.to_string();
+        match self.express(&i, Duration::from_secs(4))? {
+            Answer::Data(w) => control_response(&w),
+            Answer::Nack(r) => Err(ClientError::Nack(r, name)),
+        }
+    }
+
+    /// The signed command Interest for `/localhost/nfd/<module>/<verb>` with `params`.
+    pub fn command_interest(&mut self, module: &str, verb: &str, params: &ControlParameters) -> Interest {
         let name = Name::from_uri(&format!("/localhost/nfd/{module}/{verb}")).expect("valid").with(Component::generic(params.encode()));
         let mut i = Interest::new(name);
         i.nonce = Some(self.next_nonce());
         i.lifetime_ms = Some(4000);
         i.set_app_parameters(Vec::new());
         i.sign_digest_sha256();
-        let name = i.name.to_string();
-        match self.express(&i, Duration::from_secs(4))? {
-            Answer::Data(w) => {
-                let d = DataView::decode(&w).map_err(|e| ClientError::Bad(e.to_string()))?;
-                ControlResponse::decode(d.content().unwrap_or_default()).map_err(|e| ClientError::Bad(e.to_string()))
+        i
+    }
+
+    /// Registers every prefix in `prefixes` toward this connection's face, keeping up to
+    /// `window` commands outstanding (how a route loader fills a forwarder's FIB through
+    /// management). Returns how many registrations were answered 200.
+    ///
+    /// # Errors
+    /// Socket errors, or no answer for 10 s.
+    pub fn register_many(&mut self, mut prefixes: impl Iterator<Item = Name>, window: usize) -> Result<u64, ClientError> {
+        let (mut sent, mut answered, mut ok) = (0u64, 0u64, 0u64);
+        let mut out = Vec::new();
+        loop {
+            while sent - answered < window as u64 {
+                let Some(p) = prefixes.next() else { break };
+                out.extend_from_slice(
+                    &self.command_interest("rib", "register", &ControlParameters { name: Some(p), ..Default::default() }).to_bytes(),
+                );
+                sent += 1;
             }
-            Answer::Nack(r) => Err(ClientError::Nack(r, name)),
+            if !out.is_empty() {
+                self.send(&out)?;
+                out.clear();
+            }
+            if answered == sent {
+                return Ok(ok);
+            }
+            let Some(p) = self.recv(Duration::from_secs(10))? else { return Err(ClientError::Timeout("rib/register".into())) };
+            if let Ok(Some(inc)) = classify(&p) {
+                match inc.packet {
+                    Network::Data(d) => {
+                        answered += 1;
+                        if control_response(d.wire()).is_ok_and(|r| r.code == 200) {
+                            ok += 1;
+                        }
+                    }
+                    Network::Nack(..) => answered += 1,
+                    Network::Interest(_) => {}
+                }
+            }
         }
     }
 
@@ -218,18 +326,7 @@ impl Client {
     }
 }
 
-trait ReadWrite: Read + Write {
-    fn set_timeout(&self, t: Option<Duration>) -> io::Result<()>;
-}
-
-impl ReadWrite for UnixStream {
-    fn set_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        self.set_read_timeout(t)
-    }
-}
-
-impl ReadWrite for TcpStream {
-    fn set_timeout(&self, t: Option<Duration>) -> io::Result<()> {
-        self.set_read_timeout(t)
-    }
+fn control_response(data_wire: &[u8]) -> Result<ControlResponse, ClientError> {
+    let d = DataView::decode(data_wire).map_err(|e| ClientError::Bad(e.to_string()))?;
+    ControlResponse::decode(d.content().unwrap_or_default()).map_err(|e| ClientError::Bad(e.to_string()))
 }

@@ -34,3 +34,5 @@ pub mod strategy;
 pub mod tlv;
 pub mod token;
 pub mod traffic;
+#[allow(unsafe_code)]
+pub mod udp_batch;

@@ -1,5 +1,5 @@
 //! A traffic generator: a producer and a consumer end that speak NDN to any forwarder (nexthop,
-//! NFD) over a Unix or TCP face. The producer registers a prefix and answers every Interest
+//! NFD, NDNd) over a Unix, TCP or UDP face. The producer registers a prefix and answers every Interest
 //! under it with a Data of the configured size (PIT token echoed); the consumer keeps a window
 //! of Interests for distinct names outstanding and measures satisfied Interests per second and
 //! each one's round-trip time.
@@ -17,6 +17,9 @@ use crate::mgmt::params::ControlParameters;
 use crate::packet::{classify, Network};
 use crate::tlv::{put_packet, LpFields};
 
+/// How long the consumer waits for an answer before it counts the Interest as lost.
+pub const GIVE_UP: Duration = Duration::from_secs(1);
+
 /// What the consumer measured.
 #[derive(Debug, Clone, Default)]
 pub struct TrafficResult {
@@ -24,6 +27,8 @@ pub struct TrafficResult {
     pub satisfied: u64,
     /// Interests answered with a Nack.
     pub nacks: u64,
+    /// Interests given up after [`GIVE_UP`] with no answer.
+    pub lost: u64,
     /// Seconds measured.
     pub seconds: f64,
     /// Content bytes received.
@@ -33,13 +38,33 @@ pub struct TrafficResult {
 }
 
 /// Starts a producer for `prefix` on `face`; it answers until `stop` is set. Returns once the
-/// prefix is registered.
+/// prefix is registered. Over Unix and TCP the producer registers on its own face; over UDP
+/// (where forwarders take no management commands) it asks the forwarder through `control`
+/// (a Unix or TCP face) to create a UDP face toward the producer's socket and routes the
+/// prefix there, as an operator would.
 ///
 /// # Errors
 /// Connection or registration failure.
-pub fn start_producer(face: &FaceUri, prefix: &Name, payload_bytes: usize, stop: Arc<AtomicBool>) -> Result<JoinHandle<()>, ClientError> {
+pub fn start_producer(
+    face: &FaceUri,
+    control: &FaceUri,
+    prefix: &Name,
+    payload_bytes: usize,
+    stop: Arc<AtomicBool>,
+) -> Result<JoinHandle<()>, ClientError> {
     let mut c = Client::connect(face)?;
-    let r = c.command("rib", "register", &ControlParameters { name: Some(prefix.clone()), ..Default::default() })?;
+    let register = ControlParameters { name: Some(prefix.clone()), ..Default::default() };
+    let r = match (face, c.local_udp()) {
+        (FaceUri::Udp(_), Some(me)) => {
+            let mut ctl = Client::connect(control)?;
+            let uri = FaceUri::Udp(me).to_string();
+            let created = ctl.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() })?;
+            let face_id = created.body.and_then(|b| b.face_id).filter(|_| matches!(created.code, 200 | 409));
+            let Some(face_id) = face_id else { return Err(ClientError::Bad(format!("faces/create: {} {}", created.code, created.text))) };
+            ctl.command("rib", "register", &ControlParameters { face_id: Some(face_id), ..register })?
+        }
+        _ => c.command("rib", "register", &register)?,
+    };
     if r.code != 200 {
         return Err(ClientError::Bad(format!("register: {} {}", r.code, r.text)));
     }
@@ -68,62 +93,70 @@ pub fn start_producer(face: &FaceUri, prefix: &Name, payload_bytes: usize, stop:
     }))
 }
 
-/// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding.
+/// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding. Slot `i`
+/// of the window carries sequence numbers i, i + window, i + 2·window, …: an answer frees its
+/// slot, which sends the next. An Interest with no answer after [`GIVE_UP`] counts as lost and
+/// its slot moves on, so a lossy forwarder measures a lower rate rather than stalling.
 ///
 /// # Errors
-/// Connection failure, or no answer for a second.
+/// Connection or socket failure.
 pub fn run_consumer(face: &FaceUri, prefix: &Name, window: usize, duration: Duration) -> Result<TrafficResult, ClientError> {
+    let window = window.max(1) as u64;
     let mut c = Client::connect(face)?;
-    let mut sent_at: Vec<Option<Instant>> = vec![None; window.max(1)];
-    let mut seq = 0u64;
+    let mut slots: Vec<(u64, Instant)> = Vec::with_capacity(window as usize);
     let mut res = TrafficResult::default();
     let mut out = Vec::new();
     let interest = |c: &mut Client, seq: u64, out: &mut Vec<u8>| {
         let mut i = Interest::new(prefix.clone().with(Component::segment(seq)));
         i.nonce = Some(c.next_nonce());
-        i.lifetime_ms = Some(2000);
+        i.lifetime_ms = Some(GIVE_UP.as_millis() as u64 * 2);
         out.extend_from_slice(&i.to_bytes());
     };
     let start = Instant::now();
-    for _ in 0..window {
+    for seq in 0..window {
         interest(&mut c, seq, &mut out);
-        sent_at[(seq % window as u64) as usize] = Some(Instant::now());
-        seq += 1;
+        slots.push((seq, start));
     }
-    c.send(&out)?;
-    out.clear();
+    let mut last_scan = start;
     while start.elapsed() < duration {
-        let Some(first) = c.recv(Duration::from_secs(1))? else { return Err(ClientError::Timeout(format!("{prefix}/…"))) };
-        let mut next = Some(first);
+        let left = duration.saturating_sub(start.elapsed());
+        let mut next = c.recv(Duration::from_millis(100).min(left))?;
         let now = Instant::now();
         while let Some(p) = next.take() {
             if let Ok(Some(inc)) = classify(&p) {
-                let (name, data) = match inc.packet {
+                let answer = match inc.packet {
                     Network::Data(d) => {
                         res.content_bytes += d.content().map_or(0, |x| x.len()) as u64;
-                        (d.name(), true)
+                        Some((d.name(), true))
                     }
-                    Network::Nack(_, i) => (i.name(), false),
-                    Network::Interest(_) => {
-                        next = c.recv_buffered();
-                        continue;
-                    }
+                    Network::Nack(_, i) => Some((i.name(), false)),
+                    Network::Interest(_) => None,
                 };
-                if let Some(Kind::Segment(s)) = name.last().map(|x| x.kind()) {
-                    if let Some(t) = sent_at[(s % window as u64) as usize].take() {
-                        res.rtt_us.push(now.duration_since(t).as_secs_f64() * 1e6);
-                        if data {
-                            res.satisfied += 1;
-                        } else {
-                            res.nacks += 1;
+                if let Some((name, data)) = answer {
+                    if let Some(Kind::Segment(s)) = name.last().map(|x| x.kind()) {
+                        let slot = &mut slots[(s % window) as usize];
+                        if slot.0 == s {
+                            res.rtt_us.push(now.duration_since(slot.1).as_secs_f64() * 1e6);
+                            if data {
+                                res.satisfied += 1;
+                            } else {
+                                res.nacks += 1;
+                            }
+                            *slot = (s + window, Instant::now());
+                            interest(&mut c, s + window, &mut out);
                         }
-                        interest(&mut c, seq, &mut out);
-                        sent_at[(seq % window as u64) as usize] = Some(Instant::now());
-                        seq += 1;
                     }
                 }
             }
             next = c.recv_buffered();
+        }
+        if now.duration_since(last_scan) >= Duration::from_millis(100) {
+            last_scan = now;
+            for slot in slots.iter_mut().filter(|(_, t)| now.duration_since(*t) >= GIVE_UP) {
+                res.lost += 1;
+                *slot = (slot.0 + window, now);
+                interest(&mut c, slot.0, &mut out);
+            }
         }
         if !out.is_empty() {
             c.send(&out)?;

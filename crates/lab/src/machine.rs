@@ -49,3 +49,10 @@ impl Machine {
         }
     }
 }
+
+/// Resident memory of process `pid` (`VmRSS` in `/proc/<pid>/status`), bytes.
+pub fn rss_bytes_of(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: u64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}

@@ -5,7 +5,8 @@
 //! ControlParameters = 0x68 TLV-LENGTH [Name] [FaceId 0x69] [Uri 0x72] [LocalUri 0x81]
 //!                     [Origin 0x6f] [Cost 0x6a] [Capacity 0x83] [Count 0x84] [Flags 0x6c]
 //!                     [Mask 0x70] [Strategy 0x6b] [ExpirationPeriod 0x6d]
-//!                     [FacePersistency 0x85] [Mtu 0x89] …
+//!                     [FacePersistency 0x85] [BaseCongestionMarkingInterval 0x87]
+//!                     [DefaultCongestionThreshold 0x88] [Mtu 0x89] …
 //! ControlResponse   = 0x65 TLV-LENGTH StatusCode 0x66 StatusText 0x67 [ControlParameters]
 //! ```
 //! Decoding is strict about framing and numbers and lenient about order (NFD's own encoder and
@@ -55,6 +56,10 @@ pub mod types {
     pub const FACE_PERSISTENCY: u32 = 0x85;
     /// Mtu.
     pub const MTU: u32 = 0x89;
+    /// BaseCongestionMarkingInterval (ns; checked as a number, not used).
+    pub const BASE_CONGESTION_MARKING_INTERVAL: u32 = 0x87;
+    /// DefaultCongestionThreshold (bytes; checked as a number, not used).
+    pub const DEFAULT_CONGESTION_THRESHOLD: u32 = 0x88;
 }
 use types::*;
 
@@ -141,6 +146,10 @@ impl ControlParameters {
                 EXPIRATION_PERIOD => set(&mut p.expiration_period, num()?, t.ty)?,
                 FACE_PERSISTENCY => set(&mut p.face_persistency, num()?, t.ty)?,
                 MTU => set(&mut p.mtu, num()?, t.ty)?,
+                // Face congestion parameters (NFD sends them in faces/create answers).
+                BASE_CONGESTION_MARKING_INTERVAL | DEFAULT_CONGESTION_THRESHOLD => {
+                    num()?;
+                }
                 ty if nexthop_wire::types::is_critical(ty) => return Err(ParamsError(format!("unknown critical element {ty:#x}"))),
                 _ => {}
             }
@@ -279,6 +288,15 @@ mod tests {
         let p = ControlParameters::decode(&wire).unwrap();
         assert_eq!(p.name.unwrap().to_string(), "/test");
         assert_eq!(p.face_id, Some(5));
+    }
+
+    #[test]
+    fn face_congestion_fields_are_known() {
+        // FaceId 7, BaseCongestionMarkingInterval 100 ms, DefaultCongestionThreshold 64 KiB, as
+        // NDNd answers faces/create; 0x87 is odd, so it would be critical if unknown.
+        let wire = [0x68, 0x0f, 0x69, 0x01, 0x07, 0x87, 0x04, 0x05, 0xf5, 0xe1, 0x00, 0x88, 0x04, 0x00, 0x01, 0x00, 0x00];
+        assert_eq!(ControlParameters::decode(&wire).unwrap().face_id, Some(7));
+        assert!(ControlParameters::decode(&[0x68, 0x03, 0x87, 0x01]).is_err()); // still checked
     }
 
     #[test]

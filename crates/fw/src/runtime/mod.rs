@@ -18,6 +18,7 @@ mod worker;
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -44,6 +45,7 @@ use crate::rib::{Route, ORIGIN_STATIC};
 use crate::shard::{Control, Shard, ShardConfig};
 use crate::strategy::Strategy;
 use crate::tlv::LpFields;
+use crate::udp_batch::{RecvBatch, SendBatch};
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
 use worker::{ToWorker, Worker};
 
@@ -51,6 +53,9 @@ const UNIX_LISTENER: Token = Token(0);
 const TCP_LISTENER: Token = Token(1);
 const UDP_SOCKET: Token = Token(2);
 const WAKER: Token = Token(3);
+
+/// `recvmmsg` batches read from the UDP socket before other faces get a turn.
+const UDP_BATCHES_PER_TURN: usize = 4;
 
 /// Why the forwarder could not start.
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +116,8 @@ struct Faces {
     by_udp_remote: HashMap<SocketAddr, FaceId>,
     udp: Option<UdpSocket>,
     udp_local: Option<SocketAddr>,
+    /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
+    udp_out: SendBatch,
     next_id: FaceId,
     dirty: Vec<FaceId>,
     send_limit: usize,
@@ -157,6 +164,15 @@ impl Faces {
         true
     }
 
+    fn flush_udp(&mut self, drops: &DropCounters) {
+        let Some(sock) = self.udp.as_ref() else { return };
+        if !self.udp_out.is_empty() {
+            for _ in 0..self.udp_out.flush(sock.as_raw_fd()) {
+                drops.count(Drop::SendBufferFull);
+            }
+        }
+    }
+
     fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
         let Some(f) = self.faces.get_mut(&id) else {
             drops.count(Drop::FaceGone);
@@ -174,11 +190,10 @@ impl Faces {
                 s.queue(bytes);
             }
             Link::Udp(remote) => {
-                let Some(sock) = self.udp.as_ref() else { return };
-                if sock.send_to(bytes, *remote).is_err() {
-                    drops.count(Drop::SendBufferFull);
+                if self.udp.is_none() {
                     return;
                 }
+                self.udp_out.push(bytes, Some(*remote));
             }
         }
         f.count_out(kind, bytes.len());
@@ -333,6 +348,7 @@ impl Runtime {
                 by_udp_remote: HashMap::new(),
                 udp,
                 udp_local,
+                udp_out: SendBatch::default(),
                 next_id: FIRST_FACE_ID,
                 dirty: Vec::new(),
                 send_limit: cfg.faces.send_buffer_bytes,
@@ -439,21 +455,26 @@ impl Runtime {
     /// A poll failure.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
         let mut events = Events::with_capacity(1024);
-        let mut udp_buf = vec![0u8; 65536];
+        let mut udp_batch = RecvBatch::default();
+        let mut udp_more = false;
         let mut last_tick = 0u64;
         let mut last_second = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            match self.poll.poll(&mut events, Some(Duration::from_millis(50))) {
+            let wait = if udp_more { Duration::ZERO } else { Duration::from_millis(50) };
+            match self.poll.poll(&mut events, Some(wait)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
             let now = self.now_ms();
+            if udp_more {
+                udp_more = self.read_udp(now, &mut udp_batch);
+            }
             for ev in events.iter() {
                 match ev.token() {
                     UNIX_LISTENER => self.accept_unix(now),
                     TCP_LISTENER => self.accept_tcp(now),
-                    UDP_SOCKET => self.read_udp(now, &mut udp_buf),
+                    UDP_SOCKET => udp_more = self.read_udp(now, &mut udp_batch),
                     WAKER => {}
                     Token(t) => {
                         let id = t as FaceId;
@@ -549,33 +570,43 @@ impl Runtime {
         }
     }
 
-    fn read_udp(&mut self, now: u64, buf: &mut [u8]) {
-        loop {
-            let Some(sock) = self.faces.udp.as_ref() else { return };
-            let (n, from) = match sock.recv_from(buf) {
-                Ok(x) => x,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+    /// Reads datagrams `recvmmsg` batch by batch, forwarding each batch and flushing what it
+    /// produced with `sendmmsg`. Returns `true` if it stopped with datagrams possibly left (after
+    /// [`UDP_BATCHES_PER_TURN`] batches, so one busy UDP face cannot starve the others); the run
+    /// loop then comes back without waiting.
+    fn read_udp(&mut self, now: u64, batch: &mut RecvBatch) -> bool {
+        for _ in 0..UDP_BATCHES_PER_TURN {
+            let Some(fd) = self.faces.udp.as_ref().map(|s| s.as_raw_fd()) else { return false };
+            match batch.recv(fd) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // ICMP errors surface here on Linux (ECONNREFUSED); the next datagram may be fine.
                 Err(_) => continue,
-            };
-            let id = match self.faces.by_udp_remote.get(&from) {
-                Some(&id) => id,
-                None => {
-                    let local = self.faces.udp_local.map(|a| FaceUri::Udp(a).to_string()).unwrap_or_default();
-                    match self.faces.add(self.poll.registry(), FaceUri::Udp(from), local, Persistency::OnDemand, Link::Udp(from), now) {
-                        Ok(id) => id,
-                        Err(_) => continue,
-                    }
-                }
-            };
-            if n > MAX_PACKET_BYTES {
-                self.io_drops.count(Drop::Oversize);
-                continue;
             }
-            self.on_packet(now, id, &buf[..n]);
+            for i in 0..batch.len() {
+                let (bytes, from, cut) = batch.get(i);
+                let Some(from) = from else { continue };
+                if cut || bytes.len() > MAX_PACKET_BYTES {
+                    self.io_drops.count(Drop::Oversize);
+                    continue;
+                }
+                let id = match self.faces.by_udp_remote.get(&from) {
+                    Some(&id) => id,
+                    None => {
+                        let local = self.faces.udp_local.map(|a| FaceUri::Udp(a).to_string()).unwrap_or_default();
+                        match self.faces.add(self.poll.registry(), FaceUri::Udp(from), local, Persistency::OnDemand, Link::Udp(from), now) {
+                            Ok(id) => id,
+                            Err(_) => continue,
+                        }
+                    }
+                };
+                self.on_packet(now, id, bytes);
+            }
+            self.flush_workers();
+            self.faces.flush_udp(&self.io_drops);
         }
-        self.flush_workers();
+        true
     }
 
     fn read_stream(&mut self, now: u64, id: FaceId) {
@@ -684,6 +715,7 @@ impl Runtime {
     }
 
     fn flush_faces(&mut self) {
+        self.faces.flush_udp(&self.io_drops);
         let dirty = std::mem::take(&mut self.faces.dirty);
         for id in dirty {
             let Some(face) = self.faces.faces.get_mut(&id) else { continue };

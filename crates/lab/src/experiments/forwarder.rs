@@ -1,32 +1,40 @@
-//! Experiment `forwarder`: satisfied Interests per second through a running nexthop, over real
-//! sockets, with a FIB of many routes — and the in-process pipeline rate with no sockets, to
-//! show where the time goes.
+//! Experiment `forwarder`: satisfied Interests per second through nexthop and through NDNd (the
+//! Go NDN forwarder) over real Unix, TCP and UDP sockets, with a FIB of many routes; an Interest
+//! flood from one face beside legitimate traffic from another; and the in-process pipeline rate
+//! with no sockets, to show where the time goes.
 //!
-//! A nexthop runtime runs in this process (its own threads); the traffic generator's producer
-//! registers `/gen` through management and answers every Interest with a Data of
-//! `payload_bytes`; its consumer keeps a window of Interests for distinct names outstanding
-//! (so every Interest misses the content store and goes through FIB, PIT and back). The FIB
-//! also holds `fib_routes` other routes (two-component names through another face), so each
-//! lookup is a binary search among them. NFD and NDNd are not installed on this machine; their
-//! published figures are quoted in the README, not measured here.
+//! Both forwarders run as their own processes ([`Forwarder`]) with the same content-store size
+//! and thread count. The traffic generator's producer registers `/gen/...` through management
+//! (over UDP: a face made with `faces/create` and a route to it) and answers every Interest
+//! with a Data of `payload_bytes`; its consumer keeps a window of Interests for distinct names
+//! outstanding, so every Interest misses the content store and goes through FIB, PIT and back.
+//! The FIB also holds `fib_routes` other routes (two-component names): nexthop loads them from a
+//! route file at start, NDNd through `rib/register` commands (its only route interface), both
+//! timed. Flood: a UDP client sends Interests for distinct names under a prefix routed to a
+//! face that never answers, as fast as it can, while the consumer keeps fetching on the Unix
+//! face; rows carry the legitimate rate before and during the flood, the forwarder's resident
+//! memory and its PIT size.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nexthop_fw::config::Config;
-use nexthop_fw::face::{FaceScope, FaceUri};
+use nexthop_fw::client::Client;
+use nexthop_fw::face::FaceScope;
 use nexthop_fw::fib::Fib;
+use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::outbox::Outbox;
 use nexthop_fw::packet::classify;
-use nexthop_fw::runtime::Runtime;
 use nexthop_fw::shard::{Control, Shard, ShardConfig};
 use nexthop_fw::tlv::{put_packet, LpFields};
-use nexthop_fw::traffic;
+use nexthop_fw::traffic::{self, TrafficResult};
 use nexthop_lookup::name::NextHops;
 use nexthop_wire::{Component, Data, Emit, Interest, LpPacket, Name};
 
+use crate::peers::forwarder::{Forwarder, Setup};
 use crate::plot::{Chart, Plot};
 use crate::{Report, Row, RunConfig};
 
@@ -35,12 +43,19 @@ use crate::{Report, Row, RunConfig};
 pub struct ForwarderExperiment;
 
 const WINDOW: usize = 256;
+const SYSTEMS: [&str; 2] = ["nexthop", "ndnd"];
+/// nexthop's shipped PIT bounds (all threads; per face).
+const PIT_BOUND: (usize, usize) = (1_048_576, 262_144);
+
+fn route_name(i: usize) -> Name {
+    Name::from_uri(&format!("/r{}/n{}", i % 5000, i)).expect("valid")
+}
 
 fn route_file(dir: &std::path::Path, routes: usize) -> anyhow::Result<std::path::PathBuf> {
     let path = dir.join(format!("routes-{routes}.txt"));
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
     for i in 0..routes {
-        writeln!(f, "/r{}/n{} udp4://127.0.0.1:9 {}", i % 5000, i, i % 7)?;
+        writeln!(f, "{} udp4://127.0.0.1:9 {}", route_name(i), i % 7)?;
     }
     f.flush()?;
     Ok(path)
@@ -53,13 +68,51 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+fn start(system: &str, dir: &std::path::Path, setup: &Setup) -> anyhow::Result<Forwarder> {
+    match system {
+        "nexthop" => Forwarder::nexthop(dir, setup),
+        _ => Forwarder::ndnd(dir, setup),
+    }
+}
+
+/// Fills the FIB with `routes` routes: nexthop read them from its route file at start; NDNd
+/// gets them as `rib/register` commands toward a loader face, which must stay open.
+fn load_routes(fw: &Forwarder, routes: usize) -> anyhow::Result<(Option<Client>, f64)> {
+    if routes == 0 || fw.system == "nexthop" {
+        return Ok((None, fw.start_s));
+    }
+    let t0 = Instant::now();
+    let mut loader = Client::connect(&fw.unix)?;
+    let ok = loader.register_many((0..routes).map(route_name), 256)?;
+    anyhow::ensure!(ok == routes as u64, "{}: {ok} of {routes} routes registered", fw.system);
+    Ok((Some(loader), t0.elapsed().as_secs_f64()))
+}
+
+/// One producer + consumer run over `transport`; the producer's routes go through `control`.
+fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f64) -> anyhow::Result<TrafficResult> {
+    let face = match transport {
+        "unix" => &fw.unix,
+        "tcp" => &fw.tcp,
+        _ => &fw.udp,
+    };
+    let prefix = Name::from_uri(&format!("/gen/{tag}"))?;
+    let pstop = Arc::new(AtomicBool::new(false));
+    let producer = traffic::start_producer(face, &fw.unix, &prefix, payload, pstop.clone())?;
+    let run = traffic::run_consumer(face, &prefix, WINDOW, Duration::from_secs_f64(seconds));
+    pstop.store(true, Ordering::Relaxed);
+    let _ = producer.join();
+    let mut r = run?;
+    r.rtt_us.sort_by(f64::total_cmp);
+    Ok(r)
+}
+
 impl super::Experiment for ForwarderExperiment {
     fn name(&self) -> &'static str {
         "forwarder"
     }
 
     fn about(&self) -> &'static str {
-        "satisfied Interests/s through nexthop over Unix and TCP faces with a large FIB; in-process pipeline rate"
+        "satisfied Interests/s through nexthop and NDNd over Unix, TCP and UDP with a large FIB; Interest flood; in-process pipeline rate"
     }
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
@@ -68,53 +121,42 @@ impl super::Experiment for ForwarderExperiment {
         let dir = std::env::temp_dir().join(format!("nexthop-forwarder-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let mut rows = Vec::new();
-        for (threads, routes) in [(1usize, 0usize), (1, big), (2, big)] {
-            let mut c = Config::default();
-            c.forwarder.threads = threads;
-            c.faces.unix = dir.join("fw.sock").to_string_lossy().into_owned();
-            c.faces.tcp = "127.0.0.1:0".into();
-            c.faces.udp = "127.0.0.1:0".into();
-            c.content_store.capacity = 4096;
-            if routes > 0 {
-                c.route_files = vec![route_file(&dir, routes)?];
-            }
-            let t0 = Instant::now();
-            let mut rt = Runtime::new(c.clone())?;
-            let load_s = t0.elapsed().as_secs_f64();
-            let tcp = rt.listening().tcp.expect("tcp listener");
-            let stop = Arc::new(AtomicBool::new(false));
-            let s = stop.clone();
-            let fw = std::thread::spawn(move || rt.run(&s));
-            for &payload in payloads {
-                for (transport, face) in [("unix", FaceUri::Unix(c.faces.unix.clone())), ("tcp", FaceUri::Tcp(tcp))] {
-                    let prefix = Name::from_uri(&format!("/gen/{transport}{payload}")).expect("valid");
-                    let pstop = Arc::new(AtomicBool::new(false));
-                    let producer = traffic::start_producer(&face, &prefix, payload, pstop.clone())?;
-                    let run = traffic::run_consumer(&face, &prefix, WINDOW, Duration::from_secs_f64(seconds));
-                    pstop.store(true, Ordering::Relaxed);
-                    let _ = producer.join();
-                    let mut r = run?;
-                    r.rtt_us.sort_by(f64::total_cmp);
-                    let kips = r.satisfied as f64 / r.seconds / 1e3;
-                    eprintln!("  forwarder {transport} threads={threads} routes={routes} payload={payload}: {kips:.1} k/s");
-                    rows.push(
-                        Row::new("nexthop")
-                            .with("transport", transport)
-                            .with("fib_routes", routes as u64)
-                            .with("payload_bytes", payload as u64)
-                            .with("threads", threads as u64)
-                            .with("window", WINDOW as u64)
-                            .with("kinterests_per_s", kips)
-                            .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
-                            .with("p50_us", percentile(&r.rtt_us, 0.5))
-                            .with("p99_us", percentile(&r.rtt_us, 0.99))
-                            .with("nacks", r.nacks)
-                            .with("fib_load_s", load_s),
-                    );
+        for system in SYSTEMS {
+            for (threads, routes) in [(1usize, 0usize), (1, big), (2, big)] {
+                let setup = Setup {
+                    threads,
+                    cs_capacity: 4096,
+                    route_file: (routes > 0).then(|| route_file(&dir, routes)).transpose()?,
+                    pit_max: PIT_BOUND,
+                };
+                let fw = start(system, &dir, &setup)?;
+                let (_loader, load_s) = load_routes(&fw, routes)?;
+                for &payload in payloads {
+                    for transport in ["unix", "tcp", "udp"] {
+                        let r = fetch(&fw, transport, &format!("{transport}{payload}t{threads}"), payload, seconds)
+                            .with_context(|| format!("{system} over {transport}"))?;
+                        let kips = r.satisfied as f64 / r.seconds / 1e3;
+                        eprintln!("  {system} {transport} threads={threads} routes={routes} payload={payload}: {kips:.1} k/s");
+                        rows.push(
+                            Row::new(system)
+                                .with("transport", transport)
+                                .with("fib_routes", routes as u64)
+                                .with("payload_bytes", payload as u64)
+                                .with("threads", threads as u64)
+                                .with("window", WINDOW as u64)
+                                .with("kinterests_per_s", kips)
+                                .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
+                                .with("p50_us", percentile(&r.rtt_us, 0.5))
+                                .with("p99_us", percentile(&r.rtt_us, 0.99))
+                                .with("nacks", r.nacks)
+                                .with("lost", r.lost)
+                                .with("fib_load_s", load_s)
+                                .with("rss_mb", fw.rss_bytes().unwrap_or(0) as f64 / 1048576.0),
+                        );
+                    }
                 }
             }
-            stop.store(true, Ordering::Relaxed);
-            fw.join().map_err(|_| anyhow::anyhow!("forwarder thread panicked"))??;
+            rows.push(flood(system, &dir, if cfg.quick { 1.0 } else { 10.0 })?);
         }
         for routes in [0, big] {
             let kpps = pipeline_rate(routes, if cfg.quick { 100_000 } else { 1_000_000 })?;
@@ -128,23 +170,110 @@ impl super::Experiment for ForwarderExperiment {
         }
         let _ = std::fs::remove_dir_all(&dir);
         let plots = plots(&rows);
-        let summary = rows
+        let mut summary: Vec<String> = rows
             .iter()
-            .filter(|r| r.str("system") == Some("nexthop") && r.num("fib_routes") == Some(big as f64))
+            .filter(|r| r.num("fib_routes") == Some(big as f64) && r.num("threads") == Some(1.0) && r.num("payload_bytes") == Some(100.0))
             .map(|r| {
                 format!(
-                    "forwarder {} threads={} payload={}B routes={}: {:.0}k satisfied Interests/s, p50 {:.0} µs",
+                    "{} {} 1 thread 100B routes={big}: {:.0}k satisfied Interests/s, p50 {:.0} µs",
+                    r.str("system").unwrap_or(""),
                     r.str("transport").unwrap_or(""),
-                    r.num("threads").unwrap_or(0.0),
-                    r.num("payload_bytes").unwrap_or(0.0),
-                    big,
                     r.num("kinterests_per_s").unwrap_or(0.0),
                     r.num("p50_us").unwrap_or(0.0)
                 )
             })
             .collect();
+        for r in rows.iter().filter(|r| r.str("transport") == Some("flood")) {
+            summary.push(format!(
+                "{} under a {:.0}k/s UDP Interest flood: legitimate {:.0}k/s (before {:.0}k/s), PIT {} entries, RSS {:.0} → {:.0} MB",
+                r.str("system").unwrap_or(""),
+                r.num("flood_kinterests_per_s").unwrap_or(0.0),
+                r.num("kinterests_per_s").unwrap_or(0.0),
+                r.num("kinterests_per_s_before").unwrap_or(0.0),
+                r.num("pit_entries_end").unwrap_or(0.0),
+                r.num("rss_mb_before").unwrap_or(0.0),
+                r.num("rss_mb_peak").unwrap_or(0.0),
+            ));
+        }
         Ok(Report { rows, plots, summary })
     }
+}
+
+/// An Interest flood over UDP toward a prefix routed to a face that never answers (the discard
+/// port), while a consumer on the Unix face keeps fetching: the legitimate rate before and
+/// during, the forwarder's peak resident memory (sampled every 50 ms), and its PIT size at the
+/// end of the flood.
+fn flood(system: &str, dir: &std::path::Path, seconds: f64) -> anyhow::Result<Row> {
+    let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND };
+    let fw = start(system, dir, &setup)?;
+    let mut ctl = Client::connect(&fw.unix)?;
+    let sink = ctl.command("faces", "create", &ControlParameters { uri: Some("udp4://127.0.0.1:9".into()), ..Default::default() })?;
+    let sink = sink.body.and_then(|b| b.face_id).ok_or_else(|| anyhow::anyhow!("{system}: faces/create {} {}", sink.code, sink.text))?;
+    let flood_prefix = Name::from_uri("/flood")?;
+    let r =
+        ctl.command("rib", "register", &ControlParameters { name: Some(flood_prefix.clone()), face_id: Some(sink), ..Default::default() })?;
+    anyhow::ensure!(r.code == 200, "{system}: register /flood: {} {}", r.code, r.text);
+    let before = fetch(&fw, "unix", "before", 100, seconds)?;
+    let rss_before = fw.rss_bytes().unwrap_or(0);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicU64::new(0));
+    let flooder = {
+        let (stop, sent, udp) = (stop.clone(), sent.clone(), fw.udp.clone());
+        std::thread::spawn(move || -> anyhow::Result<()> {
+            let mut c = Client::connect(&udp)?;
+            let mut out = Vec::new();
+            let mut seq = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                for _ in 0..64 {
+                    let mut i = Interest::new(flood_prefix.clone().with(Component::segment(seq)));
+                    i.nonce = Some(c.next_nonce());
+                    i.lifetime_ms = Some(10_000);
+                    out.extend_from_slice(&i.to_bytes());
+                    seq += 1;
+                }
+                // A full socket buffer is the flood outrunning the forwarder: keep going.
+                let _ = c.send(&out);
+                out.clear();
+                sent.store(seq, Ordering::Relaxed);
+            }
+            Ok(())
+        })
+    };
+    let t0 = Instant::now();
+    let peak = Arc::new(AtomicU64::new(rss_before));
+    let sampler = {
+        let (stop, peak, pid) = (stop.clone(), peak.clone(), fw.pid());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                peak.fetch_max(crate::machine::rss_bytes_of(pid).unwrap_or(0), Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    let during = fetch(&fw, "unix", "during", 100, seconds);
+    let flood_s = t0.elapsed().as_secs_f64();
+    let pit = fw.pit_entries();
+    stop.store(true, Ordering::Relaxed);
+    flooder.join().map_err(|_| anyhow::anyhow!("flooder panicked"))??;
+    let _ = sampler.join();
+    let during = during?;
+    let kips = |r: &TrafficResult| r.satisfied as f64 / r.seconds / 1e3;
+    eprintln!("  {system} flood: legitimate {:.1} → {:.1} k/s", kips(&before), kips(&during));
+    Ok(Row::new(system)
+        .with("transport", "flood")
+        .with("fib_routes", 0u64)
+        .with("payload_bytes", 100u64)
+        .with("threads", 1u64)
+        .with("pit_bound", if system == "nexthop" { PIT_BOUND.1 as u64 } else { 0 })
+        .with("flood_kinterests_per_s", sent.load(Ordering::Relaxed) as f64 / flood_s / 1e3)
+        .with("kinterests_per_s_before", kips(&before))
+        .with("kinterests_per_s", kips(&during))
+        .with("p99_us", percentile(&during.rtt_us, 0.99))
+        .with("lost", during.lost)
+        .with("rss_mb_before", rss_before as f64 / 1048576.0)
+        .with("rss_mb_peak", peak.load(Ordering::Relaxed) as f64 / 1048576.0)
+        .with("pit_entries_end", pit? as f64))
 }
 
 /// Interest in, Interest out, Data in, Data out through one shard with no sockets: packets per
@@ -189,33 +318,53 @@ fn pipeline_rate(routes: usize, n: usize) -> anyhow::Result<f64> {
 }
 
 fn plots(rows: &[Row]) -> Vec<Plot> {
-    let mut groups = Vec::new();
-    let mut unix = Vec::new();
-    let mut tcp = Vec::new();
-    for r in rows.iter().filter(|r| r.str("system") == Some("nexthop")) {
+    // Rate: one group per (threads, payload, routes), one bar per system × transport.
+    let mut groups: Vec<String> = Vec::new();
+    let mut series: Vec<(String, Vec<f64>)> = Vec::new();
+    let measured = rows.iter().filter(|r| SYSTEMS.contains(&r.str("system").unwrap_or("")) && r.str("transport") != Some("flood"));
+    for r in measured {
         let g = format!(
             "{}t {}B {}r",
             r.num("threads").unwrap_or(0.0),
             r.num("payload_bytes").unwrap_or(0.0),
             r.num("fib_routes").unwrap_or(0.0)
         );
-        if !groups.contains(&g) {
-            groups.push(g.clone());
-            unix.push(f64::NAN);
-            tcp.push(f64::NAN);
-        }
-        let at = groups.iter().position(|x| *x == g).expect("added");
-        let v = r.num("kinterests_per_s").unwrap_or(f64::NAN);
-        if r.str("transport") == Some("unix") {
-            unix[at] = v;
-        } else {
-            tcp[at] = v;
-        }
+        let at = groups.iter().position(|x| *x == g).unwrap_or_else(|| {
+            groups.push(g);
+            series.iter_mut().for_each(|(_, v)| v.push(f64::NAN));
+            groups.len() - 1
+        });
+        let name = format!("{} {}", r.str("system").unwrap_or(""), r.str("transport").unwrap_or(""));
+        let si = series.iter().position(|(n, _)| *n == name).unwrap_or_else(|| {
+            series.push((name, vec![f64::NAN; groups.len()]));
+            series.len() - 1
+        });
+        series[si].1[at] = r.num("kinterests_per_s").unwrap_or(f64::NAN);
     }
-    vec![Plot {
+    let mut plots = vec![Plot {
         file_tag: "rate".into(),
-        title: "nexthop: satisfied Interests/s (threads, payload, FIB routes)".into(),
+        title: "Satisfied Interests/s through nexthop and NDNd (threads, payload, FIB routes)".into(),
         y_label: "thousand Interests/s".into(),
-        chart: Chart::Bars { groups, series: vec![("unix".into(), unix), ("tcp".into(), tcp)] },
-    }]
+        chart: Chart::Bars { groups, series },
+    }];
+    let floods: Vec<&Row> = rows.iter().filter(|r| r.str("transport") == Some("flood")).collect();
+    if !floods.is_empty() {
+        let groups = floods.iter().map(|r| r.str("system").unwrap_or("").to_string()).collect();
+        let col = |k: &str| floods.iter().map(|r| r.num(k).unwrap_or(f64::NAN)).collect::<Vec<_>>();
+        plots.push(Plot {
+            file_tag: "flood".into(),
+            title: "Interest flood over UDP: legitimate Interests/s on another face, and memory".into(),
+            y_label: "thousand Interests/s; MB".into(),
+            chart: Chart::Bars {
+                groups,
+                series: vec![
+                    ("legitimate before (k/s)".into(), col("kinterests_per_s_before")),
+                    ("legitimate during flood (k/s)".into(), col("kinterests_per_s")),
+                    ("RSS before (MB)".into(), col("rss_mb_before")),
+                    ("RSS peak (MB)".into(), col("rss_mb_peak")),
+                ],
+            },
+        });
+    }
+    plots
 }

@@ -3,5 +3,6 @@
 
 pub mod cs;
 pub mod flat;
+pub mod forwarder;
 pub mod ip;
 pub mod name;
