@@ -18,7 +18,7 @@ use crate::packet::{classify, Network};
 use crate::tlv::{put_packet, LpFields};
 
 /// How long the consumer waits for an answer before it counts the Interest as lost.
-pub const GIVE_UP: Duration = Duration::from_secs(1);
+pub const GIVE_UP: Duration = Duration::from_millis(250);
 
 /// What the consumer measured.
 #[derive(Debug, Clone, Default)]

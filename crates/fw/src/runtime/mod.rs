@@ -234,7 +234,19 @@ fn wall_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-fn cs_config(cfg: &Config, shards: usize) -> Result<Option<HcsConfig>, StartError> {
+/// Where shard `index` of `shards` keeps its SSD tier: the configured path itself with one
+/// shard, else `<path>.<index>` — each forwarding thread owns its file, as it owns its PIT.
+pub fn l2_shard_path(path: &str, shards: usize, index: usize) -> String {
+    if shards == 1 {
+        path.to_string()
+    } else {
+        format!("{path}.{index}")
+    }
+}
+
+/// The content store of shard `index` of `shards`: the L1 capacity and the SSD tier's bytes
+/// split evenly, each shard's SSD tier in a file of its own ([`l2_shard_path`]).
+fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConfig>, StartError> {
     let c = &cfg.content_store;
     if c.capacity == 0 {
         return Ok(None);
@@ -249,18 +261,21 @@ fn cs_config(cfg: &Config, shards: usize) -> Result<Option<HcsConfig>, StartErro
     let l2 = if c.l2_path.is_empty() {
         None
     } else {
-        if shards > 1 {
-            return Err(StartError::Config(
-                "content_store.l2_path needs forwarder.threads = 1 (one file per shard is not supported yet)".into(),
-            ));
+        use std::os::unix::fs::FileTypeExt;
+        let is_device = std::fs::metadata(&c.l2_path).is_ok_and(|m| m.file_type().is_block_device());
+        if shards > 1 && is_device {
+            return Err(StartError::Config(format!(
+                "content_store.l2_path {} is a block device, which holds one shard's tier: use forwarder.threads = 1, or a file path (one file per thread is made beside it)",
+                c.l2_path
+            )));
         }
         let file = nexthop_cs::l2::FileConfig {
-            path: c.l2_path.clone().into(),
+            path: l2_shard_path(&c.l2_path, shards, index).into(),
             create: true,
             direct: nexthop_cs::l2::DirectIo::Preferred,
             engine: nexthop_cs::l2::IoEngine::Auto,
         };
-        Some(L2Config::new(c.l2_bytes, nexthop_cs::Backing::File(file)))
+        Some(L2Config::new(c.l2_bytes / shards as u64, nexthop_cs::Backing::File(file)))
     };
     Ok(Some(HcsConfig { l1, l2, staging_batches: 4 }))
 }
@@ -310,25 +325,26 @@ impl Runtime {
             udp = Some(s);
         }
         let threads = cfg.forwarder.threads;
-        let cs = cs_config(&cfg, threads)?;
-        let cs_capacity = cs.as_ref().map_or(0, |c| u64::from(c.l1.capacity) * threads as u64);
-        let shard_cfg = |index: usize| ShardConfig {
-            index: index as u8,
-            pit_max_entries: cfg.forwarder.pit_max_entries.div_ceil(threads),
-            pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
-            cs: cs.clone(),
-            retry_interval_ms: cfg.forwarder.retry_interval_ms,
-            ..ShardConfig::default()
+        let cs_capacity = cs_config(&cfg, threads, 0)?.map_or(0, |c| u64::from(c.l1.capacity) * threads as u64);
+        let shard_cfg = |index: usize| -> Result<ShardConfig, StartError> {
+            Ok(ShardConfig {
+                index: index as u8,
+                pit_max_entries: cfg.forwarder.pit_max_entries.div_ceil(threads),
+                pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
+                cs: cs_config(&cfg, threads, index)?,
+                retry_interval_ms: cfg.forwarder.retry_interval_ms,
+                ..ShardConfig::default()
+            })
         };
         let fib = || Fib::new(NameFibConfig::default());
         let forwarding = if threads == 1 {
-            Forwarding::Inline(Box::new(Shard::new(shard_cfg(0), fib())?))
+            Forwarding::Inline(Box::new(Shard::new(shard_cfg(0)?, fib())?))
         } else {
             let (done_tx, done) = crossbeam_channel::unbounded();
             let (recycle, recycled) = crossbeam_channel::unbounded();
             let mut workers = Vec::new();
             for i in 0..threads {
-                let shard = Shard::new(shard_cfg(i), fib())?;
+                let shard = Shard::new(shard_cfg(i)?, fib())?;
                 workers.push(
                     Worker::spawn(i, shard, done_tx.clone(), recycled.clone(), waker.clone())
                         .map_err(io_err("starting a forwarding thread"))?,

@@ -156,7 +156,9 @@ impl super::Experiment for ForwarderExperiment {
                     }
                 }
             }
-            rows.push(flood(system, &dir, if cfg.quick { 1.0 } else { 10.0 })?);
+            for rate in [Some(100_000.0), None] {
+                rows.push(flood(system, &dir, if cfg.quick { 1.0 } else { 10.0 }, rate)?);
+            }
         }
         for routes in [0, big] {
             let kpps = pipeline_rate(routes, if cfg.quick { 100_000 } else { 1_000_000 })?;
@@ -199,11 +201,11 @@ impl super::Experiment for ForwarderExperiment {
     }
 }
 
-/// An Interest flood over UDP toward a prefix routed to a face that never answers (the discard
+/// An Interest flood over UDP (paced to `rate` per second, or as fast as one thread sends) toward a prefix routed to a face that never answers (the discard
 /// port), while a consumer on the Unix face keeps fetching: the legitimate rate before and
 /// during, the forwarder's peak resident memory (sampled every 50 ms), and its PIT size at the
 /// end of the flood.
-fn flood(system: &str, dir: &std::path::Path, seconds: f64) -> anyhow::Result<Row> {
+fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -> anyhow::Result<Row> {
     let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND };
     let fw = start(system, dir, &setup)?;
     let mut ctl = Client::connect(&fw.unix)?;
@@ -224,7 +226,12 @@ fn flood(system: &str, dir: &std::path::Path, seconds: f64) -> anyhow::Result<Ro
             let mut c = Client::connect(&udp)?;
             let mut out = Vec::new();
             let mut seq = 0u64;
+            let t0 = Instant::now();
             while !stop.load(Ordering::Relaxed) {
+                if let Some(rate) = rate {
+                    let due = t0 + Duration::from_secs_f64(seq as f64 / rate);
+                    std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                }
                 for _ in 0..64 {
                     let mut i = Interest::new(flood_prefix.clone().with(Component::segment(seq)));
                     i.nonce = Some(c.next_nonce());
@@ -266,6 +273,7 @@ fn flood(system: &str, dir: &std::path::Path, seconds: f64) -> anyhow::Result<Ro
         .with("payload_bytes", 100u64)
         .with("threads", 1u64)
         .with("pit_bound", if system == "nexthop" { PIT_BOUND.1 as u64 } else { 0 })
+        .with("flood_paced_kinterests_per_s", rate.map_or(0.0, |r| r / 1e3))
         .with("flood_kinterests_per_s", sent.load(Ordering::Relaxed) as f64 / flood_s / 1e3)
         .with("kinterests_per_s_before", kips(&before))
         .with("kinterests_per_s", kips(&during))
@@ -349,7 +357,13 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     }];
     let floods: Vec<&Row> = rows.iter().filter(|r| r.str("transport") == Some("flood")).collect();
     if !floods.is_empty() {
-        let groups = floods.iter().map(|r| r.str("system").unwrap_or("").to_string()).collect();
+        let groups = floods
+            .iter()
+            .map(|r| match r.num("flood_paced_kinterests_per_s") {
+                Some(k) if k > 0.0 => format!("{} {k:.0}k/s flood", r.str("system").unwrap_or("")),
+                _ => format!("{} unpaced flood", r.str("system").unwrap_or("")),
+            })
+            .collect();
         let col = |k: &str| floods.iter().map(|r| r.num(k).unwrap_or(f64::NAN)).collect::<Vec<_>>();
         plots.push(Plot {
             file_tag: "flood".into(),

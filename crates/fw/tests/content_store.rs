@@ -1,0 +1,68 @@
+//! The SSD tier of the content store behind a running nexthop with two forwarding threads:
+//! each thread owns its own file, and Data far beyond the DRAM tier's capacity is served from
+//! the files after the producer is gone.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nexthop_fw::client::{Answer, Client};
+use nexthop_fw::config::Config;
+use nexthop_fw::face::FaceUri;
+use nexthop_fw::runtime::{l2_shard_path, Runtime};
+use nexthop_fw::traffic;
+use nexthop_wire::{Component, DataView, Interest, Name};
+
+#[test]
+fn two_threads_each_serve_from_their_own_ssd_file() {
+    let dir = std::env::temp_dir().join(format!("nexthop-l2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cfg = Config::default();
+    cfg.forwarder.threads = 2;
+    cfg.forwarder.dispatch_components = 2;
+    cfg.faces.unix = dir.join("c.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = String::new();
+    cfg.content_store.capacity = 64;
+    cfg.content_store.l2_path = dir.join("l2.cs").to_string_lossy().into_owned();
+    cfg.content_store.l2_bytes = 64 << 20;
+    let mut rt = Runtime::new(cfg.clone()).unwrap();
+    let shards = rt.shard_counters();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let t = std::thread::spawn(move || rt.run(&s).unwrap());
+    let face = FaceUri::Unix(cfg.faces.unix.clone());
+
+    let prefix = Name::from_uri("/l2").unwrap();
+    let pstop = Arc::new(AtomicBool::new(false));
+    let producer = traffic::start_producer(&face, &face, &prefix, 1000, pstop.clone()).unwrap();
+    let mut c = Client::connect(&face).unwrap();
+    let fetch = |c: &mut Client, i: usize| {
+        // Objects of 10 segments (the SSD tier stores a batch per object and 10 segments).
+        let mut x = Interest::new(Name::from_uri(&format!("/l2/o{}", i / 10)).unwrap().with(Component::segment(i as u64 % 10)));
+        x.nonce = Some(c.next_nonce());
+        match c.express(&x, Duration::from_secs(2)) {
+            Ok(Answer::Data(w)) => DataView::decode(&w).unwrap().content().map(<[u8]>::len),
+            _ => None,
+        }
+    };
+    const N: usize = 1500;
+    for i in 0..N {
+        assert_eq!(fetch(&mut c, i), Some(1000), "first fetch of {i}");
+    }
+    pstop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
+    // The producer is gone: every answer now comes from the content store, nearly all of it
+    // from the SSD files (the DRAM tier holds 64 packets).
+    let served = (0..N).filter(|&i| fetch(&mut c, i) == Some(1000)).count();
+    assert!(served >= N - 64, "{served} of {N} served from the content store");
+    for (shard, counters) in shards.iter().enumerate() {
+        assert!(counters.cs_hits.get() > 100, "shard {shard}: {} hits", counters.cs_hits.get());
+        let p = l2_shard_path(&cfg.content_store.l2_path, 2, shard);
+        let len = std::fs::metadata(&p).unwrap().len();
+        assert!(len >= (32 << 20) - (1 << 20), "{p}: {len} bytes");
+    }
+    stop.store(true, Ordering::Relaxed);
+    t.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
