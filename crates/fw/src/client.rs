@@ -84,6 +84,7 @@ impl Client {
                 let probe = UdpSocket::bind(if a.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" })?;
                 probe.connect(a)?;
                 let s = UdpSocket::bind((probe.local_addr()?.ip(), 0))?;
+                crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
                 Conn::Udp(s, *a, Box::default(), SendBatch::default())
             }
             _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp:// or udp://")),

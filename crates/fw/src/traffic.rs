@@ -17,6 +17,9 @@ use crate::mgmt::params::ControlParameters;
 use crate::packet::{classify, Network};
 use crate::tlv::{put_packet, LpFields};
 
+/// Every content byte the producer sends.
+pub const PAYLOAD_BYTE: u8 = 0x5a;
+
 /// How long the consumer waits for an answer before it counts the Interest as lost.
 pub const GIVE_UP: Duration = Duration::from_millis(250);
 
@@ -27,6 +30,8 @@ pub struct TrafficResult {
     pub satisfied: u64,
     /// Interests answered with a Nack.
     pub nacks: u64,
+    /// Data whose content was not the producer's (`payload_bytes` × [`PAYLOAD_BYTE`]).
+    pub mismatches: u64,
     /// Interests given up after [`GIVE_UP`] with no answer.
     pub lost: u64,
     /// Seconds measured.
@@ -68,7 +73,7 @@ pub fn start_producer(
     if r.code != 200 {
         return Err(ClientError::Bad(format!("register: {} {}", r.code, r.text)));
     }
-    let payload = vec![0x5a; payload_bytes];
+    let payload = vec![PAYLOAD_BYTE; payload_bytes];
     Ok(std::thread::spawn(move || {
         let mut out = Vec::new();
         while !stop.load(Ordering::Relaxed) {
@@ -93,14 +98,21 @@ pub fn start_producer(
     }))
 }
 
-/// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding. Slot `i`
+/// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding, each
+/// Data checked to carry `payload_bytes` × [`PAYLOAD_BYTE`]. Slot `i`
 /// of the window carries sequence numbers i, i + window, i + 2·window, …: an answer frees its
 /// slot, which sends the next. An Interest with no answer after [`GIVE_UP`] counts as lost and
 /// its slot moves on, so a lossy forwarder measures a lower rate rather than stalling.
 ///
 /// # Errors
 /// Connection or socket failure.
-pub fn run_consumer(face: &FaceUri, prefix: &Name, window: usize, duration: Duration) -> Result<TrafficResult, ClientError> {
+pub fn run_consumer(
+    face: &FaceUri,
+    prefix: &Name,
+    window: usize,
+    payload_bytes: usize,
+    duration: Duration,
+) -> Result<TrafficResult, ClientError> {
     let window = window.max(1) as u64;
     let mut c = Client::connect(face)?;
     let mut slots: Vec<(u64, Instant)> = Vec::with_capacity(window as usize);
@@ -126,7 +138,11 @@ pub fn run_consumer(face: &FaceUri, prefix: &Name, window: usize, duration: Dura
             if let Ok(Some(inc)) = classify(&p) {
                 let answer = match inc.packet {
                     Network::Data(d) => {
-                        res.content_bytes += d.content().map_or(0, |x| x.len()) as u64;
+                        let content = d.content().unwrap_or_default();
+                        res.content_bytes += content.len() as u64;
+                        if content.len() != payload_bytes || content.iter().any(|&b| b != PAYLOAD_BYTE) {
+                            res.mismatches += 1;
+                        }
                         Some((d.name(), true))
                     }
                     Network::Nack(_, i) => Some((i.name(), false)),

@@ -176,6 +176,27 @@ impl SendBatch {
     }
 }
 
+/// Bytes asked for each UDP socket's kernel send and receive buffers: a window of 256 Data of
+/// 1000 bytes arriving at once overflows Linux's default of 208 KiB.
+pub const SOCKET_BUFFER_BYTES: usize = 4 << 20;
+
+/// Sets `fd`'s send and receive buffers to `bytes`: beyond the system's `rmem_max`/`wmem_max`
+/// where the process may (`SO_RCVBUFFORCE`, with CAP_NET_ADMIN), else as far as they allow.
+/// Best effort: a smaller buffer only means earlier drops under bursts.
+pub fn set_socket_buffers(fd: RawFd, bytes: usize) {
+    let v = bytes.min(i32::MAX as usize) as libc::c_int;
+    for (force, plain) in [(libc::SO_RCVBUFFORCE, libc::SO_RCVBUF), (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF)] {
+        for opt in [force, plain] {
+            // SAFETY: `v` is a live c_int and the length given is its size; the kernel only reads it.
+            let r =
+                unsafe { libc::setsockopt(fd, libc::SOL_SOCKET, opt, (&raw const v).cast(), size_of::<libc::c_int>() as libc::socklen_t) };
+            if r == 0 {
+                break;
+            }
+        }
+    }
+}
+
 fn to_storage(addr: SocketAddr, storage: &mut libc::sockaddr_storage) -> libc::socklen_t {
     match addr {
         SocketAddr::V4(a) => {
@@ -267,6 +288,23 @@ mod tests {
                 seen += 1;
             }
         }
+    }
+
+    #[test]
+    fn socket_buffers_grow() {
+        let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let get = |opt| {
+            let mut v: libc::c_int = 0;
+            let mut len = size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: `v` and `len` are live and sized as the kernel expects.
+            assert_eq!(unsafe { libc::getsockopt(s.as_raw_fd(), libc::SOL_SOCKET, opt, (&raw mut v).cast(), &mut len) }, 0);
+            v as usize
+        };
+        set_socket_buffers(s.as_raw_fd(), SOCKET_BUFFER_BYTES);
+        // Without privilege the kernel grants at most rmem_max/wmem_max (and reports double).
+        let max = |f: &str| std::fs::read_to_string(f).ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+        assert!(get(libc::SO_RCVBUF) >= SOCKET_BUFFER_BYTES.min(max("/proc/sys/net/core/rmem_max")));
+        assert!(get(libc::SO_SNDBUF) >= SOCKET_BUFFER_BYTES.min(max("/proc/sys/net/core/wmem_max")));
     }
 
     #[test]

@@ -35,11 +35,11 @@ fn producer_and_consumer_over_udp_and_bad_datagrams_counted() {
     let prefix = Name::from_uri("/udp/test").unwrap();
     let pstop = Arc::new(AtomicBool::new(false));
     let producer = traffic::start_producer(&FaceUri::Udp(udp), &control, &prefix, 1000, pstop.clone()).unwrap();
-    let r = traffic::run_consumer(&FaceUri::Udp(udp), &prefix, 64, Duration::from_millis(500)).unwrap();
+    let r = traffic::run_consumer(&FaceUri::Udp(udp), &prefix, 64, 1000, Duration::from_millis(500)).unwrap();
     pstop.store(true, Ordering::Relaxed);
     producer.join().unwrap();
     assert!(r.satisfied > 1000, "{r:?}");
-    assert_eq!((r.nacks, r.lost), (0, 0));
+    assert_eq!((r.nacks, r.lost, r.mismatches), (0, 0, 0));
     assert_eq!(r.content_bytes, r.satisfied * 1000);
 
     // One datagram longer than any NDN packet, one of junk bytes.

@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let result = e.run(&cfg).with_context(|| format!("experiment {}", e.name()))?;
         let out = args.out.clone().unwrap_or_else(|| out_dir.join(format!("{}.json", e.name())));
         let files = report::write(e.name(), cfg.quick, &result, &out)?;
-        let mismatches: f64 = result.rows.iter().filter_map(|r| r.num("mismatches")).sum();
+        let mismatches: f64 = result.rows.iter().filter_map(|r| r.num("mismatches")).fold(0.0, |a, b| a + b);
         eprintln!(
             "   {} rows in {:.1}s, wrote {}",
             result.rows.len(),

@@ -321,6 +321,7 @@ impl Runtime {
         if !cfg.faces.udp.is_empty() {
             let addr: SocketAddr = cfg.faces.udp.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
             let mut s = UdpSocket::bind(addr).map_err(io_err(format!("listening on udp {addr}")))?;
+            crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
             poll.registry().register(&mut s, UDP_SOCKET, Interest::READABLE).map_err(io_err("registering"))?;
             udp = Some(s);
         }

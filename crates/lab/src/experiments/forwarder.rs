@@ -98,7 +98,7 @@ fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f6
     let prefix = Name::from_uri(&format!("/gen/{tag}"))?;
     let pstop = Arc::new(AtomicBool::new(false));
     let producer = traffic::start_producer(face, &fw.unix, &prefix, payload, pstop.clone())?;
-    let run = traffic::run_consumer(face, &prefix, WINDOW, Duration::from_secs_f64(seconds));
+    let run = traffic::run_consumer(face, &prefix, WINDOW, payload, Duration::from_secs_f64(seconds));
     pstop.store(true, Ordering::Relaxed);
     let _ = producer.join();
     let mut r = run?;
@@ -150,6 +150,7 @@ impl super::Experiment for ForwarderExperiment {
                                 .with("p99_us", percentile(&r.rtt_us, 0.99))
                                 .with("nacks", r.nacks)
                                 .with("lost", r.lost)
+                                .with("mismatches", r.mismatches)
                                 .with("fib_load_s", load_s)
                                 .with("rss_mb", fw.rss_bytes().unwrap_or(0) as f64 / 1048576.0),
                         );
@@ -279,6 +280,7 @@ fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -
         .with("kinterests_per_s", kips(&during))
         .with("p99_us", percentile(&during.rtt_us, 0.99))
         .with("lost", during.lost)
+        .with("mismatches", before.mismatches + during.mismatches)
         .with("rss_mb_before", rss_before as f64 / 1048576.0)
         .with("rss_mb_peak", peak.load(Ordering::Relaxed) as f64 / 1048576.0)
         .with("pit_entries_end", pit? as f64))

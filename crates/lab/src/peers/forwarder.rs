@@ -69,7 +69,7 @@ pub struct Forwarder {
     pub tcp: FaceUri,
     /// Its UDP listener.
     pub udp: FaceUri,
-    /// Seconds from start until its sockets accepted (nexthop loads its route file first).
+    /// Seconds from start until it answered management (nexthop loads its route file first).
     pub start_s: f64,
 }
 
@@ -160,7 +160,14 @@ impl Forwarder {
             udp: FaceUri::Udp(tcp),
             start_s: 0.0,
         };
-        while std::os::unix::net::UnixStream::connect(&unix).is_err() || std::net::TcpStream::connect(tcp).is_err() {
+        // Ready = management answers on the Unix socket and TCP accepts (a socket can accept
+        // before the forwarder reads it, e.g. while nexthop loads a large route file).
+        let ready = || {
+            std::net::TcpStream::connect(tcp).is_ok()
+                && Client::connect(&FaceUri::Unix(unix.display().to_string()))
+                    .is_ok_and(|mut c| c.dataset("/localhost/nfd/status/general").is_ok())
+        };
+        while !ready() {
             if let Some(status) = me.child.try_wait()? {
                 let log = std::fs::read_to_string(&log_path).unwrap_or_default();
                 anyhow::bail!("{system} exited ({status}): {}", log.lines().rev().take(5).collect::<Vec<_>>().join(" | "));
