@@ -5,7 +5,9 @@
 //! to ([`OutRecord`]: nonce, time, Nack). Entries live in a slab of slots with generations (the
 //! generation goes into the PIT token, so a stale token never finds a reused slot); a
 //! `hashbrown::HashTable` of slot numbers keyed by a hash of the name and selectors finds them
-//! by name; a min-heap of expiry times expires them.
+//! by name; a calendar of expiry buckets ([`EXPIRY_BUCKET_MS`] wide, each a list of slots)
+//! expires them — an entry lapses at the end of its bucket, at most that late, and an entry
+//! satisfied before then costs one stale list item instead of a heap sift.
 //!
 //! The table holds at most `max_entries` entries: an Interest that would need one more is
 //! refused ([`PitFull`]) and counted by the caller, so an Interest flood costs bounded memory —
@@ -16,8 +18,7 @@
 //! entries that asked by digest. Probes for the last two kinds are skipped while the table
 //! holds none of them.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
@@ -120,13 +121,21 @@ pub struct Pit {
     slots: Vec<Slot>,
     free: Vec<u32>,
     index: HashTable<u32>,
-    expiry: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    /// Bucket end (ms) → (slot, generation) of entries due by then.
+    expiry: BTreeMap<u64, Vec<(u32, u32)>>,
+    /// The bucket being expired (items left from the last call).
+    draining: Vec<(u32, u32)>,
+    /// Emptied bucket lists, reused.
+    spare: Vec<Vec<(u32, u32)>>,
     max_entries: usize,
     len: usize,
     prefix_entries: usize,
     digest_entries: usize,
     hasher: foldhash::fast::FixedState,
 }
+
+/// Width of an expiry bucket: how late an entry may lapse.
+pub const EXPIRY_BUCKET_MS: u64 = 8;
 
 const CBP_KEY: u64 = 0x9e37_79b9_7f4a_7c15;
 const MBF_KEY: u64 = 0xc2b2_ae3d_27d4_eb4f;
@@ -138,7 +147,9 @@ impl Pit {
             slots: Vec::new(),
             free: Vec::new(),
             index: HashTable::new(),
-            expiry: BinaryHeap::new(),
+            expiry: BTreeMap::new(),
+            draining: Vec::new(),
+            spare: Vec::new(),
             max_entries,
             len: 0,
             prefix_entries: 0,
@@ -246,11 +257,19 @@ impl Pit {
         let Some(s) = self.slots.get_mut(slot as usize) else { return };
         let Some(e) = s.entry.as_mut() else { return };
         let scheduled = e.expires_ms != 0;
-        // A heap item per entry: a later expiry is found when the earlier item pops.
-        if !scheduled || expires_ms < e.expires_ms {
-            self.expiry.push(Reverse((expires_ms, slot, s.generation)));
-        }
+        let generation = s.generation;
+        // One item per entry: a later expiry is found when the earlier item comes due.
+        let earlier = !scheduled || expires_ms < e.expires_ms;
         e.expires_ms = expires_ms;
+        if earlier {
+            self.schedule(expires_ms, slot, generation);
+        }
+    }
+
+    fn schedule(&mut self, at_ms: u64, slot: u32, generation: u32) {
+        let end = at_ms.div_ceil(EXPIRY_BUCKET_MS).saturating_mul(EXPIRY_BUCKET_MS);
+        let spare = &mut self.spare;
+        self.expiry.entry(end).or_insert_with(|| spare.pop().unwrap_or_default()).push((slot, generation));
     }
 
     /// Removes and returns the entry in `slot`.
@@ -266,23 +285,24 @@ impl Pit {
         Some(entry)
     }
 
-    /// The next entry whose expiry is at or before `now_ms`, removed from the table.
+    /// The next entry whose expiry bucket has ended by `now_ms`, removed from the table.
     pub fn pop_expired(&mut self, now_ms: u64) -> Option<Entry> {
-        while let Some(&Reverse((at, slot, generation))) = self.expiry.peek() {
-            if at > now_ms {
-                return None;
+        loop {
+            while let Some((slot, generation)) = self.draining.pop() {
+                let s = &self.slots[slot as usize];
+                let Some(e) = s.entry.as_ref().filter(|_| s.generation == generation) else { continue };
+                if e.expires_ms > now_ms {
+                    // Extended since it was scheduled: its new bucket ends after `now_ms`.
+                    let later = e.expires_ms;
+                    self.schedule(later, slot, generation);
+                    continue;
+                }
+                return self.remove(slot);
             }
-            self.expiry.pop();
-            let s = &self.slots[slot as usize];
-            let Some(e) = s.entry.as_ref().filter(|_| s.generation == generation) else { continue };
-            if e.expires_ms > now_ms {
-                let later = e.expires_ms;
-                self.expiry.push(Reverse((later, slot, generation)));
-                continue;
-            }
-            return self.remove(slot);
+            let due = self.expiry.first_entry().filter(|b| *b.key() <= now_ms)?.remove();
+            let drained = std::mem::replace(&mut self.draining, due);
+            self.spare.push(drained);
         }
-        None
     }
 
     /// Appends the slots of every entry a Data named `data_name` satisfies (found by name).
@@ -407,6 +427,32 @@ mod tests {
         assert!(pit.pop_expired(150).is_none());
         assert_eq!(&*pit.pop_expired(200).unwrap().name, name("/a").value());
         assert!(pit.is_empty());
+    }
+
+    #[test]
+    fn entries_lapse_in_their_bucket_never_early_and_removed_ones_never() {
+        let mut pit = Pit::new(2000);
+        let mut expected = std::collections::HashMap::new();
+        for i in 0..1500u64 {
+            let slot = pit.insert(name(&format!("/e/{i}")).value(), false, false, false, Strategy::BestRoute).unwrap();
+            let at = (i * 7919) % 1000 + 1;
+            pit.set_expiry(slot, at);
+            if i % 5 == 0 {
+                pit.set_expiry(slot, at + 500); // extended after scheduling
+            }
+            if i % 3 == 0 {
+                pit.remove(slot); // satisfied before it lapses
+            } else {
+                expected.insert(name(&format!("/e/{i}")).value().to_vec(), if i % 5 == 0 { at + 500 } else { at });
+            }
+        }
+        for now in (0..=1600).step_by(3) {
+            while let Some(e) = pit.pop_expired(now) {
+                let at = expected.remove(&*e.name).expect("popped once, and only if not removed");
+                assert!(at <= now && now < at + EXPIRY_BUCKET_MS + 3, "expires {at}, popped at {now}");
+            }
+        }
+        assert!(expected.is_empty() && pit.is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! Flags (child-inherit, capture) are kept and listed but do not change the derivation: a FIB
 //! longest-prefix match already makes a route apply below its prefix.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use nexthop_lookup::name::{NextHop, NextHops};
 use nexthop_wire::Name;
@@ -39,12 +39,19 @@ pub struct Route {
 #[derive(Debug, Default, Clone)]
 pub struct Rib {
     routes: BTreeMap<Name, Vec<Route>>,
+    /// (expiry time, prefix) of every route registered with an expiration period, so that
+    /// expiring looks only at those (a large static FIB is never scanned). Entries whose route
+    /// was replaced or removed since are dropped when their time comes.
+    expiry: BTreeSet<(u64, Name)>,
 }
 
 impl Rib {
     /// Adds or updates the route of (`route.face`, `route.origin`) at `prefix`; the prefix's
     /// new next hops.
     pub fn register(&mut self, prefix: &Name, route: Route) -> NextHops {
+        if let Some(t) = route.expires_ms {
+            self.expiry.insert((t, prefix.clone()));
+        }
         let list = self.routes.entry(prefix.clone()).or_default();
         match list.iter_mut().find(|r| r.face == route.face && r.origin == route.origin) {
             Some(r) => *r = route,
@@ -77,12 +84,16 @@ impl Rib {
     /// Removes routes that lapsed by `now_ms`; the changed prefixes with their new next hops.
     pub fn expire(&mut self, now_ms: u64) -> Vec<(Name, NextHops)> {
         let mut changed = Vec::new();
-        let prefixes: Vec<Name> = self
-            .routes
-            .iter()
-            .filter(|(_, l)| l.iter().any(|r| r.expires_ms.is_some_and(|t| t <= now_ms)))
-            .map(|(n, _)| n.clone())
-            .collect();
+        let mut prefixes = Vec::new();
+        while let Some(first) = self.expiry.first().filter(|(t, _)| *t <= now_ms) {
+            let first = first.clone();
+            self.expiry.remove(&first);
+            let p = first.1;
+            let due = self.routes.get(&p).is_some_and(|l| l.iter().any(|r| r.expires_ms.is_some_and(|t| t <= now_ms)));
+            if due && !prefixes.contains(&p) {
+                prefixes.push(p);
+            }
+        }
         for p in prefixes {
             if let Some(list) = self.routes.get_mut(&p) {
                 list.retain(|r| r.expires_ms.is_none_or(|t| t > now_ms));
@@ -152,7 +163,25 @@ mod tests {
         rib.register(&p, Route { expires_ms: Some(100), ..r(300, 0, 1) });
         assert!(rib.expire(99).is_empty());
         let c = rib.expire(100);
-        assert_eq!(c, vec![(p, NextHops::default())]);
+        assert_eq!(c, vec![(p.clone(), NextHops::default())]);
         assert!(rib.is_empty());
+    }
+
+    #[test]
+    fn a_refreshed_route_lives_on_and_static_routes_never_expire() {
+        let mut rib = Rib::default();
+        let p = Name::from_uri("/a").unwrap();
+        let q = Name::from_uri("/q").unwrap();
+        rib.register(&q, r(302, 255, 1));
+        rib.register(&p, Route { expires_ms: Some(100), ..r(300, 0, 1) });
+        rib.register(&p, Route { expires_ms: Some(200), ..r(300, 0, 1) });
+        rib.register(&p, Route { expires_ms: Some(120), ..r(301, 0, 1) });
+        let c = rib.expire(150);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].1.hops(), &[NextHop { face: 300, cost: 1 }]);
+        assert!(rib.expire(199).is_empty());
+        assert_eq!(rib.expire(1_000), vec![(p, NextHops::default())]);
+        assert!(rib.expire(u64::MAX).is_empty());
+        assert_eq!(rib.len(), 1);
     }
 }
