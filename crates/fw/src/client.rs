@@ -45,7 +45,9 @@ enum Conn {
 /// A connection to a forwarder.
 pub struct Client {
     conn: Conn,
+    /// Bytes read and not yet handed out: `buf[start..]`.
     buf: Vec<u8>,
+    start: usize,
     nonce: u32,
 }
 
@@ -89,7 +91,7 @@ impl Client {
             }
             _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp:// or udp://")),
         };
-        Ok(Client { conn, buf: Vec::new(), nonce: std::process::id().wrapping_mul(2_654_435_761) })
+        Ok(Client { conn, buf: Vec::new(), start: 0, nonce: std::process::id().wrapping_mul(2_654_435_761) })
     }
 
     /// The local address of a UDP connection (what the forwarder sees as the remote end).
@@ -129,19 +131,18 @@ impl Client {
     /// One read from the socket (a stream read, or a batch of datagrams) appended to the
     /// receive buffer, waiting at most `timeout`.
     fn read_some(&mut self, timeout: Duration) -> io::Result<usize> {
-        let mut chunk = [0u8; 65536];
-        match &mut self.conn {
+        // What was handed out goes; the rest moves to the front (at most one partial packet).
+        self.buf.drain(..self.start);
+        self.start = 0;
+        let filled = self.buf.len();
+        let stream: &mut dyn Read = match &mut self.conn {
             Conn::Unix(s) => {
                 s.set_read_timeout(Some(timeout))?;
-                let n = s.read(&mut chunk)?;
-                self.buf.extend_from_slice(&chunk[..n]);
-                Ok(n)
+                s
             }
             Conn::Tcp(s) => {
                 s.set_read_timeout(Some(timeout))?;
-                let n = s.read(&mut chunk)?;
-                self.buf.extend_from_slice(&chunk[..n]);
-                Ok(n)
+                s
             }
             Conn::Udp(s, _, batch, _) => {
                 s.set_read_timeout(Some(timeout))?;
@@ -156,9 +157,13 @@ impl Client {
                     }
                 }
                 // A datagram can be empty, cut short or junk; none closes the connection.
-                Ok(total.max(1))
+                return Ok(total.max(1));
             }
-        }
+        };
+        self.buf.resize(filled + 65536, 0);
+        let got = stream.read(&mut self.buf[filled..]);
+        self.buf.truncate(filled + *got.as_ref().unwrap_or(&0));
+        got
     }
 
     /// The next packet received, waiting at most `timeout`; `Ok(None)` on timeout.
@@ -171,7 +176,7 @@ impl Client {
             if let Some(p) = self.recv_buffered() {
                 return Ok(Some(p));
             }
-            if frame_len(&self.buf, usize::MAX).is_err() {
+            if frame_len(&self.buf[self.start..], usize::MAX).is_err() {
                 return Err(io::Error::new(io::ErrorKind::InvalidData, "corrupt stream"));
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -189,12 +194,11 @@ impl Client {
 
     /// The next packet already read from the socket, without waiting.
     pub fn recv_buffered(&mut self) -> Option<Vec<u8>> {
-        let n = frame_len(&self.buf, usize::MAX).ok()??;
-        if n > self.buf.len() {
-            return None;
-        }
-        let rest = self.buf.split_off(n);
-        Some(std::mem::replace(&mut self.buf, rest))
+        let avail = &self.buf[self.start..];
+        let n = frame_len(avail, usize::MAX).ok()??;
+        let packet = avail.get(..n)?.to_vec();
+        self.start += n;
+        Some(packet)
     }
 
     /// A fresh nonce.
