@@ -11,16 +11,16 @@
 //! The FIB also holds `fib_routes` other routes (two-component names): nexthop loads them from a
 //! route file at start, NDNd through `rib/register` commands (its only route interface), both
 //! timed. Flood: a UDP client sends Interests for distinct names under a prefix routed to a
-//! face that never answers, as fast as it can, while the consumer keeps fetching on the Unix
-//! face; rows carry the legitimate rate before and during the flood, the forwarder's resident
-//! memory and its PIT size.
+//! face that never answers — paced at 100K/s, then as fast as one thread sends — while the
+//! consumer keeps fetching on the Unix face; rows carry the legitimate rate before and during the
+//! flood, the forwarder's peak resident memory and its PIT size.
 
 use std::io::Write;
-
-use anyhow::Context;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use anyhow::Context;
 
 use nexthop_fw::client::Client;
 use nexthop_fw::face::FaceScope;
@@ -88,7 +88,8 @@ fn load_routes(fw: &Forwarder, routes: usize) -> anyhow::Result<(Option<Client>,
     Ok((Some(loader), t0.elapsed().as_secs_f64()))
 }
 
-/// One producer + consumer run over `transport`; the producer's routes go through `control`.
+/// One producer + consumer run over `transport` (over UDP the producer's face and route are made
+/// through the Unix face).
 fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f64) -> anyhow::Result<TrafficResult> {
     let face = match transport {
         "unix" => &fw.unix,
