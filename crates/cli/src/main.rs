@@ -28,6 +28,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Decode an NDN packet given in hex and print its fields.
     Packet(cmd::packet::Args),
+    /// Traffic generator: a producer and a consumer through any running forwarder.
+    Traffic(cmd::traffic::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -37,5 +39,6 @@ fn main() -> anyhow::Result<()> {
         Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Packet(args) => cmd::packet::run(args),
+        Command::Traffic(args) => cmd::traffic::run(args),
     }
 }

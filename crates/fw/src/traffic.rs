@@ -59,6 +59,9 @@ pub fn start_producer(
 ) -> Result<JoinHandle<()>, ClientError> {
     let mut c = Client::connect(face)?;
     let register = ControlParameters { name: Some(prefix.clone()), ..Default::default() };
+    // Over UDP: the control connection and the face made for the producer, destroyed when it
+    // stops (a made face is persistent, and its route would outlive the producer).
+    let mut made: Option<(Client, u64)> = None;
     let r = match (face, c.local_udp()) {
         (FaceUri::Udp(_), Some(me)) => {
             let mut ctl = Client::connect(control)?;
@@ -66,7 +69,9 @@ pub fn start_producer(
             let created = ctl.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() })?;
             let face_id = created.body.and_then(|b| b.face_id).filter(|_| matches!(created.code, 200 | 409));
             let Some(face_id) = face_id else { return Err(ClientError::Bad(format!("faces/create: {} {}", created.code, created.text))) };
-            ctl.command("rib", "register", &ControlParameters { face_id: Some(face_id), ..register })?
+            let r = ctl.command("rib", "register", &ControlParameters { face_id: Some(face_id), ..register })?;
+            made = Some((ctl, face_id));
+            r
         }
         _ => c.command("rib", "register", &register)?,
     };
@@ -75,27 +80,36 @@ pub fn start_producer(
     }
     let payload = vec![PAYLOAD_BYTE; payload_bytes];
     Ok(std::thread::spawn(move || {
-        let mut out = Vec::new();
-        while !stop.load(Ordering::Relaxed) {
-            let Ok(Some(first)) = c.recv(Duration::from_millis(50)) else { continue };
-            let mut next = Some(first);
-            while let Some(p) = next.take() {
-                if let Ok(Some(inc)) = classify(&p) {
-                    if let Network::Interest(i) = inc.packet {
-                        let d = Data::new(i.name().to_name(), payload.clone()).to_bytes();
-                        put_packet(&mut out, &LpFields { pit_token: inc.link.pit_token, ..Default::default() }, &d);
-                    }
-                }
-                next = c.recv_buffered();
-            }
-            if !out.is_empty() {
-                if c.send(&out).is_err() {
-                    return;
-                }
-                out.clear();
-            }
+        serve(&mut c, &payload, &stop);
+        if let Some((mut ctl, face_id)) = made {
+            let _ = ctl.command("faces", "destroy", &ControlParameters { face_id: Some(face_id), ..Default::default() });
         }
     }))
+}
+
+/// Answers every Interest on `c` with a Data of `payload` until `stop` is set or the
+/// connection fails.
+fn serve(c: &mut Client, payload: &[u8], stop: &AtomicBool) {
+    let mut out = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        let Ok(Some(first)) = c.recv(Duration::from_millis(50)) else { continue };
+        let mut next = Some(first);
+        while let Some(p) = next.take() {
+            if let Ok(Some(inc)) = classify(&p) {
+                if let Network::Interest(i) = inc.packet {
+                    let d = Data::new(i.name().to_name(), payload.to_vec()).to_bytes();
+                    put_packet(&mut out, &LpFields { pit_token: inc.link.pit_token, ..Default::default() }, &d);
+                }
+            }
+            next = c.recv_buffered();
+        }
+        if !out.is_empty() {
+            if c.send(&out).is_err() {
+                return;
+            }
+            out.clear();
+        }
+    }
 }
 
 /// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding, each

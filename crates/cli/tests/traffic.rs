@@ -1,0 +1,41 @@
+//! `nexthop traffic` against a `nexthop run` started by the test: the generator's producer and
+//! consumer exchange Data over Unix, TCP and UDP faces, every Data checked.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn the_generator_runs_over_every_face_kind() {
+    let dir = std::env::temp_dir().join(format!("nexthop-traffic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sock = dir.join("t.sock");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let cfg = dir.join("t.toml");
+    std::fs::write(
+        &cfg,
+        format!("[faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\n", sock.display().to_string()),
+    )
+    .unwrap();
+    let exe = env!("CARGO_BIN_EXE_nexthop");
+    let mut fw = Command::new(exe).arg("run").arg("-c").arg(&cfg).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let control = format!("unix://{}", sock.display());
+    for (i, face) in [control.clone(), format!("tcp4://127.0.0.1:{port}"), format!("udp4://127.0.0.1:{port}")].iter().enumerate() {
+        let out = Command::new(exe)
+            .args(["traffic", "--face", face, "--control", &control, "--seconds", "0.5", "--payload", "500"])
+            .args(["--prefix", &format!("/t{i}")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{face}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(r["satisfied"].as_u64().unwrap() > 100, "{face}: {r}");
+        assert_eq!((r["mismatches"].as_u64(), r["lost"].as_u64(), r["nacks"].as_u64()), (Some(0), Some(0), Some(0)), "{face}: {r}");
+    }
+    let _ = fw.kill();
+    let _ = fw.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
