@@ -92,7 +92,11 @@ pub fn start_producer(
 fn serve(c: &mut Client, payload: &[u8], stop: &AtomicBool) {
     let mut out = Vec::new();
     while !stop.load(Ordering::Relaxed) {
-        let Ok(Some(first)) = c.recv(Duration::from_millis(50)) else { continue };
+        let first = match c.recv(Duration::from_millis(50)) {
+            Ok(Some(p)) => p,
+            Ok(None) => continue,
+            Err(_) => return,
+        };
         let mut next = Some(first);
         while let Some(p) = next.take() {
             if let Ok(Some(inc)) = classify(&p) {
@@ -113,9 +117,9 @@ fn serve(c: &mut Client, payload: &[u8], stop: &AtomicBool) {
 }
 
 /// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding, each
-/// Data checked to carry `payload_bytes` × [`PAYLOAD_BYTE`]. Slot `i`
-/// of the window carries sequence numbers i, i + window, i + 2·window, …: an answer frees its
-/// slot, which sends the next. An Interest with no answer after [`GIVE_UP`] counts as lost and
+/// Data checked to carry `payload_bytes` × [`PAYLOAD_BYTE`]. Slot `i` of the window carries
+/// sequence numbers i, i + window, i + 2·window, …: an answer frees its slot, which sends the
+/// next. An Interest with no answer after [`GIVE_UP`] counts as lost and
 /// its slot moves on, so a lossy forwarder measures a lower rate rather than stalling.
 ///
 /// # Errors

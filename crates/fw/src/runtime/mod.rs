@@ -2,14 +2,16 @@
 //!
 //! Overview: one I/O thread runs a `mio` poll over the listeners (Unix, TCP, UDP), the stream
 //! faces and a waker. It reads packets (stream faces in 128 KiB reads cut into TLV frames; UDP
-//! datagrams until the socket is empty), classifies them, answers `/localhost/nfd` Interests
-//! from the [`Manager`], and hands the rest to forwarding:
+//! datagrams 64 per `recvmmsg`, at most `UDP_BATCHES_PER_TURN` (4) batches before the other faces
+//! get their turn), classifies them, answers `/localhost/nfd` Interests from the [`Manager`],
+//! and hands the rest to forwarding:
 //! - `threads = 1`: the I/O thread runs the one [`Shard`] itself;
 //! - `threads = n > 1`: packets are batched per forwarding thread by [`Dispatch`] and sent over
 //!   channels; each thread returns an [`Outbox`] and wakes the poll.
 //!
 //! What is to be sent is appended to each face's send buffer and written once per loop turn, so
-//! many packets leave in one system call. Every 100 ms the PIT expires entries; every second
+//! many packets leave in one system call; UDP output leaves in `sendmmsg` batches after each
+//! receive batch and each turn. Every 100 ms the PIT expires entries; every second
 //! lapsed routes and idle on-demand UDP faces go.
 
 mod face;
