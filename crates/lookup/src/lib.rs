@@ -13,6 +13,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod bits;
 pub mod flat;
 pub mod ip;
 pub mod mem;

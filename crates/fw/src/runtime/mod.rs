@@ -328,26 +328,29 @@ impl Runtime {
             udp = Some(s);
         }
         let threads = cfg.forwarder.threads;
-        let cs_capacity = cs_config(&cfg, threads, 0)?.map_or(0, |c| u64::from(c.l1.capacity) * threads as u64);
-        let shard_cfg = |index: usize| -> Result<ShardConfig, StartError> {
-            Ok(ShardConfig {
-                index: index as u8,
-                pit_max_entries: cfg.forwarder.pit_max_entries.div_ceil(threads),
-                pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
-                cs: cs_config(&cfg, threads, index)?,
-                retry_interval_ms: cfg.forwarder.retry_interval_ms,
-                ..ShardConfig::default()
+        let shard_cfgs = (0..threads)
+            .map(|index| {
+                Ok(ShardConfig {
+                    index: index as u8,
+                    pit_max_entries: cfg.forwarder.pit_max_entries.div_ceil(threads),
+                    pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
+                    cs: cs_config(&cfg, threads, index)?,
+                    retry_interval_ms: cfg.forwarder.retry_interval_ms,
+                    ..ShardConfig::default()
+                })
             })
-        };
+            .collect::<Result<Vec<ShardConfig>, StartError>>()?;
+        let cs_capacity = shard_cfgs.iter().filter_map(|c| c.cs.as_ref()).map(|c| u64::from(c.l1.capacity)).sum();
         let fib = || Fib::new(NameFibConfig::default());
         let forwarding = if threads == 1 {
-            Forwarding::Inline(Box::new(Shard::new(shard_cfg(0)?, fib())?))
+            let only = shard_cfgs.into_iter().next().expect("one shard");
+            Forwarding::Inline(Box::new(Shard::new(only, fib())?))
         } else {
             let (done_tx, done) = crossbeam_channel::unbounded();
             let (recycle, recycled) = crossbeam_channel::unbounded();
             let mut workers = Vec::new();
-            for i in 0..threads {
-                let shard = Shard::new(shard_cfg(i)?, fib())?;
+            for (i, shard_cfg) in shard_cfgs.into_iter().enumerate() {
+                let shard = Shard::new(shard_cfg, fib())?;
                 workers.push(
                     Worker::spawn(i, shard, done_tx.clone(), recycled.clone(), waker.clone())
                         .map_err(io_err("starting a forwarding thread"))?,

@@ -49,14 +49,8 @@ impl<C> Patch<C> {
 }
 
 /// Calls `f` with every group whose bit is set.
-fn for_each_group(groups: &[u64; GROUPS / 64], mut f: impl FnMut(usize)) {
-    for (w, &word) in groups.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            f(w * 64 + bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-        }
-    }
+fn for_each_group(groups: &[u64; GROUPS / 64], f: impl FnMut(usize)) {
+    crate::bits::set_bits(groups).for_each(f);
 }
 
 /// The data-plane half of an Othello / l-bit Parallel Othello Group.

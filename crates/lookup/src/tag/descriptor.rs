@@ -113,16 +113,7 @@ impl Descriptor {
 
     /// The set bit positions, ascending.
     pub fn positions(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            core::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    i * 64 + b
-                })
-            })
-        })
+        crate::bits::set_bits(&self.0)
     }
 
     /// The wire form: three little-endian words.

@@ -86,16 +86,7 @@ impl PortSet {
 
     /// The ports, ascending.
     pub fn iter(&self) -> impl Iterator<Item = PortId> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            core::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    (i * 64 + b) as PortId
-                })
-            })
-        })
+        crate::bits::set_bits(&self.0).map(|p| p as PortId)
     }
 
     /// Adds ports of `other` (ascending) until the set holds `limit`: the fan-out rule "out ←
