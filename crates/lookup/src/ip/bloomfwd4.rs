@@ -26,20 +26,13 @@
 
 use hashbrown::HashMap;
 
+use super::direct::{DirectArray, NONE};
 use super::group::Group;
 use super::hash::Key;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, NO_ROUTE};
-use crate::mem::{advise_huge_pages_for, prefetch};
 
 /// Bits indexing the direct lookup array.
 const DLA_BITS: u8 = 20;
-/// Owner length of an array cell no route covers.
-const NONE: u8 = u8::MAX;
-/// Array entry bit: routes longer than /20 lie inside this cell's /20.
-const GUARD: u32 = 1 << 31;
-/// Array entry of a cell no route covers (below [`GUARD`]; next hops are at most
-/// `MAX_NEXT_HOP`).
-const EMPTY: u32 = GUARD - 1;
 /// Addresses hashed and prefetched together by [`Bloomfwd4::lookup_batch`].
 const BLOCK: usize = 16;
 /// Blocks between staging a block (its table slots prefetched) and resolving it.
@@ -65,11 +58,8 @@ impl Default for Stage {
 /// The IPv4 Bloomfwd table.
 #[derive(Debug, Clone)]
 pub struct Bloomfwd4 {
-    /// Next hop (or [`EMPTY`]) of each /20, plus the [`GUARD`] bit.
-    dla: Vec<u32>,
-    dla_len: Vec<u8>,
-    /// Routes longer than /20 inside each /20 (what the guard bit summarises).
-    dla_longer: Vec<u32>,
+    /// Routes /0–/20, one cell per /20, guarded where longer routes lie inside.
+    dla: DirectArray,
     /// Whether lookups trust a clear guard bit.
     guard: bool,
     /// /21–/24 expanded to /24; key = address >> 8.
@@ -88,13 +78,8 @@ impl Default for Bloomfwd4 {
 impl Bloomfwd4 {
     /// An empty table whose filters aim at false-positive rate `fpr`.
     pub fn new(fpr: f64) -> Self {
-        let mut dla = Vec::with_capacity(1 << DLA_BITS);
-        advise_huge_pages_for(&mut dla);
-        dla.resize(1 << DLA_BITS, EMPTY);
         Bloomfwd4 {
-            dla,
-            dla_len: vec![NONE; 1 << DLA_BITS],
-            dla_longer: vec![0; 1 << DLA_BITS],
+            dla: DirectArray::new(DLA_BITS),
             guard: true,
             g24: Group::new(1024, fpr),
             g32: Group::new(1024, fpr),
@@ -106,21 +91,6 @@ impl Bloomfwd4 {
     /// the paper, whatever the guard bit says (on by default).
     pub fn set_guard(&mut self, on: bool) {
         self.guard = on;
-    }
-
-    /// Counts a route longer than /20 in or out of its /20's guard.
-    fn count_longer(&mut self, prefix: u32, add: bool) {
-        let s = (prefix >> (32 - DLA_BITS)) as usize;
-        if add {
-            self.dla_longer[s] += 1;
-        } else {
-            self.dla_longer[s] -= 1;
-        }
-        if self.dla_longer[s] == 0 {
-            self.dla[s] &= !GUARD;
-        } else {
-            self.dla[s] |= GUARD;
-        }
     }
 
     /// A table holding `routes`, its filters sized for the expanded groups they produce.
@@ -165,7 +135,7 @@ impl Bloomfwd4 {
     fn install(&mut self, prefix: u32, len: u8, next_hop: NextHop) -> Option<NextHop> {
         let old = self.routes.insert((prefix, len), next_hop);
         if old.is_none() && len > DLA_BITS {
-            self.count_longer(prefix, true);
+            self.dla.count_longer(Self::cell(prefix), true);
         }
         self.claim(prefix, len, next_hop, len, |owner| owner == NONE || owner <= len);
         old
@@ -188,7 +158,7 @@ impl Bloomfwd4 {
         let (nh, owner) = heir.unwrap_or((NO_ROUTE, NONE));
         self.claim(prefix, len, nh, owner, |o| o == len);
         if len > DLA_BITS {
-            self.count_longer(prefix, false);
+            self.dla.count_longer(Self::cell(prefix), false);
         }
         Ok(next_hop)
     }
@@ -204,16 +174,7 @@ impl Bloomfwd4 {
         let first = u64::from(prefix) >> (32 - width);
         let count = 1u64 << (width - len);
         match group {
-            None => {
-                for s in first..first + count {
-                    let s = s as usize;
-                    if take(self.dla_len[s]) {
-                        let value = if next_hop == NO_ROUTE { EMPTY } else { next_hop };
-                        self.dla[s] = (self.dla[s] & GUARD) | value;
-                        self.dla_len[s] = owner;
-                    }
-                }
-            }
+            None => self.dla.claim(first as usize..(first + count) as usize, next_hop, owner, take),
             Some(g) => {
                 for key in first..first + count {
                     let key = key as u32;
@@ -239,20 +200,17 @@ impl Bloomfwd4 {
         self.routes.is_empty()
     }
 
-    /// The array's answer for an entry.
+    /// The array cell of `addr`.
     #[inline(always)]
-    fn decode(e: u32) -> NextHop {
-        match e & !GUARD {
-            EMPTY => NO_ROUTE,
-            nh => nh,
-        }
+    fn cell(addr: u32) -> usize {
+        (addr >> (32 - DLA_BITS)) as usize
     }
 
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u32) -> NextHop {
-        let e = self.dla[(addr >> (32 - DLA_BITS)) as usize];
-        if e & GUARD != 0 || !self.guard {
+        let e = self.dla.cell(Self::cell(addr));
+        if DirectArray::guarded(e) || !self.guard {
             if let Some(nh) = self.g32.find(addr.hash(), addr) {
                 return nh;
             }
@@ -261,7 +219,7 @@ impl Bloomfwd4 {
                 return nh;
             }
         }
-        Self::decode(e)
+        DirectArray::next_hop(e)
     }
 
     /// [`Bloomfwd4::lookup`] of `addrs[i]` into `out[i]`, three pipelined steps per block of
@@ -283,7 +241,7 @@ impl Bloomfwd4 {
         for step in 0..blocks + 2 + LAG {
             if step < blocks {
                 for &x in &addrs[block(step)] {
-                    prefetch(&self.dla[(x >> (32 - DLA_BITS)) as usize]);
+                    self.dla.prefetch(Self::cell(x));
                 }
             }
             if (1..=blocks).contains(&step) {
@@ -309,9 +267,9 @@ impl Bloomfwd4 {
         let mut keys = [0u64; 2 * BLOCK];
         st.any = false;
         for (i, &x) in a.iter().enumerate() {
-            let e = self.dla[(x >> (32 - DLA_BITS)) as usize];
+            let e = self.dla.cell(Self::cell(x));
             st.dla[i] = e;
-            st.any |= e & GUARD != 0 || !self.guard;
+            st.any |= DirectArray::guarded(e) || !self.guard;
             keys[i] = u64::from(x);
             keys[BLOCK + i] = u64::from(x >> 8);
         }
@@ -321,7 +279,7 @@ impl Bloomfwd4 {
         }
         simd::hash_keys(isa, &keys, &mut st.h);
         for (i, e) in st.dla[..a.len()].iter().enumerate() {
-            if e & GUARD != 0 || !self.guard {
+            if DirectArray::guarded(*e) || !self.guard {
                 self.g32.prefetch_filter(st.h[i]);
                 self.g24.prefetch_filter(st.h[BLOCK + i]);
             }
@@ -336,7 +294,7 @@ impl Bloomfwd4 {
             return;
         }
         for i in 0..n {
-            if st.dla[i] & GUARD == 0 && self.guard {
+            if !DirectArray::guarded(st.dla[i]) && self.guard {
                 continue;
             }
             let (h32, h24) = (st.h[i], st.h[BLOCK + i]);
@@ -355,7 +313,7 @@ impl Bloomfwd4 {
                 Some(nh) => nh,
                 None => {
                     let g24 = if hit & 1 != 0 { self.g24.get(st.h[BLOCK + i], x >> 8) } else { None };
-                    g24.unwrap_or_else(|| Self::decode(st.dla[i]))
+                    g24.unwrap_or_else(|| DirectArray::next_hop(st.dla[i]))
                 }
             };
         }
@@ -367,12 +325,13 @@ impl Bloomfwd4 {
         let (q24, c24) = self.g24.bytes();
         let (q32, c32) = self.g32.bytes();
         let routes = self.routes.capacity() * (core::mem::size_of::<((u32, u8), NextHop)>() + 1);
-        (self.dla.len() * 4 + q24 + q32, self.dla_len.len() + self.dla_longer.len() * 4 + c24 + c32 + routes)
+        let (qa, ca) = self.dla.bytes();
+        (qa + q24 + q32, ca + c24 + c32 + routes)
     }
 
     /// Expanded prefixes per group: (array cells in use, /24 entries, /32 entries).
     pub fn expanded(&self) -> (usize, usize, usize) {
-        (self.dla_len.iter().filter(|&&l| l != NONE).count(), self.g24.len(), self.g32.len())
+        (self.dla.used(), self.g24.len(), self.g32.len())
     }
 
     /// (m, k) of the /24 and /32 filters.

@@ -31,6 +31,7 @@ mod bloom;
 mod bloomfwd4;
 mod bloomfwd6;
 mod dir24;
+mod direct;
 mod dpcpe;
 mod group;
 mod hash;
