@@ -14,17 +14,7 @@
 //! false positive, never a miss).
 
 use super::hash::{h1, h2, reduce};
-
-/// The positions of the set bits of `mask`, lowest first.
-fn set_bits(mut mask: u64) -> impl Iterator<Item = usize> {
-    core::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let bit = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            bit
-        })
-    })
-}
+use crate::bits::word_bits;
 
 /// A counting Bloom filter.
 #[derive(Debug, Clone)]
@@ -87,7 +77,7 @@ impl CountingBloom {
     pub fn insert(&mut self, h: u64) {
         let (w, mask) = self.word_and_mask(h);
         self.bits[w] |= mask;
-        for bit in set_bits(mask) {
+        for bit in word_bits(mask) {
             let c = &mut self.counts[w * 64 + bit];
             *c = c.saturating_add(1);
         }
@@ -96,7 +86,7 @@ impl CountingBloom {
     /// Removes the key with hash `h` (which must have been inserted).
     pub fn remove(&mut self, h: u64) {
         let (w, mask) = self.word_and_mask(h);
-        for bit in set_bits(mask) {
+        for bit in word_bits(mask) {
             let c = &mut self.counts[w * 64 + bit];
             match *c {
                 0 | 255 => {}

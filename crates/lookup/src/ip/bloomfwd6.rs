@@ -11,19 +11,34 @@
 //! Routes longer than /64 are rare (host routes, point-to-point links) but come in many lengths;
 //! probing a pair per length for every address would cost more than all the levels together. So
 //! a marker group holds the /64s under which any such route lies (counted, so removal works), and
-//! an address probes the long pairs only when its /64 is marked — found with the hash the /64
-//! level already computed.
+//! an address probes the long pairs only when its /64 is marked (and, with the gate, only when
+//! its first-level prefix holds any such route).
 //!
-//! # The gate (an addition to the paper, the IPv6 form of [`super::Bloomfwd4`]'s array guard)
-//! A table keyed by the first level's q1-bit key holds, for every q1-prefix that any route covers
-//! or lies inside, the length of the longest such route. A lookup reads it first: no entry means
-//! only the default route can match; otherwise only the levels up to that length are searched
-//! (and the long pairs only past /64). Addresses outside the routed space stop after one probe,
-//! and a /48 destination no longer probes the /56 and /64 filters. [`Bloomfwd6::set_gate`] turns
-//! it off to measure the paper's search as it was.
+//! # The front array and the gate (additions to the paper; [`Bloomfwd6::set_gate`] turns both off
+//! to measure the paper's search as it was)
+//! - The *front array* ([`DirectArray`], 2^16 cells, 256 KB): each /16's longest route of at
+//!   most 16 bits, guarded where a longer route lies inside. Addresses outside the routed space
+//!   stop there after one read of a cache-resident array — the IPv6 form of
+//!   [`super::Bloomfwd4`]'s guard. (Routes of up to 16 bits also live in the levels, so a
+//!   guarded address needs nothing more from the array.)
+//! - The *gate*, a table keyed by the first level's q1-bit key: for every q1-prefix that any route
+//!   covers or lies inside, the set of levels (a bit mask) holding such routes, and whether any is
+//!   longer than /64. Only those levels are searched: an address under a prefix that holds /32s
+//!   and /48s probes two filters, not every level up to /48. A level alone in its mask skips its
+//!   filter (the table probe is needed anyway). With more than [`GATE_LEVELS`] levels, the last
+//!   bit stands for every level from there up.
+//!
+//! # Batches
+//! A block of `BLOCK` (16) addresses at a time: while the block's lookups run, the next block's
+//! gate keys are hashed with SIMD and its front cells and gate slots prefetched. A deeper
+//! pipeline — gate, filters and table slots each in their own step, each prefetched a block
+//! ahead, the way [`super::Bloomfwd4`] runs — measured no faster here (on the RouteViews IPv6
+//! table the levels hold about a megabyte, and out-of-order execution already overlaps the
+//! filter and table reads of consecutive lookups), so the simpler form stays.
 
 use hashbrown::HashMap;
 
+use super::direct::{DirectArray, NONE};
 use super::group::Group;
 use super::hash::Key;
 use super::table::PrefixTable;
@@ -31,6 +46,16 @@ use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, MA
 
 /// Addresses hashed and prefetched together by [`Bloomfwd6::lookup_batch`].
 const BLOCK: usize = 16;
+/// Bits indexing the front array.
+const FRONT_BITS: u8 = 16;
+/// Levels the gate names one by one; its bit `GATE_LEVELS` stands for all the levels above.
+const GATE_LEVELS: usize = 29;
+/// Gate bit: some level at or above index [`GATE_LEVELS`].
+const GATE_HIGH: u32 = 1 << GATE_LEVELS;
+/// Gate bit: routes longer than /64 (the gate's top bit stays clear: a mask is never `NO_ROUTE`).
+const GATE_LONG: u32 = 1 << (GATE_LEVELS + 1);
+/// The slot [`Bloomfwd6::gate_counts`] counts routes longer than /64 in.
+const LONG_SLOT: u8 = 64;
 
 /// The IPv6 Bloomfwd table.
 #[derive(Debug, Clone)]
@@ -38,16 +63,22 @@ pub struct Bloomfwd6 {
     levels: Vec<u8>,
     /// Length 1..=64 → index of its level.
     level_of: [u8; 65],
+    /// Bit j set for every level j.
+    all_levels: u64,
+    /// Bit j set for every level j ≥ [`GATE_LEVELS`] (what [`GATE_HIGH`] stands for).
+    high_levels: u64,
     groups: Vec<Group<u64>>,
     /// Lengths above 64, longest first, each with its own group.
     long: Vec<(u8, Group<u128>)>,
     /// /64 keys with routes longer than /64 beneath them; the next-hop field counts those routes.
     long_marks: Group<u64>,
-    /// First-level key → longest route length covering or inside it (in the next-hop field).
+    /// /16 → longest route of at most 16 bits, guarded where longer routes lie inside.
+    front: DirectArray,
+    /// First-level key → mask of the levels holding routes that cover or lie inside it.
     gate: PrefixTable<u64>,
-    /// (first-level key, max(route length, q1)) → routes: what `gate` summarises.
-    gate_counts: HashMap<(u64, u8), u32>,
-    /// Whether lookups consult the gate.
+    /// First-level key → (level index or [`LONG_SLOT`], routes): what `gate` summarises.
+    gate_counts: HashMap<u64, Vec<(u8, u32)>>,
+    /// Whether lookups consult the front array and the gate.
     use_gate: bool,
     default: NextHop,
     routes: HashMap<(u128, u8), NextHop>,
@@ -89,12 +120,16 @@ impl Bloomfwd6 {
             }
             *slot = j as u8;
         }
+        let all_levels = u64::MAX >> (64 - levels.len());
         Ok(Bloomfwd6 {
             levels: levels.to_vec(),
             level_of,
+            all_levels,
+            high_levels: all_levels & !((1u64 << GATE_LEVELS) - 1),
             groups: levels.iter().map(|_| Group::new(1024, fpr)).collect(),
             long: Vec::new(),
             long_marks: Group::new(64, fpr),
+            front: DirectArray::new(FRONT_BITS),
             gate: PrefixTable::new(1024),
             gate_counts: HashMap::new(),
             use_gate: true,
@@ -130,51 +165,85 @@ impl Bloomfwd6 {
         Self::from_routes(routes, &super::dp_cpe(&histogram(routes), n), fpr)
     }
 
-    /// With `on = false`, lookups search every level as in the paper (on by default).
+    /// With `on = false`, lookups skip the front array and the gate and search every level as in
+    /// the paper (on by default).
     pub fn set_gate(&mut self, on: bool) {
         self.use_gate = on;
     }
 
-    /// The first-level keys a route of length ≥ 1 covers or lies inside, and the length the
-    /// gate records for it.
+    /// The first-level keys a route of length ≥ 1 covers or lies inside, and the slot the gate
+    /// counts it in (its level, or [`LONG_SLOT`]).
     fn gate_keys(&self, prefix: u128, len: u8) -> (core::ops::Range<u64>, u8) {
         let q1 = self.levels[0];
         let first = key64(prefix, q1);
-        if len <= q1 {
-            (first..first + (1u64 << (q1 - len)), q1)
-        } else {
-            (first..first + 1, len)
+        let keys = if len <= q1 { first..first + (1u64 << (q1 - len)) } else { first..first + 1 };
+        let slot = if len > 64 { LONG_SLOT } else { self.level_of[usize::from(len)] };
+        (keys, slot)
+    }
+
+    /// The gate's bit for a counting slot.
+    fn gate_bit(slot: u8) -> u32 {
+        match usize::from(slot) {
+            64 => GATE_LONG,
+            j if j >= GATE_LEVELS => GATE_HIGH,
+            j => 1 << j,
         }
     }
 
-    fn gate_add(&mut self, prefix: u128, len: u8) {
-        let (keys, l) = self.gate_keys(prefix, len);
+    /// Counts a route in (`add`) or out of the gate entries of the first-level keys it touches,
+    /// and rewrites their masks.
+    fn gate_count(&mut self, prefix: u128, len: u8, add: bool) {
+        let (keys, slot) = self.gate_keys(prefix, len);
         for key in keys {
-            *self.gate_counts.entry((key, l)).or_insert(0) += 1;
-            if self.gate.entry(key).is_none_or(|e| e.0 < u32::from(l)) {
-                self.gate.set(key, u32::from(l), 0);
+            let counts = self.gate_counts.entry(key).or_default();
+            match counts.iter().position(|&(s, _)| s == slot) {
+                Some(i) if add => counts[i].1 += 1,
+                Some(i) if counts[i].1 > 1 => counts[i].1 -= 1,
+                Some(i) => {
+                    counts.swap_remove(i);
+                }
+                None if add => counts.push((slot, 1)),
+                None => {}
+            }
+            let mask = counts.iter().fold(0, |m, &(s, _)| m | Self::gate_bit(s));
+            if counts.is_empty() {
+                self.gate_counts.remove(&key);
+                self.gate.remove(key);
+            } else {
+                self.gate.set(key, mask, 0);
             }
         }
     }
 
-    fn gate_remove(&mut self, prefix: u128, len: u8) {
-        let (keys, l) = self.gate_keys(prefix, len);
-        let q1 = self.levels[0];
-        for key in keys {
-            if let Some(c) = self.gate_counts.get_mut(&(key, l)) {
-                *c -= 1;
-                if *c == 0 {
-                    self.gate_counts.remove(&(key, l));
-                }
-            }
-            match (q1..=128).rev().find(|&x| self.gate_counts.contains_key(&(key, x))) {
-                Some(longest) => {
-                    self.gate.set(key, u32::from(longest), 0);
-                }
-                None => {
-                    self.gate.remove(key);
-                }
-            }
+    /// The levels (bit j: level j) and whether routes above /64 are worth searching for an
+    /// address whose gate entry is `gate`.
+    #[inline(always)]
+    fn gate_levels(&self, gate: NextHop) -> (u64, bool) {
+        let mut m = u64::from(gate) & ((1 << GATE_LEVELS) - 1);
+        if gate & GATE_HIGH != 0 {
+            m |= self.high_levels;
+        }
+        (m, gate & GATE_LONG != 0)
+    }
+
+    /// The front cell of `addr`.
+    #[inline(always)]
+    fn front_cell(addr: u128) -> usize {
+        (addr >> (128 - u32::from(FRONT_BITS))) as usize
+    }
+
+    /// The front cells a route of at most [`FRONT_BITS`] bits covers.
+    fn front_cells(prefix: u128, len: u8) -> core::ops::Range<usize> {
+        let first = Self::front_cell(prefix);
+        first..first + (1usize << (FRONT_BITS - len))
+    }
+
+    /// The answer of a front cell that is the whole answer.
+    #[inline(always)]
+    fn front_answer(&self, cell: u32) -> NextHop {
+        match DirectArray::next_hop(cell) {
+            NO_ROUTE => self.default,
+            nh => nh,
         }
     }
 
@@ -223,7 +292,13 @@ impl Bloomfwd6 {
     fn install(&mut self, prefix: u128, len: u8, next_hop: NextHop) -> Option<NextHop> {
         let old = self.routes.insert((prefix, len), next_hop);
         if old.is_none() && len > 0 {
-            self.gate_add(prefix, len);
+            self.gate_count(prefix, len, true);
+            if len > FRONT_BITS {
+                self.front.count_longer(Self::front_cell(prefix), true);
+            }
+        }
+        if (1..=FRONT_BITS).contains(&len) {
+            self.front.claim(Self::front_cells(prefix, len), next_hop, len, |o| o == NONE || o <= len);
         }
         match len {
             0 => self.default = next_hop,
@@ -260,7 +335,15 @@ impl Bloomfwd6 {
             return Err(IpError::NoSuchRoute(format!("{}/{len}", core::net::Ipv6Addr::from(prefix))));
         };
         if len > 0 {
-            self.gate_remove(prefix, len);
+            self.gate_count(prefix, len, false);
+            if len > FRONT_BITS {
+                self.front.count_longer(Self::front_cell(prefix), false);
+            }
+        }
+        if (1..=FRONT_BITS).contains(&len) {
+            let heir = (1..len).rev().find_map(|l| self.routes.get(&(prefix.masked(l), l)).map(|&nh| (nh, l)));
+            let (nh, owner) = heir.unwrap_or((NO_ROUTE, NONE));
+            self.front.claim(Self::front_cells(prefix, len), nh, owner, |o| o == len);
         }
         match len {
             0 => self.default = NO_ROUTE,
@@ -338,24 +421,33 @@ impl Bloomfwd6 {
         })
     }
 
-    /// The levels worth searching for an address whose gate entry is `gate` (the longest route
-    /// length under its first-level key): (index of the highest level, whether lengths above 64
-    /// may match). `None` when only the default route can match.
+    /// The levels (bit j: level j) and whether routes above /64 are worth searching for `addr`,
+    /// whose gate key hashes to `h1`; `Err(answer)` when the front array or the gate answers.
     #[inline(always)]
-    fn reach(&self, gate: Option<NextHop>) -> Option<(usize, bool)> {
+    fn scope(&self, addr: u128, h1: u64) -> Result<(u64, bool), NextHop> {
         if !self.use_gate {
-            return Some((self.levels.len() - 1, true));
+            return Ok((self.all_levels, !self.long.is_empty()));
         }
-        let longest = gate?;
-        Some((usize::from(self.level_of[longest.min(64) as usize]), longest > 64))
+        let cell = self.front.cell(Self::front_cell(addr));
+        if !DirectArray::guarded(cell) {
+            return Err(self.front_answer(cell));
+        }
+        let k1 = key64(addr, self.levels[0]);
+        self.gate.get(h1, k1).map(|g| self.gate_levels(g)).ok_or(self.default)
     }
 
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u128) -> NextHop {
-        let k1 = key64(addr, self.levels[0]);
-        let Some((top, long)) = self.reach(self.gate.get(k1.hash(), k1)) else {
-            return self.default;
+        self.lookup_hashed(addr, key64(addr, self.levels[0]).hash())
+    }
+
+    /// [`Self::lookup`] with the gate key's hash already computed.
+    #[inline(always)]
+    fn lookup_hashed(&self, addr: u128, h1: u64) -> NextHop {
+        let (mut levels, long) = match self.scope(addr, h1) {
+            Ok(scope) => scope,
+            Err(answer) => return answer,
         };
         if long {
             let k64 = key64(addr, 64);
@@ -363,80 +455,63 @@ impl Bloomfwd6 {
                 return nh;
             }
         }
-        for (g, &q) in self.groups[..=top].iter().zip(&self.levels).rev() {
-            let key = key64(addr, q);
-            if let Some(nh) = g.find(key.hash(), key) {
+        // A level alone needs no filter: its table probe is needed anyway.
+        let alone = levels.is_power_of_two();
+        while levels != 0 {
+            let j = 63 - levels.leading_zeros() as usize;
+            let key = key64(addr, self.levels[j]);
+            let g = &self.groups[j];
+            if let Some(nh) = if alone { g.get(key.hash(), key) } else { g.find(key.hash(), key) } {
                 return nh;
             }
+            levels &= !(1 << j);
         }
         self.default
     }
 
-    /// [`Bloomfwd6::lookup`] of `addrs[i]` into `out[i]`: for a block of addresses every level's
-    /// key is hashed with SIMD and the gate slots prefetched; then each address's filters up to
-    /// its gate's reach are probed and the slots they pass prefetched; then each address takes its
-    /// longest true match.
+    /// [`Bloomfwd6::lookup`] of `addrs[i]` into `out[i]`, a block of addresses at a time (see the
+    /// module overview); the gate keys are hashed with SIMD.
     pub fn lookup_batch(&self, addrs: &[u128], out: &mut [NextHop]) {
         self.lookup_batch_with(simd::detect(), addrs, out);
     }
 
     /// The batch lookup hashing with a chosen instruction set (to measure what SIMD brings).
     pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u128], out: &mut [NextHop]) {
-        let levels = self.levels.len();
-        // At most 64 levels: stack buffers, so a lookup never allocates.
-        let mut keys = [0u64; 64 * BLOCK];
-        let mut h = [0u64; 64 * BLOCK];
-        let (keys, h) = (&mut keys[..levels * BLOCK], &mut h[..levels * BLOCK]);
-        for (a, o) in addrs.chunks(BLOCK).zip(out.chunks_mut(BLOCK)) {
-            let n = a.len().min(o.len());
-            for (j, &q) in self.levels.iter().enumerate() {
-                for (i, &x) in a[..n].iter().enumerate() {
-                    keys[j * BLOCK + i] = key64(x, q);
-                }
+        let n = addrs.len().min(out.len());
+        let mut hashes = [[0u64; BLOCK]; 2];
+        let mut next = 0;
+        self.prefetch_block(isa, &addrs[..n.min(BLOCK)], &mut hashes[0]);
+        for (k, (a, o)) in addrs[..n].chunks(BLOCK).zip(out.chunks_mut(BLOCK)).enumerate() {
+            let ahead = &addrs[((k + 1) * BLOCK).min(n)..((k + 2) * BLOCK).min(n)];
+            let [now, later] = &mut hashes;
+            let (now, later) = if next == 0 { (&*now, later) } else { (&*later, now) };
+            self.prefetch_block(isa, ahead, later);
+            for (i, (&x, y)) in a.iter().zip(o.iter_mut()).enumerate() {
+                *y = self.lookup_hashed(x, now[i]);
             }
-            simd::hash_keys(isa, keys, h);
-            for &hi in &h[..n] {
-                self.gate.prefetch(hi);
-            }
-            // Per address: bit j set when level j's filter passed; whether long routes may match;
-            // whether the gate left only the default.
-            let mut maybe = [0u64; BLOCK];
-            let mut longs = [false; BLOCK];
-            let mut gated = [false; BLOCK];
-            for (i, m) in maybe[..n].iter_mut().enumerate() {
-                let Some((top, long)) = self.reach(self.gate.get(h[i], keys[i])) else {
-                    gated[i] = true;
-                    continue;
-                };
-                for (j, g) in self.groups[..=top].iter().enumerate() {
-                    *m |= u64::from(g.probe_and_prefetch(h[j * BLOCK + i])) << j;
-                }
-                longs[i] = long;
-            }
-            for i in 0..n {
-                if gated[i] {
-                    o[i] = self.default;
-                    continue;
-                }
-                let last = (levels - 1) * BLOCK + i;
-                let long_hit = if longs[i] { self.long_match(a[i], h[last], keys[last]) } else { None };
-                o[i] = long_hit.unwrap_or_else(|| {
-                    let mut m = maybe[i];
-                    while m != 0 {
-                        let j = 63 - m.leading_zeros() as usize;
-                        if let Some(nh) = self.groups[j].get(h[j * BLOCK + i], keys[j * BLOCK + i]) {
-                            return nh;
-                        }
-                        m &= !(1 << j);
-                    }
-                    self.default
-                });
+            next ^= 1;
+        }
+    }
+
+    /// Prefetches a block's front cells and, with their gate keys hashed into `hashes`, its gate
+    /// slots.
+    #[inline(always)]
+    fn prefetch_block(&self, isa: simd::Isa, a: &[u128], hashes: &mut [u64; BLOCK]) {
+        let mut keys = [0u64; BLOCK];
+        for (k, &x) in keys.iter_mut().zip(a) {
+            *k = key64(x, self.levels[0]);
+        }
+        simd::hash_keys(isa, &keys, hashes);
+        if self.use_gate {
+            for (&x, &h) in a.iter().zip(hashes.iter()) {
+                self.front.prefetch(Self::front_cell(x));
+                self.gate.prefetch(h);
             }
         }
     }
 
-    /// Bytes the data plane holds (filter bits and tables) and bytes only the control side needs
-    /// (filter counters, the routes).
+    /// Bytes the data plane holds (front array, gate, filter bits and tables) and bytes only the
+    /// control side needs (front owners, gate counts, filter counters, the routes).
     pub fn bytes(&self) -> (usize, usize) {
         let mut q = 0;
         let mut c = self.routes.capacity() * (core::mem::size_of::<((u128, u8), NextHop)>() + 1);
@@ -445,8 +520,11 @@ impl Bloomfwd6 {
             q += gq;
             c += gc;
         }
-        q += self.gate.bytes();
-        c += self.gate.control_bytes() + self.gate_counts.capacity() * (core::mem::size_of::<((u64, u8), u32)>() + 1);
+        let (fq, fc) = self.front.bytes();
+        q += self.gate.bytes() + fq;
+        c += fc + self.gate.control_bytes();
+        c += self.gate_counts.capacity() * (core::mem::size_of::<(u64, Vec<(u8, u32)>)>() + 1);
+        c += self.gate_counts.values().map(|v| v.capacity() * core::mem::size_of::<(u8, u32)>()).sum::<usize>();
         (q, c)
     }
 
@@ -467,5 +545,86 @@ impl crate::Lookup<u128> for Bloomfwd6 {
     type Answer = NextHop;
     fn lookup(&self, key: &u128) -> NextHop {
         Bloomfwd6::lookup(self, *key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: u128 = 0x2001_0db8u128 << 96;
+
+    fn table() -> Bloomfwd6 {
+        let mut t = Bloomfwd6::new(&[24, 32, 40, 48, 56, 64], 0.3).unwrap();
+        t.insert(0x2400u128 << 112, 12, 1).unwrap(); // covers 2400::/16 .. 240f::/16
+        t.insert(P, 32, 2).unwrap();
+        t.insert(P | (0x1234u128 << 80), 48, 3).unwrap();
+        t.insert(0, 0, 9).unwrap();
+        t
+    }
+
+    #[test]
+    fn the_front_array_answers_where_nothing_longer_lies_below() {
+        let t = table();
+        let cell = |a: u128| t.front.cell(Bloomfwd6::front_cell(a));
+        // 2400::/12 reaches the front cells it covers; nothing longer lies there.
+        assert!(!DirectArray::guarded(cell(0x2403u128 << 112)));
+        assert_eq!(t.scope(0x2403u128 << 112, 0), Err(1));
+        // Unrouted space answers the default route from the array.
+        assert_eq!(t.scope(0x3000u128 << 112, 0), Err(9));
+        // 2001::/16 holds the /32 and the /48: guarded, so the levels decide.
+        assert!(DirectArray::guarded(cell(P)));
+        assert_eq!(t.lookup(P | 7), 2);
+        assert_eq!(t.lookup(P | (0x1234u128 << 80) | 7), 3);
+        assert_eq!(t.lookup((0x2001_0db9u128 << 96) | 7), 9, "inside 2001::/16 but under no route");
+    }
+
+    #[test]
+    fn the_gate_names_only_the_levels_below_its_key() {
+        let mut t = table();
+        let k1 = |a: u128| key64(a, 24);
+        let levels = |t: &Bloomfwd6, a: u128| t.gate.get(k1(a).hash(), k1(a)).map(|g| t.gate_levels(g));
+        // Under 2001:0d::/24: the /32 (level 1) and the /48 (level 3), nothing above /64.
+        assert_eq!(levels(&t, P), Some((0b1010, false)));
+        t.insert(P | (0xffu128 << 8), 120, 4).unwrap();
+        assert_eq!(levels(&t, P), Some((0b1010, true)));
+        assert_eq!(t.lookup(P | (0xffu128 << 8) | 1), 4);
+        t.remove(P | (0x1234u128 << 80), 48).unwrap();
+        t.remove(P | (0xffu128 << 8), 120).unwrap();
+        assert_eq!(levels(&t, P), Some((0b10, false)));
+        t.remove(P, 32).unwrap();
+        assert_eq!(levels(&t, P), None);
+        assert!(!DirectArray::guarded(t.front.cell(Bloomfwd6::front_cell(P))), "no longer route: the guard clears");
+        assert_eq!(t.lookup(P | 7), 9);
+    }
+
+    #[test]
+    fn short_routes_hand_their_front_cells_back_on_removal() {
+        let mut t = Bloomfwd6::new(&[16, 32, 64], 0.3).unwrap();
+        t.insert(0x2000u128 << 112, 4, 1).unwrap();
+        t.insert(0x2400u128 << 112, 8, 2).unwrap();
+        assert_eq!(t.lookup(0x2401u128 << 112), 2);
+        t.remove(0x2400u128 << 112, 8).unwrap();
+        assert_eq!(t.lookup(0x2401u128 << 112), 1, "the /4 takes the /8's cells back");
+        t.remove(0x2000u128 << 112, 4).unwrap();
+        assert_eq!(t.lookup(0x2401u128 << 112), NO_ROUTE);
+    }
+
+    #[test]
+    fn more_levels_than_the_gate_names_share_its_last_bit() {
+        let levels: Vec<u8> = (33..=64).collect();
+        let mut t = Bloomfwd6::new(&levels, 0.3).unwrap();
+        let deep = P | (0x0bcd_ef01u128 << 64);
+        t.insert(deep, 64, 5).unwrap();
+        t.insert(P | (1u128 << 94), 34, 6).unwrap();
+        let k1 = key64(deep, 33);
+        let (mask, long) = t.gate_levels(t.gate.get(k1.hash(), k1).unwrap());
+        assert!(!long);
+        assert_eq!(mask & (1 << 1), 1 << 1, "/34 is level 1");
+        assert_eq!(mask & (1 << 31), 1 << 31, "/64 (level 31) is reached through the shared bit");
+        assert_eq!(t.lookup(deep | 1), 5);
+        let mut out = [0; 2];
+        t.lookup_batch(&[deep | 1, P | (1u128 << 94) | 1], &mut out);
+        assert_eq!(out, [5, 6]);
     }
 }

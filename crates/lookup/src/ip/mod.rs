@@ -16,9 +16,10 @@
 //!   rate; the paper found 30% best, 1% measures best on this machine), counting (so routes can
 //!   be removed), register-blocked (a key's k bits in one word, at g_i = a + i·b), from one 64-bit
 //!   hash whose upper half also addresses the hash table.
-//! - Two additions to the paper, each switchable: an IPv4 guard bit per array cell (no route
-//!   longer than /20 below → the array answers alone) and an IPv6 gate (first-level key → the
-//!   longest route below it, so only the levels up to it are searched).
+//! - Additions to the paper, each switchable: a guard bit per direct-array cell (no route longer
+//!   than the array's width below → the array answers alone), on IPv4's /20 array and on a /16
+//!   front array for IPv6; and an IPv6 gate (first-level key → the levels holding routes below
+//!   it, so only those are searched).
 //! - Batch lookups hash blocks of addresses with SIMD ([`simd`]: AVX-512, AVX2 or scalar,
 //!   chosen at run time) and prefetch array cells, filter words and table slots steps ahead of
 //!   resolving them; [`parallel_batch`] splits a batch over threads.
