@@ -19,6 +19,12 @@ if ! "$VENV/bin/python" -c "import ndn.encoding" 2>/dev/null; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'python-ndn==0.5.2'
 fi
 
+# Real router topologies for the tagnet experiment's locators: the CAIDA per-AS topologies (and
+# Topology Zoo, SNDlib) that the PyPI package topohub ships as JSON, in the same .venv.
+if ! "$VENV/bin/python" -c "import topohub" 2>/dev/null; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'topohub==1.5.1'
+fi
+
 # Real URL names for the name-fib experiment's `url` FIB: the filter lists (EasyList,
 # EasyPrivacy, URLhaus, uBlock) that Debian's uBlock Origin package ships.
 UBLOCK_ASSETS='/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets'

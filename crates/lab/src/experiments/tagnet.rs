@@ -279,32 +279,7 @@ fn locators(cfg: &RunConfig, rows: &mut Vec<Row>) -> anyhow::Result<Locators> {
         // Delivery: random pairs walked hop by hop, each hop checked against the tree path.
         let mut rng = SmallRng::seed_from_u64(0x5eed + t as u64);
         let pairs = if cfg.quick { 20_000 } else { 200_000 };
-        let mut delivered = 0u64;
-        let mut wrong_hops = 0u64;
-        for _ in 0..pairs {
-            let (s, d) = (rng.gen_range(0..nodes as u32), rng.gen_range(0..nodes as u32));
-            let mut at = s;
-            for _ in 0..=nodes {
-                match l.router(at).forward(&l.label(d)) {
-                    Ok(Hop::Deliver) => {
-                        delivered += u64::from(at == d);
-                        break;
-                    }
-                    Ok(Hop::Interface(i)) => {
-                        let next = l.neighbor(at, i);
-                        if next != Some(next_on_path(&tree, at, d)) {
-                            wrong_hops += 1;
-                            break;
-                        }
-                        at = next.unwrap_or(at);
-                    }
-                    Err(_) => {
-                        wrong_hops += 1;
-                        break;
-                    }
-                }
-            }
-        }
+        let (_, delivered) = deliver(&tree, &l, (0..pairs).map(|_| (rng.gen_range(0..nodes as u32), rng.gen_range(0..nodes as u32))));
         rows.push(
             Row::new("tz")
                 .with("topology", "preferential-attachment")
@@ -318,7 +293,7 @@ fn locators(cfg: &RunConfig, rows: &mut Vec<Row>) -> anyhow::Result<Locators> {
                 .with("label_s", label_s)
                 .with("pairs", pairs)
                 .with("delivered", delivered)
-                .with("mismatches", wrong_hops + (pairs - delivered)),
+                .with("mismatches", pairs - delivered),
         );
         trees.push(tree);
         labels.push(l);
@@ -327,6 +302,74 @@ fn locators(cfg: &RunConfig, rows: &mut Vec<Row>) -> anyhow::Result<Locators> {
     let router = by_degree[nodes / 20];
     rows.push(forward_speed(cfg, &trees[0], &labels[0], router));
     Ok(Locators { trees, labels, router })
+}
+
+/// Walks every (source, destination) pair hop by hop with TZ forwarding, checking each hop
+/// against the tree path: (pairs tried, pairs delivered with every hop right).
+fn deliver(tree: &Tree, l: &TzLabels, pairs: impl Iterator<Item = (u32, u32)>) -> (u64, u64) {
+    let (mut tried, mut delivered) = (0u64, 0u64);
+    for (s, d) in pairs {
+        tried += 1;
+        let mut at = s;
+        for _ in 0..=tree.len() {
+            match l.router(at).forward(&l.label(d)) {
+                Ok(Hop::Deliver) => {
+                    delivered += u64::from(at == d);
+                    break;
+                }
+                Ok(Hop::Interface(i)) => {
+                    let next = l.neighbor(at, i);
+                    if next != Some(next_on_path(tree, at, d)) {
+                        break;
+                    }
+                    at = next.unwrap_or(at);
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    (tried, delivered)
+}
+
+/// TZ on real topologies: the CAIDA per-AS topologies `topohub` ships (quick: the 8 largest). On
+/// each, the BFS tree from its best-connected node, its labels, and every ordered pair of nodes
+/// delivered hop by hop (quick: up to 20,000 pairs), each hop checked against the tree path.
+fn real_locators(cfg: &RunConfig) -> anyhow::Result<Vec<Row>> {
+    let dir = crate::workload::topologies::topohub_dir()?;
+    let mut topologies = crate::workload::topologies::load_set(&dir, crate::workload::topologies::CAIDA)?;
+    if cfg.quick {
+        topologies.truncate(8);
+    }
+    let mut rows = Vec::new();
+    for topo in &topologies {
+        let graph = &topo.adjacency;
+        let nodes = graph.len() as u32;
+        let root = (0..nodes).max_by_key(|&v| graph[v as usize].len()).unwrap_or(0);
+        let tree = Tree::bfs(graph, root)?;
+        let (l, label_s) = timed(|| TzLabels::build(&tree));
+        let l = l?;
+        let bits: Vec<u32> = (0..nodes).map(|v| l.label_bits(v)).collect();
+        let all = u64::from(nodes) * u64::from(nodes);
+        let limit = if cfg.quick { 20_000 } else { u64::MAX };
+        let step = all.div_ceil(limit.min(all).max(1)).max(1);
+        let pairs = (0..all).step_by(step as usize).map(|k| ((k / u64::from(nodes)) as u32, (k % u64::from(nodes)) as u32));
+        let (tried, delivered) = deliver(&tree, &l, pairs);
+        rows.push(
+            Row::new("tz")
+                .with("topology", topo.name.as_str())
+                .with("nodes", nodes as usize)
+                .with("edges", topo.edges())
+                .with("root_degree", graph[root as usize].len())
+                .with("label_bits_max", bits.iter().copied().max().unwrap_or(0))
+                .with("label_bits_mean", bits.iter().map(|&b| f64::from(b)).sum::<f64>() / f64::from(nodes.max(1)))
+                .with("label_bits_bound", 3.4 * f64::from(nodes.max(2)).log2())
+                .with("label_s", label_s)
+                .with("pairs", tried)
+                .with("delivered", delivered)
+                .with("mismatches", tried - delivered),
+        );
+    }
+    Ok(rows)
 }
 
 /// The node after `at` on the tree path to `dest` (`at` itself when they are equal).
@@ -525,6 +568,7 @@ impl crate::Experiment for TagnetExperiment {
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
         let mut rows = Vec::new();
         let loc = locators(cfg, &mut rows)?;
+        rows.extend(real_locators(cfg)?);
         let (zipf_sizes, ccn_size, n_q, scan_q): (&[usize], usize, usize, usize) =
             if cfg.quick { (&[100_000], 100_000, 2_000, 200) } else { (&[1_000_000, 10_000_000], 10_000_000, 2_000, 50) };
         for (i, &n) in zipf_sizes.iter().enumerate() {
@@ -799,11 +843,26 @@ fn summary(rows: &[Row]) -> Vec<String> {
         }
     }
     if let Some(t) = rows.iter().find(|r| r.str("system") == Some("tz") && r.num("ns_per_forward").is_some()) {
-        let max_bits = rows.iter().filter_map(|r| r.num("label_bits_max")).fold(0.0, f64::max);
-        let bound = rows.iter().find_map(|r| r.num("label_bits_bound")).unwrap_or(f64::NAN);
+        let synthetic = || rows.iter().filter(|r| r.str("topology") == Some("preferential-attachment"));
+        let max_bits = synthetic().filter_map(|r| r.num("label_bits_max")).fold(0.0, f64::max);
+        let bound = synthetic().find_map(|r| r.num("label_bits_bound")).unwrap_or(f64::NAN);
         out.push(format!(
             "tagnet tz: {:.2} ns per forward; labels ≤ {max_bits} bits (3.4·log2 n = {bound:.1})",
             num(Some(t), "ns_per_forward")
+        ));
+    }
+    let real: Vec<&Row> =
+        rows.iter().filter(|r| r.str("system") == Some("tz") && r.str("topology").is_some_and(|t| t.starts_with("caida-"))).collect();
+    if let Some(largest) = real.first() {
+        let pairs: f64 = real.iter().filter_map(|r| r.num("pairs")).sum();
+        let wrong: f64 = real.iter().filter_map(|r| r.num("mismatches")).sum();
+        let worst = real.iter().filter_map(|r| r.num("label_bits_max")).fold(0.0, f64::max);
+        out.push(format!(
+            "tagnet tz on {} CAIDA AS topologies: labels ≤ {worst} bits; largest {} ({} nodes) ≤ {} bits; {pairs} pairs walked, {wrong} wrong",
+            real.len(),
+            largest.str("topology").unwrap_or("?"),
+            num(Some(largest), "nodes"),
+            num(Some(largest), "label_bits_max"),
         ));
     }
     let mismatches: f64 = rows.iter().filter_map(|r| r.num("mismatches")).sum();

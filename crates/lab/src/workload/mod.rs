@@ -5,3 +5,4 @@ pub mod names;
 pub mod packets;
 pub mod routes;
 pub mod tags;
+pub mod topologies;
