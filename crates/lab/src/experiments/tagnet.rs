@@ -4,9 +4,9 @@
 //! (threads, FIB size) and Table 1 (push/pull traffic mixes).
 //!
 //! FIBs: Zipf-tagged descriptors (1M and 10M, and 2.5M, 5M and 63M for the FIB-size series; quick:
-//! 100K) and a CCN-like FIB of real URL names
-//! converted to depth-tagged descriptors (10M; quick: 100K). Packets: FIB descriptors plus up to
-//! 2 extra tags (100% matching) unless a row says otherwise (`extra_tags`, `matching_pct`).
+//! 100K) and a CCN-like FIB of real URL names converted to depth-tagged descriptors (10M; quick:
+//! 100K). Packets: FIB descriptors plus up to 2 extra tags (100% matching) unless a row says
+//! otherwise (`extra_tags`, `matching_pct`).
 //! Every answer is checked against the inverted index (itself checked against the linear scan on
 //! the scan's queries and in the property tests): FAS must return exactly the oracle's port
 //! union; FLS the oracle's greatest weight and the ports of one entry of that weight.
