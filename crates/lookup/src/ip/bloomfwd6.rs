@@ -478,18 +478,17 @@ impl Bloomfwd6 {
     /// The batch lookup hashing with a chosen instruction set (to measure what SIMD brings).
     pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u128], out: &mut [NextHop]) {
         let n = addrs.len().min(out.len());
+        // The gate-key hashes of this block ([0]) and of the next one ([1]).
         let mut hashes = [[0u64; BLOCK]; 2];
-        let mut next = 0;
         self.prefetch_block(isa, &addrs[..n.min(BLOCK)], &mut hashes[0]);
         for (k, (a, o)) in addrs[..n].chunks(BLOCK).zip(out.chunks_mut(BLOCK)).enumerate() {
             let ahead = &addrs[((k + 1) * BLOCK).min(n)..((k + 2) * BLOCK).min(n)];
-            let [now, later] = &mut hashes;
-            let (now, later) = if next == 0 { (&*now, later) } else { (&*later, now) };
-            self.prefetch_block(isa, ahead, later);
-            for (i, (&x, y)) in a.iter().zip(o.iter_mut()).enumerate() {
-                *y = self.lookup_hashed(x, now[i]);
+            let [now, next] = &mut hashes;
+            self.prefetch_block(isa, ahead, next);
+            for ((&x, y), &h) in a.iter().zip(o.iter_mut()).zip(now.iter()) {
+                *y = self.lookup_hashed(x, h);
             }
-            next ^= 1;
+            hashes.swap(0, 1);
         }
     }
 
@@ -497,16 +496,17 @@ impl Bloomfwd6 {
     /// slots.
     #[inline(always)]
     fn prefetch_block(&self, isa: simd::Isa, a: &[u128], hashes: &mut [u64; BLOCK]) {
+        if !self.use_gate {
+            return; // the paper's search: no gate to hash for
+        }
         let mut keys = [0u64; BLOCK];
         for (k, &x) in keys.iter_mut().zip(a) {
             *k = key64(x, self.levels[0]);
         }
         simd::hash_keys(isa, &keys, hashes);
-        if self.use_gate {
-            for (&x, &h) in a.iter().zip(hashes.iter()) {
-                self.front.prefetch(Self::front_cell(x));
-                self.gate.prefetch(h);
-            }
+        for (&x, &h) in a.iter().zip(hashes.iter()) {
+            self.front.prefetch(Self::front_cell(x));
+            self.gate.prefetch(h);
         }
     }
 
