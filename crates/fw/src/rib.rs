@@ -85,10 +85,8 @@ impl Rib {
     pub fn expire(&mut self, now_ms: u64) -> Vec<(Name, NextHops)> {
         let mut changed = Vec::new();
         let mut prefixes = Vec::new();
-        while let Some(first) = self.expiry.first().filter(|(t, _)| *t <= now_ms) {
-            let first = first.clone();
-            self.expiry.remove(&first);
-            let p = first.1;
+        while self.expiry.first().is_some_and(|(t, _)| *t <= now_ms) {
+            let Some((_, p)) = self.expiry.pop_first() else { break };
             let due = self.routes.get(&p).is_some_and(|l| l.iter().any(|r| r.expires_ms.is_some_and(|t| t <= now_ms)));
             if due && !prefixes.contains(&p) {
                 prefixes.push(p);

@@ -38,8 +38,16 @@ pub struct TrafficResult {
     pub seconds: f64,
     /// Content bytes received.
     pub content_bytes: u64,
-    /// Round-trip times, microseconds.
+    /// Round-trip times, microseconds, ascending.
     pub rtt_us: Vec<f64>,
+}
+
+impl TrafficResult {
+    /// The `p` quantile (0–1) of the round-trip times, microseconds; NaN with none.
+    pub fn rtt_percentile_us(&self, p: f64) -> f64 {
+        let last = self.rtt_us.len().saturating_sub(1);
+        self.rtt_us.get((last as f64 * p).round() as usize).copied().unwrap_or(f64::NAN)
+    }
 }
 
 /// Starts a producer for `prefix` on `face`; it answers until `stop` is set. Returns once the
@@ -198,5 +206,6 @@ pub fn run_consumer(
         }
     }
     res.seconds = start.elapsed().as_secs_f64();
+    res.rtt_us.sort_by(f64::total_cmp);
     Ok(res)
 }

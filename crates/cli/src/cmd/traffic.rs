@@ -49,9 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let r = traffic::run_consumer(&face, &prefix, args.window, args.payload, Duration::from_secs_f64(args.seconds));
     stop.store(true, Ordering::Relaxed);
     let _ = producer.join();
-    let mut r = r.context("consumer")?;
-    r.rtt_us.sort_by(f64::total_cmp);
-    let pct = |p: f64| r.rtt_us.get(((r.rtt_us.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(f64::NAN);
+    let r = r.context("consumer")?;
     let out = serde_json::json!({
         "face": args.face,
         "payload_bytes": args.payload,
@@ -60,8 +58,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "satisfied": r.satisfied,
         "kinterests_per_s": r.satisfied as f64 / r.seconds / 1e3,
         "gbps": r.content_bytes as f64 * 8.0 / r.seconds / 1e9,
-        "p50_us": pct(0.5),
-        "p99_us": pct(0.99),
+        "p50_us": r.rtt_percentile_us(0.5),
+        "p99_us": r.rtt_percentile_us(0.99),
         "nacks": r.nacks,
         "lost": r.lost,
         "mismatches": r.mismatches,

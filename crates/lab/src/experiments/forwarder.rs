@@ -61,13 +61,6 @@ fn route_file(dir: &std::path::Path, routes: usize) -> anyhow::Result<std::path:
     Ok(path)
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
 fn start(system: &str, dir: &std::path::Path, setup: &Setup) -> anyhow::Result<Forwarder> {
     match system {
         "nexthop" => Forwarder::nexthop(dir, setup),
@@ -102,9 +95,7 @@ fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f6
     let run = traffic::run_consumer(face, &prefix, WINDOW, payload, Duration::from_secs_f64(seconds));
     pstop.store(true, Ordering::Relaxed);
     let _ = producer.join();
-    let mut r = run?;
-    r.rtt_us.sort_by(f64::total_cmp);
-    Ok(r)
+    Ok(run?)
 }
 
 impl super::Experiment for ForwarderExperiment {
@@ -147,8 +138,8 @@ impl super::Experiment for ForwarderExperiment {
                                 .with("window", WINDOW as u64)
                                 .with("kinterests_per_s", kips)
                                 .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
-                                .with("p50_us", percentile(&r.rtt_us, 0.5))
-                                .with("p99_us", percentile(&r.rtt_us, 0.99))
+                                .with("p50_us", r.rtt_percentile_us(0.5))
+                                .with("p99_us", r.rtt_percentile_us(0.99))
                                 .with("nacks", r.nacks)
                                 .with("lost", r.lost)
                                 .with("mismatches", r.mismatches)
@@ -284,7 +275,7 @@ fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -
         .with("flood_kinterests_per_s", sent.load(Ordering::Relaxed) as f64 / flood_s / 1e3)
         .with("kinterests_per_s_before", kips(&before))
         .with("kinterests_per_s", kips(&during))
-        .with("p99_us", percentile(&during.rtt_us, 0.99))
+        .with("p99_us", during.rtt_percentile_us(0.99))
         .with("lost", during.lost)
         .with("mismatches", before.mismatches + during.mismatches)
         .with("rss_mb_before", rss_before as f64 / 1048576.0)

@@ -264,38 +264,18 @@ struct Locators {
 fn locators(cfg: &RunConfig, rows: &mut Vec<Row>) -> anyhow::Result<Locators> {
     let (nodes, edges) = if cfg.quick { (AS_NODES / 8, AS_EDGES / 8) } else { (AS_NODES, AS_EDGES) };
     let graph = workload::as_graph(nodes, edges, 0x7a);
-    let edges_made = graph.iter().map(Vec::len).sum::<usize>() / 2;
     // One BFS tree per tree id, rooted at the best-connected nodes (as roots of routing trees).
     let mut by_degree: Vec<u32> = (0..nodes as u32).collect();
     by_degree.sort_by_key(|&v| std::cmp::Reverse(graph[v as usize].len()));
     let mut trees = Vec::new();
     let mut labels = Vec::new();
-    for t in 0..usize::from(TREES) {
-        let tree = Tree::bfs(&graph, by_degree[t])?;
-        let (l, label_s) = timed(|| TzLabels::build(&tree));
-        let l = l?;
-        let bits: Vec<u32> = (0..nodes as u32).map(|v| l.label_bits(v)).collect();
-        let max_bits = bits.iter().copied().max().unwrap_or(0);
-        let bound = 3.4 * (nodes as f64).log2();
+    for (t, &root) in by_degree.iter().take(usize::from(TREES)).enumerate() {
         // Delivery: random pairs walked hop by hop, each hop checked against the tree path.
         let mut rng = SmallRng::seed_from_u64(0x5eed + t as u64);
         let pairs = if cfg.quick { 20_000 } else { 200_000 };
-        let (_, delivered) = deliver(&tree, &l, (0..pairs).map(|_| (rng.gen_range(0..nodes as u32), rng.gen_range(0..nodes as u32))));
-        rows.push(
-            Row::new("tz")
-                .with("topology", "preferential-attachment")
-                .with("nodes", nodes)
-                .with("edges", edges_made)
-                .with("tree", t)
-                .with("root_degree", graph[by_degree[t] as usize].len())
-                .with("label_bits_max", max_bits)
-                .with("label_bits_mean", bits.iter().map(|&b| f64::from(b)).sum::<f64>() / nodes as f64)
-                .with("label_bits_bound", bound)
-                .with("label_s", label_s)
-                .with("pairs", pairs)
-                .with("delivered", delivered)
-                .with("mismatches", pairs - delivered),
-        );
+        let pairs = (0..pairs).map(|_| (rng.gen_range(0..nodes as u32), rng.gen_range(0..nodes as u32)));
+        let (row, tree, l) = label_tree("preferential-attachment", &graph, root, pairs)?;
+        rows.push(row.with("tree", t));
         trees.push(tree);
         labels.push(l);
     }
@@ -332,6 +312,35 @@ fn deliver(tree: &Tree, l: &TzLabels, pairs: impl Iterator<Item = (u32, u32)>) -
     (tried, delivered)
 }
 
+/// Labels the BFS tree of `graph` from `root` and walks `pairs` over it: the row of label sizes
+/// and deliveries, the tree and its labels.
+fn label_tree(
+    topology: &str,
+    graph: &[Vec<u32>],
+    root: u32,
+    pairs: impl Iterator<Item = (u32, u32)>,
+) -> anyhow::Result<(Row, Tree, TzLabels)> {
+    let nodes = graph.len() as u32;
+    let tree = Tree::bfs(graph, root)?;
+    let (l, label_s) = timed(|| TzLabels::build(&tree));
+    let l = l?;
+    let bits: Vec<u32> = (0..nodes).map(|v| l.label_bits(v)).collect();
+    let (tried, delivered) = deliver(&tree, &l, pairs);
+    let row = Row::new("tz")
+        .with("topology", topology)
+        .with("nodes", nodes as usize)
+        .with("edges", graph.iter().map(Vec::len).sum::<usize>() / 2)
+        .with("root_degree", graph[root as usize].len())
+        .with("label_bits_max", bits.iter().copied().max().unwrap_or(0))
+        .with("label_bits_mean", bits.iter().map(|&b| f64::from(b)).sum::<f64>() / f64::from(nodes.max(1)))
+        .with("label_bits_bound", 3.4 * f64::from(nodes.max(2)).log2())
+        .with("label_s", label_s)
+        .with("pairs", tried)
+        .with("delivered", delivered)
+        .with("mismatches", tried - delivered);
+    Ok((row, tree, l))
+}
+
 /// TZ on real topologies: the CAIDA per-AS topologies `topohub` ships (quick: the 8 largest). On
 /// each, the BFS tree from its best-connected node, its labels, and every ordered pair of nodes
 /// delivered hop by hop (quick: up to 20,000 pairs), each hop checked against the tree path.
@@ -343,32 +352,12 @@ fn real_locators(cfg: &RunConfig) -> anyhow::Result<Vec<Row>> {
     }
     let mut rows = Vec::new();
     for topo in &topologies {
-        let graph = &topo.adjacency;
-        let nodes = graph.len() as u32;
-        let root = (0..nodes).max_by_key(|&v| graph[v as usize].len()).unwrap_or(0);
-        let tree = Tree::bfs(graph, root)?;
-        let (l, label_s) = timed(|| TzLabels::build(&tree));
-        let l = l?;
-        let bits: Vec<u32> = (0..nodes).map(|v| l.label_bits(v)).collect();
-        let all = u64::from(nodes) * u64::from(nodes);
-        let limit = if cfg.quick { 20_000 } else { u64::MAX };
-        let step = all.div_ceil(limit.min(all).max(1)).max(1);
-        let pairs = (0..all).step_by(step as usize).map(|k| ((k / u64::from(nodes)) as u32, (k % u64::from(nodes)) as u32));
-        let (tried, delivered) = deliver(&tree, &l, pairs);
-        rows.push(
-            Row::new("tz")
-                .with("topology", topo.name.as_str())
-                .with("nodes", nodes as usize)
-                .with("edges", topo.edges())
-                .with("root_degree", graph[root as usize].len())
-                .with("label_bits_max", bits.iter().copied().max().unwrap_or(0))
-                .with("label_bits_mean", bits.iter().map(|&b| f64::from(b)).sum::<f64>() / f64::from(nodes.max(1)))
-                .with("label_bits_bound", 3.4 * f64::from(nodes.max(2)).log2())
-                .with("label_s", label_s)
-                .with("pairs", tried)
-                .with("delivered", delivered)
-                .with("mismatches", tried - delivered),
-        );
+        let nodes = topo.adjacency.len() as u64;
+        let root = (0..nodes as u32).max_by_key(|&v| topo.adjacency[v as usize].len()).unwrap_or(0);
+        let all = nodes * nodes;
+        let step = if cfg.quick { all.div_ceil(20_000).max(1) } else { 1 };
+        let pairs = (0..all).step_by(step as usize).map(|k| ((k / nodes) as u32, (k % nodes) as u32));
+        rows.push(label_tree(&topo.name, &topo.adjacency, root, pairs)?.0);
     }
     Ok(rows)
 }

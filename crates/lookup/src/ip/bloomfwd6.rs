@@ -341,8 +341,7 @@ impl Bloomfwd6 {
             }
         }
         if (1..=FRONT_BITS).contains(&len) {
-            let heir = (1..len).rev().find_map(|l| self.routes.get(&(prefix.masked(l), l)).map(|&nh| (nh, l)));
-            let (nh, owner) = heir.unwrap_or((NO_ROUTE, NONE));
+            let (nh, owner) = self.heir(prefix, 1..len).unwrap_or((NO_ROUTE, NONE));
             self.front.claim(Self::front_cells(prefix, len), nh, owner, |o| o == len);
         }
         match len {
@@ -350,8 +349,7 @@ impl Bloomfwd6 {
             1..=64 => {
                 let j = usize::from(self.level_of[usize::from(len)]);
                 let lowest = if j == 0 { 1 } else { self.levels[j - 1] + 1 };
-                let heir = (lowest..len).rev().find_map(|l| self.routes.get(&(prefix.masked(l), l)).map(|&nh| (nh, l)));
-                match heir {
+                match self.heir(prefix, lowest..len) {
                     Some((nh, l)) => self.claim(prefix, len, nh, l, |o| o == Some(len)),
                     None => self.release(prefix, len),
                 }
@@ -369,6 +367,12 @@ impl Bloomfwd6 {
             }
         }
         Ok(next_hop)
+    }
+
+    /// The longest route covering `prefix` with a length in `lengths`: (next hop, length) — what
+    /// takes over a removed route's slots.
+    fn heir(&self, prefix: u128, lengths: core::ops::Range<u8>) -> Option<(NextHop, u8)> {
+        lengths.rev().find_map(|l| self.routes.get(&(prefix.masked(l), l)).map(|&nh| (nh, l)))
     }
 
     /// The level group and key range of a route of length 1..=64.
