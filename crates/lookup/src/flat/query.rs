@@ -13,6 +13,12 @@
 //! release fence before the cell stores, and `ended` is incremented with release; the reader loads
 //! `ended` with acquire and puts an acquire fence before loading `begun`.
 //!
+//! A batch first tries the same check once for the whole structure: the writer also counts every
+//! patch in `all_begun` / `all_ended` (around the group counters), and a batch that reads
+//! `all_ended`, its cells, a fence, then the same value in `all_begun` overlapped no patch at all —
+//! every answer in it stands, at two counter loads per batch instead of two per name. Only a batch
+//! that did overlap a patch checks its names group by group.
+//!
 //! Reconstruction (new seed or sizes) cannot be patched in place: the control structure then
 //! ships a whole new query structure ([`super::Delta::Rebuilt`]), which the data plane swaps in.
 
@@ -27,10 +33,8 @@ use crate::mem::prefetch;
 /// Version groups (the paper's 512).
 const GROUPS: usize = 512;
 /// Names hashed and prefetched together in [`OthelloQuery::lookup_batch`].
-pub const BATCH: usize = 16;
+pub const BATCH: usize = 32;
 const MAGIC: &[u8; 4] = b"OTHQ";
-/// Cell arrays smaller than this sit in the core's caches: prefetching them only costs.
-const PREFETCH_ABOVE: usize = 512 << 10;
 
 /// Cells changed by one control-plane operation: the paper's FIB update message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,6 +69,8 @@ pub struct OthelloQuery<C: Cell> {
     b: Box<[C::Atomic]>,
     begun: Box<[AtomicU32]>,
     ended: Box<[AtomicU32]>,
+    all_begun: AtomicU32,
+    all_ended: AtomicU32,
     writer: Mutex<()>,
 }
 
@@ -83,6 +89,8 @@ impl<C: Cell> OthelloQuery<C> {
             b: atomics(b),
             begun: counters(),
             ended: counters(),
+            all_begun: AtomicU32::new(0),
+            all_ended: AtomicU32::new(0),
             writer: Mutex::new(()),
         }
     }
@@ -151,36 +159,38 @@ impl<C: Cell> OthelloQuery<C> {
 
     /// [`OthelloQuery::lookup`] for many names: each group of [`BATCH`] is hashed and both cells
     /// of every name prefetched before any is read, so the cache misses overlap.
-    pub fn lookup_batch(&self, keys: &[&[u8]], out: &mut Vec<u32>) {
+    /// Keys of a fixed width (`[u8; 6]` MACs, `[u8; 16]` flow IDs) hash with their length known
+    /// at compile time; the answers are those of the byte-slice form.
+    pub fn lookup_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut Vec<u32>) {
         out.reserve(keys.len());
         self.batch(keys, |_, action| out.push(action));
     }
 
     /// The batch walk: `answer(i, action)` for every `keys[i]`, in order.
     #[inline(always)]
-    fn batch(&self, keys: &[&[u8]], mut answer: impl FnMut(usize, u32)) {
+    fn batch<K: AsRef<[u8]>>(&self, keys: &[K], mut answer: impl FnMut(usize, u32)) {
+        let mut at = [(0usize, 0usize); BATCH];
+        let mut cell = [0u32; BATCH];
         for (g, group) in keys.chunks(BATCH).enumerate() {
-            let mut at = [(0usize, 0usize); BATCH];
-            let far = self.bytes() > PREFETCH_ABOVE;
+            let ended = self.all_ended.load(Ordering::Acquire);
             for (p, k) in at.iter_mut().zip(group) {
-                *p = cells(key_hash(self.seed, k), self.ma_bits, self.mb_bits);
-                if far {
-                    prefetch(&self.a[p.0]);
-                    prefetch(&self.b[p.1]);
-                }
+                *p = cells(key_hash(self.seed, k.as_ref()), self.ma_bits, self.mb_bits);
+                prefetch(&self.a[p.0]);
+                prefetch(&self.b[p.1]);
             }
-            // The version check once for the group: `ended` of every group cell, the cells, a
-            // fence, then `begun`; only names whose counters differ are read again, one by one.
-            let mut ended = [0u32; BATCH];
-            let mut cell = [0u32; BATCH];
-            for ((e, c), &(i, j)) in ended.iter_mut().zip(cell.iter_mut()).zip(&at[..group.len()]) {
-                *e = self.ended[i % GROUPS].load(Ordering::Acquire);
+            for (c, &(i, j)) in cell.iter_mut().zip(&at[..group.len()]) {
                 *c = C::load(&self.a[i]).to_u32() ^ C::load(&self.b[j]).to_u32();
             }
             fence(Ordering::Acquire);
-            for (k, (&(i, j), (&e, &c))) in at[..group.len()].iter().zip(ended.iter().zip(&cell)).enumerate() {
-                let c = if self.begun[i % GROUPS].load(Ordering::Relaxed) == e { c } else { self.read_cells(i, j) };
-                answer(g * BATCH + k, self.action(c));
+            if self.all_begun.load(Ordering::Relaxed) == ended {
+                for (k, &c) in cell[..group.len()].iter().enumerate() {
+                    answer(g * BATCH + k, self.action(c));
+                }
+            } else {
+                // A patch overlapped the batch: each name under its group's check.
+                for (k, &(i, j)) in at[..group.len()].iter().enumerate() {
+                    answer(g * BATCH + k, self.action(self.read_cells(i, j)));
+                }
             }
         }
     }
@@ -201,6 +211,7 @@ impl<C: Cell> OthelloQuery<C> {
             let g = i as usize % GROUPS;
             groups[g / 64] |= 1 << (g % 64);
         }
+        self.all_begun.fetch_add(1, Ordering::Relaxed);
         for_each_group(&groups, |g| {
             self.begun[g].fetch_add(1, Ordering::Relaxed);
         });
@@ -214,6 +225,7 @@ impl<C: Cell> OthelloQuery<C> {
         for_each_group(&groups, |g| {
             self.ended[g].fetch_add(1, Ordering::Release);
         });
+        self.all_ended.fetch_add(1, Ordering::Release);
         Ok(())
     }
 
