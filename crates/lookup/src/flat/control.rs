@@ -9,8 +9,9 @@
 //!
 //! # Operations (the paper's section IV-B)
 //! - **construct**: pick a seed, test acyclicity with union–find (a repeated edge is a cycle),
-//!   retry with the next seed until acyclic (≤ 1.51 tries expected at the paper's sizes), then
-//!   colour each tree from its root in BFS order.
+//!   retry with the next seed until acyclic (≤ 1.51 tries expected at the paper's sizes). The
+//!   same pass colours: each union–find link carries the XOR between a vertex's cell and its
+//!   parent's, so no tree walk is needed afterwards.
 //! - **add**: if both ends are in one tree the edge would close a cycle → reconstruct with a new
 //!   seed (and the sizes for the new n). Otherwise XOR every cell of the smaller of the two trees
 //!   by A[u] ⊕ B[v] ⊕ action: edges inside it keep their XOR, the new edge gets its action.
@@ -178,15 +179,22 @@ impl<C: Cell> Othello<C> {
             rebuilt: true,
             stats: OthelloStats::default(),
         };
+        let pairs = pairs.into_iter();
+        // Room for the names given and some growth, so the first updates do not rehash them all.
+        let expected = pairs.size_hint().0;
+        o.index.reserve(expected + expected / 8, |&x| name_hash(o.keys[x as usize].as_bytes()));
+        o.edges.reserve(expected);
+        o.keys.reserve(expected);
         for (key, value) in pairs {
             o.check_value(value)?;
-            if o.find(key).is_some() {
-                return Err(FlatError::Duplicate);
-            }
             let e = o.edges.len() as u32;
+            let keys = &o.keys;
+            match o.index.entry(name_hash(key), |&x| keys[x as usize].as_bytes() == key, |&x| name_hash(keys[x as usize].as_bytes())) {
+                hashbrown::hash_table::Entry::Occupied(_) => return Err(FlatError::Duplicate),
+                hashbrown::hash_table::Entry::Vacant(slot) => slot.insert(e),
+            };
             o.edges.push(Edge { value, ..Edge::EMPTY });
             o.keys.push(StoredKey::new(key));
-            o.index_insert(e);
         }
         o.rebuild(false);
         Ok(o)
@@ -217,12 +225,6 @@ impl<C: Cell> Othello<C> {
     /// The edge of `key`, whose index hash is `nh`.
     fn find_hashed(&self, key: &[u8], nh: u64) -> Option<u32> {
         self.index.find(nh, |&e| self.keys[e as usize].as_bytes() == key).copied()
-    }
-
-    /// Indexes edge `e` under its name.
-    fn index_insert(&mut self, e: u32) {
-        let keys = &self.keys;
-        self.index.insert_unique(name_hash(keys[e as usize].as_bytes()), e, |&x| name_hash(keys[x as usize].as_bytes()));
     }
 
     /// Names held.
@@ -303,32 +305,57 @@ impl<C: Cell> Othello<C> {
         (ma, mb)
     }
 
-    /// Re-sizes, finds an acyclic seed, relinks every edge and colours every tree. With
+
+    /// Re-sizes, finds an acyclic seed, colours every tree and relinks every edge. With
     /// `new_seed` the current seed is skipped (it just produced a cycle).
+    ///
+    /// One pass over the edges both tests acyclicity and colours: a union–find whose links carry
+    /// the XOR between a vertex's cell and its parent's. Edge (u, v) with cell value w joins two
+    /// trees by hanging root r_u under r_v with the XOR that makes A[u] ⊕ B[v] = w; u and v
+    /// already in one tree is a cycle, and the next seed is tried. A vertex's cell is then the
+    /// XOR along its path to its root (roots hold 0).
     fn rebuild(&mut self, new_seed: bool) {
         let (mut ma_bits, mut mb_bits) = self.sizes_for(self.len());
         if new_seed {
             self.seed = next_seed(self.seed);
         }
-        let live: Vec<u32> = self.index.iter().copied().collect();
-        let mut parent: Vec<u32> = Vec::new();
+        // Live edges in slot order, so the passes below read names and edges sequentially.
+        let mut live: Vec<u32> = self.index.iter().copied().collect();
+        live.sort_unstable();
+        let mut forest = XorForest::default();
         let mut tries = 0u32;
         loop {
             self.stats.seeds_tried += 1;
             let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
-            parent.clear();
-            parent.extend(0..(ma + mb) as u32);
+            forest.reset(ma + mb);
+            // The union–find's first reads are random: hash and prefetch AHEAD edges in advance.
+            const AHEAD: usize = 16;
+            let (seed, keys, edges) = (self.seed, &self.keys, &mut self.edges);
+            let (value_bits, checksum_bits) = (self.cfg.value_bits, self.cfg.checksum_bits);
+            let ends = |e: u32| {
+                let h = key_hash(seed, keys[e as usize].as_bytes());
+                let (i, j) = cells(h, ma_bits, mb_bits);
+                (i, ma + j, checksum(h, checksum_bits) << value_bits)
+            };
+            let mut ring = [(0usize, 0usize, 0u32); AHEAD];
+            for (slot, &e) in ring.iter_mut().zip(&live) {
+                *slot = ends(e);
+                forest.prefetch(slot.0, slot.1);
+            }
             let mut acyclic = true;
-            for &e in &live {
-                let (i, j) = cells(key_hash(self.seed, self.keys[e as usize].as_bytes()), ma_bits, mb_bits);
-                let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, (ma + j) as u32));
-                if ri == rj {
+            for (k, &e) in live.iter().enumerate() {
+                let (i, j, check) = ring[k % AHEAD];
+                if let Some(&next) = live.get(k + AHEAD) {
+                    ring[k % AHEAD] = ends(next);
+                    forest.prefetch(ring[k % AHEAD].0, ring[k % AHEAD].1);
+                }
+                let edge = &mut edges[e as usize];
+                if !forest.join(i, j, edge.value | check) {
                     acyclic = false;
                     break;
                 }
-                parent[ri as usize] = rj;
-                self.edges[e as usize].u = i as u32;
-                self.edges[e as usize].v = j as u32;
+                edge.u = i as u32;
+                edge.v = (j - ma) as u32;
             }
             if acyclic {
                 break;
@@ -344,58 +371,15 @@ impl<C: Cell> Othello<C> {
         self.ma_bits = ma_bits;
         self.mb_bits = mb_bits;
         let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
+        self.a = (0..ma).map(|u| C::from_u32(forest.cell(u))).collect();
+        self.b = (ma..ma + mb).map(|v| C::from_u32(forest.cell(v))).collect();
         self.head_a = vec![NIL; ma];
         self.head_b = vec![NIL; mb];
         for &e in &live {
             self.link(e);
         }
-        self.a = vec![C::default(); ma];
-        self.b = vec![C::default(); mb];
-        // Colour every tree from a root at 0, in BFS order.
-        let mut seen_a = vec![false; ma];
-        let mut seen_b = vec![false; mb];
-        for u in 0..ma {
-            if self.head_a[u] != NIL && !seen_a[u] {
-                self.colour_tree(u as u32, &mut seen_a, &mut seen_b);
-            }
-        }
         self.rebuilt = true;
         self.patch = Patch::default();
-    }
-
-    /// Colours the tree holding A-vertex `root` (cells start at 0 there).
-    fn colour_tree(&mut self, root: u32, seen_a: &mut [bool], seen_b: &mut [bool]) {
-        seen_a[root as usize] = true;
-        self.a[root as usize] = C::default();
-        self.queue.clear();
-        self.queue.push(root);
-        let mut at = 0;
-        while at < self.queue.len() {
-            let x = self.queue[at];
-            at += 1;
-            let (side_b, idx) = (x & SIDE_B != 0, (x & !SIDE_B) as usize);
-            let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
-            while e != NIL {
-                let cell = self.edge_cell(e);
-                let Edge { u, v, next_a, next_b, .. } = self.edges[e as usize];
-                let (u, v) = (u as usize, v as usize);
-                if side_b {
-                    if !seen_a[u] {
-                        seen_a[u] = true;
-                        self.a[u] = C::from_u32(self.b[v].to_u32() ^ cell);
-                        self.queue.push(u as u32);
-                    }
-                    e = next_b;
-                } else {
-                    if !seen_b[v] {
-                        seen_b[v] = true;
-                        self.b[v] = C::from_u32(self.a[u].to_u32() ^ cell);
-                        self.queue.push(v as u32 | SIDE_B);
-                    }
-                    e = next_a;
-                }
-            }
-        }
     }
 
     fn link(&mut self, e: u32) {
@@ -549,10 +533,9 @@ impl<C: Cell> Othello<C> {
     /// # Errors
     /// [`FlatError::NotFound`]; nothing changes then.
     pub fn delete(&mut self, key: &[u8]) -> Result<(), FlatError> {
-        let e = self.find(key).ok_or(FlatError::NotFound)?;
-        if let Ok(entry) = self.index.find_entry(name_hash(key), |&x| x == e) {
-            entry.remove();
-        }
+        let keys = &self.keys;
+        let entry = self.index.find_entry(name_hash(key), |&x| keys[x as usize].as_bytes() == key).map_err(|_| FlatError::NotFound)?;
+        let e = entry.remove().0;
         self.unlink(e);
         self.keys[e as usize] = StoredKey::default();
         self.free_edges.push(e);
@@ -580,12 +563,55 @@ fn name_hash(key: &[u8]) -> u64 {
     foldhash::fast::FixedState::with_seed(0x6f74_6865_6c6c_6f69).hash_one(key)
 }
 
-/// Union–find root with path halving.
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let p = parent[parent[x as usize] as usize];
-        parent[x as usize] = p;
-        x = p;
+/// The construction's union–find over all vertices (A's, then B's), each link carrying the XOR
+/// between a vertex's cell and its parent's; a vertex's parent and XOR share a cache line.
+#[derive(Debug, Default)]
+struct XorForest {
+    /// (parent, XOR of this vertex's cell with the parent's) by vertex.
+    links: Vec<(u32, u32)>,
+}
+
+impl XorForest {
+    /// `vertices` singletons.
+    fn reset(&mut self, vertices: usize) {
+        self.links.clear();
+        self.links.extend((0..vertices as u32).map(|x| (x, 0)));
     }
-    x
+
+    fn prefetch(&self, x: usize, y: usize) {
+        prefetch(&self.links[x]);
+        prefetch(&self.links[y]);
+    }
+
+    /// x's root and the XOR of x's cell with the root's, halving the path on the way.
+    fn root(&mut self, mut x: u32) -> (u32, u32) {
+        let mut acc = 0;
+        loop {
+            let (p, to_p) = self.links[x as usize];
+            if p == x {
+                return (x, acc);
+            }
+            // x now hangs from its grandparent: its XOR absorbs the parent's (0 for a root).
+            let (gp, p_to_gp) = self.links[p as usize];
+            self.links[x as usize] = (gp, to_p ^ p_to_gp);
+            acc ^= to_p ^ p_to_gp;
+            x = gp;
+        }
+    }
+
+    /// Requires cell(x) ⊕ cell(y) = w; false (and nothing joined) when x and y share a tree.
+    fn join(&mut self, x: usize, y: usize, w: u32) -> bool {
+        let ((rx, px), (ry, py)) = (self.root(x as u32), self.root(y as u32));
+        if rx == ry {
+            return false;
+        }
+        // cell(x) = cell(rx) ⊕ px and cell(y) = cell(ry) ⊕ py, so cell(rx) = cell(ry) ⊕ px ⊕ py ⊕ w.
+        self.links[rx as usize] = (ry, px ^ py ^ w);
+        true
+    }
+
+    /// The cell of `x` with every root at 0.
+    fn cell(&mut self, x: usize) -> u32 {
+        self.root(x as u32).1
+    }
 }
