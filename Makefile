@@ -1,7 +1,7 @@
 # nexthop: the two commands a newcomer needs.
 #   make run    the main job: the NDN forwarder (`nexthop run`, built-in configuration)
 #   make test   everything CI checks
-.PHONY: run test bench bench-quick fuzz setup
+.PHONY: run test bench bench-quick fuzz setup loom
 
 CARGO ?= cargo
 FUZZ_EXECS ?= 10000000
@@ -21,6 +21,7 @@ test: setup
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) test --workspace
 	NEXTHOP_FUZZ_EXECS=$(FUZZ_EXECS) $(CARGO) test --release -p nexthop-wire --test no_panic
+	$(MAKE) loom
 	$(CARGO) build --release -p nexthop
 	for e in $$(./target/release/nexthop bench --list | cut -d' ' -f1); do \
 	  ./target/release/nexthop bench $$e --quick --out-dir target/ci-results || exit 1; \
@@ -29,6 +30,11 @@ test: setup
 # Full-size experiments; results and plots land in results/.
 bench: setup
 	$(CARGO) run --release -p nexthop -- bench --all
+
+# The Othello query structure's concurrency protocol under the loom model checker (every
+# interleaving of a patching writer with single and batch readers; its own build directory).
+loom:
+	RUSTFLAGS="--cfg loom" $(CARGO) test --release --target-dir target/loom -p nexthop-lookup --lib flat::query::loom_model
 
 # libFuzzer runs of the wire decoders (nightly toolchain, installs cargo-fuzz if missing).
 fuzz:

@@ -3,7 +3,9 @@
 //! Relaxed atomic loads and stores compile to plain moves on x86-64 and AArch64.
 
 use core::fmt::Debug;
-use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU8, Ordering};
+use core::sync::atomic::Ordering;
+
+use super::sync::{AtomicU16, AtomicU32, AtomicU8};
 
 /// An unsigned cell type of `BITS` bits and its atomic twin.
 pub trait Cell: Copy + Default + Eq + Debug + Send + Sync + 'static {

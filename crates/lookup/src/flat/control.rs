@@ -281,9 +281,14 @@ impl<C: Cell> Othello<C> {
         None
     }
 
+    /// (A index, B index) of `key` under the current seed and sizes.
+    pub(crate) fn cells_of(&self, key: &[u8]) -> (usize, usize) {
+        cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits)
+    }
+
     /// The action the cells give `key` (for any name; the control-plane view of a lookup).
     pub fn lookup(&self, key: &[u8]) -> u32 {
-        let (i, j) = cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits);
+        let (i, j) = self.cells_of(key);
         let cell = self.a[i].to_u32() ^ self.b[j].to_u32();
         if self.cfg.value_bits == 32 {
             cell
@@ -304,7 +309,6 @@ impl<C: Cell> Othello<C> {
         };
         (ma, mb)
     }
-
 
     /// Re-sizes, finds an acyclic seed, colours every tree and relinks every edge. With
     /// `new_seed` the current seed is skipped (it just produced a cycle).

@@ -23,6 +23,7 @@ mod hash;
 mod key;
 mod query;
 mod reference;
+mod sync;
 
 pub use cell::Cell;
 pub use control::{Delta, Othello, OthelloConfig, OthelloStats, Sizing};

@@ -19,14 +19,18 @@
 //! every answer in it stands, at two counter loads per batch instead of two per name. Only a batch
 //! that did overlap a patch checks its names group by group.
 //!
+//! The protocol is model-checked with loom (`make loom`, the `loom_model` tests below): a writer's
+//! patch that changes both cells of a name, against single and batch readers, in every
+//! interleaving; a reader that skips the check is caught there, as are the two orderings weakened.
+//!
 //! Reconstruction (new seed or sizes) cannot be patched in place: the control structure then
 //! ships a whole new query structure ([`super::Delta::Rebuilt`]), which the data plane swaps in.
 
-use core::sync::atomic::{fence, AtomicU32, Ordering};
-use std::sync::Mutex;
+use core::sync::atomic::Ordering;
 
 use super::cell::Cell;
 use super::hash::{cells, checksum, key_hash};
+use super::sync::{fence, spin, AtomicU32, Mutex};
 use super::FlatError;
 use crate::mem::prefetch;
 
@@ -129,7 +133,7 @@ impl<C: Cell> OthelloQuery<C> {
             if self.begun[g].load(Ordering::Relaxed) == ended {
                 return x.to_u32() ^ y.to_u32();
             }
-            core::hint::spin_loop();
+            spin();
         }
     }
 
@@ -299,5 +303,107 @@ impl<C: Cell> crate::Lookup<[u8]> for OthelloQuery<C> {
     fn lookup_batch(&self, keys: &[&[u8]], out: &mut [u32]) {
         let n = keys.len().min(out.len());
         self.batch(&keys[..n], |i, action| out[i] = action);
+    }
+}
+
+/// The concurrency protocol under the loom model checker, which runs the writer and a reader in
+/// every interleaving (and every value a relaxed load may return): `make loom`.
+///
+/// The scenario is one where a torn read is possible: an alter whose patch changes both cells of
+/// another name (so that name's answer stays the same, but A-new ⊕ B-old is wrong). The readers
+/// must see every name's old or new action, through single and batch lookups; a reader that reads
+/// the two cells without the protocol is caught (the model is not vacuous).
+#[cfg(all(test, loom))]
+mod loom_model {
+    use loom::sync::Arc;
+
+    use super::*;
+    use crate::flat::{Delta, Othello, OthelloConfig};
+
+    /// A name with its action before and after the patch.
+    type Watched = (Vec<u8>, u32, u32);
+
+    /// [`find_scenario`], run inside a one-thread model: taking a delta builds a query structure,
+    /// and loom's atomics exist only inside a model.
+    fn scenario() -> (Othello<u8>, Patch<u8>, Vec<Watched>) {
+        let found = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let slot = found.clone();
+        loom::model(move || *slot.lock().unwrap() = Some(find_scenario()));
+        let found = found.lock().unwrap().take();
+        found.expect("the model ran")
+    }
+
+    /// A small FIB, an alter whose patch changes both cells of some other name, and the names to
+    /// watch: the altered one and the one whose cells both change.
+    fn find_scenario() -> (Othello<u8>, Patch<u8>, Vec<Watched>) {
+        for first_seed in 0..1000u64 {
+            let cfg = OthelloConfig { seed: first_seed, ..OthelloConfig::new(2) };
+            let names: Vec<Vec<u8>> = (0..12u8).map(|i| vec![b'n', i]).collect();
+            let mut before = Othello::<u8>::construct(cfg, names.iter().map(|k| (k.as_slice(), u32::from(k[1] % 4)))).unwrap();
+            // Construction's delta (the whole structure) is shipped: what follows is a patch.
+            let _ = before.take_delta();
+            let mut after = before.clone();
+            after.alter(&names[0], (u32::from(names[0][1]) + 1) % 4).unwrap();
+            let Delta::Patch(patch) = after.take_delta() else { continue };
+            let torn = names[1..].iter().find(|k| {
+                let (i, j) = before.cells_of(k);
+                patch.a.iter().any(|&(x, _)| x as usize == i) && patch.b.iter().any(|&(y, _)| y as usize == j)
+            });
+            // The smallest such patch (two cells) keeps the model's state space small.
+            if let Some(torn) = torn.filter(|_| patch.a.len() + patch.b.len() == 2) {
+                let watch = [&names[0], torn].iter().map(|k| ((*k).clone(), before.get(k).unwrap(), after.get(k).unwrap())).collect();
+                return (before, patch, watch);
+            }
+        }
+        panic!("no seed gives a patch that changes both cells of another name");
+    }
+
+    fn check(watch: &[Watched], got: &[u32]) {
+        for ((name, old, new), &got) in watch.iter().zip(got) {
+            assert!(got == *old || got == *new, "{name:?}: {got} is neither {old} nor {new}");
+        }
+    }
+
+    /// Every interleaving of the writer's patch with `read`, whose answers must be old or new.
+    fn model(read: fn(&OthelloQuery<u8>, &[&[u8]]) -> Vec<u32>) {
+        let (before, patch, watch) = scenario();
+        loom::model(move || {
+            let q = Arc::new(before.query());
+            let writer = {
+                let (q, patch) = (q.clone(), patch.clone());
+                loom::thread::spawn(move || q.apply(&patch).unwrap())
+            };
+            let names: Vec<&[u8]> = watch.iter().map(|(k, _, _)| k.as_slice()).collect();
+            check(&watch, &read(&q, &names));
+            writer.join().unwrap();
+        });
+    }
+
+    #[test]
+    fn single_lookups_see_old_or_new_under_every_interleaving() {
+        model(|q, names| names.iter().map(|k| q.lookup(k)).collect());
+    }
+
+    #[test]
+    fn batch_lookups_see_old_or_new_under_every_interleaving() {
+        model(|q, names| {
+            let mut out = Vec::new();
+            q.lookup_batch(names, &mut out);
+            out
+        });
+    }
+
+    #[test]
+    #[should_panic(expected = "is neither")]
+    fn a_reader_without_the_protocol_is_caught() {
+        model(|q, names| {
+            names
+                .iter()
+                .map(|k| {
+                    let (i, j) = cells(key_hash(q.seed, k), q.ma_bits, q.mb_bits);
+                    q.action(u8::load(&q.a[i]).to_u32() ^ u8::load(&q.b[j]).to_u32())
+                })
+                .collect()
+        });
     }
 }
