@@ -21,7 +21,8 @@
 //!
 //! The protocol is model-checked with loom (`make loom`, the `loom_model` tests below): a writer's
 //! patch that changes both cells of a name, against single and batch readers, in every
-//! interleaving; a reader that skips the check is caught there, as are the two orderings weakened.
+//! interleaving. A reader that skips the check is caught there, and so were (tried by hand) a
+//! batch without its whole-structure check and a per-group `ended` load weakened to relaxed.
 //!
 //! Reconstruction (new seed or sizes) cannot be patched in place: the control structure then
 //! ships a whole new query structure ([`super::Delta::Rebuilt`]), which the data plane swaps in.
