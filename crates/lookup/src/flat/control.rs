@@ -619,3 +619,35 @@ impl XorForest {
         self.root(x as u32).1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xor_forest_colours_every_edge_and_refuses_cycles() {
+        // A path 0–3–1–4 and a star at 2 over 6 vertices; each edge asks for its own XOR.
+        let edges = [(0, 3, 5u32), (1, 3, 9), (1, 4, 6), (2, 5, 7)];
+        let mut f = XorForest::default();
+        f.reset(6);
+        for &(x, y, w) in &edges {
+            assert!(f.join(x, y, w));
+        }
+        assert!(!f.join(0, 4, 1), "0 and 4 share a tree");
+        assert!(!f.join(5, 2, 1), "a repeated edge is a cycle");
+        let cells: Vec<u32> = (0..6).map(|x| f.cell(x)).collect();
+        for &(x, y, w) in &edges {
+            assert_eq!(cells[x] ^ cells[y], w, "edge {x}–{y}");
+        }
+    }
+
+    #[test]
+    fn construction_colours_every_name() {
+        let names: Vec<Vec<u8>> = (0..5000u32).map(|i| i.to_le_bytes().to_vec()).collect();
+        let o =
+            Othello::<u16>::construct(OthelloConfig::new(12), names.iter().map(|k| (k.as_slice(), u32::from(k[0]) * 13 % 4096))).unwrap();
+        for k in &names {
+            assert_eq!(o.lookup(k), u32::from(k[0]) * 13 % 4096);
+        }
+    }
+}
