@@ -4,7 +4,7 @@
 //! Names (`NameType`): 48-bit MACs, IPv4 addresses, 16-byte flow IDs and byte names of 8–40
 //! bytes, made distinct by construction (a bijection of the index), with actions drawn uniformly
 //! from 0..2^l. Every system is built from the same (name, action) pairs and answers the same
-//! queries — names drawn uniformly from the FIB — through its batch path (hashbrown has none: a
+//! queries — 4M names (quick: 512K) drawn uniformly from the FIB at every n — through its batch path (hashbrown has none: a
 //! loop of `get`, what a Rust user writes), on one thread and on all threads; every answer of
 //! every repetition is checked against the action the name was given (`mismatches`).
 //! `bytes_per_name` is what the build left allocated (counting allocator) over n: for Concise the

@@ -164,6 +164,7 @@ impl<C: Cell> OthelloQuery<C> {
 
     /// [`OthelloQuery::lookup`] for many names: each group of [`BATCH`] is hashed and both cells
     /// of every name prefetched before any is read, so the cache misses overlap.
+    ///
     /// Keys of a fixed width (`[u8; 6]` MACs, `[u8; 16]` flow IDs) hash with their length known
     /// at compile time; the answers are those of the byte-slice form.
     pub fn lookup_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut Vec<u32>) {
