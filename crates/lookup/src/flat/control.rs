@@ -339,7 +339,9 @@ impl<C: Cell> Othello<C> {
             let ends = |e: u32| {
                 let h = key_hash(seed, keys[e as usize].as_bytes());
                 let (i, j) = cells(h, ma_bits, mb_bits);
-                (i, ma + j, checksum(h, checksum_bits) << value_bits)
+                // No checksum: l may be the whole 32-bit cell, and nothing is shifted.
+                let check = if checksum_bits == 0 { 0 } else { checksum(h, checksum_bits) << value_bits };
+                (i, ma + j, check)
             };
             let mut ring = [(0usize, 0usize, 0u32); AHEAD];
             for (slot, &e) in ring.iter_mut().zip(&live) {
@@ -638,6 +640,19 @@ mod tests {
         let cells: Vec<u32> = (0..6).map(|x| f.cell(x)).collect();
         for &(x, y, w) in &edges {
             assert_eq!(cells[x] ^ cells[y], w, "edge {x}–{y}");
+        }
+    }
+
+    #[test]
+    fn thirty_two_bit_actions_construct() {
+        let names: Vec<[u8; 4]> = (0..300u32).map(u32::to_le_bytes).collect();
+        let o = Othello::<u32>::construct(
+            OthelloConfig::new(32),
+            names.iter().map(|k| (&k[..], u32::from_le_bytes(*k).wrapping_mul(0x9e37_79b9))),
+        )
+        .unwrap();
+        for k in &names {
+            assert_eq!(o.lookup(k), u32::from_le_bytes(*k).wrapping_mul(0x9e37_79b9));
         }
     }
 
