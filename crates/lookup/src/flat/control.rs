@@ -28,7 +28,7 @@ use core::hash::BuildHasher;
 use hashbrown::HashTable;
 
 use super::cell::Cell;
-use super::hash::{cells, checksum, key_hash, next_seed};
+use super::hash::{cells, checksum_above, key_hash, next_seed};
 use super::key::StoredKey;
 use super::query::{OthelloQuery, Patch};
 use super::FlatError;
@@ -214,7 +214,7 @@ impl<C: Cell> Othello<C> {
             return v;
         }
         let h = key_hash(self.seed, self.keys[e as usize].as_bytes());
-        v | checksum(h, self.cfg.checksum_bits) << self.cfg.value_bits
+        v | checksum_above(h, self.cfg.checksum_bits, self.cfg.value_bits)
     }
 
     /// The edge of `key`.
@@ -339,9 +339,7 @@ impl<C: Cell> Othello<C> {
             let ends = |e: u32| {
                 let h = key_hash(seed, keys[e as usize].as_bytes());
                 let (i, j) = cells(h, ma_bits, mb_bits);
-                // No checksum: l may be the whole 32-bit cell, and nothing is shifted.
-                let check = if checksum_bits == 0 { 0 } else { checksum(h, checksum_bits) << value_bits };
-                (i, ma + j, check)
+                (i, ma + j, checksum_above(h, checksum_bits, value_bits))
             };
             let mut ring = [(0usize, 0usize, 0u32); AHEAD];
             for (slot, &e) in ring.iter_mut().zip(&live) {

@@ -36,6 +36,17 @@ pub fn checksum(hash: u64, bits: u32) -> u32 {
     (x >> (64 - bits)) as u32
 }
 
+/// The checksum bits as a cell stores them, above the `value_bits` of the action (0 when `bits`
+/// is 0 — then l may fill the whole cell, and nothing is shifted).
+#[inline(always)]
+pub fn checksum_above(hash: u64, bits: u32, value_bits: u32) -> u32 {
+    if bits == 0 {
+        0
+    } else {
+        checksum(hash, bits) << value_bits
+    }
+}
+
 /// The next seed to try after `seed` (splitmix64).
 pub fn next_seed(seed: u64) -> u64 {
     let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
