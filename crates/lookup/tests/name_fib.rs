@@ -1,6 +1,7 @@
 //! Property tests: `NameFib` (both strategies, with and without level pulling) agrees with the
-//! reference on random FIBs, random names and random update sequences, and never reads more
-//! buckets than the binary-search bound plus the overflow buckets actually chained.
+//! reference on random FIBs, random names and random update sequences (lookups, exact routes and
+//! the ordered route list), and never reads more buckets than the binary-search bound plus the
+//! overflow buckets actually chained.
 
 use nexthop_lookup::name::{NameFib, NameFibConfig, NextHop, NextHops, ReferenceFib, Strategy as Matching};
 use nexthop_wire::Name;
@@ -63,6 +64,10 @@ fn check(fib: &NameFib, reference: &ReferenceFib, queries: &[Name]) -> Result<()
         prop_assert!(probes as usize <= bound, "{} probes for {} (bound {})", probes, q, bound);
     }
     prop_assert_eq!(fib.len(), reference.len());
+    prop_assert_eq!(fib.routes().collect::<Vec<_>>(), reference.routes(), "routes in name order");
+    for q in queries {
+        prop_assert_eq!(fib.get(&q.as_view()), reference.get(&q.as_view()), "exact route {}", q);
+    }
     Ok(())
 }
 

@@ -14,7 +14,10 @@
 //! threads, and through its single-name API; every answer of every repetition is compared with
 //! the oracle ([`ReferenceFib`]), or, at 100M rules where no oracle fits, with the route each
 //! name was made to match. Probes (hash buckets read) are counted per lookup in a separate pass;
-//! `bytes_per_rule` is what the build left allocated (counting allocator) divided by rules.
+//! `bytes_per_rule` is what the build left allocated (counting allocator) divided by rules. Every
+//! build ends by giving back spare capacity, as after loading a route file: nexthop's tables are
+//! rebuilt at the paper's design load (`NameFib::shrink_to_fit`), the peers' hashbrown tables are
+//! shrunk (hashbrown's own `shrink_to_fit`).
 
 use std::time::Instant;
 
@@ -81,9 +84,10 @@ impl super::Experiment for NameFibExperiment {
     }
 }
 
-/// Bytes per rule a `binsearch` build takes at most, everything counted (measured: ~240 on
-/// worst-binsearch k = 7, the ordered control index included), with headroom.
-const BUILD_BYTES_PER_RULE: u64 = 270;
+/// Bytes per rule a `binsearch` build needs at its peak, everything counted: ~140 left
+/// allocated on worst-binsearch k = 7 (measured at 1M and 2M rules), plus the largest table's
+/// rebuild (old table, rehashed entries and new table side by side), with headroom.
+const BUILD_BYTES_PER_RULE: u64 = 200;
 
 /// The largest multiple of 10M rules, at most `want`, whose build fits in the memory available.
 fn largest_fitting(want: usize) -> usize {
@@ -178,6 +182,10 @@ fn binsearch(w: &FibWorkload, strategy: Strategy, pull: bool) -> NameFib {
         let name = NameView::from_value(v).expect("generated names are valid");
         fib.insert(&name, next_hops_for(i)).expect("generated routes are valid");
     });
+    // After a bulk load, the tables at the paper's design load (n/4 buckets for n prefixes).
+    let bar = progress::bar(1, &format!("shrinking {} {}M", w.label(), w.rules / 1_000_000));
+    fib.shrink_to_fit();
+    bar.finish_and_clear();
     if pull {
         fib.enable_level_pulling(PULL_THRESHOLD);
     }
@@ -217,6 +225,7 @@ fn run_fib(cfg: &RunConfig, w: &FibWorkload, nq: usize, with_peers: bool) -> any
         let (lf, bytes, secs) = measured_build(|| {
             let mut lf = LongestFirst::default();
             for_each_rule(w, "building longest-first", |i, v| lf.insert(v, &next_hops_for(i)));
+            lf.shrink_to_fit();
             lf
         });
         systems.push((System::LongestFirst(lf), bytes, secs));
@@ -226,6 +235,7 @@ fn run_fib(cfg: &RunConfig, w: &FibWorkload, nq: usize, with_peers: bool) -> any
             let mut sm = StartAtM::with_m(StartAtM::most_populated(&per_level), 0);
             for_each_rule(w, "building start-at-m", |i, v| sm.insert(v, &next_hops_for(i)));
             sm.finish();
+            sm.shrink_to_fit();
             sm
         });
         systems.push((System::StartAtM(sm), bytes, secs));
@@ -303,6 +313,7 @@ fn run_fib(cfg: &RunConfig, w: &FibWorkload, nq: usize, with_peers: bool) -> any
         if let System::Binsearch(_, f) = s {
             row = row
                 .with("data_plane_bytes_per_rule", f.data_plane_bytes() as f64 / rules.max(1) as f64)
+                .with("control_bytes_per_rule", f.control_bytes() as f64 / rules.max(1) as f64)
                 .with("search_depth", u64::from(f.search_depth()))
                 .with("chained_buckets", f.chained_buckets() as u64)
                 .with("pulled_prefixes", f.level_pulling().map_or(0, |p| p.len()) as u64);

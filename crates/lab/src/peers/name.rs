@@ -81,6 +81,11 @@ impl LongestFirst {
         self.deepest = self.deepest.max(ph.len);
     }
 
+    /// Gives back the table's spare capacity (after a bulk load, as nexthop's FIB does).
+    pub fn shrink_to_fit(&mut self) {
+        self.table.shrink_to_fit(rehash(self.hasher));
+    }
+
     /// Longest-prefix match; also returns the probes made.
     #[inline]
     pub fn lookup(&self, value: &[u8]) -> (Option<&NextHops>, u32) {
@@ -187,6 +192,11 @@ impl StartAtM {
     /// The starting level M.
     pub fn m(&self) -> usize {
         self.m
+    }
+
+    /// Gives back the table's spare capacity (after a bulk load, as nexthop's FIB does).
+    pub fn shrink_to_fit(&mut self) {
+        self.table.shrink_to_fit(rehash(self.hasher));
     }
 
     /// Longest-prefix match; also returns the probes made.

@@ -24,6 +24,8 @@ use hashbrown::HashMap;
 /// Most slots in one entry: one per level of a 32-level binary search path.
 pub const MAX_SLOTS: usize = 8;
 const HEADER_WORDS: usize = 1;
+/// Smallest step by which the arena grows, in bytes.
+const MIN_GROWTH: usize = 64 << 10;
 const REAL: u32 = 1 << 31;
 
 /// The byte arena of name-prefix entries.
@@ -75,7 +77,10 @@ impl EntryArena {
                 let o = self.bytes.len() / 4;
                 assert!(o + words <= u32::MAX as usize, "name-prefix arena is full (16 GiB)");
                 if self.bytes.len() + words * 4 > self.bytes.capacity() {
-                    self.bytes.reserve(self.bytes.capacity().max(words * 4));
+                    // Grow by an eighth, not by doubling: a large block grows by mremap, not
+                    // by a copy, and at most an eighth of the arena is ever unused.
+                    let grow = (self.bytes.capacity() / 8).max(MIN_GROWTH).max(words * 4);
+                    self.bytes.reserve_exact(self.bytes.capacity() - self.bytes.len() + grow);
                     if self.huge_pages {
                         crate::mem::advise_huge_pages_for(&mut self.bytes);
                     }
@@ -194,6 +199,14 @@ impl EntryArena {
     /// Whether every slot of the entry is dead (neither real nor referenced).
     pub fn is_dead(&self, offset: u32) -> bool {
         (0..self.slot_count(offset)).all(|s| self.refs_word(offset, s) == 0)
+    }
+
+    /// Gives back the arena's unused capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.bytes.shrink_to_fit();
+        self.free.retain(|_, offsets| !offsets.is_empty());
+        self.free.shrink_to_fit();
+        self.free.values_mut().for_each(Vec::shrink_to_fit);
     }
 
     /// Bytes allocated (arena capacity and free lists).

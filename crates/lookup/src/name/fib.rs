@@ -16,17 +16,16 @@
 //!
 //! Control side. Inserting, replacing or removing a route changes the answer carried by every
 //! marker that extends it down to its nearest longer route. Those are found through an ordered
-//! index of the routes by name bytes (a `BTreeMap`; a name's TLV bytes are a byte prefix of its
-//! extensions' bytes, so a route's descendants are one contiguous range): for each topmost route
-//! Q under the changed route P, the prefixes of Q longer than P and shorter than Q are looked up
-//! level by level and their answers rewritten. The index is also what `routes()` lists.
+//! index of the routes by name bytes (`route_index`: a B+-tree of 8-byte keys that point at the
+//! route's bytes in the entry arena; a name's TLV bytes are a byte prefix of its extensions'
+//! bytes, so a route's descendants are one contiguous range): for each topmost route Q under the
+//! changed route P, the prefixes of Q longer than P and shorter than Q are looked up level by
+//! level and their answers rewritten. The index is also what `routes()` lists; a route's next
+//! hops are the answer in its own slot.
 //!
 //! The tree only grows: when a route deeper than `span` arrives the tables are rebuilt for the
 //! next power of two (at most five times in a FIB's life for 32 levels). Empty levels are never
 //! read, so a FIB whose routes became shallower keeps the bound of its current depth.
-
-use std::collections::BTreeMap;
-use std::ops::Bound;
 
 use nexthop_wire::NameView;
 
@@ -34,6 +33,7 @@ use super::entry::{EntryArena, NewSlot, MAX_SLOTS};
 use super::hash::{count_components, PrefixHasher, PrefixHashes, Strategy, MAX_LEVELS};
 use super::nexthops::{NextHopSets, NextHops, NextHopsId};
 use super::pulling::LevelPulling;
+use super::route_index::{RouteIndex, RouteKey};
 use super::table::{FingerprintTable, FpEntry, Position};
 use crate::mem;
 
@@ -116,7 +116,7 @@ pub struct NameFib {
     arena: EntryArena,
     sets: NextHopSets,
     /// Ordered index of the routes (control side).
-    routes: BTreeMap<Box<[u8]>, NextHopsId>,
+    index: RouteIndex,
     /// Routes per level, `per_level[l]` for `l` components.
     per_level: [usize; MAX_LEVELS + 1],
     deepest: usize,
@@ -138,7 +138,11 @@ impl Default for NameFib {
 impl NameFib {
     /// An empty FIB.
     pub fn new(config: NameFibConfig) -> Self {
-        let config = NameFibConfig { max_components: config.max_components.clamp(1, MAX_LEVELS), ..config };
+        let config = NameFibConfig {
+            max_components: config.max_components.clamp(1, MAX_LEVELS),
+            max_name_bytes: config.max_name_bytes.min(u16::MAX as usize),
+            ..config
+        };
         let key = config.key.unwrap_or_else(random_key);
         NameFib {
             config,
@@ -147,7 +151,7 @@ impl NameFib {
             tables: Vec::new(),
             arena: EntryArena::new(config.huge_pages),
             sets: NextHopSets::default(),
-            routes: BTreeMap::new(),
+            index: RouteIndex::default(),
             per_level: [0; MAX_LEVELS + 1],
             deepest: 0,
             pulling: None,
@@ -161,12 +165,12 @@ impl NameFib {
 
     /// Number of routes.
     pub fn len(&self) -> usize {
-        self.routes.len()
+        self.index.len()
     }
 
     /// Whether the FIB has no route.
     pub fn is_empty(&self) -> bool {
-        self.routes.is_empty()
+        self.index.is_empty()
     }
 
     /// Components of the deepest route.
@@ -191,12 +195,17 @@ impl NameFib {
 
     /// Every route, in name order, as (name TLV value, next hops).
     pub fn routes(&self) -> impl Iterator<Item = (&[u8], &NextHops)> + '_ {
-        self.routes.iter().map(|(k, &id)| (&**k, self.sets.get(id)))
+        self.index.iter().map(|k| {
+            let key = RouteKey::unpack(k);
+            (key_name(&self.arena, k), self.sets.get(NextHopsId(self.arena.answer(key.entry, key.slot.into()))))
+        })
     }
 
     /// The next hops of exactly `name`, if it is a route.
     pub fn get(&self, name: &NameView<'_>) -> Option<&NextHops> {
-        self.routes.get(name.value()).map(|&id| self.sets.get(id))
+        let value = name.value();
+        let (entry, slot) = self.route_slot(value, count_components(value))?;
+        Some(self.sets.get(NextHopsId(self.arena.answer(entry, slot))))
     }
 
     /// Fingerprint entries per level (index 0 is level 1).
@@ -207,6 +216,11 @@ impl NameFib {
     /// Overflow buckets chained over all levels.
     pub fn chained_buckets(&self) -> usize {
         self.tables.iter().map(FingerprintTable::chained).sum()
+    }
+
+    /// Bytes allocated by the control side's ordered index of routes.
+    pub fn control_bytes(&self) -> usize {
+        self.index.heap_bytes()
     }
 
     /// Bytes allocated by the data plane: tables, entries, next-hop sets, level-pulling cache.
@@ -427,25 +441,23 @@ impl NameFib {
         if next_hops.is_empty() {
             return Err(RouteError::NoNextHops);
         }
-        if let Some(&old) = self.routes.get(value) {
+        if let Some((entry, slot)) = self.route_slot(value, m) {
+            let old = NextHopsId(self.arena.answer(entry, slot));
             let new = self.sets.acquire(&next_hops);
             self.set_route_answer(value, m, new.0);
-            *self.routes.get_mut(value).expect("route present") = new;
             let previous = self.sets.get(old).clone();
             self.sets.release(old);
             return Ok(Some(previous));
         }
         let id = self.sets.acquire(&next_hops);
+        self.count_level(m, 1);
         if m > self.tables.len() {
-            self.routes.insert(value.into(), id);
-            self.count_level(m, 1);
-            self.rebuild(m);
+            self.rebuild(m, Some((value, id)));
             return Ok(None);
         }
-        self.install(value, m, id.0);
-        self.routes.insert(value.into(), id);
-        self.count_level(m, 1);
-        self.propagate(value, m, id.0);
+        let (entry, slot) = self.install(value, m, id.0);
+        let next = self.index_route(value, entry, slot);
+        self.propagate_from(next, value, m, id.0);
         if let Some(pulling) = self.pulling.take() {
             pulling.route_added(self, value);
             self.pulling = Some(pulling);
@@ -457,13 +469,16 @@ impl NameFib {
     pub fn remove(&mut self, name: &NameView<'_>) -> Result<NextHops, RouteError> {
         let value = name.value();
         let m = self.check(value)?;
-        let Some(&id) = self.routes.get(value) else {
+        let Some((entry, slot)) = self.route_slot(value, m) else {
             return Err(RouteError::NotFound(name.to_string()));
         };
+        let id = NextHopsId(self.arena.answer(entry, slot));
         if let Some(pulling) = self.pulling.take() {
             pulling.route_removed(self, value);
             self.pulling = Some(pulling);
         }
+        let arena = &self.arena;
+        self.index.remove(|k| key_name(arena, k).cmp(value)).expect("every route is indexed");
         let ph = self.hash(value, m);
         let parent = if m > 1 { self.bmp(value, &ph, m - 1) } else { 0 };
         for level in self.path(m) {
@@ -477,7 +492,6 @@ impl NameFib {
             }
             self.settle(level, pos, entry, slot);
         }
-        self.routes.remove(value);
         self.count_level(m, -1);
         self.propagate(value, m, parent);
         let previous = self.sets.get(id).clone();
@@ -529,6 +543,23 @@ impl NameFib {
         }
     }
 
+    /// Where route `value` (`m` components) is: its entry and slot, if it is a route.
+    fn route_slot(&self, value: &[u8], m: usize) -> Option<(u32, usize)> {
+        if m == 0 || m > self.tables.len() {
+            return None;
+        }
+        let (_, e) = self.locate(m, &self.hash(value, m), value)?;
+        self.arena.is_real(e.entry(), e.slot()).then_some((e.entry(), e.slot()))
+    }
+
+    /// Adds route `value`, whose bytes and slot are in `entry`, to the ordered index; returns
+    /// the key of the next route in name order.
+    fn index_route(&mut self, value: &[u8], entry: u32, slot: usize) -> Option<u64> {
+        let key = RouteKey { entry, len: value.len() as u16, slot: slot as u8 }.pack();
+        let arena = &self.arena;
+        self.index.insert(key, |k| key_name(arena, k).cmp(value)).expect("a new route is not indexed yet")
+    }
+
     /// Finds the fingerprint entry of the first `level` components of `value`, comparing bytes.
     pub(crate) fn locate(&self, level: usize, ph: &PrefixHashes, value: &[u8]) -> Option<(Position, FpEntry)> {
         let table = self.tables.get(level - 1)?;
@@ -547,8 +578,9 @@ impl NameFib {
     }
 
     /// Puts the strings of a new route (`m` components, answer `answer`) in the tables: the
-    /// route itself and the markers on its search path, sharing what is already there.
-    fn install(&mut self, value: &[u8], m: usize, answer: u32) {
+    /// route itself and the markers on its search path, sharing what is already there. Returns
+    /// the entry and slot of the route.
+    fn install(&mut self, value: &[u8], m: usize, answer: u32) -> (u32, usize) {
         let ph = self.hash(value, m);
         let mut new_slots: Vec<NewSlot> = Vec::new();
         let mut existing: Vec<(usize, Position, FpEntry)> = Vec::new();
@@ -562,6 +594,7 @@ impl NameFib {
                 }
             }
         }
+        let mut route = None;
         for (level, pos, e) in existing {
             let (entry, slot) = (e.entry(), e.slot());
             if level < m {
@@ -570,6 +603,7 @@ impl NameFib {
             } else {
                 self.arena.set_real(entry, slot, true);
                 self.arena.set_answer(entry, slot, answer);
+                route = Some((entry, slot));
             }
         }
         if !new_slots.is_empty() {
@@ -577,8 +611,12 @@ impl NameFib {
             for (i, s) in new_slots.iter().enumerate() {
                 let level = s.level as usize;
                 self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, i as u8, s.refs == 0));
+                if level == m {
+                    route = Some((entry, i));
+                }
             }
         }
+        route.expect("a route's own level is on its path")
     }
 
     /// Adds one more marker reference to the prefix of `value` at `level` (creating the marker
@@ -631,13 +669,38 @@ impl NameFib {
         self.tables[level - 1].insert(hash, e);
     }
 
-    /// Rebuilds one level's table at 1.5× its size, rehashing each prefix from its entry.
+    /// Rebuilds one level's table at 1.5× its size.
     fn grow(&mut self, level: usize) {
-        let table = &self.tables[level - 1];
-        let entries: Vec<(u64, FpEntry)> =
-            table.entries().map(|e| (self.hasher.hash_prefix(self.arena.name(e.entry()), level), e)).collect();
-        let capacity = (entries.len() + 1) * 3 / 2;
-        self.tables[level - 1] = FingerprintTable::rebuilt(capacity, self.config.huge_pages, entries);
+        self.resize_table(level, (self.tables[level - 1].len() + 1) * 3 / 2);
+    }
+
+    /// Rebuilds one level's table sized for `capacity` entries at the design load, rehashing
+    /// each prefix from its entry (prefetched a few entries ahead: the entries are scattered).
+    fn resize_table(&mut self, level: usize, capacity: usize) {
+        const AHEAD: usize = 8;
+        let entries: Vec<FpEntry> = self.tables[level - 1].entries().collect();
+        let mut hashed = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            if let Some(ahead) = entries.get(i + AHEAD) {
+                mem::prefetch(self.arena.address(ahead.entry()));
+            }
+            hashed.push((self.hasher.hash_prefix(self.arena.name(e.entry()), level), *e));
+        }
+        drop(entries);
+        self.tables[level - 1] = FingerprintTable::rebuilt(capacity, self.config.huge_pages, hashed);
+    }
+
+    /// Gives back spare capacity, for after a bulk load: every table is rebuilt at the design
+    /// load for what it holds now (as the paper sizes a table for n prefixes at n/4 buckets,
+    /// where growing by 1.5× leaves tables between 2/3 and all of that load), and the entry
+    /// arena is trimmed. Answers do not change; the next insertion into a full table grows it.
+    pub fn shrink_to_fit(&mut self) {
+        for level in 1..=self.tables.len() {
+            if !self.tables[level - 1].is_empty() {
+                self.resize_table(level, self.tables[level - 1].len());
+            }
+        }
+        self.arena.shrink_to_fit();
     }
 
     /// Sets the answer of route `value` (`m` components) and of the markers that inherit it.
@@ -652,10 +715,20 @@ impl NameFib {
     /// with no longer route between: for each topmost route Q below, the prefixes of Q longer than
     /// `m` and shorter than Q.
     fn propagate(&mut self, value: &[u8], m: usize, answer: u32) {
-        let mut cursor: Bound<Vec<u8>> = Bound::Excluded(value.to_vec());
-        loop {
-            let next = self.routes.range::<[u8], _>((cursor.as_ref().map(Vec::as_slice), Bound::Unbounded)).next().map(|(k, _)| k.to_vec());
-            let Some(q) = next.filter(|q| q.starts_with(value)) else { return };
+        let arena = &self.arena;
+        let next = self.index.first_where(|k| key_name(arena, k) > value);
+        self.propagate_from(next, value, m, answer);
+    }
+
+    /// [`Self::propagate`] given `next`, the first route after `value` in name order.
+    fn propagate_from(&mut self, mut next: Option<u64>, value: &[u8], m: usize, answer: u32) {
+        let mut q = Vec::new();
+        while let Some(k) = next {
+            q.clear();
+            q.extend_from_slice(key_name(&self.arena, k));
+            if !q.starts_with(value) {
+                return;
+            }
             let ph = self.hash(&q, MAX_LEVELS);
             let qm = ph.len;
             if qm > m + 1 {
@@ -665,25 +738,40 @@ impl NameFib {
                     }
                 }
             }
-            cursor = match prefix_successor(&q) {
-                Some(s) => Bound::Included(s),
-                None => return,
-            };
+            // The next route that does not extend q: q's own extensions are below q's answer.
+            let arena = &self.arena;
+            next = self.index.first_where(|k| {
+                let name = key_name(arena, k);
+                name > &q[..] && !name.starts_with(&q)
+            });
         }
     }
 
-    /// Rebuilds every table for a tree that covers `m` levels, reinstalling the routes in name
-    /// order (a route's prefixes before it, so no answer needs propagating).
-    fn rebuild(&mut self, m: usize) {
+    /// Rebuilds every table for a tree that covers `m` levels, reinstalling the routes and
+    /// `new` in name order (a route's prefixes before it, so no answer needs propagating).
+    fn rebuild(&mut self, m: usize, new: Option<(&[u8], NextHopsId)>) {
+        let mut routes: Vec<(Box<[u8]>, u32)> = self
+            .index
+            .iter()
+            .map(|k| {
+                let key = RouteKey::unpack(k);
+                (key_name(&self.arena, k).into(), self.arena.answer(key.entry, key.slot.into()))
+            })
+            .collect();
+        if let Some((value, id)) = new {
+            let at = routes.partition_point(|(name, _)| &**name < value);
+            routes.insert(at, (value.into(), id.0));
+        }
         let span = (m + 1).next_power_of_two() - 1;
         let span = span.max(self.tables.len());
         self.root = span.div_ceil(2);
         let huge = self.config.huge_pages;
         self.tables = (1..=span).map(|l| FingerprintTable::with_capacity(self.per_level[l] * 2, huge)).collect();
         self.arena = EntryArena::new(self.config.huge_pages);
-        let routes: Vec<(Box<[u8]>, NextHopsId)> = self.routes.iter().map(|(k, &v)| (k.clone(), v)).collect();
-        for (k, v) in &routes {
-            self.install(k, count_components(k), v.0);
+        self.index = RouteIndex::default();
+        for (name, id) in &routes {
+            let (entry, slot) = self.install(name, count_components(name), *id);
+            self.index_route(name, entry, slot);
         }
         if let Some(pulling) = self.pulling.take() {
             self.enable_level_pulling(pulling.threshold());
@@ -714,7 +802,7 @@ impl NameFib {
     }
 
     pub(crate) fn route_keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.routes.keys().map(|k| &**k)
+        self.index.iter().map(|k| key_name(&self.arena, k))
     }
 }
 
@@ -733,16 +821,11 @@ fn id(answer: u32) -> Option<NextHopsId> {
     (answer != 0).then_some(NextHopsId(answer))
 }
 
-/// The smallest byte string greater than every string that starts with `p`.
-fn prefix_successor(p: &[u8]) -> Option<Vec<u8>> {
-    let mut s = p.to_vec();
-    while let Some(last) = s.pop() {
-        if last != 0xff {
-            s.push(last + 1);
-            return Some(s);
-        }
-    }
-    None
+/// The bytes of the route with index key `k`: a prefix of its entry's name.
+#[inline]
+fn key_name(arena: &EntryArena, k: u64) -> &[u8] {
+    let key = RouteKey::unpack(k);
+    &arena.name(key.entry)[..usize::from(key.len)]
 }
 
 fn random_key() -> (u64, u64) {
@@ -827,6 +910,30 @@ mod tests {
     }
 
     #[test]
+    fn routes_under_ff_bytes_get_their_answers_and_list_in_order() {
+        // Component bytes of 0xff: the end of a route's run of extensions in name order is
+        // found by a predicate, not by incrementing the last byte.
+        let mut f = fib(Strategy::VerifyAtEnd);
+        for (uri, face) in [("/x/%FF%FF/y/z/w/v", 2), ("/x/%FF%FF/%FF/q", 4), ("/y", 6), ("/x", 1)] {
+            f.insert(&n(uri).as_view(), NextHops::single(face, 0)).unwrap();
+        }
+        assert_eq!(face(&f, "/x/%FF%FF/y/z/w/u"), Some(1));
+        f.insert(&n("/x/%FF%FF").as_view(), NextHops::single(3, 0)).unwrap();
+        assert_eq!(face(&f, "/x/%FF%FF/y/z/w/u"), Some(3));
+        assert_eq!(face(&f, "/x/%FF%FF/%FF/r"), Some(3));
+        assert_eq!(face(&f, "/x/%FF%FF/%FF/q/r"), Some(4));
+        f.remove(&n("/x/%FF%FF").as_view()).unwrap();
+        assert_eq!(face(&f, "/x/%FF%FF/y/z/w/u"), Some(1));
+        assert_eq!(f.get(&n("/x/%FF%FF").as_view()), None);
+        assert_eq!(f.get(&n("/y").as_view()).and_then(NextHops::best).map(|h| h.face), Some(6));
+        let listed: Vec<&[u8]> = f.routes().map(|(name, _)| name).collect();
+        let mut sorted = listed.clone();
+        sorted.sort();
+        assert_eq!(listed, sorted);
+        assert_eq!(listed.len(), f.len());
+    }
+
+    #[test]
     fn bad_routes_are_refused_and_change_nothing() {
         let mut f = NameFib::new(NameFibConfig { max_components: 3, max_name_bytes: 20, key: Some((1, 1)), ..Default::default() });
         f.insert(&n("/a").as_view(), NextHops::single(1, 0)).unwrap();
@@ -892,12 +999,5 @@ mod tests {
             assert_eq!(*o, f.lookup_id(v.value()));
         }
         assert!(out[0].is_some() && out[100].is_none());
-    }
-
-    #[test]
-    fn prefix_successor_bounds_the_range() {
-        assert_eq!(prefix_successor(&[1, 2]), Some(vec![1, 3]));
-        assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
-        assert_eq!(prefix_successor(&[0xff]), None);
     }
 }

@@ -14,6 +14,8 @@
 //! - `fib`: the binary search, markers with inherited answers, batch lookup with prefetching,
 //!   and the control side (insert, replace, remove while in use).
 //! - `pulling`: level pulling (§4), an option.
+//! - `route_index`: the control side's ordered index of routes, a B+-tree of 8-byte keys that
+//!   point into the entry arena (no name stored twice).
 //! - `nexthops`: forwarding information, interned.
 //! - `reference`: the oracle.
 
@@ -23,6 +25,7 @@ pub mod hash;
 mod nexthops;
 mod pulling;
 mod reference;
+mod route_index;
 mod table;
 
 pub use fib::{NameFib, NameFibConfig, RouteError, DEFAULT_MAX_NAME_BYTES};

@@ -43,6 +43,18 @@ impl ReferenceFib {
         self.routes.is_empty()
     }
 
+    /// The next hops of exactly `name`, if it is a route.
+    pub fn get(&self, name: &NameView<'_>) -> Option<&NextHops> {
+        self.routes.get(name.value())
+    }
+
+    /// Every route, in name order.
+    pub fn routes(&self) -> Vec<(&[u8], &NextHops)> {
+        let mut all: Vec<(&[u8], &NextHops)> = self.routes.iter().map(|(k, v)| (&k[..], v)).collect();
+        all.sort_unstable_by_key(|&(k, _)| k);
+        all
+    }
+
     /// Longest-prefix match.
     pub fn lookup(&self, name: &NameView<'_>) -> Option<&NextHops> {
         self.lookup_value(name.value())

@@ -274,6 +274,7 @@ impl FingerprintTable {
             // Collided bits are recomputed from scratch by `insert`.
             t.insert(hash, FpEntry(e.0 & !COLLIDED));
         }
+        t.overflow.shrink_to_fit();
         t
     }
 
