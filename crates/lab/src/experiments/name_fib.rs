@@ -84,10 +84,12 @@ impl super::Experiment for NameFibExperiment {
     }
 }
 
-/// Bytes per rule a `binsearch` build needs at its peak, everything counted: ~140 left
-/// allocated on worst-binsearch k = 7 (measured at 1M and 2M rules), plus the largest table's
-/// rebuild (old table, rehashed entries and new table side by side), with headroom.
-const BUILD_BYTES_PER_RULE: u64 = 200;
+/// Bytes per rule a `binsearch` build needs at its peak, with headroom: ~140 left allocated on
+/// worst-binsearch k = 7 (counted at 1M and 2M rules), the largest table's rebuild (rehashed
+/// entries and new table), and what the process's heap keeps from the 10M-rule FIBs before.
+/// A full run at 100M rules with 200 here was killed by the kernel at 24.3 GB resident (the
+/// rebuild then also kept the old table alive).
+const BUILD_BYTES_PER_RULE: u64 = 240;
 
 /// The largest multiple of 10M rules, at most `want`, whose build fits in the memory available.
 fn largest_fitting(want: usize) -> usize {

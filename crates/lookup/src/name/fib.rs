@@ -678,15 +678,19 @@ impl NameFib {
     /// each prefix from its entry (prefetched a few entries ahead: the entries are scattered).
     fn resize_table(&mut self, level: usize, capacity: usize) {
         const AHEAD: usize = 8;
-        let entries: Vec<FpEntry> = self.tables[level - 1].entries().collect();
-        let mut hashed = Vec::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            if let Some(ahead) = entries.get(i + AHEAD) {
+        let old = &self.tables[level - 1];
+        let mut hashed: Vec<(u64, FpEntry)> = Vec::with_capacity(old.len());
+        hashed.extend(old.entries().map(|e| (0, e)));
+        // The old table goes before the new one is allocated, so that at most one of them is
+        // alive beside the entries (at 100M routes the largest table is gigabytes).
+        self.tables[level - 1] = FingerprintTable::with_capacity(0, false);
+        for i in 0..hashed.len() {
+            if let Some(&(_, ahead)) = hashed.get(i + AHEAD) {
                 mem::prefetch(self.arena.address(ahead.entry()));
             }
-            hashed.push((self.hasher.hash_prefix(self.arena.name(e.entry()), level), *e));
+            let e = hashed[i].1;
+            hashed[i].0 = self.hasher.hash_prefix(self.arena.name(e.entry()), level);
         }
-        drop(entries);
         self.tables[level - 1] = FingerprintTable::rebuilt(capacity, self.config.huge_pages, hashed);
     }
 
