@@ -204,7 +204,8 @@ impl NameFib {
     /// The next hops of exactly `name`, if it is a route.
     pub fn get(&self, name: &NameView<'_>) -> Option<&NextHops> {
         let value = name.value();
-        let (entry, slot) = self.route_slot(value, count_components(value))?;
+        let m = count_components(value);
+        let (entry, slot) = self.route_slot(value, &self.hash(value, m), m)?;
         Some(self.sets.get(NextHopsId(self.arena.answer(entry, slot))))
     }
 
@@ -441,10 +442,12 @@ impl NameFib {
         if next_hops.is_empty() {
             return Err(RouteError::NoNextHops);
         }
-        if let Some((entry, slot)) = self.route_slot(value, m) {
+        let ph = self.hash(value, m);
+        if let Some((entry, slot)) = self.route_slot(value, &ph, m) {
             let old = NextHopsId(self.arena.answer(entry, slot));
             let new = self.sets.acquire(&next_hops);
-            self.set_route_answer(value, m, new.0);
+            self.arena.set_answer(entry, slot, new.0);
+            self.propagate(value, m, new.0);
             let previous = self.sets.get(old).clone();
             self.sets.release(old);
             return Ok(Some(previous));
@@ -455,7 +458,7 @@ impl NameFib {
             self.rebuild(m, Some((value, id)));
             return Ok(None);
         }
-        let (entry, slot) = self.install(value, m, id.0);
+        let (entry, slot) = self.install(value, &ph, m, id.0);
         let next = self.index_route(value, entry, slot);
         self.propagate_from(next, value, m, id.0);
         if let Some(pulling) = self.pulling.take() {
@@ -469,7 +472,8 @@ impl NameFib {
     pub fn remove(&mut self, name: &NameView<'_>) -> Result<NextHops, RouteError> {
         let value = name.value();
         let m = self.check(value)?;
-        let Some((entry, slot)) = self.route_slot(value, m) else {
+        let ph = self.hash(value, m);
+        let Some((entry, slot)) = self.route_slot(value, &ph, m) else {
             return Err(RouteError::NotFound(name.to_string()));
         };
         let id = NextHopsId(self.arena.answer(entry, slot));
@@ -479,7 +483,6 @@ impl NameFib {
         }
         let arena = &self.arena;
         self.index.remove(|k| key_name(arena, k).cmp(value)).expect("every route is indexed");
-        let ph = self.hash(value, m);
         let parent = if m > 1 { self.bmp(value, &ph, m - 1) } else { 0 };
         for level in self.path(m) {
             let (pos, e) = self.locate(level, &ph, value).expect("route string is present on its path");
@@ -543,12 +546,13 @@ impl NameFib {
         }
     }
 
-    /// Where route `value` (`m` components) is: its entry and slot, if it is a route.
-    fn route_slot(&self, value: &[u8], m: usize) -> Option<(u32, usize)> {
+    /// Where route `value` (`m` components, prefix hashes `ph`) is: its entry and slot, if it is
+    /// a route.
+    fn route_slot(&self, value: &[u8], ph: &PrefixHashes, m: usize) -> Option<(u32, usize)> {
         if m == 0 || m > self.tables.len() {
             return None;
         }
-        let (_, e) = self.locate(m, &self.hash(value, m), value)?;
+        let (_, e) = self.locate(m, ph, value)?;
         self.arena.is_real(e.entry(), e.slot()).then_some((e.entry(), e.slot()))
     }
 
@@ -580,16 +584,15 @@ impl NameFib {
     /// Puts the strings of a new route (`m` components, answer `answer`) in the tables: the
     /// route itself and the markers on its search path, sharing what is already there. Returns
     /// the entry and slot of the route.
-    fn install(&mut self, value: &[u8], m: usize, answer: u32) -> (u32, usize) {
-        let ph = self.hash(value, m);
+    fn install(&mut self, value: &[u8], ph: &PrefixHashes, m: usize, answer: u32) -> (u32, usize) {
         let mut new_slots: Vec<NewSlot> = Vec::new();
         let mut existing: Vec<(usize, Position, FpEntry)> = Vec::new();
         for level in self.path(m) {
-            match self.locate(level, &ph, value) {
+            match self.locate(level, ph, value) {
                 Some((pos, e)) => existing.push((level, pos, e)),
                 None => {
                     let marker = level < m;
-                    let inherited = if marker { self.bmp(value, &ph, level) } else { answer };
+                    let inherited = if marker { self.bmp(value, ph, level) } else { answer };
                     new_slots.push(NewSlot { level: level as u8, answer: inherited, refs: u32::from(marker), real: !marker });
                 }
             }
@@ -707,14 +710,6 @@ impl NameFib {
         self.arena.shrink_to_fit();
     }
 
-    /// Sets the answer of route `value` (`m` components) and of the markers that inherit it.
-    fn set_route_answer(&mut self, value: &[u8], m: usize, answer: u32) {
-        let ph = self.hash(value, m);
-        let (_, e) = self.locate(m, &ph, value).expect("route present");
-        self.arena.set_answer(e.entry(), e.slot(), answer);
-        self.propagate(value, m, answer);
-    }
-
     /// Gives `answer` to every marker that extends the route position `value` (`m` components)
     /// with no longer route between: for each topmost route Q below, the prefixes of Q longer than
     /// `m` and shorter than Q.
@@ -774,7 +769,8 @@ impl NameFib {
         self.arena = EntryArena::new(self.config.huge_pages);
         self.index = RouteIndex::default();
         for (name, id) in &routes {
-            let (entry, slot) = self.install(name, count_components(name), *id);
+            let m = count_components(name);
+            let (entry, slot) = self.install(name, &self.hash(name, m), m, *id);
             self.index_route(name, entry, slot);
         }
         if let Some(pulling) = self.pulling.take() {
