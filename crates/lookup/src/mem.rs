@@ -60,6 +60,14 @@ pub fn advise_huge_pages_for<T>(v: &mut Vec<T>) -> bool {
     advise_range(start as usize, bytes)
 }
 
+/// A vector of `len` copies of `value`, on huge pages when it is large enough.
+pub fn huge_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    advise_huge_pages_for(&mut v);
+    v.resize(len, value);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,12 @@
 //! # Graph
 //! Vertices are the cells: u_i for A[i], v_j for B[j]; every name is the edge (u_{h_a}, v_{h_b})
 //! and its action is A[u] ⊕ B[v]. G must stay acyclic (a forest), so every tree can be coloured.
-//! Adjacency lists are intrusive singly linked lists threaded through the edge arrays.
+//! Adjacency lists are intrusive singly linked lists threaded through the edge array.
+//!
+//! The graph is also the index from name to edge: a name's edge is in the list of its A vertex,
+//! which the name's hash gives, so finding it reads that list (half an edge long on average at
+//! the paper's sizes, comparing B vertices before names) — no hash map beside the graph, and one
+//! chain of cache misses shorter on every update. Large arrays ask for transparent huge pages.
 //!
 //! # Operations (the paper's section IV-B)
 //! - **construct**: pick a seed, test acyclicity with union–find (a repeated edge is a cycle),
@@ -23,29 +28,23 @@
 //! Sizing (the paper's two options): `Equal` m_a = m_b = the smallest power of two ≥ 1.33 n;
 //! `Unequal` m_a as before and m_b the smallest power of two ≥ n.
 
-use core::hash::BuildHasher;
-
-use hashbrown::HashTable;
-
 use super::cell::Cell;
 use super::hash::{cells, checksum_above, key_hash, next_seed};
 use super::key::StoredKey;
 use super::query::{OthelloQuery, Patch};
 use super::FlatError;
-use crate::mem::prefetch;
+use crate::mem::{advise_huge_pages_for, huge_vec, prefetch};
 
 /// "No edge" in the adjacency links.
 const NIL: u32 = u32::MAX;
-/// A u tree at most this large is flipped on an add without comparing it with the v tree.
-const SMALL_TREE: usize = 8;
 /// Marks a B-side vertex in the BFS queue.
 const SIDE_B: u32 = 1 << 31;
 
-/// One name's edge, its links and its action, together so a tree walk reads one line per edge.
+/// One name's edge and its links: 16 bytes, so a tree walk reads one cache line per edge.
 #[derive(Debug, Clone, Copy)]
-
+#[repr(align(16))]
 struct Edge {
-    /// A-side vertex (cell of A).
+    /// A-side vertex (cell of A), or [`FREE`] for an unused slot.
     u: u32,
     /// B-side vertex (cell of B).
     v: u32,
@@ -53,12 +52,58 @@ struct Edge {
     next_a: u32,
     /// Next edge at `v`.
     next_b: u32,
-    /// The action (without checksum bits).
-    value: u32,
 }
 
+/// `Edge::u` of a slot no name holds (cells are below 2^31).
+const FREE: u32 = NIL;
+
 impl Edge {
-    const EMPTY: Edge = Edge { u: 0, v: 0, next_a: NIL, next_b: NIL, value: 0 };
+    /// A live edge not yet placed (construction and growth place it).
+    const UNPLACED: Edge = Edge { u: 0, v: 0, next_a: NIL, next_b: NIL };
+
+    fn is_live(&self) -> bool {
+        self.u != FREE
+    }
+}
+
+/// A breadth-first walk of one tree of G, one vertex per [`Othello::step`].
+#[derive(Debug, Clone, Default)]
+struct Walk {
+    /// Vertices reached, in order (`SIDE_B` marks B vertices).
+    queue: Vec<u32>,
+    /// The edge each vertex in `queue` was reached by.
+    via: Vec<u32>,
+    /// Vertices expanded so far.
+    at: usize,
+}
+
+impl Walk {
+    /// A walk from `x`, which does not cross edge `skip`.
+    fn start(&mut self, x: u32, skip: u32) {
+        self.queue.clear();
+        self.via.clear();
+        self.queue.push(x);
+        self.via.push(skip);
+        self.at = 0;
+    }
+}
+
+/// What one step of a walk found.
+enum Step {
+    /// More vertices to expand.
+    Going,
+    /// The whole tree is enumerated.
+    Done,
+    /// The walk reached its target vertex.
+    Reached,
+}
+
+/// What [`Othello::smaller_side`] found.
+enum Sides {
+    /// This walk (0: u's, 1: v's) enumerated its whole tree first.
+    Smaller(usize),
+    /// A walk reached the other end: u and v are in one tree.
+    Joined,
 }
 
 /// How m_a and m_b follow n.
@@ -124,15 +169,15 @@ pub struct Othello<C: Cell> {
     edges: Vec<Edge>,
     /// The names, by edge.
     keys: Vec<StoredKey>,
+    /// The actions (without checksum bits), by edge.
+    values: Vec<u32>,
     free_edges: Vec<u32>,
+    /// Names held (live edges).
+    len: usize,
     head_a: Vec<u32>,
     head_b: Vec<u32>,
-    /// Edge ids by name; the names themselves live once, in `keys`.
-    index: HashTable<u32>,
-    // Tree-walk scratch.
-    queue: Vec<u32>,
-    /// The edge each vertex in `queue` was reached by.
-    via: Vec<u32>,
+    /// Tree-walk scratch: the u side's walk and the v side's.
+    walks: [Walk; 2],
     patch: Patch<C>,
     rebuilt: bool,
     stats: OthelloStats,
@@ -169,35 +214,47 @@ impl<C: Cell> Othello<C> {
             b: Vec::new(),
             edges: Vec::new(),
             keys: Vec::new(),
+            values: Vec::new(),
             free_edges: Vec::new(),
+            len: 0,
             head_a: Vec::new(),
             head_b: Vec::new(),
-            index: HashTable::new(),
-            queue: Vec::new(),
-            via: Vec::new(),
+            walks: Default::default(),
             patch: Patch::default(),
             rebuilt: true,
             stats: OthelloStats::default(),
         };
         let pairs = pairs.into_iter();
-        // Room for the names given and some growth, so the first updates do not rehash them all.
+        // Room for the names given and some growth, so the first adds do not move the arrays.
         let expected = pairs.size_hint().0;
-        o.index.reserve(expected + expected / 8, |&x| name_hash(o.keys[x as usize].as_bytes()));
-        o.edges.reserve(expected);
-        o.keys.reserve(expected);
+        let room = expected + expected / 8;
+        o.edges.reserve_exact(room);
+        o.keys.reserve_exact(room);
+        o.values.reserve_exact(room);
+        advise_huge_pages_for(&mut o.edges);
+        advise_huge_pages_for(&mut o.keys);
         for (key, value) in pairs {
             o.check_value(value)?;
-            let e = o.edges.len() as u32;
-            let keys = &o.keys;
-            match o.index.entry(name_hash(key), |&x| keys[x as usize].as_bytes() == key, |&x| name_hash(keys[x as usize].as_bytes())) {
-                hashbrown::hash_table::Entry::Occupied(_) => return Err(FlatError::Duplicate),
-                hashbrown::hash_table::Entry::Vacant(slot) => slot.insert(e),
-            };
-            o.edges.push(Edge { value, ..Edge::EMPTY });
+            o.edges.push(Edge::UNPLACED);
             o.keys.push(StoredKey::new(key));
+            o.values.push(value);
         }
-        o.rebuild(false);
+        o.len = o.edges.len();
+        // A name given twice is a repeated edge under every seed: a cycle. Cycles are rare
+        // otherwise, so names are checked for repeats only after the first cyclic seed.
+        o.rebuild(false, |o| o.has_repeated_name()).map_err(|()| FlatError::Duplicate)?;
         Ok(o)
+    }
+
+    /// Whether some name is held by two edges (only construction can do that).
+    fn has_repeated_name(&self) -> bool {
+        let mut seen = hashbrown::HashSet::with_capacity(self.len);
+        !self.live_edges().all(|e| seen.insert(self.keys[e as usize].as_bytes()))
+    }
+
+    /// The slots of the names held, in slot order.
+    fn live_edges(&self) -> impl Iterator<Item = u32> + '_ {
+        self.edges.iter().enumerate().filter(|(_, edge)| edge.is_live()).map(|(e, _)| e as u32)
     }
 
     fn check_value(&self, value: u32) -> Result<(), FlatError> {
@@ -209,7 +266,7 @@ impl<C: Cell> Othello<C> {
 
     /// The cell XOR an edge must have under the current seed: action | checksum << l.
     fn edge_cell(&self, e: u32) -> u32 {
-        let v = self.edges[e as usize].value;
+        let v = self.values[e as usize];
         if self.cfg.checksum_bits == 0 {
             return v;
         }
@@ -217,24 +274,36 @@ impl<C: Cell> Othello<C> {
         v | checksum_above(h, self.cfg.checksum_bits, self.cfg.value_bits)
     }
 
-    /// The edge of `key`.
+    /// The edge of `key`. Alter and delete go on to B vertex `j`: its list and cell are fetched
+    /// meanwhile.
     fn find(&self, key: &[u8]) -> Option<u32> {
-        self.find_hashed(key, name_hash(key))
+        let (i, j) = self.cells_of(key);
+        self.prefetch_vertex(j as u32 | SIDE_B);
+        self.find_at(key, i, j)
     }
 
-    /// The edge of `key`, whose index hash is `nh`.
-    fn find_hashed(&self, key: &[u8], nh: u64) -> Option<u32> {
-        self.index.find(nh, |&e| self.keys[e as usize].as_bytes() == key).copied()
+    /// The edge of `key`, whose cells are (`i`, `j`): it is in the list of A vertex `i`, and
+    /// only an edge that also ends at `j` needs its name compared.
+    fn find_at(&self, key: &[u8], i: usize, j: usize) -> Option<u32> {
+        let mut e = self.head_a[i];
+        while e != NIL {
+            let edge = &self.edges[e as usize];
+            if edge.v as usize == j && self.keys[e as usize].as_bytes() == key {
+                return Some(e);
+            }
+            e = edge.next_a;
+        }
+        None
     }
 
     /// Names held.
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.len
     }
 
     /// Whether no name is held.
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.len == 0
     }
 
     /// What it counted.
@@ -244,12 +313,12 @@ impl<C: Cell> Othello<C> {
 
     /// The action of a name in the FIB.
     pub fn get(&self, key: &[u8]) -> Option<u32> {
-        self.find(key).map(|e| self.edges[e as usize].value)
+        self.find(key).map(|e| self.values[e as usize])
     }
 
     /// Every (name, action), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> + '_ {
-        self.index.iter().map(|&e| (self.keys[e as usize].as_bytes(), self.edges[e as usize].value))
+        self.live_edges().map(|e| (self.keys[e as usize].as_bytes(), self.values[e as usize]))
     }
 
     /// A query structure for the data plane, holding the current cells.
@@ -311,21 +380,22 @@ impl<C: Cell> Othello<C> {
     }
 
     /// Re-sizes, finds an acyclic seed, colours every tree and relinks every edge. With
-    /// `new_seed` the current seed is skipped (it just produced a cycle).
+    /// `new_seed` the current seed is skipped (it just produced a cycle). After the first cyclic
+    /// seed, `hopeless` says whether any seed can succeed; if not, nothing is rebuilt: `Err`.
     ///
     /// One pass over the edges both tests acyclicity and colours: a union–find whose links carry
     /// the XOR between a vertex's cell and its parent's. Edge (u, v) with cell value w joins two
     /// trees by hanging root r_u under r_v with the XOR that makes A[u] ⊕ B[v] = w; u and v
     /// already in one tree is a cycle, and the next seed is tried. A vertex's cell is then the
     /// XOR along its path to its root (roots hold 0).
-    fn rebuild(&mut self, new_seed: bool) {
+    fn rebuild(&mut self, new_seed: bool, hopeless: impl FnOnce(&Self) -> bool) -> Result<(), ()> {
         let (mut ma_bits, mut mb_bits) = self.sizes_for(self.len());
         if new_seed {
             self.seed = next_seed(self.seed);
         }
+        let mut hopeless = Some(hopeless);
         // Live edges in slot order, so the passes below read names and edges sequentially.
-        let mut live: Vec<u32> = self.index.iter().copied().collect();
-        live.sort_unstable();
+        let live: Vec<u32> = self.live_edges().collect();
         let mut forest = XorForest::default();
         let mut tries = 0u32;
         loop {
@@ -334,7 +404,7 @@ impl<C: Cell> Othello<C> {
             forest.reset(ma + mb);
             // The union–find's first reads are random: hash and prefetch AHEAD edges in advance.
             const AHEAD: usize = 16;
-            let (seed, keys, edges) = (self.seed, &self.keys, &mut self.edges);
+            let (seed, keys, values, edges) = (self.seed, &self.keys, &self.values, &mut self.edges);
             let (value_bits, checksum_bits) = (self.cfg.value_bits, self.cfg.checksum_bits);
             let ends = |e: u32| {
                 let h = key_hash(seed, keys[e as usize].as_bytes());
@@ -353,16 +423,19 @@ impl<C: Cell> Othello<C> {
                     ring[k % AHEAD] = ends(next);
                     forest.prefetch(ring[k % AHEAD].0, ring[k % AHEAD].1);
                 }
-                let edge = &mut edges[e as usize];
-                if !forest.join(i, j, edge.value | check) {
+                if !forest.join(i, j, values[e as usize] | check) {
                     acyclic = false;
                     break;
                 }
+                let edge = &mut edges[e as usize];
                 edge.u = i as u32;
                 edge.v = (j - ma) as u32;
             }
             if acyclic {
                 break;
+            }
+            if hopeless.take().is_some_and(|hopeless| hopeless(self)) {
+                return Err(());
             }
             self.seed = next_seed(self.seed);
             tries += 1;
@@ -375,15 +448,24 @@ impl<C: Cell> Othello<C> {
         self.ma_bits = ma_bits;
         self.mb_bits = mb_bits;
         let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
-        self.a = (0..ma).map(|u| C::from_u32(forest.cell(u))).collect();
-        self.b = (ma..ma + mb).map(|v| C::from_u32(forest.cell(v))).collect();
-        self.head_a = vec![NIL; ma];
-        self.head_b = vec![NIL; mb];
+        // The old arrays go before the new ones are made, so both are never held at once.
+        self.a = Vec::new();
+        self.a = huge_vec(ma, C::default());
+        self.a.iter_mut().enumerate().for_each(|(u, c)| *c = C::from_u32(forest.cell(u)));
+        self.b = Vec::new();
+        self.b = huge_vec(mb, C::default());
+        self.b.iter_mut().enumerate().for_each(|(v, c)| *c = C::from_u32(forest.cell(ma + v)));
+        drop(forest);
+        self.head_a = Vec::new();
+        self.head_a = huge_vec(ma, NIL);
+        self.head_b = Vec::new();
+        self.head_b = huge_vec(mb, NIL);
         for &e in &live {
             self.link(e);
         }
         self.rebuilt = true;
         self.patch = Patch::default();
+        Ok(())
     }
 
     fn link(&mut self, e: u32) {
@@ -403,41 +485,81 @@ impl<C: Cell> Othello<C> {
     // ------------------------------------------------------------------------------------------
     // Components
 
-    /// Collects into `queue` the tree holding `start` (`SIDE_B` marks B vertices), not crossing
-    /// edge `skip`; stops early and returns true if it reaches `target`.
-    fn collect(&mut self, start: u32, skip: u32, target: u32) -> bool {
-        // G is a forest, so a walk needs no visited marks: skipping the edge a vertex was reached
-        // by is enough, and the walk reads only the vertices' list heads and their edges.
-        self.queue.clear();
-        self.via.clear();
-        self.queue.push(start);
-        self.via.push(skip);
-        let mut at = 0;
-        while at < self.queue.len() {
-            let (x, came_by) = (self.queue[at], self.via[at]);
-            at += 1;
-            if x == target {
-                return true;
-            }
-            let (side_b, idx) = (x & SIDE_B != 0, (x & !SIDE_B) as usize);
-            let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
-            while e != NIL {
-                let edge = &self.edges[e as usize];
-                let (other, next) = if side_b { (edge.u, edge.next_b) } else { (edge.v | SIDE_B, edge.next_a) };
-                if e != skip && e != came_by {
-                    self.queue.push(other);
-                    self.via.push(e);
+    /// Walks the two trees on either side of an edge (u, v) at once, one vertex of each in
+    /// turn, until one walk has enumerated its whole tree: that side is the smaller, and it is
+    /// what an update flips. `skip` is the edge itself when it is already in G (an alter), so
+    /// neither walk crosses it; `NIL` for an edge about to be added, whose ends may then turn out
+    /// to share a tree (a walk reaches the other end): [`Sides::Joined`].
+    ///
+    /// Interleaving bounds the work by twice the smaller tree, and three updates in four at the
+    /// paper's sizes have an end with no other edge, found in one step; the two walks' cache
+    /// misses also overlap.
+    fn smaller_side(&mut self, u: u32, v: u32, skip: u32) -> Sides {
+        let mut walks = std::mem::take(&mut self.walks);
+        walks[0].start(u, skip);
+        walks[1].start(v | SIDE_B, skip);
+        let targets = [v | SIDE_B, u];
+        let sides = 'walk: loop {
+            for (side, walk) in walks.iter_mut().enumerate() {
+                match self.step(walk, targets[side]) {
+                    Step::Going => {}
+                    Step::Done => break 'walk Sides::Smaller(side),
+                    Step::Reached => break 'walk Sides::Joined,
                 }
-                e = next;
             }
-        }
-        false
+        };
+        self.walks = walks;
+        sides
     }
 
-    /// XORs every vertex in `queue` by `delta`, recording the changed cells.
-    fn flip_queue(&mut self, delta: u32) {
-        for q in 0..self.queue.len() {
-            let x = self.queue[q];
+    /// Expands the next vertex of `walk`: `Reached` if it is `target`, `Done` when that was the
+    /// last vertex of its tree.
+    fn step(&self, walk: &mut Walk, target: u32) -> Step {
+        // G is a forest, so a walk needs no visited marks: skipping the edge a vertex was reached
+        // by is enough, and the walk reads only the vertices' list heads and their edges.
+        let (x, came_by) = (walk.queue[walk.at], walk.via[walk.at]);
+        walk.at += 1;
+        if x == target {
+            return Step::Reached;
+        }
+        let (side_b, idx) = (x & SIDE_B != 0, (x & !SIDE_B) as usize);
+        let mut e = if side_b { self.head_b[idx] } else { self.head_a[idx] };
+        while e != NIL {
+            let edge = &self.edges[e as usize];
+            let (other, next) = if side_b { (edge.u, edge.next_b) } else { (edge.v | SIDE_B, edge.next_a) };
+            if e != came_by {
+                // Its list and cell are read later: fetch them while this level is walked.
+                self.prefetch_vertex(other);
+                walk.queue.push(other);
+                walk.via.push(e);
+            }
+            e = next;
+        }
+        if walk.at == walk.queue.len() {
+            Step::Done
+        } else {
+            Step::Going
+        }
+    }
+
+    /// Starts loading the list head and the cell of vertex `x` (`SIDE_B` marks B vertices).
+    #[inline(always)]
+    fn prefetch_vertex(&self, x: u32) {
+        let idx = (x & !SIDE_B) as usize;
+        if x & SIDE_B != 0 {
+            prefetch(&self.head_b[idx]);
+            prefetch(&self.b[idx]);
+        } else {
+            prefetch(&self.head_a[idx]);
+            prefetch(&self.a[idx]);
+        }
+    }
+
+    /// XORs every vertex of the tree `walks[side]` enumerated by `delta`, recording the
+    /// changed cells.
+    fn flip(&mut self, side: usize, delta: u32) {
+        for q in 0..self.walks[side].queue.len() {
+            let x = self.walks[side].queue[q];
             let idx = (x & !SIDE_B) as usize;
             if x & SIDE_B != 0 {
                 self.b[idx] = C::from_u32(self.b[idx].to_u32() ^ delta);
@@ -466,51 +588,44 @@ impl<C: Cell> Othello<C> {
         prefetch(&self.head_b[j]);
         prefetch(&self.a[i]);
         prefetch(&self.b[j]);
-        let nh = name_hash(key);
-        if self.find_hashed(key, nh).is_some() {
+        if self.find_at(key, i, j).is_some() {
             return Err(FlatError::Duplicate);
         }
+        let placed = Edge { u: i as u32, v: j as u32, ..Edge::UNPLACED };
         let e = match self.free_edges.pop() {
             Some(e) => {
+                self.edges[e as usize] = placed;
                 self.keys[e as usize] = StoredKey::new(key);
+                self.values[e as usize] = action;
                 e
             }
             None => {
-                self.edges.push(Edge::EMPTY);
+                self.edges.push(placed);
                 self.keys.push(StoredKey::new(key));
+                self.values.push(action);
                 self.edges.len() as u32 - 1
             }
         };
-        self.edges[e as usize].value = action;
-        let keys = &self.keys;
-        self.index.insert_unique(nh, e, |&x| name_hash(keys[x as usize].as_bytes()));
+        self.len += 1;
         // Growth: past the sizing rule, rebuild at the new size instead of letting trees grow.
         if (1usize << self.ma_bits) < (1.33 * self.len() as f64) as usize {
             self.stats.rebuilds += 1;
-            self.rebuild(false);
+            self.rebuild_unique(false);
             return Ok(());
         }
-        self.edges[e as usize].u = i as u32;
-        self.edges[e as usize].v = j as u32;
-        // Same tree (or the same two cells twice): the new edge would close a cycle.
-        if self.collect(i as u32, NIL, j as u32 | SIDE_B) {
-            self.stats.rebuilds += 1;
-            self.rebuild(true);
-            return Ok(());
-        }
-        let want = self.edge_cell(e);
-        let delta = self.a[i].to_u32() ^ self.b[j].to_u32() ^ want;
-        if delta != 0 {
-            // Flip the smaller tree. The u tree is in `queue` now; when it is small (the usual
-            // case: the expected tree has about four vertices) flip it without walking the v tree.
-            if self.queue.len() > SMALL_TREE {
-                let u_tree = std::mem::take(&mut self.queue);
-                self.collect(j as u32 | SIDE_B, NIL, NIL);
-                if u_tree.len() < self.queue.len() {
-                    self.queue = u_tree;
+        match self.smaller_side(i as u32, j as u32, NIL) {
+            // Same tree (or the same two cells twice): the new edge would close a cycle.
+            Sides::Joined => {
+                self.stats.rebuilds += 1;
+                self.rebuild_unique(true);
+                return Ok(());
+            }
+            Sides::Smaller(side) => {
+                let delta = self.a[i].to_u32() ^ self.b[j].to_u32() ^ self.edge_cell(e);
+                if delta != 0 {
+                    self.flip(side, delta);
                 }
             }
-            self.flip_queue(delta);
         }
         self.link(e);
         Ok(())
@@ -523,11 +638,15 @@ impl<C: Cell> Othello<C> {
     pub fn alter(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
         self.check_value(action)?;
         let e = self.find(key).ok_or(FlatError::NotFound)?;
-        let delta = self.edges[e as usize].value ^ action;
-        self.edges[e as usize].value = action;
+        let delta = self.values[e as usize] ^ action;
+        self.values[e as usize] = action;
         if delta != 0 {
-            self.collect(self.edges[e as usize].v | SIDE_B, e, NIL);
-            self.flip_queue(delta);
+            let Edge { u, v, .. } = self.edges[e as usize];
+            // Either side of the edge may be flipped: its XOR changes, every other edge's stays.
+            match self.smaller_side(u, v, e) {
+                Sides::Smaller(side) => self.flip(side, delta),
+                Sides::Joined => unreachable!("a forest has one path between the ends of an edge: the edge"),
+            }
         }
         Ok(())
     }
@@ -537,13 +656,20 @@ impl<C: Cell> Othello<C> {
     /// # Errors
     /// [`FlatError::NotFound`]; nothing changes then.
     pub fn delete(&mut self, key: &[u8]) -> Result<(), FlatError> {
-        let keys = &self.keys;
-        let entry = self.index.find_entry(name_hash(key), |&x| keys[x as usize].as_bytes() == key).map_err(|_| FlatError::NotFound)?;
-        let e = entry.remove().0;
+        let e = self.find(key).ok_or(FlatError::NotFound)?;
         self.unlink(e);
-        self.keys[e as usize] = StoredKey::default();
+        self.edges[e as usize].u = FREE;
+        self.keys[e as usize] = StoredKey::EMPTY;
         self.free_edges.push(e);
+        self.len -= 1;
         Ok(())
+    }
+
+    /// [`Othello::rebuild`] of names known to be distinct (every add checked), which always
+    /// succeeds.
+    fn rebuild_unique(&mut self, new_seed: bool) {
+        let distinct = self.rebuild(new_seed, |_| false);
+        debug_assert!(distinct.is_ok());
     }
 }
 
@@ -560,11 +686,6 @@ fn unlink_from(head: &mut u32, edges: &mut [Edge], e: u32, next: impl Fn(&mut Ed
         p = *next(&mut edges[p as usize]);
     }
     *next(&mut edges[p as usize]) = after;
-}
-
-/// The index's hash of a name (independent of the Othello seed, which changes on rebuilds).
-fn name_hash(key: &[u8]) -> u64 {
-    foldhash::fast::FixedState::with_seed(0x6f74_6865_6c6c_6f69).hash_one(key)
 }
 
 /// The construction's union–find over all vertices (A's, then B's), each link carrying the XOR
