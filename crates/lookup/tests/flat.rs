@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
-use nexthop_lookup::flat::{Cell, Delta, FlatError, Othello, OthelloConfig, OthelloQuery, ReferenceFlat, Sizing};
+use nexthop_lookup::flat::{Cell, Delta, FlatError, Othello, OthelloConfig, OthelloQuery, ReferenceFlat, Sizing, Update};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -82,8 +82,69 @@ fn run<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op]) -> Resul
     Ok(())
 }
 
+/// `ops` in batches of `batch` through `update_batch`: the same results, one by one, as the
+/// oracle's; after each batch the shipped query structure and the control structure agree with
+/// the oracle on every name.
+fn run_batched<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op], batch: usize) -> Result<(), TestCaseError> {
+    let mut r = ReferenceFlat::new();
+    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::new();
+    for &(k, v) in initial {
+        if r.add(&key(k), v).is_ok() {
+            pairs.push((key(k), v));
+        }
+    }
+    let mut o: Othello<C> = Othello::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
+    let mut q = o.query();
+    let names: Vec<Vec<u8>> = ops
+        .iter()
+        .map(|op| match *op {
+            Op::Add(k, _) | Op::Alter(k, _) | Op::Delete(k) => key(k),
+        })
+        .collect();
+    for (chunk, chunk_names) in ops.chunks(batch).zip(names.chunks(batch)) {
+        let updates: Vec<Update<'_>> = chunk
+            .iter()
+            .zip(chunk_names)
+            .map(|(op, name)| match *op {
+                Op::Add(_, v) => Update::Add(name, v),
+                Op::Alter(_, v) => Update::Alter(name, v),
+                Op::Delete(_) => Update::Delete(name),
+            })
+            .collect();
+        let mut got = Vec::new();
+        o.update_batch(&updates, |i, result| got.push((i, result)));
+        let want: Vec<_> = updates
+            .iter()
+            .enumerate()
+            .map(|(i, u)| match *u {
+                Update::Add(k, v) => (i, r.add(k, v)),
+                Update::Alter(k, v) => (i, r.alter(k, v)),
+                Update::Delete(k) => (i, r.delete(k)),
+            })
+            .collect();
+        prop_assert_eq!(got, want);
+        ship(&mut q, o.take_delta());
+        check_all(&o, &q, &r)?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn batched_updates_match_the_oracle(
+        initial in proptest::collection::vec((0u16..300, 0u32..256), 0..200),
+        ops in ops(300, 256),
+        batch in 1usize..80,
+    ) {
+        run_batched::<u8>(OthelloConfig::new(8), &initial, &ops, batch)?;
+    }
+
+    #[test]
+    fn batched_updates_through_cycles(ops in ops(24, 16), batch in 1usize..40) {
+        run_batched::<u32>(OthelloConfig { checksum_bits: 16, ..OthelloConfig::new(4) }, &[], &ops, batch)?;
+    }
 
     #[test]
     fn one_bit_othello(initial in proptest::collection::vec((0u16..200, 0u32..2), 0..150), ops in ops(200, 2)) {

@@ -66,6 +66,29 @@ impl Edge {
     }
 }
 
+/// How far ahead [`Othello::update_batch`] hashes names and fetches their cells.
+pub const UPDATE_AHEAD: usize = 16;
+
+/// One control-plane update of a name's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Update<'k> {
+    /// [`Othello::add`].
+    Add(&'k [u8], u32),
+    /// [`Othello::alter`].
+    Alter(&'k [u8], u32),
+    /// [`Othello::delete`].
+    Delete(&'k [u8]),
+}
+
+impl<'k> Update<'k> {
+    /// The name it updates.
+    pub fn key(&self) -> &'k [u8] {
+        match *self {
+            Update::Add(key, _) | Update::Alter(key, _) | Update::Delete(key) => key,
+        }
+    }
+}
+
 /// A breadth-first walk of one tree of G, one vertex per [`Othello::step`].
 #[derive(Debug, Clone, Default)]
 struct Walk {
@@ -274,10 +297,10 @@ impl<C: Cell> Othello<C> {
         v | checksum_above(h, self.cfg.checksum_bits, self.cfg.value_bits)
     }
 
-    /// The edge of `key`. Alter and delete go on to B vertex `j`: its list and cell are fetched
-    /// meanwhile.
-    fn find(&self, key: &[u8]) -> Option<u32> {
-        let (i, j) = self.cells_of(key);
+    /// The edge of `key`, whose hash under the current seed is `hash`. Alter and delete go on
+    /// to B vertex `j`: its list and cell are fetched meanwhile.
+    fn find(&self, key: &[u8], hash: u64) -> Option<u32> {
+        let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
         self.prefetch_vertex(j as u32 | SIDE_B);
         self.find_at(key, i, j)
     }
@@ -313,7 +336,7 @@ impl<C: Cell> Othello<C> {
 
     /// The action of a name in the FIB.
     pub fn get(&self, key: &[u8]) -> Option<u32> {
-        self.find(key).map(|e| self.values[e as usize])
+        self.find(key, key_hash(self.seed, key)).map(|e| self.values[e as usize])
     }
 
     /// Every (name, action), in no particular order.
@@ -581,9 +604,14 @@ impl<C: Cell> Othello<C> {
     /// [`FlatError::Duplicate`] if it is already there, [`FlatError::ValueTooWide`]; nothing
     /// changes then.
     pub fn add(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
+        self.add_hashed(key, action, key_hash(self.seed, key))
+    }
+
+    /// [`Othello::add`] of a name whose hash under the current seed is `hash`.
+    fn add_hashed(&mut self, key: &[u8], action: u32, hash: u64) -> Result<(), FlatError> {
         self.check_value(action)?;
-        // The cells' lists and values are needed after the index probe: fetch them meanwhile.
-        let (i, j) = cells(key_hash(self.seed, key), self.ma_bits, self.mb_bits);
+        // The cells' lists and values are needed after the duplicate check: fetch them meanwhile.
+        let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
         prefetch(&self.head_a[i]);
         prefetch(&self.head_b[j]);
         prefetch(&self.a[i]);
@@ -636,8 +664,13 @@ impl<C: Cell> Othello<C> {
     /// # Errors
     /// [`FlatError::NotFound`], [`FlatError::ValueTooWide`]; nothing changes then.
     pub fn alter(&mut self, key: &[u8], action: u32) -> Result<(), FlatError> {
+        self.alter_hashed(key, action, key_hash(self.seed, key))
+    }
+
+    /// [`Othello::alter`] of a name whose hash under the current seed is `hash`.
+    fn alter_hashed(&mut self, key: &[u8], action: u32, hash: u64) -> Result<(), FlatError> {
         self.check_value(action)?;
-        let e = self.find(key).ok_or(FlatError::NotFound)?;
+        let e = self.find(key, hash).ok_or(FlatError::NotFound)?;
         let delta = self.values[e as usize] ^ action;
         self.values[e as usize] = action;
         if delta != 0 {
@@ -656,13 +689,89 @@ impl<C: Cell> Othello<C> {
     /// # Errors
     /// [`FlatError::NotFound`]; nothing changes then.
     pub fn delete(&mut self, key: &[u8]) -> Result<(), FlatError> {
-        let e = self.find(key).ok_or(FlatError::NotFound)?;
+        self.delete_hashed(key, key_hash(self.seed, key))
+    }
+
+    /// [`Othello::delete`] of a name whose hash under the current seed is `hash`.
+    fn delete_hashed(&mut self, key: &[u8], hash: u64) -> Result<(), FlatError> {
+        let e = self.find(key, hash).ok_or(FlatError::NotFound)?;
         self.unlink(e);
         self.edges[e as usize].u = FREE;
         self.keys[e as usize] = StoredKey::EMPTY;
         self.free_edges.push(e);
         self.len -= 1;
         Ok(())
+    }
+
+    /// Applies one update: [`Othello::add`], [`Othello::alter`] or [`Othello::delete`].
+    ///
+    /// # Errors
+    /// Those of the operation; nothing changes then.
+    pub fn update(&mut self, update: Update<'_>) -> Result<(), FlatError> {
+        self.update_hashed(update, key_hash(self.seed, update.key()))
+    }
+
+    fn update_hashed(&mut self, update: Update<'_>, hash: u64) -> Result<(), FlatError> {
+        match update {
+            Update::Add(key, action) => self.add_hashed(key, action, hash),
+            Update::Alter(key, action) => self.alter_hashed(key, action, hash),
+            Update::Delete(key) => self.delete_hashed(key, hash),
+        }
+    }
+
+    /// Applies `updates` in order, exactly as [`Othello::update`] one by one would, and reports
+    /// each one's result as `done(index, result)` (a refused update changes nothing, and the
+    /// rest go on). The changed cells accumulate into one delta for the whole batch.
+    ///
+    /// An update is a short chain of dependent cache misses (its vertices' lists, then their
+    /// edges); one by one, the chains run back to back. Here they overlap: [`UPDATE_AHEAD`]
+    /// updates ahead, a name is hashed and its vertices' list heads and cells are fetched; half
+    /// as far ahead, the heads (in cache by then) are read and the first edge of each list is
+    /// fetched. The hints are read under the structure as it is then, so an earlier update that
+    /// changes it can only make a hint useless, never an answer wrong.
+    pub fn update_batch(&mut self, updates: &[Update<'_>], mut done: impl FnMut(usize, Result<(), FlatError>)) {
+        let mut hashes = [(0u64, 0u64); UPDATE_AHEAD];
+        let hash = |o: &Self, k: usize| (o.seed, key_hash(o.seed, updates[k].key()));
+        for (k, slot) in hashes.iter_mut().enumerate().take(updates.len()) {
+            *slot = hash(self, k);
+            self.prefetch_cells(slot.1);
+        }
+        for k in 0..updates.len() {
+            if let Some(ahead) = k.checked_add(UPDATE_AHEAD / 2).filter(|&x| x < updates.len()) {
+                self.prefetch_first_edges(hashes[ahead % UPDATE_AHEAD].1);
+            }
+            let (seed, h) = hashes[k % UPDATE_AHEAD];
+            // A reconstruction since the hash was taken changed the seed: hash again.
+            let h = if seed == self.seed { h } else { key_hash(self.seed, updates[k].key()) };
+            if k + UPDATE_AHEAD < updates.len() {
+                hashes[k % UPDATE_AHEAD] = hash(self, k + UPDATE_AHEAD);
+                self.prefetch_cells(hashes[k % UPDATE_AHEAD].1);
+            }
+            done(k, self.update_hashed(updates[k], h));
+        }
+    }
+
+    /// Starts loading both list heads and both cells of the name hashed to `hash`.
+    #[inline(always)]
+    fn prefetch_cells(&self, hash: u64) {
+        let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
+        self.prefetch_vertex(i as u32);
+        self.prefetch_vertex(j as u32 | SIDE_B);
+    }
+
+    /// Reads both list heads of the name hashed to `hash` and starts loading their first edges
+    /// (and the name of the A list's, which a find compares).
+    #[inline(always)]
+    fn prefetch_first_edges(&self, hash: u64) {
+        let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
+        let (ea, eb) = (self.head_a[i], self.head_b[j]);
+        if ea != NIL {
+            prefetch(&self.edges[ea as usize]);
+            prefetch(&self.keys[ea as usize]);
+        }
+        if eb != NIL {
+            prefetch(&self.edges[eb as usize]);
+        }
     }
 
     /// [`Othello::rebuild`] of names known to be distinct (every add checked), which always

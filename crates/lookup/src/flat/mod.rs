@@ -26,7 +26,7 @@ mod reference;
 mod sync;
 
 pub use cell::Cell;
-pub use control::{Delta, Othello, OthelloConfig, OthelloStats, Sizing};
+pub use control::{Delta, Othello, OthelloConfig, OthelloStats, Sizing, Update, UPDATE_AHEAD};
 pub use query::{OthelloQuery, Patch, BATCH};
 pub use reference::ReferenceFlat;
 

@@ -33,7 +33,7 @@ use super::cell::Cell;
 use super::hash::{cells, checksum, key_hash};
 use super::sync::{fence, spin, AtomicU32, Mutex};
 use super::FlatError;
-use crate::mem::prefetch;
+use crate::mem::{advise_huge_pages_for, prefetch};
 
 /// Version groups (the paper's 512).
 const GROUPS: usize = 512;
@@ -82,7 +82,13 @@ pub struct OthelloQuery<C: Cell> {
 impl<C: Cell> OthelloQuery<C> {
     /// A query structure over the given cells (from the control structure or from bytes).
     pub(crate) fn new(ma_bits: u32, mb_bits: u32, seed: u64, value_bits: u32, checksum_bits: u32, a: &[C], b: &[C]) -> Self {
-        let atomics = |v: &[C]| v.iter().map(|&c| C::atomic(c)).collect::<Box<[_]>>();
+        // Large arrays on huge pages: a lookup's two reads then miss no TLB.
+        let atomics = |v: &[C]| {
+            let mut cells = Vec::with_capacity(v.len());
+            advise_huge_pages_for(&mut cells);
+            cells.extend(v.iter().map(|&c| C::atomic(c)));
+            cells.into_boxed_slice()
+        };
         let counters = || (0..GROUPS).map(|_| AtomicU32::new(0)).collect::<Box<[_]>>();
         OthelloQuery {
             ma_bits,
@@ -209,6 +215,9 @@ impl<C: Cell> OthelloQuery<C> {
     pub fn apply(&self, patch: &Patch<C>) -> Result<(), FlatError> {
         if patch.a.iter().any(|&(i, _)| i as usize >= self.a.len()) || patch.b.iter().any(|&(j, _)| j as usize >= self.b.len()) {
             return Err(FlatError::PatchOutOfRange);
+        }
+        if patch.is_empty() {
+            return Ok(());
         }
         let _one_writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // The affected groups as a 512-bit set: each counted once however many cells it has.
