@@ -3,9 +3,11 @@
 //! # Overview
 //! - [`Othello`] (control.rs): the control structure — names, the bipartite graph G over the
 //!   cells, construction in expected O(n), add / delete / alter in amortised O(1), reconstruction
-//!   with a new seed only when an add would close a cycle. Every operation records the cells it
-//!   changed; [`Othello::take_delta`] hands them out as a [`Patch`] (the paper's FIB update
-//!   message) or, after a reconstruction, a whole new query structure.
+//!   with a new seed only when an add would close a cycle; the graph is also the index from name
+//!   to edge. [`Othello::update_batch`] applies a batch of [`Update`]s with their cache misses
+//!   overlapped. Every operation records the cells it changed; [`Othello::take_delta`] hands them
+//!   out as a [`Patch`] (the paper's FIB update message) or, after a reconstruction, a whole new
+//!   query structure.
 //! - [`OthelloQuery`] (query.rs): the data plane — two arrays of l-bit cells, no names; a lookup
 //!   is τ(k) = A[h_a(k)] ⊕ B[h_b(k)], two memory reads. Bit slicing: the l Othellos of an l-bit
 //!   Parallel Othello Group share G and live in one array of `u8`/`u16`/`u32` cells ([`Cell`]).

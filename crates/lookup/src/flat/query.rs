@@ -62,6 +62,44 @@ fn for_each_group(groups: &[u64; GROUPS / 64], f: impl FnMut(usize)) {
     crate::bits::set_bits(groups).for_each(f);
 }
 
+/// Where a batch lookup writes its answers: a group's at once, then any it must replace.
+trait Answers {
+    /// The answers of the keys from `start` on, in order.
+    fn group(&mut self, start: usize, answers: impl Iterator<Item = u32>);
+    /// The answer of key `i`, written before, is `answer` instead.
+    fn replace(&mut self, i: usize, answer: u32);
+}
+
+/// Answers appended to a vector that held `base` items before the batch.
+struct Appended<'v> {
+    base: usize,
+    out: &'v mut Vec<u32>,
+}
+
+impl Answers for Appended<'_> {
+    #[inline(always)]
+    fn group(&mut self, _start: usize, answers: impl Iterator<Item = u32>) {
+        self.out.extend(answers);
+    }
+
+    fn replace(&mut self, i: usize, answer: u32) {
+        self.out[self.base + i] = answer;
+    }
+}
+
+impl Answers for &mut [u32] {
+    #[inline(always)]
+    fn group(&mut self, start: usize, answers: impl Iterator<Item = u32>) {
+        for (slot, answer) in self[start..].iter_mut().zip(answers) {
+            *slot = answer;
+        }
+    }
+
+    fn replace(&mut self, i: usize, answer: u32) {
+        self[i] = answer;
+    }
+}
+
 /// The data-plane half of an Othello / l-bit Parallel Othello Group.
 #[derive(Debug)]
 pub struct OthelloQuery<C: Cell> {
@@ -175,14 +213,17 @@ impl<C: Cell> OthelloQuery<C> {
     /// at compile time; the answers are those of the byte-slice form.
     pub fn lookup_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut Vec<u32>) {
         out.reserve(keys.len());
-        self.batch(keys, |_, action| out.push(action));
+        self.batch(keys, &mut Appended { base: out.len(), out });
     }
 
-    /// The batch walk: `answer(i, action)` for every `keys[i]`, in order.
+    /// The batch walk: the actions of `keys` into `out`, a group of [`BATCH`] at a time.
+    ///
+    /// A group's answers are written as its cells are read, before the whole-structure check
+    /// says whether they stand; when a patch overlapped the group they are overwritten, name by
+    /// name, under the per-group check. Nothing is returned before its check.
     #[inline(always)]
-    fn batch<K: AsRef<[u8]>>(&self, keys: &[K], mut answer: impl FnMut(usize, u32)) {
+    fn batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut impl Answers) {
         let mut at = [(0usize, 0usize); BATCH];
-        let mut cell = [0u32; BATCH];
         for (g, group) in keys.chunks(BATCH).enumerate() {
             let ended = self.all_ended.load(Ordering::Acquire);
             for (p, k) in at.iter_mut().zip(group) {
@@ -190,18 +231,13 @@ impl<C: Cell> OthelloQuery<C> {
                 prefetch(&self.a[p.0]);
                 prefetch(&self.b[p.1]);
             }
-            for (c, &(i, j)) in cell.iter_mut().zip(&at[..group.len()]) {
-                *c = C::load(&self.a[i]).to_u32() ^ C::load(&self.b[j]).to_u32();
-            }
+            let at = &at[..group.len()];
+            out.group(g * BATCH, at.iter().map(|&(i, j)| self.action(C::load(&self.a[i]).to_u32() ^ C::load(&self.b[j]).to_u32())));
             fence(Ordering::Acquire);
-            if self.all_begun.load(Ordering::Relaxed) == ended {
-                for (k, &c) in cell[..group.len()].iter().enumerate() {
-                    answer(g * BATCH + k, self.action(c));
-                }
-            } else {
-                // A patch overlapped the batch: each name under its group's check.
-                for (k, &(i, j)) in at[..group.len()].iter().enumerate() {
-                    answer(g * BATCH + k, self.action(self.read_cells(i, j)));
+            if self.all_begun.load(Ordering::Relaxed) != ended {
+                // A patch overlapped the group: each name again under its group's check.
+                for (k, &(i, j)) in at.iter().enumerate() {
+                    out.replace(g * BATCH + k, self.action(self.read_cells(i, j)));
                 }
             }
         }
@@ -313,7 +349,7 @@ impl<C: Cell> crate::Lookup<[u8]> for OthelloQuery<C> {
 
     fn lookup_batch(&self, keys: &[&[u8]], out: &mut [u32]) {
         let n = keys.len().min(out.len());
-        self.batch(&keys[..n], |i, action| out[i] = action);
+        self.batch(&keys[..n], &mut &mut out[..n]);
     }
 }
 
