@@ -65,7 +65,7 @@ fn for_each_group(groups: &[u64; GROUPS / 64], f: impl FnMut(usize)) {
 /// Where a batch lookup writes its answers: a group's at once, then any it must replace.
 trait Answers {
     /// The answers of the keys from `start` on, in order.
-    fn group(&mut self, start: usize, answers: impl Iterator<Item = u32>);
+    fn group(&mut self, start: usize, answers: impl ExactSizeIterator<Item = u32>);
     /// The answer of key `i`, written before, is `answer` instead.
     fn replace(&mut self, i: usize, answer: u32);
 }
@@ -78,8 +78,13 @@ struct Appended<'v> {
 
 impl Answers for Appended<'_> {
     #[inline(always)]
-    fn group(&mut self, _start: usize, answers: impl Iterator<Item = u32>) {
-        self.out.extend(answers);
+    fn group(&mut self, _start: usize, answers: impl ExactSizeIterator<Item = u32>) {
+        // Room first, then a plain loop that inlines (`extend` left the loop out of line).
+        let at = self.out.len();
+        self.out.resize(at + answers.len(), 0);
+        for (slot, answer) in self.out[at..].iter_mut().zip(answers) {
+            *slot = answer;
+        }
     }
 
     fn replace(&mut self, i: usize, answer: u32) {
@@ -89,7 +94,7 @@ impl Answers for Appended<'_> {
 
 impl Answers for &mut [u32] {
     #[inline(always)]
-    fn group(&mut self, start: usize, answers: impl Iterator<Item = u32>) {
+    fn group(&mut self, start: usize, answers: impl ExactSizeIterator<Item = u32>) {
         for (slot, answer) in self[start..].iter_mut().zip(answers) {
             *slot = answer;
         }
@@ -224,15 +229,22 @@ impl<C: Cell> OthelloQuery<C> {
     #[inline(always)]
     fn batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut impl Answers) {
         let mut at = [(0usize, 0usize); BATCH];
+        let (a, b) = (&self.a[..], &self.b[..]);
+        if a.is_empty() || b.is_empty() {
+            return;
+        }
+        let (am, bm) = (a.len() - 1, b.len() - 1);
+        let action = if self.value_bits == 32 { u32::MAX } else { (1 << self.value_bits) - 1 };
         for (g, group) in keys.chunks(BATCH).enumerate() {
             let ended = self.all_ended.load(Ordering::Acquire);
             for (p, k) in at.iter_mut().zip(group) {
-                *p = cells(key_hash(self.seed, k.as_ref()), self.ma_bits, self.mb_bits);
-                prefetch(&self.a[p.0]);
-                prefetch(&self.b[p.1]);
+                let (i, j) = cells(key_hash(self.seed, k.as_ref()), self.ma_bits, self.mb_bits);
+                *p = (i & am, j & bm);
+                prefetch(&a[p.0 & am]);
+                prefetch(&b[p.1 & bm]);
             }
             let at = &at[..group.len()];
-            out.group(g * BATCH, at.iter().map(|&(i, j)| self.action(C::load(&self.a[i]).to_u32() ^ C::load(&self.b[j]).to_u32())));
+            out.group(g * BATCH, at.iter().map(|&(i, j)| (C::load(&a[i & am]).to_u32() ^ C::load(&b[j & bm]).to_u32()) & action));
             fence(Ordering::Acquire);
             if self.all_begun.load(Ordering::Relaxed) != ended {
                 // A patch overlapped the group: each name again under its group's check.
