@@ -81,7 +81,12 @@ impl Answers for Appended<'_> {
     fn group(&mut self, _start: usize, answers: impl ExactSizeIterator<Item = u32>) {
         // Room first, then a plain loop that inlines (`extend` left the loop out of line).
         let at = self.out.len();
-        self.out.resize(at + answers.len(), 0);
+        if answers.len() == BATCH {
+            // A whole group: a fixed-size fill, which compiles to a few vector stores.
+            self.out.extend_from_slice(&[0; BATCH]);
+        } else {
+            self.out.resize(at + answers.len(), 0);
+        }
         for (slot, answer) in self.out[at..].iter_mut().zip(answers) {
             *slot = answer;
         }
