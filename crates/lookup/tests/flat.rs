@@ -58,7 +58,9 @@ fn check_all<C: Cell>(o: &Othello<C>, q: &OthelloQuery<C>, r: &ReferenceFlat) ->
     Ok(())
 }
 
-fn run<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op]) -> Result<(), TestCaseError> {
+/// The oracle, the control structure and its query structure, built from `initial` (its first
+/// action for a name given twice).
+fn start<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)]) -> (ReferenceFlat, Othello<C>, OthelloQuery<C>) {
     let mut r = ReferenceFlat::new();
     let mut pairs: Vec<(Vec<u8>, u32)> = Vec::new();
     for &(k, v) in initial {
@@ -66,8 +68,13 @@ fn run<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op]) -> Resul
             pairs.push((key(k), v));
         }
     }
-    let mut o: Othello<C> = Othello::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
-    let mut q = o.query();
+    let o: Othello<C> = Othello::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
+    let q = o.query();
+    (r, o, q)
+}
+
+fn run<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op]) -> Result<(), TestCaseError> {
+    let (mut r, mut o, mut q) = start::<C>(cfg, initial);
     check_all(&o, &q, &r)?;
     for op in ops {
         let (got, want) = match *op {
@@ -86,15 +93,7 @@ fn run<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op]) -> Resul
 /// oracle's; after each batch the shipped query structure and the control structure agree with
 /// the oracle on every name.
 fn run_batched<C: Cell>(cfg: OthelloConfig, initial: &[(u16, u32)], ops: &[Op], batch: usize) -> Result<(), TestCaseError> {
-    let mut r = ReferenceFlat::new();
-    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::new();
-    for &(k, v) in initial {
-        if r.add(&key(k), v).is_ok() {
-            pairs.push((key(k), v));
-        }
-    }
-    let mut o: Othello<C> = Othello::construct(cfg, pairs.iter().map(|(k, v)| (k.as_slice(), *v))).unwrap();
-    let mut q = o.query();
+    let (mut r, mut o, mut q) = start::<C>(cfg, initial);
     let names: Vec<Vec<u8>> = ops
         .iter()
         .map(|op| match *op {
