@@ -37,6 +37,11 @@ impl Fib {
         self.names.insert(name, hops)
     }
 
+    /// Gives back spare capacity after a bulk load: [`NameFib::shrink_to_fit`].
+    pub fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+    }
+
     /// Removes the route at `name`.
     ///
     /// # Errors
@@ -99,5 +104,22 @@ mod tests {
         fib.remove(&n("/").as_view()).unwrap();
         assert!(fib.lookup(&n("/b").as_view()).is_none());
         assert!(fib.remove(&n("/").as_view()).is_err());
+    }
+
+    #[test]
+    fn compacting_after_a_bulk_load_keeps_every_answer() {
+        let mut fib = Fib::default();
+        let n = |i: u32| Name::from_uri(&format!("/site{}/part{}", i % 97, i)).unwrap();
+        for i in 0..5000 {
+            fib.insert(&n(i).as_view(), NextHops::single(300 + i % 7, 1)).unwrap();
+        }
+        fib.shrink_to_fit();
+        for i in 0..5000 {
+            let longer = Name::from_uri(&format!("/site{}/part{}/x", i % 97, i)).unwrap();
+            assert_eq!(fib.lookup(&longer.as_view()).unwrap().best().unwrap().face, 300 + i % 7);
+        }
+        assert!(fib.lookup(&Name::from_uri("/site1/other").unwrap().as_view()).is_none());
+        fib.insert(&n(9999).as_view(), NextHops::single(299, 1)).unwrap();
+        assert_eq!(fib.len(), 5001);
     }
 }

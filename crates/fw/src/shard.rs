@@ -86,6 +86,8 @@ pub enum Control {
     FaceDown(FaceId),
     /// Put IncomingFaceId on packets sent to this face (NFD's local fields), or stop.
     LocalFields(FaceId, bool),
+    /// Give back the FIB's spare capacity after a bulk load of routes (answers do not change).
+    CompactFib,
 }
 
 /// One shard of the forwarder.
@@ -174,6 +176,7 @@ impl Shard {
                     self.local_fields.push(*face);
                 }
             }
+            Control::CompactFib => self.fib.shrink_to_fit(),
         }
     }
 

@@ -456,6 +456,10 @@ impl Runtime {
                 tracing::info!("installed {} of {total} routes", i + 1);
             }
         }
+        if !cfg.route_files.is_empty() {
+            // Route files are the bulk loads: the tables grew in steps while they were read.
+            self.forwarding.apply(Control::CompactFib);
+        }
         for s in &cfg.strategy {
             let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
             let strategy = match s.strategy.as_str() {
