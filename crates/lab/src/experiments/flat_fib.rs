@@ -18,7 +18,9 @@
 //! the paper's sizing option 1. Then one reader thread runs batch lookups of names that never
 //! change, in five windows alone and five while a writer thread applies 100K updates/s (each
 //! wake-up's due updates as one batch), taken in turn; `mlookups_per_s_reader_alone` and
-//! `mlookups_per_s_during_updates` are the medians (every answer checked in both).
+//! `mlookups_per_s_during_updates` are the medians (every answer checked in both). After each
+//! run of updates, every churn name still present is looked up in the shipped query structure
+//! and checked against the action it was last given (`mismatches_updated_names`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -295,6 +297,8 @@ const UPDATE_BATCH: usize = 256;
 #[derive(Debug, Clone)]
 struct Churn {
     live: Vec<bool>,
+    /// The action each live name was last given.
+    actions: Vec<u32>,
     seed: u64,
     /// Actions are drawn from 0..max.
     max: u64,
@@ -308,14 +312,21 @@ impl Churn {
         let action = ((r >> 32) % self.max) as u32;
         if !self.live[c] {
             self.live[c] = true;
+            self.actions[c] = action;
             Update::Add(&names[c], action)
         } else if r & (1 << 20) == 0 {
             self.live[c] = false;
             Update::Delete(&names[c])
         } else {
+            self.actions[c] = action;
             Update::Alter(&names[c], action)
         }
     }
+}
+
+/// Live churn names whose action in `query` is not the one they were last given.
+fn churn_mismatches<C: Cell>(query: &OthelloQuery<C>, names: &[Vec<u8>], churn: &Churn) -> u64 {
+    names.iter().enumerate().filter(|&(c, name)| churn.live[c] && query.lookup(name) != churn.actions[c]).count() as u64
 }
 
 /// Ships what the control structure changed into the data plane's query structure.
@@ -327,8 +338,9 @@ fn ship<C: Cell>(control: &mut Othello<C>, patch: &mut Patch<C>, query: &mut Oth
 }
 
 /// `count` updates of the churn mix through `control`, `batch` at a time, each batch's delta
-/// shipped into a query structure; updates per second.
-fn update_rate<C: Cell>(control: &mut Othello<C>, names: &[Vec<u8>], churn: &mut Churn, count: usize, batch: usize) -> f64 {
+/// shipped into a query structure; updates per second, and the churn names the shipped query
+/// structure then answers wrongly.
+fn update_rate<C: Cell>(control: &mut Othello<C>, names: &[Vec<u8>], churn: &mut Churn, count: usize, batch: usize) -> (f64, u64) {
     let mut query = control.query();
     let mut patch = Patch::default();
     let mut ups = Vec::with_capacity(batch);
@@ -345,7 +357,8 @@ fn update_rate<C: Cell>(control: &mut Othello<C>, names: &[Vec<u8>], churn: &mut
         ship(control, &mut patch, &mut query);
         done += ups.len();
     }
-    count as f64 / t.elapsed().as_secs_f64()
+    let rate = count as f64 / t.elapsed().as_secs_f64();
+    (rate, churn_mismatches(&query, names, churn))
 }
 
 /// Concise under updates: update rate one at a time and in batches, then lookups alone vs during
@@ -361,7 +374,7 @@ fn updates<K: FlatKey, C: Cell>(
     let n = control.len() as u64;
     // A churn population beyond the FIB's names: added, altered, deleted.
     let names: Vec<Vec<u8>> = (0..65_536).map(|i| ty.name(n + i)).collect();
-    let mut churn = Churn { live: vec![false; names.len()], seed: 0x7570_6461_7465, max: 1 << bits };
+    let mut churn = Churn { live: vec![false; names.len()], actions: vec![0; names.len()], seed: 0x7570_6461_7465, max: 1 << bits };
     // Update rate: control work plus shipping every delta.
     let count = if cfg.quick { 100_000 } else { 1_000_000 };
     // The same mix on the paper's option-1 sizing (m_a = m_b: smaller trees, more cells), from
@@ -370,10 +383,10 @@ fn updates<K: FlatKey, C: Cell>(
         let cfg1 = OthelloConfig { sizing: Sizing::Equal, ..OthelloConfig::new(bits) };
         (Othello::<C>::construct(cfg1, control.iter()).expect("same names"), churn.clone())
     };
-    let updates_per_s = update_rate(&mut control, &names, &mut churn, count, 1);
+    let (updates_per_s, wrong_single) = update_rate(&mut control, &names, &mut churn, count, 1);
     let rebuilds = control.stats().rebuilds as f64;
-    let updates_per_s_batch = update_rate(&mut control, &names, &mut churn, count, UPDATE_BATCH);
-    let updates_per_s_option1 = update_rate(&mut option1.0, &names, &mut option1.1, count, 1);
+    let (updates_per_s_batch, wrong_batch) = update_rate(&mut control, &names, &mut churn, count, UPDATE_BATCH);
+    let (updates_per_s_option1, wrong_option1) = update_rate(&mut option1.0, &names, &mut option1.1, count, 1);
     drop(option1);
     // Lookups of stable names, alone and beside a paced writer: windows of each in turn, so a
     // drift of the machine (or one reconstruction) moves one window, not a whole side.
@@ -438,6 +451,10 @@ fn updates<K: FlatKey, C: Cell>(
         ("updates_per_s_applied_during", applied as f64 / writing_s),
         ("update_rebuilds_during", (control.stats().rebuilds - rebuilds_before) as f64),
         ("mismatches_during_updates", wrong as f64),
+        (
+            "mismatches_updated_names",
+            (wrong_single + wrong_batch + wrong_option1 + churn_mismatches(&shared.load(), &names, &churn)) as f64,
+        ),
     ]
 }
 
@@ -517,7 +534,8 @@ fn summary(rows: &[Row]) -> Vec<String> {
         }
     }
     let wrong: f64 = rows.iter().filter_map(|r| r.num("mismatches")).sum::<f64>()
-        + rows.iter().filter_map(|r| r.num("mismatches_during_updates")).sum::<f64>();
+        + rows.iter().filter_map(|r| r.num("mismatches_during_updates")).sum::<f64>()
+        + rows.iter().filter_map(|r| r.num("mismatches_updated_names")).sum::<f64>();
     out.push(format!("flat-fib: mismatches against the actions given: {wrong}"));
     out
 }
