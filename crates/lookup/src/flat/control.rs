@@ -612,10 +612,7 @@ impl<C: Cell> Othello<C> {
         self.check_value(action)?;
         // The cells' lists and values are needed after the duplicate check: fetch them meanwhile.
         let (i, j) = cells(hash, self.ma_bits, self.mb_bits);
-        prefetch(&self.head_a[i]);
-        prefetch(&self.head_b[j]);
-        prefetch(&self.a[i]);
-        prefetch(&self.b[j]);
+        self.prefetch_cells(hash);
         if self.find_at(key, i, j).is_some() {
             return Err(FlatError::Duplicate);
         }

@@ -4,7 +4,7 @@
 //! once from a route list (shorter routes first, so longer ones overwrite), not updated.
 
 use super::{check_route, IpError, NextHop, Route, NO_ROUTE};
-use crate::mem::{advise_huge_pages_for, prefetch};
+use crate::mem::{huge_vec, prefetch};
 
 /// Entry flag: the low bits number a second-level group.
 const EXT: u32 = 1 << 31;
@@ -32,9 +32,7 @@ impl Dir24 {
         }
         let mut order: Vec<&Route<u32>> = routes.iter().collect();
         order.sort_by_key(|r| r.len);
-        let mut tbl24 = Vec::with_capacity(1 << 24);
-        advise_huge_pages_for(&mut tbl24);
-        tbl24.resize(1 << 24, EMPTY);
+        let mut tbl24 = huge_vec(1 << 24, EMPTY);
         let mut tbl8: Vec<u32> = Vec::new();
         for r in order {
             let first = (r.prefix >> 8) as usize;

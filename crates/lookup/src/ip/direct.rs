@@ -14,7 +14,7 @@
 use core::ops::Range;
 
 use super::{NextHop, NO_ROUTE};
-use crate::mem::{advise_huge_pages_for, prefetch};
+use crate::mem::{huge_vec, prefetch};
 
 /// Owner length of a cell no route covers.
 pub const NONE: u8 = u8::MAX;
@@ -38,10 +38,7 @@ impl DirectArray {
     /// An empty array of 2^bits cells (huge pages asked for).
     pub fn new(bits: u8) -> Self {
         let n = 1usize << bits;
-        let mut cells = Vec::with_capacity(n);
-        advise_huge_pages_for(&mut cells);
-        cells.resize(n, EMPTY);
-        DirectArray { cells, owners: vec![NONE; n], longer: vec![0; n] }
+        DirectArray { cells: huge_vec(n, EMPTY), owners: vec![NONE; n], longer: vec![0; n] }
     }
 
     /// The raw cell: decode it with [`Self::guarded`] and [`Self::next_hop`].

@@ -7,7 +7,7 @@
 
 use super::hash::{h1, reduce, Key};
 use super::{NextHop, NO_ROUTE};
-use crate::mem::{advise_huge_pages_for, prefetch};
+use crate::mem::{huge_vec, prefetch};
 
 /// The fullest a table gets before it grows (and what [`PrefixTable::fit`] sizes for: 55%).
 const MAX_LOAD: f64 = 0.6;
@@ -36,10 +36,7 @@ impl<K: Key> PrefixTable<K> {
 
     fn with_slots(n: usize) -> Self {
         let n = n.max(16);
-        let mut slots = Vec::with_capacity(n);
-        advise_huge_pages_for(&mut slots);
-        slots.resize(n, Slot { key: K::default(), next_hop: NO_ROUTE });
-        PrefixTable { slots, owners: vec![0; n], len: 0 }
+        PrefixTable { slots: huge_vec(n, Slot { key: K::default(), next_hop: NO_ROUTE }), owners: vec![0; n], len: 0 }
     }
 
     /// Keys held.
