@@ -9,15 +9,21 @@
 //!
 //! ```text
 //!  word 0      name length (u16) | component count (u8) << 16 | slot count (u8) << 24
-//!  word 1..    per slot: answer (u32: next-hop set id, 0 = none), refs (u32: bit 31 = real
-//!              route here, bits 0..31 = routes whose search path needs this marker)
-//!  then        the name bytes, padded to 4
+//!  word 1..    per slot: answer (u32: next-hop set id, 0 = none)
+//!  then        per slot a mark byte: bit 7 = real route here, bits 0..7 = routes whose search
+//!              path needs this marker, up to 126; 127 = more, the count is in a side table
+//!  then        the name bytes; the entry is padded to 4
 //! ```
 //!
 //! A slot's *answer* is the next-hop set of the longest route that is a prefix of (or equal to)
 //! the slot's prefix, so a search that stops after it needs no backtracking. A slot is dead when
 //! it is neither real nor referenced; an entry is freed when all its slots are dead. Freed space
 //! is kept in free lists by size and reused.
+//!
+//! A reference count is a byte because nearly every marker is needed by a handful of routes (a
+//! worst-case FIB's markers by one to three); the few prefixes with more (a popular domain in a
+//! URL FIB) keep their count in a hash map beside the arena. That is 3 bytes per slot less than
+//! a 32-bit count, about 6 bytes per route.
 
 use hashbrown::HashMap;
 
@@ -26,13 +32,17 @@ pub const MAX_SLOTS: usize = 8;
 const HEADER_WORDS: usize = 1;
 /// Smallest step by which the arena grows, in bytes.
 const MIN_GROWTH: usize = 64 << 10;
-const REAL: u32 = 1 << 31;
+const REAL: u8 = 1 << 7;
+/// A mark's count that says "look in the side table".
+const SPILLED: u8 = 127;
 
 /// The byte arena of name-prefix entries.
 #[derive(Debug, Clone, Default)]
 pub struct EntryArena {
     bytes: Vec<u8>,
     free: HashMap<u32, Vec<u32>>,
+    /// Reference counts of [`SPILLED`] or more, by `offset << 8 | slot`.
+    spilled: HashMap<u64, u32>,
     live_words: usize,
     huge_pages: bool,
 }
@@ -63,7 +73,7 @@ impl EntryArena {
 
     /// Size in words of an entry with `slots` slots and a name of `name_len` bytes.
     fn words_for(slots: usize, name_len: usize) -> usize {
-        HEADER_WORDS + 2 * slots + name_len.div_ceil(4)
+        HEADER_WORDS + slots + (slots + name_len).div_ceil(4)
     }
 
     /// Stores a new entry for the name with TLV value `name` (of `components` components) and
@@ -95,14 +105,17 @@ impl EntryArena {
         b.fill(0);
         let head = name.len() as u32 | (components as u32) << 16 | (slots.len() as u32) << 24;
         b[0..4].copy_from_slice(&head.to_le_bytes());
+        let marks_at = (HEADER_WORDS + slots.len()) * 4;
         for (i, s) in slots.iter().enumerate() {
-            let refs = s.refs | if s.real { REAL } else { 0 };
-            let slot_at = (HEADER_WORDS + 2 * i) * 4;
+            let slot_at = (HEADER_WORDS + i) * 4;
             b[slot_at..slot_at + 4].copy_from_slice(&s.answer.to_le_bytes());
-            b[slot_at + 4..slot_at + 8].copy_from_slice(&refs.to_le_bytes());
         }
-        let name_at = (HEADER_WORDS + 2 * slots.len()) * 4;
+        let name_at = marks_at + slots.len();
         b[name_at..name_at + name.len()].copy_from_slice(name);
+        for (i, s) in slots.iter().enumerate() {
+            self.set_mark(offset as u32, i, if s.real { REAL } else { 0 });
+            self.set_refs(offset as u32, i, s.refs);
+        }
         offset as u32
     }
 
@@ -129,7 +142,8 @@ impl EntryArena {
     pub fn name(&self, offset: u32) -> &[u8] {
         let head = self.head(offset);
         let len = (head & 0xffff) as usize;
-        let at = (offset as usize + HEADER_WORDS + 2 * (head >> 24) as usize) * 4;
+        let slots = (head >> 24) as usize;
+        let at = (offset as usize + HEADER_WORDS + slots) * 4 + slots;
         &self.bytes[at..at + len]
     }
 
@@ -147,7 +161,25 @@ impl EntryArena {
 
     #[inline(always)]
     fn slot_at(offset: u32, slot: usize) -> usize {
-        (offset as usize + HEADER_WORDS + 2 * slot) * 4
+        (offset as usize + HEADER_WORDS + slot) * 4
+    }
+
+    /// Byte index of slot `slot`'s mark.
+    fn mark_at(&self, offset: u32, slot: usize) -> usize {
+        Self::slot_at(offset, self.slot_count(offset)) + slot
+    }
+
+    fn mark(&self, offset: u32, slot: usize) -> u8 {
+        self.bytes[self.mark_at(offset, slot)]
+    }
+
+    fn set_mark(&mut self, offset: u32, slot: usize, mark: u8) {
+        let at = self.mark_at(offset, slot);
+        self.bytes[at] = mark;
+    }
+
+    fn spill_key(offset: u32, slot: usize) -> u64 {
+        u64::from(offset) << 8 | slot as u64
     }
 
     /// The answer of slot `slot` (next-hop set id, 0 = none).
@@ -162,43 +194,50 @@ impl EntryArena {
         self.bytes[at..at + 4].copy_from_slice(&answer.to_le_bytes());
     }
 
-    fn refs_word(&self, offset: u32, slot: usize) -> u32 {
-        word(&self.bytes, Self::slot_at(offset, slot) + 4)
-    }
-
-    fn set_refs_word(&mut self, offset: u32, slot: usize, w: u32) {
-        let at = Self::slot_at(offset, slot) + 4;
-        self.bytes[at..at + 4].copy_from_slice(&w.to_le_bytes());
-    }
-
     /// Routes whose search path needs slot `slot` as a marker.
     pub fn refs(&self, offset: u32, slot: usize) -> u32 {
-        self.refs_word(offset, slot) & !REAL
+        match self.mark(offset, slot) & !REAL {
+            SPILLED => self.spilled[&Self::spill_key(offset, slot)],
+            refs => u32::from(refs),
+        }
+    }
+
+    /// Stores `refs` as slot `slot`'s count: in its mark, or in the side table past 126.
+    fn set_refs(&mut self, offset: u32, slot: usize, refs: u32) {
+        let mark = self.mark(offset, slot);
+        let key = Self::spill_key(offset, slot);
+        if refs < u32::from(SPILLED) {
+            if mark & !REAL == SPILLED {
+                self.spilled.remove(&key);
+            }
+            self.set_mark(offset, slot, mark & REAL | refs as u8);
+        } else {
+            self.spilled.insert(key, refs);
+            self.set_mark(offset, slot, mark & REAL | SPILLED);
+        }
     }
 
     /// Adds `delta` to the marker references of slot `slot`; returns the new count.
     pub fn add_refs(&mut self, offset: u32, slot: usize, delta: i32) -> u32 {
-        let w = self.refs_word(offset, slot);
-        let refs = (w & !REAL).checked_add_signed(delta).expect("marker reference count out of range");
-        assert!(refs < REAL, "more than 2^31 routes under one marker");
-        self.set_refs_word(offset, slot, (w & REAL) | refs);
+        let refs = self.refs(offset, slot).checked_add_signed(delta).expect("marker reference count out of range");
+        self.set_refs(offset, slot, refs);
         refs
     }
 
     /// Whether slot `slot` is a route.
     pub fn is_real(&self, offset: u32, slot: usize) -> bool {
-        self.refs_word(offset, slot) & REAL != 0
+        self.mark(offset, slot) & REAL != 0
     }
 
     /// Marks slot `slot` as a route or not.
     pub fn set_real(&mut self, offset: u32, slot: usize, real: bool) {
-        let w = self.refs_word(offset, slot);
-        self.set_refs_word(offset, slot, if real { w | REAL } else { w & !REAL });
+        let mark = self.mark(offset, slot) & !REAL;
+        self.set_mark(offset, slot, if real { mark | REAL } else { mark });
     }
 
     /// Whether every slot of the entry is dead (neither real nor referenced).
     pub fn is_dead(&self, offset: u32) -> bool {
-        (0..self.slot_count(offset)).all(|s| self.refs_word(offset, s) == 0)
+        (0..self.slot_count(offset)).all(|s| self.mark(offset, s) == 0)
     }
 
     /// Gives back the arena's unused capacity.
@@ -207,11 +246,15 @@ impl EntryArena {
         self.free.retain(|_, offsets| !offsets.is_empty());
         self.free.shrink_to_fit();
         self.free.values_mut().for_each(Vec::shrink_to_fit);
+        self.spilled.shrink_to_fit();
     }
 
     /// Bytes allocated (arena capacity and free lists).
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity() + self.free.allocation_size() + self.free.values().map(|v| v.capacity() * 4).sum::<usize>()
+        self.bytes.capacity()
+            + self.free.allocation_size()
+            + self.free.values().map(|v| v.capacity() * 4).sum::<usize>()
+            + self.spilled.allocation_size()
     }
 
     /// Bytes in live entries.
@@ -246,5 +289,28 @@ mod tests {
         let g = a.alloc(b"\x08\x01q\x08\x02rs", 2, &slots);
         assert_eq!(g, e, "same-size entry reuses the freed space");
         assert_eq!(a.name(f), b"\x08\x01z");
+    }
+
+    #[test]
+    fn counts_past_a_byte_spill_to_the_side_table_and_come_back() {
+        let mut a = EntryArena::default();
+        let slots = [NewSlot { level: 1, answer: 3, refs: 500, real: true }, NewSlot { level: 2, answer: 4, refs: 1, real: false }];
+        let e = a.alloc(b"\x08\x01a\x08\x01b", 2, &slots);
+        assert_eq!((a.refs(e, 0), a.refs(e, 1), a.is_real(e, 0), a.is_real(e, 1)), (500, 1, true, false));
+        for n in 2..=300 {
+            assert_eq!(a.add_refs(e, 1, 1), n);
+        }
+        assert_eq!(a.refs(e, 1), 300);
+        assert_eq!((a.answer(e, 0), a.answer(e, 1), a.name(e)), (3, 4, &b"\x08\x01a\x08\x01b"[..]));
+        for _ in 0..300 {
+            a.add_refs(e, 1, -1);
+        }
+        for _ in 0..500 {
+            a.add_refs(e, 0, -1);
+        }
+        assert!(a.spilled.is_empty(), "counts back under 127 leave the side table");
+        assert!(!a.is_dead(e), "slot 0 is still a route");
+        a.set_real(e, 0, false);
+        assert!(a.is_dead(e));
     }
 }

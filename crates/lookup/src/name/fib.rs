@@ -699,8 +699,9 @@ impl NameFib {
 
     /// Gives back spare capacity, for after a bulk load: every table is rebuilt at the design
     /// load for what it holds now (as the paper sizes a table for n prefixes at n/4 buckets,
-    /// where growing by 1.5× leaves tables between 2/3 and all of that load), and the entry
-    /// arena is trimmed. Answers do not change; the next insertion into a full table grows it.
+    /// where growing by 1.5× leaves tables between 2/3 and all of that load), the entry arena is
+    /// trimmed, and the route index is rebuilt with full nodes. Answers do not change; the next
+    /// insertion into a full table grows it.
     pub fn shrink_to_fit(&mut self) {
         for level in 1..=self.tables.len() {
             if !self.tables[level - 1].is_empty() {
@@ -708,6 +709,7 @@ impl NameFib {
             }
         }
         self.arena.shrink_to_fit();
+        self.index.compact();
     }
 
     /// Gives `answer` to every marker that extends the route position `value` (`m` components)
