@@ -147,3 +147,46 @@ fn a_fingerprint_lie_costs_one_verifying_search() {
         check(&fib, &reference, std::slice::from_ref(&query)).unwrap();
     }
 }
+
+/// Entries keep answers in 2 bytes and reference counts in 7 bits, with larger values in side
+/// tables: a FIB with more distinct next-hop sets than 2 bytes number, and markers that hundreds
+/// of routes need, must answer as the reference does through inserts and removals.
+#[test]
+fn large_answers_and_reference_counts_round_trip() {
+    let hop = |face: u32| NextHops::new([NextHop { face, cost: 1 }]);
+    let under = |j: usize, i: usize| -> Name { format!("/s{j}/t/a/b/{i}").parse().unwrap() };
+    let mut queries: Vec<Name> = Vec::new();
+    for j in 0..50 {
+        queries.push(format!("/s{j}/t/a/b/none").parse().unwrap());
+        queries.push(format!("/s{j}/t/a").parse().unwrap());
+    }
+    queries.extend((0..70_000).step_by(97).map(|i| under(i % 50, i).with_generic(b"more")));
+    for mut fib in fibs() {
+        let mut reference = ReferenceFib::new();
+        let mut add = |fib: &mut NameFib, n: &Name, h: NextHops| {
+            fib.insert(&n.as_view(), h.clone()).unwrap();
+            reference.insert(&n.as_view(), h);
+        };
+        // 70,000 routes under 50 shared prefixes (each prefix's level-4 marker is needed by
+        // 1,400 routes), each with its own next-hop set; then the shared prefixes as routes,
+        // whose set ids are past 65,534 and which every marker under them inherits.
+        for i in 0..70_000 {
+            add(&mut fib, &under(i % 50, i), hop(i as u32 + 1));
+        }
+        for j in 0..50 {
+            add(&mut fib, &format!("/s{j}/t").parse().unwrap(), hop(100_000 + j as u32));
+        }
+        assert!(fib.next_hop_sets().len() > 70_000);
+        check(&fib, &reference, &queries).unwrap();
+        for i in (0..70_000).filter(|i| i % 3 != 0) {
+            let n = under(i % 50, i);
+            assert_eq!(fib.remove(&n.as_view()).ok(), reference.remove(&n.as_view()));
+        }
+        check(&fib, &reference, &queries).unwrap();
+        for j in 0..50 {
+            let n: Name = format!("/s{j}/t").parse().unwrap();
+            assert_eq!(fib.remove(&n.as_view()).ok(), reference.remove(&n.as_view()));
+        }
+        check(&fib, &reference, &queries).unwrap();
+    }
+}

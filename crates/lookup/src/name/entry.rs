@@ -9,7 +9,8 @@
 //!
 //! ```text
 //!  word 0      name length (u16) | component count (u8) << 16 | slot count (u8) << 24
-//!  word 1..    per slot: answer (u32: next-hop set id, 0 = none)
+//!  word 1..    per slot an answer (u16: next-hop set id, 0 = none; 0xffff = a larger id,
+//!              kept in a side table)
 //!  then        per slot a mark byte: bit 7 = real route here, bits 0..7 = routes whose search
 //!              path needs this marker, up to 126; 127 = more, the count is in a side table
 //!  then        the name bytes; the entry is padded to 4
@@ -20,10 +21,13 @@
 //! it is neither real nor referenced; an entry is freed when all its slots are dead. Freed space
 //! is kept in free lists by size and reused.
 //!
-//! A reference count is a byte because nearly every marker is needed by a handful of routes (a
-//! worst-case FIB's markers by one to three); the few prefixes with more (a popular domain in a
-//! URL FIB) keep their count in a hash map beside the arena. That is 3 bytes per slot less than
-//! a 32-bit count, about 6 bytes per route.
+//! A slot is 3 bytes because its two numbers are nearly always small. Next-hop sets are interned
+//! and their ids reused, so a FIB has as many ids as distinct sets (a router's few thousand, not
+//! one per route), and an answer is 2 bytes. Nearly every marker is needed by a handful of routes
+//! (a worst-case FIB's markers by one to three), so a reference count is a byte. The rare larger
+//! value (past 65,534 distinct sets; a popular domain's marker in a URL FIB) is kept in a hash
+//! map beside the arena, which the lookup reads only when the slot says so. Against 32-bit
+//! fields that is 5 bytes per slot less, about 10 bytes per route.
 
 use hashbrown::HashMap;
 
@@ -35,6 +39,8 @@ const MIN_GROWTH: usize = 64 << 10;
 const REAL: u8 = 1 << 7;
 /// A mark's count that says "look in the side table".
 const SPILLED: u8 = 127;
+/// An answer that says "look in the side table".
+const WIDE: u16 = u16::MAX;
 
 /// The byte arena of name-prefix entries.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +49,8 @@ pub struct EntryArena {
     free: HashMap<u32, Vec<u32>>,
     /// Reference counts of [`SPILLED`] or more, by `offset << 8 | slot`.
     spilled: HashMap<u64, u32>,
+    /// Answers of [`WIDE`] or more, by `offset << 8 | slot`.
+    wide: HashMap<u64, u32>,
     live_words: usize,
     huge_pages: bool,
 }
@@ -73,7 +81,7 @@ impl EntryArena {
 
     /// Size in words of an entry with `slots` slots and a name of `name_len` bytes.
     fn words_for(slots: usize, name_len: usize) -> usize {
-        HEADER_WORDS + slots + (slots + name_len).div_ceil(4)
+        HEADER_WORDS + (3 * slots + name_len).div_ceil(4)
     }
 
     /// Stores a new entry for the name with TLV value `name` (of `components` components) and
@@ -105,14 +113,10 @@ impl EntryArena {
         b.fill(0);
         let head = name.len() as u32 | (components as u32) << 16 | (slots.len() as u32) << 24;
         b[0..4].copy_from_slice(&head.to_le_bytes());
-        let marks_at = (HEADER_WORDS + slots.len()) * 4;
-        for (i, s) in slots.iter().enumerate() {
-            let slot_at = (HEADER_WORDS + i) * 4;
-            b[slot_at..slot_at + 4].copy_from_slice(&s.answer.to_le_bytes());
-        }
-        let name_at = marks_at + slots.len();
+        let name_at = HEADER_WORDS * 4 + 3 * slots.len();
         b[name_at..name_at + name.len()].copy_from_slice(name);
         for (i, s) in slots.iter().enumerate() {
+            self.set_answer(offset as u32, i, s.answer);
             self.set_mark(offset as u32, i, if s.real { REAL } else { 0 });
             self.set_refs(offset as u32, i, s.refs);
         }
@@ -121,6 +125,11 @@ impl EntryArena {
 
     /// Frees the entry at `offset`.
     pub fn free(&mut self, offset: u32) {
+        for slot in 0..self.slot_count(offset) {
+            if self.raw_answer(offset, slot) == WIDE {
+                self.wide.remove(&Self::side_key(offset, slot));
+            }
+        }
         let words = Self::words_for(self.slot_count(offset), self.name(offset).len());
         self.live_words -= words;
         self.free.entry(words as u32).or_default().push(offset);
@@ -142,8 +151,7 @@ impl EntryArena {
     pub fn name(&self, offset: u32) -> &[u8] {
         let head = self.head(offset);
         let len = (head & 0xffff) as usize;
-        let slots = (head >> 24) as usize;
-        let at = (offset as usize + HEADER_WORDS + slots) * 4 + slots;
+        let at = (offset as usize + HEADER_WORDS) * 4 + 3 * (head >> 24) as usize;
         &self.bytes[at..at + len]
     }
 
@@ -159,14 +167,15 @@ impl EntryArena {
         self.bytes.as_ptr().wrapping_add(offset as usize * 4)
     }
 
+    /// Byte index of slot `slot`'s answer.
     #[inline(always)]
-    fn slot_at(offset: u32, slot: usize) -> usize {
-        (offset as usize + HEADER_WORDS + slot) * 4
+    fn answer_at(offset: u32, slot: usize) -> usize {
+        (offset as usize + HEADER_WORDS) * 4 + 2 * slot
     }
 
     /// Byte index of slot `slot`'s mark.
     fn mark_at(&self, offset: u32, slot: usize) -> usize {
-        Self::slot_at(offset, self.slot_count(offset)) + slot
+        Self::answer_at(offset, self.slot_count(offset)) + slot
     }
 
     fn mark(&self, offset: u32, slot: usize) -> u8 {
@@ -178,26 +187,45 @@ impl EntryArena {
         self.bytes[at] = mark;
     }
 
-    fn spill_key(offset: u32, slot: usize) -> u64 {
+    fn side_key(offset: u32, slot: usize) -> u64 {
         u64::from(offset) << 8 | slot as u64
     }
 
     /// The answer of slot `slot` (next-hop set id, 0 = none).
     #[inline(always)]
     pub fn answer(&self, offset: u32, slot: usize) -> u32 {
-        word(&self.bytes, Self::slot_at(offset, slot))
+        match self.raw_answer(offset, slot) {
+            WIDE => self.wide[&Self::side_key(offset, slot)],
+            answer => u32::from(answer),
+        }
+    }
+
+    #[inline(always)]
+    fn raw_answer(&self, offset: u32, slot: usize) -> u16 {
+        let at = Self::answer_at(offset, slot);
+        u16::from_le_bytes([self.bytes[at], self.bytes[at + 1]])
     }
 
     /// Sets the answer of slot `slot`.
     pub fn set_answer(&mut self, offset: u32, slot: usize, answer: u32) {
-        let at = Self::slot_at(offset, slot);
-        self.bytes[at..at + 4].copy_from_slice(&answer.to_le_bytes());
+        let key = Self::side_key(offset, slot);
+        let raw = if answer < u32::from(WIDE) {
+            if self.raw_answer(offset, slot) == WIDE {
+                self.wide.remove(&key);
+            }
+            answer as u16
+        } else {
+            self.wide.insert(key, answer);
+            WIDE
+        };
+        let at = Self::answer_at(offset, slot);
+        self.bytes[at..at + 2].copy_from_slice(&raw.to_le_bytes());
     }
 
     /// Routes whose search path needs slot `slot` as a marker.
     pub fn refs(&self, offset: u32, slot: usize) -> u32 {
         match self.mark(offset, slot) & !REAL {
-            SPILLED => self.spilled[&Self::spill_key(offset, slot)],
+            SPILLED => self.spilled[&Self::side_key(offset, slot)],
             refs => u32::from(refs),
         }
     }
@@ -205,7 +233,7 @@ impl EntryArena {
     /// Stores `refs` as slot `slot`'s count: in its mark, or in the side table past 126.
     fn set_refs(&mut self, offset: u32, slot: usize, refs: u32) {
         let mark = self.mark(offset, slot);
-        let key = Self::spill_key(offset, slot);
+        let key = Self::side_key(offset, slot);
         if refs < u32::from(SPILLED) {
             if mark & !REAL == SPILLED {
                 self.spilled.remove(&key);
@@ -247,6 +275,7 @@ impl EntryArena {
         self.free.shrink_to_fit();
         self.free.values_mut().for_each(Vec::shrink_to_fit);
         self.spilled.shrink_to_fit();
+        self.wide.shrink_to_fit();
     }
 
     /// Bytes allocated (arena capacity and free lists).
@@ -255,6 +284,7 @@ impl EntryArena {
             + self.free.allocation_size()
             + self.free.values().map(|v| v.capacity() * 4).sum::<usize>()
             + self.spilled.allocation_size()
+            + self.wide.allocation_size()
     }
 
     /// Bytes in live entries.
@@ -309,8 +339,15 @@ mod tests {
             a.add_refs(e, 0, -1);
         }
         assert!(a.spilled.is_empty(), "counts back under 127 leave the side table");
+        a.set_answer(e, 1, 70_000);
+        a.set_answer(e, 0, 1 << 31);
+        assert_eq!((a.answer(e, 0), a.answer(e, 1), a.refs(e, 1)), (1 << 31, 70_000, 0));
+        a.set_answer(e, 0, 65_534);
+        assert_eq!((a.answer(e, 0), a.wide.len()), (65_534, 1));
         assert!(!a.is_dead(e), "slot 0 is still a route");
         a.set_real(e, 0, false);
         assert!(a.is_dead(e));
+        a.free(e);
+        assert!(a.wide.is_empty(), "a freed entry's large answers leave the side table");
     }
 }
