@@ -79,8 +79,8 @@ impl Fib {
     }
 
     /// Every route: (name TLV-VALUE, next hops).
-    pub fn routes(&self) -> impl Iterator<Item = (&[u8], &NextHops)> + '_ {
-        self.root.iter().map(|h| (&[][..], h)).chain(self.names.routes())
+    pub fn routes(&self) -> impl Iterator<Item = (Vec<u8>, &NextHops)> + '_ {
+        self.root.iter().map(|h| (Vec::new(), h)).chain(self.names.routes())
     }
 }
 

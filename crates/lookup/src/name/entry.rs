@@ -2,7 +2,8 @@
 //! the real prefix and of the markers that share its bytes.
 //!
 //! Overview: entries live in one byte arena, 4-byte aligned, addressed by a 32-bit word offset
-//! (so 16 GiB of entries). An entry made for name P holds P's TLV bytes and one slot per level
+//! (so 16 GiB of entries). An entry made for name P holds P's bytes, packed (a byte per
+//! component shorter than TLV, see `packed`), and one slot per level
 //! at which a fingerprint entry points to it: P's own level if P is a route, and each level on
 //! P's search path where P needed a marker that did not exist yet. A marker for the first L
 //! components of P is the prefix of P's bytes, so it needs no string of its own.
@@ -30,6 +31,8 @@
 //! fields that is 5 bytes per slot less, about 10 bytes per route.
 
 use hashbrown::HashMap;
+
+use super::packed;
 
 /// Most slots in one entry: one per level of a 32-level binary search path.
 pub const MAX_SLOTS: usize = 8;
@@ -84,7 +87,7 @@ impl EntryArena {
         HEADER_WORDS + (3 * slots + name_len).div_ceil(4)
     }
 
-    /// Stores a new entry for the name with TLV value `name` (of `components` components) and
+    /// Stores a new entry for the packed name `name` (of `components` components) and
     /// returns its word offset. Panics if the arena would pass 16 GiB (a 32-bit word offset).
     pub fn alloc(&mut self, name: &[u8], components: usize, slots: &[NewSlot]) -> u32 {
         assert!(slots.len() <= MAX_SLOTS && components <= 255 && name.len() <= u16::MAX as usize);
@@ -146,7 +149,7 @@ impl EntryArena {
         (self.head(offset) >> 24) as usize
     }
 
-    /// The entry's name bytes (TLV value).
+    /// The entry's name bytes (packed, see `packed`).
     #[inline(always)]
     pub fn name(&self, offset: u32) -> &[u8] {
         let head = self.head(offset);
@@ -155,10 +158,11 @@ impl EntryArena {
         &self.bytes[at..at + len]
     }
 
-    /// Whether the entry's name starts with `prefix` (the verification of a fingerprint match).
+    /// Whether the entry's name starts with the name whose TLV value is `prefix` (the
+    /// verification of a fingerprint match).
     #[inline(always)]
     pub fn name_starts_with(&self, offset: u32, prefix: &[u8]) -> bool {
-        self.name(offset).starts_with(prefix)
+        packed::starts_with_tlv(self.name(offset), prefix)
     }
 
     /// Address of the entry's first byte, for prefetching.
@@ -297,41 +301,42 @@ impl EntryArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use packed::packed;
 
     #[test]
     fn entries_round_trip_and_space_is_reused() {
         let mut a = EntryArena::default();
         let slots = [NewSlot { level: 4, answer: 0, refs: 2, real: false }, NewSlot { level: 7, answer: 9, refs: 0, real: true }];
-        let e = a.alloc(b"\x08\x01a\x08\x02bc", 2, &slots);
-        let f = a.alloc(b"\x08\x01z", 1, &slots[1..]);
-        assert_eq!(a.name(e), b"\x08\x01a\x08\x02bc");
+        let e = a.alloc(&packed(b"\x08\x01a\x08\x02bc"), 2, &slots);
+        let f = a.alloc(&packed(b"\x08\x01z"), 1, &slots[1..]);
+        assert_eq!(a.name(e), b"\x02a\x03bc", "packed");
         assert_eq!(a.slot_count(e), 2);
         assert_eq!((a.answer(e, 1), a.refs(e, 0), a.is_real(e, 1), a.is_real(e, 0)), (9, 2, true, false));
         assert!(a.name_starts_with(e, b"\x08\x01a"));
         assert!(!a.name_starts_with(e, b"\x08\x01b"));
-        assert_eq!(a.name(f), b"\x08\x01z");
+        assert_eq!(a.name(f), b"\x02z");
         assert_eq!(a.add_refs(e, 0, -2), 0);
         a.set_real(e, 1, false);
         assert!(a.is_dead(e));
         let live = a.live_bytes();
         a.free(e);
         assert!(a.live_bytes() < live);
-        let g = a.alloc(b"\x08\x01q\x08\x02rs", 2, &slots);
+        let g = a.alloc(&packed(b"\x08\x01q\x08\x02rs"), 2, &slots);
         assert_eq!(g, e, "same-size entry reuses the freed space");
-        assert_eq!(a.name(f), b"\x08\x01z");
+        assert_eq!(a.name(f), b"\x02z");
     }
 
     #[test]
     fn counts_past_a_byte_spill_to_the_side_table_and_come_back() {
         let mut a = EntryArena::default();
         let slots = [NewSlot { level: 1, answer: 3, refs: 500, real: true }, NewSlot { level: 2, answer: 4, refs: 1, real: false }];
-        let e = a.alloc(b"\x08\x01a\x08\x01b", 2, &slots);
+        let e = a.alloc(&packed(b"\x08\x01a\x08\x01b"), 2, &slots);
         assert_eq!((a.refs(e, 0), a.refs(e, 1), a.is_real(e, 0), a.is_real(e, 1)), (500, 1, true, false));
         for n in 2..=300 {
             assert_eq!(a.add_refs(e, 1, 1), n);
         }
         assert_eq!(a.refs(e, 1), 300);
-        assert_eq!((a.answer(e, 0), a.answer(e, 1), a.name(e)), (3, 4, &b"\x08\x01a\x08\x01b"[..]));
+        assert_eq!((a.answer(e, 0), a.answer(e, 1), a.name(e)), (3, 4, &b"\x02a\x02b"[..]));
         for _ in 0..300 {
             a.add_refs(e, 1, -1);
         }

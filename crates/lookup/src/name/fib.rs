@@ -32,6 +32,7 @@ use nexthop_wire::NameView;
 use super::entry::{EntryArena, NewSlot, MAX_SLOTS};
 use super::hash::{count_components, PrefixHasher, PrefixHashes, Strategy, MAX_LEVELS};
 use super::nexthops::{NextHopSets, NextHops, NextHopsId};
+use super::packed::{packed, unpack, unpacked};
 use super::pulling::LevelPulling;
 use super::route_index::{RouteIndex, RouteKey};
 use super::table::{FingerprintTable, FpEntry, Position};
@@ -140,7 +141,8 @@ impl NameFib {
     pub fn new(config: NameFibConfig) -> Self {
         let config = NameFibConfig {
             max_components: config.max_components.clamp(1, MAX_LEVELS),
-            max_name_bytes: config.max_name_bytes.min(u16::MAX as usize),
+            // Packed, a name is at most one byte per component longer than its TLV value.
+            max_name_bytes: config.max_name_bytes.min(u16::MAX as usize - MAX_LEVELS),
             ..config
         };
         let key = config.key.unwrap_or_else(random_key);
@@ -194,10 +196,10 @@ impl NameFib {
     }
 
     /// Every route, in name order, as (name TLV value, next hops).
-    pub fn routes(&self) -> impl Iterator<Item = (&[u8], &NextHops)> + '_ {
+    pub fn routes(&self) -> impl Iterator<Item = (Vec<u8>, &NextHops)> + '_ {
         self.index.iter().map(|k| {
             let key = RouteKey::unpack(k);
-            (key_name(&self.arena, k), self.sets.get(NextHopsId(self.arena.answer(key.entry, key.slot.into()))))
+            (unpacked(key_name(&self.arena, k)), self.sets.get(NextHopsId(self.arena.answer(key.entry, key.slot.into()))))
         })
     }
 
@@ -269,9 +271,18 @@ impl NameFib {
     /// case the entry's bytes are compared.
     #[inline(always)]
     fn probe(&self, value: &[u8], ph: &PrefixHashes, level: usize, verify: bool, probes: &mut u32) -> Option<FpEntry> {
-        let p = prefix(value, ph, level);
-        self.tables[level - 1]
-            .find(ph.hashes[level - 1], probes, |e| !(verify || e.is_collided()) || self.arena.name_starts_with(e.entry(), p))
+        self.tables[level - 1].find(ph.hashes[level - 1], probes, |e| !(verify || e.is_collided()) || self.verify(e, value, ph, level))
+    }
+
+    /// Whether the entry of fingerprint match `e` at `level` holds the name's prefix of that
+    /// many components: one byte comparison of packed prefixes, or for a name too long to pack
+    /// inline, a comparison component by component.
+    #[inline(always)]
+    fn verify(&self, e: FpEntry, value: &[u8], ph: &PrefixHashes, level: usize) -> bool {
+        match ph.packed_prefix(level) {
+            Some(p) => self.arena.name(e.entry()).starts_with(p),
+            None => self.arena.name_starts_with(e.entry(), prefix(value, ph, level)),
+        }
     }
 
     /// The binary search over levels. `known` is a verified match already found (level
@@ -315,7 +326,7 @@ impl NameFib {
     /// The answer of the deepest match, verifying its bytes if the search did not.
     #[inline(always)]
     fn finish(&self, value: &[u8], ph: &PrefixHashes, e: FpEntry, level: usize, verified: bool, probes: &mut u32) -> u32 {
-        if !verified && !e.is_collided() && !self.arena.name_starts_with(e.entry(), prefix(value, ph, level)) {
+        if !verified && !e.is_collided() && !self.verify(e, value, ph, level) {
             return self.search_verified(value, ph, probes);
         }
         self.arena.answer(e.entry(), e.slot())
@@ -443,11 +454,12 @@ impl NameFib {
             return Err(RouteError::NoNextHops);
         }
         let ph = self.hash(value, m);
+        let key = packed(value);
         if let Some((entry, slot)) = self.route_slot(value, &ph, m) {
             let old = NextHopsId(self.arena.answer(entry, slot));
             let new = self.sets.acquire(&next_hops);
             self.arena.set_answer(entry, slot, new.0);
-            self.propagate(value, m, new.0);
+            self.propagate(&key, m, new.0);
             let previous = self.sets.get(old).clone();
             self.sets.release(old);
             return Ok(Some(previous));
@@ -458,9 +470,9 @@ impl NameFib {
             self.rebuild(m, Some((value, id)));
             return Ok(None);
         }
-        let (entry, slot) = self.install(value, &ph, m, id.0);
-        let next = self.index_route(value, entry, slot);
-        self.propagate_from(next, value, m, id.0);
+        let (entry, slot) = self.install(value, &key, &ph, m, id.0);
+        let next = self.index_route(&key, entry, slot);
+        self.propagate_from(next, &key, m, id.0);
         if let Some(pulling) = self.pulling.take() {
             pulling.route_added(self, value);
             self.pulling = Some(pulling);
@@ -481,8 +493,9 @@ impl NameFib {
             pulling.route_removed(self, value);
             self.pulling = Some(pulling);
         }
+        let key = packed(value);
         let arena = &self.arena;
-        self.index.remove(|k| key_name(arena, k).cmp(value)).expect("every route is indexed");
+        self.index.remove(|k| key_name(arena, k).cmp(&key)).expect("every route is indexed");
         let parent = if m > 1 { self.bmp(value, &ph, m - 1) } else { 0 };
         for level in self.path(m) {
             let (pos, e) = self.locate(level, &ph, value).expect("route string is present on its path");
@@ -496,7 +509,7 @@ impl NameFib {
             self.settle(level, pos, entry, slot);
         }
         self.count_level(m, -1);
-        self.propagate(value, m, parent);
+        self.propagate(&key, m, parent);
         let previous = self.sets.get(id).clone();
         self.sets.release(id);
         Ok(previous)
@@ -556,19 +569,18 @@ impl NameFib {
         self.arena.is_real(e.entry(), e.slot()).then_some((e.entry(), e.slot()))
     }
 
-    /// Adds route `value`, whose bytes and slot are in `entry`, to the ordered index; returns
-    /// the key of the next route in name order.
-    fn index_route(&mut self, value: &[u8], entry: u32, slot: usize) -> Option<u64> {
-        let key = RouteKey { entry, len: value.len() as u16, slot: slot as u8 }.pack();
+    /// Adds the route with packed name `key`, whose bytes and slot are in `entry`, to the
+    /// ordered index; returns the key of the next route in name order.
+    fn index_route(&mut self, key: &[u8], entry: u32, slot: usize) -> Option<u64> {
+        let k = RouteKey { entry, len: key.len() as u16, slot: slot as u8 }.pack();
         let arena = &self.arena;
-        self.index.insert(key, |k| key_name(arena, k).cmp(value)).expect("a new route is not indexed yet")
+        self.index.insert(k, |k| key_name(arena, k).cmp(key)).expect("a new route is not indexed yet")
     }
 
     /// Finds the fingerprint entry of the first `level` components of `value`, comparing bytes.
     pub(crate) fn locate(&self, level: usize, ph: &PrefixHashes, value: &[u8]) -> Option<(Position, FpEntry)> {
         let table = self.tables.get(level - 1)?;
-        let p = prefix(value, ph, level);
-        let pos = table.position(ph.hashes[level - 1], |e| self.arena.name_starts_with(e.entry(), p))?;
+        let pos = table.position(ph.hashes[level - 1], |e| self.verify(e, value, ph, level))?;
         Some((pos, table.get(pos)))
     }
 
@@ -581,10 +593,10 @@ impl NameFib {
         self.search(value, &short, true, None, &mut probes)
     }
 
-    /// Puts the strings of a new route (`m` components, answer `answer`) in the tables: the
-    /// route itself and the markers on its search path, sharing what is already there. Returns
-    /// the entry and slot of the route.
-    fn install(&mut self, value: &[u8], ph: &PrefixHashes, m: usize, answer: u32) -> (u32, usize) {
+    /// Puts the strings of a new route (`m` components, packed as `key`, answer `answer`) in the
+    /// tables: the route itself and the markers on its search path, sharing what is already
+    /// there. Returns the entry and slot of the route.
+    fn install(&mut self, value: &[u8], key: &[u8], ph: &PrefixHashes, m: usize, answer: u32) -> (u32, usize) {
         let mut new_slots: Vec<NewSlot> = Vec::new();
         let mut existing: Vec<(usize, Position, FpEntry)> = Vec::new();
         for level in self.path(m) {
@@ -610,7 +622,7 @@ impl NameFib {
             }
         }
         if !new_slots.is_empty() {
-            let entry = self.arena.alloc(value, m, &new_slots);
+            let entry = self.arena.alloc(key, m, &new_slots);
             for (i, s) in new_slots.iter().enumerate() {
                 let level = s.level as usize;
                 self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, i as u8, s.refs == 0));
@@ -634,7 +646,7 @@ impl NameFib {
             None => {
                 let answer = self.bmp(value, &ph, level);
                 let slot = NewSlot { level: level as u8, answer, refs: 1, real: false };
-                let entry = self.arena.alloc(prefix(value, &ph, level), level, &[slot]);
+                let entry = self.arena.alloc(&packed(prefix(value, &ph, level)), level, &[slot]);
                 self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, 0, false));
             }
         }
@@ -682,6 +694,7 @@ impl NameFib {
     fn resize_table(&mut self, level: usize, capacity: usize) {
         const AHEAD: usize = 8;
         let old = &self.tables[level - 1];
+        let mut name = Vec::new();
         let mut hashed: Vec<(u64, FpEntry)> = Vec::with_capacity(old.len());
         hashed.extend(old.entries().map(|e| (0, e)));
         // The old table goes before the new one is allocated, so that at most one of them is
@@ -692,7 +705,9 @@ impl NameFib {
                 mem::prefetch(self.arena.address(ahead.entry()));
             }
             let e = hashed[i].1;
-            hashed[i].0 = self.hasher.hash_prefix(self.arena.name(e.entry()), level);
+            name.clear();
+            unpack(self.arena.name(e.entry()), &mut name);
+            hashed[i].0 = self.hasher.hash_prefix(&name, level);
         }
         self.tables[level - 1] = FingerprintTable::rebuilt(capacity, self.config.huge_pages, hashed);
     }
@@ -712,29 +727,31 @@ impl NameFib {
         self.index.compact();
     }
 
-    /// Gives `answer` to every marker that extends the route position `value` (`m` components)
-    /// with no longer route between: for each topmost route Q below, the prefixes of Q longer than
-    /// `m` and shorter than Q.
-    fn propagate(&mut self, value: &[u8], m: usize, answer: u32) {
+    /// Gives `answer` to every marker that extends the route position `key` (packed, `m`
+    /// components) with no longer route between: for each topmost route Q below, the prefixes
+    /// of Q longer than `m` and shorter than Q.
+    fn propagate(&mut self, key: &[u8], m: usize, answer: u32) {
         let arena = &self.arena;
-        let next = self.index.first_where(|k| key_name(arena, k) > value);
-        self.propagate_from(next, value, m, answer);
+        let next = self.index.first_where(|k| key_name(arena, k) > key);
+        self.propagate_from(next, key, m, answer);
     }
 
-    /// [`Self::propagate`] given `next`, the first route after `value` in name order.
-    fn propagate_from(&mut self, mut next: Option<u64>, value: &[u8], m: usize, answer: u32) {
-        let mut q = Vec::new();
+    /// [`Self::propagate`] given `next`, the first route after `key` in name order.
+    fn propagate_from(&mut self, mut next: Option<u64>, key: &[u8], m: usize, answer: u32) {
+        let (mut q, mut value) = (Vec::new(), Vec::new());
         while let Some(k) = next {
             q.clear();
             q.extend_from_slice(key_name(&self.arena, k));
-            if !q.starts_with(value) {
+            if !q.starts_with(key) {
                 return;
             }
-            let ph = self.hash(&q, MAX_LEVELS);
+            value.clear();
+            unpack(&q, &mut value);
+            let ph = self.hash(&value, MAX_LEVELS);
             let qm = ph.len;
             if qm > m + 1 {
                 for level in m + 1..qm {
-                    if let Some((_, e)) = self.locate(level, &ph, &q) {
+                    if let Some((_, e)) = self.locate(level, &ph, &value) {
                         self.arena.set_answer(e.entry(), e.slot(), answer);
                     }
                 }
@@ -756,7 +773,7 @@ impl NameFib {
             .iter()
             .map(|k| {
                 let key = RouteKey::unpack(k);
-                (key_name(&self.arena, k).into(), self.arena.answer(key.entry, key.slot.into()))
+                (unpacked(key_name(&self.arena, k)).into(), self.arena.answer(key.entry, key.slot.into()))
             })
             .collect();
         if let Some((value, id)) = new {
@@ -772,8 +789,9 @@ impl NameFib {
         self.index = RouteIndex::default();
         for (name, id) in &routes {
             let m = count_components(name);
-            let (entry, slot) = self.install(name, &self.hash(name, m), m, *id);
-            self.index_route(name, entry, slot);
+            let key = packed(name);
+            let (entry, slot) = self.install(name, &key, &self.hash(name, m), m, *id);
+            self.index_route(&key, entry, slot);
         }
         if let Some(pulling) = self.pulling.take() {
             self.enable_level_pulling(pulling.threshold());
@@ -803,8 +821,9 @@ impl NameFib {
         self.pulling.as_ref()
     }
 
-    pub(crate) fn route_keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
-        self.index.iter().map(|k| key_name(&self.arena, k))
+    /// Every route's name (TLV value), in name order.
+    pub(crate) fn route_names(&self) -> impl Iterator<Item = Vec<u8>> + '_ {
+        self.index.iter().map(|k| unpacked(key_name(&self.arena, k)))
     }
 }
 
@@ -823,7 +842,7 @@ fn id(answer: u32) -> Option<NextHopsId> {
     (answer != 0).then_some(NextHopsId(answer))
 }
 
-/// The bytes of the route with index key `k`: a prefix of its entry's name.
+/// The packed name of the route with index key `k`: a prefix of its entry's name.
 #[inline]
 fn key_name(arena: &EntryArena, k: u64) -> &[u8] {
     let key = RouteKey::unpack(k);
@@ -928,11 +947,38 @@ mod tests {
         assert_eq!(face(&f, "/x/%FF%FF/y/z/w/u"), Some(1));
         assert_eq!(f.get(&n("/x/%FF%FF").as_view()), None);
         assert_eq!(f.get(&n("/y").as_view()).and_then(NextHops::best).map(|h| h.face), Some(6));
-        let listed: Vec<&[u8]> = f.routes().map(|(name, _)| name).collect();
+        let listed: Vec<Vec<u8>> = f.routes().map(|(name, _)| name).collect();
         let mut sorted = listed.clone();
         sorted.sort();
         assert_eq!(listed, sorted);
         assert_eq!(listed.len(), f.len());
+    }
+
+    #[test]
+    fn typed_and_long_components_are_stored_escaped_and_found() {
+        // Entries store names packed; components that are not short generic ones are escaped
+        // (types below 8 with one escape byte, above 8 and long generic with another).
+        let digest = format!("/a/sha256digest={}", "ab".repeat(32));
+        let long = format!("/a/{}", "L".repeat(300));
+        let routes = ["/a/v=3", "/a/v=3/seg=0", "/a/32=kw/b", "/a/b", &digest, &long, "/a"];
+        let mut f = fib(Strategy::VerifyEach);
+        let mut reference = crate::name::ReferenceFib::new();
+        for (i, r) in routes.iter().enumerate() {
+            f.insert(&n(r).as_view(), NextHops::single(i as u32 + 1, 0)).unwrap();
+            reference.insert(&n(r).as_view(), NextHops::single(i as u32 + 1, 0));
+        }
+        let tail = format!("{long}/x");
+        let queries = ["/a/v=3/seg=0/x", "/a/v=3/seg=1", "/a/v=4", "/a/32=kw/b/c", "/a/32=kw", &digest, &tail, "/a/b/c", "/b"];
+        for q in queries {
+            assert_eq!(f.lookup(&n(q).as_view()), reference.lookup(&n(q).as_view()), "{q}");
+        }
+        let listed: Vec<Vec<u8>> = f.routes().map(|(name, _)| name).collect();
+        let want: Vec<Vec<u8>> = reference.routes().into_iter().map(|(name, _)| name.to_vec()).collect();
+        assert_eq!(listed, want, "listed in TLV order");
+        for r in routes {
+            f.remove(&n(r).as_view()).unwrap();
+        }
+        assert!(f.is_empty());
     }
 
     #[test]

@@ -17,6 +17,8 @@
 
 use core::hash::{BuildHasher, Hasher};
 
+use super::packed::packed_component;
+
 /// Most name components a FIB indexes (the deepest level of its binary search).
 pub const MAX_LEVELS: usize = 32;
 
@@ -47,7 +49,12 @@ pub struct PrefixHasher {
     key: (u64, u64),
 }
 
-/// Component boundaries and prefix hashes of one name, as many components as were asked for.
+/// Bytes of a name's packed form that [`PrefixHashes`] keeps.
+pub const PACKED_INLINE: usize = 192;
+
+/// Component boundaries and prefix hashes of one name, as many components as were asked for,
+/// and the name's packed form (see `packed`) as far as it fits, for verifications that are one
+/// byte comparison against an entry.
 #[derive(Clone, Copy)]
 pub struct PrefixHashes {
     /// Components hashed (`ends[..len]` and `hashes[..len]` are valid).
@@ -56,11 +63,31 @@ pub struct PrefixHashes {
     pub ends: [u32; MAX_LEVELS],
     /// `hashes[i]`: hash of the prefix of `i + 1` components.
     pub hashes: [u64; MAX_LEVELS],
+    /// Components whose packed prefix fits in `packed` (`packed_ends[..packed_len]` valid).
+    packed_len: usize,
+    /// `packed_ends[i]`: where the packed prefix of `i + 1` components ends in `packed`.
+    packed_ends: [u8; MAX_LEVELS],
+    packed: [u8; PACKED_INLINE],
 }
 
 impl Default for PrefixHashes {
     fn default() -> Self {
-        PrefixHashes { len: 0, ends: [0; MAX_LEVELS], hashes: [0; MAX_LEVELS] }
+        PrefixHashes {
+            len: 0,
+            ends: [0; MAX_LEVELS],
+            hashes: [0; MAX_LEVELS],
+            packed_len: 0,
+            packed_ends: [0; MAX_LEVELS],
+            packed: [0; PACKED_INLINE],
+        }
+    }
+}
+
+impl PrefixHashes {
+    /// The packed prefix of `level` components, if it fits inline.
+    #[inline(always)]
+    pub fn packed_prefix(&self, level: usize) -> Option<&[u8]> {
+        (level <= self.packed_len).then(|| &self.packed[..usize::from(self.packed_ends[level - 1])])
     }
 }
 
@@ -123,15 +150,25 @@ impl PrefixHasher {
 }
 
 /// Walks the components of `value`, calling `step` with each component's TLV bytes and storing
-/// the boundary and the returned hash.
+/// the boundary, the returned hash and, while it fits, the packed component.
 #[inline(always)]
 fn walk(value: &[u8], max: usize, out: &mut PrefixHashes, mut step: impl FnMut(&[u8]) -> u64) {
     let mut at = 0usize;
     let mut n = 0usize;
+    let mut packed_at = 0usize;
+    out.packed_len = 0;
     while n < max && at < value.len() {
         let Some(end) = component_end(value, at) else { break };
         out.ends[n] = end as u32;
         out.hashes[n] = step(&value[at..end]);
+        let (head, body) = packed_component(&value[at..end]);
+        if out.packed_len == n && packed_at + 1 + body.len() <= PACKED_INLINE {
+            out.packed[packed_at] = head;
+            out.packed[packed_at + 1..packed_at + 1 + body.len()].copy_from_slice(body);
+            packed_at += 1 + body.len();
+            out.packed_ends[n] = packed_at as u8;
+            out.packed_len = n + 1;
+        }
         n += 1;
         at = end;
     }

@@ -9,6 +9,7 @@
 //!   keyed SipHash).
 //! - `table`: the paper's fingerprint hash table — 64-byte buckets of seven fingerprint entries,
 //!   chained overflow buckets, low load.
+//! - `packed`: names as the arena stores them, a byte per component shorter than TLV.
 //! - `entry`: name-prefix entries, the prefix bytes stored once with the forwarding slots of the
 //!   route and of the markers that share them.
 //! - `fib`: the binary search, markers with inherited answers, batch lookup with prefetching,
@@ -23,6 +24,7 @@ mod entry;
 mod fib;
 pub mod hash;
 mod nexthops;
+mod packed;
 mod pulling;
 mod reference;
 mod route_index;

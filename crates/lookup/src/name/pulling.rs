@@ -111,7 +111,7 @@ impl LevelPulling {
             pulling.pulled.insert(hash, Pulled { bytes: bytes.into(), level, holder });
             pulling.levels |= 1 << level;
         }
-        let routes: Vec<Box<[u8]>> = fib.route_keys().map(Into::into).collect();
+        let routes: Vec<Vec<u8>> = fib.route_names().collect();
         for r in &routes {
             pulling.route_added(fib, r);
         }
@@ -120,7 +120,7 @@ impl LevelPulling {
 
     /// Drops every marker this pulling added.
     pub(crate) fn teardown(self, fib: &mut NameFib) {
-        let routes: Vec<Box<[u8]>> = fib.route_keys().map(Into::into).collect();
+        let routes: Vec<Vec<u8>> = fib.route_names().collect();
         for r in &routes {
             self.route_removed(fib, r);
         }
@@ -176,8 +176,8 @@ fn prefixes_with_many_children(fib: &NameFib, t: usize) -> Vec<(Vec<u8>, usize)>
             }
         }
     };
-    for route in fib.route_keys() {
-        let ph = fib.hash(route, MAX_LEVELS);
+    for route in fib.route_names() {
+        let ph = fib.hash(&route, MAX_LEVELS);
         // Components shared with the previous route.
         let mut common = 0;
         while common < ph.len && common + 1 < open.len() && open[common + 1].0 == ph.ends[common] as usize {
@@ -192,7 +192,7 @@ fn prefixes_with_many_children(fib: &NameFib, t: usize) -> Vec<(Vec<u8>, usize)>
             open.push((ph.ends[level - 1] as usize, 0));
         }
         prev.clear();
-        prev.extend_from_slice(route);
+        prev.extend_from_slice(&route);
     }
     close(&mut open, &prev, 0, &mut out);
     out
@@ -254,7 +254,7 @@ mod tests {
         let fresh = {
             let mut g = fib_with(&[]);
             for (k, v) in f.routes() {
-                g.insert(&nexthop_wire::NameView::from_value(k).unwrap(), v.clone()).unwrap();
+                g.insert(&nexthop_wire::NameView::from_value(&k).unwrap(), v.clone()).unwrap();
             }
             g
         };
