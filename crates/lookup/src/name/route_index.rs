@@ -182,6 +182,8 @@ impl RouteIndex {
     /// The next insertion into a full leaf splits it as usual.
     pub fn compact(&mut self) {
         let keys: Vec<u64> = self.iter().collect();
+        // The old nodes go before the new ones are made: at 100M routes each tree is ~1 GB.
+        self.root = Node::Leaf(Vec::new());
         let mut level: Vec<(u64, Node)> = chunks_even(keys.len())
             .scan(0, |at, n| {
                 let leaf = keys[*at..*at + n].to_vec();
