@@ -10,11 +10,11 @@
 //!
 //! ```text
 //!  word 0      name length (u16) | component count (u8) << 16 | slot count (u8) << 24
-//!  word 1..    per slot an answer (u16: next-hop set id, 0 = none; 0xffff = a larger id,
+//!  then        per slot a 2-byte answer (next-hop set id, 0 = none; 0xffff = a larger id,
 //!              kept in a side table)
-//!  then        per slot a mark byte: bit 7 = real route here, bits 0..7 = routes whose search
-//!              path needs this marker, up to 126; 127 = more, the count is in a side table
-//!  then        the name bytes; the entry is padded to 4
+//!  then        per slot a mark byte: bit 7 = real route here, the low 7 bits = routes whose
+//!              search path needs this marker, up to 126; 127 = more, counted in a side table
+//!  then        the packed name bytes; the entry is padded to 4
 //! ```
 //!
 //! A slot's *answer* is the next-hop set of the longest route that is a prefix of (or equal to)

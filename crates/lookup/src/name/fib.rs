@@ -18,9 +18,9 @@
 //! marker that extends it down to its nearest longer route. Those are found through an ordered
 //! index of the routes by name bytes (`route_index`: a B+-tree of 8-byte keys that point at the
 //! route's packed bytes in the entry arena; a name's packed bytes are a byte prefix of its
-//! extensions' and sort as its TLV bytes do, so a route's descendants are one contiguous range): for each topmost route Q under the
-//! changed route P, the prefixes of Q longer than P and shorter than Q are looked up level by
-//! level and their answers rewritten. The index is also what `routes()` lists; a route's next
+//! extensions' and sort as its TLV bytes do, so a route's descendants are one contiguous
+//! range): for each topmost route Q under the changed route P, the prefixes of Q longer than P
+//! and shorter than Q are looked up level by level and their answers rewritten. The index is also what `routes()` lists; a route's next
 //! hops are the answer in its own slot.
 //!
 //! The tree only grows: when a route deeper than `span` arrives the tables are rebuilt for the
