@@ -68,14 +68,16 @@ pub struct Document<'a> {
 }
 
 /// Writes the JSON document to `out` and each plot next to it; returns the files written.
+/// `machine` is taken when the experiment starts, so that its `git` field names the code that
+/// ran even if the working tree changes during a long run.
 ///
 /// # Errors
 /// When a directory cannot be created or a file written.
-pub fn write(experiment: &str, quick: bool, report: &Report, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub fn write(experiment: &str, quick: bool, machine: Machine, report: &Report, out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let doc = Document { experiment, quick, machine: Machine::current(), rows: &report.rows };
+    let doc = Document { experiment, quick, machine, rows: &report.rows };
     let json = serde_json::to_string_pretty(&doc)?;
     std::fs::write(out, json + "\n").with_context(|| format!("writing {}", out.display()))?;
     let mut written = vec![out.to_path_buf()];

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
+use nexthop_lab::machine::Machine;
 use nexthop_lab::{experiments, report, Experiment, RunConfig};
 
 /// Arguments of `nexthop bench`.
@@ -61,9 +62,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for e in chosen {
         eprintln!("== {} ({}{})", e.name(), if cfg.quick { "quick, " } else { "" }, e.about());
         let start = Instant::now();
+        let machine = Machine::current();
         let result = e.run(&cfg).with_context(|| format!("experiment {}", e.name()))?;
         let out = args.out.clone().unwrap_or_else(|| out_dir.join(format!("{}.json", e.name())));
-        let files = report::write(e.name(), cfg.quick, &result, &out)?;
+        let files = report::write(e.name(), cfg.quick, machine, &result, &out)?;
         let mismatches: f64 = result.rows.iter().filter_map(|r| r.num("mismatches")).fold(0.0, |a, b| a + b);
         eprintln!(
             "   {} rows in {:.1}s, wrote {}",
