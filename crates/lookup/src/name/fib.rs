@@ -20,8 +20,8 @@
 //! route's packed bytes in the entry arena; a name's packed bytes are a byte prefix of its
 //! extensions' and sort as its TLV bytes do, so a route's descendants are one contiguous
 //! range): for each topmost route Q under the changed route P, the prefixes of Q longer than P
-//! and shorter than Q are looked up level by level and their answers rewritten. The index is also what `routes()` lists; a route's next
-//! hops are the answer in its own slot.
+//! and shorter than Q are looked up level by level and their answers rewritten. The index is
+//! also what `routes()` lists; a route's next hops are the answer in its own slot.
 //!
 //! The tree only grows: when a route deeper than `span` arrives the tables are rebuilt for the
 //! next power of two (at most five times in a FIB's life for 32 levels). Empty levels are never
@@ -128,6 +128,12 @@ pub struct NameFib {
 #[inline(always)]
 fn prefix<'v>(value: &'v [u8], ph: &PrefixHashes, level: usize) -> &'v [u8] {
     &value[..ph.ends[level - 1] as usize]
+}
+
+/// The packed form of the first `level` components of `value`: the copy the hashing pass made,
+/// or, for a name too long for that, packed again.
+fn packed_prefix(value: &[u8], ph: &PrefixHashes, level: usize) -> Vec<u8> {
+    ph.packed_prefix(level).map_or_else(|| packed(prefix(value, ph, level)), <[u8]>::to_vec)
 }
 
 impl Default for NameFib {
@@ -454,7 +460,7 @@ impl NameFib {
             return Err(RouteError::NoNextHops);
         }
         let ph = self.hash(value, m);
-        let key = packed(value);
+        let key = packed_prefix(value, &ph, m);
         if let Some((entry, slot)) = self.route_slot(value, &ph, m) {
             let old = NextHopsId(self.arena.answer(entry, slot));
             let new = self.sets.acquire(&next_hops);
@@ -493,7 +499,7 @@ impl NameFib {
             pulling.route_removed(self, value);
             self.pulling = Some(pulling);
         }
-        let key = packed(value);
+        let key = packed_prefix(value, &ph, m);
         let arena = &self.arena;
         self.index.remove(|k| key_name(arena, k).cmp(&key)).expect("every route is indexed");
         let parent = if m > 1 { self.bmp(value, &ph, m - 1) } else { 0 };
@@ -646,7 +652,7 @@ impl NameFib {
             None => {
                 let answer = self.bmp(value, &ph, level);
                 let slot = NewSlot { level: level as u8, answer, refs: 1, real: false };
-                let entry = self.arena.alloc(&packed(prefix(value, &ph, level)), level, &[slot]);
+                let entry = self.arena.alloc(&packed_prefix(value, &ph, level), level, &[slot]);
                 self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, 0, false));
             }
         }
@@ -789,8 +795,9 @@ impl NameFib {
         self.index = RouteIndex::default();
         for (name, id) in &routes {
             let m = count_components(name);
-            let key = packed(name);
-            let (entry, slot) = self.install(name, &key, &self.hash(name, m), m, *id);
+            let ph = self.hash(name, m);
+            let key = packed_prefix(name, &ph, m);
+            let (entry, slot) = self.install(name, &key, &ph, m, *id);
             self.index_route(&key, entry, slot);
         }
         if let Some(pulling) = self.pulling.take() {

@@ -161,20 +161,22 @@ fn walk(value: &[u8], max: usize, out: &mut PrefixHashes, mut step: impl FnMut(&
         let Some(end) = component_end(value, at) else { break };
         out.ends[n] = end as u32;
         out.hashes[n] = step(&value[at..end]);
-        let (head, body) = packed_component(&value[at..end]);
-        if out.packed_len == n && packed_at + 1 + body.len() <= PACKED_INLINE {
-            out.packed[packed_at] = head;
-            let (to, from) = (packed_at + 1, end - body.len());
-            if body.len() <= 16 && to + 16 <= PACKED_INLINE && from + 16 <= value.len() {
-                // One fixed 16-byte move instead of a call to memcpy for a short body: the bytes
-                // past the body are overwritten by the next component or never read.
-                out.packed[to..to + 16].copy_from_slice(&value[from..from + 16]);
-            } else {
-                out.packed[to..to + body.len()].copy_from_slice(body);
+        if out.packed_len == n {
+            let (head, body) = packed_component(&value[at..end]);
+            if packed_at + 1 + body.len() <= PACKED_INLINE {
+                out.packed[packed_at] = head;
+                let (to, from) = (packed_at + 1, end - body.len());
+                if body.len() <= 16 && to + 16 <= PACKED_INLINE && from + 16 <= value.len() {
+                    // One fixed 16-byte move instead of a call to memcpy for a short body: the
+                    // bytes past the body are overwritten by the next component or never read.
+                    out.packed[to..to + 16].copy_from_slice(&value[from..from + 16]);
+                } else {
+                    out.packed[to..to + body.len()].copy_from_slice(body);
+                }
+                packed_at += 1 + body.len();
+                out.packed_ends[n] = packed_at as u8;
+                out.packed_len = n + 1;
             }
-            packed_at += 1 + body.len();
-            out.packed_ends[n] = packed_at as u8;
-            out.packed_len = n + 1;
         }
         n += 1;
         at = end;

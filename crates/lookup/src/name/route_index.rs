@@ -3,8 +3,8 @@
 //!
 //! Overview. The FIB must list its routes in name order and find, for a route P, the routes
 //! that extend P (one contiguous run in name order, because a name's bytes, TLV or packed, are a
-//! byte prefix of its extensions' bytes). A `BTreeMap<Box<[u8]>, _>` does that by storing every name a
-//! second time, about 100 bytes per route. Here a route is the 8-byte key the FIB packs from
+//! byte prefix of its extensions' bytes). A `BTreeMap<Box<[u8]>, _>` does that by storing every
+//! name a second time, about 100 bytes per route. Here a route is the 8-byte key the FIB packs from
 //! where its bytes already are (see [`RouteKey`]), and every operation takes the comparison as a
 //! closure: `cmp(k)` says how stored key `k` compares with the operand, `pred(k)` is a predicate
 //! that is false and then true along the key order. The FIB's closures read names from its entry
