@@ -17,7 +17,7 @@
 //! priority queue instead (always the highest bound in the whole walk) measured slower: at the
 //! shallow levels bounds tie, and the walk turned breadth-first.
 //!
-//! [`MatchScratch`] is the stack, owned by the calling thread and reused, so a warm matcher does
+//! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
 //! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
 
 use core::num::NonZeroUsize;
