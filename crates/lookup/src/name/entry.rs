@@ -9,13 +9,20 @@
 //! components of P is the prefix of P's bytes, so it needs no string of its own.
 //!
 //! ```text
-//!  word 0      name length (u16) | component count (u8) << 16 | slot count (u8) << 24
+//!  byte 0      component count − 1 (5 bits) | slot count − 1 (3 bits) << 5
 //!  then        per slot a 2-byte answer (next-hop set id, 0 = none; 0xffff = a larger id,
 //!              kept in a side table)
 //!  then        per slot a mark byte: bit 7 = real route here, the low 7 bits = routes whose
 //!              search path needs this marker, up to 126; 127 = more, counted in a side table
 //!  then        the packed name bytes; the entry is padded to 4
 //! ```
+//!
+//! The name's length is not stored: a packed name says where each component ends, so the
+//! control side finds the end by walking the components, and a lookup needs no length at all.
+//! Its verification compares the bytes from the name's start with the lookup's own packed
+//! prefix of the slot's level; packing is prefix-free component by component, so equal bytes
+//! mean equal components, and a slot at level L is only ever in an entry whose name has at
+//! least L components, so a comparison never runs past the name's end.
 //!
 //! A slot's *answer* is the next-hop set of the longest route that is a prefix of (or equal to)
 //! the slot's prefix, so a search that stops after it needs no backtracking. A slot is dead when
@@ -36,7 +43,9 @@ use super::packed;
 
 /// Most slots in one entry: one per level of a 32-level binary search path.
 pub const MAX_SLOTS: usize = 8;
-const HEADER_WORDS: usize = 1;
+/// Most components of an entry's name.
+pub const MAX_COMPONENTS: usize = 32;
+const HEADER_BYTES: usize = 1;
 /// Smallest step by which the arena grows, in bytes.
 const MIN_GROWTH: usize = 64 << 10;
 const REAL: u8 = 1 << 7;
@@ -71,11 +80,6 @@ pub struct NewSlot {
     pub real: bool,
 }
 
-#[inline(always)]
-fn word(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-}
-
 impl EntryArena {
     /// An empty arena; `huge_pages` asks for transparent huge pages as it grows.
     pub fn new(huge_pages: bool) -> Self {
@@ -84,13 +88,14 @@ impl EntryArena {
 
     /// Size in words of an entry with `slots` slots and a name of `name_len` bytes.
     fn words_for(slots: usize, name_len: usize) -> usize {
-        HEADER_WORDS + (3 * slots + name_len).div_ceil(4)
+        (HEADER_BYTES + 3 * slots + name_len).div_ceil(4)
     }
 
     /// Stores a new entry for the packed name `name` (of `components` components) and
     /// returns its word offset. Panics if the arena would pass 16 GiB (a 32-bit word offset).
     pub fn alloc(&mut self, name: &[u8], components: usize, slots: &[NewSlot]) -> u32 {
-        assert!(slots.len() <= MAX_SLOTS && components <= 255 && name.len() <= u16::MAX as usize);
+        assert!((1..=MAX_SLOTS).contains(&slots.len()) && (1..=MAX_COMPONENTS).contains(&components));
+        debug_assert_eq!(packed::prefix_len(name, components), name.len(), "a name of `components` components");
         let words = Self::words_for(slots.len(), name.len());
         let offset = match self.free.get_mut(&(words as u32)).and_then(Vec::pop) {
             Some(o) => o as usize,
@@ -114,9 +119,8 @@ impl EntryArena {
         let at = offset * 4;
         let b = &mut self.bytes[at..at + words * 4];
         b.fill(0);
-        let head = name.len() as u32 | (components as u32) << 16 | (slots.len() as u32) << 24;
-        b[0..4].copy_from_slice(&head.to_le_bytes());
-        let name_at = HEADER_WORDS * 4 + 3 * slots.len();
+        b[0] = (components - 1) as u8 | ((slots.len() - 1) as u8) << 5;
+        let name_at = HEADER_BYTES + 3 * slots.len();
         b[name_at..name_at + name.len()].copy_from_slice(name);
         for (i, s) in slots.iter().enumerate() {
             self.set_answer(offset as u32, i, s.answer);
@@ -139,30 +143,43 @@ impl EntryArena {
     }
 
     #[inline(always)]
-    fn head(&self, offset: u32) -> u32 {
-        word(&self.bytes, offset as usize * 4)
+    fn head(&self, offset: u32) -> u8 {
+        self.bytes[offset as usize * 4]
     }
 
     /// Number of slots.
     #[inline(always)]
     pub fn slot_count(&self, offset: u32) -> usize {
-        (self.head(offset) >> 24) as usize
+        usize::from(self.head(offset) >> 5) + 1
+    }
+
+    /// Components of the entry's name.
+    pub fn components(&self, offset: u32) -> usize {
+        usize::from(self.head(offset) & 0x1f) + 1
+    }
+
+    /// The arena's bytes from the entry's name on: the name, then whatever follows it.
+    #[inline(always)]
+    pub fn name_onwards(&self, offset: u32) -> &[u8] {
+        &self.bytes[offset as usize * 4 + HEADER_BYTES + 3 * self.slot_count(offset)..]
+    }
+
+    /// The packed bytes of the first `components` components of the entry's name.
+    pub fn name_prefix(&self, offset: u32, components: usize) -> &[u8] {
+        let onwards = self.name_onwards(offset);
+        &onwards[..packed::prefix_len(onwards, components)]
     }
 
     /// The entry's name bytes (packed, see `packed`).
-    #[inline(always)]
     pub fn name(&self, offset: u32) -> &[u8] {
-        let head = self.head(offset);
-        let len = (head & 0xffff) as usize;
-        let at = (offset as usize + HEADER_WORDS) * 4 + 3 * (head >> 24) as usize;
-        &self.bytes[at..at + len]
+        self.name_prefix(offset, self.components(offset))
     }
 
     /// Whether the entry's name starts with the name whose TLV value is `prefix` (the
-    /// verification of a fingerprint match).
+    /// verification of a fingerprint match, for an entry with a slot at `prefix`'s level).
     #[inline(always)]
     pub fn name_starts_with(&self, offset: u32, prefix: &[u8]) -> bool {
-        packed::starts_with_tlv(self.name(offset), prefix)
+        packed::starts_with_tlv(self.name_onwards(offset), prefix)
     }
 
     /// Address of the entry's first byte, for prefetching.
@@ -174,7 +191,7 @@ impl EntryArena {
     /// Byte index of slot `slot`'s answer.
     #[inline(always)]
     fn answer_at(offset: u32, slot: usize) -> usize {
-        (offset as usize + HEADER_WORDS) * 4 + 2 * slot
+        offset as usize * 4 + HEADER_BYTES + 2 * slot
     }
 
     /// Byte index of slot `slot`'s mark.

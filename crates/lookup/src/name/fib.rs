@@ -16,7 +16,7 @@
 //!
 //! Control side. Inserting, replacing or removing a route changes the answer carried by every
 //! marker that extends it down to its nearest longer route. Those are found through an ordered
-//! index of the routes by name bytes (`route_index`: a B+-tree of 8-byte keys that point at the
+//! index of the routes by name bytes (`route_index`: a B+-tree of 5-byte keys that point at the
 //! route's packed bytes in the entry arena; a name's packed bytes are a byte prefix of its
 //! extensions' and sort as its TLV bytes do, so a route's descendants are one contiguous
 //! range): for each topmost route Q under the changed route P, the prefixes of Q longer than P
@@ -286,7 +286,7 @@ impl NameFib {
     #[inline(always)]
     fn verify(&self, e: FpEntry, value: &[u8], ph: &PrefixHashes, level: usize) -> bool {
         match ph.packed_prefix(level) {
-            Some(p) => self.arena.name(e.entry()).starts_with(p),
+            Some(p) => self.arena.name_onwards(e.entry()).starts_with(p),
             None => self.arena.name_starts_with(e.entry(), prefix(value, ph, level)),
         }
     }
@@ -477,7 +477,7 @@ impl NameFib {
             return Ok(None);
         }
         let (entry, slot) = self.install(value, &key, &ph, m, id.0);
-        let next = self.index_route(&key, entry, slot);
+        let next = self.index_route(&key, m, entry, slot);
         self.propagate_from(next, &key, m, id.0);
         if let Some(pulling) = self.pulling.take() {
             pulling.route_added(self, value);
@@ -575,10 +575,10 @@ impl NameFib {
         self.arena.is_real(e.entry(), e.slot()).then_some((e.entry(), e.slot()))
     }
 
-    /// Adds the route with packed name `key`, whose bytes and slot are in `entry`, to the
-    /// ordered index; returns the key of the next route in name order.
-    fn index_route(&mut self, key: &[u8], entry: u32, slot: usize) -> Option<u64> {
-        let k = RouteKey { entry, len: key.len() as u16, slot: slot as u8 }.pack();
+    /// Adds the route with packed name `key` of `m` components, whose bytes and slot are in
+    /// `entry`, to the ordered index; returns the key of the next route in name order.
+    fn index_route(&mut self, key: &[u8], m: usize, entry: u32, slot: usize) -> Option<u64> {
+        let k = RouteKey { entry, level: m as u8, slot: slot as u8 }.pack();
         let arena = &self.arena;
         self.index.insert(k, |k| key_name(arena, k).cmp(key)).expect("a new route is not indexed yet")
     }
@@ -798,7 +798,7 @@ impl NameFib {
             let ph = self.hash(name, m);
             let key = packed_prefix(name, &ph, m);
             let (entry, slot) = self.install(name, &key, &ph, m, *id);
-            self.index_route(&key, entry, slot);
+            self.index_route(&key, m, entry, slot);
         }
         if let Some(pulling) = self.pulling.take() {
             self.enable_level_pulling(pulling.threshold());
@@ -853,7 +853,7 @@ fn id(answer: u32) -> Option<NextHopsId> {
 #[inline]
 fn key_name(arena: &EntryArena, k: u64) -> &[u8] {
     let key = RouteKey::unpack(k);
-    &arena.name(key.entry)[..usize::from(key.len)]
+    arena.name_prefix(key.entry, usize::from(key.level))
 }
 
 fn random_key() -> (u64, u64) {

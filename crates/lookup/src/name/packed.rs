@@ -76,6 +76,24 @@ pub fn unpack(packed: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// Bytes of the first `components` components of the packed name `packed` (all of it if it
+/// has fewer).
+pub fn prefix_len(packed: &[u8], components: usize) -> usize {
+    let mut at = 0;
+    for _ in 0..components {
+        let end = match packed.get(at) {
+            None => break,
+            Some(&(LOW | HIGH)) => component_end(packed, at + 1),
+            Some(&head) => Some(at + usize::from(head)),
+        };
+        match end {
+            Some(end) if end <= packed.len() => at = end,
+            _ => return packed.len(),
+        }
+    }
+    at
+}
+
 /// The TLV value of the packed name `packed`.
 pub fn unpacked(packed: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(packed.len() + 16);
@@ -143,6 +161,13 @@ mod tests {
             prop_assert_eq!(pa.cmp(&pb), a.value().cmp(b.value()), "order");
             prop_assert_eq!(pb.starts_with(&pa), b.value().starts_with(a.value()), "prefix as bytes");
             prop_assert_eq!(starts_with_tlv(&pb, a.value()), b.value().starts_with(a.value()), "prefix against TLV");
+            let mut onwards = pa.clone();
+            onwards.extend_from_slice(&pb);
+            for c in 0..=a.len() {
+                let mut prefix = Name::new();
+                a.components().take(c).for_each(|comp| prefix.push(comp));
+                prop_assert_eq!(prefix_len(&onwards, c), packed(prefix.value()).len(), "prefix length");
+            }
         }
     }
 }
