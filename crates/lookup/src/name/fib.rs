@@ -369,8 +369,11 @@ impl NameFib {
     }
 
     /// Looks up a batch: hashes every name, prefetches its first bucket, then advances all the
-    /// searches one level per round so that each round's bucket reads overlap in memory.
-    /// `out[i]` gets the answer for `names[i]`.
+    /// searches one step per round so that each round's memory reads overlap. A step reads the
+    /// bucket prefetched in the round before; a fingerprint match that must be verified (every
+    /// match with verify-each, a collided one with verify-at-end) prefetches its name-prefix
+    /// entry and is verified in the next round, so the entry's cache miss overlaps the others
+    /// too. `out[i]` gets the answer for `names[i]`.
     pub fn lookup_batch_ids(&self, names: &[&[u8]], out: &mut [Option<NextHopsId>]) {
         const CHUNK: usize = 16;
         if self.pulling.is_some() {
@@ -380,14 +383,17 @@ impl NameFib {
             return;
         }
         let verify_each = self.verify_each();
+        // Every field a search reads is set when it starts (`ph` by the hashing pass).
+        let mut st: [Walk; CHUNK] = [Walk::default(); CHUNK];
         for (names, out) in names.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-            let mut st: [Walk; CHUNK] = [Walk::default(); CHUNK];
             let mut active = 0usize;
             for (i, name) in names.iter().enumerate() {
                 let w = &mut st[i];
                 self.hasher.hash_prefixes(name, self.deepest, &mut w.ph);
                 w.level = self.root;
                 w.half = self.root >> 1;
+                w.last = None;
+                w.unverified = None;
                 w.done = w.ph.len == 0 || !self.seek(w, None);
                 if !w.done {
                     mem::prefetch(self.tables[w.level - 1].first_bucket(w.ph.hashes[w.level - 1]));
@@ -401,7 +407,20 @@ impl NameFib {
                     if w.done {
                         continue;
                     }
-                    let hit = self.probe(name, &w.ph, w.level, verify_each, &mut probes);
+                    let hit = match w.unverified.take() {
+                        // The entry was prefetched last round. If the first fingerprint match
+                        // lied, the chain is searched again comparing bytes (rare).
+                        Some(e) if self.verify(e, name, &w.ph, w.level) => Some(e),
+                        Some(_) => self.probe(name, &w.ph, w.level, true, &mut probes),
+                        None => match self.tables[w.level - 1].find(w.ph.hashes[w.level - 1], &mut probes, |_| true) {
+                            Some(e) if verify_each || e.is_collided() => {
+                                mem::prefetch(self.arena.address(e.entry()));
+                                w.unverified = Some(e);
+                                continue;
+                            }
+                            hit => hit,
+                        },
+                    };
                     let mut stop = false;
                     if let Some(e) = hit {
                         w.last = Some((e, w.level));
@@ -841,6 +860,8 @@ struct Walk {
     level: usize,
     half: usize,
     last: Option<(FpEntry, usize)>,
+    /// A fingerprint match at `level` whose entry was prefetched, to verify next round.
+    unverified: Option<FpEntry>,
     done: bool,
 }
 
@@ -1037,6 +1058,29 @@ mod tests {
         assert_eq!(answer, None, "{liar} must not match /route");
         assert!(probes > f.search_depth(), "the fallback search read buckets again");
         assert_eq!(face(&f, "/route/deeper/x"), Some(2));
+    }
+
+    #[test]
+    fn a_batch_whose_first_fingerprint_match_lies_finds_the_true_one_behind_it() {
+        for s in [Strategy::VerifyEach, Strategy::VerifyAtEnd] {
+            let mut f = fib(s);
+            let target = f.hasher.hash_prefix(n("/route").value(), 1);
+            let liar =
+                (0u64..).map(|i| n(&format!("/{i:x}"))).find(|c| f.hasher.hash_prefix(c.value(), 1) & 0xfffff == target & 0xfffff).unwrap();
+            // Both in the one bucket of level 1, the liar first in the chain.
+            f.insert(&liar.as_view(), NextHops::single(1, 0)).unwrap();
+            f.insert(&n("/route").as_view(), NextHops::single(2, 0)).unwrap();
+            assert_eq!(f.tables[0].len(), 2);
+            let queries = [n("/route/x"), liar.clone().with_generic("x"), n("/other")];
+            let values: Vec<&[u8]> = queries.iter().map(|q| q.value()).collect();
+            let mut out = vec![None; values.len()];
+            f.lookup_batch_ids(&values, &mut out);
+            let faces: Vec<Option<u32>> = out.iter().map(|o| o.map(|id| f.next_hops(id).best().unwrap().face)).collect();
+            assert_eq!(faces, [Some(2), Some(1), None], "{s:?}");
+            for (q, o) in queries.iter().zip(&out) {
+                assert_eq!(*o, f.lookup_id(q.value()), "{q}");
+            }
+        }
     }
 
     #[test]
