@@ -56,3 +56,20 @@ pub fn rss_bytes_of(pid: u32) -> Option<u64> {
     let kb: u64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
+
+/// Pins the calling thread to logical core `core` (modulo the cores there are), as a data plane
+/// gives its reader and writer threads cores of their own. Returns whether the kernel agreed.
+/// Threads the caller spawns afterwards inherit the pin: call it on threads made for the purpose.
+#[allow(unsafe_code)]
+pub fn pin_current_thread(core: usize) -> bool {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // SAFETY: `set` is a plain bit set owned by this frame; CPU_ZERO / CPU_SET only write inside
+    // it (the index is below `cores` ≤ CPU_SETSIZE), and sched_setaffinity(0, …) reads `size`
+    // bytes of it for the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_ZERO(&mut set);
+        libc::CPU_SET(core % cores.min(libc::CPU_SETSIZE as usize), &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
