@@ -17,10 +17,11 @@
 //! time, shipping one delta per batch; `updates_per_s_option1` is the one-at-a-time rate under
 //! the paper's sizing option 1. Then one reader thread (pinned to core 0) runs batch lookups of
 //! names that never change, in five windows alone and five while a writer thread (pinned to
-//! core 1) applies 100K updates/s (each wake-up's due updates as one batch), taken in turn; `mlookups_per_s_reader_alone` and
-//! `mlookups_per_s_during_updates` are the medians (every answer checked in both). After each
-//! run of updates, every churn name still present is looked up in the shipped query structure
-//! and checked against the action it was last given (`mismatches_updated_names`).
+//! core 1) applies 100K updates/s (each wake-up's due updates as one batch), taken in turn;
+//! `mlookups_per_s_reader_alone` and `mlookups_per_s_during_updates` are the medians (every
+//! answer checked in both). After each run of updates, every churn name still present is looked
+//! up in the shipped query structure and checked against the action it was last given
+//! (`mismatches_updated_names`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

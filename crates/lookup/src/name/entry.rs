@@ -39,13 +39,14 @@
 
 use hashbrown::HashMap;
 
+use super::hash::MAX_LEVELS;
 use super::packed;
 
 /// Most slots in one entry: one per level of a 32-level binary search path.
 pub const MAX_SLOTS: usize = 8;
-/// Most components of an entry's name.
-pub const MAX_COMPONENTS: usize = 32;
 const HEADER_BYTES: usize = 1;
+// The header holds component count − 1 in 5 bits and slot count − 1 in 3.
+const _: () = assert!(MAX_LEVELS <= 32 && MAX_SLOTS <= 8);
 /// Smallest step by which the arena grows, in bytes.
 const MIN_GROWTH: usize = 64 << 10;
 const REAL: u8 = 1 << 7;
@@ -94,7 +95,7 @@ impl EntryArena {
     /// Stores a new entry for the packed name `name` (of `components` components) and
     /// returns its word offset. Panics if the arena would pass 16 GiB (a 32-bit word offset).
     pub fn alloc(&mut self, name: &[u8], components: usize, slots: &[NewSlot]) -> u32 {
-        assert!((1..=MAX_SLOTS).contains(&slots.len()) && (1..=MAX_COMPONENTS).contains(&components));
+        assert!((1..=MAX_SLOTS).contains(&slots.len()) && (1..=MAX_LEVELS).contains(&components));
         debug_assert_eq!(packed::prefix_len(name, components), name.len(), "a name of `components` components");
         let words = Self::words_for(slots.len(), name.len());
         let offset = match self.free.get_mut(&(words as u32)).and_then(Vec::pop) {

@@ -51,6 +51,9 @@ impl RouteKey {
     }
 }
 
+// A key's level and slot fields are 5 and 3 bits wide.
+const _: () = assert!(super::hash::MAX_LEVELS <= 32 && super::entry::MAX_SLOTS <= 8);
+
 /// A key as a leaf stores it.
 type Stored = [u8; 5];
 
