@@ -205,11 +205,8 @@ impl Variant {
 
 fn binsearch(w: &FibWorkload, v: Variant) -> NameFib {
     let (strategy, pull) = (v.strategy, v.pull);
-    let mut fib = NameFib::new(NameFibConfig {
-        key: Some((0x6e65, 0x7874)),
-        huge_pages: v.huge_pages,
-        ..NameFibConfig::with_strategy(strategy)
-    });
+    let mut fib =
+        NameFib::new(NameFibConfig { key: Some((0x6e65, 0x7874)), huge_pages: v.huge_pages, ..NameFibConfig::with_strategy(strategy) });
     let what = format!("building binsearch-{}", strategy.label());
     for_each_rule(w, &what, |i, v| {
         let name = NameView::from_value(v).expect("generated names are valid");
