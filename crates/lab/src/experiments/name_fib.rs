@@ -204,11 +204,9 @@ impl Variant {
 }
 
 fn binsearch(w: &FibWorkload, v: Variant) -> NameFib {
-    let (strategy, pull) = (v.strategy, v.pull);
     let mut fib =
-        NameFib::new(NameFibConfig { key: Some((0x6e65, 0x7874)), huge_pages: v.huge_pages, ..NameFibConfig::with_strategy(strategy) });
-    let what = format!("building binsearch-{}", strategy.label());
-    for_each_rule(w, &what, |i, v| {
+        NameFib::new(NameFibConfig { key: Some((0x6e65, 0x7874)), huge_pages: v.huge_pages, ..NameFibConfig::with_strategy(v.strategy) });
+    for_each_rule(w, &format!("building {}", v.name()), |i, v| {
         let name = NameView::from_value(v).expect("generated names are valid");
         fib.insert(&name, next_hops_for(i)).expect("generated routes are valid");
     });
@@ -216,7 +214,7 @@ fn binsearch(w: &FibWorkload, v: Variant) -> NameFib {
     let bar = progress::bar(1, &format!("shrinking {} {}M", w.label(), w.rules / 1_000_000));
     fib.shrink_to_fit();
     bar.finish_and_clear();
-    if pull {
+    if v.pull {
         fib.enable_level_pulling(PULL_THRESHOLD);
     }
     fib
