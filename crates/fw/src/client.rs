@@ -13,6 +13,7 @@ use nexthop_wire::packet::frame_len;
 use nexthop_wire::{Component, DataView, Emit, Interest, Kind, NackReason, Name};
 
 use crate::face::FaceUri;
+use crate::fragmentation::{is_fragment, Reassembler};
 use crate::mgmt::params::{ControlParameters, ControlResponse};
 use crate::packet::{classify, Network};
 use crate::udp_batch::{RecvBatch, SendBatch};
@@ -49,6 +50,9 @@ pub struct Client {
     buf: Vec<u8>,
     start: usize,
     nonce: u32,
+    /// NDNLPv2 fragments received (a forwarder's UDP face cuts packets above its MTU).
+    reassembler: Reassembler,
+    opened: Instant,
 }
 
 impl std::fmt::Debug for Client {
@@ -91,7 +95,14 @@ impl Client {
             }
             _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp:// or udp://")),
         };
-        Ok(Client { conn, buf: Vec::new(), start: 0, nonce: std::process::id().wrapping_mul(2_654_435_761) })
+        Ok(Client {
+            conn,
+            buf: Vec::new(),
+            start: 0,
+            nonce: std::process::id().wrapping_mul(2_654_435_761),
+            reassembler: Reassembler::new(1 << 20),
+            opened: Instant::now(),
+        })
     }
 
     /// The local address of a UDP connection (what the forwarder sees as the remote end).
@@ -192,13 +203,25 @@ impl Client {
         }
     }
 
-    /// The next packet already read from the socket, without waiting.
+    /// The next packet already read from the socket, without waiting. Fragments are kept
+    /// until their packet is whole, which is then handed out as one LpPacket.
     pub fn recv_buffered(&mut self) -> Option<Vec<u8>> {
-        let avail = &self.buf[self.start..];
-        let n = frame_len(avail, usize::MAX).ok()??;
-        let packet = avail.get(..n)?.to_vec();
-        self.start += n;
-        Some(packet)
+        loop {
+            let avail = &self.buf[self.start..];
+            let n = frame_len(avail, usize::MAX).ok()??;
+            let packet = avail.get(..n)?;
+            if !is_fragment(packet) {
+                let packet = packet.to_vec();
+                self.start += n;
+                return Some(packet);
+            }
+            let now_ms = self.opened.elapsed().as_millis() as u64;
+            let whole = self.reassembler.feed(now_ms, 0, packet);
+            self.start += n;
+            if let Ok(Some(whole)) = whole {
+                return Some(whole);
+            }
+        }
     }
 
     /// A fresh nonce.

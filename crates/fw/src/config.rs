@@ -63,6 +63,9 @@ pub struct FacesConfig {
     pub udp_idle_timeout_ms: u64,
     /// Send-buffer bound per stream face.
     pub send_buffer_bytes: usize,
+    /// Largest datagram sent on a UDP face; larger packets are cut into NDNLPv2 fragments
+    /// (0: never cut).
+    pub udp_mtu: usize,
 }
 
 /// `[content_store]`.
@@ -190,11 +193,21 @@ impl Config {
         if self.forwarder.pit_max_entries == 0 {
             return bad("forwarder.pit_max_entries must be at least 1".into());
         }
+        if self.forwarder.pit_max_entries.div_ceil(self.forwarder.threads) > crate::token::MAX_SLOTS {
+            return bad(format!(
+                "forwarder.pit_max_entries / threads must be at most {} (PIT tokens name 24-bit slots)",
+                crate::token::MAX_SLOTS
+            ));
+        }
         if !["fifo", "lru", "s3fifo"].contains(&self.content_store.policy.as_str()) {
             return bad(format!("content_store.policy = {:?} (fifo, lru or s3fifo)", self.content_store.policy));
         }
         if self.content_store.capacity > 0 && self.content_store.slot_bytes < 64 {
             return bad("content_store.slot_bytes must be at least 64".into());
+        }
+        let mtu = self.faces.udp_mtu;
+        if mtu != 0 && !(crate::fragmentation::MIN_MTU..=65_507).contains(&mtu) {
+            return bad(format!("faces.udp_mtu = {mtu} (0, or {} to 65507)", crate::fragmentation::MIN_MTU));
         }
         for (k, v) in [("faces.tcp", &self.faces.tcp), ("faces.udp", &self.faces.udp)] {
             if !v.is_empty() && v.parse::<std::net::SocketAddr>().is_err() {

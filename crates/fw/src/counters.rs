@@ -14,8 +14,17 @@ pub enum Drop {
     Oversize,
     /// An unknown critical TLV (packet or NDNLPv2 header field).
     UnknownCritical,
-    /// An NDNLPv2 fragment (reassembly is not supported).
+    /// An NDNLPv2 fragment where nothing reassembles (the runtime hands every fragment to its
+    /// reassembler; the in-process pipeline alone counts them here).
     Fragment,
+    /// An NDNLPv2 fragment refused by the reassembler: no Sequence or Fragment, too many
+    /// fragments, a duplicate, disagreeing with its packet's other fragments, or adding up past
+    /// the packet limit.
+    ReassemblyBad,
+    /// An NDNLPv2 fragment refused because partial packets hold the reassembler's whole budget.
+    ReassemblyFull,
+    /// A partial packet whose other fragments did not arrive in time.
+    ReassemblyTimeout,
     /// A `/localhost` packet on a non-local face.
     LocalhostViolation,
     /// HopLimit reached zero.
@@ -42,11 +51,14 @@ pub enum Drop {
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 15] = [
+    pub const ALL: [Drop; 18] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
         Drop::Fragment,
+        Drop::ReassemblyBad,
+        Drop::ReassemblyFull,
+        Drop::ReassemblyTimeout,
         Drop::LocalhostViolation,
         Drop::HopLimit,
         Drop::Loop,
@@ -67,6 +79,9 @@ impl Drop {
             Drop::Oversize => "oversize",
             Drop::UnknownCritical => "unknown-critical",
             Drop::Fragment => "fragment",
+            Drop::ReassemblyBad => "reassembly-bad",
+            Drop::ReassemblyFull => "reassembly-full",
+            Drop::ReassemblyTimeout => "reassembly-timeout",
             Drop::LocalhostViolation => "localhost-violation",
             Drop::HopLimit => "hop-limit",
             Drop::Loop => "loop",

@@ -3,7 +3,8 @@
 //!
 //! # Overview
 //! The forwarding core is sans-I/O and testable without sockets:
-//! - [`packet`]: classify received bytes (NDNLPv2 fields + Interest/Data/Nack), drops by reason.
+//! - [`packet`]: classify received bytes (NDNLPv2 fields + Interest/Data/Nack), drops by reason;
+//!   [`fragmentation`]: NDNLPv2 fragments cut for a face's MTU and put back together.
 //! - [`shard`]: the pipeline of one forwarding thread over its [`pit`], content-store shard,
 //!   [`dead_nonce`] list and [`fib`] replica; [`strategy`] picks upstreams.
 //! - [`outbox`]: what a shard sends, for the runtime to write to sockets.
@@ -23,6 +24,7 @@ pub mod dead_nonce;
 pub mod dispatch;
 pub mod face;
 pub mod fib;
+pub mod fragmentation;
 pub mod mgmt;
 pub mod outbox;
 pub mod packet;

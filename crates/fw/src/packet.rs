@@ -54,8 +54,9 @@ impl<'a> Incoming<'a> {
 /// packet or bare acknowledgements).
 ///
 /// # Errors
-/// The [`Drop`] reason: oversize, malformed, unknown critical TLV, a fragment of a larger
-/// packet (reassembly is not supported), a Nack without an Interest.
+/// The [`Drop`] reason: oversize, malformed, unknown critical TLV, a Nack without an Interest;
+/// [`Drop::Fragment`] for one fragment of a larger packet, which the runtime gives to its
+/// [`Reassembler`](crate::fragmentation::Reassembler).
 pub fn classify(bytes: &[u8]) -> Result<Option<Incoming<'_>>, Drop> {
     if bytes.len() > MAX_PACKET_BYTES {
         return Err(Drop::Oversize);

@@ -196,6 +196,8 @@ pub struct Face {
     pub last_rx_ms: u64,
     /// IncomingFaceId requested.
     pub local_fields: bool,
+    /// The NDNLPv2 Sequence of the next fragment sent (UDP faces cut packets above the MTU).
+    pub lp_sequence: u64,
 }
 
 impl Face {

@@ -11,7 +11,9 @@
 //!
 //! What is to be sent is appended to each face's send buffer and written once per loop turn, so
 //! many packets leave in one system call; UDP output leaves in `sendmmsg` batches after each
-//! receive batch and each turn. Every 100 ms the PIT expires entries; every second
+//! receive batch and each turn; a packet larger than `faces.udp_mtu` leaves a UDP face as NDNLPv2
+//! fragments, and fragments received on any face are reassembled here before classification
+//! ([`crate::fragmentation`]). Every 100 ms the PIT expires entries; every second
 //! lapsed routes and idle on-demand UDP faces go.
 
 mod face;
@@ -38,6 +40,7 @@ use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::Fib;
+use crate::fragmentation::{fragment, Reassembler};
 use crate::mgmt::dataset::{CsInfo, FaceCounts, FaceStatus, GeneralStatus};
 use crate::mgmt::params::ControlResponse;
 use crate::mgmt::{Host, Manager};
@@ -55,6 +58,9 @@ const UNIX_LISTENER: Token = Token(0);
 const TCP_LISTENER: Token = Token(1);
 const UDP_SOCKET: Token = Token(2);
 const WAKER: Token = Token(3);
+
+/// Bytes of partial packets (NDNLPv2 fragments) held for reassembly, over every face.
+const REASSEMBLY_BYTES: usize = 16 << 20;
 
 /// `recvmmsg` batches read from the UDP socket before other faces get a turn.
 const UDP_BATCHES_PER_TURN: usize = 4;
@@ -123,6 +129,12 @@ struct Faces {
     next_id: FaceId,
     dirty: Vec<FaceId>,
     send_limit: usize,
+    /// Largest datagram sent on a UDP face; larger packets go as NDNLPv2 fragments (0: never).
+    udp_mtu: usize,
+    /// Fragments received, waiting for the rest of their packet (every face).
+    reassembler: Reassembler,
+    /// Fragments being sent.
+    fragments: Vec<Vec<u8>>,
 }
 
 impl Faces {
@@ -147,7 +159,18 @@ impl Faces {
         tracing::info!(face = id, %uri, "face up");
         self.faces.insert(
             id,
-            Face { id, uri, local_uri, scope, persistency, link, counts: FaceCounts::default(), last_rx_ms: now_ms, local_fields: false },
+            Face {
+                id,
+                uri,
+                local_uri,
+                scope,
+                persistency,
+                link,
+                counts: FaceCounts::default(),
+                last_rx_ms: now_ms,
+                local_fields: false,
+                lp_sequence: 0,
+            },
         );
         Ok(id)
     }
@@ -162,6 +185,7 @@ impl Faces {
                 self.by_udp_remote.remove(a);
             }
         }
+        self.reassembler.face_down(id);
         tracing::info!(face = id, uri = %f.uri, "face down");
         true
     }
@@ -195,7 +219,18 @@ impl Faces {
                 if self.udp.is_none() {
                     return;
                 }
-                self.udp_out.push(bytes, Some(*remote));
+                if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
+                    self.udp_out.push(bytes, Some(*remote));
+                } else {
+                    self.fragments.clear();
+                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
+                        drops.count(why);
+                        return;
+                    }
+                    for piece in &self.fragments {
+                        self.udp_out.push(piece, Some(*remote));
+                    }
+                }
             }
         }
         f.count_out(kind, bytes.len());
@@ -374,6 +409,9 @@ impl Runtime {
                 next_id: FIRST_FACE_ID,
                 dirty: Vec::new(),
                 send_limit: cfg.faces.send_buffer_bytes,
+                udp_mtu: cfg.faces.udp_mtu,
+                reassembler: Reassembler::new(REASSEMBLY_BYTES),
+                fragments: Vec::new(),
             },
             forwarding,
             manager: Manager::new(start_wall_ms),
@@ -529,6 +567,9 @@ impl Runtime {
     }
 
     fn tick(&mut self, now: u64) {
+        for _ in 0..self.faces.reassembler.expire(now) {
+            self.io_drops.count(Drop::ReassemblyTimeout);
+        }
         match &mut self.forwarding {
             Forwarding::Inline(s) => s.expire(now),
             Forwarding::Threads { workers, .. } => {
@@ -670,6 +711,14 @@ impl Runtime {
         let incoming = match classify(bytes) {
             Ok(Some(i)) => i,
             Ok(None) => return,
+            Err(Drop::Fragment) => {
+                match self.faces.reassembler.feed(now, id, bytes) {
+                    Ok(Some(whole)) => self.on_packet(now, id, &whole),
+                    Ok(None) => {}
+                    Err(why) => self.io_drops.count(why),
+                }
+                return;
+            }
             Err(why) => {
                 self.io_drops.count(why);
                 return;

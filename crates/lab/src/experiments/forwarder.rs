@@ -44,6 +44,9 @@ pub struct ForwarderExperiment;
 
 const WINDOW: usize = 256;
 const SYSTEMS: [&str; 2] = ["nexthop", "ndnd"];
+/// Both forwarders' default UDP MTU; every Data measured (≤ 1000-byte payloads) fits in one
+/// datagram.
+const UDP_MTU: usize = 1420;
 /// nexthop's shipped PIT bounds (all threads; per face).
 const PIT_BOUND: (usize, usize) = (1_048_576, 262_144);
 
@@ -120,6 +123,7 @@ impl super::Experiment for ForwarderExperiment {
                     cs_capacity: 4096,
                     route_file: (routes > 0).then(|| route_file(&dir, routes)).transpose()?,
                     pit_max: PIT_BOUND,
+                    udp_mtu: UDP_MTU,
                 };
                 let fw = start(system, &dir, &setup)?;
                 let (_loader, load_s) = load_routes(&fw, routes)?;
@@ -199,7 +203,7 @@ impl super::Experiment for ForwarderExperiment {
 /// during, the forwarder's peak resident memory (sampled every 50 ms), and its PIT size at the
 /// end of the flood.
 fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -> anyhow::Result<Row> {
-    let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND };
+    let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU };
     let fw = start(system, dir, &setup)?;
     let mut ctl = Client::connect(&fw.unix)?;
     let sink = ctl.command("faces", "create", &ControlParameters { uri: Some("udp4://127.0.0.1:9".into()), ..Default::default() })?;

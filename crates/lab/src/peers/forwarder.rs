@@ -55,6 +55,9 @@ pub struct Setup {
     pub route_file: Option<PathBuf>,
     /// nexthop only: the PIT bound (entries, all threads) and the bound per face.
     pub pit_max: (usize, usize),
+    /// The largest datagram either sends on a UDP face before cutting a packet into NDNLPv2
+    /// fragments (NDNd's own default is 1420, nexthop's too).
+    pub udp_mtu: usize,
 }
 
 /// A running forwarder process.
@@ -97,12 +100,13 @@ impl Forwarder {
         let config = format!(
             "route_files = [{routes}]\n\
              [forwarder]\nthreads = {}\npit_max_entries = {}\npit_max_per_face = {}\n\
-             [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\n\
+             [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\nudp_mtu = {}\n\
              [content_store]\ncapacity = {}\n",
             setup.threads,
             setup.pit_max.0,
             setup.pit_max.1,
             unix.display().to_string(),
+            setup.udp_mtu,
             setup.cs_capacity,
         );
         let cfg = dir.join("nexthop.toml");
@@ -125,7 +129,7 @@ impl Forwarder {
         let config = format!(
             "core:\n  log_level: WARN\n\
              faces:\n  queue_size: 1024\n  congestion_marking: false\n\
-             \x20 udp:\n    enabled_unicast: true\n    enabled_multicast: false\n    port_unicast: {port}\n    lifetime: 600\n    default_mtu: 8800\n\
+             \x20 udp:\n    enabled_unicast: true\n    enabled_multicast: false\n    port_unicast: {port}\n    lifetime: 600\n    default_mtu: {}\n\
              \x20 tcp:\n    enabled: true\n    port_unicast: {port}\n    lifetime: 600\n\
              \x20 unix:\n    enabled: true\n    socket_path: {}\n\
              \x20 websocket:\n    enabled: false\n\
@@ -134,6 +138,7 @@ impl Forwarder {
              mgmt:\n  allow_localhop: false\n\
              tables:\n  content_store:\n    capacity: {}\n    admit: true\n    serve: true\n    replacement_policy: lru\n\
              \x20 rib:\n    readvertise_nlsr: false\n",
+            setup.udp_mtu,
             unix.display(),
             setup.threads,
             setup.cs_capacity.div_ceil(setup.threads.max(1)),

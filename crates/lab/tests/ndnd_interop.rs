@@ -1,0 +1,83 @@
+//! nexthop beside NDNd, the Go NDN forwarder (built by `scripts/setup.sh`), joined by UDP faces
+//! over loopback. Both cut packets above a 1420-byte UDP MTU (NDNd's default, and nexthop's)
+//! into NDNLPv2 fragments, so 6000-byte Data cross the link as five fragments each: NDNd's
+//! fragments must be put back together by nexthop, and nexthop's by NDNd. Consumers on each side
+//! fetch from a producer on the other; every Data must arrive with the producer's content
+//! (a datagram lost on the way is tolerated, up to 1% of the Interests).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nexthop_fw::client::Client;
+use nexthop_fw::config::{Config, StaticRoute};
+use nexthop_fw::counters::Drop;
+use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::runtime::Runtime;
+use nexthop_fw::traffic;
+use nexthop_lab::peers::forwarder::{Forwarder, Setup};
+use nexthop_wire::Name;
+
+const PAYLOAD: usize = 6000;
+const MTU: usize = 1420;
+
+#[test]
+fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
+    let dir = std::env::temp_dir().join(format!("nexthop-ndnd-interop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let setup = Setup { threads: 1, cs_capacity: 64, route_file: None, pit_max: (1 << 16, 1 << 14), udp_mtu: MTU };
+    let ndnd = Forwarder::ndnd(&dir, &setup).expect("NDNd starts (scripts/setup.sh builds it)");
+    let FaceUri::Udp(ndnd_udp) = ndnd.udp else { unreachable!() };
+
+    let mut cfg = Config::default();
+    cfg.faces.unix = dir.join("nexthop.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = "127.0.0.1:0".into();
+    cfg.faces.udp_mtu = MTU;
+    cfg.route.push(StaticRoute { prefix: "/at-ndnd".into(), face: FaceUri::Udp(ndnd_udp).to_string(), cost: 0 });
+    let mut rt = Runtime::new(cfg.clone()).unwrap();
+    let nexthop_udp = rt.listening().udp.unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let nexthop = std::thread::spawn(move || {
+        rt.run(&s).unwrap();
+        rt
+    });
+    let nexthop_unix = FaceUri::Unix(cfg.faces.unix.clone());
+
+    // NDNd's way to nexthop: a UDP face made through its management, and a route over it.
+    let mut ctl = Client::connect(&ndnd.unix).unwrap();
+    let made = ctl
+        .command("faces", "create", &ControlParameters { uri: Some(FaceUri::Udp(nexthop_udp).to_string()), ..Default::default() })
+        .unwrap();
+    let face_id = made.body.and_then(|b| b.face_id).unwrap_or_else(|| panic!("faces/create: {} {}", made.code, made.text));
+    let route = ControlParameters { name: Some(Name::from_uri("/at-nexthop").unwrap()), face_id: Some(face_id), ..Default::default() };
+    assert_eq!(ctl.command("rib", "register", &route).unwrap().code, 200);
+
+    // Data NDNd → nexthop, then nexthop → NDNd.
+    for (producer_at, consumer_at, prefix) in
+        [(&ndnd.unix, &nexthop_unix, "/at-ndnd/object"), (&nexthop_unix, &ndnd.unix, "/at-nexthop/object")]
+    {
+        let prefix = Name::from_uri(prefix).unwrap();
+        let pstop = Arc::new(AtomicBool::new(false));
+        let producer = traffic::start_producer(producer_at, producer_at, &prefix, PAYLOAD, pstop.clone()).unwrap();
+        let r = traffic::run_consumer(consumer_at, &prefix, 8, PAYLOAD, Duration::from_millis(700)).unwrap();
+        pstop.store(true, Ordering::Relaxed);
+        producer.join().unwrap();
+        let seen = (r.satisfied, r.nacks, r.lost, r.mismatches);
+        // UDP may lose a datagram to a busy peer; a lost fragment loses its packet (the consumer
+        // counts it), but no Data may arrive altered and no Interest may be refused.
+        assert!(r.satisfied > 50 && r.lost * 100 <= r.satisfied, "{prefix}: satisfied, nacks, lost, mismatches = {seen:?}");
+        assert_eq!((r.nacks, r.mismatches), (0, 0), "{prefix}: satisfied, nacks, lost, mismatches = {seen:?}");
+        assert_eq!(r.content_bytes, r.satisfied * PAYLOAD as u64);
+    }
+
+    stop.store(true, Ordering::Relaxed);
+    let rt = nexthop.join().unwrap();
+    for why in [Drop::Fragment, Drop::ReassemblyBad, Drop::ReassemblyFull, Drop::ReassemblyTimeout] {
+        assert_eq!(rt.io_drops().get(why), 0, "{why:?}");
+    }
+    drop(ndnd);
+    let _ = std::fs::remove_dir_all(&dir);
+}
