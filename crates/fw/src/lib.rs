@@ -6,7 +6,8 @@
 //! - [`packet`]: classify received bytes (NDNLPv2 fields + Interest/Data/Nack), drops by reason;
 //!   [`fragmentation`]: NDNLPv2 fragments cut for a face's MTU and put back together.
 //! - [`shard`]: the pipeline of one forwarding thread over its [`pit`], content-store shard,
-//!   [`dead_nonce`] list and [`fib`] replica; [`strategy`] picks upstreams.
+//!   [`dead_nonce`] list and its view of the [`fib`] ([`shared_fib`]: the one FIB every
+//!   forwarding thread reads, changed without stopping them); [`strategy`] picks upstreams.
 //! - [`outbox`]: what a shard sends, for the runtime to write to sockets.
 //! - [`token`]: the PIT token that brings Data and Nacks back to their shard and entry.
 //! - [`mgmt`]: the NFD management protocol (commands, datasets) and the [`rib`] behind it.
@@ -32,6 +33,7 @@ pub mod pit;
 pub mod rib;
 pub mod runtime;
 pub mod shard;
+pub mod shared_fib;
 pub mod strategy;
 pub mod tlv;
 pub mod token;

@@ -1,5 +1,5 @@
 //! One forwarding shard: the NDN forwarding pipeline over its own PIT, content-store shard,
-//! dead-nonce list and FIB replica. Sans-I/O: packets come in as classified views with the face
+//! dead-nonce list, and its view of the FIB (its own, or the one all threads share). Sans-I/O: packets come in as classified views with the face
 //! they arrived on and the time, packets go out into an [`Outbox`].
 //!
 //! Overview of the pipeline (after NFD's):
@@ -19,8 +19,9 @@
 //! - Nack: marks the upstream's out-record; best-route tries the next unused next hop; once
 //!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
 //! - Time: [`Shard::expire`] removes expired entries (their nonces go to the dead-nonce list).
-//! - Control: routes, strategy choices and face removals arrive as [`Control`] operations, in
-//!   order with packets, so the FIB replica of each shard is updated without stopping lookups.
+//! - Control: strategy choices and face removals arrive as [`Control`] operations, in order
+//!   with packets; so do routes for a shard that owns its FIB. A shared FIB is changed by the I/O
+//!   thread ([`crate::shared_fib::FibWriter`]) while the shards go on looking up.
 
 use std::sync::Arc;
 
@@ -31,10 +32,10 @@ use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
 use crate::counters::{Drop, ShardCounters};
 use crate::dead_nonce::DeadNonceList;
 use crate::face::{FaceId, FaceScope};
-use crate::fib::Fib;
 use crate::outbox::Outbox;
 use crate::packet::{Incoming, LinkInfo, Network};
 use crate::pit::{InRecord, OutRecord, Pit};
+use crate::shared_fib::{FibOp, Route, ShardFib};
 use crate::strategy::{Strategy, StrategyTable};
 use crate::tlv::LpFields;
 use crate::token::{PitToken, TokenBuf};
@@ -94,7 +95,7 @@ pub enum Control {
 #[derive(Debug)]
 pub struct Shard {
     cfg: ShardConfig,
-    fib: Fib,
+    fib: ShardFib,
     strategies: StrategyTable,
     pit: Pit,
     dead_nonces: DeadNonceList,
@@ -112,7 +113,8 @@ impl Shard {
     ///
     /// # Errors
     /// [`L2Error`] when the content store's SSD tier cannot be opened.
-    pub fn new(cfg: ShardConfig, fib: Fib) -> Result<Self, L2Error> {
+    pub fn new(cfg: ShardConfig, fib: impl Into<ShardFib>) -> Result<Self, L2Error> {
+        let fib = fib.into();
         let cs = cfg.cs.clone().map(HierarchicalStore::new).transpose()?;
         let counters = Arc::new(ShardCounters::default());
         counters.fib_entries.set(fib.len() as u64);
@@ -137,11 +139,6 @@ impl Shard {
         &self.counters
     }
 
-    /// The FIB replica.
-    pub fn fib(&self) -> &Fib {
-        &self.fib
-    }
-
     /// The PIT.
     pub fn pit(&self) -> &Pit {
         &self.pit
@@ -156,13 +153,7 @@ impl Shard {
     pub fn apply(&mut self, op: &Control) {
         match op {
             Control::SetRoute(name, hops) => {
-                // Errors (a name longer than the FIB allows) were refused by management already;
-                // a shard only replays accepted routes.
-                let _ = if hops.is_empty() {
-                    self.fib.remove(&name.as_view()).map(|_| None)
-                } else {
-                    self.fib.insert(&name.as_view(), hops.clone())
-                };
+                self.fib.apply_own(&FibOp::Set(name.clone(), hops.clone()));
                 self.counters.fib_entries.set(self.fib.len() as u64);
             }
             Control::SetStrategy(prefix, s) => self.strategies.set(&prefix.as_view(), *s),
@@ -176,7 +167,7 @@ impl Shard {
                     self.local_fields.push(*face);
                 }
             }
-            Control::CompactFib => self.fib.shrink_to_fit(),
+            Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
         }
     }
 
@@ -311,8 +302,8 @@ impl Shard {
 
     /// The FIB's next hops for an Interest: its forwarding hint's first routed delegation, else
     /// its name.
-    fn route_of(&self, interest: &InterestView<'_>) -> Option<&NextHops> {
-        interest.forwarding_hint().find_map(|d| self.fib.lookup(&d)).or_else(|| self.fib.lookup(&interest.name()))
+    fn route_of(&self, interest: &InterestView<'_>) -> Option<Route<'_>> {
+        self.fib.find(|fib| interest.forwarding_hint().find_map(|d| fib.lookup(&d)).or_else(|| fib.lookup(&interest.name())))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -526,8 +517,10 @@ impl Shard {
         let slot = slot.expect("entry found");
         let entry = self.pit.get(slot).expect("entry found");
         let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).collect();
-        let next =
-            self.fib.lookup(&interest.name()).and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
+        let next = self
+            .fib
+            .find(|fib| fib.lookup(&interest.name()))
+            .and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
         if let Some(to) = next {
             let wire = entry.interest.clone();
             let (nonce, at) =

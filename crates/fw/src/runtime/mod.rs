@@ -48,6 +48,7 @@ use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, ORIGIN_STATIC};
 use crate::shard::{Control, Shard, ShardConfig};
+use crate::shared_fib::{FibOp, FibWriter};
 use crate::strategy::Strategy;
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
@@ -93,7 +94,14 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> StartError {
 #[derive(Debug)]
 enum Forwarding {
     Inline(Box<Shard>),
-    Threads { workers: Vec<Worker>, dispatch: Dispatch, done: Receiver<Outbox>, recycle: Sender<Outbox> },
+    /// Forwarding threads, and the FIB they share (this thread writes it).
+    Threads {
+        workers: Vec<Worker>,
+        fib: Box<FibWriter>,
+        dispatch: Dispatch,
+        done: Receiver<Outbox>,
+        recycle: Sender<Outbox>,
+    },
 }
 
 impl Forwarding {
@@ -105,12 +113,26 @@ impl Forwarding {
     }
 
     fn apply(&mut self, op: Control) {
-        match self {
-            Forwarding::Inline(s) => s.apply(&op),
-            Forwarding::Threads { workers, .. } => {
+        match (self, op) {
+            (Forwarding::Inline(s), op) => s.apply(&op),
+            (Forwarding::Threads { fib, .. }, Control::SetRoute(name, hops)) => fib.apply(FibOp::Set(name, hops)),
+            (Forwarding::Threads { fib, .. }, Control::CompactFib) => fib.apply(FibOp::Compact),
+            (Forwarding::Threads { workers, .. }, op) => {
                 for w in workers.iter_mut() {
                     w.flush();
                     let _ = w.tx.send(ToWorker::Control(op.clone()));
+                }
+            }
+        }
+    }
+
+    /// Makes the shared FIB's changes visible to the forwarding threads (before they are handed
+    /// packets, so a packet dispatched after a route change is forwarded with it).
+    fn publish_fib(&mut self) {
+        if let Forwarding::Threads { workers, fib, .. } = self {
+            if let Some(routes) = fib.publish() {
+                for w in workers.iter() {
+                    w.counters.fib_entries.set(routes as u64);
                 }
             }
         }
@@ -383,15 +405,22 @@ impl Runtime {
         } else {
             let (done_tx, done) = crossbeam_channel::unbounded();
             let (recycle, recycled) = crossbeam_channel::unbounded();
+            let (fib, reader) = FibWriter::new(fib());
             let mut workers = Vec::new();
             for (i, shard_cfg) in shard_cfgs.into_iter().enumerate() {
-                let shard = Shard::new(shard_cfg, fib())?;
+                let shard = Shard::new(shard_cfg, reader.clone())?;
                 workers.push(
                     Worker::spawn(i, shard, done_tx.clone(), recycled.clone(), waker.clone())
                         .map_err(io_err("starting a forwarding thread"))?,
                 );
             }
-            Forwarding::Threads { workers, dispatch: Dispatch::new(threads, cfg.forwarder.dispatch_components), done, recycle }
+            Forwarding::Threads {
+                workers,
+                fib: Box::new(fib),
+                dispatch: Dispatch::new(threads, cfg.forwarder.dispatch_components),
+                done,
+                recycle,
+            }
         };
         let udp_local = udp.as_ref().and_then(|s: &UdpSocket| s.local_addr().ok());
         let start_wall_ms = wall_ms();
@@ -510,6 +539,7 @@ impl Runtime {
             };
             self.forwarding.apply(Control::SetStrategy(prefix, strategy));
         }
+        self.forwarding.publish_fib();
         Ok(())
     }
 
@@ -551,6 +581,7 @@ impl Runtime {
                     }
                 }
             }
+            self.forwarding.publish_fib();
             self.drain_workers();
             self.flush_faces();
             self.close_faces();
@@ -700,6 +731,7 @@ impl Runtime {
     }
 
     fn flush_workers(&mut self) {
+        self.forwarding.publish_fib();
         if let Forwarding::Threads { workers, .. } = &mut self.forwarding {
             for w in workers.iter_mut() {
                 w.flush();
@@ -957,7 +989,7 @@ impl Host for RuntimeHost<'_> {
             g.counts.out_nacks += c.out_nacks;
         }
         for s in self.forwarding.counters() {
-            g.fib_entries = s.fib_entries.get();
+            g.fib_entries = s.fib_entries.get(); // one FIB, shared or the only shard's
             g.pit_entries += s.pit_entries.get();
             g.cs_entries += s.cs_entries.get();
             g.satisfied += s.satisfied.get();
