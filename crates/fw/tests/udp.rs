@@ -18,20 +18,10 @@ use nexthop_wire::Name;
 fn producer_and_consumer_over_udp_and_bad_datagrams_counted() {
     let dir = std::env::temp_dir().join(format!("nexthop-udp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut cfg = Config::default();
-    cfg.faces.unix = dir.join("u.sock").to_string_lossy().into_owned();
-    cfg.faces.tcp = String::new();
-    cfg.faces.udp = "127.0.0.1:0".into();
-    let mut rt = Runtime::new(cfg.clone()).unwrap();
-    let udp = rt.listening().udp.unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let drops = std::thread::spawn(move || {
-        rt.run(&s).unwrap();
-        (rt.io_drops().get(Drop::Oversize), rt.io_drops().snapshot().iter().map(|(_, n)| n).sum::<u64>())
-    });
+    let fw = run(config(&dir, "u.sock", 1420));
+    let udp = fw.udp;
 
-    let control = FaceUri::Unix(cfg.faces.unix.clone());
+    let control = FaceUri::Unix(fw.cfg.faces.unix.clone());
     let prefix = Name::from_uri("/udp/test").unwrap();
     let pstop = Arc::new(AtomicBool::new(false));
     let producer = traffic::start_producer(&FaceUri::Udp(udp), &control, &prefix, 1000, pstop.clone()).unwrap();
@@ -47,9 +37,10 @@ fn producer_and_consumer_over_udp_and_bad_datagrams_counted() {
     junk.send_to(&[0x05; 9500], udp).unwrap();
     junk.send_to(&[0xff, 0x00, 0x01], udp).unwrap();
     std::thread::sleep(Duration::from_millis(200));
-    stop.store(true, Ordering::Relaxed);
-    let (oversize, all) = drops.join().unwrap();
-    assert_eq!(oversize, 1);
+    fw.stop.store(true, Ordering::Relaxed);
+    let rt = fw.thread.join().unwrap();
+    assert_eq!(rt.io_drops().get(Drop::Oversize), 1);
+    let all: u64 = rt.io_drops().snapshot().iter().map(|(_, n)| n).sum();
     assert!(all >= 2, "{all} drops");
     let _ = std::fs::remove_dir_all(&dir);
 }
