@@ -29,6 +29,7 @@
 use hashbrown::HashMap;
 
 use super::{Descriptor, PortSet, TagError, FILTER_BITS};
+use crate::mem::huge_copy;
 
 /// Which of the paper's compressions to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -339,9 +340,10 @@ impl CompiledFib {
         if !sorted.set.is_empty() {
             b.list(0, sorted.set.len(), 0)?;
         }
-        let (mut nodes, mut terminals) = (b.nodes, b.terminals);
-        nodes.shrink_to_fit();
-        terminals.shrink_to_fit();
+        // Copied to exact size on huge pages: a walk reads lists all over the vector, and with
+        // 4 KB pages nearly every list of a large FIB is also a TLB miss.
+        let (nodes, terminals) = (huge_copy(&b.nodes), huge_copy(&b.terminals));
+        drop(b);
         Ok(CompiledFib { nodes, terminals, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
     }
 

@@ -12,6 +12,7 @@
 
 use super::entries::EntryTable;
 use super::{Descriptor, Fanout, Largest, PortSet, FILTER_BITS};
+use crate::mem::huge_copy;
 
 /// Descriptors grouped by their least popular bit.
 #[derive(Debug, Clone)]
@@ -41,7 +42,8 @@ impl InvertedIndex {
         }
         InvertedIndex {
             start,
-            descriptors: listed.iter().map(|e| *e.1).collect(),
+            // On huge pages, as the compiled trie's vectors are (the comparison stays even).
+            descriptors: huge_copy(&listed.iter().map(|e| *e.1).collect::<Vec<_>>()),
             entries: EntryTable::new(listed.iter().map(|e| (e.1, e.2))),
         }
     }

@@ -17,6 +17,13 @@
 //! priority queue instead (always the highest bound in the whole walk) measured slower: at the
 //! shallow levels bounds tie, and the walk turned breadth-first.
 //!
+//! Each child list is prefetched when it is pushed: it is read when popped, after the rest of
+//! its parent's list (in a 10M-descriptor FIB a probe program measured the walks faster with it;
+//! the `tagnet` figures are from `nexthop bench`). Interleaving the walks of 8 packets of a
+//! batch, one list of each in turn, so that each prefetch has more time to land, was tried and
+//! measured slower in the same probe: the walk is bound by the nodes it reads and tests, not by
+//! waiting on them.
+//!
 //! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
 //! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
 
@@ -24,6 +31,7 @@ use core::num::NonZeroUsize;
 
 use super::compile::{permute, CompiledFib, Node, LAST, TERMINAL};
 use super::{Descriptor, PortSet, TagError, MAX_PORTS};
+use crate::mem::prefetch;
 
 /// A packet's fan-out limit k: at most k ports (k = [`Fanout::ALL`] is multicast).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -139,6 +147,8 @@ impl CompiledFib {
                         }
                     }
                 } else if q.has(n.pos()) && n.min() < depth + q.from(n.pos()) {
+                    // Read when popped, after the rest of this list and what it pushes later.
+                    prefetch(self.nodes.as_ptr().wrapping_add(n.link as usize));
                     stack.push((n.link, depth + 1));
                 }
                 if n.flags & LAST != 0 {
@@ -183,6 +193,7 @@ impl CompiledFib {
                     } else if q.has(n.pos()) {
                         let potential = depth - 1 + q.from(n.pos());
                         if n.min() <= potential && potential > best_weight {
+                            prefetch(self.nodes.as_ptr().wrapping_add(n.link as usize));
                             stack.push((potential.min(u32::from(n.max)), n.link, depth + 1));
                         }
                     }
