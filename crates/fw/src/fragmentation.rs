@@ -151,12 +151,14 @@ pub struct Reassembler {
     deadlines: VecDeque<(u64, FaceId, u64)>,
     bytes_held: usize,
     max_bytes: usize,
+    /// Partial packets forgotten for lack of time, not yet taken by [`Reassembler::take_timeouts`].
+    timeouts: usize,
 }
 
 impl Reassembler {
     /// A reassembler holding at most `max_bytes` of partial packets in all.
     pub fn new(max_bytes: usize) -> Self {
-        Reassembler { partial: HashMap::new(), deadlines: VecDeque::new(), bytes_held: 0, max_bytes }
+        Reassembler { partial: HashMap::new(), deadlines: VecDeque::new(), bytes_held: 0, max_bytes, timeouts: 0 }
     }
 
     /// Partial packets held.
@@ -246,10 +248,9 @@ impl Reassembler {
         Ok(Some(whole))
     }
 
-    /// Forgets the partial packets whose time is up; returns how many (each a
-    /// [`Drop::ReassemblyTimeout`] for the caller to count).
-    pub fn expire(&mut self, now_ms: u64) -> usize {
-        let mut expired = 0;
+    /// Forgets the partial packets whose time is up ([`Reassembler::feed`] does it too, so a
+    /// caller that never calls this still has its budget back).
+    pub fn expire(&mut self, now_ms: u64) {
         while let Some(&(deadline, face, base)) = self.deadlines.front() {
             if deadline > now_ms {
                 break;
@@ -258,10 +259,15 @@ impl Reassembler {
             // The key may have completed, or come back with a later deadline.
             if self.partial.get(&(face, base)).is_some_and(|p| p.deadline_ms == deadline) {
                 self.forget((face, base));
-                expired += 1;
+                self.timeouts += 1;
             }
         }
-        expired
+    }
+
+    /// Partial packets forgotten for lack of time since the last call (each a
+    /// [`Drop::ReassemblyTimeout`] for the caller to count).
+    pub fn take_timeouts(&mut self) -> usize {
+        std::mem::take(&mut self.timeouts)
     }
 
     /// Forgets every partial packet of a face that has gone.
@@ -421,10 +427,14 @@ mod tests {
         assert_eq!(r.feed(0, 1, &out[0]), Ok(None));
         assert_eq!(r.feed(0, 1, &out[4]), Ok(None));
         assert_eq!(r.feed(0, 1, &out[8]), Err(Drop::ReassemblyFull));
-        assert_eq!(r.expire(REASSEMBLY_TIMEOUT_MS - 1), 0);
-        assert_eq!(r.expire(REASSEMBLY_TIMEOUT_MS), 2);
+        r.expire(REASSEMBLY_TIMEOUT_MS - 1);
+        assert_eq!(r.take_timeouts(), 0);
+        r.expire(REASSEMBLY_TIMEOUT_MS);
+        assert_eq!(r.take_timeouts(), 2);
         assert!(r.is_empty());
         assert_eq!(r.feed(600, 1, &out[8]), Ok(None), "room again");
+        assert_eq!(r.feed(1200, 1, &out[9]), Ok(None), "a new partial packet: the last one timed out");
+        assert_eq!(r.take_timeouts(), 1, "timeouts found while feeding are counted too");
         r.face_down(1);
         assert!(r.is_empty());
         assert_eq!(r.bytes_held(), 0);

@@ -598,7 +598,8 @@ impl Runtime {
     }
 
     fn tick(&mut self, now: u64) {
-        for _ in 0..self.faces.reassembler.expire(now) {
+        self.faces.reassembler.expire(now);
+        for _ in 0..self.faces.reassembler.take_timeouts() {
             self.io_drops.count(Drop::ReassemblyTimeout);
         }
         match &mut self.forwarding {
