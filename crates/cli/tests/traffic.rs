@@ -1,5 +1,6 @@
 //! `nexthop traffic` against a `nexthop run` started by the test: the generator's producer and
-//! consumer exchange Data over Unix, TCP and UDP faces, every Data checked.
+//! consumer exchange Data over Unix, TCP and UDP faces, every Data checked; then `nexthop ctl
+//! status` shows the totals, the drops by reason and every face's in/out counters.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -35,6 +36,17 @@ fn the_generator_runs_over_every_face_kind() {
         assert!(r["satisfied"].as_u64().unwrap() > 100, "{face}: {r}");
         assert_eq!((r["mismatches"].as_u64(), r["lost"].as_u64(), r["nacks"].as_u64()), (Some(0), Some(0), Some(0)), "{face}: {r}");
     }
+    let out = Command::new(exe).args(["ctl", "--face", &control, "status"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let status = String::from_utf8_lossy(&out.stdout);
+    let counter = |name: &str| -> u64 {
+        let line = status.lines().find(|l| l.trim_start().starts_with(&format!("{name}:"))).unwrap_or_else(|| panic!("{name}: {status}"));
+        line.split(':').nth(1).unwrap().trim().parse().unwrap()
+    };
+    assert!(counter("satisfied") > 300, "{status}");
+    assert!(status.contains("drops:") && status.contains("  no-route "), "{status}");
+    let faces: Vec<&str> = status.lines().filter(|l| l.contains("remote=") && l.contains("in_interests=")).collect();
+    assert!(faces.len() >= 2 && status.contains("faces:"), "per-face counters: {status}");
     let _ = fw.kill();
     let _ = fw.wait();
     let _ = std::fs::remove_dir_all(&dir);

@@ -21,7 +21,7 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum What {
-    /// Forwarder counters: totals, tables, drops by reason.
+    /// Forwarder counters: totals, tables, drops by reason, and each face's in/out counters.
     Status,
     /// Faces with their counters.
     Faces,
@@ -57,6 +57,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let n = f.iter().find(|x| x.0 == 0x82).and_then(|x| read_nonneg(0x82, &x.1).ok()).unwrap_or(0);
                 println!("  {label:<22} {n}");
             }
+            println!("faces:");
+            print_dataset(&c.dataset("/localhost/nfd/faces/list")?, FACE, true);
         }
         What::Faces => print_dataset(&c.dataset("/localhost/nfd/faces/list")?, FACE, true),
         What::Routes => {
