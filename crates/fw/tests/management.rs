@@ -73,3 +73,55 @@ fn commands_answer_with_the_right_codes() {
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
 }
+
+/// With two forwarding threads reading one shared FIB, a route registered through management
+/// reaches both threads, and when its producer goes away the route's removal does too: Interests
+/// dispatched to either thread are then refused with Nack NoRoute.
+#[test]
+fn route_changes_reach_every_forwarding_thread() {
+    let dir = std::env::temp_dir().join(format!("nexthop-shared-fib-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cfg = Config::default();
+    cfg.forwarder.threads = 2;
+    cfg.faces.unix = dir.join("s.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = String::new();
+    let mut rt = Runtime::new(cfg.clone()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let t = std::thread::spawn(move || rt.run(&s).unwrap());
+    let unix = FaceUri::Unix(cfg.faces.unix.clone());
+    let prefix = Name::from_uri("/shared").unwrap();
+    let mut c = Client::connect(&unix).unwrap();
+    let mut nonce = 0u32;
+    let mut ask = |c: &mut Client, i: u32| {
+        nonce += 1;
+        let mut interest = Interest::new(prefix.clone().with(Component::generic(format!("n{i}").into_bytes())));
+        interest.nonce = Some(nonce.to_be_bytes());
+        c.express(&interest, std::time::Duration::from_secs(2)).unwrap()
+    };
+    let no_route = Answer::Nack(nexthop_wire::NackReason::NoRoute);
+    assert_eq!(ask(&mut c, 0), no_route);
+
+    let pstop = Arc::new(AtomicBool::new(false));
+    let producer = nexthop_fw::traffic::start_producer(&unix, &unix, &prefix, 100, pstop.clone()).unwrap();
+    let r = nexthop_fw::traffic::run_consumer(&unix, &prefix, 32, 100, std::time::Duration::from_millis(300)).unwrap();
+    assert!(r.satisfied > 100, "{} satisfied", r.satisfied);
+    assert_eq!((r.nacks, r.lost, r.mismatches), (0, 0, 0));
+
+    // The producer's face closes; its route goes from the one FIB both threads read.
+    pstop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
+    let t0 = std::time::Instant::now();
+    while ask(&mut c, 1) != no_route {
+        assert!(t0.elapsed() < std::time::Duration::from_secs(5), "the route outlived its face");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Names spread over both threads (dispatch hashes the first two components).
+    for i in 2..40 {
+        assert_eq!(ask(&mut c, i), no_route, "Interest {i}");
+    }
+    stop.store(true, Ordering::Relaxed);
+    t.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
