@@ -39,6 +39,11 @@ pub const REASSEMBLY_TIMEOUT_MS: u64 = 500;
 /// The smallest MTU [`fragment`] accepts: room for a fragment's header and some payload.
 pub const MIN_MTU: usize = 256;
 
+/// Memory a partial packet costs beside its pieces' bytes (its record, map and deadline entries),
+/// and each piece's allocation beside its bytes: charged to [`Reassembler::new`]'s budget.
+const PARTIAL_OVERHEAD: usize = 192;
+const PIECE_OVERHEAD: usize = 32;
+
 /// Bytes of a `Sequence` element: NDNLPv2 sequence numbers are fixed-width 8-octet integers.
 const SEQUENCE_TLV_BYTES: usize = 10;
 
@@ -196,12 +201,18 @@ impl Reassembler {
         }
         let base = sequence.wrapping_sub(index);
         let header = if index == 0 { header_and_fragment(wire)?.0 } else { Vec::new() };
-        let cost = piece.len() + header.len();
         self.expire(now_ms);
+        let key = (face, base);
+        // What this fragment adds to memory: its bytes, and a new partial packet's own size
+        // (its slots, map and deadline entries), so that many tiny fragments cannot hold more
+        // than the budget either.
+        let mut cost = piece.len() + header.len() + PIECE_OVERHEAD;
+        if !self.partial.contains_key(&key) {
+            cost += PARTIAL_OVERHEAD + count as usize * core::mem::size_of::<Option<Vec<u8>>>();
+        }
         if self.bytes_held + cost > self.max_bytes {
             return Err(Drop::ReassemblyFull);
         }
-        let key = (face, base);
         let partial = self.partial.entry(key).or_insert_with(|| {
             self.deadlines.push_back((now_ms + REASSEMBLY_TIMEOUT_MS, face, base));
             Partial {
@@ -423,7 +434,7 @@ mod tests {
         for _ in 0..4 {
             fragment(&data(3000), 1000, &mut seq, &mut out).unwrap();
         }
-        let mut r = Reassembler::new(2500);
+        let mut r = Reassembler::new(3000); // room for two first fragments (976 bytes each, plus overhead)
         assert_eq!(r.feed(0, 1, &out[0]), Ok(None));
         assert_eq!(r.feed(0, 1, &out[4]), Ok(None));
         assert_eq!(r.feed(0, 1, &out[8]), Err(Drop::ReassemblyFull));
@@ -438,6 +449,27 @@ mod tests {
         r.face_down(1);
         assert!(r.is_empty());
         assert_eq!(r.bytes_held(), 0);
+    }
+
+    #[test]
+    fn tiny_fragments_of_many_packets_are_charged_their_overhead() {
+        let mut r = Reassembler::new(64 * 1024);
+        let mut held = 0;
+        for base in 0..10_000u64 {
+            let mut lp = LpPacket::wrap(vec![0; 1]);
+            lp.sequence = Some(base * MAX_FRAGMENTS);
+            lp.frag_index = Some(0);
+            lp.frag_count = Some(MAX_FRAGMENTS);
+            match r.feed(0, 1, &lp.to_bytes()) {
+                Ok(None) => held += 1,
+                Err(Drop::ReassemblyFull) => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(r.bytes_held() <= 64 * 1024);
+        // Each partial packet of 64 slots costs well over a kilobyte, not its one byte.
+        assert!(held < 64, "{held} partial packets held in 64 KiB");
+        assert_eq!(r.len(), held);
     }
 
     #[test]
