@@ -8,6 +8,17 @@ use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Name, NameView};
+use std::io::Write;
+
+/// `println!` that ends the program quietly when stdout is gone (`nexthop ctl status | head`):
+/// a closed pipe is the reader's choice, not an error worth a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    };
+}
 
 /// Arguments of `nexthop ctl`.
 #[derive(Debug, clap::Args)]
@@ -50,21 +61,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.what {
         What::Status => {
             print_dataset(&c.dataset("/localhost/nfd/status/general")?, GENERAL, false);
-            println!("drops:");
+            out!("drops:");
             for e in elements(&c.dataset("/localhost/nfd/status/drops")?) {
                 let f: Vec<(u32, Vec<u8>)> = TlvReader::new(&e).filter_map(Result::ok).map(|t| (t.ty, t.value.to_vec())).collect();
                 let label = f.iter().find(|x| x.0 == 0x81).map(|x| String::from_utf8_lossy(&x.1).into_owned()).unwrap_or_default();
                 let n = f.iter().find(|x| x.0 == 0x82).and_then(|x| read_nonneg(0x82, &x.1).ok()).unwrap_or(0);
-                println!("  {label:<22} {n}");
+                out!("  {label:<22} {n}");
             }
-            println!("faces:");
+            out!("faces:");
             print_dataset(&c.dataset("/localhost/nfd/faces/list")?, FACE, true);
         }
         What::Faces => print_dataset(&c.dataset("/localhost/nfd/faces/list")?, FACE, true),
         What::Routes => {
-            println!("rib:");
+            out!("rib:");
             print_dataset(&c.dataset("/localhost/nfd/rib/list")?, RIB, true);
-            println!("fib:");
+            out!("fib:");
             print_dataset(&c.dataset("/localhost/nfd/fib/list")?, FIB, true);
         }
         What::Cs => print_dataset(&c.dataset("/localhost/nfd/cs/info")?, CS, true),
@@ -95,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         What::FaceCreate { uri } => {
             let r = c.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() })?;
             check(&r, &[200, 409])?;
-            println!("{} {}: face {}", r.code, r.text, r.body.and_then(|b| b.face_id).unwrap_or(0));
+            out!("{} {}: face {}", r.code, r.text, r.body.and_then(|b| b.face_id).unwrap_or(0));
         }
         What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
         What::StrategySet { prefix, strategy } => {
@@ -116,7 +127,7 @@ fn check(r: &ControlResponse, ok: &[u64]) -> anyhow::Result<()> {
 
 fn show(r: ControlResponse) -> anyhow::Result<()> {
     check(&r, &[200])?;
-    println!("{} {}", r.code, r.text);
+    out!("{} {}", r.code, r.text);
     Ok(())
 }
 
@@ -172,27 +183,38 @@ fn elements(content: &[u8]) -> Vec<Vec<u8>> {
 }
 
 fn fields(value: &[u8], table: &[(u32, F)]) -> String {
+    let nested = |v: &str| v.starts_with('{');
+    field_list(value, table)
+        .iter()
+        .map(|(n, v)| if nested(v) { format!("{n}{v}") } else { format!("{n}={v}") })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// (name, value) of each field of `value` that `table` names, in order; a nested element's value
+/// is its own fields in braces.
+fn field_list(value: &[u8], table: &[(u32, F)]) -> Vec<(&'static str, String)> {
     let mut parts = Vec::new();
     for t in TlvReader::new(value).filter_map(Result::ok) {
         let Some((_, f)) = table.iter().find(|(ty, _)| *ty == t.ty) else { continue };
         parts.push(match *f {
-            F::Num(n) => format!("{n}={}", read_nonneg(t.ty, t.value).unwrap_or(0)),
-            F::Text(n) => format!("{n}={}", String::from_utf8_lossy(t.value)),
-            F::Name(n) => format!("{n}={}", NameView::from_value(t.value).map(|v| v.to_string()).unwrap_or_default()),
-            F::Nested(n, inner) => format!("{n}{{{}}}", fields(t.value, inner)),
+            F::Num(n) => (n, read_nonneg(t.ty, t.value).unwrap_or(0).to_string()),
+            F::Text(n) => (n, String::from_utf8_lossy(t.value).into_owned()),
+            F::Name(n) => (n, NameView::from_value(t.value).map(|v| v.to_string()).unwrap_or_default()),
+            F::Nested(n, inner) => (n, format!("{{{}}}", fields(t.value, inner))),
         });
     }
-    parts.join(" ")
+    parts
 }
 
 fn print_dataset(content: &[u8], table: &[(u32, F)], per_element: bool) {
     if per_element {
         for e in elements(content) {
-            println!("  {}", fields(&e, table));
+            out!("  {}", fields(&e, table));
         }
     } else {
-        for f in fields(content, table).split(' ') {
-            println!("{}", f.replace('=', ": "));
+        for (name, value) in field_list(content, table) {
+            out!("{name}: {value}");
         }
     }
 }
