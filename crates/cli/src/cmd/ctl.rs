@@ -1,6 +1,8 @@
 //! `nexthop ctl`: operate a running forwarder over the NFD management protocol (it works
 //! against NFD too, except for `status`'s drop counters, which are nexthop's own dataset).
 
+use std::io::Write;
+
 use anyhow::{bail, Context};
 use nexthop_fw::client::Client;
 use nexthop_fw::face::FaceUri;
@@ -8,7 +10,6 @@ use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Name, NameView};
-use std::io::Write;
 
 /// `println!` that ends the program quietly when stdout is gone (`nexthop ctl status | head`):
 /// a closed pipe is the reader's choice, not an error worth a panic.
