@@ -210,15 +210,12 @@ impl Client {
             let avail = &self.buf[self.start..];
             let n = frame_len(avail, usize::MAX).ok()??;
             let packet = avail.get(..n)?;
+            self.start += n;
             if !is_fragment(packet) {
-                let packet = packet.to_vec();
-                self.start += n;
-                return Some(packet);
+                return Some(packet.to_vec());
             }
             let now_ms = self.opened.elapsed().as_millis() as u64;
-            let whole = self.reassembler.feed(now_ms, 0, packet);
-            self.start += n;
-            if let Ok(Some(whole)) = whole {
+            if let Ok(Some(whole)) = self.reassembler.feed(now_ms, 0, packet) {
                 return Some(whole);
             }
         }

@@ -2,7 +2,16 @@
 //! the root route `/`, which that structure does not hold (a route there is a default route).
 
 use nexthop_lookup::name::{NameFib, NameFibConfig, NextHops, RouteError};
-use nexthop_wire::NameView;
+use nexthop_wire::{Name, NameView};
+
+/// A change to the FIB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FibOp {
+    /// Sets the route at a name; no next hops removes it.
+    Set(Name, NextHops),
+    /// Gives back spare capacity after a bulk load ([`Fib::shrink_to_fit`]).
+    Compact,
+}
 
 /// Routes by name prefix.
 #[derive(Debug, Clone)]
@@ -40,6 +49,21 @@ impl Fib {
     /// Gives back spare capacity after a bulk load: [`NameFib::shrink_to_fit`].
     pub fn shrink_to_fit(&mut self) {
         self.names.shrink_to_fit();
+    }
+
+    /// Applies one change. A route the FIB refuses (too many components, too long) was refused
+    /// by management before it became an operation, and a removal of an absent route changes
+    /// nothing; both are ignored here.
+    pub fn apply(&mut self, op: &FibOp) {
+        match op {
+            FibOp::Set(name, hops) if hops.is_empty() => {
+                let _ = self.remove(&name.as_view());
+            }
+            FibOp::Set(name, hops) => {
+                let _ = self.insert(&name.as_view(), hops.clone());
+            }
+            FibOp::Compact => self.shrink_to_fit(),
+        }
     }
 
     /// Removes the route at `name`.

@@ -21,35 +21,8 @@ use std::ops::Deref;
 
 use left_right::{Absorb, ReadGuard, ReadHandle, WriteHandle};
 use nexthop_lookup::name::NextHops;
-use nexthop_wire::Name;
 
-use crate::fib::Fib;
-
-/// A change to the FIB.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FibOp {
-    /// Sets the route at a name; no next hops removes it.
-    Set(Name, NextHops),
-    /// Gives back spare capacity after a bulk load ([`Fib::shrink_to_fit`]).
-    Compact,
-}
-
-impl Fib {
-    /// Applies one change. A route the FIB refuses (too many components, too long) was refused
-    /// by management before it became an operation, and a removal of an absent route changes
-    /// nothing; both are ignored here.
-    pub fn apply(&mut self, op: &FibOp) {
-        match op {
-            FibOp::Set(name, hops) if hops.is_empty() => {
-                let _ = self.remove(&name.as_view());
-            }
-            FibOp::Set(name, hops) => {
-                let _ = self.insert(&name.as_view(), hops.clone());
-            }
-            FibOp::Compact => self.shrink_to_fit(),
-        }
-    }
-}
+use crate::fib::{Fib, FibOp};
 
 impl Absorb<FibOp> for Fib {
     fn absorb_first(&mut self, op: &mut FibOp, _: &Self) {
@@ -180,6 +153,8 @@ impl ShardFib {
 mod tests {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::Arc;
+
+    use nexthop_wire::Name;
 
     use super::*;
 

@@ -60,12 +60,12 @@ pub fn advise_huge_pages_for<T>(v: &mut Vec<T>) -> bool {
     advise_range(start as usize, bytes)
 }
 
-/// A copy of `items` in a vector of exactly their length, on huge pages when it is large enough
-/// (for a structure built by pushing, whose buffer moved as it grew).
-pub fn huge_copy<T: Clone>(items: &[T]) -> Vec<T> {
+/// `items` collected into a vector of exactly their number, on huge pages when it is large
+/// enough (for a structure built by pushing, whose buffer moved as it grew and lost them).
+pub fn huge_collect<T>(items: impl ExactSizeIterator<Item = T>) -> Vec<T> {
     let mut v = Vec::with_capacity(items.len());
     advise_huge_pages_for(&mut v);
-    v.extend_from_slice(items);
+    v.extend(items);
     v
 }
 

@@ -184,25 +184,20 @@ fn elements(content: &[u8]) -> Vec<Vec<u8>> {
 }
 
 fn fields(value: &[u8], table: &[(u32, F)]) -> String {
-    let nested = |v: &str| v.starts_with('{');
-    field_list(value, table)
-        .iter()
-        .map(|(n, v)| if nested(v) { format!("{n}{v}") } else { format!("{n}={v}") })
-        .collect::<Vec<_>>()
-        .join(" ")
+    field_list(value, table).iter().map(|(n, sep, v)| format!("{n}{sep}{v}")).collect::<Vec<_>>().join(" ")
 }
 
-/// (name, value) of each field of `value` that `table` names, in order; a nested element's value
-/// is its own fields in braces.
-fn field_list(value: &[u8], table: &[(u32, F)]) -> Vec<(&'static str, String)> {
+/// (name, separator, value) of each field of `value` that `table` names, in order: `=` before a
+/// plain value, nothing before a nested element's own fields in braces.
+fn field_list(value: &[u8], table: &[(u32, F)]) -> Vec<(&'static str, &'static str, String)> {
     let mut parts = Vec::new();
     for t in TlvReader::new(value).filter_map(Result::ok) {
         let Some((_, f)) = table.iter().find(|(ty, _)| *ty == t.ty) else { continue };
         parts.push(match *f {
-            F::Num(n) => (n, read_nonneg(t.ty, t.value).unwrap_or(0).to_string()),
-            F::Text(n) => (n, String::from_utf8_lossy(t.value).into_owned()),
-            F::Name(n) => (n, NameView::from_value(t.value).map(|v| v.to_string()).unwrap_or_default()),
-            F::Nested(n, inner) => (n, format!("{{{}}}", fields(t.value, inner))),
+            F::Num(n) => (n, "=", read_nonneg(t.ty, t.value).unwrap_or(0).to_string()),
+            F::Text(n) => (n, "=", String::from_utf8_lossy(t.value).into_owned()),
+            F::Name(n) => (n, "=", NameView::from_value(t.value).map(|v| v.to_string()).unwrap_or_default()),
+            F::Nested(n, inner) => (n, "", format!("{{{}}}", fields(t.value, inner))),
         });
     }
     parts
@@ -214,7 +209,7 @@ fn print_dataset(content: &[u8], table: &[(u32, F)], per_element: bool) {
             out!("  {}", fields(&e, table));
         }
     } else {
-        for (name, value) in field_list(content, table) {
+        for (name, _, value) in field_list(content, table) {
             out!("{name}: {value}");
         }
     }

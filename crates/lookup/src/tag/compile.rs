@@ -29,7 +29,7 @@
 use hashbrown::HashMap;
 
 use super::{Descriptor, PortSet, TagError, FILTER_BITS};
-use crate::mem::huge_copy;
+use crate::mem::huge_collect;
 
 /// Which of the paper's compressions to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -342,8 +342,7 @@ impl CompiledFib {
         }
         // Copied to exact size on huge pages: a walk reads lists all over the vector, and with
         // 4 KB pages nearly every list of a large FIB is also a TLB miss.
-        let (nodes, terminals) = (huge_copy(&b.nodes), huge_copy(&b.terminals));
-        drop(b);
+        let (nodes, terminals) = (huge_collect(b.nodes.into_iter()), huge_collect(b.terminals.into_iter()));
         Ok(CompiledFib { nodes, terminals, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
     }
 

@@ -12,7 +12,7 @@
 
 use super::entries::EntryTable;
 use super::{Descriptor, Fanout, Largest, PortSet, FILTER_BITS};
-use crate::mem::huge_copy;
+use crate::mem::huge_collect;
 
 /// Descriptors grouped by their least popular bit.
 #[derive(Debug, Clone)]
@@ -43,7 +43,7 @@ impl InvertedIndex {
         InvertedIndex {
             start,
             // On huge pages, as the compiled trie's vectors are (the comparison stays even).
-            descriptors: huge_copy(&listed.iter().map(|e| *e.1).collect::<Vec<_>>()),
+            descriptors: huge_collect(listed.iter().map(|e| *e.1)),
             entries: EntryTable::new(listed.iter().map(|e| (e.1, e.2))),
         }
     }

@@ -122,6 +122,13 @@ impl CompiledFib {
         record[2..].iter().all(|&p| q.has(usize::from(p))).then(|| usize::from(u16::from_le_bytes([record[0], record[1]])))
     }
 
+    /// Prefetches the sibling list at `link`, pushed now and read when popped (after the rest
+    /// of the current list and what it pushes later).
+    #[inline]
+    fn prefetch_list(&self, link: u32) {
+        prefetch(self.nodes.as_ptr().wrapping_add(link as usize));
+    }
+
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
     /// `allowed` (the packet's tree), stopping once `fanout` ports are chosen.
     pub fn fas(&self, query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> PortSet {
@@ -147,8 +154,7 @@ impl CompiledFib {
                         }
                     }
                 } else if q.has(n.pos()) && n.min() < depth + q.from(n.pos()) {
-                    // Read when popped, after the rest of this list and what it pushes later.
-                    prefetch(self.nodes.as_ptr().wrapping_add(n.link as usize));
+                    self.prefetch_list(n.link);
                     stack.push((n.link, depth + 1));
                 }
                 if n.flags & LAST != 0 {
@@ -193,7 +199,7 @@ impl CompiledFib {
                     } else if q.has(n.pos()) {
                         let potential = depth - 1 + q.from(n.pos());
                         if n.min() <= potential && potential > best_weight {
-                            prefetch(self.nodes.as_ptr().wrapping_add(n.link as usize));
+                            self.prefetch_list(n.link);
                             stack.push((potential.min(u32::from(n.max)), n.link, depth + 1));
                         }
                     }
