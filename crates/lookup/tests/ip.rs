@@ -3,7 +3,7 @@
 //! and batch lookups, IPv6 with DP-CPE levels and routes longer than /64, and bad input that
 //! must change nothing.
 
-use nexthop_lookup::ip::{dp_cpe, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, IpError, Miht4, Miht6, Route, NO_ROUTE};
+use nexthop_lookup::ip::{dp_cpe, simd, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, IpError, Miht4, Miht6, Route, NO_ROUTE};
 use proptest::prelude::*;
 
 fn v4_route() -> impl Strategy<Value = Route<u32>> {
@@ -135,6 +135,10 @@ proptest! {
         }
         let mut batch = vec![0; addrs.len()];
         t.lookup_batch(&addrs, &mut batch);
+        // Levels probed one at a time, without the SIMD filter lanes.
+        let mut scalar_batch = vec![0; addrs.len()];
+        t.lookup_batch_with(simd::Isa::Scalar, &addrs, &mut scalar_batch);
+        prop_assert_eq!(&scalar_batch, &batch, "bloomfwd6 batch, scalar against {:?}", simd::detect());
         let mut ungated = t.clone();
         ungated.set_gate(false);
         let mut ungated_batch = vec![0; addrs.len()];

@@ -67,6 +67,11 @@ impl CountingBloom {
         self.bits[w] & mask == mask
     }
 
+    /// The lookup bits and k (what a SIMD probe needs).
+    pub fn words(&self) -> (&[u64], u32) {
+        (&self.bits, self.k)
+    }
+
     /// Prefetches the word hash `h` probes.
     #[inline(always)]
     pub fn prefetch(&self, h: u64) {

@@ -29,12 +29,20 @@
 //!   bit stands for every level from there up.
 //!
 //! # Batches
-//! A block of `BLOCK` (16) addresses at a time: while the block's lookups run, the next block's
-//! gate keys are hashed with SIMD and its front cells and gate slots prefetched. A deeper
-//! pipeline — gate, filters and table slots each in their own step, each prefetched a block
-//! ahead, the way [`super::Bloomfwd4`] runs — measured no faster here (on the RouteViews IPv6
-//! table the levels hold about a megabyte, and out-of-order execution already overlaps the
-//! filter and table reads of consecutive lookups), so the simpler form stays.
+//! Blocks of `BLOCK` (16) addresses pass through three stages, each a block behind the one before:
+//! 1. their gate keys are hashed with SIMD and their front cells and gate buckets prefetched;
+//! 2. the *filter stage* reads the front cell and the gate, then — with AVX-512 and at most 8
+//!    levels — hashes every level's key of an address and gathers every level's filter word in one
+//!    pass ([`simd::FilterLanes`]): the levels the gate names whose filters pass are the
+//!    candidates, and the longest one's table bucket is prefetched (without AVX-512, the named
+//!    filters are probed one at a time);
+//! 3. the *table stage* probes the candidates longest first, one cache-line bucket each.
+//!
+//! On this machine the levels of the RouteViews table stay in cache, and what bounded matched
+//! traffic was not memory but branches the predictor cannot learn — a probe loop per table slot
+//! and a loop per level, each with a data-dependent exit. Cache-line buckets
+//! ([`super::table::PrefixTable`]) and the one-pass filter probe remove both; the stages let each
+//! bucket arrive before it is read. (A deeper pipeline without them measured no faster.)
 
 use hashbrown::HashMap;
 
@@ -474,26 +482,146 @@ impl Bloomfwd6 {
     }
 
     /// [`Bloomfwd6::lookup`] of `addrs[i]` into `out[i]`, a block of addresses at a time (see the
-    /// module overview); the gate keys are hashed with SIMD.
+    /// module overview); gate keys and level keys are hashed with SIMD.
     pub fn lookup_batch(&self, addrs: &[u128], out: &mut [NextHop]) {
         self.lookup_batch_with(simd::detect(), addrs, out);
     }
 
-    /// The batch lookup hashing with a chosen instruction set (to measure what SIMD brings).
+    /// The batch lookup with a chosen instruction set (to measure what SIMD brings).
     pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u128], out: &mut [NextHop]) {
         let n = addrs.len().min(out.len());
-        // The gate-key hashes of this block ([0]) and of the next one ([1]).
-        let mut hashes = [[0u64; BLOCK]; 2];
-        self.prefetch_block(isa, &addrs[..n.min(BLOCK)], &mut hashes[0]);
-        for (k, (a, o)) in addrs[..n].chunks(BLOCK).zip(out.chunks_mut(BLOCK)).enumerate() {
-            let ahead = &addrs[((k + 1) * BLOCK).min(n)..((k + 2) * BLOCK).min(n)];
-            let [now, next] = &mut hashes;
-            self.prefetch_block(isa, ahead, next);
-            for ((&x, y), &h) in a.iter().zip(o.iter_mut()).zip(now.iter()) {
-                *y = self.lookup_hashed(x, h);
+        let lanes = self.filter_lanes(isa);
+        let blocks = n.div_ceil(BLOCK);
+        let block = |k: usize| (k * BLOCK).min(n)..((k + 1) * BLOCK).min(n);
+        // Gate-key hashes of the next two blocks, and the filter stage's hand-over of the
+        // current and the previous one (with how many it holds); block k's slot is k % 2.
+        let mut gate_hashes = [[0u64; BLOCK]; 2];
+        let mut pending = [[Pending::default(); BLOCK]; 2];
+        let mut pending_len = [0usize; 2];
+        self.prefetch_block(isa, &addrs[block(0)], &mut gate_hashes[0]);
+        self.prefetch_block(isa, &addrs[block(1)], &mut gate_hashes[1]);
+        for k in 0..=blocks {
+            if k < blocks {
+                let r = block(k);
+                pending_len[k % 2] =
+                    self.filter_stage(lanes.as_ref(), &addrs[r.clone()], &gate_hashes[k % 2], &mut out[r.clone()], &mut pending[k % 2]);
+                self.prefetch_block(isa, &addrs[block(k + 2)], &mut gate_hashes[k % 2]);
             }
-            hashes.swap(0, 1);
+            if k > 0 {
+                let r = block(k - 1);
+                let slot = (k - 1) % 2;
+                for p in &pending[slot][..pending_len[slot]] {
+                    let at = r.start + usize::from(p.at);
+                    out[at] = self.table_stage(addrs[at], p);
+                }
+            }
         }
+    }
+
+    /// The levels' filters as SIMD lanes, when there are at most 8 levels and `isa` is AVX-512.
+    fn filter_lanes(&self, isa: simd::Isa) -> Option<simd::FilterLanes<'_>> {
+        if isa != simd::Isa::Avx512 || !self.use_gate {
+            return None;
+        }
+        let mut lanes = simd::FilterLanes::default();
+        for (g, &q) in self.groups.iter().zip(&self.levels) {
+            let (words, k) = g.filter_words();
+            if !lanes.push(words, k, q) {
+                return None;
+            }
+        }
+        Some(lanes)
+    }
+
+    /// The filter stage of a batch, for a block of addresses whose gate keys hash to `gate`:
+    /// the answers of the front array and the gate into `out`; for the others, which of the
+    /// levels the gate names may hold their key — all levels' filters probed at once with
+    /// `lanes`, else one at a time — with the longest candidate's table bucket prefetched. Those
+    /// with a table to probe go to `hand_over`; returns how many.
+    #[inline(always)]
+    fn filter_stage(
+        &self,
+        lanes: Option<&simd::FilterLanes<'_>>,
+        addrs: &[u128],
+        gate: &[u64; BLOCK],
+        out: &mut [NextHop],
+        hand_over: &mut [Pending; BLOCK],
+    ) -> usize {
+        let mut live = 0;
+        let mut his = [0u64; BLOCK];
+        let mut masks = [0u8; BLOCK];
+        for (i, (&x, &h1)) in addrs.iter().zip(gate).enumerate() {
+            match self.scope(x, h1) {
+                Err(answer) => out[i] = answer,
+                Ok((levels, long)) => {
+                    let hi = (x >> 64) as u64;
+                    (his[live], masks[live]) = (hi, levels as u8); // with lanes there are at most 8 levels
+                    hand_over[live] = Pending { candidates: levels, long, hi, h: 0, at: i as u8 };
+                    live += 1;
+                }
+            }
+        }
+        if live == 0 {
+            return 0;
+        }
+        let mut hashes = [[0u64; 8]; BLOCK];
+        let mut pass = [0u8; BLOCK];
+        let simd = lanes.is_some_and(|l| l.probe(&his[..live], &masks[..live], &mut hashes, &mut pass));
+        let last = self.levels.len() - 1; // the /64 level, whose key is the long marks' key
+        let mut kept = 0;
+        for i in 0..live {
+            let mut p = hand_over[i];
+            let key_hash = |j: usize| if simd { hashes[i][j] } else { (p.hi >> (64 - u32::from(self.levels[j]))).hash() };
+            if simd {
+                p.candidates = u64::from(pass[i]);
+            } else if !p.candidates.is_power_of_two() {
+                // A level alone needs no filter: its table probe is needed anyway.
+                let (mut c, mut m) = (0, p.candidates);
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    c |= u64::from(self.groups[j].filter_passes(key_hash(j))) << j;
+                    m &= m - 1;
+                }
+                p.candidates = c;
+            }
+            if p.long {
+                p.long = self.long_marks.filter_passes(key_hash(last));
+            }
+            if p.candidates != 0 {
+                let j = 63 - p.candidates.leading_zeros() as usize;
+                p.h = key_hash(j);
+                self.groups[j].prefetch_table(p.h);
+            } else if !p.long {
+                out[usize::from(p.at)] = self.default; // no filter passed: no table to probe
+                continue;
+            }
+            hand_over[kept] = p;
+            kept += 1;
+        }
+        kept
+    }
+
+    /// The table stage of a batch: the longest candidate level whose table holds `addr`'s key.
+    #[inline(always)]
+    fn table_stage(&self, addr: u128, p: &Pending) -> NextHop {
+        if p.long {
+            if let Some(nh) = self.long_match(addr, p.hi.hash(), p.hi) {
+                return nh;
+            }
+        }
+        let (mut candidates, mut h) = (p.candidates, p.h);
+        while candidates != 0 {
+            let j = 63 - candidates.leading_zeros() as usize;
+            let key = p.hi >> (64 - u32::from(self.levels[j]));
+            if let Some(nh) = self.groups[j].get(h, key) {
+                return nh;
+            }
+            candidates &= !(1 << j);
+            if candidates != 0 {
+                h = (p.hi >> (64 - u32::from(self.levels[63 - candidates.leading_zeros() as usize]))).hash();
+            }
+        }
+        self.default
     }
 
     /// Prefetches a block's front cells and, with their gate keys hashed into `hashes`, its gate
@@ -536,6 +664,21 @@ impl Bloomfwd6 {
     pub fn expanded(&self) -> usize {
         self.groups.iter().map(Group::len).sum::<usize>() + self.long.iter().map(|(_, g)| g.len()).sum::<usize>()
     }
+}
+
+/// What a batch's filter stage hands its table stage for one address.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pending {
+    /// Levels whose filters passed (bit j: level j), searched longest first.
+    candidates: u64,
+    /// Whether routes above /64 may cover the address.
+    long: bool,
+    /// The address's top 64 bits (every level's key is a prefix of them).
+    hi: u64,
+    /// Hash of the longest candidate's key.
+    h: u64,
+    /// The address's index in its block.
+    at: u8,
 }
 
 impl Default for Bloomfwd6 {

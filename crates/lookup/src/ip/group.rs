@@ -10,7 +10,7 @@ use super::NextHop;
 
 /// A Bloom filter and the table of the expanded prefixes it summarises.
 #[derive(Debug, Clone)]
-pub struct Group<K> {
+pub struct Group<K: Key> {
     bloom: CountingBloom,
     table: PrefixTable<K>,
     fpr: f64,
@@ -36,6 +36,24 @@ impl<K: Key> Group<K> {
         } else {
             None
         }
+    }
+
+    /// Whether the filter may hold the key with hash `h`.
+    #[inline(always)]
+    pub fn filter_passes(&self, h: u64) -> bool {
+        self.bloom.contains(h)
+    }
+
+    /// The filter's words and probes per key, for probing several filters at once
+    /// ([`super::simd::probe_filters`]).
+    pub fn filter_words(&self) -> (&[u64], u32) {
+        self.bloom.words()
+    }
+
+    /// Prefetches the table bucket of hash `h`.
+    #[inline(always)]
+    pub fn prefetch_table(&self, h: u64) {
+        self.table.prefetch(h);
     }
 
     /// Probes the filter for hash `h` and prefetches the table slot when it passes, without a
