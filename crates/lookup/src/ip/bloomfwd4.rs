@@ -12,9 +12,10 @@
 //! The data plane never sees the routes: only the array, the filters and the tables.
 //!
 //! # The array guard (an addition to the paper)
-//! Each array cell also carries one bit: whether any route longer than /20 lies inside its /20.
-//! Where none does — most of the address space — the array answers alone, with no filter probe
-//! and no hash; where one does, the search is the paper's. [`Bloomfwd4::set_guard`] turns the
+//! Each array cell also carries two bits: whether any route longer than /20 lies inside its /20,
+//! and whether any longer than /24 does. Where none does — most of the address space — the array
+//! answers alone, with no filter probe and no hash; where only /21–/24 routes do, the /32 group
+//! is skipped (few /20s hold longer routes); otherwise the search is the paper's. [`Bloomfwd4::set_guard`] turns the
 //! guard off to measure the paper's search as it was.
 //!
 //! # Batches
@@ -79,7 +80,7 @@ impl Bloomfwd4 {
     /// An empty table whose filters aim at false-positive rate `fpr`.
     pub fn new(fpr: f64) -> Self {
         Bloomfwd4 {
-            dla: DirectArray::new(DLA_BITS),
+            dla: DirectArray::new(DLA_BITS, 24),
             guard: true,
             g24: Group::new(1024, fpr),
             g32: Group::new(1024, fpr),
@@ -135,7 +136,7 @@ impl Bloomfwd4 {
     fn install(&mut self, prefix: u32, len: u8, next_hop: NextHop) -> Option<NextHop> {
         let old = self.routes.insert((prefix, len), next_hop);
         if old.is_none() && len > DLA_BITS {
-            self.dla.count_longer(Self::cell(prefix), true);
+            self.dla.count_longer(Self::cell(prefix), len, true);
         }
         self.claim(prefix, len, next_hop, len, |owner| owner == NONE || owner <= len);
         old
@@ -158,7 +159,7 @@ impl Bloomfwd4 {
         let (nh, owner) = heir.unwrap_or((NO_ROUTE, NONE));
         self.claim(prefix, len, nh, owner, |o| o == len);
         if len > DLA_BITS {
-            self.dla.count_longer(Self::cell(prefix), false);
+            self.dla.count_longer(Self::cell(prefix), len, false);
         }
         Ok(next_hop)
     }
@@ -211,8 +212,10 @@ impl Bloomfwd4 {
     pub fn lookup(&self, addr: u32) -> NextHop {
         let e = self.dla.cell(Self::cell(addr));
         if DirectArray::guarded(e) || !self.guard {
-            if let Some(nh) = self.g32.find(addr.hash(), addr) {
-                return nh;
+            if DirectArray::deep(e) || !self.guard {
+                if let Some(nh) = self.g32.find(addr.hash(), addr) {
+                    return nh;
+                }
             }
             let k24 = addr >> 8;
             if let Some(nh) = self.g24.find(k24.hash(), k24) {
@@ -278,9 +281,11 @@ impl Bloomfwd4 {
             return;
         }
         simd::hash_keys(isa, &keys, &mut st.h);
-        for (i, e) in st.dla[..a.len()].iter().enumerate() {
-            if DirectArray::guarded(*e) || !self.guard {
-                self.g32.prefetch_filter(st.h[i]);
+        for (i, &e) in st.dla[..a.len()].iter().enumerate() {
+            if DirectArray::guarded(e) || !self.guard {
+                if DirectArray::deep(e) || !self.guard {
+                    self.g32.prefetch_filter(st.h[i]);
+                }
                 self.g24.prefetch_filter(st.h[BLOCK + i]);
             }
         }
@@ -294,11 +299,14 @@ impl Bloomfwd4 {
             return;
         }
         for i in 0..n {
-            if !DirectArray::guarded(st.dla[i]) && self.guard {
+            let e = st.dla[i];
+            if !DirectArray::guarded(e) && self.guard {
                 continue;
             }
             let (h32, h24) = (st.h[i], st.h[BLOCK + i]);
-            let (m32, m24) = (self.g32.probe_and_prefetch(h32), self.g24.probe_and_prefetch(h24));
+            // Without routes longer than /24 in the cell, the /32 group holds none of its keys.
+            let m32 = (DirectArray::deep(e) || !self.guard) && self.g32.probe_and_prefetch(h32);
+            let m24 = self.g24.probe_and_prefetch(h24);
             st.hit[i] = u8::from(m32) << 1 | u8::from(m24);
         }
     }

@@ -137,7 +137,7 @@ impl Bloomfwd6 {
             groups: levels.iter().map(|_| Group::new(1024, fpr)).collect(),
             long: Vec::new(),
             long_marks: Group::new(64, fpr),
-            front: DirectArray::new(FRONT_BITS),
+            front: DirectArray::new(FRONT_BITS, 64),
             gate: PrefixTable::new(1024),
             gate_counts: HashMap::new(),
             use_gate: true,
@@ -302,7 +302,7 @@ impl Bloomfwd6 {
         if old.is_none() && len > 0 {
             self.gate_count(prefix, len, true);
             if len > FRONT_BITS {
-                self.front.count_longer(Self::front_cell(prefix), true);
+                self.front.count_longer(Self::front_cell(prefix), len, true);
             }
         }
         if (1..=FRONT_BITS).contains(&len) {
@@ -345,7 +345,7 @@ impl Bloomfwd6 {
         if len > 0 {
             self.gate_count(prefix, len, false);
             if len > FRONT_BITS {
-                self.front.count_longer(Self::front_cell(prefix), false);
+                self.front.count_longer(Self::front_cell(prefix), len, false);
             }
         }
         if (1..=FRONT_BITS).contains(&len) {

@@ -56,8 +56,9 @@ pub type NextHop = u32;
 /// The answer for an address no route covers.
 pub const NO_ROUTE: NextHop = u32::MAX;
 
-/// The largest next hop a route may carry (DIR-24-8 keeps one bit of each entry for itself).
-pub const MAX_NEXT_HOP: NextHop = (1 << 31) - 2;
+/// The largest next hop a route may carry (the direct arrays keep two bits of each cell for their
+/// guards).
+pub const MAX_NEXT_HOP: NextHop = (1 << 30) - 2;
 
 /// The most slots one IPv6 route may expand to (2^20).
 pub const MAX_EXPANSION: u64 = 1 << 20;
