@@ -21,9 +21,12 @@
 //! # Batches
 //! A batch runs four steps per block of `BLOCK` (16) addresses, pipelined across blocks so each
 //! step's loads were prefetched a block or more earlier: prefetch the array cells (step k); read
-//! them, hash the guarded addresses with SIMD and prefetch their filter words (k + 1); probe the
-//! filters and prefetch the table slots that pass, without a branch (k + 2); resolve
-//! (k + 2 + `LAG`).
+//! them, list the addresses in guarded cells (without a branch), hash their keys with SIMD and
+//! prefetch their filter words (k + 1); probe the filters and prefetch the table buckets that
+//! pass, without a branch (k + 2); resolve (k + 2 + `LAG`): every address takes its cell's answer,
+//! and the listed ones their table's where it has one. Only the listed addresses reach the later
+//! steps, so traffic that mixes guarded and unguarded cells costs neither mispredictions nor
+//! work for the addresses the array answers.
 
 use hashbrown::HashMap;
 
@@ -39,20 +42,23 @@ const BLOCK: usize = 16;
 /// Blocks between staging a block (its table slots prefetched) and resolving it.
 const LAG: usize = 2;
 
-/// One block of a batch between staging and resolving: array entries, hashes (/32 keys, then
+/// One block of a batch between staging and resolving: array entries, the addresses the groups
+/// must search (those in guarded cells, listed without a branch), their hashes (/32 keys, then
 /// /24 keys) and which filters passed (bit 1: /32, bit 0: /24).
 #[derive(Debug, Clone, Copy)]
 struct Stage {
-    /// Whether any address of the block is guarded (else only the array answers).
-    any: bool,
     dla: [u32; BLOCK],
+    /// How many addresses `searched` lists.
+    count: usize,
+    /// Indexes in the block of the addresses to search; `h` and `hit` follow this order.
+    searched: [u8; BLOCK],
     h: [u64; 2 * BLOCK],
     hit: [u8; BLOCK],
 }
 
 impl Default for Stage {
     fn default() -> Self {
-        Stage { any: false, dla: [0; BLOCK], h: [0; 2 * BLOCK], hit: [0; BLOCK] }
+        Stage { dla: [0; BLOCK], count: 0, searched: [0; BLOCK], h: [0; 2 * BLOCK], hit: [0; BLOCK] }
     }
 }
 
@@ -253,7 +259,7 @@ impl Bloomfwd4 {
             }
             if (2..blocks + 2).contains(&step) {
                 let k = step - 2;
-                self.stage_tables(block(k).len(), &mut stages[k % ring]);
+                self.stage_tables(&mut stages[k % ring]);
             }
             if step >= 2 + LAG {
                 let k = step - 2 - LAG;
@@ -263,67 +269,66 @@ impl Bloomfwd4 {
         }
     }
 
-    /// Reads a block's array entries; for guarded ones hashes the /32 and /24 keys and prefetches
-    /// the filter lines they will probe.
+    /// Reads a block's array entries and lists the addresses in guarded cells; hashes their
+    /// /32 and /24 keys and prefetches the filter words they will probe.
     #[inline(always)]
     fn stage_filters(&self, isa: simd::Isa, a: &[u32], st: &mut Stage) {
-        let mut keys = [0u64; 2 * BLOCK];
-        st.any = false;
+        let mut count = 0;
         for (i, &x) in a.iter().enumerate() {
             let e = self.dla.cell(Self::cell(x));
             st.dla[i] = e;
-            st.any |= DirectArray::guarded(e) || !self.guard;
-            keys[i] = u64::from(x);
-            keys[BLOCK + i] = u64::from(x >> 8);
+            // Listed without a branch: traffic mixes guarded and unguarded cells.
+            st.searched[count] = i as u8;
+            count += usize::from(DirectArray::guarded(e) || !self.guard);
         }
-        st.hit = [0; BLOCK];
-        if !st.any {
+        st.count = count;
+        if count == 0 {
             return;
+        }
+        let mut keys = [0u64; 2 * BLOCK];
+        for (j, &i) in st.searched[..count].iter().enumerate() {
+            let x = a[usize::from(i)];
+            (keys[j], keys[BLOCK + j]) = (u64::from(x), u64::from(x >> 8));
         }
         simd::hash_keys(isa, &keys, &mut st.h);
-        for (i, &e) in st.dla[..a.len()].iter().enumerate() {
-            if DirectArray::guarded(e) || !self.guard {
-                if DirectArray::deep(e) || !self.guard {
-                    self.g32.prefetch_filter(st.h[i]);
-                }
-                self.g24.prefetch_filter(st.h[BLOCK + i]);
+        for (j, &i) in st.searched[..count].iter().enumerate() {
+            // Without routes longer than /24 in the cell, the /32 group holds none of its keys
+            // (most cells: a predicted branch).
+            if DirectArray::deep(st.dla[usize::from(i)]) || !self.guard {
+                self.g32.prefetch_filter(st.h[j]);
             }
+            self.g24.prefetch_filter(st.h[BLOCK + j]);
         }
     }
 
-    /// Probes both filters of a block's guarded addresses and prefetches the table slots they
+    /// Probes the filters of a block's listed addresses and prefetches the table buckets they
     /// pass.
     #[inline(always)]
-    fn stage_tables(&self, n: usize, st: &mut Stage) {
-        if !st.any {
-            return;
-        }
-        for i in 0..n {
-            let e = st.dla[i];
-            if !DirectArray::guarded(e) && self.guard {
-                continue;
-            }
-            let (h32, h24) = (st.h[i], st.h[BLOCK + i]);
-            // Without routes longer than /24 in the cell, the /32 group holds none of its keys.
-            let m32 = (DirectArray::deep(e) || !self.guard) && self.g32.probe_and_prefetch(h32);
-            let m24 = self.g24.probe_and_prefetch(h24);
-            st.hit[i] = u8::from(m32) << 1 | u8::from(m24);
+    fn stage_tables(&self, st: &mut Stage) {
+        for (j, &i) in st.searched[..st.count].iter().enumerate() {
+            let deep = DirectArray::deep(st.dla[usize::from(i)]) || !self.guard;
+            let m32 = deep && self.g32.probe_and_prefetch(st.h[j]);
+            let m24 = self.g24.probe_and_prefetch(st.h[BLOCK + j]);
+            st.hit[j] = u8::from(m32) << 1 | u8::from(m24);
         }
     }
 
-    /// Answers a staged block: /32 table, /24 table, array, each only as far as needed.
+    /// Answers a staged block: the array's answer for every address, then for the listed ones
+    /// the /32 table, else the /24 table, where their filters passed.
     #[inline(always)]
     fn resolve(&self, a: &[u32], st: &Stage, o: &mut [NextHop]) {
-        for (i, (&x, y)) in a.iter().zip(o.iter_mut()).enumerate() {
-            let hit = st.hit[i];
-            let g32 = if hit & 2 != 0 { self.g32.get(st.h[i], x) } else { None };
-            *y = match g32 {
-                Some(nh) => nh,
-                None => {
-                    let g24 = if hit & 1 != 0 { self.g24.get(st.h[BLOCK + i], x >> 8) } else { None };
-                    g24.unwrap_or_else(|| DirectArray::next_hop(st.dla[i]))
-                }
-            };
+        for (y, &e) in o.iter_mut().zip(&st.dla) {
+            *y = DirectArray::next_hop(e);
+        }
+        for (j, &i) in st.searched[..st.count].iter().enumerate() {
+            let (i, hit) = (usize::from(i), st.hit[j]);
+            let x = a[i];
+            // /32 hits are rare (a predicted branch); the /24 table is read without one.
+            let g32 = if hit & 2 != 0 { self.g32.get(st.h[j], x) } else { None };
+            let g24 = self.g24.get_if(st.h[BLOCK + j], x >> 8, hit & 1 != 0);
+            if let Some(nh) = g32.or(g24) {
+                o[i] = nh;
+            }
         }
     }
 

@@ -56,7 +56,14 @@ impl<K: Key> Group<K> {
         self.table.prefetch(h);
     }
 
-    /// Probes the filter for hash `h` and prefetches the table slot when it passes, without a
+    /// [`Self::get`] when `wanted`, else `None`, with no branch on `wanted` in the common case
+    /// (the key in its home bucket, or no overflow past it).
+    #[inline(always)]
+    pub fn get_if(&self, h: u64, key: K, wanted: bool) -> Option<NextHop> {
+        self.table.get_if(h, key, wanted)
+    }
+
+    /// Probes the filter for hash `h` and prefetches the table bucket when it passes, without a
     /// branch. Returns whether it passed.
     #[inline(always)]
     pub fn probe_and_prefetch(&self, h: u64) -> bool {
@@ -65,7 +72,7 @@ impl<K: Key> Group<K> {
         m
     }
 
-    /// Prefetches the filter lines hash `h` probes.
+    /// Prefetches the filter word hash `h` probes.
     #[inline(always)]
     pub fn prefetch_filter(&self, h: u64) {
         self.bloom.prefetch(h);

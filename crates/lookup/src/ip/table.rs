@@ -183,6 +183,21 @@ impl<K: Key> PrefixTable<K> {
         self.position(h, key).map(|(b, i)| self.buckets[b].slot(i).1)
     }
 
+    /// [`Self::get`] when `wanted`, else `None`. The home bucket (bucket 0 when not wanted, soon
+    /// cached) is read and its answer kept or dropped without a branch on `wanted`; only a key
+    /// that overflowed past its home takes the loop.
+    #[inline(always)]
+    pub fn get_if(&self, h: u64, key: K, wanted: bool) -> Option<NextHop> {
+        let b = self.home(h) * usize::from(wanted);
+        let bucket = &self.buckets[b];
+        let found = bucket.find(key);
+        let hop = found.map_or(NO_ROUTE, |i| bucket.slot(i).1);
+        if found.is_none() && wanted && bucket.overflow() != 0 {
+            return self.get(h, key);
+        }
+        (wanted && hop != NO_ROUTE).then_some(hop)
+    }
+
     /// The (next hop, owning length) of `key`, for the control side.
     pub fn entry(&self, key: K) -> Option<(NextHop, u8)> {
         self.position(key.hash(), key).map(|(b, i)| (self.buckets[b].slot(i).1, self.owners[b * K::Bucket::SLOTS + i]))
