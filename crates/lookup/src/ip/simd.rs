@@ -138,21 +138,24 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512dq")]
     pub(super) fn hash_avx512(keys: &[u64], out: &mut [u64]) -> usize {
         let whole = keys.len() / 8 * 8;
-        let (seed, m1, m2) = (_mm512_set1_epi64(SEED as i64), _mm512_set1_epi64(M1 as i64), _mm512_set1_epi64(M2 as i64));
         for (k, o) in keys[..whole].chunks_exact(8).zip(out[..whole].chunks_exact_mut(8)) {
             // SAFETY: `k` and `o` are 8 u64s each (64 bytes); the unaligned load and store
             // intrinsics accept any address.
-            unsafe {
-                let mut x = _mm512_xor_si512(_mm512_loadu_si512(k.as_ptr().cast()), seed);
-                x = _mm512_xor_si512(x, _mm512_srli_epi64::<33>(x));
-                x = _mm512_mullo_epi64(x, m1);
-                x = _mm512_xor_si512(x, _mm512_srli_epi64::<33>(x));
-                x = _mm512_mullo_epi64(x, m2);
-                x = _mm512_xor_si512(x, _mm512_srli_epi64::<33>(x));
-                _mm512_storeu_si512(o.as_mut_ptr().cast(), x);
-            }
+            unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), fmix_avx512(_mm512_loadu_si512(k.as_ptr().cast()))) };
         }
         whole
+    }
+
+    /// [`super::hash64`] on 8 lanes: MurmurHash3's fmix64 of `key ^ SEED`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn fmix_avx512(keys: __m512i) -> __m512i {
+        let mut x = _mm512_xor_si512(keys, _mm512_set1_epi64(SEED as i64));
+        x = _mm512_xor_si512(x, _mm512_srli_epi64::<33>(x));
+        x = _mm512_mullo_epi64(x, _mm512_set1_epi64(M1 as i64));
+        x = _mm512_xor_si512(x, _mm512_srli_epi64::<33>(x));
+        x = _mm512_mullo_epi64(x, _mm512_set1_epi64(M2 as i64));
+        _mm512_xor_si512(x, _mm512_srli_epi64::<33>(x))
     }
 
     /// See [`super::FilterLanes::probe`].
@@ -174,17 +177,11 @@ mod x86 {
         unsafe {
             let load = |a: &[u64; 8]| _mm512_loadu_si512(a.as_ptr().cast());
             let (shift, len, base, k) = (load(&f.shift), load(&f.len), load(&f.words), load(&f.k));
-            let (seed, m1, m2) = (_mm512_set1_epi64(SEED as i64), _mm512_set1_epi64(M1 as i64), _mm512_set1_epi64(M2 as i64));
             let (one, low_half, sixty_three) = (_mm512_set1_epi64(1), _mm512_set1_epi64(0xffff_ffff), _mm512_set1_epi64(63));
             for (((&hi, &want), hashes), pass) in his.iter().zip(lanes).zip(hashes.iter_mut()).zip(pass.iter_mut()) {
                 let want = want & f.used;
-                // Each lane's key, hashed as super::hash64 (MurmurHash3's fmix64 of key ^ SEED).
-                let mut h = _mm512_xor_si512(_mm512_srlv_epi64(_mm512_set1_epi64(hi as i64), shift), seed);
-                h = _mm512_xor_si512(h, _mm512_srli_epi64::<33>(h));
-                h = _mm512_mullo_epi64(h, m1);
-                h = _mm512_xor_si512(h, _mm512_srli_epi64::<33>(h));
-                h = _mm512_mullo_epi64(h, m2);
-                h = _mm512_xor_si512(h, _mm512_srli_epi64::<33>(h));
+                // Each lane's key, hashed as super::hash64.
+                let h = fmix_avx512(_mm512_srlv_epi64(_mm512_set1_epi64(hi as i64), shift));
                 _mm512_storeu_si512(hashes.as_mut_ptr().cast(), h);
                 // The word: h1 (the upper half) scaled into 0..len, as a byte address.
                 let word = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(h), len));
