@@ -24,8 +24,8 @@
 //! - The *gate*, a table keyed by the first level's q1-bit key: for every q1-prefix that any route
 //!   covers or lies inside, the set of levels (a bit mask) holding such routes, and whether any is
 //!   longer than /64. Only those levels are searched: an address under a prefix that holds /32s
-//!   and /48s probes two filters, not every level up to /48. A level alone in its mask skips its
-//!   filter (the table probe is needed anyway). With more than [`GATE_LEVELS`] levels, the last
+//!   and /48s probes two filters, not every level up to /48. Probed one level at a time, a level
+//!   alone in its mask skips its filter (the table probe is needed anyway). With more than [`GATE_LEVELS`] levels, the last
 //!   bit stands for every level from there up.
 //!
 //! # Batches
@@ -137,7 +137,9 @@ impl Bloomfwd6 {
             groups: levels.iter().map(|_| Group::new(1024, fpr)).collect(),
             long: Vec::new(),
             long_marks: Group::new(64, fpr),
-            front: DirectArray::new(FRONT_BITS, 64),
+            // No route is longer than /128: the front's second bit stays clear (the gate marks
+            // the prefixes with routes above /64).
+            front: DirectArray::new(FRONT_BITS, 128),
             gate: PrefixTable::new(1024),
             gate_counts: HashMap::new(),
             use_gate: true,
