@@ -309,7 +309,57 @@ fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) 
         let addrs = workload::addresses(routes, &oracle, *traffic, n_addrs, 0x6b + t as u64);
         rows.extend(measure(cfg, "ipv6", table, routes.len(), *traffic, &addrs, &oracle, &systems));
     }
+    rows.extend(fpr_sweep_v6(cfg, table, routes, &oracle, n_addrs)?);
     Ok(rows)
+}
+
+/// The IPv6 counterpart of [`fpr_sweep`], on matching traffic (where the filters decide what a
+/// lookup costs): the gated tables of 6 and 8 levels at each target rate, SIMD filter lanes on.
+fn fpr_sweep_v6(
+    cfg: &RunConfig,
+    table: &str,
+    routes: &[Route<u128>],
+    oracle: &BinaryTrie<u128>,
+    n_addrs: usize,
+) -> anyhow::Result<Vec<Row>> {
+    let addrs = workload::addresses(routes, oracle, Traffic::Matching(1.0), n_addrs, 0xfa);
+    let reference: Vec<NextHop> = addrs.iter().map(|&a| oracle.lookup(a)).collect();
+    let fprs: &[f64] = if cfg.quick { &[0.01, 0.3] } else { &[0.01, 0.05, 0.1, 0.3, 0.6] };
+    let counts = nexthop_lookup::ip::bloomfwd6_histogram(routes);
+    let mut tables = Vec::new();
+    for n in [6usize, 8] {
+        for &fpr in fprs {
+            tables.push((n, fpr, Bloomfwd6::from_routes(routes, &dp_cpe(&counts, n), fpr)?));
+        }
+    }
+    let (n_addrs, addrs) = (addrs.len(), &addrs);
+    let mut contenders: Vec<Contender<'_, NextHop>> = tables
+        .iter()
+        .map(|(n, fpr, t)| {
+            Contender::new(format!("n{n} {fpr}"), move |out: &mut Vec<NextHop>| {
+                out.resize(n_addrs, 0);
+                t.lookup_batch(addrs, out);
+            })
+        })
+        .collect();
+    let outcomes = compare(cfg.reps, &reference, &mut contenders);
+    drop(contenders);
+    Ok(tables
+        .iter()
+        .zip(&outcomes)
+        .map(|((n, fpr, t), o)| {
+            Row::new("bloomfwd6-fpr")
+                .with("family", "ipv6")
+                .with("table", table)
+                .with("prefixes", routes.len())
+                .with("traffic", "match-100")
+                .with("n", *n)
+                .with("fpr_target", *fpr)
+                .with("bytes_per_prefix", t.bytes().0 as f64 / routes.len() as f64)
+                .with("mlookups_per_s", o.per_second(n_addrs) / 1e6)
+                .with("mismatches", o.mismatches)
+        })
+        .collect())
 }
 
 /// Runs every system on `addrs` three ways and returns one row per system.
@@ -469,6 +519,12 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             .filter_map(|r| Some((r.num("fpr_target")? * 100.0, r.num("mlookups_per_s")?)))
             .collect()
     };
+    let fpr_points_v6 = |n: f64| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter(|r| r.str("system") == Some("bloomfwd6-fpr") && r.num("n") == Some(n))
+            .filter_map(|r| Some((r.num("fpr_target")? * 100.0, r.num("mlookups_per_s")?)))
+            .collect()
+    };
     vec![
         Plot {
             file_tag: "ipv4".into(),
@@ -498,12 +554,17 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         },
         Plot {
             file_tag: "fpr".into(),
-            title: "IPv4 RouteViews 2014, uniform: lookup rate by target false-positive rate (Fig. 2)".into(),
+            title: "Lookup rate by target false-positive rate (Fig. 2): IPv4 2014 uniform, IPv6 100% matching".into(),
             y_label: "M lookups/s".into(),
             chart: Chart::Lines {
                 x_label: "target false-positive rate (%)".into(),
                 log_x: false,
-                series: vec![("with guard".into(), fpr_points("guard")), ("paper's search".into(), fpr_points("paper"))],
+                series: vec![
+                    ("IPv4 with guard".into(), fpr_points("guard")),
+                    ("IPv4 paper's search".into(), fpr_points("paper")),
+                    ("IPv6 n = 6".into(), fpr_points_v6(6.0)),
+                    ("IPv6 n = 8".into(), fpr_points_v6(8.0)),
+                ],
             },
         },
     ]
