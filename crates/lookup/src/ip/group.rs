@@ -45,7 +45,7 @@ impl<K: Key> Group<K> {
     }
 
     /// The filter's words and probes per key, for probing several filters at once
-    /// ([`super::simd::probe_filters`]).
+    /// ([`super::simd::FilterLanes`]).
     pub fn filter_words(&self) -> (&[u64], u32) {
         self.bloom.words()
     }
