@@ -192,6 +192,7 @@ fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &Binar
     let addrs = workload::addresses(routes, oracle, Traffic::Uniform, n_addrs, 0xf9);
     let reference: Vec<NextHop> = addrs.iter().map(|&a| oracle.lookup(a)).collect();
     let fprs: &[f64] = if cfg.quick { &[0.01, 0.3] } else { &[0.01, 0.1, 0.3, 0.6, 0.9] };
+    // Each rate's table with its guard (the default) and without (the paper's search).
     let mut tables = Vec::new();
     for &fpr in fprs {
         let guarded = Bloomfwd4::from_routes(routes, fpr)?;
@@ -200,18 +201,9 @@ fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &Binar
         tables.push((fpr, guarded, paper));
     }
     let n = addrs.len();
-    let addrs = &addrs;
-    let mut contenders: Vec<Contender<'_, NextHop>> = Vec::new();
-    for (fpr, guarded, paper) in &tables {
-        for (label, t) in [("guard", guarded), ("paper", paper)] {
-            contenders.push(Contender::new(format!("{label} {fpr}"), move |out: &mut Vec<NextHop>| {
-                out.resize(n, 0);
-                t.lookup_batch(addrs, out);
-            }));
-        }
-    }
-    let outcomes = compare(cfg.reps, &reference, &mut contenders);
-    drop(contenders);
+    let batches =
+        tables.iter().flat_map(|(_, guarded, paper)| [guarded, paper]).map(|t| move |a: &[u32], o: &mut [NextHop]| t.lookup_batch(a, o));
+    let outcomes = time_batches(cfg, &addrs, &reference, batches);
     let mut rows = Vec::new();
     for (i, (fpr, t, _)) in tables.iter().enumerate() {
         let [(m24, k24), (m32, k32)] = t.bloom_shapes();
@@ -332,18 +324,9 @@ fn fpr_sweep_v6(
             tables.push((n, fpr, Bloomfwd6::from_routes(routes, &dp_cpe(&counts, n), fpr)?));
         }
     }
-    let (n_addrs, addrs) = (addrs.len(), &addrs);
-    let mut contenders: Vec<Contender<'_, NextHop>> = tables
-        .iter()
-        .map(|(n, fpr, t)| {
-            Contender::new(format!("n{n} {fpr}"), move |out: &mut Vec<NextHop>| {
-                out.resize(n_addrs, 0);
-                t.lookup_batch(addrs, out);
-            })
-        })
-        .collect();
-    let outcomes = compare(cfg.reps, &reference, &mut contenders);
-    drop(contenders);
+    let n_addrs = addrs.len();
+    let outcomes =
+        time_batches(cfg, &addrs, &reference, tables.iter().map(|(_, _, t)| move |a: &[u128], o: &mut [NextHop]| t.lookup_batch(a, o)));
     Ok(tables
         .iter()
         .zip(&outcomes)
@@ -360,6 +343,27 @@ fn fpr_sweep_v6(
                 .with("mismatches", o.mismatches)
         })
         .collect())
+}
+
+/// Each batch lookup of `batches` timed on `addrs` (as the sweeps' contenders), every answer of
+/// every repetition checked against `reference`; the outcomes in the same order.
+fn time_batches<'t, A: Sync + 't, B: Fn(&[A], &mut [NextHop]) + 't>(
+    cfg: &RunConfig,
+    addrs: &'t [A],
+    reference: &[NextHop],
+    batches: impl Iterator<Item = B>,
+) -> Vec<Outcome> {
+    let n = addrs.len();
+    let mut contenders: Vec<Contender<'t, NextHop>> = batches
+        .enumerate()
+        .map(|(i, batch)| {
+            Contender::new(format!("table {i}"), move |out: &mut Vec<NextHop>| {
+                out.resize(n, 0);
+                batch(addrs, out);
+            })
+        })
+        .collect();
+    compare(cfg.reps, reference, &mut contenders)
 }
 
 /// Runs every system on `addrs` three ways and returns one row per system.

@@ -161,6 +161,11 @@ impl<K: Key> PrefixTable<K> {
         prefetch(&self.buckets[self.home(h) * usize::from(wanted)]);
     }
 
+    /// Index of slot `i` of bucket `b` in `owners`.
+    fn slot_index(b: usize, i: usize) -> usize {
+        b * K::Bucket::SLOTS + i
+    }
+
     /// The (bucket, slot) holding `key` (hash `h`).
     #[inline(always)]
     fn position(&self, h: u64, key: K) -> Option<(usize, usize)> {
@@ -190,17 +195,16 @@ impl<K: Key> PrefixTable<K> {
     pub fn get_if(&self, h: u64, key: K, wanted: bool) -> Option<NextHop> {
         let b = self.home(h) * usize::from(wanted);
         let bucket = &self.buckets[b];
-        let found = bucket.find(key);
-        let hop = found.map_or(NO_ROUTE, |i| bucket.slot(i).1);
-        if found.is_none() && wanted && bucket.overflow() != 0 {
+        let hop = bucket.find(key).map(|i| bucket.slot(i).1);
+        if hop.is_none() && wanted && bucket.overflow() != 0 {
             return self.get(h, key);
         }
-        (wanted && hop != NO_ROUTE).then_some(hop)
+        hop.filter(|_| wanted)
     }
 
     /// The (next hop, owning length) of `key`, for the control side.
     pub fn entry(&self, key: K) -> Option<(NextHop, u8)> {
-        self.position(key.hash(), key).map(|(b, i)| (self.buckets[b].slot(i).1, self.owners[b * K::Bucket::SLOTS + i]))
+        self.position(key.hash(), key).map(|(b, i)| (self.buckets[b].slot(i).1, self.owners[Self::slot_index(b, i)]))
     }
 
     /// Sets `key` to (next hop, owning length). Returns whether the key is new.
@@ -209,7 +213,7 @@ impl<K: Key> PrefixTable<K> {
         let h = key.hash();
         if let Some((b, i)) = self.position(h, key) {
             self.buckets[b].put(i, key, next_hop);
-            self.owners[b * K::Bucket::SLOTS + i] = owner;
+            self.owners[Self::slot_index(b, i)] = owner;
             return false;
         }
         if (self.len + 1) as f64 > self.capacity() as f64 * MAX_LOAD {
@@ -220,7 +224,7 @@ impl<K: Key> PrefixTable<K> {
         loop {
             if let Some(i) = self.buckets[b].free() {
                 self.buckets[b].put(i, key, next_hop);
-                self.owners[b * K::Bucket::SLOTS + i] = owner;
+                self.owners[Self::slot_index(b, i)] = owner;
                 self.len += 1;
                 return true;
             }
