@@ -21,10 +21,17 @@
 //! (no pointer trie in between): a node is a range of the sorted array that shares a prefix, its
 //! children the sub-ranges that agree on the next position.
 //!
-//! A node is 8 bytes: position, min depth, max depth, flags and a 32-bit index (first child, or a
-//! terminator's record). A terminator keeps the first two positions of its chain in its position
-//! and min-depth bytes, so a chain whose head is not in the query is rejected without leaving the
-//! vector; its record (port-set id, then the rest of the chain) is read only when both match.
+//! A node is 8 bytes: position, min depth, max depth, guard, and a 32-bit link (two flags and
+//! the first child's index, or a terminator's record). A terminator keeps the first three
+//! positions of its chain in its position, min-depth and guard bytes, so a chain whose head is
+//! not in the query is rejected without leaving the vector; its record (port-set id, then the
+//! rest of the chain) is read only when all three match.
+//!
+//! **Guards** (not the paper's; kept by [`Compression::RareChain`]): an inner node's guard is a
+//! position every descriptor below it has besides its path — the rarest of them. A query
+//! without it cannot contain any of them, so the walk does not enter the subtree: entering
+//! through a rare bit the query happens to share (Bloom filters of unrelated tags overlap) is
+//! then stopped one level earlier, before its child list is read.
 
 use hashbrown::HashMap;
 
@@ -40,9 +47,10 @@ pub enum Compression {
     Perm,
     /// Renumbered, and terminal chains replaced by their terminator.
     PermChain,
-    /// Not the paper's: renumbered by *increasing* popularity (rarest bit first), and terminal
-    /// chains removed. A subtree is then entered only through its descriptors' rarest bits, the
-    /// trie's form of an inverted index keyed by the rarest element.
+    /// Not the paper's: renumbered by *increasing* popularity (rarest bit first), terminal
+    /// chains removed, and inner nodes guarded (see the module overview). A subtree is then
+    /// entered only through its descriptors' rarest bits, the trie's form of an inverted index
+    /// keyed by the rarest element.
     RareChain,
 }
 
@@ -89,10 +97,13 @@ pub const VARIANTS: [(Compression, Layout); 8] = [
     (Compression::RareChain, Layout::Srol),
 ];
 
-/// Node flag: the last of its siblings.
-pub(super) const LAST: u8 = 1;
-/// Node flag: a terminator (ends a descriptor, possibly after a chain).
-pub(super) const TERMINAL: u8 = 2;
+/// Link flag: the last of its siblings.
+pub(super) const LAST: u32 = 1 << 30;
+/// Link flag: a terminator (ends a descriptor, possibly after a chain).
+pub(super) const TERMINAL: u32 = 1 << 31;
+/// The link's bits below the flags: an inner node's first child, or a terminator's record
+/// offset in 2-byte units.
+const INDEX: u32 = LAST - 1;
 
 /// One trie node (8 bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -100,15 +111,17 @@ pub(super) const TERMINAL: u8 = 2;
 pub(super) struct Node {
     /// Inner node: the bit position. Terminator: the first position of its chain (if any).
     pub(super) a: u8,
-    /// Inner node: the minimum depth below. Terminator: the second position of its chain (if
-    /// it has two).
+    /// Inner node: the minimum depth below. Terminator: the second position of its chain.
     pub(super) b: u8,
     /// The maximum depth below (a terminator: its descriptor's weight).
     pub(super) max: u8,
-    /// [`LAST`] | [`TERMINAL`].
-    pub(super) flags: u8,
-    /// Inner node: index of the first child. Terminator: offset of its record in `terminals`
-    /// (the port-set id, 2 bytes LE, then the chain's positions after the first two).
+    /// Inner node: its guard, a position after `a` that every descriptor below has (`a` itself
+    /// when there is none, or the compression keeps no guards). Terminator: the third position
+    /// of its chain.
+    pub(super) c: u8,
+    /// [`LAST`] | [`TERMINAL`] | [`INDEX`]: an inner node's first child, a terminator's record
+    /// offset in `terminals` in 2-byte units (the port-set id, 2 bytes LE, then the chain's
+    /// positions after the first three, padded to an even length).
     pub(super) link: u32,
 }
 
@@ -120,6 +133,24 @@ impl Node {
     #[inline]
     pub(super) fn min(&self) -> u32 {
         u32::from(self.b)
+    }
+    #[inline]
+    pub(super) fn guard(&self) -> usize {
+        usize::from(self.c)
+    }
+    #[inline]
+    pub(super) fn is(&self, flag: u32) -> bool {
+        self.link & flag != 0
+    }
+    /// An inner node's first child.
+    #[inline]
+    pub(super) fn child(&self) -> usize {
+        (self.link & INDEX) as usize
+    }
+    /// A terminator's record offset in bytes.
+    #[inline]
+    pub(super) fn record(&self) -> usize {
+        2 * (self.link & INDEX) as usize
     }
 }
 
@@ -182,11 +213,12 @@ fn sort_key(d: &Descriptor) -> [u64; 3] {
     [d.0[0].reverse_bits(), d.0[1].reverse_bits(), d.0[2].reverse_bits()]
 }
 
-/// The FIB's descriptors as position sequences in trie order.
+/// The FIB's descriptors as position sequences in trie order, with their sort keys.
 struct Sorted {
     positions: Vec<u8>,
     start: Vec<u32>,
     set: Vec<u16>,
+    keys: Vec<[u64; 3]>,
 }
 
 impl Sorted {
@@ -198,6 +230,21 @@ impl Sorted {
     fn pos(&self, i: usize, depth: usize) -> u8 {
         self.positions[self.start[i] as usize + depth]
     }
+}
+
+/// The first position after `pos` in a set of positions held as a [`sort_key`].
+fn first_after(key: &[u64; 3], pos: u8) -> Option<u8> {
+    let (word, bit) = (usize::from(pos) / 64, 63 - u32::from(pos) % 64);
+    let mut w = key[word] & ((1u64 << bit) - 1);
+    for i in word..3 {
+        if i > word {
+            w = key[i];
+        }
+        if w != 0 {
+            return Some((i * 64) as u8 + w.leading_zeros() as u8);
+        }
+    }
+    None
 }
 
 /// A run of sorted descriptors that becomes one node.
@@ -214,6 +261,7 @@ struct Group {
 struct Builder<'a> {
     sorted: &'a Sorted,
     chains_removed: bool,
+    guards: bool,
     layout: Layout,
     nodes: Vec<Node>,
     terminals: Vec<u8>,
@@ -222,8 +270,9 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     /// Emits the children list of the descriptors `lo..hi`, which share their first `depth`
-    /// positions, then (in layout order) their subtrees; returns the list's index.
-    fn list(&mut self, lo: usize, hi: usize, depth: usize) -> Result<u32, TagError> {
+    /// positions, then (in layout order) their subtrees; returns the list's index and the
+    /// positions every one of those descriptors has (as a [`sort_key`]).
+    fn list(&mut self, lo: usize, hi: usize, depth: usize) -> Result<(usize, [u64; 3]), TagError> {
         let s = self.sorted;
         let base = self.groups.len();
         let mut i = lo;
@@ -246,20 +295,30 @@ impl Builder<'_> {
         }
         let end = self.groups.len();
         let start = self.nodes.len();
-        let first = u32::try_from(start + (end - base)).map(|_| start as u32).map_err(|_| TagError::TooLarge)?;
+        if start + (end - base) > INDEX as usize {
+            return Err(TagError::TooLarge);
+        }
+        let mut common = [u64::MAX; 3];
         for k in base..end {
             let g = self.groups[k];
-            let flags = if k + 1 == end { LAST } else { 0 };
+            let last = if k + 1 == end { LAST } else { 0 };
             let node = if g.end || (self.chains_removed && g.hi - g.lo == 1) {
-                let link = u32::try_from(self.terminals.len()).map_err(|_| TagError::TooLarge)?;
                 let at = s.start[g.lo] as usize;
                 let chain = &s.positions[at + depth..at + s.weight(g.lo)];
+                let offset = u32::try_from(self.terminals.len() / 2).ok().filter(|&o| o <= INDEX).ok_or(TagError::TooLarge)?;
                 self.terminals.extend_from_slice(&s.set[g.lo].to_le_bytes());
-                self.terminals.extend_from_slice(chain.get(2..).unwrap_or_default());
+                self.terminals.extend_from_slice(chain.get(3..).unwrap_or_default());
+                if self.terminals.len() % 2 == 1 {
+                    self.terminals.push(0);
+                }
                 let a = chain.first().copied().unwrap_or(0);
-                Node { a, b: chain.get(1).copied().unwrap_or(a), max: g.max, flags: flags | TERMINAL, link }
+                let b = chain.get(1).copied().unwrap_or(a);
+                let c = chain.get(2).copied().unwrap_or(a);
+                let key = &s.keys[g.lo];
+                common = [common[0] & key[0], common[1] & key[1], common[2] & key[2]];
+                Node { a, b, max: g.max, c, link: TERMINAL | last | offset }
             } else {
-                Node { a: g.pos, b: g.min, max: g.max, flags, link: 0 }
+                Node { a: g.pos, b: g.min, max: g.max, c: g.pos, link: last }
             };
             self.nodes.push(node);
         }
@@ -270,13 +329,19 @@ impl Builder<'_> {
                 Layout::Srol => count - 1 - j,
             };
             let g = self.groups[base + k];
-            if self.nodes[start + k].flags & TERMINAL == 0 {
-                let child = self.list(g.lo, g.hi, depth + 1)?;
-                self.nodes[start + k].link = child;
+            let node = &self.nodes[start + k];
+            if !node.is(TERMINAL) {
+                let (child, below) = self.list(g.lo, g.hi, depth + 1)?;
+                common = [common[0] & below[0], common[1] & below[1], common[2] & below[2]];
+                let node = &mut self.nodes[start + k];
+                node.link |= child as u32;
+                if self.guards {
+                    node.c = first_after(&below, g.pos).unwrap_or(g.pos);
+                }
             }
         }
         self.groups.truncate(base);
-        Ok(first)
+        Ok((start, common))
     }
 }
 
@@ -314,7 +379,12 @@ impl CompiledFib {
             keyed.push((sort_key(&d), id));
         }
         keyed.sort_unstable_by_key(|x| core::cmp::Reverse(x.0));
-        let mut sorted = Sorted { positions: Vec::new(), start: Vec::with_capacity(keyed.len() + 1), set: Vec::with_capacity(keyed.len()) };
+        let mut sorted = Sorted {
+            positions: Vec::new(),
+            start: Vec::with_capacity(keyed.len() + 1),
+            set: Vec::with_capacity(keyed.len()),
+            keys: Vec::with_capacity(keyed.len()),
+        };
         sorted.start.push(0);
         for (key, set) in &keyed {
             for (i, &w) in key.iter().enumerate() {
@@ -327,11 +397,13 @@ impl CompiledFib {
             }
             sorted.start.push(u32::try_from(sorted.positions.len()).map_err(|_| TagError::TooLarge)?);
             sorted.set.push(*set);
+            sorted.keys.push(*key);
         }
         drop(keyed);
         let mut b = Builder {
             sorted: &sorted,
             chains_removed: matches!(compression, Compression::PermChain | Compression::RareChain),
+            guards: compression == Compression::RareChain,
             layout,
             nodes: Vec::new(),
             terminals: Vec::new(),
@@ -426,6 +498,30 @@ mod tests {
         let chained = CompiledFib::build(figure1().into_iter(), 7, Compression::PermChain, Layout::Srol).unwrap();
         assert!(chained.node_count() < fib.node_count());
         assert_eq!(chained.len(), 7);
+    }
+
+    #[test]
+    fn first_after_finds_the_next_position_of_a_key() {
+        let key = sort_key(&d(&[3, 64, 150, 191]));
+        assert_eq!(first_after(&key, 0), Some(3));
+        assert_eq!(first_after(&key, 3), Some(64));
+        assert_eq!(first_after(&key, 63), Some(64));
+        assert_eq!(first_after(&key, 64), Some(150));
+        assert_eq!(first_after(&key, 150), Some(191));
+        assert_eq!(first_after(&key, 191), None);
+    }
+
+    #[test]
+    fn guards_are_the_first_position_every_descriptor_below_shares() {
+        // Rarest first, 50 and 60 (once each) rank before 10, 20, 30 and 40 (twice each).
+        let v = [(d(&[10, 20, 30]), PortSet::of([1])), (d(&[10, 20, 40]), PortSet::of([2])), (d(&[30, 40, 50, 60]), PortSet::of([3]))];
+        let fib = CompiledFib::build(v.iter().copied(), 3, Compression::RareChain, Layout::Sol).unwrap();
+        // The root lists 50 (a chain, so a terminator) and 10, above the first two descriptors:
+        // after 10 both have 20, and after 20 nothing in common (they part at 30 and 40).
+        let inner: Vec<(u8, u8)> = fib.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c)).collect();
+        assert_eq!(inner, [(fib.perm[10], fib.perm[20]), (fib.perm[20], fib.perm[20])]);
+        let unguarded = CompiledFib::build(v.iter().copied(), 3, Compression::PermChain, Layout::Sol).unwrap();
+        assert!(unguarded.nodes.iter().filter(|n| !n.is(TERMINAL)).all(|n| n.c == n.a));
     }
 
     #[test]

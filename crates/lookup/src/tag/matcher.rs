@@ -9,7 +9,8 @@
 //! 1. its minimum depth must not exceed the query's weight,
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
-//! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far.
+//! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far;
+//! 4. (guarded compressions, not the paper's) the node's guard position must be in the query.
 //!
 //! FLS walks best bound first (not the paper's order; see [`CompiledFib::fls`]): the child lists a
 //! sibling list pushes are ordered by the most a match below each can weigh, so the heaviest
@@ -18,11 +19,13 @@
 //! shallow levels bounds tie, and the walk turned breadth-first.
 //!
 //! Each child list is prefetched when it is pushed: it is read when popped, after the rest of
-//! its parent's list (in a 10M-descriptor FIB a probe program measured the walks faster with it;
-//! the `tagnet` figures are from `nexthop bench`). Interleaving the walks of 8 packets of a
-//! batch, one list of each in turn, so that each prefetch has more time to land, was tried and
-//! measured slower in the same probe: the walk is bound by the nodes it reads and tests, not by
-//! waiting on them.
+//! its parent's list. Eight cache lines of it, not one: a popped list is read to its end and, in
+//! the SROL layout, its subtrees follow it, so the lines after its first are read next (in a
+//! 10M-descriptor FIB a probe program measured the walks faster with every line added up to
+//! eight, and eight faster than the list's own lines alone; the `tagnet` figures are from
+//! `nexthop bench`). Popping a list pushed several pushes earlier, to give its prefetch longer,
+//! made no difference there; interleaving the walks of 8 packets of a batch, one list of each
+//! in turn, measured slower.
 //!
 //! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
 //! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
@@ -32,6 +35,8 @@ use core::num::NonZeroUsize;
 use super::compile::{permute, CompiledFib, Node, LAST, TERMINAL};
 use super::{Descriptor, PortSet, TagError, MAX_PORTS};
 use crate::mem::prefetch;
+/// Cache lines prefetched from the start of each child list the walks push.
+const PREFETCH_LINES: usize = 8;
 
 /// A packet's fan-out limit k: at most k ports (k = [`Fanout::ALL`] is multicast).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,23 +115,27 @@ impl CompiledFib {
     }
 
     /// The port-set id of terminator `n`, reached in a list at depth `depth`, if its chain is
-    /// in the query: the two positions in the node first, then the rest from its record.
+    /// in the query: the three positions in the node first, then the rest from its record.
     #[inline]
     fn terminal_match(&self, q: &Query, n: &Node, depth: u32) -> Option<usize> {
         let len = (u32::from(n.max) + 1).saturating_sub(depth) as usize;
-        if len >= 1 && !(q.has(usize::from(n.a)) && q.has(usize::from(n.b))) {
+        if len >= 1 && !(q.has(usize::from(n.a)) && q.has(usize::from(n.b)) && q.has(usize::from(n.c))) {
             return None;
         }
-        let at = n.link as usize;
-        let record = self.terminals.get(at..at + 2 + len.saturating_sub(2))?;
+        let at = n.record();
+        let record = self.terminals.get(at..at + 2 + len.saturating_sub(3))?;
         record[2..].iter().all(|&p| q.has(usize::from(p))).then(|| usize::from(u16::from_le_bytes([record[0], record[1]])))
     }
 
-    /// Prefetches the sibling list at `link`, pushed now and read when popped (after the rest
-    /// of the current list and what it pushes later).
+    /// Prefetches the child list of inner node `n`, pushed now and read when popped (after the
+    /// rest of the current list and what it pushes later): its first [`PREFETCH_LINES`] cache
+    /// lines, which hold all of most lists and the start of the subtree read after it.
     #[inline]
-    fn prefetch_list(&self, link: u32) {
-        prefetch(self.nodes.as_ptr().wrapping_add(link as usize));
+    fn prefetch_children(&self, n: &Node) {
+        let first = self.nodes.as_ptr().wrapping_add(n.child());
+        for line in 0..PREFETCH_LINES {
+            prefetch(first.wrapping_add(line * 64 / core::mem::size_of::<Node>()));
+        }
     }
 
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
@@ -144,7 +153,7 @@ impl CompiledFib {
         while let Some((list, depth)) = stack.pop() {
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
-                if n.flags & TERMINAL != 0 {
+                if n.is(TERMINAL) {
                     if let Some(set) = self.terminal_match(&q, n, depth) {
                         let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
                         if limit >= MAX_PORTS {
@@ -153,11 +162,11 @@ impl CompiledFib {
                             return out;
                         }
                     }
-                } else if q.has(n.pos()) && n.min() < depth + q.from(n.pos()) {
-                    self.prefetch_list(n.link);
-                    stack.push((n.link, depth + 1));
+                } else if q.has(n.pos()) && q.has(n.guard()) && n.min() < depth + q.from(n.pos()) {
+                    self.prefetch_children(n);
+                    stack.push((n.child() as u32, depth + 1));
                 }
-                if n.flags & LAST != 0 {
+                if n.is(LAST) {
                     break;
                 }
                 i += 1;
@@ -191,20 +200,20 @@ impl CompiledFib {
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
                 if u32::from(n.max) > best_weight {
-                    if n.flags & TERMINAL != 0 {
+                    if n.is(TERMINAL) {
                         if let Some(set) = self.terminal_match(&q, n, depth) {
                             best_weight = u32::from(n.max);
                             best_set = set;
                         }
-                    } else if q.has(n.pos()) {
+                    } else if q.has(n.pos()) && q.has(n.guard()) {
                         let potential = depth - 1 + q.from(n.pos());
                         if n.min() <= potential && potential > best_weight {
-                            self.prefetch_list(n.link);
-                            stack.push((potential.min(u32::from(n.max)), n.link, depth + 1));
+                            self.prefetch_children(n);
+                            stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1));
                         }
                     }
                 }
-                if n.flags & LAST != 0 {
+                if n.is(LAST) {
                     break;
                 }
                 i += 1;
