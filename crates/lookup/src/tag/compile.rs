@@ -235,16 +235,12 @@ impl Sorted {
 /// The first position after `pos` in a set of positions held as a [`sort_key`].
 fn first_after(key: &[u64; 3], pos: u8) -> Option<u8> {
     let (word, bit) = (usize::from(pos) / 64, 63 - u32::from(pos) % 64);
-    let mut w = key[word] & ((1u64 << bit) - 1);
-    for i in word..3 {
-        if i > word {
-            w = key[i];
-        }
-        if w != 0 {
-            return Some((i * 64) as u8 + w.leading_zeros() as u8);
-        }
-    }
-    None
+    let rest = key[word] & ((1u64 << bit) - 1);
+    core::iter::once(rest)
+        .chain(key[word + 1..].iter().copied())
+        .enumerate()
+        .find(|&(_, w)| w != 0)
+        .map(|(i, w)| ((word + i) * 64) as u8 + w.leading_zeros() as u8)
 }
 
 /// A run of sorted descriptors that becomes one node.
