@@ -35,6 +35,7 @@
 
 use hashbrown::HashMap;
 
+use super::chain::push_record;
 use super::{Descriptor, PortSet, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
@@ -120,8 +121,8 @@ pub(super) struct Node {
     /// of its chain.
     pub(super) c: u8,
     /// [`LAST`] | [`TERMINAL`] | [`INDEX`]: an inner node's first child, a terminator's record
-    /// offset in `terminals` in 2-byte units (the port-set id, 2 bytes LE, then the chain's
-    /// positions after the first three, padded to an even length).
+    /// offset in `terminals` in 2-byte units (its port-set id and the chain's positions after
+    /// the first three, see [`super::chain`]).
     pub(super) link: u32,
 }
 
@@ -159,8 +160,8 @@ impl Node {
 pub struct CompiledFib {
     /// The vector; the root's children are the list starting at 0.
     pub(super) nodes: Vec<Node>,
-    /// Terminator records: port-set id (2 bytes LE) and the chain's positions after the two
-    /// the node holds.
+    /// Terminator records: port-set id and the chain's positions after the three the node
+    /// holds (see [`super::chain`]).
     pub(super) terminals: Vec<u8>,
     /// Distinct port sets, by id.
     pub(super) port_sets: Vec<PortSet>,
@@ -302,14 +303,10 @@ impl Builder<'_> {
                 let at = s.start[g.lo] as usize;
                 let chain = &s.positions[at + depth..at + s.weight(g.lo)];
                 let offset = u32::try_from(self.terminals.len() / 2).ok().filter(|&o| o <= INDEX).ok_or(TagError::TooLarge)?;
-                self.terminals.extend_from_slice(&s.set[g.lo].to_le_bytes());
-                self.terminals.extend_from_slice(chain.get(3..).unwrap_or_default());
-                if self.terminals.len() % 2 == 1 {
-                    self.terminals.push(0);
-                }
                 let a = chain.first().copied().unwrap_or(0);
                 let b = chain.get(1).copied().unwrap_or(a);
                 let c = chain.get(2).copied().unwrap_or(a);
+                push_record(&mut self.terminals, s.set[g.lo], c, chain.get(3..).unwrap_or_default());
                 let key = &s.keys[g.lo];
                 common = [common[0] & key[0], common[1] & key[1], common[2] & key[2]];
                 Node { a, b, max: g.max, c, link: TERMINAL | last | offset }

@@ -32,6 +32,7 @@
 
 use core::num::NonZeroUsize;
 
+use super::chain::Record;
 use super::compile::{permute, CompiledFib, Node, LAST, TERMINAL};
 use super::{Descriptor, PortSet, TagError, MAX_PORTS};
 use crate::mem::prefetch;
@@ -122,9 +123,13 @@ impl CompiledFib {
         if len >= 1 && !(q.has(usize::from(n.a)) && q.has(usize::from(n.b)) && q.has(usize::from(n.c))) {
             return None;
         }
-        let at = n.record();
-        let record = self.terminals.get(at..at + 2 + len.saturating_sub(3))?;
-        record[2..].iter().all(|&p| q.has(usize::from(p))).then(|| usize::from(u16::from_le_bytes([record[0], record[1]])))
+        let (set, mut rest) = Record::new(self.terminals.get(n.record()..)?, n.c)?;
+        for _ in 3..len {
+            if !q.has(rest.next_position()?) {
+                return None;
+            }
+        }
+        Some(usize::from(set))
     }
 
     /// Prefetches the child list of inner node `n`, pushed now and read when popped (after the

@@ -16,6 +16,7 @@
 //!   labels, heavy child first) and [`TzRouter::forward`] (the paper's Figure 6).
 //! - [`Engine`]: parses a TagNet header, dispatches to FAS, FLS or TZ, counts drops by reason.
 
+mod chain;
 mod compile;
 mod descriptor;
 mod engine;
