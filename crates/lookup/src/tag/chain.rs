@@ -58,7 +58,7 @@ impl<'a> Record<'a> {
     #[inline]
     fn next_nibble(&mut self) -> Option<usize> {
         let byte = *self.bytes.get(self.nibble / 2)?;
-        let n = if self.nibble % 2 == 0 { byte & 15 } else { byte >> 4 };
+        let n = byte >> (4 * (self.nibble & 1)) & 15;
         self.nibble += 1;
         Some(usize::from(n))
     }
