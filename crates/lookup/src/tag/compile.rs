@@ -23,9 +23,11 @@
 //!
 //! A node is 8 bytes: position, min depth, max depth, guard, and a 32-bit link (two flags and
 //! the first child's index, or a terminator's record). A terminator keeps the first three
-//! positions of its chain in its position, min-depth and guard bytes, so a chain whose head is
-//! not in the query is rejected without leaving the vector; its record (port-set id, then the
-//! rest of the chain) is read only when all three match.
+//! positions of its chain in its position, min-depth and guard bytes (repeated when the chain
+//! is shorter; an empty chain repeats the path's last position), so a chain whose head is not in
+//! the query is rejected without leaving the vector; its record (port-set id, then the rest of
+//! the chain) is read only when all three match. The position and guard bytes of every node are
+//! then positions the query must have, which the walks test first, for either kind of node.
 //!
 //! **Guards** (not the paper's; kept by [`Compression::RareChain`]): an inner node's guard is a
 //! position every descriptor below it has besides its path — the rarest of them. A query
@@ -303,7 +305,9 @@ impl Builder<'_> {
                 let at = s.start[g.lo] as usize;
                 let chain = &s.positions[at + depth..at + s.weight(g.lo)];
                 let offset = u32::try_from(self.terminals.len() / 2).ok().filter(|&o| o <= INDEX).ok_or(TagError::TooLarge)?;
-                let a = chain.first().copied().unwrap_or(0);
+                // An empty chain (the descriptor ends at this depth) repeats the path's last
+                // position, which every query that reaches the list has.
+                let a = chain.first().copied().unwrap_or(if depth > 0 { s.pos(g.lo, depth - 1) } else { 0 });
                 let b = chain.get(1).copied().unwrap_or(a);
                 let c = chain.get(2).copied().unwrap_or(a);
                 push_record(&mut self.terminals, s.set[g.lo], c, chain.get(3..).unwrap_or_default());

@@ -100,7 +100,19 @@ impl Query {
 
     #[inline]
     fn has(&self, p: usize) -> bool {
-        self.bits[p >> 6] >> (p & 63) & 1 == 1
+        self.bit(p) == 1
+    }
+
+    /// Bit p of the query, 0 or 1 (to combine tests without a branch each).
+    #[inline]
+    fn bit(&self, p: usize) -> u64 {
+        self.bits[p >> 6] >> (p & 63) & 1
+    }
+
+    /// Whether positions a and b are both in the query, with one branch for the caller.
+    #[inline]
+    fn has_both(&self, a: u8, b: u8) -> bool {
+        self.bit(usize::from(a)) & self.bit(usize::from(b)) == 1
     }
 
     /// Query bits at positions ≥ p.
@@ -116,14 +128,15 @@ impl CompiledFib {
     }
 
     /// The port-set id of terminator `n`, reached in a list at depth `depth`, if its chain is
-    /// in the query: the three positions in the node first, then the rest from its record.
+    /// in the query, given that its first and third positions are: the second, then the rest
+    /// from its record.
     #[inline]
     fn terminal_match(&self, q: &Query, n: &Node, depth: u32) -> Option<usize> {
-        let len = (u32::from(n.max) + 1).saturating_sub(depth) as usize;
-        if len >= 1 && !(q.has(usize::from(n.a)) && q.has(usize::from(n.b)) && q.has(usize::from(n.c))) {
+        if !q.has(usize::from(n.b)) {
             return None;
         }
         let (set, mut rest) = Record::new(self.terminals.get(n.record()..)?, n.c)?;
+        let len = (u32::from(n.max) + 1).saturating_sub(depth);
         for _ in 3..len {
             if !q.has(rest.next_position()?) {
                 return None;
@@ -158,7 +171,9 @@ impl CompiledFib {
         while let Some((list, depth)) = stack.pop() {
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
-                if n.is(TERMINAL) {
+                if !q.has_both(n.a, n.c) {
+                    // Neither a match nor a subtree to enter (most nodes).
+                } else if n.is(TERMINAL) {
                     if let Some(set) = self.terminal_match(&q, n, depth) {
                         let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
                         if limit >= MAX_PORTS {
@@ -167,7 +182,7 @@ impl CompiledFib {
                             return out;
                         }
                     }
-                } else if q.has(n.pos()) && q.has(n.guard()) && n.min() < depth + q.from(n.pos()) {
+                } else if n.min() < depth + q.from(n.pos()) {
                     self.prefetch_children(n);
                     stack.push((n.child() as u32, depth + 1));
                 }
@@ -204,18 +219,18 @@ impl CompiledFib {
             let pushed = stack.len();
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
-                if u32::from(n.max) > best_weight {
-                    if n.is(TERMINAL) {
-                        if let Some(set) = self.terminal_match(&q, n, depth) {
-                            best_weight = u32::from(n.max);
-                            best_set = set;
-                        }
-                    } else if q.has(n.pos()) && q.has(n.guard()) {
-                        let potential = depth - 1 + q.from(n.pos());
-                        if n.min() <= potential && potential > best_weight {
-                            self.prefetch_children(n);
-                            stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1));
-                        }
+                if u32::from(n.max) <= best_weight || !q.has_both(n.a, n.c) {
+                    // Nothing heavier below, or nothing below in the query.
+                } else if n.is(TERMINAL) {
+                    if let Some(set) = self.terminal_match(&q, n, depth) {
+                        best_weight = u32::from(n.max);
+                        best_set = set;
+                    }
+                } else {
+                    let potential = depth - 1 + q.from(n.pos());
+                    if n.min() <= potential && potential > best_weight {
+                        self.prefetch_children(n);
+                        stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1));
                     }
                 }
                 if n.is(LAST) {
