@@ -138,10 +138,6 @@ impl Node {
         u32::from(self.b)
     }
     #[inline]
-    pub(super) fn guard(&self) -> usize {
-        usize::from(self.c)
-    }
-    #[inline]
     pub(super) fn is(&self, flag: u32) -> bool {
         self.link & flag != 0
     }
