@@ -219,7 +219,7 @@ impl CompiledFib {
             let pushed = stack.len();
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
-                if u32::from(n.max) <= best_weight || !q.has_both(n.a, n.c) {
+                if u64::from(u32::from(n.max) > best_weight) & q.bit(usize::from(n.a)) & q.bit(usize::from(n.c)) == 0 {
                     // Nothing heavier below, or nothing below in the query.
                 } else if n.is(TERMINAL) {
                     if let Some(set) = self.terminal_match(&q, n, depth) {
@@ -228,7 +228,7 @@ impl CompiledFib {
                     }
                 } else {
                     let potential = depth - 1 + q.from(n.pos());
-                    if n.min() <= potential && potential > best_weight {
+                    if (n.min() <= potential) & (potential > best_weight) {
                         self.prefetch_children(n);
                         stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1));
                     }
@@ -238,7 +238,9 @@ impl CompiledFib {
                 }
                 i += 1;
             }
-            stack[pushed..].sort_by_key(|&(bound, _, _)| bound);
+            if stack.len() > pushed + 1 {
+                stack[pushed..].sort_by_key(|&(bound, _, _)| bound);
+            }
         }
         self.port_sets.get(best_set).map(|&ports| Largest { weight: best_weight, ports })
     }
