@@ -342,7 +342,8 @@ impl CompiledFib {
     /// Compiles `entries` (distinct, non-empty descriptors; `n` of them).
     ///
     /// # Errors
-    /// [`TagError::TooLarge`] beyond 2^32 nodes or chain bytes or 65,535 distinct port sets.
+    /// [`TagError::EmptyDescriptor`] for a descriptor with no bits; [`TagError::TooLarge`]
+    /// beyond 2^30 nodes or 2 GiB of terminator records, or 65,535 distinct port sets.
     pub fn build(
         entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
         n: usize,
@@ -360,6 +361,9 @@ impl CompiledFib {
         let mut port_sets = Vec::new();
         let mut keyed: Vec<([u64; 3], u16)> = Vec::with_capacity(n);
         for (d, set) in entries {
+            if d.weight() == 0 {
+                return Err(TagError::EmptyDescriptor);
+            }
             let next = u16::try_from(port_sets.len()).map_err(|_| TagError::TooLarge)?;
             let id = *set_ids.entry(set).or_insert_with(|| {
                 port_sets.push(set);
@@ -515,6 +519,13 @@ mod tests {
         assert_eq!(inner, [(fib.perm[10], fib.perm[20]), (fib.perm[20], fib.perm[20])]);
         let unguarded = CompiledFib::build(v.iter().copied(), 3, Compression::PermChain, Layout::Sol).unwrap();
         assert!(unguarded.nodes.iter().filter(|n| !n.is(TERMINAL)).all(|n| n.c == n.a));
+    }
+
+    #[test]
+    fn an_empty_descriptor_is_refused() {
+        let v = [(d(&[1]), PortSet::of([1])), (Descriptor::EMPTY, PortSet::of([2]))];
+        let got = CompiledFib::build(v.iter().copied(), 2, Compression::RareChain, Layout::Srol);
+        assert_eq!(got.err(), Some(TagError::EmptyDescriptor));
     }
 
     #[test]
