@@ -3,7 +3,7 @@
 //! # Layout
 //! - Payloads live in one preallocated arena of `capacity` fixed slots of `slot_bytes` each; a
 //!   Data packet is stored as its wire encoding, so serving it is handing out a slice.
-//! - The index ([`crate::index`]) is an open-addressing table of 8-byte entries (upper 32 bits
+//! - The index (`crate::index`) is an open-addressing table of 8-byte entries (upper 32 bits
 //!   of the name hash, slot) at most half full: an exact-name lookup reads one index line and the
 //!   slot's first cache line to verify the name — the line the caller reads next anyway.
 //!   [`L1::get_batch`] prefetches both across a group of names.

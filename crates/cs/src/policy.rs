@@ -1,6 +1,6 @@
 //! Replacement policies for the L1: FIFO (what NFD's content store does), LRU and S3-FIFO.
 //!
-//! A policy only orders slot numbers; the store owns the slots and asks [`Replacement::victim`]
+//! A policy only orders slot numbers; the store owns the slots and asks `Replacement::victim`
 //! for one when it is full. Every operation is O(1) and allocation-free apart from S3-FIFO's ghost
 //! queue (a hash set and a ring of 64-bit name hashes, bounded by the capacity).
 //!

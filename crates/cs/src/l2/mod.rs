@@ -9,7 +9,7 @@
 //!   CLOCK (a batch read since the hand last passed gets a second chance).
 //! - Every chunk carries a CRC-32C; a chunk that fails it (flipped bytes, torn write) is counted
 //!   in [`L2Stats::corrupt_chunks`] and never returned.
-//! - Backings: [`file`] (real file or block device, O_DIRECT, io_uring or pread) and [`memory`]
+//! - Backings: [`file`](mod@file) (real file or block device, O_DIRECT, io_uring or pread) and [`memory`]
 //!   (the paper's emulation: DRAM with a busy-wait delay modelling throughput τ).
 //! - The index is not persisted: an L2 starts empty after a restart (it is a cache).
 

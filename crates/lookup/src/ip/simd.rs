@@ -1,5 +1,5 @@
 //! Hashing many keys at once with SIMD (the paper's instruction-level parallelism): the hash of
-//! [`super::hash`] — MurmurHash3's fmix64 of `key ^ SEED` — on 8 lanes (AVX-512F + DQ, which has
+//! `super::hash` — MurmurHash3's fmix64 of `key ^ SEED` — on 8 lanes (AVX-512F + DQ, which has
 //! a 64-bit multiply), on 4 lanes (AVX2, the 64-bit multiply built from three 32×32 → 64
 //! multiplies), or one key at a time. [`detect`] picks the widest the CPU has, once.
 
@@ -112,7 +112,7 @@ impl<'a> FilterLanes<'a> {
 
     /// For each address i (its top 64 bits `his[i]`) and the lanes set in `lanes[i]`: the hash of
     /// every lane's key into `hashes[i]` and, into `pass[i]`, the lanes whose filter may hold it —
-    /// the test of [`super::bloom::CountingBloom::contains`] on 8 filters at once, one gather for
+    /// the test of `CountingBloom::contains` on 8 filters at once, one gather for
     /// their words. Returns `false`, doing nothing, when the CPU lacks AVX-512 (the caller then
     /// probes one filter at a time).
     pub fn probe(&self, his: &[u64], lanes: &[u8], hashes: &mut [[u64; 8]], pass: &mut [u8]) -> bool {
