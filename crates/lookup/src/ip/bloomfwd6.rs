@@ -25,8 +25,8 @@
 //!   covers or lies inside, the set of levels (a bit mask) holding such routes, and whether any is
 //!   longer than /64. Only those levels are searched: an address under a prefix that holds /32s
 //!   and /48s probes two filters, not every level up to /48. Probed one level at a time, a level
-//!   alone in its mask skips its filter (the table probe is needed anyway). With more than [`GATE_LEVELS`] levels, the last
-//!   bit stands for every level from there up.
+//!   alone in its mask skips its filter (the table probe is needed anyway). With more than
+//!   [`GATE_LEVELS`] levels, the last bit stands for every level from there up.
 //!
 //! # Batches
 //! Blocks of `BLOCK` (16) addresses pass through three stages, each a block behind the one before:

@@ -20,19 +20,26 @@ const ESCAPE: u8 = 15;
 /// `prev`) to `out`, padded to an even length.
 pub(super) fn push_record(out: &mut Vec<u8>, set: u16, prev: u8, tail: &[u8]) {
     out.extend_from_slice(&set.to_le_bytes());
-    let mut nibbles = Vec::with_capacity(tail.len() * 2);
+    // Nibbles go straight into `out`: a low half starts a byte, a high half completes it.
+    let mut high_next = false;
+    let mut push = |nibble: u8| {
+        match (high_next, out.last_mut()) {
+            (true, Some(byte)) => *byte |= nibble << 4,
+            _ => out.push(nibble),
+        }
+        high_next = !high_next;
+    };
     let mut last = prev;
     for &p in tail {
         debug_assert!(p > last, "chain positions ascend");
         let gap = p - last - 1;
         if gap < ESCAPE {
-            nibbles.push(gap);
+            push(gap);
         } else {
-            nibbles.extend_from_slice(&[ESCAPE, gap & 15, gap >> 4]);
+            [ESCAPE, gap & 15, gap >> 4].into_iter().for_each(&mut push);
         }
         last = p;
     }
-    out.extend(nibbles.chunks(2).map(|pair| pair[0] | pair.get(1).map_or(0, |hi| hi << 4)));
     if out.len() % 2 == 1 {
         out.push(0);
     }

@@ -231,6 +231,11 @@ impl Sorted {
     }
 }
 
+/// `common` ∩ `key`, both sets of positions held as [`sort_key`]s.
+fn intersect(common: &mut [u64; 3], key: &[u64; 3]) {
+    common.iter_mut().zip(key).for_each(|(c, k)| *c &= k);
+}
+
 /// The first position after `pos` in a set of positions held as a [`sort_key`].
 fn first_after(key: &[u64; 3], pos: u8) -> Option<u8> {
     let (word, bit) = (usize::from(pos) / 64, 63 - u32::from(pos) % 64);
@@ -307,8 +312,7 @@ impl Builder<'_> {
                 let b = chain.get(1).copied().unwrap_or(a);
                 let c = chain.get(2).copied().unwrap_or(a);
                 push_record(&mut self.terminals, s.set[g.lo], c, chain.get(3..).unwrap_or_default());
-                let key = &s.keys[g.lo];
-                common = [common[0] & key[0], common[1] & key[1], common[2] & key[2]];
+                intersect(&mut common, &s.keys[g.lo]);
                 Node { a, b, max: g.max, c, link: TERMINAL | last | offset }
             } else {
                 Node { a: g.pos, b: g.min, max: g.max, c: g.pos, link: last }
@@ -325,7 +329,7 @@ impl Builder<'_> {
             let node = &self.nodes[start + k];
             if !node.is(TERMINAL) {
                 let (child, below) = self.list(g.lo, g.hi, depth + 1)?;
-                common = [common[0] & below[0], common[1] & below[1], common[2] & below[2]];
+                intersect(&mut common, &below);
                 let node = &mut self.nodes[start + k];
                 node.link |= child as u32;
                 if self.guards {
