@@ -12,7 +12,7 @@
 //! probing a pair per length for every address would cost more than all the levels together. So
 //! a marker group holds the /64s under which any such route lies (counted, so removal works), and
 //! an address probes the long pairs only when its /64 is marked (and, with the gate, only when
-//! its first-level prefix holds any such route).
+//! its gate cell holds any such route).
 //!
 //! # The front array and the gate (additions to the paper; [`Bloomfwd6::set_gate`] turns both off
 //! to measure the paper's search as it was)
@@ -21,16 +21,19 @@
 //!   stop there after one read of a cache-resident array — the IPv6 form of
 //!   [`super::Bloomfwd4`]'s guard. (Routes of up to 16 bits also live in the levels, so a
 //!   guarded address needs nothing more from the array.)
-//! - The *gate*, a table keyed by the first level's q1-bit key: for every q1-prefix that any route
-//!   covers or lies inside, the set of levels (a bit mask) holding such routes, and whether any is
-//!   longer than /64. Only those levels are searched: an address under a prefix that holds /32s
-//!   and /48s probes two filters, not every level up to /48. Probed one level at a time, a level
-//!   alone in its mask skips its filter (the table probe is needed anyway). With more than
-//!   [`GATE_LEVELS`] levels, the last bit stands for every level from there up.
+//! - The *gate* ([`Gate`]): for an address under a guarded /16, a 16-bit mask of the levels
+//!   holding routes that cover or lie inside its cell (its first 16 + span bits, at most /29 and
+//!   never finer than the first level), and whether any is longer than /64 — read from a
+//!   direct-indexed block of cells per guarded /16, no hash and no compare. Only those levels
+//!   are searched: an address under a prefix that holds /32s and /48s probes two filters, not
+//!   every level up to /48. Probed one level at a time, a level alone in its mask skips its
+//!   filter (the table probe is needed anyway). (The gate was first a hash table keyed by the
+//!   first level's key; the direct cells — one read of a small array instead of a hashed bucket
+//!   compare — made matched traffic faster.)
 //!
 //! # Batches
 //! Blocks of `BLOCK` (16) addresses pass through three stages, each a block behind the one before:
-//! 1. their gate keys are hashed with SIMD and their front cells and gate buckets prefetched;
+//! 1. their front cells and gate cells are prefetched;
 //! 2. the *filter stage* reads the front cell and the gate, then — with AVX-512 and at most 8
 //!    levels — hashes every level's key of an address and gathers every level's filter word in one
 //!    pass ([`simd::FilterLanes`]): the levels the gate names whose filters pass are the
@@ -47,23 +50,15 @@
 use hashbrown::HashMap;
 
 use super::direct::{DirectArray, NONE};
+use super::gate::{self, Gate};
 use super::group::Group;
 use super::hash::Key;
-use super::table::PrefixTable;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, MAX_EXPANSION, NO_ROUTE};
 
 /// Addresses hashed and prefetched together by [`Bloomfwd6::lookup_batch`].
 const BLOCK: usize = 16;
 /// Bits indexing the front array.
 const FRONT_BITS: u8 = 16;
-/// Levels the gate names one by one; its bit `GATE_LEVELS` stands for all the levels above.
-const GATE_LEVELS: usize = 29;
-/// Gate bit: some level at or above index [`GATE_LEVELS`].
-const GATE_HIGH: u32 = 1 << GATE_LEVELS;
-/// Gate bit: routes longer than /64 (the gate's top bit stays clear: a mask is never `NO_ROUTE`).
-const GATE_LONG: u32 = 1 << (GATE_LEVELS + 1);
-/// The slot [`Bloomfwd6::gate_counts`] counts routes longer than /64 in.
-const LONG_SLOT: u8 = 64;
 
 /// The IPv6 Bloomfwd table.
 #[derive(Debug, Clone)]
@@ -73,7 +68,7 @@ pub struct Bloomfwd6 {
     level_of: [u8; 65],
     /// Bit j set for every level j.
     all_levels: u64,
-    /// Bit j set for every level j ≥ [`GATE_LEVELS`] (what [`GATE_HIGH`] stands for).
+    /// Bit j set for every level j ≥ [`gate::LEVEL_BITS`] (what [`gate::HIGH`] stands for).
     high_levels: u64,
     groups: Vec<Group<u64>>,
     /// Lengths above 64, longest first, each with its own group.
@@ -82,10 +77,8 @@ pub struct Bloomfwd6 {
     long_marks: Group<u64>,
     /// /16 → longest route of at most 16 bits, guarded where longer routes lie inside.
     front: DirectArray,
-    /// First-level key → mask of the levels holding routes that cover or lie inside it.
-    gate: PrefixTable<u64>,
-    /// First-level key → (level index or [`LONG_SLOT`], routes): what `gate` summarises.
-    gate_counts: HashMap<u64, Vec<(u8, u32)>>,
+    /// Address → the levels holding routes that cover or lie inside its gate cell.
+    gate: Gate,
     /// Whether lookups consult the front array and the gate.
     use_gate: bool,
     default: NextHop,
@@ -133,15 +126,14 @@ impl Bloomfwd6 {
             levels: levels.to_vec(),
             level_of,
             all_levels,
-            high_levels: all_levels & !((1u64 << GATE_LEVELS) - 1),
+            high_levels: all_levels & !((1u64 << gate::LEVEL_BITS) - 1),
             groups: levels.iter().map(|_| Group::new(1024, fpr)).collect(),
             long: Vec::new(),
             long_marks: Group::new(64, fpr),
             // No route is longer than /128: the front's second bit stays clear (the gate marks
             // the prefixes with routes above /64).
             front: DirectArray::new(FRONT_BITS, 128),
-            gate: PrefixTable::new(1024),
-            gate_counts: HashMap::new(),
+            gate: Gate::new(levels[0]),
             use_gate: true,
             default: NO_ROUTE,
             routes: HashMap::new(),
@@ -163,7 +155,6 @@ impl Bloomfwd6 {
             g.fit();
         }
         t.long_marks.fit();
-        t.gate.fit();
         Ok(t)
     }
 
@@ -181,59 +172,21 @@ impl Bloomfwd6 {
         self.use_gate = on;
     }
 
-    /// The first-level keys a route of length ≥ 1 covers or lies inside, and the slot the gate
-    /// counts it in (its level, or [`LONG_SLOT`]).
-    fn gate_keys(&self, prefix: u128, len: u8) -> (core::ops::Range<u64>, u8) {
-        let q1 = self.levels[0];
-        let first = key64(prefix, q1);
-        let keys = if len <= q1 { first..first + (1u64 << (q1 - len)) } else { first..first + 1 };
-        let slot = if len > 64 { LONG_SLOT } else { self.level_of[usize::from(len)] };
-        (keys, slot)
-    }
-
-    /// The gate's bit for a counting slot.
-    fn gate_bit(slot: u8) -> u32 {
-        match usize::from(slot) {
-            64 => GATE_LONG,
-            j if j >= GATE_LEVELS => GATE_HIGH,
-            j => 1 << j,
-        }
-    }
-
-    /// Counts a route in (`add`) or out of the gate entries of the first-level keys it touches,
-    /// and rewrites their masks.
+    /// Counts a route of length ≥ 1 in (`add`) or out of the gate.
     fn gate_count(&mut self, prefix: u128, len: u8, add: bool) {
-        let (keys, slot) = self.gate_keys(prefix, len);
-        for key in keys {
-            let counts = self.gate_counts.entry(key).or_default();
-            match counts.iter().position(|&(s, _)| s == slot) {
-                Some(i) if add => counts[i].1 += 1,
-                Some(i) if counts[i].1 > 1 => counts[i].1 -= 1,
-                Some(i) => {
-                    counts.swap_remove(i);
-                }
-                None if add => counts.push((slot, 1)),
-                None => {}
-            }
-            let mask = counts.iter().fold(0, |m, &(s, _)| m | Self::gate_bit(s));
-            if counts.is_empty() {
-                self.gate_counts.remove(&key);
-                self.gate.remove(key);
-            } else {
-                self.gate.set(key, mask, 0);
-            }
-        }
+        let slot = if len > 64 { gate::LONG_SLOT } else { self.level_of[usize::from(len)] };
+        self.gate.update(prefix, len, slot, add);
     }
 
-    /// The levels (bit j: level j) and whether routes above /64 are worth searching for an
-    /// address whose gate entry is `gate`.
+    /// The levels (bit j: level j) and whether routes above /64 are worth searching, for a gate
+    /// mask.
     #[inline(always)]
-    fn gate_levels(&self, gate: NextHop) -> (u64, bool) {
-        let mut m = u64::from(gate) & ((1 << GATE_LEVELS) - 1);
-        if gate & GATE_HIGH != 0 {
+    fn gate_levels(&self, mask: u16) -> (u64, bool) {
+        let mut m = u64::from(mask) & ((1 << gate::LEVEL_BITS) - 1);
+        if mask & gate::HIGH != 0 {
             m |= self.high_levels;
         }
-        (m, gate & GATE_LONG != 0)
+        (m, mask & gate::LONG != 0)
     }
 
     /// The front cell of `addr`.
@@ -435,10 +388,10 @@ impl Bloomfwd6 {
         })
     }
 
-    /// The levels (bit j: level j) and whether routes above /64 are worth searching for `addr`,
-    /// whose gate key hashes to `h1`; `Err(answer)` when the front array or the gate answers.
+    /// The levels (bit j: level j) and whether routes above /64 are worth searching for `addr`;
+    /// `Err(answer)` when the front array or the gate answers.
     #[inline(always)]
-    fn scope(&self, addr: u128, h1: u64) -> Result<(u64, bool), NextHop> {
+    fn scope(&self, addr: u128) -> Result<(u64, bool), NextHop> {
         if !self.use_gate {
             return Ok((self.all_levels, !self.long.is_empty()));
         }
@@ -446,20 +399,16 @@ impl Bloomfwd6 {
         if !DirectArray::guarded(cell) {
             return Err(self.front_answer(cell));
         }
-        let k1 = key64(addr, self.levels[0]);
-        self.gate.get(h1, k1).map(|g| self.gate_levels(g)).ok_or(self.default)
+        match self.gate.mask(addr) {
+            0 => Err(self.default),
+            mask => Ok(self.gate_levels(mask)),
+        }
     }
 
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u128) -> NextHop {
-        self.lookup_hashed(addr, key64(addr, self.levels[0]).hash())
-    }
-
-    /// [`Self::lookup`] with the gate key's hash already computed.
-    #[inline(always)]
-    fn lookup_hashed(&self, addr: u128, h1: u64) -> NextHop {
-        let (mut levels, long) = match self.scope(addr, h1) {
+        let (mut levels, long) = match self.scope(addr) {
             Ok(scope) => scope,
             Err(answer) => return answer,
         };
@@ -495,19 +444,17 @@ impl Bloomfwd6 {
         let lanes = self.filter_lanes(isa);
         let blocks = n.div_ceil(BLOCK);
         let block = |k: usize| (k * BLOCK).min(n)..((k + 1) * BLOCK).min(n);
-        // Gate-key hashes of the next two blocks, and the filter stage's hand-over of the
-        // current and the previous one (with how many it holds); block k's slot is k % 2.
-        let mut gate_hashes = [[0u64; BLOCK]; 2];
+        // The filter stage's hand-over of the current and the previous block (with how many it
+        // holds); block k's slot is k % 2.
         let mut pending = [[Pending::default(); BLOCK]; 2];
         let mut pending_len = [0usize; 2];
-        self.prefetch_block(isa, &addrs[block(0)], &mut gate_hashes[0]);
-        self.prefetch_block(isa, &addrs[block(1)], &mut gate_hashes[1]);
+        self.prefetch_block(&addrs[block(0)]);
+        self.prefetch_block(&addrs[block(1)]);
         for k in 0..=blocks {
             if k < blocks {
                 let r = block(k);
-                pending_len[k % 2] =
-                    self.filter_stage(lanes.as_ref(), &addrs[r.clone()], &gate_hashes[k % 2], &mut out[r.clone()], &mut pending[k % 2]);
-                self.prefetch_block(isa, &addrs[block(k + 2)], &mut gate_hashes[k % 2]);
+                pending_len[k % 2] = self.filter_stage(lanes.as_ref(), &addrs[r.clone()], &mut out[r.clone()], &mut pending[k % 2]);
+                self.prefetch_block(&addrs[block(k + 2)]);
             }
             if k > 0 {
                 let r = block(k - 1);
@@ -535,8 +482,7 @@ impl Bloomfwd6 {
         Some(lanes)
     }
 
-    /// The filter stage of a batch, for a block of addresses whose gate keys hash to `gate`:
-    /// the answers of the front array and the gate into `out`; for the others, which of the
+    /// The filter stage of a batch, for a block of addresses: the answers of the front array and the gate into `out`; for the others, which of the
     /// levels the gate names may hold their key — all levels' filters probed at once with
     /// `lanes`, else one at a time — with the longest candidate's table bucket prefetched. Those
     /// with a table to probe go to `hand_over`; returns how many.
@@ -545,15 +491,14 @@ impl Bloomfwd6 {
         &self,
         lanes: Option<&simd::FilterLanes<'_>>,
         addrs: &[u128],
-        gate: &[u64; BLOCK],
         out: &mut [NextHop],
         hand_over: &mut [Pending; BLOCK],
     ) -> usize {
         let mut live = 0;
         let mut his = [0u64; BLOCK];
         let mut masks = [0u8; BLOCK];
-        for (i, (&x, &h1)) in addrs.iter().zip(gate).enumerate() {
-            match self.scope(x, h1) {
+        for (i, &x) in addrs.iter().enumerate() {
+            match self.scope(x) {
                 Err(answer) => out[i] = answer,
                 Ok((levels, long)) => {
                     let hi = (x >> 64) as u64;
@@ -626,21 +571,15 @@ impl Bloomfwd6 {
         self.default
     }
 
-    /// Prefetches a block's front cells and, with their gate keys hashed into `hashes`, its gate
-    /// slots.
+    /// Prefetches a block's front cells and gate cells.
     #[inline(always)]
-    fn prefetch_block(&self, isa: simd::Isa, a: &[u128], hashes: &mut [u64; BLOCK]) {
+    fn prefetch_block(&self, a: &[u128]) {
         if !self.use_gate {
-            return; // the paper's search: no gate to hash for
+            return; // the paper's search: no front array or gate to read
         }
-        let mut keys = [0u64; BLOCK];
-        for (k, &x) in keys.iter_mut().zip(a) {
-            *k = key64(x, self.levels[0]);
-        }
-        simd::hash_keys(isa, &keys, hashes);
-        for (&x, &h) in a.iter().zip(hashes.iter()) {
+        for &x in a {
             self.front.prefetch(Self::front_cell(x));
-            self.gate.prefetch(h);
+            self.gate.prefetch(x);
         }
     }
 
@@ -654,11 +593,9 @@ impl Bloomfwd6 {
             q += gq;
             c += gc;
         }
-        let (fq, fc) = self.front.bytes();
-        q += self.gate.bytes() + fq;
-        c += fc + self.gate.control_bytes();
-        c += self.gate_counts.capacity() * (core::mem::size_of::<(u64, Vec<(u8, u32)>)>() + 1);
-        c += self.gate_counts.values().map(|v| v.capacity() * core::mem::size_of::<(u8, u32)>()).sum::<usize>();
+        let ((fq, fc), (gq, gc)) = (self.front.bytes(), self.gate.bytes());
+        q += fq + gq;
+        c += fc + gc;
         (q, c)
     }
 
@@ -718,9 +655,9 @@ mod tests {
         let cell = |a: u128| t.front.cell(Bloomfwd6::front_cell(a));
         // 2400::/12 reaches the front cells it covers; nothing longer lies there.
         assert!(!DirectArray::guarded(cell(0x2403u128 << 112)));
-        assert_eq!(t.scope(0x2403u128 << 112, 0), Err(1));
+        assert_eq!(t.scope(0x2403u128 << 112), Err(1));
         // Unrouted space answers the default route from the array.
-        assert_eq!(t.scope(0x3000u128 << 112, 0), Err(9));
+        assert_eq!(t.scope(0x3000u128 << 112), Err(9));
         // 2001::/16 holds the /32 and the /48: guarded, so the levels decide.
         assert!(DirectArray::guarded(cell(P)));
         assert_eq!(t.lookup(P | 7), 2);
@@ -731,8 +668,7 @@ mod tests {
     #[test]
     fn the_gate_names_only_the_levels_below_its_key() {
         let mut t = table();
-        let k1 = |a: u128| key64(a, 24);
-        let levels = |t: &Bloomfwd6, a: u128| t.gate.get(k1(a).hash(), k1(a)).map(|g| t.gate_levels(g));
+        let levels = |t: &Bloomfwd6, a: u128| Some(t.gate.mask(a)).filter(|&m| m != 0).map(|m| t.gate_levels(m));
         // Under 2001:0d::/24: the /32 (level 1) and the /48 (level 3), nothing above /64.
         assert_eq!(levels(&t, P), Some((0b1010, false)));
         t.insert(P | (0xffu128 << 8), 120, 4).unwrap();
@@ -760,14 +696,13 @@ mod tests {
     }
 
     #[test]
-    fn more_levels_than_the_gate_names_share_its_last_bit() {
+    fn more_levels_than_the_gate_names_share_its_high_bit() {
         let levels: Vec<u8> = (33..=64).collect();
         let mut t = Bloomfwd6::new(&levels, 0.3).unwrap();
         let deep = P | (0x0bcd_ef01u128 << 64);
         t.insert(deep, 64, 5).unwrap();
         t.insert(P | (1u128 << 94), 34, 6).unwrap();
-        let k1 = key64(deep, 33);
-        let (mask, long) = t.gate_levels(t.gate.get(k1.hash(), k1).unwrap());
+        let (mask, long) = t.gate_levels(t.gate.mask(deep));
         assert!(!long);
         assert_eq!(mask & (1 << 1), 1 << 1, "/34 is level 1");
         assert_eq!(mask & (1 << 31), 1 << 31, "/64 (level 31) is reached through the shared bit");

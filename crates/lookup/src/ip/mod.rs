@@ -18,8 +18,8 @@
 //!   hash whose upper half also addresses the hash table.
 //! - Additions to the paper, each switchable: a guard bit per direct-array cell (no route longer
 //!   than the array's width below → the array answers alone), on IPv4's /20 array and on a /16
-//!   front array for IPv6; and an IPv6 gate (first-level key → the levels holding routes below
-//!   it, so only those are searched).
+//!   front array for IPv6; and an IPv6 gate (a direct-indexed mask per /29 under each guarded
+//!   /16 → the levels holding routes there, so only those are searched).
 //! - Batch lookups hash blocks of addresses with SIMD ([`simd`]: AVX-512, AVX2 or scalar,
 //!   chosen at run time) and prefetch array cells, filter words and table slots steps ahead of
 //!   resolving them; [`parallel_batch`] splits a batch over threads.
@@ -34,6 +34,7 @@ mod bloomfwd6;
 mod dir24;
 mod direct;
 mod dpcpe;
+mod gate;
 mod group;
 mod hash;
 mod miht;
