@@ -459,10 +459,7 @@ impl Bloomfwd6 {
             if k > 0 {
                 let r = block(k - 1);
                 let slot = (k - 1) % 2;
-                for p in &pending[slot][..pending_len[slot]] {
-                    let at = r.start + usize::from(p.at);
-                    out[at] = self.table_stage(addrs[at], p);
-                }
+                self.table_block(isa, &addrs[r.clone()], &pending[slot][..pending_len[slot]], &mut out[r]);
             }
         }
     }
@@ -548,9 +545,39 @@ impl Bloomfwd6 {
         kept
     }
 
-    /// The table stage of a batch: the longest candidate level whose table holds `addr`'s key.
+    /// The table stage of a batch for a block of addresses and what its filter stage handed
+    /// over: each bucket compared with AVX-512 when `isa` has it.
     #[inline(always)]
-    fn table_stage(&self, addr: u128, p: &Pending) -> NextHop {
+    #[allow(unsafe_code)] // the call into the AVX-512 build
+    fn table_block(&self, isa: simd::Isa, addrs: &[u128], pending: &[Pending], out: &mut [NextHop]) {
+        #[cfg(target_arch = "x86_64")]
+        if isa == simd::Isa::Avx512 {
+            // SAFETY: `isa` is AVX-512 only where the CPU was found to have it (simd::detect).
+            unsafe { self.table_block_avx512(addrs, pending, out) };
+            return;
+        }
+        let _ = isa;
+        for p in pending {
+            let at = usize::from(p.at);
+            out[at] = self.table_stage::<false>(addrs[at], p);
+        }
+    }
+
+    /// [`Self::table_block`] compiled for AVX-512.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn table_block_avx512(&self, addrs: &[u128], pending: &[Pending], out: &mut [NextHop]) {
+        for p in pending {
+            let at = usize::from(p.at);
+            out[at] = self.table_stage::<true>(addrs[at], p);
+        }
+    }
+
+    /// The table stage of a batch: the longest candidate level whose table holds `addr`'s key
+    /// (the buckets compared with AVX-512 when `AVX512`).
+    #[inline(always)]
+    #[allow(unsafe_code)] // the AVX-512 bucket compare
+    fn table_stage<const AVX512: bool>(&self, addr: u128, p: &Pending) -> NextHop {
         if p.long {
             if let Some(nh) = self.long_match(addr, p.hi.hash(), p.hi) {
                 return nh;
@@ -560,7 +587,14 @@ impl Bloomfwd6 {
         while candidates != 0 {
             let j = 63 - candidates.leading_zeros() as usize;
             let key = p.hi >> (64 - u32::from(self.levels[j]));
-            if let Some(nh) = self.groups[j].get(h, key) {
+            let g = &self.groups[j];
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: only `table_block_avx512`, compiled for AVX-512 and called where the CPU
+            // has it, instantiates AVX512 = true.
+            let found = if AVX512 { unsafe { g.get_avx512(h, key) } } else { g.get(h, key) };
+            #[cfg(not(target_arch = "x86_64"))]
+            let found = g.get(h, key);
+            if let Some(nh) = found {
                 return nh;
             }
             candidates &= !(1 << j);

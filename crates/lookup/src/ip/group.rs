@@ -130,3 +130,13 @@ impl<K: Key> Group<K> {
         self.bloom.shape()
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+impl Group<u64> {
+    /// [`Self::get`] with the table's bucket compared in AVX-512.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    pub fn get_avx512(&self, h: u64, key: u64) -> Option<NextHop> {
+        self.table.get_avx512(h, key)
+    }
+}

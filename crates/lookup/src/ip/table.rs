@@ -272,6 +272,36 @@ impl<K: Key> PrefixTable<K> {
         }
     }
 }
+#[cfg(target_arch = "x86_64")]
+impl PrefixTable<u64> {
+    /// [`Self::get`] comparing a bucket with two AVX-512 instructions: its 5 keys against `key`,
+    /// its 5 next hops against [`NO_ROUTE`] (a free slot).
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    #[allow(unsafe_code)] // one aligned load of a bucket
+    pub fn get_avx512(&self, h: u64, key: u64) -> Option<NextHop> {
+        use core::arch::x86_64::*;
+        let mut b = self.home(h);
+        loop {
+            let bucket = &self.buckets[b];
+            // SAFETY: a bucket is one 64-byte-aligned line (`align(64)`, 64 bytes), so the aligned
+            // 64-byte load reads exactly it.
+            let line = unsafe { _mm512_load_si512((bucket as *const Bucket<u64, 5>).cast()) };
+            // Keys are the line's qwords 0..5, next hops its dwords 10..15.
+            let keys = u32::from(_mm512_mask_cmpeq_epi64_mask(0x1f, line, _mm512_set1_epi64(key as i64)));
+            let used = u32::from(_mm512_mask_cmpneq_epi32_mask(0x7c00, line, _mm512_set1_epi32(NO_ROUTE as i32))) >> 10;
+            let hit = keys & used;
+            if hit != 0 {
+                return Some(bucket.hops[hit.trailing_zeros() as usize]);
+            }
+            if bucket.overflow == 0 {
+                return None;
+            }
+            b = self.next(b);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
