@@ -32,20 +32,21 @@
 //!   compare — made matched traffic faster.)
 //!
 //! # Batches
-//! Blocks of `BLOCK` (16) addresses pass through three stages, each a block behind the one before:
+//! Blocks of `BLOCK` (32) addresses pass through three stages, each a block behind the one before:
 //! 1. their front cells and gate cells are prefetched;
-//! 2. the *filter stage* reads the front cell and the gate, then — with AVX-512 and at most 8
-//!    levels — hashes every level's key of an address and gathers every level's filter word in one
-//!    pass ([`simd::FilterLanes`]): the levels the gate names whose filters pass are the
-//!    candidates, and the longest one's table bucket is prefetched (without AVX-512, the named
-//!    filters are probed one at a time);
-//! 3. the *table stage* probes the candidates longest first, one cache-line bucket each.
+//! 2. the *filter stage* reads the front cell and the gate and probes the filters of the levels
+//!    the gate names: the levels whose filters pass are the candidates, and the longest one's
+//!    table bucket is prefetched. With AVX-512 (`avx512`) this runs 8 addresses per
+//!    instruction — gathers for the front cells, the gate and each level's filter words, one
+//!    level at a time for all 8; without it, one address and one named filter at a time;
+//! 3. the *table stage* probes the candidates longest first, one cache-line bucket each (its keys
+//!    and next hops compared by two AVX-512 instructions where the CPU has them).
 //!
 //! On this machine the levels of the RouteViews table stay in cache, and what bounded matched
-//! traffic was not memory but branches the predictor cannot learn — a probe loop per table slot
-//! and a loop per level, each with a data-dependent exit. Cache-line buckets
-//! ([`super::table::PrefixTable`]) and the one-pass filter probe remove both; the stages let each
-//! bucket arrive before it is read. (A deeper pipeline without them measured no faster.)
+//! traffic was not memory but instructions and branches: a probe loop per table slot and a loop
+//! per level, each with a data-dependent exit, and per-address bookkeeping around every read.
+//! Cache-line buckets ([`super::table::PrefixTable`]) removed the first, the vectorised filter
+//! stage most of the rest; the stages let each bucket arrive before it is read.
 
 use hashbrown::HashMap;
 
@@ -55,8 +56,11 @@ use super::group::Group;
 use super::hash::Key;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, MAX_EXPANSION, NO_ROUTE};
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
 /// Addresses hashed and prefetched together by [`Bloomfwd6::lookup_batch`].
-const BLOCK: usize = 16;
+const BLOCK: usize = 32;
 /// Bits indexing the front array.
 const FRONT_BITS: u8 = 16;
 
@@ -439,9 +443,11 @@ impl Bloomfwd6 {
     }
 
     /// The batch lookup with a chosen instruction set (to measure what SIMD brings).
+    #[allow(unsafe_code)] // the call into the AVX-512 filter stage
     pub fn lookup_batch_with(&self, isa: simd::Isa, addrs: &[u128], out: &mut [NextHop]) {
         let n = addrs.len().min(out.len());
-        let lanes = self.filter_lanes(isa);
+        #[cfg(target_arch = "x86_64")]
+        let filters = if isa == simd::Isa::Avx512 && self.use_gate { avx512::Filters::of(self) } else { None };
         let blocks = n.div_ceil(BLOCK);
         let block = |k: usize| (k * BLOCK).min(n)..((k + 1) * BLOCK).min(n);
         // The filter stage's hand-over of the current and the previous block (with how many it
@@ -453,7 +459,19 @@ impl Bloomfwd6 {
         for k in 0..=blocks {
             if k < blocks {
                 let r = block(k);
-                pending_len[k % 2] = self.filter_stage(lanes.as_ref(), &addrs[r.clone()], &mut out[r.clone()], &mut pending[k % 2]);
+                let (a, o, h) = (&addrs[r.clone()], &mut out[r.clone()], &mut pending[k % 2]);
+                #[cfg(target_arch = "x86_64")]
+                if let Some(f) = &filters {
+                    // SAFETY: `filters` exists only where `isa` is AVX-512, which the CPU has
+                    // (F, DQ and VL: simd::detect).
+                    pending_len[k % 2] = unsafe { avx512::filter_stage(f, a, o, h) };
+                } else {
+                    pending_len[k % 2] = self.filter_stage(a, o, h);
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    pending_len[k % 2] = self.filter_stage(a, o, h);
+                }
                 self.prefetch_block(&addrs[block(k + 2)]);
             }
             if k > 0 {
@@ -464,63 +482,27 @@ impl Bloomfwd6 {
         }
     }
 
-    /// The levels' filters as SIMD lanes, when there are at most 8 levels and `isa` is AVX-512.
-    fn filter_lanes(&self, isa: simd::Isa) -> Option<simd::FilterLanes<'_>> {
-        if isa != simd::Isa::Avx512 || !self.use_gate {
-            return None;
-        }
-        let mut lanes = simd::FilterLanes::default();
-        for (g, &q) in self.groups.iter().zip(&self.levels) {
-            let (words, k) = g.filter_words();
-            if !lanes.push(words, k, q) {
-                return None;
-            }
-        }
-        Some(lanes)
-    }
-
-    /// The filter stage of a batch, for a block of addresses: the answers of the front array and the gate into `out`; for the others, which of the
-    /// levels the gate names may hold their key — all levels' filters probed at once with
-    /// `lanes`, else one at a time — with the longest candidate's table bucket prefetched. Those
-    /// with a table to probe go to `hand_over`; returns how many.
+    /// The filter stage of a batch without AVX-512, for a block of addresses: the answers of the
+    /// front array and the gate into `out`; for the others, which of the levels the gate names
+    /// may hold their key — their filters probed one at a time — with the longest candidate's
+    /// table bucket prefetched. Those with a table to probe go to `hand_over`; returns how many.
     #[inline(always)]
-    fn filter_stage(
-        &self,
-        lanes: Option<&simd::FilterLanes<'_>>,
-        addrs: &[u128],
-        out: &mut [NextHop],
-        hand_over: &mut [Pending; BLOCK],
-    ) -> usize {
-        let mut live = 0;
-        let mut his = [0u64; BLOCK];
-        let mut masks = [0u8; BLOCK];
-        for (i, &x) in addrs.iter().enumerate() {
-            match self.scope(x) {
-                Err(answer) => out[i] = answer,
-                Ok((levels, long)) => {
-                    let hi = (x >> 64) as u64;
-                    (his[live], masks[live]) = (hi, levels as u8); // with lanes there are at most 8 levels
-                    hand_over[live] = Pending { candidates: levels, long, hi, h: 0, at: i as u8 };
-                    live += 1;
-                }
-            }
-        }
-        if live == 0 {
-            return 0;
-        }
-        let mut hashes = [[0u64; 8]; BLOCK];
-        let mut pass = [0u8; BLOCK];
-        let simd = lanes.is_some_and(|l| l.probe(&his[..live], &masks[..live], &mut hashes, &mut pass));
-        let last = self.levels.len() - 1; // the /64 level, whose key is the long marks' key
+    fn filter_stage(&self, addrs: &[u128], out: &mut [NextHop], hand_over: &mut [Pending; BLOCK]) -> usize {
         let mut kept = 0;
-        for i in 0..live {
-            let mut p = hand_over[i];
-            let key_hash = |j: usize| if simd { hashes[i][j] } else { (p.hi >> (64 - u32::from(self.levels[j]))).hash() };
-            if simd {
-                p.candidates = u64::from(pass[i]);
-            } else if !p.candidates.is_power_of_two() {
+        for (i, &x) in addrs.iter().enumerate() {
+            let (levels, long) = match self.scope(x) {
+                Err(answer) => {
+                    out[i] = answer;
+                    continue;
+                }
+                Ok(scope) => scope,
+            };
+            let hi = (x >> 64) as u64;
+            let key_hash = |j: usize| (hi >> (64 - u32::from(self.levels[j]))).hash();
+            let mut p = Pending { candidates: levels, long, hi, h: 0, at: i as u8 };
+            if !levels.is_power_of_two() {
                 // A level alone needs no filter: its table probe is needed anyway.
-                let (mut c, mut m) = (0, p.candidates);
+                let (mut c, mut m) = (0, levels);
                 while m != 0 {
                     let j = m.trailing_zeros() as usize;
                     c |= u64::from(self.groups[j].filter_passes(key_hash(j))) << j;
@@ -529,14 +511,14 @@ impl Bloomfwd6 {
                 p.candidates = c;
             }
             if p.long {
-                p.long = self.long_marks.filter_passes(key_hash(last));
+                p.long = self.long_marks.filter_passes(hi.hash()); // the /64 key
             }
             if p.candidates != 0 {
                 let j = 63 - p.candidates.leading_zeros() as usize;
                 p.h = key_hash(j);
                 self.groups[j].prefetch_table(p.h);
             } else if !p.long {
-                out[usize::from(p.at)] = self.default; // no filter passed: no table to probe
+                out[i] = self.default; // no filter passed: no table to probe
                 continue;
             }
             hand_over[kept] = p;

@@ -21,11 +21,11 @@ use crate::mem::{huge_vec, prefetch};
 /// Owner length of a cell no route covers.
 pub const NONE: u8 = u8::MAX;
 /// Cell bit: routes longer than the array's width lie inside this cell.
-const GUARD: u32 = 1 << 31;
+pub const GUARD: u32 = 1 << 31;
 /// Cell bit: routes longer than the array's `deep` length lie inside this cell.
-const DEEP: u32 = 1 << 30;
+pub const DEEP: u32 = 1 << 30;
 /// Cell value no route covers (below both bits; next hops are at most `MAX_NEXT_HOP`).
-const EMPTY: u32 = DEEP - 1;
+pub const EMPTY: u32 = DEEP - 1;
 
 /// A direct lookup array of 2^bits cells.
 #[derive(Debug, Clone)]
@@ -53,6 +53,11 @@ impl DirectArray {
     #[inline(always)]
     pub fn cell(&self, i: usize) -> u32 {
         self.cells[i]
+    }
+
+    /// The raw cells (for a SIMD lookup; decode as [`Self::guarded`] and [`Self::next_hop`]).
+    pub fn cells(&self) -> &[u32] {
+        &self.cells
     }
 
     /// Brings cell `i` towards the cache.

@@ -43,9 +43,10 @@ type Counts = Vec<(u8, u32)>;
 #[derive(Debug, Clone)]
 pub struct Gate {
     span: u8,
-    /// /16 → its block (0: none, the all-zero block).
+    /// /16 → its block (0: none, the all-zero block), and one unused entry after the last.
     index: Vec<u16>,
-    /// 2^span masks per block, block 0 first.
+    /// 2^span masks per block, block 0 first, and one unused cell after the last. (The two
+    /// spare entries let a SIMD gather read 4 bytes at any entry.)
     cells: Vec<u16>,
     /// Blocks handed back, for reuse.
     free: Vec<u16>,
@@ -64,8 +65,8 @@ impl Gate {
         let span = q1.saturating_sub(16).min(MAX_SPAN);
         Gate {
             span,
-            index: vec![0; 1 << 16],
-            cells: vec![0; 1 << span],
+            index: vec![0; (1 << 16) + 1],
+            cells: vec![0; (1 << span) + 1],
             free: Vec::new(),
             inside: HashMap::new(),
             counts: HashMap::new(),
@@ -175,8 +176,9 @@ impl Gate {
             }
             (_, 0) => {
                 let block = self.free.pop().unwrap_or_else(|| {
+                    let blocks = (self.cells.len() - 1) >> self.span; // the spare cell is not a block
                     self.cells.resize(self.cells.len() + (1 << self.span), 0);
-                    (self.cells.len() >> self.span) as u16 - 1
+                    blocks as u16
                 });
                 self.index[usize::from(first16)] = block;
                 self.refill(first16);
@@ -189,6 +191,13 @@ impl Gate {
                 }
             }
         }
+    }
+
+    /// The index (2^16 + 1 entries), the cells (blocks of 2^span, then one spare) and the span,
+    /// for a SIMD lookup: the mask of `addr` is
+    /// `cells[index[addr >> 112] << span | (addr >> (112 − span)) mod 2^span]`.
+    pub fn raw(&self) -> (&[u16], &[u16], u32) {
+        (&self.index, &self.cells, u32::from(self.span))
     }
 
     /// Bytes the lookups read (index and cells) and bytes only updates need (the counts).
@@ -228,7 +237,7 @@ mod tests {
         assert_eq!(g.mask(P), 0);
         assert_eq!(g.index[Gate::slash16(P)], 0, "the block is handed back");
         g.update(0x2a00u128 << 112, 24, 0, true);
-        assert_eq!(g.cells.len(), 2 << 13, "and reused");
+        assert_eq!(g.cells.len(), (2 << 13) + 1, "and reused");
     }
 
     #[test]
