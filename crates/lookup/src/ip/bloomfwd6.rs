@@ -712,6 +712,36 @@ mod tests {
     }
 
     #[test]
+    fn the_batch_agrees_with_single_lookups_past_the_gate_s_named_levels() {
+        // 16 levels: the gate names 14, its high bit stands for the last two (/63 and /64); the
+        // AVX-512 filter stage takes up to 16 levels.
+        let levels: Vec<u8> = (49..=64).collect();
+        let mut t = Bloomfwd6::new(&levels, 0.3).unwrap();
+        let deep = P | (0x0bcd_ef01u128 << 64);
+        t.insert(deep, 64, 5).unwrap();
+        t.insert(deep & !(1u128 << 64), 63, 6).unwrap();
+        t.insert(P, 50, 7).unwrap();
+        t.insert(deep | 0xff, 128, 8).unwrap();
+        t.insert(0x2400_0001u128 << 96, 40, 9).unwrap();
+        let addrs: Vec<u128> = (0..77u128)
+            .map(|i| match i % 7 {
+                0 => deep | i,
+                1 => deep ^ (1 << 64) | i,
+                2 => P | (i << 70),
+                3 => deep | 0xff,
+                4 => (0x2400_0001u128 << 96) | i,
+                5 => (0x3000u128 << 112) | i,
+                _ => P ^ (1 << 80) | i,
+            })
+            .collect();
+        let mut out = vec![0; addrs.len()];
+        t.lookup_batch(&addrs, &mut out);
+        let single: Vec<NextHop> = addrs.iter().map(|&a| t.lookup(a)).collect();
+        assert_eq!(out, single);
+        assert_eq!(&single[..5], &[5, 6, 7, 8, 9]);
+    }
+
+    #[test]
     fn more_levels_than_the_gate_names_share_its_high_bit() {
         let levels: Vec<u8> = (33..=64).collect();
         let mut t = Bloomfwd6::new(&levels, 0.3).unwrap();
