@@ -44,8 +44,8 @@ impl<K: Key> Group<K> {
         self.bloom.contains(h)
     }
 
-    /// The filter's words and probes per key, for probing several filters at once
-    /// ([`super::simd::FilterLanes`]).
+    /// The filter's words and probes per key, for probing it with SIMD (IPv6's AVX-512 filter
+    /// stage).
     pub fn filter_words(&self) -> (&[u64], u32) {
         self.bloom.words()
     }

@@ -1,7 +1,8 @@
 //! Hashing many keys at once with SIMD (the paper's instruction-level parallelism): the hash of
 //! `super::hash` — MurmurHash3's fmix64 of `key ^ SEED` — on 8 lanes (AVX-512F + DQ, which has
 //! a 64-bit multiply), on 4 lanes (AVX2, the 64-bit multiply built from three 32×32 → 64
-//! multiplies), or one key at a time. [`detect`] picks the widest the CPU has, once.
+//! multiplies), or one key at a time. [`detect`] picks the widest the CPU has, once. (IPv6's
+//! AVX-512 filter stage, in `bloomfwd6/avx512.rs`, uses the same 8-lane hash.)
 
 #![allow(unsafe_code)]
 
