@@ -55,6 +55,7 @@ use super::gate::{self, Gate};
 use super::group::Group;
 use super::hash::Key;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, MAX_EXPANSION, NO_ROUTE};
+use crate::mem::prefetch;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -463,7 +464,7 @@ impl Bloomfwd6 {
                 #[cfg(target_arch = "x86_64")]
                 if let Some(f) = &filters {
                     // SAFETY: `filters` exists only where `isa` is AVX-512, which the CPU has
-                    // (F, DQ and VL: simd::detect).
+                    // (F, DQ, VL and CD: simd::detect).
                     pending_len[k % 2] = unsafe { avx512::filter_stage(f, a, o, h) };
                 } else {
                     pending_len[k % 2] = self.filter_stage(a, o, h);
@@ -498,8 +499,9 @@ impl Bloomfwd6 {
                 Ok(scope) => scope,
             };
             let hi = (x >> 64) as u64;
-            let key_hash = |j: usize| (hi >> (64 - u32::from(self.levels[j]))).hash();
-            let mut p = Pending { candidates: levels, long, hi, h: 0, at: i as u8 };
+            let key = |j: usize| hi >> (64 - u32::from(self.levels[j]));
+            let key_hash = |j: usize| key(j).hash();
+            let mut p = Pending { candidates: levels, long, hi, level: 0, key: 0, bucket: 0, at: i as u8 };
             if !levels.is_power_of_two() {
                 // A level alone needs no filter: its table probe is needed anyway.
                 let (mut c, mut m) = (0, levels);
@@ -515,8 +517,9 @@ impl Bloomfwd6 {
             }
             if p.candidates != 0 {
                 let j = 63 - p.candidates.leading_zeros() as usize;
-                p.h = key_hash(j);
-                self.groups[j].prefetch_table(p.h);
+                let g = &self.groups[j];
+                (p.level, p.key, p.bucket) = (j as u8, key(j), g.home(key_hash(j)));
+                prefetch(g.table().bucket_address(p.bucket));
             } else if !p.long {
                 out[i] = self.default; // no filter passed: no table to probe
                 continue;
@@ -565,23 +568,26 @@ impl Bloomfwd6 {
                 return nh;
             }
         }
-        let (mut candidates, mut h) = (p.candidates, p.h);
+        // The longest candidate's bucket is known; a later one's is found from its hash.
+        let mut candidates = p.candidates;
+        let mut next = (usize::from(p.level), p.key, p.bucket);
         while candidates != 0 {
-            let j = 63 - candidates.leading_zeros() as usize;
-            let key = p.hi >> (64 - u32::from(self.levels[j]));
+            let (j, key, b) = next;
             let g = &self.groups[j];
             #[cfg(target_arch = "x86_64")]
             // SAFETY: only `table_block_avx512`, compiled for AVX-512 and called where the CPU
             // has it, instantiates AVX512 = true.
-            let found = if AVX512 { unsafe { g.get_avx512(h, key) } } else { g.get(h, key) };
+            let found = if AVX512 { unsafe { g.get_from_avx512(b, key) } } else { g.get_from(b, key) };
             #[cfg(not(target_arch = "x86_64"))]
-            let found = g.get(h, key);
+            let found = g.get_from(b, key);
             if let Some(nh) = found {
                 return nh;
             }
             candidates &= !(1 << j);
             if candidates != 0 {
-                h = (p.hi >> (64 - u32::from(self.levels[63 - candidates.leading_zeros() as usize]))).hash();
+                let j = 63 - candidates.leading_zeros() as usize;
+                let key = p.hi >> (64 - u32::from(self.levels[j]));
+                next = (j, key, self.groups[j].home(key.hash()));
             }
         }
         self.default
@@ -630,8 +636,11 @@ struct Pending {
     long: bool,
     /// The address's top 64 bits (every level's key is a prefix of them).
     hi: u64,
-    /// Hash of the longest candidate's key.
-    h: u64,
+    /// The longest candidate: its level, its key there and its home bucket in the level's table
+    /// (prefetched by the filter stage).
+    level: u8,
+    key: u64,
+    bucket: usize,
     /// The address's index in its block.
     at: u8,
 }

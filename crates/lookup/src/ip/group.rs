@@ -28,6 +28,23 @@ impl<K: Key> Group<K> {
         self.table.get(h, key)
     }
 
+    /// The next hop of `key` from the table, its home bucket `b` ([`Self::home`]) already known.
+    #[inline(always)]
+    pub fn get_from(&self, b: usize, key: K) -> Option<NextHop> {
+        self.table.get_from(b, key)
+    }
+
+    /// The table's home bucket for hash `h`.
+    #[inline(always)]
+    pub fn home(&self, h: u64) -> usize {
+        self.table.home(h)
+    }
+
+    /// The table: what the AVX-512 filter stage reads bucket addresses from.
+    pub fn table(&self) -> &PrefixTable<K> {
+        &self.table
+    }
+
     /// Filter, then table.
     #[inline(always)]
     pub fn find(&self, h: u64, key: K) -> Option<NextHop> {
@@ -48,12 +65,6 @@ impl<K: Key> Group<K> {
     /// stage).
     pub fn filter_words(&self) -> (&[u64], u32) {
         self.bloom.words()
-    }
-
-    /// Prefetches the table bucket of hash `h`.
-    #[inline(always)]
-    pub fn prefetch_table(&self, h: u64) {
-        self.table.prefetch(h);
     }
 
     /// [`Self::get`] when `wanted`, else `None`, with no branch on `wanted` in the common case
@@ -133,10 +144,10 @@ impl<K: Key> Group<K> {
 
 #[cfg(target_arch = "x86_64")]
 impl Group<u64> {
-    /// [`Self::get`] with the table's bucket compared in AVX-512.
+    /// [`Self::get_from`] with the table's buckets compared in AVX-512.
     #[target_feature(enable = "avx512f")]
     #[inline]
-    pub fn get_avx512(&self, h: u64, key: u64) -> Option<NextHop> {
-        self.table.get_avx512(h, key)
+    pub fn get_from_avx512(&self, b: usize, key: u64) -> Option<NextHop> {
+        self.table.get_from_avx512(b, key)
     }
 }

@@ -13,7 +13,7 @@ use super::hash::{hash64, M1, M2, SEED};
 /// The instruction set a batch is hashed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isa {
-    /// 8 keys per instruction (AVX-512F, DQ and VL).
+    /// 8 keys per instruction (AVX-512F, DQ, VL and CD).
     Avx512,
     /// 4 keys per instruction.
     Avx2,
@@ -41,6 +41,7 @@ pub fn detect() -> Isa {
             if std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512dq")
                 && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512cd")
             {
                 return Isa::Avx512;
             }

@@ -133,8 +133,9 @@ impl<K: Key> PrefixTable<K> {
         self.owners.len()
     }
 
+    /// The home bucket of hash `h`.
     #[inline(always)]
-    fn home(&self, h: u64) -> usize {
+    pub fn home(&self, h: u64) -> usize {
         reduce(h1(h), self.buckets.len())
     }
 
@@ -146,12 +147,6 @@ impl<K: Key> PrefixTable<K> {
         } else {
             b + 1
         }
-    }
-
-    /// Brings the home bucket of hash `h` towards the cache.
-    #[inline(always)]
-    pub fn prefetch(&self, h: u64) {
-        prefetch(&self.buckets[self.home(h)]);
     }
 
     /// Prefetches the home bucket of hash `h` when `wanted`, else bucket 0 (soon cached, so the
@@ -169,7 +164,12 @@ impl<K: Key> PrefixTable<K> {
     /// The (bucket, slot) holding `key` (hash `h`).
     #[inline(always)]
     fn position(&self, h: u64, key: K) -> Option<(usize, usize)> {
-        let mut b = self.home(h);
+        self.position_from(self.home(h), key)
+    }
+
+    /// The (bucket, slot) holding `key`, whose home bucket is `b`.
+    #[inline(always)]
+    fn position_from(&self, mut b: usize, key: K) -> Option<(usize, usize)> {
         loop {
             let bucket = &self.buckets[b];
             if let Some(i) = bucket.find(key) {
@@ -185,7 +185,24 @@ impl<K: Key> PrefixTable<K> {
     /// The next hop of `key`, whose hash is `h`.
     #[inline(always)]
     pub fn get(&self, h: u64, key: K) -> Option<NextHop> {
-        self.position(h, key).map(|(b, i)| self.buckets[b].slot(i).1)
+        self.get_from(self.home(h), key)
+    }
+
+    /// The next hop of `key`, whose home bucket is `b` ([`Self::home`]).
+    #[inline(always)]
+    pub fn get_from(&self, b: usize, key: K) -> Option<NextHop> {
+        self.position_from(b, key).map(|(b, i)| self.buckets[b].slot(i).1)
+    }
+
+    /// Buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets.len()
+    }
+
+    /// The address of bucket `b`, for a prefetch.
+    #[inline(always)]
+    pub fn bucket_address(&self, b: usize) -> *const u8 {
+        self.buckets.as_ptr().wrapping_add(b).cast()
     }
 
     /// [`Self::get`] when `wanted`, else `None`. The home bucket (bucket 0 when not wanted, soon
@@ -274,14 +291,13 @@ impl<K: Key> PrefixTable<K> {
 }
 #[cfg(target_arch = "x86_64")]
 impl PrefixTable<u64> {
-    /// [`Self::get`] comparing a bucket with two AVX-512 instructions: its 5 keys against `key`,
-    /// its 5 next hops against [`NO_ROUTE`] (a free slot).
+    /// [`Self::get_from`] comparing a bucket with two AVX-512 instructions: its 5 keys against
+    /// `key`, its 5 next hops against [`NO_ROUTE`] (a free slot).
     #[target_feature(enable = "avx512f")]
     #[inline]
     #[allow(unsafe_code)] // one aligned load of a bucket
-    pub fn get_avx512(&self, h: u64, key: u64) -> Option<NextHop> {
+    pub fn get_from_avx512(&self, mut b: usize, key: u64) -> Option<NextHop> {
         use core::arch::x86_64::*;
-        let mut b = self.home(h);
         loop {
             let bucket = &self.buckets[b];
             // SAFETY: a bucket is one 64-byte-aligned line (`align(64)`, 64 bytes), so the aligned

@@ -30,6 +30,7 @@ use super::super::gate;
 use super::super::simd::fmix_avx512;
 use super::{Bloomfwd6, Pending, BLOCK};
 use crate::ip::NextHop;
+use crate::mem::prefetch;
 
 /// The most levels the stage handles (more fall back to the scalar stage).
 pub(super) const MAX_LEVELS: usize = 16;
@@ -57,6 +58,9 @@ pub(super) struct Filters<'a> {
     levels: [Filter; MAX_LEVELS],
     /// How far an address's top 64 bits shift right to give each level's key.
     shift: [u64; MAX_LEVELS],
+    /// Each level's table: the address of its first bucket, and its buckets.
+    base: [u64; MAX_LEVELS],
+    buckets: [u64; MAX_LEVELS],
     used: usize,
     long_marks: Filter,
     table: &'a Bloomfwd6,
@@ -68,8 +72,15 @@ impl<'a> Filters<'a> {
         if t.groups.len() > MAX_LEVELS {
             return None;
         }
-        let mut f =
-            Filters { levels: [Filter::default(); MAX_LEVELS], shift: [0; MAX_LEVELS], used: 0, long_marks: Filter::default(), table: t };
+        let mut f = Filters {
+            levels: [Filter::default(); MAX_LEVELS],
+            shift: [0; MAX_LEVELS],
+            base: [0; MAX_LEVELS],
+            buckets: [0; MAX_LEVELS],
+            used: 0,
+            long_marks: Filter::default(),
+            table: t,
+        };
         for (j, (g, &q)) in t.groups.iter().zip(&t.levels).enumerate() {
             let (words, k) = g.filter_words();
             if words.is_empty() {
@@ -77,6 +88,8 @@ impl<'a> Filters<'a> {
             }
             f.levels[j] = Filter::of(words, k);
             f.shift[j] = u64::from(64 - q);
+            f.base[j] = g.table().bucket_address(0) as u64;
+            f.buckets[j] = g.table().buckets() as u64;
         }
         f.used = t.groups.len();
         let (words, k) = t.long_marks.filter_words();
@@ -114,7 +127,7 @@ fn probe(f: &Filter, h: __m512i, want: __mmask8) -> __mmask8 {
 /// addresses left with a table to probe into `hand_over`; returns how many. The block's runs of
 /// 8 go through each step side by side, so the latency of one run's gathers overlaps the
 /// others' work.
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512cd")]
 pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop], hand_over: &mut [Pending; BLOCK]) -> usize {
     const RUNS: usize = BLOCK / 8;
     let t = f.table;
@@ -211,20 +224,43 @@ pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop],
         if pending == 0 {
             continue;
         }
-        let (mut his, mut passes, mut hashes) = ([0u64; 8], [0u64; 8], [0u64; 8]);
+        // The longest candidate of each lane: its level j, key, home bucket and that bucket's
+        // address (per-level values picked by j from 16-entry tables).
+        let j = _mm512_sub_epi64(_mm512_set1_epi64(63), _mm512_lzcnt_epi64(pass[k]));
+        let pick = |table: &[u64; MAX_LEVELS]| {
+            // SAFETY: two 8-qword loads of a 16-qword array.
+            let (lo, hi) = unsafe { (_mm512_loadu_si512(table.as_ptr().cast()), _mm512_loadu_si512(table.as_ptr().add(8).cast())) };
+            _mm512_permutex2var_epi64(lo, j, hi)
+        };
+        let key = _mm512_srlv_epi64(hi[k], pick(&f.shift));
+        let home = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(longest[k]), pick(&f.buckets)));
+        let address = _mm512_add_epi64(pick(&f.base), _mm512_slli_epi64::<6>(home));
+        let (mut his, mut passes, mut levels, mut keys, mut homes, mut addresses) =
+            ([0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8]);
         // SAFETY: 8-qword stores into 8-qword arrays.
         unsafe {
             _mm512_storeu_si512(his.as_mut_ptr().cast(), hi[k]);
             _mm512_storeu_si512(passes.as_mut_ptr().cast(), pass[k]);
-            _mm512_storeu_si512(hashes.as_mut_ptr().cast(), longest[k]);
+            _mm512_storeu_si512(levels.as_mut_ptr().cast(), j);
+            _mm512_storeu_si512(keys.as_mut_ptr().cast(), key);
+            _mm512_storeu_si512(homes.as_mut_ptr().cast(), home);
+            _mm512_storeu_si512(addresses.as_mut_ptr().cast(), address);
         }
         let mut left = pending;
         while left != 0 {
             let l = left.trailing_zeros() as usize;
             left &= left - 1;
-            let p = Pending { candidates: passes[l], long: long & (1 << l) != 0, hi: his[l], h: hashes[l], at: (8 * k + l) as u8 };
+            let p = Pending {
+                candidates: passes[l],
+                long: long & (1 << l) != 0,
+                hi: his[l],
+                level: levels[l] as u8,
+                key: keys[l],
+                bucket: homes[l] as usize,
+                at: (8 * k + l) as u8,
+            };
             if p.candidates != 0 {
-                t.groups[63 - p.candidates.leading_zeros() as usize].prefetch_table(p.h);
+                prefetch(addresses[l] as *const u8);
             }
             hand_over[kept] = p;
             kept += 1;
