@@ -453,8 +453,7 @@ impl Bloomfwd6 {
         let block = |k: usize| (k * BLOCK).min(n)..((k + 1) * BLOCK).min(n);
         // The filter stage's hand-over of the current and the previous block (with how many it
         // holds); block k's slot is k % 2.
-        let mut pending = [[Pending::default(); BLOCK]; 2];
-        let mut pending_len = [0usize; 2];
+        let mut pending = [HandOver::default(), HandOver::default()];
         self.prefetch_block(&addrs[block(0)]);
         self.prefetch_block(&addrs[block(1)]);
         for k in 0..=blocks {
@@ -465,20 +464,18 @@ impl Bloomfwd6 {
                 if let Some(f) = &filters {
                     // SAFETY: `filters` exists only where `isa` is AVX-512, which the CPU has
                     // (F, DQ, VL and CD: simd::detect).
-                    pending_len[k % 2] = unsafe { avx512::filter_stage(f, a, o, h) };
+                    unsafe { avx512::filter_stage(f, a, o, h) };
                 } else {
-                    pending_len[k % 2] = self.filter_stage(a, o, h);
+                    self.filter_stage(a, o, h);
                 }
                 #[cfg(not(target_arch = "x86_64"))]
-                {
-                    pending_len[k % 2] = self.filter_stage(a, o, h);
-                }
+                self.filter_stage(a, o, h);
                 self.prefetch_block(&addrs[block(k + 2)]);
             }
             if k > 0 {
                 let r = block(k - 1);
                 let slot = (k - 1) % 2;
-                self.table_block(isa, &addrs[r.clone()], &pending[slot][..pending_len[slot]], &mut out[r]);
+                self.table_block(isa, &addrs[r.clone()], &pending[slot], &mut out[r]);
             }
         }
     }
@@ -486,10 +483,10 @@ impl Bloomfwd6 {
     /// The filter stage of a batch without AVX-512, for a block of addresses: the answers of the
     /// front array and the gate into `out`; for the others, which of the levels the gate names
     /// may hold their key — their filters probed one at a time — with the longest candidate's
-    /// table bucket prefetched. Those with a table to probe go to `hand_over`; returns how many.
+    /// table bucket prefetched. Those with a table to probe go to `hand_over`.
     #[inline(always)]
-    fn filter_stage(&self, addrs: &[u128], out: &mut [NextHop], hand_over: &mut [Pending; BLOCK]) -> usize {
-        let mut kept = 0;
+    fn filter_stage(&self, addrs: &[u128], out: &mut [NextHop], hand_over: &mut HandOver) {
+        hand_over.len = 0;
         for (i, &x) in addrs.iter().enumerate() {
             let (levels, long) = match self.scope(x) {
                 Err(answer) => {
@@ -524,17 +521,15 @@ impl Bloomfwd6 {
                 out[i] = self.default; // no filter passed: no table to probe
                 continue;
             }
-            hand_over[kept] = p;
-            kept += 1;
+            hand_over.push(&p);
         }
-        kept
     }
 
     /// The table stage of a batch for a block of addresses and what its filter stage handed
     /// over: each bucket compared with AVX-512 when `isa` has it.
     #[inline(always)]
     #[allow(unsafe_code)] // the call into the AVX-512 build
-    fn table_block(&self, isa: simd::Isa, addrs: &[u128], pending: &[Pending], out: &mut [NextHop]) {
+    fn table_block(&self, isa: simd::Isa, addrs: &[u128], pending: &HandOver, out: &mut [NextHop]) {
         #[cfg(target_arch = "x86_64")]
         if isa == simd::Isa::Avx512 {
             // SAFETY: `isa` is AVX-512 only where the CPU was found to have it (simd::detect).
@@ -542,19 +537,21 @@ impl Bloomfwd6 {
             return;
         }
         let _ = isa;
-        for p in pending {
+        for i in 0..pending.len {
+            let p = pending.get(i);
             let at = usize::from(p.at);
-            out[at] = self.table_stage::<false>(addrs[at], p);
+            out[at] = self.table_stage::<false>(addrs[at], &p);
         }
     }
 
     /// [`Self::table_block`] compiled for AVX-512.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
-    fn table_block_avx512(&self, addrs: &[u128], pending: &[Pending], out: &mut [NextHop]) {
-        for p in pending {
+    fn table_block_avx512(&self, addrs: &[u128], pending: &HandOver, out: &mut [NextHop]) {
+        for i in 0..pending.len {
+            let p = pending.get(i);
             let at = usize::from(p.at);
-            out[at] = self.table_stage::<true>(addrs[at], p);
+            out[at] = self.table_stage::<true>(addrs[at], &p);
         }
     }
 
@@ -628,7 +625,7 @@ impl Bloomfwd6 {
 }
 
 /// What a batch's filter stage hands its table stage for one address.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 struct Pending {
     /// Levels whose filters passed (bit j: level j), searched longest first.
     candidates: u64,
@@ -643,6 +640,65 @@ struct Pending {
     bucket: usize,
     /// The address's index in its block.
     at: u8,
+}
+
+/// The [`Pending`] addresses of a block, as parallel arrays (the AVX-512 filter stage writes 8
+/// at a time, one compressed vector per field): entries `0..len`.
+#[derive(Debug, Clone, Copy)]
+struct HandOver {
+    len: usize,
+    candidates: [u64; BLOCK],
+    long: [u64; BLOCK],
+    hi: [u64; BLOCK],
+    level: [u64; BLOCK],
+    key: [u64; BLOCK],
+    bucket: [u64; BLOCK],
+    at: [u64; BLOCK],
+}
+
+impl Default for HandOver {
+    fn default() -> Self {
+        HandOver {
+            len: 0,
+            candidates: [0; BLOCK],
+            long: [0; BLOCK],
+            hi: [0; BLOCK],
+            level: [0; BLOCK],
+            key: [0; BLOCK],
+            bucket: [0; BLOCK],
+            at: [0; BLOCK],
+        }
+    }
+}
+
+impl HandOver {
+    /// Appends `p`.
+    #[inline(always)]
+    fn push(&mut self, p: &Pending) {
+        let i = self.len;
+        self.candidates[i] = p.candidates;
+        self.long[i] = u64::from(p.long);
+        self.hi[i] = p.hi;
+        self.level[i] = u64::from(p.level);
+        self.key[i] = p.key;
+        self.bucket[i] = p.bucket as u64;
+        self.at[i] = u64::from(p.at);
+        self.len += 1;
+    }
+
+    /// Entry `i`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> Pending {
+        Pending {
+            candidates: self.candidates[i],
+            long: self.long[i] != 0,
+            hi: self.hi[i],
+            level: self.level[i] as u8,
+            key: self.key[i],
+            bucket: self.bucket[i] as usize,
+            at: self.at[i] as u8,
+        }
+    }
 }
 
 impl Default for Bloomfwd6 {

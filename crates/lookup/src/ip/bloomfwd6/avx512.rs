@@ -12,7 +12,7 @@
 //!    the hash of the longest one; the last level (/64) gives the long marks' hash too;
 //! 4. lanes whose mask says a route above /64 lies below probe the long marks' filter;
 //! 5. answers are stored with one masked store; each lane left with a table to probe becomes a
-//!    [`Pending`], its longest candidate's bucket prefetched.
+//!    pending entry (`HandOver`), its longest candidate's bucket prefetched.
 //!
 //! The two to four runs of 8 of a block go through each step side by side, so one run's gather
 //! latency overlaps the others' work. Step 3 is the paper's SIMD hashing, across addresses rather
@@ -28,7 +28,7 @@ use core::arch::x86_64::*;
 use super::super::direct::{DEEP, EMPTY, GUARD};
 use super::super::gate;
 use super::super::simd::fmix_avx512;
-use super::{Bloomfwd6, Pending, BLOCK};
+use super::{Bloomfwd6, HandOver, BLOCK};
 use crate::ip::NextHop;
 use crate::mem::prefetch;
 
@@ -124,11 +124,11 @@ fn probe(f: &Filter, h: __m512i, want: __mmask8) -> __mmask8 {
 }
 
 /// The filter stage for a block of at most [`BLOCK`] addresses: answers into `out`, the
-/// addresses left with a table to probe into `hand_over`; returns how many. The block's runs of
+/// addresses left with a table to probe into `hand_over`. The block's runs of
 /// 8 go through each step side by side, so the latency of one run's gathers overlaps the
 /// others' work.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx512cd")]
-pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop], hand_over: &mut [Pending; BLOCK]) -> usize {
+pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop], hand_over: &mut HandOver) {
     const RUNS: usize = BLOCK / 8;
     let t = f.table;
     let n = addrs.len().min(out.len()).min(BLOCK);
@@ -175,7 +175,8 @@ pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop],
     if guarded.iter().all(|&g| g == 0) {
         // Unrouted space (most of uniform traffic): the front array answers the whole block.
         (0..RUNS).for_each(|k| answer(k, 0));
-        return 0;
+        hand_over.len = 0;
+        return;
     }
     let block: [__m256i; RUNS] = core::array::from_fn(|k| {
         // SAFETY: a gate index entry at a /16, in range (above).
@@ -226,6 +227,7 @@ pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop],
         }
         // The longest candidate of each lane: its level j, key, home bucket and that bucket's
         // address (per-level values picked by j from 16-entry tables).
+        let has_candidates = _mm512_test_epi64_mask(pass[k], pass[k]);
         let j = _mm512_sub_epi64(_mm512_set1_epi64(63), _mm512_lzcnt_epi64(pass[k]));
         let pick = |table: &[u64; MAX_LEVELS]| {
             // SAFETY: two 8-qword loads of a 16-qword array.
@@ -235,36 +237,30 @@ pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop],
         let key = _mm512_srlv_epi64(hi[k], pick(&f.shift));
         let home = _mm512_srli_epi64::<32>(_mm512_mul_epu32(_mm512_srli_epi64::<32>(longest[k]), pick(&f.buckets)));
         let address = _mm512_add_epi64(pick(&f.base), _mm512_slli_epi64::<6>(home));
-        let (mut his, mut passes, mut levels, mut keys, mut homes, mut addresses) =
-            ([0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8], [0u64; 8]);
-        // SAFETY: 8-qword stores into 8-qword arrays.
-        unsafe {
-            _mm512_storeu_si512(his.as_mut_ptr().cast(), hi[k]);
-            _mm512_storeu_si512(passes.as_mut_ptr().cast(), pass[k]);
-            _mm512_storeu_si512(levels.as_mut_ptr().cast(), j);
-            _mm512_storeu_si512(keys.as_mut_ptr().cast(), key);
-            _mm512_storeu_si512(homes.as_mut_ptr().cast(), home);
-            _mm512_storeu_si512(addresses.as_mut_ptr().cast(), address);
+        // Each field's pending lanes, compressed to the front of a vector and stored at `kept`
+        // (a full 8-qword store: kept ≤ 8k, so it ends inside the block's arrays, and later runs
+        // overwrite what lies past the pending lanes).
+        let at = _mm512_add_epi64(_mm512_set1_epi64(8 * k as i64), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+        let fields = [
+            (&mut hand_over.candidates, pass[k]),
+            (&mut hand_over.long, _mm512_maskz_mov_epi64(long, _mm512_set1_epi64(1))),
+            (&mut hand_over.hi, hi[k]),
+            (&mut hand_over.level, j),
+            (&mut hand_over.key, key),
+            (&mut hand_over.bucket, home),
+            (&mut hand_over.at, at),
+        ];
+        for (array, v) in fields {
+            // SAFETY: kept + 8 ≤ 8k + 8 ≤ BLOCK, the array's length.
+            unsafe { _mm512_storeu_si512(array.as_mut_ptr().add(kept).cast(), _mm512_maskz_compress_epi64(pending, v)) };
         }
-        let mut left = pending;
-        while left != 0 {
-            let l = left.trailing_zeros() as usize;
-            left &= left - 1;
-            let p = Pending {
-                candidates: passes[l],
-                long: long & (1 << l) != 0,
-                hi: his[l],
-                level: levels[l] as u8,
-                key: keys[l],
-                bucket: homes[l] as usize,
-                at: (8 * k + l) as u8,
-            };
-            if p.candidates != 0 {
-                prefetch(addresses[l] as *const u8);
-            }
-            hand_over[kept] = p;
-            kept += 1;
+        let mut addresses = [0u64; 8];
+        // SAFETY: an 8-qword store into an 8-qword array.
+        unsafe { _mm512_storeu_si512(addresses.as_mut_ptr().cast(), _mm512_maskz_compress_epi64(pending & has_candidates, address)) };
+        for &a in &addresses[..(pending & has_candidates).count_ones() as usize] {
+            prefetch(a as *const u8);
         }
+        kept += pending.count_ones() as usize;
     }
-    kept
+    hand_over.len = kept;
 }
