@@ -1,6 +1,6 @@
 //! The filter stage of [`Bloomfwd6::lookup_batch`] in AVX-512: 8 addresses per instruction
-//! through the front array, the gate and every level's filter, then a short scalar pass over
-//! those left with a table to probe.
+//! through the front array, the gate and every level's filter, and the hand-over of those left
+//! with a table to probe.
 //!
 //! # Overview
 //! For 8 addresses at a time (one 64-bit lane each, their top 64 bits):
@@ -9,10 +9,11 @@
 //!    gathers — the gate keeps one spare entry after each array for that); mask 0 is the default;
 //! 3. for each level in turn, hash the 8 keys, gather the 8 filter words (only lanes whose mask
 //!    names the level) and test the k bits: the passing levels accumulate per lane, and so does
-//!    the hash of the longest one; the last level (/64) gives the long marks' hash too;
+//!    the hash of the longest one (a level no address of the block names is skipped);
 //! 4. lanes whose mask says a route above /64 lies below probe the long marks' filter;
-//! 5. answers are stored with one masked store; each lane left with a table to probe becomes a
-//!    pending entry (`HandOver`), its longest candidate's bucket prefetched.
+//! 5. answers are stored with one masked store; the lanes left with a table to probe are handed
+//!    over (`HandOver`) — candidates, the longest one's level, key and home bucket (picked per
+//!    lane from 16-entry tables), one compressed store per field — and those buckets prefetched.
 //!
 //! The two to four runs of 8 of a block go through each step side by side, so one run's gather
 //! latency overlaps the others' work. Step 3 is the paper's SIMD hashing, across addresses rather
@@ -32,7 +33,7 @@ use super::{Bloomfwd6, HandOver, BLOCK};
 use crate::ip::NextHop;
 use crate::mem::prefetch;
 
-/// The most levels the stage handles (more fall back to the scalar stage).
+/// The most levels the stage handles (more fall back to the portable stage).
 pub(super) const MAX_LEVELS: usize = 16;
 
 /// One Bloom filter as the stage reads it.
