@@ -451,8 +451,8 @@ impl Bloomfwd6 {
         let filters = if isa == simd::Isa::Avx512 && self.use_gate { avx512::Filters::of(self) } else { None };
         let blocks = n.div_ceil(BLOCK);
         let block = |k: usize| (k * BLOCK).min(n)..((k + 1) * BLOCK).min(n);
-        // The filter stage's hand-over of the current and the previous block (with how many it
-        // holds); block k's slot is k % 2.
+        // The filter stage's hand-over of the current and the previous block; block k's slot is
+        // k % 2.
         let mut pending = [HandOver::default(), HandOver::default()];
         self.prefetch_block(&addrs[block(0)]);
         self.prefetch_block(&addrs[block(1)]);
