@@ -6,7 +6,7 @@
 //! For 8 addresses at a time (one 64-bit lane each, their top 64 bits):
 //! 1. gather their front cells; an unguarded cell is the answer;
 //! 2. gather their gate index entries and then their gate masks (16-bit entries read as 32-bit
-//!    gathers — the gate keeps one spare entry after each array for that); mask 0 is the default;
+//!    gathers — the gate keeps a spare cell after the last for that); mask 0 is the default;
 //! 3. for each level in turn, hash the 8 keys, gather the 8 filter words (only lanes whose mask
 //!    names the level) and test the k bits: the passing levels accumulate per lane, and so does
 //!    the hash of the longest one (a level no address of the block names is skipped);
@@ -154,10 +154,9 @@ pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop],
         _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), b)
     });
     let s16 = hi.map(|h| _mm512_srli_epi64::<48>(h));
-    // The gathers below read: front cells (2^16 of them) and gate index entries (2^16 + 1) at a
-    // /16, always in range, 4-byte reads of 2-byte entries included thanks to the spare; gate
-    // cells at a block's start (below the cells' length − 2^span) plus less than 2^span, the
-    // cells keeping a spare too.
+    // The gathers below read: front cells and gate index entries (2^16 of each) at a /16, always
+    // in range; gate cells (2 bytes each, read 4 at a time) at a block's start (below the cells'
+    // length − 2^span) plus less than 2^span, the cells keeping a spare after the last.
     let cell: [__m256i; RUNS] = core::array::from_fn(|k| {
         // SAFETY: a front cell at a /16, in range (above).
         unsafe { _mm512_mask_i64gather_epi32::<4>(_mm256_setzero_si256(), lanes[k], s16[k], front.as_ptr().cast()) }
@@ -181,11 +180,11 @@ pub(super) fn filter_stage(f: &Filters<'_>, addrs: &[u128], out: &mut [NextHop],
     }
     let block: [__m256i; RUNS] = core::array::from_fn(|k| {
         // SAFETY: a gate index entry at a /16, in range (above).
-        unsafe { _mm512_mask_i64gather_epi32::<2>(_mm256_setzero_si256(), guarded[k], s16[k], index.as_ptr().cast()) }
+        unsafe { _mm512_mask_i64gather_epi32::<4>(_mm256_setzero_si256(), guarded[k], s16[k], index.as_ptr().cast()) }
     });
     let low16 = _mm256_set1_epi32(0xffff);
     let at: [__m512i; RUNS] = core::array::from_fn(|k| {
-        let block = _mm512_cvtepu32_epi64(_mm256_and_si256(block[k], low16));
+        let block = _mm512_cvtepu32_epi64(block[k]);
         let inner =
             _mm512_and_si512(_mm512_srlv_epi64(hi[k], _mm512_set1_epi64(i64::from(48 - span))), _mm512_set1_epi64((1i64 << span) - 1));
         _mm512_or_si512(_mm512_sllv_epi64(block, _mm512_set1_epi64(i64::from(span))), inner)
