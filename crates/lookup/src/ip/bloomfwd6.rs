@@ -496,7 +496,7 @@ impl Bloomfwd6 {
                 Ok(scope) => scope,
             };
             let hi = (x >> 64) as u64;
-            let key = |j: usize| hi >> (64 - u32::from(self.levels[j]));
+            let key = |j: usize| key64(x, self.levels[j]);
             let key_hash = |j: usize| key(j).hash();
             let mut p = Pending { candidates: levels, long, hi, level: 0, key: 0, bucket: 0, at: i as u8 };
             if !levels.is_power_of_two() {
@@ -583,7 +583,7 @@ impl Bloomfwd6 {
             candidates &= !(1 << j);
             if candidates != 0 {
                 let j = 63 - candidates.leading_zeros() as usize;
-                let key = p.hi >> (64 - u32::from(self.levels[j]));
+                let key = key64(addr, self.levels[j]);
                 next = (j, key, self.groups[j].home(key.hash()));
             }
         }
@@ -644,7 +644,7 @@ struct Pending {
 
 /// The [`Pending`] addresses of a block, as parallel arrays (the AVX-512 filter stage writes 8
 /// at a time, one compressed vector per field): entries `0..len`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct HandOver {
     len: usize,
     candidates: [u64; BLOCK],
@@ -654,21 +654,6 @@ struct HandOver {
     key: [u64; BLOCK],
     bucket: [u64; BLOCK],
     at: [u64; BLOCK],
-}
-
-impl Default for HandOver {
-    fn default() -> Self {
-        HandOver {
-            len: 0,
-            candidates: [0; BLOCK],
-            long: [0; BLOCK],
-            hi: [0; BLOCK],
-            level: [0; BLOCK],
-            key: [0; BLOCK],
-            bucket: [0; BLOCK],
-            at: [0; BLOCK],
-        }
-    }
 }
 
 impl HandOver {

@@ -115,8 +115,9 @@ impl Gate {
         counts.map_or(0, |c| c.iter().fold(0, |m, &(s, _)| m | Self::bit(s)))
     }
 
-    /// Adds one (`add`) or removes one route from `slot`'s count; whether the map still holds it.
-    fn count<K: core::hash::Hash + Eq>(map: &mut HashMap<K, Counts>, key: K, slot: u8, add: bool) {
+    /// Adds one (`add`) or removes one route from `slot`'s count under `key`, dropping the key
+    /// when nothing is counted there any more.
+    fn count<K: core::hash::Hash + Eq + Copy>(map: &mut HashMap<K, Counts>, key: K, slot: u8, add: bool) {
         let counts = map.entry(key).or_default();
         match counts.iter().position(|&(s, _)| s == slot) {
             Some(i) if add => counts[i].1 += 1,
@@ -126,6 +127,9 @@ impl Gate {
             }
             None if add => counts.push((slot, 1)),
             None => {}
+        }
+        if counts.is_empty() {
+            map.remove(&key);
         }
     }
 
@@ -150,9 +154,6 @@ impl Gate {
             let n = 1u32 << (16 - len);
             for s16 in u32::from(first16)..u32::from(first16) + n {
                 Self::count(&mut self.short, s16 as u16, slot, add);
-                if self.short[&(s16 as u16)].is_empty() {
-                    self.short.remove(&(s16 as u16));
-                }
                 self.refill(s16 as u16);
             }
             return;
@@ -162,9 +163,6 @@ impl Gate {
         let keys = if len <= g { key..key + (1u64 << (g - len)) } else { key..key + 1 };
         for k in keys.clone() {
             Self::count(&mut self.counts, k, slot, add);
-            if self.counts[&k].is_empty() {
-                self.counts.remove(&k);
-            }
         }
         let inside = self.inside.entry(first16).or_insert(0);
         *inside = if add { *inside + 1 } else { inside.saturating_sub(1) };

@@ -289,6 +289,7 @@ impl<K: Key> PrefixTable<K> {
         }
     }
 }
+
 #[cfg(target_arch = "x86_64")]
 impl PrefixTable<u64> {
     /// [`Self::get_from`] comparing a bucket with two AVX-512 instructions: its 5 keys against
