@@ -26,7 +26,9 @@
 //! positions of its chain in its position, min-depth and guard bytes (repeated when the chain
 //! is shorter; an empty chain repeats the path's last position), so a chain whose head is not in
 //! the query is rejected without leaving the vector; its record (port-set id, then the rest of
-//! the chain) is read only when all three match. The position and guard bytes of every node are
+//! the chain, Rice-coded with one parameter for the whole FIB, see [`super::chain`]) is read
+//! only when all three match. Port-set ids go by decreasing use, so most records spend one
+//! byte on theirs. The position and guard bytes of every node are
 //! then positions the query must have, which the walks test first, for either kind of node.
 //!
 //! **Guards** (not the paper's; kept by [`Compression::RareChain`]): an inner node's guard is a
@@ -37,7 +39,7 @@
 
 use hashbrown::HashMap;
 
-use super::chain::push_record;
+use super::chain::{push_record, RiceCost, MIN_K, TAIL_PAD};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
@@ -105,7 +107,7 @@ pub(super) const LAST: u32 = 1 << 30;
 /// Link flag: a terminator (ends a descriptor, possibly after a chain).
 pub(super) const TERMINAL: u32 = 1 << 31;
 /// The link's bits below the flags: an inner node's first child, or a terminator's record
-/// offset in 2-byte units.
+/// offset in bytes.
 const INDEX: u32 = LAST - 1;
 
 /// One trie node (8 bytes).
@@ -123,8 +125,8 @@ pub(super) struct Node {
     /// of its chain.
     pub(super) c: u8,
     /// [`LAST`] | [`TERMINAL`] | [`INDEX`]: an inner node's first child, a terminator's record
-    /// offset in `terminals` in 2-byte units (its port-set id and the chain's positions after
-    /// the first three, see [`super::chain`]).
+    /// offset in `terminals` (its port-set id and the chain's positions after the first three,
+    /// see [`super::chain`]).
     pub(super) link: u32,
 }
 
@@ -149,7 +151,7 @@ impl Node {
     /// A terminator's record offset in bytes.
     #[inline]
     pub(super) fn record(&self) -> usize {
-        2 * (self.link & INDEX) as usize
+        (self.link & INDEX) as usize
     }
 }
 
@@ -159,8 +161,10 @@ pub struct CompiledFib {
     /// The vector; the root's children are the list starting at 0.
     pub(super) nodes: Vec<Node>,
     /// Terminator records: port-set id and the chain's positions after the three the node
-    /// holds (see [`super::chain`]).
+    /// holds (see [`super::chain`]), then [`TAIL_PAD`] zero bytes.
     pub(super) terminals: Vec<u8>,
+    /// The records' Rice parameter.
+    pub(super) rice_k: u32,
     /// Distinct port sets, by id.
     pub(super) port_sets: Vec<PortSet>,
     /// Original position → compiled position.
@@ -229,6 +233,30 @@ impl Sorted {
     fn pos(&self, i: usize, depth: usize) -> u8 {
         self.positions[self.start[i] as usize + depth]
     }
+    #[inline]
+    fn sequence(&self, i: usize) -> &[u8] {
+        &self.positions[self.start[i] as usize..self.start[i + 1] as usize]
+    }
+
+    /// The Rice parameter that makes the records of removed chains smallest. Descriptor i's
+    /// chain starts where no neighbour in sorted order shares its prefix any more (its longest
+    /// common prefix with either), which is where the trie's walk down to it becomes a path of
+    /// one descriptor.
+    fn rice_k(&self) -> u32 {
+        let common = |i: usize, j: usize| self.sequence(i).iter().zip(self.sequence(j)).take_while(|(a, b)| a == b).count();
+        let n = self.set.len();
+        let mut cost = RiceCost::default();
+        let mut before = 0;
+        for i in 0..n {
+            let after = if i + 1 < n { common(i, i + 1) } else { 0 };
+            let seq = self.sequence(i);
+            if let Some(chain) = seq.get(before.max(after)..).filter(|c| c.len() > 3) {
+                cost.add(chain[2], &chain[3..]);
+            }
+            before = after;
+        }
+        cost.best()
+    }
 }
 
 /// `common` ∩ `key`, both sets of positions held as [`sort_key`]s.
@@ -262,6 +290,7 @@ struct Builder<'a> {
     sorted: &'a Sorted,
     chains_removed: bool,
     guards: bool,
+    rice_k: u32,
     layout: Layout,
     nodes: Vec<Node>,
     terminals: Vec<u8>,
@@ -305,13 +334,13 @@ impl Builder<'_> {
             let node = if g.end || (self.chains_removed && g.hi - g.lo == 1) {
                 let at = s.start[g.lo] as usize;
                 let chain = &s.positions[at + depth..at + s.weight(g.lo)];
-                let offset = u32::try_from(self.terminals.len() / 2).ok().filter(|&o| o <= INDEX).ok_or(TagError::TooLarge)?;
+                let offset = u32::try_from(self.terminals.len()).ok().filter(|&o| o <= INDEX).ok_or(TagError::TooLarge)?;
                 // An empty chain (the descriptor ends at this depth) repeats the path's last
                 // position, which every query that reaches the list has.
                 let a = chain.first().copied().unwrap_or(if depth > 0 { s.pos(g.lo, depth - 1) } else { 0 });
                 let b = chain.get(1).copied().unwrap_or(a);
                 let c = chain.get(2).copied().unwrap_or(a);
-                push_record(&mut self.terminals, s.set[g.lo], c, chain.get(3..).unwrap_or_default());
+                push_record(&mut self.terminals, s.set[g.lo], c, chain.get(3..).unwrap_or_default(), self.rice_k);
                 intersect(&mut common, &s.keys[g.lo]);
                 Node { a, b, max: g.max, c, link: TERMINAL | last | offset }
             } else {
@@ -361,8 +390,10 @@ impl CompiledFib {
             let all: Vec<Descriptor> = entries.clone().map(|(d, _)| d).collect();
             popularity(all.iter(), compression == Compression::RareChain)
         };
+        // Port sets numbered as met, then renumbered by decreasing use (below).
         let mut set_ids: HashMap<PortSet, u16> = HashMap::new();
         let mut port_sets = Vec::new();
+        let mut uses: Vec<u32> = Vec::new();
         let mut keyed: Vec<([u64; 3], u16)> = Vec::with_capacity(n);
         for (d, set) in entries {
             if d.weight() == 0 {
@@ -371,14 +402,24 @@ impl CompiledFib {
             let next = u16::try_from(port_sets.len()).map_err(|_| TagError::TooLarge)?;
             let id = *set_ids.entry(set).or_insert_with(|| {
                 port_sets.push(set);
+                uses.push(0);
                 next
             });
             if port_sets.len() > usize::from(u16::MAX) {
                 return Err(TagError::TooLarge);
             }
+            uses[usize::from(id)] += 1;
             let d = if identity { d } else { permute(&d, &perm) };
             keyed.push((sort_key(&d), id));
         }
+        drop(set_ids);
+        let mut by_use: Vec<u16> = (0..port_sets.len() as u16).collect();
+        by_use.sort_by_key(|&id| core::cmp::Reverse(uses[usize::from(id)]));
+        let mut renumber = vec![0u16; port_sets.len()];
+        for (new, &old) in by_use.iter().enumerate() {
+            renumber[usize::from(old)] = new as u16;
+        }
+        let port_sets: Vec<PortSet> = by_use.iter().map(|&old| port_sets[usize::from(old)]).collect();
         keyed.sort_unstable_by_key(|x| core::cmp::Reverse(x.0));
         let mut sorted = Sorted {
             positions: Vec::new(),
@@ -397,14 +438,17 @@ impl CompiledFib {
                 }
             }
             sorted.start.push(u32::try_from(sorted.positions.len()).map_err(|_| TagError::TooLarge)?);
-            sorted.set.push(*set);
+            sorted.set.push(renumber[usize::from(*set)]);
             sorted.keys.push(*key);
         }
         drop(keyed);
+        let chains_removed = matches!(compression, Compression::PermChain | Compression::RareChain);
+        let rice_k = if chains_removed { sorted.rice_k() } else { MIN_K };
         let mut b = Builder {
             sorted: &sorted,
-            chains_removed: matches!(compression, Compression::PermChain | Compression::RareChain),
+            chains_removed,
             guards: compression == Compression::RareChain,
+            rice_k,
             layout,
             nodes: Vec::new(),
             terminals: Vec::new(),
@@ -413,10 +457,11 @@ impl CompiledFib {
         if !sorted.set.is_empty() {
             b.list(0, sorted.set.len(), 0)?;
         }
+        b.terminals.extend([0; TAIL_PAD]);
         // Copied to exact size on huge pages: a walk reads lists all over the vector, and with
         // 4 KB pages nearly every list of a large FIB is also a TLB miss.
         let (nodes, terminals) = (huge_collect(b.nodes.into_iter()), huge_collect(b.terminals.into_iter()));
-        Ok(CompiledFib { nodes, terminals, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
+        Ok(CompiledFib { nodes, terminals, rice_k, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
     }
 
     /// Descriptors compiled in.
@@ -530,6 +575,31 @@ mod tests {
         let v = [(d(&[1]), PortSet::of([1])), (Descriptor::EMPTY, PortSet::of([2]))];
         let got = CompiledFib::build(v.iter().copied(), 2, Compression::RareChain, Layout::Srol);
         assert_eq!(got.err(), Some(TagError::EmptyDescriptor));
+    }
+
+    #[test]
+    fn port_set_ids_go_by_use_and_two_byte_ids_match() {
+        use crate::tag::{Fanout, MatchScratch};
+        // 400 descriptors of three positions; one port set used by every tenth, the rest all
+        // different (so ids reach past the one-byte varints).
+        let entries: Vec<(Descriptor, PortSet)> = (0..400usize)
+            .map(|i| {
+                let ports = if i % 10 == 0 { PortSet::of([255]) } else { PortSet::of([(i % 200) as u8, (i / 200 + 200) as u8]) };
+                (d(&[i % 20, 20 + i / 20, 60 + i % 7 * 9]), ports)
+            })
+            .collect();
+        let mut scratch = MatchScratch::new();
+        for (c, l) in VARIANTS {
+            let fib = CompiledFib::build(entries.iter().copied(), entries.len(), c, l).unwrap();
+            assert_eq!(fib.port_sets[0], PortSet::of([255]));
+            assert!(fib.port_sets.len() > 300);
+            for (q, _) in &entries {
+                let want = entries.iter().filter(|(e, _)| e.is_subset_of(q)).fold(PortSet::EMPTY, |acc, (_, p)| acc.union(p));
+                assert_eq!(fib.fas(q, Fanout::ALL, &PortSet::ALL, &mut scratch), want, "{c:?} {l:?}");
+                let best = fib.fls(q, &mut scratch).unwrap();
+                assert_eq!(best.weight, q.weight());
+            }
+        }
     }
 
     #[test]

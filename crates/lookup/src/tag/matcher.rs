@@ -137,7 +137,7 @@ impl CompiledFib {
         if !q.has(usize::from(n.b)) {
             return None;
         }
-        let (set, mut rest) = Record::new(self.terminals.get(n.record()..)?, n.c)?;
+        let (set, mut rest) = Record::new(self.terminals.get(n.record()..)?, n.c, self.rice_k)?;
         let len = (u32::from(n.max) + 1).saturating_sub(depth);
         for _ in 3..len {
             if !q.has(rest.next_position()?) {
