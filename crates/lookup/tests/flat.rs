@@ -259,15 +259,17 @@ fn readers_never_see_a_torn_update() {
     let begun: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|_| AtomicU32::new(0)).collect());
     let applied: Arc<Vec<AtomicU32>> = Arc::new((0..STABLE).map(|_| AtomicU32::new(0)).collect());
     let stop = Arc::new(AtomicBool::new(false));
-    let readers: Vec<_> = (0..2)
+    let readers: Vec<_> = (0..3)
         .map(|t| {
             let (shared, history, begun, applied, stop) = (shared.clone(), history.clone(), begun.clone(), applied.clone(), stop.clone());
             let names: Vec<Vec<u8>> = (0..STABLE).map(|i| format!("stable/{i}").into_bytes()).collect();
             std::thread::spawn(move || {
                 let (mut checked, mut wrong) = (0u64, 0u64);
                 let mut i = t * 7;
-                // Reader 0 uses single lookups, reader 1 the batch path (16 names at a time).
-                let width = if t == 0 { 1 } else { 16 };
+                // Reader 0 uses single lookups, reader 1 the batch path 16 names at a time (all
+                // hashed before the first read), reader 2 240 at a time (the pipeline's steady
+                // state, several runs of `BATCH` each checked on its own).
+                let width = [1, 16, 240][t];
                 let mut out = Vec::with_capacity(width);
                 while !stop.load(Ordering::Relaxed) {
                     let ks: Vec<usize> = (0..width).map(|d| (i + d * 97) % STABLE as usize).collect();

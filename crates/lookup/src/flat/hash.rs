@@ -10,10 +10,28 @@ use core::hash::{BuildHasher, Hasher};
 /// The hash of `key` under `seed`.
 #[inline(always)]
 pub fn key_hash(seed: u64, key: &[u8]) -> u64 {
-    // The bytes alone, without the length prefix `Hash for [u8]` adds: one mixing round less.
-    let mut h = foldhash::fast::FixedState::with_seed(seed).build_hasher();
-    h.write(key);
-    h.finish()
+    KeyHasher::new(seed).hash(key)
+}
+
+/// [`key_hash`] under one seed, for many keys: the seed's preparation done once.
+#[derive(Debug, Clone)]
+pub struct KeyHasher(foldhash::fast::FixedState);
+
+impl KeyHasher {
+    /// The hasher of `seed`.
+    #[inline(always)]
+    pub fn new(seed: u64) -> Self {
+        KeyHasher(foldhash::fast::FixedState::with_seed(seed))
+    }
+
+    /// [`key_hash`]`(seed, key)`.
+    #[inline(always)]
+    pub fn hash(&self, key: &[u8]) -> u64 {
+        // The bytes alone, without the length prefix `Hash for [u8]` adds: one mixing round less.
+        let mut h = self.0.build_hasher();
+        h.write(key);
+        h.finish()
+    }
 }
 
 /// (A index, B index) of a hash for tables of 2^ma_bits and 2^mb_bits cells.
