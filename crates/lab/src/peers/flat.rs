@@ -5,11 +5,12 @@
 //!   varied length.
 //! - [`Cuckoo`]: a (2,4)-cuckoo hash table — two candidate buckets of four (name, action) slots,
 //!   random-walk insertion, doubling when a walk fails — CuckooSwitch's FIB, with a batch lookup
-//!   that hashes a group of names and prefetches both buckets of each before probing, as Concise's
-//!   does.
+//!   pipelined as Concise's is: each step probes one name and hashes the name
+//!   [`AHEAD`] on and prefetches both its buckets.
 
 use core::hash::{BuildHasher, Hash};
 
+use nexthop_lookup::flat::AHEAD;
 use nexthop_lookup::mem::prefetch;
 
 /// A flat name as a peer stores it.
@@ -36,8 +37,8 @@ impl FlatKey for Box<[u8]> {
 const WAYS: usize = 4;
 /// Longest random walk before the table doubles.
 const MAX_KICKS: usize = 500;
-/// Names hashed and prefetched together in [`Cuckoo::lookup_batch`].
-const BATCH: usize = 16;
+/// Bucket pairs between hashing and probing in [`Cuckoo::lookup_batch`].
+const RING: usize = 2 * AHEAD;
 
 #[derive(Debug, Clone)]
 struct Bucket<K> {
@@ -149,17 +150,26 @@ impl<K: FlatKey> Cuckoo<K> {
         None
     }
 
-    /// Looks up many names (0 for a name not held): hash a group, prefetch both buckets of each,
-    /// then probe.
+    /// Looks up many names (0 for a name not held), pipelined: name t is probed in the step that
+    /// hashes name t + [`AHEAD`] and prefetches both its buckets.
     pub fn lookup_batch(&self, keys: &[K], out: &mut Vec<u32>) {
-        for group in keys.chunks(BATCH) {
-            let mut pos = [(0usize, 0usize); BATCH];
-            for (p, k) in pos.iter_mut().zip(group) {
-                *p = self.buckets_of(self.hash(k));
-                prefetch(&self.buckets[p.0]);
-                prefetch(&self.buckets[p.1]);
+        let mut ring = [(0usize, 0usize); RING];
+        let ahead = |t: usize, key: &K, ring: &mut [(usize, usize); RING]| {
+            let (b1, b2) = self.buckets_of(self.hash(key));
+            prefetch(&self.buckets[b1]);
+            prefetch(&self.buckets[b2]);
+            ring[t % RING] = (b1, b2);
+        };
+        for (t, key) in keys.iter().enumerate().take(AHEAD) {
+            ahead(t, key, &mut ring);
+        }
+        out.reserve(keys.len());
+        for (t, key) in keys.iter().enumerate() {
+            if let Some(later) = keys.get(t + AHEAD) {
+                ahead(t + AHEAD, later, &mut ring);
             }
-            out.extend(group.iter().zip(&pos).map(|(k, &(b1, b2))| self.probe(k, b1, b2).map_or(0, u32::from)));
+            let (b1, b2) = ring[t % RING];
+            out.push(self.probe(key, b1, b2).map_or(0, u32::from));
         }
     }
 }

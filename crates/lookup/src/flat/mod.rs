@@ -29,7 +29,7 @@ mod sync;
 
 pub use cell::Cell;
 pub use control::{Delta, Othello, OthelloConfig, OthelloStats, Sizing, Update, UPDATE_AHEAD};
-pub use query::{OthelloQuery, Patch, BATCH};
+pub use query::{OthelloQuery, Patch, AHEAD, BATCH};
 pub use reference::ReferenceFlat;
 
 /// What the flat-name structures refuse. Nothing changes when an operation fails.
