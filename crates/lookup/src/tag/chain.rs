@@ -17,7 +17,7 @@
 //! not stored: the walk knows it from the descriptor's weight and the terminator's depth.
 //!
 //! Why Rice and not the nibbles it replaced (gap − 1 in a nibble, 15 escaping a byte): a
-//! removed chain's gaps are roughly geometric, 10 or so apart in a descriptor of ~17 bits of
+//! removed chain's gaps are roughly geometric, 10 or so apart in a descriptor of ~19 bits of
 //! 192, and over a 1M-descriptor Zipf FIB Rice with k = 3 took about 46 bits a chain where the
 //! nibbles took 55 (a probe program's count).
 
