@@ -298,8 +298,7 @@ impl<C: Cell> OthelloQuery<C> {
             let len = BATCH.min(n - start);
             let ended = self.all_ended.load(Ordering::Acquire);
             match keys.get(start + AHEAD..start + AHEAD + BATCH) {
-                // The steady state: a whole run, each step hashing the name AHEAD on; its answers
-                // leave as a fixed-size copy, which the compiler inlines.
+                // The steady state: a whole run, each step hashing the name AHEAD on.
                 Some(later) => {
                     for (k, (answer, key)) in answers.iter_mut().zip(later).enumerate() {
                         ahead(start + AHEAD + k, key, &mut ring);

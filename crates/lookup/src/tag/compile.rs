@@ -28,8 +28,8 @@
 //! the query is rejected without leaving the vector; its record (port-set id, then the rest of
 //! the chain, Rice-coded with one parameter for the whole FIB, see [`super::chain`]) is read
 //! only when all three match. Port-set ids go by decreasing use, so most records spend one
-//! byte on theirs. The position and guard bytes of every node are
-//! then positions the query must have, which the walks test first, for either kind of node.
+//! byte on theirs. The position and guard bytes of every node are then positions the query
+//! must have, which the walks test first, for either kind of node.
 //!
 //! **Guards** (not the paper's; kept by [`Compression::RareChain`]): an inner node's guard is a
 //! position every descriptor below it has besides its path — the rarest of them. A query
