@@ -537,21 +537,23 @@ impl Bloomfwd6 {
             return;
         }
         let _ = isa;
-        for i in 0..pending.len {
-            let p = pending.get(i);
-            let at = usize::from(p.at);
-            out[at] = self.table_stage::<false>(addrs[at], &p);
-        }
+        self.table_loop::<false>(addrs, pending, out);
     }
 
     /// [`Self::table_block`] compiled for AVX-512.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     fn table_block_avx512(&self, addrs: &[u128], pending: &HandOver, out: &mut [NextHop]) {
+        self.table_loop::<true>(addrs, pending, out);
+    }
+
+    /// The table stage of every address handed over, each answer to its place in `out`.
+    #[inline(always)]
+    fn table_loop<const AVX512: bool>(&self, addrs: &[u128], pending: &HandOver, out: &mut [NextHop]) {
         for i in 0..pending.len {
             let p = pending.get(i);
             let at = usize::from(p.at);
-            out[at] = self.table_stage::<true>(addrs[at], &p);
+            out[at] = self.table_stage::<AVX512>(addrs[at], &p);
         }
     }
 

@@ -169,10 +169,17 @@ impl<K: Key> PrefixTable<K> {
 
     /// The (bucket, slot) holding `key`, whose home bucket is `b`.
     #[inline(always)]
-    fn position_from(&self, mut b: usize, key: K) -> Option<(usize, usize)> {
+    fn position_from(&self, b: usize, key: K) -> Option<(usize, usize)> {
+        self.search_from(b, |bucket| bucket.find(key))
+    }
+
+    /// The (bucket, slot) that `find` finds in a bucket, from home bucket `b` along the overflow
+    /// chain.
+    #[inline(always)]
+    fn search_from(&self, mut b: usize, find: impl Fn(&K::Bucket) -> Option<usize>) -> Option<(usize, usize)> {
         loop {
             let bucket = &self.buckets[b];
-            if let Some(i) = bucket.find(key) {
+            if let Some(i) = find(bucket) {
                 return Some((b, i));
             }
             if bucket.overflow() == 0 {
@@ -297,10 +304,9 @@ impl PrefixTable<u64> {
     #[target_feature(enable = "avx512f")]
     #[inline]
     #[allow(unsafe_code)] // one aligned load of a bucket
-    pub fn get_from_avx512(&self, mut b: usize, key: u64) -> Option<NextHop> {
+    pub fn get_from_avx512(&self, b: usize, key: u64) -> Option<NextHop> {
         use core::arch::x86_64::*;
-        loop {
-            let bucket = &self.buckets[b];
+        let find = |bucket: &Bucket<u64, 5>| {
             // SAFETY: a bucket is one 64-byte-aligned line (`align(64)`, 64 bytes), so the aligned
             // 64-byte load reads exactly it.
             let line = unsafe { _mm512_load_si512((bucket as *const Bucket<u64, 5>).cast()) };
@@ -308,14 +314,9 @@ impl PrefixTable<u64> {
             let keys = u32::from(_mm512_mask_cmpeq_epi64_mask(0x1f, line, _mm512_set1_epi64(key as i64)));
             let used = u32::from(_mm512_mask_cmpneq_epi32_mask(0x7c00, line, _mm512_set1_epi32(NO_ROUTE as i32))) >> 10;
             let hit = keys & used;
-            if hit != 0 {
-                return Some(bucket.hops[hit.trailing_zeros() as usize]);
-            }
-            if bucket.overflow == 0 {
-                return None;
-            }
-            b = self.next(b);
-        }
+            (hit != 0).then_some(hit.trailing_zeros() as usize)
+        };
+        self.search_from(b, find).map(|(b, i)| self.buckets[b].hops[i])
     }
 }
 
