@@ -1,25 +1,27 @@
-//! Terminator records: a removed chain's port set and positions, Rice-coded.
+//! Terminator records: the positions of a removed chain after the three its node keeps, as one
+//! Rice-coded bit stream.
 //!
 //! # Overview
 //! When terminal-chain removal replaces a chain by its terminator, the node keeps the chain's
-//! first three positions and a record keeps the rest: the port-set id, then the remaining
-//! positions as gaps from the one before, Rice-coded.
-//! - The port-set id is a varint (7 bits a byte, low group first, the high bit marking another
-//!   byte): ids are given by decreasing use, so the 128 most used sets take one byte.
-//! - Each gap (minus one) g is written as q = g >> k in unary (q zero bits, then a one) and the
-//!   k low bits of g, in a little-endian bit stream (bit i is bit i % 8 of byte i / 8). One k
-//!   serves the whole FIB, the one that makes its records smallest ([`RiceCost`]), never below
-//!   [`MIN_K`], so that a quotient (at most 191 >> 2) always fits the 64-bit window the reader
-//!   takes at a time.
+//! first three positions and its port-set id; the rest of the chain (its *tail*) goes to a
+//! record: each position's gap from the one before (minus one) g, Rice-coded as q = g >> k in
+//! unary (q zero bits, then a one) and the k low bits of g, in a little-endian bit stream (bit i
+//! is bit i % 8 of byte i / 8). One k serves the whole FIB, the one that makes its records
+//! smallest ([`RiceCost`]), never below [`MIN_K`], so that a quotient (at most 191 >> 2) always
+//! fits the 64-bit window the reader takes at a time.
 //!
-//! Records are byte-aligned and addressed by byte offset; the record array ends with
-//! [`TAIL_PAD`] zero bytes so a reader can always load a whole window. The number of positions is
-//! not stored: the walk knows it from the descriptor's weight and the terminator's depth.
+//! Records follow each other with no padding, in the order of their terminators in the node
+//! vector; a terminator finds its own from a per-block base and its offset within the block (see
+//! [`super::compile`]). The stream ends with [`TAIL_PAD`] zero bytes so a reader can always load
+//! a whole window. Neither the length of a tail nor where it ends is stored: the walk knows the
+//! length from the descriptor's weight and the terminator's depth, and a chain with three
+//! positions or fewer has no record at all.
 //!
 //! Why Rice and not the nibbles it replaced (gap − 1 in a nibble, 15 escaping a byte): a
 //! removed chain's gaps are roughly geometric, and Rice codes geometric gaps near their entropy
 //! while the nibbles spend a whole nibble on the small ones and three on every gap past 14
-//! (over a 1M-descriptor Zipf FIB a probe program counted clearly fewer bits with Rice).
+//! (over a 1M-descriptor Zipf FIB a probe program counted clearly fewer bits with Rice, and
+//! within a few percent of the gaps' empirical entropy).
 
 /// The smallest Rice parameter used (keeps every quotient under 48 bits).
 pub(super) const MIN_K: u32 = 2;
@@ -27,6 +29,9 @@ pub(super) const MIN_K: u32 = 2;
 const MAX_K: u32 = 7;
 /// Zero bytes after the last record, so a reader's 8-byte window never runs off the array.
 pub(super) const TAIL_PAD: usize = 8;
+/// The most bits one tail can take: at most 189 positions after the third, each a one and at
+/// most 7 low bits, plus the quotients' zeros (gaps that sum to under 192, divided by 2^k ≥ 4).
+pub(super) const MAX_TAIL_BITS: u64 = 189 * (1 + MAX_K as u64) + (192 >> MIN_K);
 
 /// The bits chains would take under each Rice parameter, to pick the cheapest for a FIB.
 #[derive(Debug, Default)]
@@ -53,67 +58,73 @@ impl RiceCost {
     }
 }
 
-/// Appends the record of port set `set` and chain positions `tail` (ascending, each after
-/// `prev`) to `out`, Rice-coded with parameter `k` ([`MIN_K`]..=7).
-pub(super) fn push_record(out: &mut Vec<u8>, set: u16, prev: u8, tail: &[u8], k: u32) {
-    debug_assert!((MIN_K..=MAX_K).contains(&k));
-    let mut id = set;
-    while id >= 0x80 {
-        out.push(id as u8 | 0x80);
-        id >>= 7;
+/// The records' bit stream, written in order.
+#[derive(Debug, Default)]
+pub(super) struct RecordWriter {
+    bytes: Vec<u8>,
+    /// Pending bits (the lowest `fill` of them), leaving a byte at a time.
+    acc: u64,
+    fill: u32,
+}
+
+impl RecordWriter {
+    /// Bits written so far: where the next record starts.
+    pub(super) fn bit_len(&self) -> u64 {
+        self.bytes.len() as u64 * 8 + u64::from(self.fill)
     }
-    out.push(id as u8);
-    // Bits accumulate in `acc` (the lowest `fill` of them pending) and leave a byte at a time.
-    let (mut acc, mut fill) = (0u64, 0u32);
-    let mut put = |value: u64, bits: u32, out: &mut Vec<u8>| {
-        acc |= value << fill;
-        fill += bits;
-        while fill >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            fill -= 8;
+
+    /// `bits` (< 57) low bits of `value`.
+    fn put(&mut self, value: u64, bits: u32) {
+        self.acc |= value << self.fill;
+        self.fill += bits;
+        while self.fill >= 8 {
+            self.bytes.push(self.acc as u8);
+            self.acc >>= 8;
+            self.fill -= 8;
         }
-    };
-    let mut last = prev;
-    for &p in tail {
-        debug_assert!(p > last, "chain positions ascend");
-        let gap = u64::from(p - last - 1);
-        let q = (gap >> k) as u32;
-        // q zeros then a one, at most 48 bits: one `put` (and below 56 with what is pending).
-        put(1 << q, q + 1, out);
-        put(gap & ((1 << k) - 1), k, out);
-        last = p;
     }
-    if fill > 0 {
-        out.push(acc as u8);
+
+    /// Appends the tail `tail` (ascending, each after `prev`), Rice-coded with parameter `k`
+    /// ([`MIN_K`]..=7).
+    pub(super) fn push(&mut self, prev: u8, tail: &[u8], k: u32) {
+        debug_assert!((MIN_K..=MAX_K).contains(&k));
+        let mut last = prev;
+        for &p in tail {
+            debug_assert!(p > last, "chain positions ascend");
+            let gap = u64::from(p - last - 1);
+            let q = (gap >> k) as u32;
+            // q zeros then a one (q < 48), then k bits: each below 57 with what is pending.
+            self.put(1 << q, q + 1);
+            self.put(gap & ((1 << k) - 1), k);
+            last = p;
+        }
+    }
+
+    /// The stream, its last byte flushed and [`TAIL_PAD`] zero bytes appended.
+    pub(super) fn finish(mut self) -> Vec<u8> {
+        if self.fill > 0 {
+            self.bytes.push(self.acc as u8);
+        }
+        self.bytes.extend([0; TAIL_PAD]);
+        self.bytes
     }
 }
 
-/// A record read back: its port-set id and its positions.
+/// A tail read back, position by position.
 pub(super) struct Record<'a> {
     bytes: &'a [u8],
-    /// The next bit, counted from the first byte after the port-set id.
+    /// The next bit of `bytes`.
     bit: usize,
     k: u32,
     last: usize,
 }
 
 impl<'a> Record<'a> {
-    /// The record at the start of `bytes`, whose chain continues after position `prev`, coded
-    /// with Rice parameter `k`; `None` when `bytes` ends inside the port-set id.
+    /// The tail starting at bit `bit` of `bytes`, continuing the chain after position `prev`,
+    /// coded with Rice parameter `k`.
     #[inline]
-    pub(super) fn new(bytes: &'a [u8], prev: u8, k: u32) -> Option<(u16, Record<'a>)> {
-        let mut set = 0u32;
-        let mut at = 0;
-        loop {
-            let b = *bytes.get(at)?;
-            set |= u32::from(b & 0x7f) << (7 * at);
-            at += 1;
-            if b & 0x80 == 0 || at == 3 {
-                break;
-            }
-        }
-        Some((set as u16, Record { bytes: &bytes[at..], bit: 0, k, last: usize::from(prev) }))
+    pub(super) fn at(bytes: &'a [u8], bit: usize, prev: u8, k: u32) -> Record<'a> {
+        Record { bytes, bit, k, last: usize::from(prev) }
     }
 
     /// The 64 bits from byte `at` on (zeros past the end).
@@ -150,44 +161,72 @@ impl<'a> Record<'a> {
 mod tests {
     use super::*;
 
-    fn round_trip(set: u16, prev: u8, tail: &[u8], k: u32) -> (usize, u16, Vec<usize>) {
-        let mut out = vec![7u8; 2];
-        push_record(&mut out, set, prev, tail, k);
-        let len = out.len() - 2;
-        out.extend([0; TAIL_PAD]);
-        let (got, mut r) = Record::new(&out[2..], prev, k).unwrap();
-        let positions = (0..tail.len()).map(|_| r.next_position().unwrap()).collect();
-        (len, got, positions)
+    /// Writes `tails` one after another after `lead` bits, reads each back from its offset.
+    fn round_trip(lead: u32, tails: &[(u8, Vec<u8>)], k: u32) -> Vec<(u64, Vec<usize>)> {
+        let mut w = RecordWriter::default();
+        w.put(0b101 & ((1 << lead) - 1), lead);
+        let offsets: Vec<u64> = tails
+            .iter()
+            .map(|(prev, tail)| {
+                let at = w.bit_len();
+                w.push(*prev, tail, k);
+                at
+            })
+            .collect();
+        let bytes = w.finish();
+        tails
+            .iter()
+            .zip(&offsets)
+            .map(|((prev, tail), &at)| {
+                let mut r = Record::at(&bytes, at as usize, *prev, k);
+                (at, (0..tail.len()).map(|_| r.next_position().unwrap()).collect())
+            })
+            .collect()
     }
 
     #[test]
-    fn records_round_trip_small_and_large_gaps_and_ids() {
-        let tail = [5u8, 6, 20, 21, 191];
-        let (len, set, positions) = round_trip(513, 4, &tail, 3);
-        assert_eq!(set, 513);
-        assert_eq!(positions, tail.map(usize::from));
-        // Id 513: two bytes. Gaps 0, 0, 13, 0, 169 with k = 3: 4 + 4 + 5 + 4 + (21 + 4) = 42
-        // bits, 6 bytes.
-        assert_eq!(len, 2 + 6);
-        assert_eq!(round_trip(1, 0, &[], 2), (1, 1, vec![]));
-        assert_eq!(round_trip(u16::MAX, 0, &[], 2).1, u16::MAX);
-        assert_eq!(round_trip(2, 0, &[191], MIN_K).2, vec![191]);
-        assert_eq!(round_trip(2, 0, &[16], 7).2, vec![16]);
+    fn tails_round_trip_at_any_bit_offset() {
+        let tails = vec![(4u8, vec![5u8, 6, 20, 21, 191]), (0, vec![]), (0, vec![191]), (100, vec![101])];
+        for lead in 0..9 {
+            let got = round_trip(lead, &tails, 3);
+            // Gaps 0, 0, 13, 0, 169 with k = 3: 4 + 4 + 5 + 4 + (21 + 4) = 42 bits, then none.
+            assert_eq!(got[1].0 - got[0].0, 42);
+            assert_eq!(got[2].0, got[1].0);
+            for ((_, want), (_, positions)) in tails.iter().zip(&got) {
+                assert_eq!(positions, &want.iter().map(|&p| usize::from(p)).collect::<Vec<_>>());
+            }
+        }
     }
 
     #[test]
     fn every_chain_of_positions_round_trips_under_every_k() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for i in 0..2000 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let bits = [state, state.rotate_left(17) ^ 0x5555, state.rotate_left(41)];
-            let prev = (state >> 59) as u8;
-            let tail: Vec<u8> =
-                (u32::from(prev) + 1..192).filter(|&p| bits[p as usize / 64] >> (p % 64) & 1 == 1).map(|p| p as u8).collect();
-            let k = MIN_K + i % (MAX_K - MIN_K + 1);
-            let set = (state >> 20) as u16;
-            let (_, got, positions) = round_trip(set, prev, &tail, k);
-            assert_eq!((got, positions), (set, tail.iter().map(|&p| usize::from(p)).collect::<Vec<_>>()));
+        for k in MIN_K..=MAX_K {
+            let tails: Vec<(u8, Vec<u8>)> = (0..300)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let bits = [state, state.rotate_left(17) ^ 0x5555, state.rotate_left(41)];
+                    let prev = (state >> 59) as u8;
+                    let tail =
+                        (u32::from(prev) + 1..192).filter(|&p| bits[p as usize / 64] >> (p % 64) & 1 == 1).map(|p| p as u8).collect();
+                    (prev, tail)
+                })
+                .collect();
+            for ((_, want), (_, got)) in tails.iter().zip(round_trip(k, &tails, k)) {
+                assert_eq!(got, want.iter().map(|&p| usize::from(p)).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn the_longest_tail_fits_its_bound() {
+        for k in MIN_K..=MAX_K {
+            let mut w = RecordWriter::default();
+            w.push(2, &(3..=191).collect::<Vec<u8>>(), k);
+            assert!(w.bit_len() <= MAX_TAIL_BITS);
+            let mut w = RecordWriter::default();
+            w.push(2, &[191], k);
+            assert!(w.bit_len() <= MAX_TAIL_BITS);
         }
     }
 
@@ -203,13 +242,15 @@ mod tests {
 
     #[test]
     fn a_short_or_corrupt_record_reads_as_none() {
-        assert!(Record::new(&[0x81], 0, 3).is_none());
-        let (_, mut r) = Record::new(&[1, 0, 0], 0, 3).unwrap();
+        let mut r = Record::at(&[0, 0, 0], 0, 0, 3);
+        assert_eq!(r.next_position(), None);
+        let mut r = Record::at(&[1], 20, 0, 3);
         assert_eq!(r.next_position(), None);
         // A gap that would pass position 191.
-        let mut out = Vec::new();
-        push_record(&mut out, 1, 0, &[190], 2);
-        let (_, mut r) = Record::new(&out, 100, 2).unwrap();
+        let mut w = RecordWriter::default();
+        w.push(0, &[190], 2);
+        let bytes = w.finish();
+        let mut r = Record::at(&bytes, 0, 100, 2);
         assert_eq!(r.next_position(), None);
     }
 }

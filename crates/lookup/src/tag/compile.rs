@@ -21,15 +21,27 @@
 //! (no pointer trie in between): a node is a range of the sorted array that shares a prefix, its
 //! children the sub-ranges that agree on the next position.
 //!
-//! A node is 8 bytes: position, min depth, max depth, guard, and a 32-bit link (two flags and
-//! the first child's index, or a terminator's record). A terminator keeps the first three
-//! positions of its chain in its position, min-depth and guard bytes (repeated when the chain
-//! is shorter; an empty chain repeats the path's last position), so a chain whose head is not in
-//! the query is rejected without leaving the vector; its record (port-set id, then the rest of
-//! the chain, Rice-coded with one parameter for the whole FIB, see [`super::chain`]) is read
-//! only when all three match. Port-set ids go by decreasing use, so most records spend one
-//! byte on theirs. The position and guard bytes of every node are then positions the query
-//! must have, which the walks test first, for either kind of node.
+//! A node is 8 bytes: position, min depth, max depth, guard, and a 32-bit link. An inner node's
+//! link is two flags (terminator, last sibling), a *skip* flag (below) and its first child's
+//! index. A terminator keeps the first three positions of its chain in its position, min-depth
+//! and guard bytes (repeated when the chain is shorter; an empty chain repeats the path's last
+//! position), so a chain whose head is not in the query is rejected without leaving the
+//! vector, and its link holds its port-set id and where its record starts. The record (the rest
+//! of the chain, Rice-coded with one parameter for the whole FIB, see [`super::chain`]) is read
+//! only when all three positions match. Records are one bit stream in node order with no
+//! padding, found through a base per block of 2^s nodes (the stream's byte where the block's
+//! records start) and the record's bit offset from it in the link; s is the largest block whose
+//! records always fit the bits the port-set id leaves (ids take as many bits as the FIB's
+//! number of port sets needs). The position and guard bytes of every node are then positions the
+//! query must have, which the walks test first, for either kind of node.
+//!
+//! **Skips** (ours, with chain removal): an inner node with a single child takes that child's
+//! position as its guard byte and links straight to the child's children, flagged so the walk
+//! counts two positions of depth. Both positions are tested by the walk's first test, so the
+//! trie answers as before with one node fewer on every such path — the paper removes only
+//! terminal chains; these are the shared one-child steps above them. With guards, a single
+//! child's position is exactly the guard the node would have had (the next position every
+//! descriptor below it has).
 //!
 //! **Guards** (not the paper's; kept by [`Compression::RareChain`]): an inner node's guard is a
 //! position every descriptor below it has besides its path — the rarest of them. A query
@@ -39,7 +51,7 @@
 
 use hashbrown::HashMap;
 
-use super::chain::{push_record, RiceCost, MIN_K, TAIL_PAD};
+use super::chain::{RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
@@ -106,9 +118,18 @@ pub const VARIANTS: [(Compression, Layout); 8] = [
 pub(super) const LAST: u32 = 1 << 30;
 /// Link flag: a terminator (ends a descriptor, possibly after a chain).
 pub(super) const TERMINAL: u32 = 1 << 31;
-/// The link's bits below the flags: an inner node's first child, or a terminator's record
-/// offset in bytes.
-const INDEX: u32 = LAST - 1;
+/// Inner-node link flag: the node also stands for its single child (whose position is in its
+/// guard byte), and links to that child's children.
+const SKIP: u32 = 1 << 29;
+/// An inner node's link bits below the flags: its first child.
+const CHILD: u32 = SKIP - 1;
+/// A terminator's link bits below the flags: its record's offset from its block's base, above
+/// its port-set id.
+const PAYLOAD: u32 = LAST - 1;
+/// The bits of [`PAYLOAD`].
+const PAYLOAD_BITS: u32 = 30;
+/// The largest block of nodes that shares one record base.
+const MAX_BLOCK_SHIFT: u32 = 10;
 
 /// One trie node (8 bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -124,9 +145,8 @@ pub(super) struct Node {
     /// when there is none, or the compression keeps no guards). Terminator: the third position
     /// of its chain.
     pub(super) c: u8,
-    /// [`LAST`] | [`TERMINAL`] | [`INDEX`]: an inner node's first child, a terminator's record
-    /// offset in `terminals` (its port-set id and the chain's positions after the first three,
-    /// see [`super::chain`]).
+    /// [`LAST`] | [`TERMINAL`], then an inner node's [`SKIP`] flag and first child, or a
+    /// terminator's record offset and port-set id ([`PAYLOAD`]).
     pub(super) link: u32,
 }
 
@@ -146,12 +166,12 @@ impl Node {
     /// An inner node's first child.
     #[inline]
     pub(super) fn child(&self) -> usize {
-        (self.link & INDEX) as usize
+        (self.link & CHILD) as usize
     }
-    /// A terminator's record offset in bytes.
+    /// The positions an inner node stands for beyond its own: 1 with [`SKIP`], else 0.
     #[inline]
-    pub(super) fn record(&self) -> usize {
-        (self.link & INDEX) as usize
+    pub(super) fn skip(&self) -> u32 {
+        self.link >> SKIP.trailing_zeros() & 1
     }
 }
 
@@ -160,9 +180,15 @@ impl Node {
 pub struct CompiledFib {
     /// The vector; the root's children are the list starting at 0.
     pub(super) nodes: Vec<Node>,
-    /// Terminator records: port-set id and the chain's positions after the three the node
-    /// holds (see [`super::chain`]), then [`TAIL_PAD`] zero bytes.
-    pub(super) terminals: Vec<u8>,
+    /// Terminator records: the chains' positions after the three their nodes hold, one bit
+    /// stream in node order (see [`super::chain`]), then [`TAIL_PAD`] zero bytes.
+    pub(super) records: Vec<u8>,
+    /// Per block of 2^`block_shift` nodes, the byte of `records` its terminators' offsets count
+    /// from.
+    record_base: Vec<u32>,
+    block_shift: u32,
+    /// The low bits of a terminator's payload that hold its port-set id.
+    id_bits: u32,
     /// The records' Rice parameter.
     pub(super) rice_k: u32,
     /// Distinct port sets, by id.
@@ -291,13 +317,43 @@ struct Builder<'a> {
     chains_removed: bool,
     guards: bool,
     rice_k: u32,
+    id_bits: u32,
+    block_shift: u32,
     layout: Layout,
     nodes: Vec<Node>,
-    terminals: Vec<u8>,
+    records: RecordWriter,
+    record_base: Vec<u32>,
     groups: Vec<Group>,
 }
 
 impl Builder<'_> {
+    /// The payload of the terminator at node `index` for port set `set` and chain tail `tail`
+    /// (after position `prev`): the tail goes to the records, and its offset from its block's
+    /// base (started at the block's first record) above the id.
+    fn terminator_payload(&mut self, index: usize, set: u16, prev: u8, tail: &[u8]) -> Result<u32, TagError> {
+        if tail.is_empty() {
+            return Ok(u32::from(set));
+        }
+        let block = index >> self.block_shift;
+        while self.record_base.len() <= block {
+            let byte = u32::try_from(self.records.bit_len() / 8).map_err(|_| TagError::TooLarge)?;
+            self.record_base.push(byte);
+        }
+        let offset = self.records.bit_len() - u64::from(self.record_base[block]) * 8;
+        // The block's shift guarantees this (see `CompiledFib::build`).
+        debug_assert!(offset < 1 << (PAYLOAD_BITS - self.id_bits));
+        self.records.push(prev, tail, self.rice_k);
+        Ok((offset as u32) << self.id_bits | u32::from(set))
+    }
+
+    /// Whether the descriptors `lo..hi` (at least two, sharing their first `depth + 1`
+    /// positions) all have the same next position: their node then has a single child.
+    fn single_child(&self, lo: usize, hi: usize, depth: usize) -> bool {
+        let s = self.sorted;
+        // In trie order the next positions ascend, and a descriptor that ends is last.
+        s.weight(hi - 1) > depth + 1 && s.pos(lo, depth + 1) == s.pos(hi - 1, depth + 1)
+    }
+
     /// Emits the children list of the descriptors `lo..hi`, which share their first `depth`
     /// positions, then (in layout order) their subtrees; returns the list's index and the
     /// positions every one of those descriptors has (as a [`sort_key`]).
@@ -324,7 +380,7 @@ impl Builder<'_> {
         }
         let end = self.groups.len();
         let start = self.nodes.len();
-        if start + (end - base) > INDEX as usize {
+        if start + (end - base) > CHILD as usize {
             return Err(TagError::TooLarge);
         }
         let mut common = [u64::MAX; 3];
@@ -334,15 +390,14 @@ impl Builder<'_> {
             let node = if g.end || (self.chains_removed && g.hi - g.lo == 1) {
                 let at = s.start[g.lo] as usize;
                 let chain = &s.positions[at + depth..at + s.weight(g.lo)];
-                let offset = u32::try_from(self.terminals.len()).ok().filter(|&o| o <= INDEX).ok_or(TagError::TooLarge)?;
                 // An empty chain (the descriptor ends at this depth) repeats the path's last
                 // position, which every query that reaches the list has.
                 let a = chain.first().copied().unwrap_or(if depth > 0 { s.pos(g.lo, depth - 1) } else { 0 });
                 let b = chain.get(1).copied().unwrap_or(a);
                 let c = chain.get(2).copied().unwrap_or(a);
-                push_record(&mut self.terminals, s.set[g.lo], c, chain.get(3..).unwrap_or_default(), self.rice_k);
+                let payload = self.terminator_payload(self.nodes.len(), s.set[g.lo], c, chain.get(3..).unwrap_or_default())?;
                 intersect(&mut common, &s.keys[g.lo]);
-                Node { a, b, max: g.max, c, link: TERMINAL | last | offset }
+                Node { a, b, max: g.max, c, link: TERMINAL | last | payload }
             } else {
                 Node { a: g.pos, b: g.min, max: g.max, c: g.pos, link: last }
             };
@@ -357,11 +412,15 @@ impl Builder<'_> {
             let g = self.groups[base + k];
             let node = &self.nodes[start + k];
             if !node.is(TERMINAL) {
-                let (child, below) = self.list(g.lo, g.hi, depth + 1)?;
+                let skip = self.chains_removed && self.single_child(g.lo, g.hi, depth);
+                let (child, below) = self.list(g.lo, g.hi, depth + 1 + usize::from(skip))?;
                 intersect(&mut common, &below);
                 let node = &mut self.nodes[start + k];
                 node.link |= child as u32;
-                if self.guards {
+                if skip {
+                    node.link |= SKIP;
+                    node.c = s.pos(g.lo, depth + 1);
+                } else if self.guards {
                     node.c = first_after(&below, g.pos).unwrap_or(g.pos);
                 }
             }
@@ -444,24 +503,63 @@ impl CompiledFib {
         drop(keyed);
         let chains_removed = matches!(compression, Compression::PermChain | Compression::RareChain);
         let rice_k = if chains_removed { sorted.rice_k() } else { MIN_K };
+        // Ids take the bits the number of port sets needs; the records of a block of 2^shift
+        // nodes must always fit the offset bits left (each tail at most `MAX_TAIL_BITS`, plus
+        // the base rounded down to a byte).
+        let id_bits = usize::BITS - (port_sets.len().max(2) - 1).leading_zeros();
+        let offset_bits = PAYLOAD_BITS - id_bits;
+        let block_shift = (0..=MAX_BLOCK_SHIFT).rev().find(|&s| (MAX_TAIL_BITS << s) + 7 < 1 << offset_bits).unwrap_or(0);
         let mut b = Builder {
             sorted: &sorted,
             chains_removed,
             guards: compression == Compression::RareChain,
             rice_k,
+            id_bits,
+            block_shift,
             layout,
             nodes: Vec::new(),
-            terminals: Vec::new(),
+            records: RecordWriter::default(),
+            record_base: Vec::new(),
             groups: Vec::new(),
         };
         if !sorted.set.is_empty() {
             b.list(0, sorted.set.len(), 0)?;
         }
-        b.terminals.extend([0; TAIL_PAD]);
+        // Every block has a base (a block without records gets the stream's end).
+        let end = u32::try_from(b.records.bit_len() / 8).map_err(|_| TagError::TooLarge)?;
+        b.record_base.resize(b.nodes.len().div_ceil(1 << block_shift).max(b.record_base.len()), end);
         // Copied to exact size on huge pages: a walk reads lists all over the vector, and with
         // 4 KB pages nearly every list of a large FIB is also a TLB miss.
-        let (nodes, terminals) = (huge_collect(b.nodes.into_iter()), huge_collect(b.terminals.into_iter()));
-        Ok(CompiledFib { nodes, terminals, rice_k, port_sets, perm, identity, descriptors: sorted.set.len(), compression, layout })
+        let nodes = huge_collect(b.nodes.into_iter());
+        let records = huge_collect(b.records.finish().into_iter());
+        Ok(CompiledFib {
+            nodes,
+            records,
+            record_base: b.record_base,
+            block_shift,
+            id_bits,
+            rice_k,
+            port_sets,
+            perm,
+            identity,
+            descriptors: sorted.set.len(),
+            compression,
+            layout,
+        })
+    }
+
+    /// The port-set id of terminator `n`.
+    #[inline]
+    pub(super) fn terminal_set(&self, n: &Node) -> usize {
+        (n.link & PAYLOAD & ((1 << self.id_bits) - 1)) as usize
+    }
+
+    /// Where the record of terminator `n`, at node index `index`, starts in `records` (in bits);
+    /// `None` if its block has no base (only in a corrupt vector).
+    #[inline]
+    pub(super) fn record_bit(&self, index: usize, n: &Node) -> Option<usize> {
+        let base = *self.record_base.get(index >> self.block_shift)? as usize;
+        Some(base * 8 + ((n.link & PAYLOAD) >> self.id_bits) as usize)
     }
 
     /// Descriptors compiled in.
@@ -479,10 +577,12 @@ impl CompiledFib {
         self.nodes.len()
     }
 
-    /// Bytes the matcher reads: nodes, terminator records, port sets and the permutation.
+    /// Bytes the matcher reads: nodes, terminator records and their block bases, port sets
+    /// and the permutation.
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * core::mem::size_of::<Node>()
-            + self.terminals.len()
+            + self.records.len()
+            + self.record_base.len() * core::mem::size_of::<u32>()
             + self.port_sets.len() * core::mem::size_of::<PortSet>()
             + FILTER_BITS
     }
@@ -559,15 +659,48 @@ mod tests {
 
     #[test]
     fn guards_are_the_first_position_every_descriptor_below_shares() {
-        // Rarest first, 50 and 60 (once each) rank before 10, 20, 30 and 40 (twice each).
-        let v = [(d(&[10, 20, 30]), PortSet::of([1])), (d(&[10, 20, 40]), PortSet::of([2])), (d(&[30, 40, 50, 60]), PortSet::of([3]))];
-        let fib = CompiledFib::build(v.iter().copied(), 3, Compression::RareChain, Layout::Sol).unwrap();
-        // The root lists 50 (a chain, so a terminator) and 10, above the first two descriptors:
-        // after 10 both have 20, and after 20 nothing in common (they part at 30 and 40).
-        let inner: Vec<(u8, u8)> = fib.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c)).collect();
-        assert_eq!(inner, [(fib.perm[10], fib.perm[20]), (fib.perm[20], fib.perm[20])]);
-        let unguarded = CompiledFib::build(v.iter().copied(), 3, Compression::PermChain, Layout::Sol).unwrap();
-        assert!(unguarded.nodes.iter().filter(|n| !n.is(TERMINAL)).all(|n| n.c == n.a));
+        // Counts: 10 twice, 20 and 30 three times, 40 four times, the rest once; rarest first,
+        // the first two start with 10, then part at 20 and 30, and both have 40 after that.
+        let v: Vec<(Descriptor, PortSet)> = [&[10, 20, 40][..], &[10, 30, 40], &[20, 30, 50], &[20, 30, 60], &[40, 70], &[40, 80]]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (d(p), PortSet::of([i as u8])))
+            .collect();
+        let fib = CompiledFib::build(v.iter().copied(), v.len(), Compression::RareChain, Layout::Sol).unwrap();
+        let inner: Vec<(u8, u8, u32)> = fib.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c, n.skip())).collect();
+        assert_eq!(inner, [(fib.perm[10], fib.perm[40], 0)]);
+        // Popular first, 20 has the single child 30 (a skip); 40 has four children.
+        let unguarded = CompiledFib::build(v.iter().copied(), v.len(), Compression::PermChain, Layout::Sol).unwrap();
+        let inner: Vec<(u8, u8, u32)> = unguarded.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c, n.skip())).collect();
+        let p = |x: usize| unguarded.perm[x];
+        assert_eq!(inner, [(p(40), p(40), 0), (p(20), p(30), 1)]);
+    }
+
+    #[test]
+    fn a_node_with_one_child_skips_it() {
+        // Five descriptors below the shared path 1, 2, 3, 4, 5 (then 10–14): uncompressed, 5
+        // path nodes, 5 last positions and 5 terminators; with chains removed, 5 inner nodes
+        // and 5 terminators without skips, and with them the path's nodes pair up (1 with 2,
+        // 3 with 4, then 5 alone, whose children differ).
+        let v: Vec<(Descriptor, PortSet)> = (0..5).map(|i| (d(&[1, 2, 3, 4, 5, 10 + i]), PortSet::of([i as u8]))).collect();
+        let plain = CompiledFib::build(v.iter().copied(), v.len(), Compression::Perm, Layout::Sol).unwrap();
+        assert_eq!(plain.node_count(), 5 + 5 + 5);
+        for c in [Compression::PermChain, Compression::RareChain] {
+            let fib = CompiledFib::build(v.iter().copied(), v.len(), c, Layout::Srol).unwrap();
+            if c == Compression::PermChain {
+                assert_eq!(fib.node_count(), 3 + 5);
+                assert_eq!(fib.nodes.iter().filter(|n| !n.is(TERMINAL) && n.skip() == 1).count(), 2);
+            } else {
+                // Rarest first, the five last positions lead: five terminators at the root.
+                assert_eq!(fib.node_count(), 5);
+            }
+            let mut scratch = crate::tag::MatchScratch::new();
+            for (q, ports) in &v {
+                assert_eq!(fib.fas(q, crate::tag::Fanout::ALL, &PortSet::ALL, &mut scratch), *ports);
+                assert_eq!(fib.fls(q, &mut scratch).map(|l| (l.weight, l.ports)), Some((6, *ports)));
+            }
+            assert_eq!(fib.fas(&d(&[1, 2, 3, 5, 10]), crate::tag::Fanout::ALL, &PortSet::ALL, &mut scratch), PortSet::EMPTY);
+        }
     }
 
     #[test]
@@ -578,10 +711,10 @@ mod tests {
     }
 
     #[test]
-    fn port_set_ids_go_by_use_and_two_byte_ids_match() {
+    fn port_set_ids_go_by_use_and_wider_ids_match() {
         use crate::tag::{Fanout, MatchScratch};
         // 400 descriptors of three positions; one port set used by every tenth, the rest all
-        // different (so ids reach past the one-byte varints).
+        // different (so ids take 9 bits).
         let entries: Vec<(Descriptor, PortSet)> = (0..400usize)
             .map(|i| {
                 let ports = if i % 10 == 0 { PortSet::of([255]) } else { PortSet::of([(i % 200) as u8, (i / 200 + 200) as u8]) };
@@ -598,6 +731,45 @@ mod tests {
                 assert_eq!(fib.fas(q, Fanout::ALL, &PortSet::ALL, &mut scratch), want, "{c:?} {l:?}");
                 let best = fib.fls(q, &mut scratch).unwrap();
                 assert_eq!(best.weight, q.weight());
+            }
+        }
+    }
+
+    #[test]
+    fn fifteen_bit_ids_leave_small_record_blocks_that_still_match() {
+        use crate::tag::{Fanout, MatchScratch};
+        // 20,000 descriptors of 4–9 positions, each its own port set (pairs and triples of 256
+        // ports): ids take 15 bits, so record offsets have 15 and blocks are small.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut seen = hashbrown::HashSet::new();
+        let mut entries = Vec::new();
+        while entries.len() < 20_000 {
+            let r = next();
+            let positions: Vec<usize> = (0..4 + r % 6).map(|i| (next() % 40) as usize + (i as usize % 3) * 60).collect();
+            let i = entries.len();
+            let ports = PortSet::of([(i % 256) as u8, (i / 256 % 256) as u8, (r >> 56) as u8 | 1]);
+            if seen.insert(d(&positions)) {
+                entries.push((d(&positions), ports));
+            }
+        }
+        let mut scratch = MatchScratch::new();
+        for c in [Compression::PermChain, Compression::RareChain] {
+            let fib = CompiledFib::build(entries.iter().copied(), entries.len(), c, Layout::Srol).unwrap();
+            assert_eq!(fib.id_bits, 15);
+            assert!(fib.block_shift < MAX_BLOCK_SHIFT);
+            for (e, _) in entries.iter().step_by(97) {
+                let mut q = *e;
+                q.set((next() % 192) as usize);
+                let want = entries.iter().filter(|(x, _)| x.is_subset_of(&q)).fold(PortSet::EMPTY, |acc, (_, p)| acc.union(p));
+                assert_eq!(fib.fas(&q, Fanout::ALL, &PortSet::ALL, &mut scratch), want, "{c:?}");
+                let heaviest = entries.iter().filter(|(x, _)| x.is_subset_of(&q)).map(|(x, _)| x.weight()).max();
+                assert_eq!(fib.fls(&q, &mut scratch).map(|l| l.weight), heaviest, "{c:?}");
             }
         }
     }

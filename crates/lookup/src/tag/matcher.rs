@@ -129,22 +129,24 @@ impl CompiledFib {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
     }
 
-    /// The port-set id of terminator `n`, reached in a list at depth `depth`, if its chain is
-    /// in the query, given that its first and third positions are: the second, then the rest
-    /// from its record.
+    /// The port-set id of terminator `n` (node `index`), reached in a list at depth `depth`, if
+    /// its chain is in the query, given that its first and third positions are: the second,
+    /// then the rest from its record.
     #[inline]
-    fn terminal_match(&self, q: &Query, n: &Node, depth: u32) -> Option<usize> {
+    fn terminal_match(&self, q: &Query, n: &Node, index: usize, depth: u32) -> Option<usize> {
         if !q.has(usize::from(n.b)) {
             return None;
         }
-        let (set, mut rest) = Record::new(self.terminals.get(n.record()..)?, n.c, self.rice_k)?;
         let len = (u32::from(n.max) + 1).saturating_sub(depth);
-        for _ in 3..len {
-            if !q.has(rest.next_position()?) {
-                return None;
+        if len > 3 {
+            let mut rest = Record::at(&self.records, self.record_bit(index, n)?, n.c, self.rice_k);
+            for _ in 3..len {
+                if !q.has(rest.next_position()?) {
+                    return None;
+                }
             }
         }
-        Some(usize::from(set))
+        Some(self.terminal_set(n))
     }
 
     /// Prefetches the child list of inner node `n`, pushed now and read when popped (after the
@@ -176,7 +178,7 @@ impl CompiledFib {
                 if !q.has_both(n.a, n.c) {
                     // Neither a match nor a subtree to enter (most nodes).
                 } else if n.is(TERMINAL) {
-                    if let Some(set) = self.terminal_match(&q, n, depth) {
+                    if let Some(set) = self.terminal_match(&q, n, i, depth) {
                         let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
                         if limit >= MAX_PORTS {
                             out = out.union(&ports);
@@ -186,7 +188,7 @@ impl CompiledFib {
                     }
                 } else if n.min() < depth + q.from(n.pos()) {
                     self.prefetch_children(n);
-                    stack.push((n.child() as u32, depth + 1));
+                    stack.push((n.child() as u32, depth + 1 + n.skip()));
                 }
                 if n.is(LAST) {
                     break;
@@ -226,7 +228,7 @@ impl CompiledFib {
                 if u64::from(u32::from(n.max) > best_weight) & q.bit(usize::from(n.a)) & q.bit(usize::from(n.c)) == 0 {
                     // Nothing heavier below, or nothing below in the query.
                 } else if n.is(TERMINAL) {
-                    if let Some(set) = self.terminal_match(&q, n, depth) {
+                    if let Some(set) = self.terminal_match(&q, n, i, depth) {
                         best_weight = u32::from(n.max);
                         best_set = set;
                     }
@@ -234,7 +236,7 @@ impl CompiledFib {
                     let potential = depth - 1 + q.from(n.pos());
                     if (n.min() <= potential) & (potential > best_weight) {
                         self.prefetch_children(n);
-                        stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1));
+                        stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1 + n.skip()));
                     }
                 }
                 if n.is(LAST) {
