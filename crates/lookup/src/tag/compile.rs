@@ -41,7 +41,8 @@
 //! trie answers as before with one node fewer on every such path — the paper removes only
 //! terminal chains; these are the shared one-child steps above them. With guards, a single
 //! child's position is exactly the guard the node would have had (the next position every
-//! descriptor below it has).
+//! descriptor below it has); the skipped child's own guard is then not tested, so a walk may
+//! read its child list where it would have stopped one node earlier.
 //!
 //! **Guards** (not the paper's; kept by [`Compression::RareChain`]): an inner node's guard is a
 //! position every descriptor below it has besides its path — the rarest of them. A query
@@ -435,7 +436,7 @@ impl CompiledFib {
     ///
     /// # Errors
     /// [`TagError::EmptyDescriptor`] for a descriptor with no bits; [`TagError::TooLarge`]
-    /// beyond 2^30 nodes or 2 GiB of terminator records, or 65,535 distinct port sets.
+    /// beyond 2^29 nodes or 4 GiB of terminator records, or 65,535 distinct port sets.
     pub fn build(
         entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
         n: usize,

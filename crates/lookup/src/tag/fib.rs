@@ -98,8 +98,8 @@ impl DescriptorFib {
     /// Compiles the FIB into the matcher's vector trie.
     ///
     /// # Errors
-    /// [`TagError::TooLarge`] when the trie would need more than 2^32 nodes or chain bytes, or the
-    /// FIB more than 65,535 distinct port sets.
+    /// [`TagError::TooLarge`] when the trie would need more than 2^29 nodes or 4 GiB of chain
+    /// records, or the FIB more than 65,535 distinct port sets.
     pub fn compile(&self, compression: Compression, layout: Layout) -> Result<CompiledFib, TagError> {
         CompiledFib::build(self.entries.iter().map(|(d, s)| (*d, *s)), self.entries.len(), compression, layout)
     }
