@@ -198,6 +198,38 @@ fn compile(entries: &[(Descriptor, PortSet)], c: Compression, l: Layout) -> anyh
     Ok((fib?, s))
 }
 
+/// The size of `fib`, compiled from `w` in `build_s` seconds.
+fn fib_row(w: &Workload<'_>, fib: &CompiledFib, build_s: f64) -> Row {
+    Row::new("fib")
+        .with("fib", w.name.as_str())
+        .with("descriptors", w.entries.len())
+        .with("compression", fib.compression().name())
+        .with("layout", fib.layout().name())
+        .with("nodes", fib.node_count())
+        .with("fib_bytes", fib.memory_bytes())
+        .with("bytes_per_descriptor", fib.memory_bytes() as f64 / w.entries.len() as f64)
+        .with("build_s", build_s)
+}
+
+/// How much the bit permutation saves when popularity is skewed at the bit level: the largest
+/// Zipf FIB's recipe with an application tag in every descriptor ([`workload::apps_fib`]),
+/// compiled without compression, permuted, and with chains removed (SROL), each checked like the
+/// main FIBs.
+fn skew(cfg: &RunConfig, n: usize, n_q: usize) -> anyhow::Result<Vec<Row>> {
+    let entries = workload::apps_fib(n, 0xa9);
+    let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+    let queries = workload::queries(&entries, n_q, 2, 1.0, 0x52);
+    let w = Workload::new(cfg, format!("apps-{}", size_label(n)), &entries, &inverted, queries);
+    let mut rows = Vec::new();
+    for c in [Compression::None, Compression::Perm, Compression::PermChain] {
+        let (fib, build_s) = compile(w.entries, c, Layout::Srol)?;
+        eprintln!("tagnet: {} {}/srol: {:.1} MB", w.name, c.name(), fib.memory_bytes() as f64 / 1e6);
+        rows.push(fib_row(&w, &fib, build_s).with("sweep", "skew"));
+        rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "skew")));
+    }
+    Ok(rows)
+}
+
 /// Every compression × layout on `w` (Figure 9), returning the rows and the rare+chain/SROL FIB
 /// (the fastest: it runs the engine and the sweeps).
 fn variants(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<(Vec<Row>, Option<CompiledFib>)> {
@@ -213,17 +245,7 @@ fn variants(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<(Vec<Row>, Opti
             fib.node_count(),
             fib.memory_bytes() as f64 / 1e6
         );
-        rows.push(
-            Row::new("fib")
-                .with("fib", w.name.as_str())
-                .with("descriptors", w.entries.len())
-                .with("compression", c.name())
-                .with("layout", l.name())
-                .with("nodes", fib.node_count())
-                .with("fib_bytes", fib.memory_bytes())
-                .with("bytes_per_descriptor", fib.memory_bytes() as f64 / w.entries.len() as f64)
-                .with("build_s", build_s),
-        );
+        rows.push(fib_row(w, &fib, build_s));
         rows.extend(measure_trie(cfg, w, &fib, 2));
         if (c, l) == (Compression::RareChain, Layout::Srol) {
             best = Some(fib);
@@ -587,6 +609,7 @@ impl crate::Experiment for TagnetExperiment {
                 rows.extend(mixed(cfg, &w, best, &loc));
             }
         }
+        rows.extend(skew(cfg, zipf_sizes[zipf_sizes.len() - 1], n_q)?);
         // Figure 10c: FIB size, rare+chain/SROL only — up to the paper's 63M descriptors in a full
         // run (the compressed trie only: the uncompressed variants would take 10 GB at that size).
         let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[2_500_000, 5_000_000, 63_000_000] };
@@ -626,7 +649,7 @@ fn num(r: Option<&Row>, key: &str) -> f64 {
 
 fn fib_names(rows: &[Row]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for r in rows.iter().filter(|r| r.str("system") == Some("fib")) {
+    for r in rows.iter().filter(|r| r.str("system") == Some("fib") && r.str("sweep").is_none()) {
         if let Some(f) = r.str("fib").filter(|f| !names.iter().any(|n| n == f)) {
             names.push(f.to_string());
         }
@@ -832,6 +855,16 @@ fn summary(rows: &[Row]) -> Vec<String> {
         {
             out.push(format!("tagnet {f} mixed 80% pull: {:.2} Mpps / {:.1} Gbps (1 thread)", num(Some(m), "mpps"), num(Some(m), "gbps")));
         }
+    }
+    let skewed: Vec<&Row> = rows.iter().filter(|r| r.str("system") == Some("fib") && r.str("sweep") == Some("skew")).collect();
+    if let Some(name) = skewed.first().and_then(|r| r.str("fib")) {
+        let mem = |c: &str| num(skewed.iter().copied().find(|r| r.str("compression") == Some(c)), "fib_bytes");
+        out.push(format!(
+            "tagnet {name} (an app tag in every descriptor): perm saves {:.0}%, +chain {:.0}% ({:.0} MB)",
+            100.0 * (1.0 - mem("perm") / mem("none")),
+            100.0 * (1.0 - mem("perm+chain") / mem("none")),
+            mem("perm+chain") / 1e6,
+        ));
     }
     if let Some(t) = rows.iter().find(|r| r.str("system") == Some("tz") && r.num("ns_per_forward").is_some()) {
         let synthetic = || rows.iter().filter(|r| r.str("topology") == Some("preferential-attachment"));

@@ -5,6 +5,10 @@
 //!   vocabulary of [`VOCABULARY`] with Zipf(1) popularity — the skew the paper's section 3.2.1
 //!   counts on. (The paper's 63M/10M FIBs come from its authors' routing simulation and are not
 //!   public; this is the stand-in, chosen before measuring.)
+//! - [`apps_fib`]: the same, but each descriptor also carries one of [`APPS`] application tags
+//!   (Zipf-picked): a skew the Bloom filter cannot flatten, since the app tag's 7 bits are set
+//!   together in a large share of the FIB. Used only to show how much the bit permutation's
+//!   saving depends on skew; the main workloads stay the two above.
 //! - [`ccn_fib`]: hierarchical names converted as the paper's section 2.1 does — the name FIB
 //!   workload's real URL names (reversed-domain, extended under Zipf-picked real prefixes beyond
 //!   the list's size), each component `c` at depth `i` becoming the tag `i:c`.
@@ -51,15 +55,35 @@ fn add_zipf_tag(rng: &mut SmallRng, d: &mut Descriptor) {
 
 /// `n` distinct Zipf-tagged descriptors with their ports.
 pub fn zipf_fib(n: usize, seed: u64) -> Entries {
+    distinct_fib(n, seed, "zipf descriptors", |rng, d| {
+        for _ in 0..rng.gen_range(1..=4) {
+            add_zipf_tag(rng, d);
+        }
+    })
+}
+
+/// Application tags [`apps_fib`] draws from.
+pub const APPS: usize = 16;
+
+/// `n` distinct descriptors of one application tag (Zipf(1) over [`APPS`]) and 1–3 Zipf tags.
+pub fn apps_fib(n: usize, seed: u64) -> Entries {
+    distinct_fib(n, seed, "app-tagged descriptors", |rng, d| {
+        d.add_tag(format!("app{}", zipf(rng, APPS)).as_bytes());
+        for _ in 0..rng.gen_range(1..=3) {
+            add_zipf_tag(rng, d);
+        }
+    })
+}
+
+/// `n` distinct descriptors, each made by `make`, with their ports.
+fn distinct_fib(n: usize, seed: u64, what: &str, mut make: impl FnMut(&mut SmallRng, &mut Descriptor)) -> Entries {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut seen = HashSet::with_capacity(n);
     let mut out = Vec::with_capacity(n);
-    let bar = crate::progress::bar(n as u64, "zipf descriptors");
+    let bar = crate::progress::bar(n as u64, what);
     while out.len() < n {
         let mut d = Descriptor::EMPTY;
-        for _ in 0..rng.gen_range(1..=4) {
-            add_zipf_tag(&mut rng, &mut d);
-        }
+        make(&mut rng, &mut d);
         if seen.insert(d) {
             out.push((d, ports_for(out.len())));
             bar.inc(1);
@@ -226,5 +250,15 @@ mod tests {
         assert_eq!(set.len(), 2000);
         let q = queries(&fib, 100, 2, 1.0, 2);
         assert!(q.iter().all(|q| fib.iter().any(|(d, _)| d.is_subset_of(q))));
+    }
+
+    #[test]
+    fn apps_fib_descriptors_each_carry_an_app_tag() {
+        let fib = apps_fib(2000, 1);
+        let apps: Vec<Descriptor> = (0..APPS).map(|a| Descriptor::from_tags([format!("app{a}")]).unwrap()).collect();
+        assert!(fib.iter().all(|(d, _)| apps.iter().any(|a| a.is_subset_of(d))));
+        // Zipf(1) over 16: the first app is in about 30% of them.
+        let first = fib.iter().filter(|(d, _)| apps[0].is_subset_of(d)).count();
+        assert!((400..900).contains(&first), "{first}");
     }
 }
