@@ -450,7 +450,8 @@ impl CompiledFib {
             let all: Vec<Descriptor> = entries.clone().map(|(d, _)| d).collect();
             popularity(all.iter(), compression == Compression::RareChain)
         };
-        // Port sets numbered as met, then renumbered by decreasing use (below).
+        // Port sets numbered as met, then renumbered by decreasing use (below): the most used
+        // sets share the first cache lines of `port_sets`, which every match reads.
         let mut set_ids: HashMap<PortSet, u16> = HashMap::new();
         let mut port_sets = Vec::new();
         let mut uses: Vec<u32> = Vec::new();
