@@ -13,10 +13,14 @@
 //! 4. (guarded compressions, not the paper's) the node's guard position must be in the query.
 //!
 //! FLS walks best bound first (not the paper's order; see [`CompiledFib::fls`]): the child lists a
-//! sibling list pushes are ordered by the most a match below each can weigh, so the heaviest
-//! match is usually met on the first descent and rule 3 then prunes most of the rest. A global
-//! priority queue instead (always the highest bound in the whole walk) measured slower: at the
-//! shallow levels bounds tie, and the walk turned breadth-first.
+//! sibling list pushes are ordered by the most a match below each can weigh, so a heavy match is
+//! met early and rule 3 then prunes what cannot beat it. A global priority queue instead (always
+//! the highest bound in the whole walk) measured slower: at the shallow levels bounds tie, and
+//! the walk turned breadth-first; with ties broken deepest first it read somewhat fewer nodes
+//! but still ran slower (the heap, and the prefetches of lists it never pops). With extra tags in
+//! the packet, most of what FLS reads comes before it meets its final best, in either order —
+//! subtrees whose bound exceeds that best, which any order must read: the bounds, not the
+//! order, limit FLS (probe programs counting nodes, 1M Zipf FIB).
 //!
 //! Each child list is prefetched when it is pushed: it is read when popped, after the rest of
 //! its parent's list. Eight cache lines of it, not one: a popped list is read to its end and, in
@@ -204,9 +208,10 @@ impl CompiledFib {
     /// Best bound first: each child list is pushed with the most a match below it can weigh
     /// (the child's maximum depth, capped by its potential matching weight), the lists pushed from
     /// one sibling list are ordered so the highest bound is popped first, and a popped list whose
-    /// bound no longer beats the best match is dropped unread. The heaviest match is then usually
-    /// found on the first descent, and rule 3 prunes the rest of the trie (the paper's depth-first
-    /// order found it only after the lighter subtrees of lower positions).
+    /// bound no longer beats the best match is dropped unread. A heavy match is then found early
+    /// (the packet's own descriptor on the first descent, when it has no extra tags), and rule 3
+    /// prunes what cannot beat it (the paper's depth-first order found it only after the lighter
+    /// subtrees of lower positions).
     pub fn fls(&self, query: &Descriptor, scratch: &mut MatchScratch) -> Option<Largest> {
         if self.nodes.is_empty() {
             return None;
