@@ -257,7 +257,7 @@ mod tests {
         let fib = apps_fib(2000, 1);
         let apps: Vec<Descriptor> = (0..APPS).map(|a| Descriptor::from_tags([format!("app{a}")]).unwrap()).collect();
         assert!(fib.iter().all(|(d, _)| apps.iter().any(|a| a.is_subset_of(d))));
-        // Zipf(1) over 16: the first app is in about 30% of them.
+        // Zipf(1) over 16: the first app is in about a quarter of them.
         let first = fib.iter().filter(|(d, _)| apps[0].is_subset_of(d)).count();
         assert!((400..900).contains(&first), "{first}");
     }

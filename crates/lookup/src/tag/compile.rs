@@ -553,7 +553,7 @@ impl CompiledFib {
     /// The port-set id of terminator `n`.
     #[inline]
     pub(super) fn terminal_set(&self, n: &Node) -> usize {
-        (n.link & PAYLOAD & ((1 << self.id_bits) - 1)) as usize
+        (n.link & ((1 << self.id_bits) - 1)) as usize
     }
 
     /// Where the record of terminator `n`, at node index `index`, starts in `records` (in bits);
