@@ -211,21 +211,29 @@ fn fib_row(w: &Workload<'_>, fib: &CompiledFib, build_s: f64) -> Row {
         .with("build_s", build_s)
 }
 
-/// How much the bit permutation saves when popularity is skewed at the bit level: the largest
-/// Zipf FIB's recipe with an application tag in every descriptor ([`workload::apps_fib`]),
-/// compiled without compression, permuted, and with chains removed (SROL), each checked like the
-/// main FIBs.
+/// Tag-popularity exponents of the skew series' Zipf(s) FIBs (the main Zipf FIB is s ≈ 1).
+const SKEW_EXPONENTS: [f64; 2] = [1.25, 1.5];
+
+/// How much the bit permutation saves as popularity gets more skewed: the largest Zipf FIB's
+/// recipe with an application tag in every descriptor ([`workload::apps_fib`]) and with tags
+/// Zipf(s) for each of [`SKEW_EXPONENTS`] ([`workload::zipf_s_fib`]), each compiled without
+/// compression, permuted, and with chains removed (SROL) and checked like the main FIBs.
 fn skew(cfg: &RunConfig, n: usize, n_q: usize) -> anyhow::Result<Vec<Row>> {
-    let entries = workload::apps_fib(n, 0xa9);
-    let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-    let queries = workload::queries(&entries, n_q, 2, 1.0, 0x52);
-    let w = Workload::new(cfg, format!("apps-{}", size_label(n)), &entries, &inverted, queries);
+    let mut fibs = vec![(format!("apps-{}", size_label(n)), workload::apps_fib(n, 0xa9))];
+    for s in SKEW_EXPONENTS {
+        fibs.push((format!("zipf-s{s}-{}", size_label(n)), workload::zipf_s_fib(n, s, 0x5e)));
+    }
     let mut rows = Vec::new();
-    for c in [Compression::None, Compression::Perm, Compression::PermChain] {
-        let (fib, build_s) = compile(w.entries, c, Layout::Srol)?;
-        eprintln!("tagnet: {} {}/srol: {:.1} MB", w.name, c.name(), fib.memory_bytes() as f64 / 1e6);
-        rows.push(fib_row(&w, &fib, build_s).with("sweep", "skew"));
-        rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "skew")));
+    for (name, entries) in fibs {
+        let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+        let queries = workload::queries(&entries, n_q, 2, 1.0, 0x52);
+        let w = Workload::new(cfg, name, &entries, &inverted, queries);
+        for c in [Compression::None, Compression::Perm, Compression::PermChain] {
+            let (fib, build_s) = compile(w.entries, c, Layout::Srol)?;
+            eprintln!("tagnet: {} {}/srol: {:.1} MB", w.name, c.name(), fib.memory_bytes() as f64 / 1e6);
+            rows.push(fib_row(&w, &fib, build_s).with("sweep", "skew"));
+            rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "skew")));
+        }
     }
     Ok(rows)
 }
@@ -821,7 +829,51 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             series: vec![("fas".into(), extra("fas")), ("fls".into(), extra("fls"))],
         },
     });
+    let savings = permutation_savings(rows);
+    plots.push(Plot {
+        file_tag: "skew".into(),
+        title: "Bytes the permutation saves as tag popularity gets more skewed (SROL; the paper: 48%)".into(),
+        y_label: "% of the uncompressed FIB saved".into(),
+        chart: Chart::Bars {
+            groups: savings.iter().map(|s| s.0.clone()).collect(),
+            series: vec![
+                ("perm".into(), savings.iter().map(|s| s.1).collect()),
+                ("perm+chain".into(), savings.iter().map(|s| s.2).collect()),
+            ],
+        },
+    });
     plots
+}
+
+/// For the largest Zipf FIB and each FIB of the skew series: its name, the percentage of the
+/// uncompressed FIB's bytes the permutation saves alone and with chains removed, and the
+/// perm+chain FIB's MB.
+fn permutation_savings(rows: &[Row]) -> Vec<(String, f64, f64, f64)> {
+    let skewed = |r: &&Row| r.str("system") == Some("fib") && r.str("sweep") == Some("skew");
+    let mut names: Vec<String> = Vec::new();
+    let largest_zipf = fib_names(rows).into_iter().rfind(|f| f.starts_with("zipf"));
+    for f in largest_zipf.into_iter().chain(rows.iter().filter(skewed).filter_map(|r| r.str("fib").map(String::from))) {
+        if !names.contains(&f) {
+            names.push(f);
+        }
+    }
+    names
+        .into_iter()
+        .map(|f| {
+            let mem = |c: &str| {
+                let r = rows.iter().find(|r| {
+                    r.str("system") == Some("fib")
+                        && r.str("fib") == Some(f.as_str())
+                        && r.str("compression") == Some(c)
+                        && r.str("layout") == Some("srol")
+                });
+                num(r, "fib_bytes")
+            };
+            let saved = |c: &str| 100.0 * (1.0 - mem(c) / mem("none"));
+            let (perm, chain, mb) = (saved("perm"), saved("perm+chain"), mem("perm+chain") / 1e6);
+            (f, perm, chain, mb)
+        })
+        .collect()
 }
 
 fn summary(rows: &[Row]) -> Vec<String> {
@@ -856,15 +908,8 @@ fn summary(rows: &[Row]) -> Vec<String> {
             out.push(format!("tagnet {f} mixed 80% pull: {:.2} Mpps / {:.1} Gbps (1 thread)", num(Some(m), "mpps"), num(Some(m), "gbps")));
         }
     }
-    let skewed: Vec<&Row> = rows.iter().filter(|r| r.str("system") == Some("fib") && r.str("sweep") == Some("skew")).collect();
-    if let Some(name) = skewed.first().and_then(|r| r.str("fib")) {
-        let mem = |c: &str| num(skewed.iter().copied().find(|r| r.str("compression") == Some(c)), "fib_bytes");
-        out.push(format!(
-            "tagnet {name} (an app tag in every descriptor): perm saves {:.0}%, +chain {:.0}% ({:.0} MB)",
-            100.0 * (1.0 - mem("perm") / mem("none")),
-            100.0 * (1.0 - mem("perm+chain") / mem("none")),
-            mem("perm+chain") / 1e6,
-        ));
+    for (name, perm, chain, mb) in permutation_savings(rows) {
+        out.push(format!("tagnet skew, {name}: perm alone saves {perm:.1}%, with chains {chain:.1}% ({mb:.1} MB)"));
     }
     if let Some(t) = rows.iter().find(|r| r.str("system") == Some("tz") && r.num("ns_per_forward").is_some()) {
         let synthetic = || rows.iter().filter(|r| r.str("topology") == Some("preferential-attachment"));

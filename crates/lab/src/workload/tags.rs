@@ -9,6 +9,9 @@
 //!   (Zipf-picked): a skew the Bloom filter cannot flatten, since the app tag's 7 bits are set
 //!   together in a large share of the FIB. Used only to show how much the bit permutation's
 //!   saving depends on skew; the main workloads stay the two above.
+//! - [`zipf_s_fib`]: the Zipf FIB's recipe with tag popularity Zipf(s) for a given exponent s
+//!   (the main Zipf FIB's sampler is a continuous stand-in for s = 1): the same question, with
+//!   skew in the tags themselves.
 //! - [`ccn_fib`]: hierarchical names converted as the paper's section 2.1 does — the name FIB
 //!   workload's real URL names (reversed-domain, extended under Zipf-picked real prefixes beyond
 //!   the list's size), each component `c` at depth `i` becoming the tag `i:c`.
@@ -58,6 +61,20 @@ pub fn zipf_fib(n: usize, seed: u64) -> Entries {
     distinct_fib(n, seed, "zipf descriptors", |rng, d| {
         for _ in 0..rng.gen_range(1..=4) {
             add_zipf_tag(rng, d);
+        }
+    })
+}
+
+/// `n` distinct descriptors of 1–4 tags, each tag Zipf(`s`) over [`VOCABULARY`].
+///
+/// # Panics
+/// If `s` is not a finite exponent > 0 (a caller's constant).
+pub fn zipf_s_fib(n: usize, s: f64, seed: u64) -> Entries {
+    let tags = rand_distr::Zipf::new(VOCABULARY as u64, s).expect("a Zipf exponent > 0");
+    distinct_fib(n, seed, "zipf(s) descriptors", |rng, d| {
+        for _ in 0..rng.gen_range(1..=4) {
+            let t: f64 = rng.sample(tags);
+            d.add_tag(format!("tag{}", t as u64 - 1).as_bytes());
         }
     })
 }
@@ -250,6 +267,18 @@ mod tests {
         assert_eq!(set.len(), 2000);
         let q = queries(&fib, 100, 2, 1.0, 2);
         assert!(q.iter().all(|q| fib.iter().any(|(d, _)| d.is_subset_of(q))));
+    }
+
+    #[test]
+    fn a_larger_exponent_puts_more_of_the_fib_on_its_top_tag() {
+        let share = |s: f64| {
+            let fib = zipf_s_fib(5000, s, 3);
+            let top = Descriptor::from_tags(["tag0"]).unwrap();
+            fib.iter().filter(|(d, _)| top.is_subset_of(d)).count()
+        };
+        // Zipf(1.5) over 2^20 gives its top tag 38% of draws, Zipf(1) about 7%.
+        let (flat, steep) = (share(1.0), share(1.5));
+        assert!(steep > 2 * flat, "{flat} vs {steep}");
     }
 
     #[test]
