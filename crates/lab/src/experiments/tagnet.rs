@@ -5,7 +5,9 @@
 //!
 //! FIBs: Zipf-tagged descriptors (1M and 10M, and 2.5M, 5M and 63M for the FIB-size series; quick:
 //! 100K) and a CCN-like FIB of real URL names converted to depth-tagged descriptors (10M; quick:
-//! 100K). Packets: FIB descriptors plus up to 2 extra tags (100% matching) unless a row says
+//! 100K); in the `skew` series, FIBs of the largest Zipf size with more skew (an application tag
+//! in every descriptor; Zipf(s) tags, s = 1.25 and 1.5) to show what the bit permutation's saving
+//! depends on. Packets: FIB descriptors plus up to 2 extra tags (100% matching) unless a row says
 //! otherwise (`extra_tags`, `matching_pct`).
 //! Every answer is checked against the inverted index (itself checked against the linear scan on
 //! the scan's queries and in the property tests): FAS must return exactly the oracle's port
