@@ -10,6 +10,8 @@
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
 //! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far;
+//!    as positions ascend along a list the potential only falls, so FLS stops reading a list at
+//!    the first sibling past the position where it can no longer beat the best (ours);
 //! 4. (guarded compressions, not the paper's) the node's guard position must be in the query.
 //!
 //! FLS walks best bound first (not the paper's order; see [`CompiledFib::fls`]): the child lists a
@@ -40,7 +42,7 @@ use core::num::NonZeroUsize;
 
 use super::chain::Record;
 use super::compile::{permute, CompiledFib, Node, LAST, TERMINAL};
-use super::{Descriptor, PortSet, TagError, MAX_PORTS};
+use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
 /// Cache lines prefetched from the start of each child list the walks push.
 const PREFETCH_LINES: usize = 8;
@@ -125,6 +127,42 @@ impl Query {
     #[inline]
     fn from(&self, p: usize) -> u32 {
         (self.bits[p >> 6] >> (p & 63)).count_ones() + self.after[p >> 6]
+    }
+}
+
+/// A query's positions, highest first, for FLS to stop reading a list once none of its remaining
+/// siblings can lead to a match heavier than the best so far.
+///
+/// Siblings are in ascending position order, and a match at or below a sibling at position p in
+/// a list at depth d weighs at most d − 1 + (query bits ≥ p) — a bound that only falls along the
+/// list. It is ≤ the best weight w once fewer than w − d + 2 query bits are ≥ p, that is once p is
+/// past the query's (w − d + 2)-th highest position.
+struct Descending {
+    positions: [u8; FILTER_BITS],
+    len: usize,
+}
+
+impl Descending {
+    fn new(q: &Query) -> Descending {
+        let mut d = Descending { positions: [0; FILTER_BITS], len: 0 };
+        for (w, &word) in q.bits.iter().enumerate().rev() {
+            let mut bits = word;
+            while bits != 0 {
+                let b = 63 - bits.leading_zeros() as usize;
+                d.positions[d.len] = (w * 64 + b) as u8;
+                d.len += 1;
+                bits &= !(1 << b);
+            }
+        }
+        d
+    }
+
+    /// The highest position a sibling in a list at `depth` can have and still lead to a match
+    /// heavier than `best` (-1: none can; `i32::MAX`: every one can).
+    #[inline]
+    fn last_useful(&self, best: u32, depth: u32) -> i32 {
+        let Some(r) = (best + 1).checked_sub(depth) else { return i32::MAX };
+        self.positions[..self.len].get(r as usize).map_or(-1, |&p| i32::from(p))
     }
 }
 
@@ -217,6 +255,7 @@ impl CompiledFib {
             return None;
         }
         let q = self.query(query);
+        let descending = Descending::new(&q);
         let (mut best_weight, mut best_set) = (0u32, usize::MAX);
         let stack = &mut scratch.bounded;
         stack.clear();
@@ -225,9 +264,13 @@ impl CompiledFib {
             if bound <= best_weight {
                 continue;
             }
+            let mut last_useful = descending.last_useful(best_weight, depth);
             let pushed = stack.len();
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
+                if i32::from(n.a) > last_useful {
+                    break; // No sibling from here on can beat the best match.
+                }
                 // The three tests as bits and one branch (written with `has_both` and a bool `|`,
                 // the compiler branched again and the walk measured slower).
                 if u64::from(u32::from(n.max) > best_weight) & q.bit(usize::from(n.a)) & q.bit(usize::from(n.c)) == 0 {
@@ -236,6 +279,7 @@ impl CompiledFib {
                     if let Some(set) = self.terminal_match(&q, n, i, depth) {
                         best_weight = u32::from(n.max);
                         best_set = set;
+                        last_useful = descending.last_useful(best_weight, depth);
                     }
                 } else {
                     let potential = depth - 1 + q.from(n.pos());
@@ -268,5 +312,30 @@ impl CompiledFib {
         for (q, o) in queries.iter().zip(out.iter_mut()) {
             *o = self.fls(q, scratch);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_stops_where_its_potential_cannot_beat_the_best() {
+        let mut bits = [0u64; 3];
+        for p in [3usize, 10, 50, 100, 150] {
+            bits[p / 64] |= 1 << (p % 64);
+        }
+        let d = Descending::new(&Query::new(bits));
+        assert_eq!(&d.positions[..d.len], &[150, 100, 50, 10, 3]);
+        // Root list, nothing found yet: any sibling up to the query's highest position.
+        assert_eq!(d.last_useful(0, 1), 150);
+        // Root list, best 2: a sibling needs 3 query bits at or after it.
+        assert_eq!(d.last_useful(2, 1), 50);
+        // Depth 3 (two positions matched), best 4: 3 more bits needed.
+        assert_eq!(d.last_useful(4, 3), 50);
+        // Best lighter than the path so far: every sibling can beat it.
+        assert_eq!(d.last_useful(0, 3), i32::MAX);
+        // Best at least the path plus every query bit: none can.
+        assert_eq!(d.last_useful(7, 3), -1);
     }
 }
