@@ -68,9 +68,9 @@ pub fn zipf_fib(n: usize, seed: u64) -> Entries {
 /// `n` distinct descriptors of 1–4 tags, each tag Zipf(`s`) over [`VOCABULARY`].
 ///
 /// # Panics
-/// If `s` is not a finite exponent > 0 (a caller's constant).
+/// If `s` is negative or NaN (a caller's constant; s = 0 is uniform).
 pub fn zipf_s_fib(n: usize, s: f64, seed: u64) -> Entries {
-    let tags = rand_distr::Zipf::new(VOCABULARY as u64, s).expect("a Zipf exponent > 0");
+    let tags = rand_distr::Zipf::new(VOCABULARY as u64, s).expect("a Zipf exponent ≥ 0");
     distinct_fib(n, seed, "zipf(s) descriptors", |rng, d| {
         for _ in 0..rng.gen_range(1..=4) {
             let t: f64 = rng.sample(tags);
