@@ -136,7 +136,9 @@ impl Query {
 /// Siblings are in ascending position order, and a match at or below a sibling at position p in
 /// a list at depth d weighs at most d − 1 + (query bits ≥ p) — a bound that only falls along the
 /// list. It is ≤ the best weight w once fewer than w − d + 2 query bits are ≥ p, that is once p is
-/// past the query's (w − d + 2)-th highest position.
+/// past the query's (w − d + 2)-th highest position. One sibling breaks the order: the terminator
+/// of a descriptor that ends at the list's parent comes last, holding the parent's position. It
+/// weighs d − 1, and the cut applies only when w ≥ d − 1, so it cannot beat the best either.
 struct Descending {
     positions: [u8; FILTER_BITS],
     len: usize,
@@ -337,5 +339,29 @@ mod tests {
         assert_eq!(d.last_useful(0, 3), i32::MAX);
         // Best at least the path plus every query bit: none can.
         assert_eq!(d.last_useful(7, 3), -1);
+    }
+
+    #[test]
+    fn the_cut_passes_over_only_what_cannot_beat_the_best() {
+        use crate::tag::{Compression, Layout};
+        let of = |ps: &[usize]| {
+            let mut bits = [0u64; 3];
+            for &p in ps {
+                bits[p / 64] |= 1 << (p % 64);
+            }
+            Descriptor(bits)
+        };
+        // Under 10: {10, 40} and {10} (its terminator last). Under 5: {5, 150}, then {5}'s
+        // terminator, which the cut passes over once {10} has set the best to 1: 150 is past the
+        // query's highest position, and {5} weighs 1 too.
+        let fib = [(of(&[10, 40]), 1u8), (of(&[10]), 2), (of(&[5, 150]), 3), (of(&[5]), 4)];
+        let entries = fib.iter().map(|&(d, p)| (d, PortSet::of([p])));
+        let query = of(&[5, 10, 20]);
+        for c in [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain] {
+            let compiled = CompiledFib::build(entries.clone(), fib.len(), c, Layout::Srol).unwrap();
+            let best = compiled.fls(&query, &mut MatchScratch::new()).unwrap();
+            assert_eq!(best.weight, 1, "{c:?}");
+            assert!(best.ports == PortSet::of([2]) || best.ports == PortSet::of([4]), "{c:?}");
+        }
     }
 }
