@@ -12,7 +12,8 @@
 //!   descriptor lives is replaced by its terminator, which keeps the removed positions in a side
 //!   byte array and checks them all at once when reached.
 //! - **Vector form**: first-child/next-sibling, with next-sibling implicit (siblings are
-//!   consecutive, ascending by position, the last one flagged) and first-child an index.
+//!   consecutive, ascending by position — but for the terminator of a descriptor that ends at
+//!   the parent, which comes last — the last one flagged) and first-child an index.
 //! - **Layouts** ([`Layout`]): siblings' subtrees are placed in sibling order (SOL) or in reverse
 //!   (SROL). The depth-first walk pops the last-pushed (highest) sibling first, so SROL puts what
 //!   is read next right after what was just read.
