@@ -847,6 +847,18 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     plots
 }
 
+/// The bytes of FIB `fib` compiled with `compression` and SROL, from its `fib` row (of any
+/// series).
+fn srol_bytes(rows: &[Row], fib: &str, compression: &str) -> f64 {
+    let r = rows.iter().find(|r| {
+        r.str("system") == Some("fib")
+            && r.str("fib") == Some(fib)
+            && r.str("compression") == Some(compression)
+            && r.str("layout") == Some("srol")
+    });
+    num(r, "fib_bytes")
+}
+
 /// For the largest Zipf FIB and each FIB of the skew series: its name, the percentage of the
 /// uncompressed FIB's bytes the permutation saves alone and with chains removed, and the
 /// perm+chain FIB's MB.
@@ -862,15 +874,7 @@ fn permutation_savings(rows: &[Row]) -> Vec<(String, f64, f64, f64)> {
     names
         .into_iter()
         .map(|f| {
-            let mem = |c: &str| {
-                let r = rows.iter().find(|r| {
-                    r.str("system") == Some("fib")
-                        && r.str("fib") == Some(f.as_str())
-                        && r.str("compression") == Some(c)
-                        && r.str("layout") == Some("srol")
-                });
-                num(r, "fib_bytes")
-            };
+            let mem = |c: &str| srol_bytes(rows, &f, c);
             let saved = |c: &str| 100.0 * (1.0 - mem(c) / mem("none"));
             let (perm, chain, mb) = (saved("perm"), saved("perm+chain"), mem("perm+chain") / 1e6);
             (f, perm, chain, mb)
@@ -881,7 +885,7 @@ fn permutation_savings(rows: &[Row]) -> Vec<(String, f64, f64, f64)> {
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     for f in fib_names(rows) {
-        let mem = |c: &str| num(find(rows, "fib", &f, &[("compression", c), ("layout", "srol")]), "fib_bytes");
+        let mem = |c: &str| srol_bytes(rows, &f, c);
         let speed = |a: &str, fields: &[(&str, &str)]| num(find(rows, a, &f, fields), "kmatches_per_s");
         out.push(format!(
             "tagnet {f}: perm+chain {:.0} MB (perm saves {:.0}%, +chain {:.0}%), rare+chain {:.0} MB",

@@ -51,9 +51,13 @@ pub fn tree_ports(tree: u8) -> PortSet {
     PortSet::of((0..PORTS).filter(|p| p % TREES == tree))
 }
 
+/// Adds the vocabulary's tag of popularity rank `rank` (0: the most popular).
+fn add_ranked_tag(d: &mut Descriptor, rank: u64) {
+    d.add_tag(format!("tag{rank}").as_bytes());
+}
+
 fn add_zipf_tag(rng: &mut SmallRng, d: &mut Descriptor) {
-    let t = zipf(rng, VOCABULARY);
-    d.add_tag(format!("tag{t}").as_bytes());
+    add_ranked_tag(d, zipf(rng, VOCABULARY) as u64);
 }
 
 /// `n` distinct Zipf-tagged descriptors with their ports.
@@ -73,8 +77,8 @@ pub fn zipf_s_fib(n: usize, s: f64, seed: u64) -> Entries {
     let tags = rand_distr::Zipf::new(VOCABULARY as u64, s).expect("a Zipf exponent ≥ 0");
     distinct_fib(n, seed, "zipf(s) descriptors", |rng, d| {
         for _ in 0..rng.gen_range(1..=4) {
-            let t: f64 = rng.sample(tags);
-            d.add_tag(format!("tag{}", t as u64 - 1).as_bytes());
+            let t: f64 = rng.sample(tags); // 1..=VOCABULARY
+            add_ranked_tag(d, t as u64 - 1);
         }
     })
 }
