@@ -213,6 +213,10 @@ fn fib_row(w: &Workload<'_>, fib: &CompiledFib, build_s: f64) -> Row {
         .with("build_s", build_s)
 }
 
+/// Shares of packets drawn from the FIB in the matching-rate sweep (Figure 7; 100% is the main
+/// measurement).
+const MATCHING_RATES: [f64; 4] = [0.0, 0.25, 0.5, 0.75];
+
 /// Tag-popularity exponents of the skew series' Zipf(s) FIBs (the main Zipf FIB is s ≈ 1).
 const SKEW_EXPONENTS: [f64; 2] = [1.25, 1.5];
 
@@ -228,7 +232,7 @@ fn skew(cfg: &RunConfig, n: usize, n_q: usize) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (name, entries) in fibs {
         let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-        let queries = workload::queries(&entries, n_q, 2, 1.0, 0x52);
+        let queries = workload::queries(&entries, n_q, 2, 0x52);
         let w = Workload::new(cfg, name, &entries, &inverted, queries);
         for c in [Compression::None, Compression::Perm, Compression::PermChain] {
             let (fib, build_s) = compile(w.entries, c, Layout::Srol)?;
@@ -240,11 +244,16 @@ fn skew(cfg: &RunConfig, n: usize, n_q: usize) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Every compression × layout on `w` (Figure 9), returning the rows and the rare+chain/SROL FIB
-/// (the fastest: it runs the engine and the sweeps).
-fn variants(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<(Vec<Row>, Option<CompiledFib>)> {
+/// The fastest compiled form: it runs the engine, the sweeps and the FIB-size series.
+const BEST_FIB: (Compression, Layout) = (Compression::RareChain, Layout::Srol);
+/// The paper's own compiled form, swept beside [`BEST_FIB`] (Figures 7 and 8).
+const PAPER_FIB: (Compression, Layout) = (Compression::PermChain, Layout::Srol);
+
+/// Every compression × layout on `w` (Figure 9), returning the rows and the FIBs compiled as
+/// `keep` asks, in its order.
+fn variants(cfg: &RunConfig, w: &Workload<'_>, keep: &[(Compression, Layout)]) -> anyhow::Result<(Vec<Row>, Vec<CompiledFib>)> {
     let mut rows = Vec::new();
-    let mut best = None;
+    let mut kept: Vec<(usize, CompiledFib)> = Vec::new();
     for (c, l) in VARIANTS {
         let (fib, build_s) = compile(w.entries, c, l)?;
         eprintln!(
@@ -257,31 +266,31 @@ fn variants(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<(Vec<Row>, Opti
         );
         rows.push(fib_row(w, &fib, build_s));
         rows.extend(measure_trie(cfg, w, &fib, 2));
-        if (c, l) == (Compression::RareChain, Layout::Srol) {
-            best = Some(fib);
+        if let Some(at) = keep.iter().position(|&k| k == (c, l)) {
+            kept.push((at, fib));
         }
     }
-    Ok((rows, best))
+    kept.sort_by_key(|k| k.0);
+    Ok((rows, kept.into_iter().map(|k| k.1).collect()))
 }
 
-/// FAS/FLS on the best FIB as the packet descriptors change: extra tags 0–3 (Figure 8) and
-/// matching ratios 0% and 50% (Figure 7).
-fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, n: usize) -> Vec<Row> {
+/// FAS/FLS on each of `fibs` as the packet descriptors change: extra tags 0–3 (Figure 8) and
+/// matching rates 0–75% (Figure 7; the packets that do not match are checked to match nothing).
+fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> Vec<Row> {
     let mut rows = Vec::new();
-    let mut run = |extra: usize, matching: f64, seed: u64| {
-        let q = workload::queries(w.entries, n, extra, matching, seed);
-        let sweep = Workload::new(cfg, w.name.clone(), w.entries, w.inverted, q);
-        rows.extend(
-            measure_trie(cfg, &sweep, fib, extra)
-                .into_iter()
-                .map(|r| r.with("sweep", if matching < 1.0 { "matching" } else { "extra_tags" })),
-        );
+    let mut run = |q: Vec<Descriptor>, extra: usize, sweep: &str| {
+        let sweep_w = Workload::new(cfg, w.name.clone(), w.entries, w.inverted, q);
+        for fib in fibs {
+            rows.extend(measure_trie(cfg, &sweep_w, fib, extra).into_iter().map(|r| r.with("sweep", sweep)));
+        }
     };
     for extra in [0, 1, 3] {
-        run(extra, 1.0, 0x70 + extra as u64);
+        run(workload::queries(w.entries, n, extra, 0x70 + extra as u64), extra, "extra_tags");
     }
-    for matching in [0.0, 0.5] {
-        run(2, matching, 0x80 + (matching * 10.0) as u64);
+    let one = Fanout::new(1).expect("1 is a fan-out");
+    let matches = |q: &Descriptor| !w.inverted.fas(q, one, &PortSet::ALL).is_empty();
+    for (i, matching) in MATCHING_RATES.into_iter().enumerate() {
+        run(workload::queries_matching(w.entries, n, 2, matching, 0x80 + i as u64, matches), 2, "matching");
     }
     rows
 }
@@ -596,15 +605,17 @@ impl crate::Experiment for TagnetExperiment {
         for (i, &n) in zipf_sizes.iter().enumerate() {
             let entries = workload::zipf_fib(n, 0x2a + n as u64);
             let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-            let queries = workload::queries(&entries, n_q, 2, 1.0, 0x51);
+            let queries = workload::queries(&entries, n_q, 2, 0x51);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
-            let (r, best) = variants(cfg, &w)?;
+            let largest = i + 1 == zipf_sizes.len();
+            let keep: &[_] = if largest { &[PAPER_FIB, BEST_FIB] } else { &[BEST_FIB] };
+            let (r, mut fibs) = variants(cfg, &w, keep)?;
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
-            if let Some(best) = best {
-                if i + 1 == zipf_sizes.len() {
-                    rows.extend(sweeps(cfg, &w, &best, n_q));
-                }
+            if largest {
+                rows.extend(sweeps(cfg, &w, &fibs, n_q));
+            }
+            if let Some(best) = fibs.pop() {
                 rows.extend(mixed(cfg, &w, best, &loc));
             }
         }
@@ -612,10 +623,10 @@ impl crate::Experiment for TagnetExperiment {
             let (entries, queries) = workload::ccn_fib(ccn_size, n_q, 0xcc)?;
             let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
             let w = Workload::new(cfg, format!("ccn-{}", size_label(ccn_size)), &entries, &inverted, queries);
-            let (r, best) = variants(cfg, &w)?;
+            let (r, mut fibs) = variants(cfg, &w, &[BEST_FIB])?;
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
-            if let Some(best) = best {
+            if let Some(best) = fibs.pop() {
                 rows.extend(mixed(cfg, &w, best, &loc));
             }
         }
@@ -626,9 +637,9 @@ impl crate::Experiment for TagnetExperiment {
         for &n in sizes {
             let entries = workload::zipf_fib(n, 0x2a + n as u64);
             let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-            let queries = workload::queries(&entries, n_q, 2, 1.0, 0x51);
+            let queries = workload::queries(&entries, n_q, 2, 0x51);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
-            let (fib, build_s) = compile(w.entries, Compression::RareChain, Layout::Srol)?;
+            let (fib, build_s) = compile(w.entries, BEST_FIB.0, BEST_FIB.1)?;
             rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "fib_size").with("build_s", build_s)));
         }
         Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
@@ -810,27 +821,33 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
                 .collect(),
         },
     });
-    let extra = |alg: &str| -> Vec<(f64, f64)> {
-        let mut p: Vec<(f64, f64)> = rows
+    for (file_tag, title, name, x_label, x) in [
+        (
+            "matching",
+            "Figure 7: µs per match by matching rate (largest Zipf FIB, SROL, up to 2 extra tags)",
+            "matching",
+            "packets matching (%)",
+            "matching_pct",
+        ),
+        (
+            "extra-tags",
+            "Figure 8: µs per match by extra tags in the packet (largest Zipf FIB, SROL)",
+            "extra_tags",
+            "extra tags (at most)",
+            "extra_tags",
+        ),
+    ] {
+        let series = ["perm+chain", "rare+chain"]
             .iter()
-            .filter(|r| r.str("system") == Some(alg) && (r.str("sweep") == Some("extra_tags") || r.str("sweep").is_none()))
-            .filter(|r| r.str("compression") == Some("rare+chain") && r.str("layout") == Some("srol"))
-            .filter(|r| rows.iter().any(|s| s.str("sweep") == Some("extra_tags") && s.str("fib") == r.str("fib")))
-            .filter_map(|r| Some((r.num("extra_tags")?, r.num("us_per_match")?)))
+            .flat_map(|c| ["fas", "fls"].map(|a| (format!("{a} {c}"), sweep_points(rows, a, c, name, x))))
             .collect();
-        p.sort_by(|a, b| a.0.total_cmp(&b.0));
-        p
-    };
-    plots.push(Plot {
-        file_tag: "extra-tags".into(),
-        title: "Figure 8: µs per match by extra tags in the packet (largest Zipf FIB)".into(),
-        y_label: "µs per match".into(),
-        chart: Chart::Lines {
-            x_label: "extra tags (at most)".into(),
-            log_x: false,
-            series: vec![("fas".into(), extra("fas")), ("fls".into(), extra("fls"))],
-        },
-    });
+        plots.push(Plot {
+            file_tag: file_tag.into(),
+            title: title.into(),
+            y_label: "µs per match".into(),
+            chart: Chart::Lines { x_label: x_label.into(), log_x: false, series },
+        });
+    }
     let savings = permutation_savings(rows);
     plots.push(Plot {
         file_tag: "skew".into(),
@@ -845,6 +862,20 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         },
     });
     plots
+}
+
+/// (x, µs per match) of `alg` on `compression`/SROL in sweep `sweep`, x being field `x`: the
+/// sweep's rows plus the main measurement (2 extra tags, 100% matching) of the swept FIB.
+fn sweep_points(rows: &[Row], alg: &str, compression: &str, sweep: &str, x: &str) -> Vec<(f64, f64)> {
+    let mut p: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.str("system") == Some(alg) && (r.str("sweep") == Some(sweep) || r.str("sweep").is_none()))
+        .filter(|r| r.str("compression") == Some(compression) && r.str("layout") == Some("srol"))
+        .filter(|r| rows.iter().any(|s| s.str("sweep") == Some(sweep) && s.str("fib") == r.str("fib")))
+        .filter_map(|r| Some((r.num(x)?, r.num("us_per_match")?)))
+        .collect();
+    p.sort_by(|a, b| a.0.total_cmp(&b.0));
+    p
 }
 
 /// The bytes of FIB `fib` compiled with `compression` and SROL, from its `fib` row (of any
@@ -912,6 +943,15 @@ fn summary(rows: &[Row]) -> Vec<String> {
             rows.iter().find(|r| r.str("system") == Some("mixed") && r.str("fib") == Some(f.as_str()) && r.num("pull_pct") == Some(80.0))
         {
             out.push(format!("tagnet {f} mixed 80% pull: {:.2} Mpps / {:.1} Gbps (1 thread)", num(Some(m), "mpps"), num(Some(m), "gbps")));
+        }
+    }
+    if let Some(swept) = rows.iter().find(|r| r.str("sweep") == Some("matching")).and_then(|r| r.str("fib")) {
+        for c in ["perm+chain", "rare+chain"] {
+            let at = |a: &str| {
+                let p = sweep_points(rows, a, c, "matching", "matching_pct");
+                p.iter().map(|(x, us)| format!("{x:.0}%: {us:.1}")).collect::<Vec<_>>().join(", ")
+            };
+            out.push(format!("tagnet {swept} {c} µs per match by matching rate: FAS {}; FLS {}", at("fas"), at("fls")));
         }
     }
     for (name, perm, chain, mb) in permutation_savings(rows) {

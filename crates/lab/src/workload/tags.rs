@@ -15,8 +15,9 @@
 //! - [`ccn_fib`]: hierarchical names converted as the paper's section 2.1 does — the name FIB
 //!   workload's real URL names (reversed-domain, extended under Zipf-picked real prefixes beyond
 //!   the list's size), each component `c` at depth `i` becoming the tag `i:c`.
-//! - [`queries`]: descriptors drawn from the FIB plus 0..=`extra` more tags (100% matching), or
-//!   made of tags from outside the vocabulary (meant not to match), mixed at a given ratio.
+//! - [`queries`]: descriptors drawn from the FIB plus 0..=`extra` more tags (100% matching);
+//!   [`queries_matching`]: those mixed at an exact ratio with descriptors of tags from outside
+//!   the vocabulary that match nothing (checked against an oracle).
 //! - Ports: each descriptor forwards to 1–2 of 64 (tree, interface) pairs on 4 trees, port id
 //!   `i` being tree `i % 4`.
 //! - [`as_graph`]: preferential attachment with the AS-level graph's size the paper used (42,113
@@ -25,6 +26,7 @@
 use hashbrown::HashSet;
 use nexthop_lookup::tag::{Descriptor, PortSet};
 use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 use super::names::{zipf, FibKind, FibWorkload};
@@ -177,30 +179,48 @@ pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, 
     Ok((fib, q))
 }
 
-/// `count` packet descriptors: with probability `matching`, a FIB descriptor plus 0..=`extra`
-/// Zipf tags; otherwise 1–4 tags plus 0..=`extra` more, all from outside the vocabulary (these
-/// can still match through a Bloom false positive; the experiment reports the measured matching
-/// rate).
-pub fn queries(fib: &[(Descriptor, PortSet)], count: usize, extra: usize, matching: f64, seed: u64) -> Vec<Descriptor> {
+/// `count` packet descriptors, each a FIB descriptor plus 0..=`extra` Zipf tags (100% matching).
+pub fn queries(fib: &[(Descriptor, PortSet)], count: usize, extra: usize, seed: u64) -> Vec<Descriptor> {
     let mut rng = SmallRng::seed_from_u64(seed);
-    (0..count)
-        .map(|_| {
-            let extras = rng.gen_range(0..=extra);
-            if rng.gen_bool(matching) {
-                let mut d = fib[rng.gen_range(0..fib.len())].0;
-                for _ in 0..extras {
-                    add_zipf_tag(&mut rng, &mut d);
-                }
-                d
-            } else {
-                let mut d = Descriptor::EMPTY;
-                for _ in 0..rng.gen_range(1..=4) + extras {
-                    d.add_tag(format!("other{}", rng.gen::<u64>()).as_bytes());
-                }
-                d
-            }
-        })
-        .collect()
+    (0..count).map(|_| from_fib(&mut rng, fib, extra)).collect()
+}
+
+/// A FIB descriptor plus 0..=`extra` Zipf tags.
+fn from_fib(rng: &mut SmallRng, fib: &[(Descriptor, PortSet)], extra: usize) -> Descriptor {
+    let extras = rng.gen_range(0..=extra);
+    let mut d = fib[rng.gen_range(0..fib.len())].0;
+    for _ in 0..extras {
+        add_zipf_tag(rng, &mut d);
+    }
+    d
+}
+
+/// `count` packet descriptors of which exactly ⌊`matching`·`count`⌉ (in random places) are made
+/// as [`queries`] makes them and the rest match nothing: 1–4 tags plus 0..=`extra` more, all
+/// from outside the vocabulary, drawn again while `matches` says the FIB has a subset of them
+/// (a Bloom filter of a few random tags can still cover a short FIB descriptor's bits).
+pub fn queries_matching(
+    fib: &[(Descriptor, PortSet)],
+    count: usize,
+    extra: usize,
+    matching: f64,
+    seed: u64,
+    matches: impl Fn(&Descriptor) -> bool,
+) -> Vec<Descriptor> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let hits = ((matching.clamp(0.0, 1.0) * count as f64).round() as usize).min(count);
+    let mut out: Vec<Descriptor> = (0..hits).map(|_| from_fib(&mut rng, fib, extra)).collect();
+    while out.len() < count {
+        let mut d = Descriptor::EMPTY;
+        for _ in 0..rng.gen_range(1..=4) + rng.gen_range(0..=extra) {
+            d.add_tag(format!("other{}", rng.gen::<u64>()).as_bytes());
+        }
+        if !matches(&d) {
+            out.push(d);
+        }
+    }
+    out.shuffle(&mut rng);
+    out
 }
 
 /// A preferential-attachment graph of `nodes` nodes and `edges` edges (Barabási–Albert with a
@@ -269,8 +289,19 @@ mod tests {
         let fib = zipf_fib(2000, 1);
         let set: HashSet<_> = fib.iter().map(|e| e.0).collect();
         assert_eq!(set.len(), 2000);
-        let q = queries(&fib, 100, 2, 1.0, 2);
+        let q = queries(&fib, 100, 2, 2);
         assert!(q.iter().all(|q| fib.iter().any(|(d, _)| d.is_subset_of(q))));
+    }
+
+    #[test]
+    fn a_matching_mix_has_exactly_its_share_of_matching_packets() {
+        let fib = zipf_fib(2000, 1);
+        let matches = |q: &Descriptor| fib.iter().any(|(d, _)| d.is_subset_of(q));
+        for (share, hits) in [(0.0, 0), (0.25, 50), (0.5, 100), (1.0, 200)] {
+            let q = queries_matching(&fib, 200, 2, share, 4, matches);
+            assert_eq!(q.len(), 200);
+            assert_eq!(q.iter().filter(|q| matches(q)).count(), hits, "share {share}");
+        }
     }
 
     #[test]
