@@ -276,7 +276,7 @@ fn variants(cfg: &RunConfig, w: &Workload<'_>, keep: &[(Compression, Layout)]) -
 
 /// FAS/FLS on each of `fibs` as the packet descriptors change: extra tags 0–3 (Figure 8) and
 /// matching rates 0–75% (Figure 7; the packets that do not match are checked to match nothing).
-fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> Vec<Row> {
+fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let mut run = |q: Vec<Descriptor>, extra: usize, sweep: &str| {
         let sweep_w = Workload::new(cfg, w.name.clone(), w.entries, w.inverted, q);
@@ -290,9 +290,9 @@ fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> 
     let one = Fanout::new(1).expect("1 is a fan-out");
     let matches = |q: &Descriptor| !w.inverted.fas(q, one, &PortSet::ALL).is_empty();
     for (i, matching) in MATCHING_RATES.into_iter().enumerate() {
-        run(workload::queries_matching(w.entries, n, 2, matching, 0x80 + i as u64, matches), 2, "matching");
+        run(workload::queries_matching(w.entries, n, 2, matching, 0x80 + i as u64, matches)?, 2, "matching");
     }
-    rows
+    Ok(rows)
 }
 
 /// The locator side on the AS-like graph: label sizes, delivery on random pairs, ns per forward.
@@ -613,7 +613,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
             if largest {
-                rows.extend(sweeps(cfg, &w, &fibs, n_q));
+                rows.extend(sweeps(cfg, &w, &fibs, n_q)?);
             }
             if let Some(best) = fibs.pop() {
                 rows.extend(mixed(cfg, &w, best, &loc));

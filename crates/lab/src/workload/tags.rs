@@ -199,6 +199,9 @@ fn from_fib(rng: &mut SmallRng, fib: &[(Descriptor, PortSet)], extra: usize) -> 
 /// as [`queries`] makes them and the rest match nothing: 1–4 tags plus 0..=`extra` more, all
 /// from outside the vocabulary, drawn again while `matches` says the FIB has a subset of them
 /// (a Bloom filter of a few random tags can still cover a short FIB descriptor's bits).
+///
+/// # Errors
+/// If 100 draws in a row all match (a FIB that nearly every packet matches).
 pub fn queries_matching(
     fib: &[(Descriptor, PortSet)],
     count: usize,
@@ -206,10 +209,11 @@ pub fn queries_matching(
     matching: f64,
     seed: u64,
     matches: impl Fn(&Descriptor) -> bool,
-) -> Vec<Descriptor> {
+) -> anyhow::Result<Vec<Descriptor>> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let hits = ((matching.clamp(0.0, 1.0) * count as f64).round() as usize).min(count);
     let mut out: Vec<Descriptor> = (0..hits).map(|_| from_fib(&mut rng, fib, extra)).collect();
+    let mut misses_in_a_row = 0;
     while out.len() < count {
         let mut d = Descriptor::EMPTY;
         for _ in 0..rng.gen_range(1..=4) + rng.gen_range(0..=extra) {
@@ -217,10 +221,14 @@ pub fn queries_matching(
         }
         if !matches(&d) {
             out.push(d);
+            misses_in_a_row = 0;
+        } else {
+            misses_in_a_row += 1;
+            anyhow::ensure!(misses_in_a_row < 100, "100 random packets in a row matched the FIB: no non-matching mix");
         }
     }
     out.shuffle(&mut rng);
-    out
+    Ok(out)
 }
 
 /// A preferential-attachment graph of `nodes` nodes and `edges` edges (Barabási–Albert with a
@@ -298,10 +306,16 @@ mod tests {
         let fib = zipf_fib(2000, 1);
         let matches = |q: &Descriptor| fib.iter().any(|(d, _)| d.is_subset_of(q));
         for (share, hits) in [(0.0, 0), (0.25, 50), (0.5, 100), (1.0, 200)] {
-            let q = queries_matching(&fib, 200, 2, share, 4, matches);
+            let q = queries_matching(&fib, 200, 2, share, 4, matches).unwrap();
             assert_eq!(q.len(), 200);
             assert_eq!(q.iter().filter(|q| matches(q)).count(), hits, "share {share}");
         }
+    }
+
+    #[test]
+    fn a_fib_that_every_packet_matches_has_no_non_matching_mix() {
+        let fib = zipf_fib(100, 1);
+        assert!(queries_matching(&fib, 10, 2, 0.5, 4, |_| true).is_err());
     }
 
     #[test]
