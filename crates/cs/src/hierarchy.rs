@@ -9,6 +9,12 @@
 //!   are gathered per batch in a few aligned batch buffers; a batch is written to the L2 when all
 //!   its B positions are filled, or, partially filled, when its buffer is needed for a newer batch
 //!   (oldest first). A lookup also finds chunks still staged.
+//! - **Read-ahead of the next batch** (the optimisation the paper leaves to its reference [8];
+//!   [`HcsConfig::read_ahead`]): a request for the penultimate chunk of a batch starts reading
+//!   the content's next batch from the L2 in the background (file L2 with io_uring), unless its
+//!   first chunk is already in the L1 or staged. Finished reads are put into the L1 at the next
+//!   lookup; an L1 miss on a batch still being read waits for that read instead of reading again.
+//!   A stream then meets the device only at its first batch.
 //! - Chunks that come back from the L2 keep the freshness deadline they arrived with.
 //! - The L2 answers by batch, so it serves requests for chunk names (a name ending in a segment
 //!   number, or any exact name as a batch of one); a CanBePrefix request for a name that is not
@@ -36,6 +42,9 @@ pub struct HcsConfig {
     pub l2: Option<L2Config>,
     /// Batches being gathered for write-back at once.
     pub staging_batches: usize,
+    /// Read the next batch of a content ahead, from its penultimate chunk's request on (file L2
+    /// with io_uring; elsewhere it does nothing).
+    pub read_ahead: bool,
 }
 
 /// Which tier answered.
@@ -72,6 +81,8 @@ pub struct HcsStats {
     pub l2_io_errors: u64,
     /// Chunks read from the L2 that did not decode as Data (after passing the checksum).
     pub l2_bad_packets: u64,
+    /// L1 misses whose batch was being read ahead: they waited for that read.
+    pub read_ahead_waits: u64,
 }
 
 /// Batches being gathered for write-back.
@@ -90,6 +101,9 @@ pub struct HierarchicalStore {
     l2: Option<L2>,
     staging: Staging,
     batch_chunks: u32,
+    read_ahead: bool,
+    /// Scratch for the name of the next batch's first chunk.
+    next_name: Vec<u8>,
     stats: HcsStats,
 }
 
@@ -106,7 +120,15 @@ impl HierarchicalStore {
             None => Vec::new(),
         };
         let staging = Staging { free: (0..bufs.len()).rev().collect(), bufs, by_key: HashMap::new(), order: VecDeque::new() };
-        Ok(HierarchicalStore { l1: L1::new(cfg.l1), l2, staging, batch_chunks, stats: HcsStats::default() })
+        Ok(HierarchicalStore {
+            l1: L1::new(cfg.l1),
+            l2,
+            staging,
+            batch_chunks,
+            read_ahead: cfg.read_ahead,
+            next_name: Vec::new(),
+            stats: HcsStats::default(),
+        })
     }
 
     /// The L1.
@@ -147,18 +169,59 @@ impl HierarchicalStore {
     /// The packet answering `req` at `now_ms`, from the L1 or, prefetching its batch, the L2.
     pub fn lookup(&mut self, req: &Request<'_>, now_ms: u64) -> Option<Served<'_>> {
         self.stats.requests += 1;
+        if self.read_ahead {
+            self.collect_read_aheads();
+        }
         if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
             self.stats.l1_hits += 1;
+            self.read_next_batch_ahead(req.name);
             return Some(Served { tier: Tier::L1, wire: self.l1.slot_wire(slot) });
         }
         if self.l2.is_some() && self.prefetch(req.name) {
             if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
                 self.stats.l2_hits += 1;
+                self.read_next_batch_ahead(req.name);
                 return Some(Served { tier: Tier::L2, wire: self.l1.slot_wire(slot) });
             }
         }
         self.stats.misses += 1;
         None
+    }
+
+    /// Puts the chunks of every finished read-ahead into the L1.
+    fn collect_read_aheads(&mut self) {
+        let (l1, stats) = (&mut self.l1, &mut self.stats);
+        if let Some(l2) = self.l2.as_mut() {
+            l2.collect_read_aheads(&mut |c| {
+                insert_chunk(l1, stats, c.wire, c.fresh_until_ms);
+            });
+        }
+    }
+
+    /// After serving the chunk named `name`: if it is its batch's penultimate, starts reading
+    /// the content's next batch ahead, unless that batch's first chunk is in the L1 or the batch
+    /// is staged (or the L2 does not hold it, or is reading it already).
+    fn read_next_batch_ahead(&mut self, name: &[u8]) {
+        if !self.read_ahead {
+            return;
+        }
+        let key = BatchKey::of(name, self.batch_chunks);
+        if key.position != self.batch_chunks.saturating_sub(2) || !key.is_segmented(name) {
+            return;
+        }
+        let next = key.next_batch();
+        let hash = next.hash();
+        let Some(l2) = self.l2.as_mut() else { return };
+        if self.staging.by_key.contains_key(&hash) || !l2.contains(hash) || l2.is_reading_ahead(hash) {
+            return;
+        }
+        next.chunk_name(0, self.batch_chunks, &mut self.next_name);
+        if self.l1.contains(&self.next_name) {
+            return;
+        }
+        if l2.start_read_ahead(hash).is_err() {
+            self.stats.l2_io_errors += 1;
+        }
     }
 
     /// Brings the batch of `name` into the L1 from the staging buffers or the L2; whether any
@@ -176,6 +239,20 @@ impl HierarchicalStore {
             return any;
         }
         let Some(l2) = self.l2.as_mut() else { return false };
+        if l2.is_reading_ahead(key) {
+            self.stats.read_ahead_waits += 1;
+            let (l1, stats) = (&mut self.l1, &mut self.stats);
+            let mut any = false;
+            let res = l2.finish_read_ahead(key, &mut |c| any |= insert_chunk(l1, stats, c.wire, c.fresh_until_ms));
+            match res {
+                Ok(true) => return any,
+                Ok(false) => {} // No longer its batch's copy: read it below.
+                Err(_) => {
+                    self.stats.l2_io_errors += 1;
+                    return false;
+                }
+            }
+        }
         match l2.read(key) {
             Ok(Some(batch)) => {
                 let mut any = false;

@@ -9,7 +9,7 @@
 
 use core::hash::BuildHasher;
 
-use nexthop_wire::{ComponentRef, Kind, NameView};
+use nexthop_wire::{Component, ComponentRef, Kind, NameView};
 
 /// Seed of the name hash; fixed so that shards, the L1 and the L2 agree across restarts.
 const NAME_HASH_SEED: u64 = 0x6e65_7874_686f_7063;
@@ -46,6 +46,26 @@ impl<'a> BatchKey<'a> {
         }
     }
 
+    /// The batch after this one, of the same content (position 0).
+    pub fn next_batch(&self) -> Self {
+        BatchKey { content: self.content, batch: self.batch + 1, position: 0 }
+    }
+
+    /// Whether the name was a chunk of a segmented content (not a content of one chunk).
+    pub fn is_segmented(&self, name: &[u8]) -> bool {
+        self.content.len() < name.len()
+    }
+
+    /// Writes into `out` the TLV-VALUE of the name of the chunk at `position` of this batch.
+    pub fn chunk_name(&self, position: u32, batch_chunks: u32, out: &mut Vec<u8>) {
+        let segment = Component::segment(self.batch * u64::from(batch_chunks.max(1)) + u64::from(position));
+        out.clear();
+        out.extend_from_slice(self.content);
+        // A SegmentNameComponent's type (50) and its ≤ 8-byte value each fit one TLV byte.
+        out.extend_from_slice(&[segment.ty() as u8, segment.value().len() as u8]);
+        out.extend_from_slice(segment.value());
+    }
+
     /// The 64-bit hash of (content, batch): the L2 index key and the "Batch" shard key.
     pub fn hash(&self) -> u64 {
         name_hash(self.content) ^ self.batch.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
@@ -72,5 +92,20 @@ mod tests {
         let p = BatchKey::of(plain.value(), 10);
         assert_eq!((p.content, p.batch, p.position), (plain.value(), 0, 0));
         assert_eq!(BatchKey::of(&[0xff], 10).content, &[0xff]);
+    }
+
+    #[test]
+    fn the_next_batch_starts_where_this_one_ends() {
+        let content = Name::from_uri("/video/v=1").unwrap();
+        let chunk = content.clone().with(Component::segment(37));
+        let k = BatchKey::of(chunk.value(), 10);
+        assert!(k.is_segmented(chunk.value()));
+        let mut name = Vec::new();
+        k.next_batch().chunk_name(0, 10, &mut name);
+        assert_eq!(name, content.clone().with(Component::segment(40)).value());
+        let next = BatchKey::of(&name, 10);
+        assert_eq!((next.batch, next.position, next.hash()), (4, 0, k.next_batch().hash()));
+        let plain = Name::from_uri("/a/b").unwrap();
+        assert!(!BatchKey::of(plain.value(), 10).is_segmented(plain.value()));
     }
 }

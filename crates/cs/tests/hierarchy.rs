@@ -15,18 +15,26 @@ fn chunk(seg: u64, payload: usize) -> (Name, Vec<u8>) {
 }
 
 fn store(backing: Backing, l1_chunks: u32) -> HierarchicalStore {
+    store_with(backing, l1_chunks, false)
+}
+
+fn store_with(backing: Backing, l1_chunks: u32, read_ahead: bool) -> HierarchicalStore {
     let mut l2 = L2Config::new(0, backing);
     l2.batch_chunks = 10;
     l2.chunk_slot_bytes = 4096;
     l2.capacity_bytes = 20 * l2.batch_bytes() as u64;
     let l1 = L1Config { capacity: l1_chunks, slot_bytes: 4096, policy: Policy::Fifo, prefix_index: true };
-    HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4 }).unwrap()
+    HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4, read_ahead }).unwrap()
 }
 
 fn file_backing(tag: &str) -> (PathBuf, Backing) {
+    file_backing_with(tag, IoEngine::Auto)
+}
+
+fn file_backing_with(tag: &str, engine: IoEngine) -> (PathBuf, Backing) {
     let dir = std::env::var_os("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from);
     let path = dir.join(format!("nexthop-hcs-{tag}-{}", std::process::id()));
-    (path.clone(), Backing::File(FileConfig { path, create: true, direct: DirectIo::Preferred, engine: IoEngine::Auto }))
+    (path.clone(), Backing::File(FileConfig { path, create: true, direct: DirectIo::Preferred, engine }))
 }
 
 fn tier(s: &mut HierarchicalStore, seg: u64) -> Option<Tier> {
@@ -55,6 +63,48 @@ fn a_miss_prefetches_its_batch_from_a_real_file() {
     let st = s.stats();
     assert_eq!((st.requests, st.l1_hits, st.l2_hits, st.misses), (13, 10, 2, 1));
     assert_eq!(s.l2_stats().reads, 2);
+    drop(s);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_stream_meets_the_device_only_at_its_first_batch_with_read_ahead() {
+    for (engine, read_ahead) in [(IoEngine::IoUring, true), (IoEngine::IoUring, false), (IoEngine::Pread, true)] {
+        let (path, backing) = file_backing_with(&format!("ahead-{engine:?}-{read_ahead}"), engine);
+        let mut s = store_with(backing, 40, read_ahead);
+        for seg in 0..100 {
+            s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+        }
+        s.flush().unwrap();
+        for seg in 0..100 {
+            assert!(tier(&mut s, seg).is_some(), "seg {seg}");
+        }
+        let (st, l2) = (s.stats(), s.l2_stats());
+        assert_eq!(st.l1_hits + st.l2_hits, 100);
+        assert_eq!(l2.reads, 10, "each batch read once");
+        let waited_for_by_a_request = st.l2_hits - st.read_ahead_waits;
+        if read_ahead && engine == IoEngine::IoUring {
+            // Batch 0 read on its first request; batches 1–9 ahead, from chunks 8, 18, … on.
+            assert_eq!((l2.read_aheads, waited_for_by_a_request), (9, 1), "{st:?} {l2:?}");
+        } else {
+            assert_eq!((l2.read_aheads, waited_for_by_a_request), (0, 10), "{engine:?} {read_ahead}");
+        }
+        drop(s);
+        std::fs::remove_file(path).unwrap();
+    }
+}
+
+#[test]
+fn no_read_ahead_for_a_batch_already_in_the_l1() {
+    let (path, backing) = file_backing_with("ahead-l1", IoEngine::IoUring);
+    let mut s = store_with(backing, 40, true);
+    for seg in 0..20 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    assert_eq!(tier(&mut s, 10), Some(Tier::L2)); // Batch 1 into the L1.
+    assert_eq!(tier(&mut s, 8), Some(Tier::L2)); // Batch 0, whose penultimate chunk this is.
+    assert_eq!(s.l2_stats().read_aheads, 0, "batch 1's first chunk is in the L1 already");
     drop(s);
     std::fs::remove_file(path).unwrap();
 }

@@ -155,3 +155,73 @@ fn direct_io_policy_on_tmpfs() {
     drop(l2);
     let _ = std::fs::remove_file(path);
 }
+
+/// (position, freshness, wire) of every chunk `f` is handed.
+type Chunks = Vec<(u16, u64, Vec<u8>)>;
+
+fn want_batch(batch: u64) -> Chunks {
+    (0..4u64).map(|p| (p as u16, 1000 + p, chunk("/c", batch * 4 + p))).collect()
+}
+
+#[test]
+fn read_ahead_returns_what_a_read_returns() {
+    let path = temp_path("ahead");
+    let mut l2 = L2::open(file_config(path.clone(), IoEngine::IoUring, SlotReuse::Fifo, 8)).unwrap();
+    let keys: Vec<u64> = (0..8).map(|b| write_batch(&mut l2, b)).collect();
+    l2.sync().unwrap();
+    // Waited for by key.
+    assert!(l2.start_read_ahead(keys[1]).unwrap());
+    assert!(l2.is_reading_ahead(keys[1]));
+    assert!(!l2.start_read_ahead(keys[1]).unwrap(), "one read-ahead per batch");
+    let mut got = Chunks::new();
+    assert!(l2.finish_read_ahead(keys[1], &mut |c| got.push((c.position, c.fresh_until_ms, c.wire.to_vec()))).unwrap());
+    assert_eq!(got, want_batch(1));
+    assert!(!l2.is_reading_ahead(keys[1]));
+    // Collected when finished: every buffer's worth, then one more once a buffer is free.
+    let started: Vec<usize> = (0..8).filter(|&b| l2.start_read_ahead(keys[b]).unwrap()).collect();
+    assert_eq!(started.len(), nexthop_cs::l2::READ_AHEAD_BUFFERS.min(8));
+    l2.sync().unwrap();
+    let mut batches = Vec::new();
+    assert_eq!(l2.collect_read_aheads(&mut |c| batches.push((c.position, c.wire.to_vec()))), started.len());
+    assert_eq!(batches.len(), 4 * started.len());
+    for b in started {
+        assert!(batches.contains(&(2, chunk("/c", b as u64 * 4 + 2))));
+    }
+    assert!(!l2.start_read_ahead(12345).unwrap(), "not stored");
+    let s = l2.stats();
+    assert_eq!((s.read_aheads, s.read_aheads_stale, s.corrupt_chunks, s.read_errors), (9, 0, 0, 0));
+    drop(l2);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_read_ahead_of_a_replaced_batch_is_dropped() {
+    let path = temp_path("ahead-stale");
+    let mut l2 = L2::open(file_config(path.clone(), IoEngine::IoUring, SlotReuse::Fifo, 2)).unwrap();
+    let k0 = write_batch(&mut l2, 0);
+    let _k1 = write_batch(&mut l2, 1);
+    l2.sync().unwrap(); // No read-ahead starts while a write to its slot is in flight.
+    assert!(l2.start_read_ahead(k0).unwrap());
+    // Batch 2 takes batch 0's slot (FIFO): its write waits for the read, which read batch 0.
+    let _k2 = write_batch(&mut l2, 2);
+    assert!(!l2.contains(k0));
+    l2.sync().unwrap();
+    let mut handed = 0;
+    assert_eq!(l2.collect_read_aheads(&mut |_| handed += 1), 1);
+    assert_eq!(handed, 0);
+    assert_eq!(l2.stats().read_aheads_stale, 1);
+    drop(l2);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn there_is_no_read_ahead_with_pread() {
+    let path = temp_path("ahead-pread");
+    let mut l2 = L2::open(file_config(path.clone(), IoEngine::Pread, SlotReuse::Fifo, 2)).unwrap();
+    let k0 = write_batch(&mut l2, 0);
+    assert!(!l2.start_read_ahead(k0).unwrap());
+    assert!(!l2.is_reading_ahead(k0));
+    assert_eq!(l2.read(k0).unwrap().unwrap().len(), 4);
+    drop(l2);
+    std::fs::remove_file(path).unwrap();
+}

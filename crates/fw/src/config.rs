@@ -82,6 +82,8 @@ pub struct CsConfig {
     pub l2_path: String,
     /// SSD tier bytes.
     pub l2_bytes: u64,
+    /// Read the next batch of a content ahead from the SSD tier.
+    pub l2_read_ahead: bool,
 }
 
 /// `[[face]]`.

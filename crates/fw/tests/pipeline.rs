@@ -18,7 +18,7 @@ const PRODUCER: FaceId = 400;
 const PRODUCER2: FaceId = 401;
 
 fn shard(cs: bool, pit_max_per_face: usize) -> Shard {
-    let cs = cs.then(|| HcsConfig { l1: L1Config::with_bytes(1 << 20, 8800), l2: None, staging_batches: 1 });
+    let cs = cs.then(|| HcsConfig { l1: L1Config::with_bytes(1 << 20, 8800), l2: None, staging_batches: 1, read_ahead: false });
     let cfg = ShardConfig { cs, pit_max_entries: 10_000, pit_max_per_face, ..ShardConfig::default() };
     let mut s = Shard::new(cfg, Fib::default()).unwrap();
     let hops = NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }, NextHop { face: PRODUCER2 as u32, cost: 5 }]);

@@ -4,6 +4,10 @@
 //! # I/O
 //! - Reads are synchronous for the caller (the request waits for its batch, as in the paper's
 //!   serial algorithm): one io_uring read submitted and waited for.
+//! - Read-ahead (io_uring only): [`FileDevice::start_read_ahead`] submits a read into one of a
+//!   few read-ahead buffers and returns; the caller collects it later, finished
+//!   ([`FileDevice::next_read_ahead`]) or waited for ([`FileDevice::wait_read_ahead`]), and
+//!   releases the buffer. A write to a slot with a read-ahead in flight waits for the read.
 //! - Writes (batch write-back) are asynchronous with io_uring: the batch is copied into one of a
 //!   few write buffers and submitted; the caller does not wait. A read of a slot with a write in
 //!   flight waits for that write first, and a write to such a slot waits too, so a slot is never
@@ -63,14 +67,31 @@ pub struct FileConfig {
 
 /// Write buffers, so this many batch writes can be in flight.
 const WRITE_BUFFERS: usize = 8;
-/// `user_data` of the one read that can be in flight.
+/// Read-ahead buffers, so this many batch reads can be in flight beside the waited-for one.
+pub const READ_AHEAD_BUFFERS: usize = 8;
+/// `user_data` of the one waited-for read that can be in flight.
 const READ_TAG: u64 = u64::MAX;
+/// `user_data` of read-ahead i: this + i (writes are 0..WRITE_BUFFERS).
+const READ_AHEAD_TAG: u64 = 1 << 32;
 
-/// io_uring state: the ring, the write buffers and which slot each one is writing.
+/// A read-ahead buffer's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+    Free,
+    /// Reading this slot.
+    InFlight(u32),
+    /// This slot was read: the completion's result (bytes, or −errno).
+    Done(u32, i32),
+}
+
+/// io_uring state: the ring, the write buffers and which slot each one is writing, the
+/// read-ahead buffers and theirs.
 struct Uring {
     ring: IoUring,
     write_bufs: Vec<AlignedBuf>,
     writing: [Option<u32>; WRITE_BUFFERS],
+    ahead_bufs: Vec<AlignedBuf>,
+    ahead: [Ahead; READ_AHEAD_BUFFERS],
 }
 
 enum Engine {
@@ -144,11 +165,14 @@ impl FileDevice {
         }
         let engine = match cfg.engine {
             IoEngine::Pread => Engine::Pread,
-            IoEngine::Auto | IoEngine::IoUring => match IoUring::new(2 * WRITE_BUFFERS as u32) {
+            // Room for every write, read-ahead and the waited-for read at once.
+            IoEngine::Auto | IoEngine::IoUring => match IoUring::new((2 * (WRITE_BUFFERS + READ_AHEAD_BUFFERS)) as u32) {
                 Ok(ring) => Engine::Uring(Box::new(Uring {
                     ring,
                     write_bufs: (0..WRITE_BUFFERS).map(|_| AlignedBuf::new(batch_bytes)).collect(),
                     writing: [None; WRITE_BUFFERS],
+                    ahead_bufs: (0..READ_AHEAD_BUFFERS).map(|_| AlignedBuf::new(batch_bytes)).collect(),
+                    ahead: [Ahead::Free; READ_AHEAD_BUFFERS],
                 })),
                 Err(e) if cfg.engine == IoEngine::IoUring => return Err(io_err(path)(e)),
                 Err(_) => Engine::Pread,
@@ -200,11 +224,7 @@ impl FileDevice {
                 loop {
                     u.ring.submit_and_wait(1)?;
                     if let Some(res) = u.reap(&mut self.write_errors) {
-                        return match usize::try_from(res) {
-                            Ok(n) if n == dst.len() => Ok(()),
-                            Ok(n) => Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("short read of {n} bytes"))),
-                            Err(_) => Err(io::Error::from_raw_os_error(-res)),
-                        };
+                        return read_result(res, dst.len());
                     }
                 }
             }
@@ -239,29 +259,118 @@ impl FileDevice {
         }
     }
 
-    /// Waits until every submitted write has completed.
+    /// Waits until every submitted write and read-ahead has completed (read-aheads stay to be
+    /// collected).
     ///
     /// # Errors
     /// When waiting fails.
     pub fn sync(&mut self) -> io::Result<()> {
         if let Engine::Uring(u) = &mut self.engine {
-            while u.writing.iter().any(Option::is_some) {
+            while u.writing.iter().any(Option::is_some) || u.ahead.iter().any(|a| matches!(a, Ahead::InFlight(_))) {
                 u.ring.submit_and_wait(1)?;
                 u.reap(&mut self.write_errors);
             }
         }
         Ok(())
     }
+
+    /// Starts reading batch slot `slot` into a free read-ahead buffer and returns the buffer's
+    /// number without waiting; `None` when there is no free buffer, a write to the slot is in
+    /// flight, or the engine is pread (no read-ahead).
+    ///
+    /// # Errors
+    /// A failure to submit.
+    pub fn start_read_ahead(&mut self, slot: u32) -> io::Result<Option<usize>> {
+        let offset = self.offset(slot);
+        let fd = types::Fd(self.file.as_raw_fd());
+        let Engine::Uring(u) = &mut self.engine else { return Ok(None) };
+        if u.writing.contains(&Some(slot)) {
+            return Ok(None);
+        }
+        let Some(i) = u.ahead.iter().position(|a| *a == Ahead::Free) else { return Ok(None) };
+        let dst = u.ahead_bufs[i].as_mut_slice();
+        let read = opcode::Read::new(fd, dst.as_mut_ptr(), dst.len() as u32).offset(offset).build().user_data(READ_AHEAD_TAG + i as u64);
+        // SAFETY: read-ahead buffer `i` is owned by this device, is not resized or dropped while
+        // `ahead[i]` is `InFlight` (drop drains every read first), and is not read or handed out
+        // until its completion has been reaped and `ahead[i]` set to `Done`.
+        unsafe { u.ring.submission().push(&read) }.map_err(|_| io::Error::other("io_uring submission queue full"))?;
+        u.ahead[i] = Ahead::InFlight(slot);
+        u.ring.submit()?;
+        Ok(Some(i))
+    }
+
+    /// A finished read-ahead, if any (without waiting): its buffer number, slot and result.
+    /// Its buffer stays taken until [`FileDevice::release_read_ahead`].
+    pub fn next_read_ahead(&mut self) -> Option<(usize, u32, io::Result<()>)> {
+        let Engine::Uring(u) = &mut self.engine else { return None };
+        u.reap(&mut self.write_errors);
+        let batch_bytes = self.batch_bytes;
+        u.ahead.iter().enumerate().find_map(|(i, a)| match *a {
+            Ahead::Done(slot, res) => Some((i, slot, read_result(res, batch_bytes))),
+            _ => None,
+        })
+    }
+
+    /// Waits for read-ahead `i` and returns its result (its buffer stays taken until
+    /// [`FileDevice::release_read_ahead`]).
+    ///
+    /// # Errors
+    /// The read's error, a short read, a failure to wait, or `i` not started.
+    pub fn wait_read_ahead(&mut self, i: usize) -> io::Result<()> {
+        let Engine::Uring(u) = &mut self.engine else { return Err(io::Error::other("no read-ahead with pread")) };
+        loop {
+            match u.ahead.get(i) {
+                Some(Ahead::Done(_, res)) => return read_result(*res, self.batch_bytes),
+                Some(Ahead::InFlight(_)) => {
+                    u.ring.submit_and_wait(1)?;
+                    u.reap(&mut self.write_errors);
+                }
+                _ => return Err(io::Error::other(format!("read-ahead {i} was not started"))),
+            }
+        }
+    }
+
+    /// The bytes read-ahead `i` read (valid once it is done).
+    pub fn read_ahead_buf(&self, i: usize) -> &[u8] {
+        match &self.engine {
+            Engine::Uring(u) if matches!(u.ahead.get(i), Some(Ahead::Done(..))) => u.ahead_bufs[i].as_slice(),
+            _ => &[],
+        }
+    }
+
+    /// Frees read-ahead buffer `i` once it is done (a read still in flight keeps it).
+    pub fn release_read_ahead(&mut self, i: usize) {
+        if let Engine::Uring(u) = &mut self.engine {
+            if let Some(a @ Ahead::Done(..)) = u.ahead.get_mut(i) {
+                *a = Ahead::Free;
+            }
+        }
+    }
+}
+
+/// A completion's result for a read of `len` bytes.
+fn read_result(res: i32, len: usize) -> io::Result<()> {
+    match usize::try_from(res) {
+        Ok(n) if n == len => Ok(()),
+        Ok(n) => Err(io::Error::new(io::ErrorKind::UnexpectedEof, format!("short read of {n} bytes"))),
+        Err(_) => Err(io::Error::from_raw_os_error(-res)),
+    }
 }
 
 impl Uring {
-    /// Reaps completions: frees write buffers (counting failed writes), returns a read's result.
+    /// Reaps completions: frees write buffers (counting failed writes), marks read-aheads done,
+    /// returns the waited-for read's result.
     fn reap(&mut self, write_errors: &mut u64) -> Option<i32> {
         let mut read = None;
         for cqe in self.ring.completion() {
-            if cqe.user_data() == READ_TAG {
+            let tag = cqe.user_data();
+            if tag == READ_TAG {
                 read = Some(cqe.result());
-            } else if let Some(w) = self.writing.get_mut(cqe.user_data() as usize) {
+            } else if let Some(a) = tag.checked_sub(READ_AHEAD_TAG).and_then(|i| self.ahead.get_mut(i as usize)) {
+                if let Ahead::InFlight(slot) = *a {
+                    *a = Ahead::Done(slot, cqe.result());
+                }
+            } else if let Some(w) = self.writing.get_mut(tag as usize) {
                 *w = None;
                 if cqe.result() < 0 {
                     *write_errors += 1;
@@ -271,9 +380,9 @@ impl Uring {
         read
     }
 
-    /// Waits for a write in flight to `slot`, if any.
+    /// Waits for a write or read-ahead in flight to or from `slot`, if any.
     fn wait_for_slot(&mut self, slot: u32, write_errors: &mut u64) -> io::Result<()> {
-        while self.writing.contains(&Some(slot)) {
+        while self.writing.contains(&Some(slot)) || self.ahead.contains(&Ahead::InFlight(slot)) {
             self.ring.submit_and_wait(1)?;
             self.reap(write_errors);
         }
@@ -294,7 +403,7 @@ impl Uring {
 
 impl Drop for FileDevice {
     fn drop(&mut self) {
-        // The kernel must be done with every write buffer before they are freed.
+        // The kernel must be done with every write and read-ahead buffer before they are freed.
         let _ = self.sync();
     }
 }

@@ -11,6 +11,9 @@
 //!   in [`L2Stats::corrupt_chunks`] and never returned.
 //! - Backings: [`file`](mod@file) (real file or block device, O_DIRECT, io_uring or pread) and [`memory`]
 //!   (the paper's emulation: DRAM with a busy-wait delay modelling throughput τ).
+//! - Read-ahead (file backing with io_uring): [`L2::start_read_ahead`] begins reading a batch in
+//!   the background; [`L2::collect_read_aheads`] hands over the chunks of those that finished,
+//!   [`L2::finish_read_ahead`] waits for one. A batch whose slot was reused meanwhile is dropped.
 //! - The index is not persisted: an L2 starts empty after a restart (it is a cache).
 
 pub mod buf;
@@ -24,7 +27,7 @@ use std::io;
 use hashbrown::HashMap;
 
 pub use buf::{AlignedBuf, ALIGN};
-pub use file::{DirectIo, FileConfig, FileDevice, IoEngine};
+pub use file::{DirectIo, FileConfig, FileDevice, IoEngine, READ_AHEAD_BUFFERS};
 pub use layout::{Decoded, StoredChunk, HEADER_BYTES};
 pub use memory::MemoryDevice;
 
@@ -101,6 +104,10 @@ pub struct L2Stats {
     pub read_errors: u64,
     /// Batches overwritten to make room.
     pub replaced: u64,
+    /// Read-aheads started (their reads count in `reads` once collected).
+    pub read_aheads: u64,
+    /// Read-aheads whose batch was replaced before they were collected (dropped unread).
+    pub read_aheads_stale: u64,
 }
 
 enum Device {
@@ -234,6 +241,8 @@ pub struct L2 {
     hand: u32,
     read_buf: AlignedBuf,
     read_chunks: Vec<ChunkRef>,
+    /// Batch key → read-ahead buffer, for read-aheads started and not yet collected.
+    reading_ahead: HashMap<u64, usize>,
     stats: L2Stats,
 }
 
@@ -274,6 +283,7 @@ impl L2 {
             hand: 0,
             read_buf: AlignedBuf::new(batch_bytes),
             read_chunks: Vec::with_capacity(cfg.batch_chunks as usize),
+            reading_ahead: HashMap::new(),
             stats: L2Stats::default(),
             cfg,
         })
@@ -354,6 +364,10 @@ impl L2 {
         self.index.insert(key, slot);
         self.owner[slot as usize] = Some(key);
         self.referenced[slot as usize] = false;
+        if self.reading_ahead.remove(&key).is_some() {
+            // It read the copy this write replaces; its buffer is freed when collected.
+            self.stats.read_aheads_stale += 1;
+        }
         self.stats.writes += 1;
         self.stats.write_bytes += batch.buf.len() as u64;
         Ok(())
@@ -400,26 +414,102 @@ impl L2 {
             self.owner[slot as usize] = None;
             return Err(e);
         }
-        self.stats.reads += 1;
-        self.stats.read_bytes += self.read_buf.len() as u64;
         self.referenced[slot as usize] = true;
-        self.read_chunks.clear();
-        let cs = self.cfg.chunk_slot_bytes as usize;
-        let bytes = self.read_buf.as_slice();
-        for p in 0..self.cfg.batch_chunks as usize {
-            let start = p * cs;
-            match layout::decode(&bytes[start..start + cs], key, p as u16) {
-                Decoded::Empty => {}
-                Decoded::Corrupt => self.stats.corrupt_chunks += 1,
-                Decoded::Chunk(c) => self.read_chunks.push(ChunkRef {
-                    position: c.position,
-                    fresh_until_ms: c.fresh_until_ms,
-                    start: start + HEADER_BYTES,
-                    len: c.wire.len(),
-                }),
+        decode_batch(&self.cfg, &mut self.stats, key, self.read_buf.as_slice(), &mut self.read_chunks);
+        Ok(Some(ReadBatch { buf: self.read_buf.as_slice(), chunks: &self.read_chunks }))
+    }
+
+    /// Starts reading batch `key` in the background; whether it started (not when the batch is
+    /// not stored, is already being read ahead, no read-ahead buffer is free, a write to its slot
+    /// is in flight, or the backing has no read-ahead: memory, or a file with pread).
+    ///
+    /// # Errors
+    /// A failure to submit the read (counted as a read error; the batch stays indexed).
+    pub fn start_read_ahead(&mut self, key: u64) -> io::Result<bool> {
+        let Some(&slot) = self.index.get(&key) else { return Ok(false) };
+        let Device::File(f) = &mut self.device else { return Ok(false) };
+        if self.reading_ahead.contains_key(&key) {
+            return Ok(false);
+        }
+        match f.start_read_ahead(slot) {
+            Ok(Some(i)) => {
+                self.reading_ahead.insert(key, i);
+                self.stats.read_aheads += 1;
+                Ok(true)
+            }
+            Ok(None) => Ok(false),
+            Err(e) => {
+                self.stats.read_errors += 1;
+                Err(e)
             }
         }
-        Ok(Some(ReadBatch { buf: self.read_buf.as_slice(), chunks: &self.read_chunks }))
+    }
+
+    /// Whether batch `key` is being read ahead (started and not yet collected).
+    pub fn is_reading_ahead(&self, key: u64) -> bool {
+        self.reading_ahead.contains_key(&key)
+    }
+
+    /// Hands `f` the chunks of every read-ahead that has finished (without waiting), batch by
+    /// batch; returns how many batches were collected.
+    pub fn collect_read_aheads(&mut self, f: &mut dyn FnMut(StoredChunk<'_>)) -> usize {
+        let mut n = 0;
+        while let Some((i, slot, res)) = self.file_mut().and_then(FileDevice::next_read_ahead) {
+            let key = self.reading_ahead.iter().find_map(|(&k, &j)| (j == i).then_some(k));
+            self.take_read_ahead(i, key, slot, res, f);
+            n += 1;
+        }
+        n
+    }
+
+    /// Waits for the read-ahead of batch `key` and hands `f` its chunks; whether there was one.
+    ///
+    /// # Errors
+    /// When waiting fails or the read failed (counted; the batch is dropped from the index).
+    pub fn finish_read_ahead(&mut self, key: u64, f: &mut dyn FnMut(StoredChunk<'_>)) -> io::Result<bool> {
+        let Some(&i) = self.reading_ahead.get(&key) else { return Ok(false) };
+        let Some(slot) = self.index.get(&key).copied() else {
+            // Unindexed since (a device error elsewhere); its read is still collected below.
+            return Ok(false);
+        };
+        let res = match self.file_mut() {
+            Some(dev) => dev.wait_read_ahead(i),
+            None => return Ok(false),
+        };
+        let failed = res.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
+        self.take_read_ahead(i, Some(key), slot, res, f);
+        failed.map_or(Ok(true), Err)
+    }
+
+    /// Consumes finished read-ahead buffer `i` of batch `key` from `slot`: its chunks to `f` if
+    /// the batch still owns the slot and the read succeeded; then frees the buffer.
+    fn take_read_ahead(&mut self, i: usize, key: Option<u64>, slot: u32, res: io::Result<()>, f: &mut dyn FnMut(StoredChunk<'_>)) {
+        if let Some(key) = key {
+            self.reading_ahead.remove(&key);
+            if self.owner.get(slot as usize).copied().flatten() != Some(key) {
+                self.stats.read_aheads_stale += 1;
+            } else if res.is_err() {
+                self.stats.read_errors += 1;
+                self.index.remove(&key);
+                self.owner[slot as usize] = None;
+            } else if let Device::File(dev) = &self.device {
+                self.referenced[slot as usize] = true;
+                let bytes = dev.read_ahead_buf(i);
+                decode_batch(&self.cfg, &mut self.stats, key, bytes, &mut self.read_chunks);
+                let batch = ReadBatch { buf: bytes, chunks: &self.read_chunks };
+                batch.iter().for_each(&mut *f);
+            }
+        }
+        if let Some(dev) = self.file_mut() {
+            dev.release_read_ahead(i);
+        }
+    }
+
+    fn file_mut(&mut self) -> Option<&mut FileDevice> {
+        match &mut self.device {
+            Device::File(f) => Some(f),
+            Device::Memory(_) => None,
+        }
     }
 
     /// Waits for write-backs in flight.
@@ -446,5 +536,28 @@ impl L2 {
     pub fn file_offset(&self, key: u64) -> Option<u64> {
         let slot = *self.index.get(&key)?;
         Some(u64::from(slot) * self.cfg.batch_bytes() as u64)
+    }
+}
+
+/// Decodes the batch of `key` read into `bytes`: counts the read, records its valid chunks in
+/// `out` (corrupt ones counted and skipped).
+fn decode_batch(cfg: &L2Config, stats: &mut L2Stats, key: u64, bytes: &[u8], out: &mut Vec<ChunkRef>) {
+    stats.reads += 1;
+    stats.read_bytes += bytes.len() as u64;
+    out.clear();
+    let cs = cfg.chunk_slot_bytes as usize;
+    for p in 0..cfg.batch_chunks as usize {
+        let start = p * cs;
+        let Some(slot) = bytes.get(start..start + cs) else { break };
+        match layout::decode(slot, key, p as u16) {
+            Decoded::Empty => {}
+            Decoded::Corrupt => stats.corrupt_chunks += 1,
+            Decoded::Chunk(c) => out.push(ChunkRef {
+                position: c.position,
+                fresh_until_ms: c.fresh_until_ms,
+                start: start + HEADER_BYTES,
+                len: c.wire.len(),
+            }),
+        }
     }
 }

@@ -336,7 +336,7 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
         };
         Some(L2Config::new(c.l2_bytes / shards as u64, nexthop_cs::Backing::File(file)))
     };
-    Ok(Some(HcsConfig { l1, l2, staging_batches: 4 }))
+    Ok(Some(HcsConfig { l1, l2, staging_batches: 4, read_ahead: c.l2_read_ahead }))
 }
 
 fn bind_unix(path: &str) -> Result<UnixListener, StartError> {

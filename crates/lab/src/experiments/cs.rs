@@ -339,9 +339,16 @@ fn p99_us(lat: &mut [u64]) -> f64 {
     lat.get(lat.len().saturating_sub(1).min(lat.len() * 99 / 100)).map_or(0.0, |&ns| ns as f64 / 1e3)
 }
 
+/// The hierarchical store with the next batch read ahead ([`HcsConfig::read_ahead`]).
+const READ_AHEAD: &str = "nexthop-hcs+read-ahead";
+
 fn hcs(l1_chunks: u32, slot: u32, l2: Option<L2Config>) -> anyhow::Result<HierarchicalStore> {
+    hcs_with(l1_chunks, slot, l2, false)
+}
+
+fn hcs_with(l1_chunks: u32, slot: u32, l2: Option<L2Config>, read_ahead: bool) -> anyhow::Result<HierarchicalStore> {
     let l1 = L1Config { capacity: l1_chunks, slot_bytes: slot, policy: Policy::Fifo, prefix_index: true };
-    Ok(HierarchicalStore::new(HcsConfig { l1, l2, staging_batches: 16 })?)
+    Ok(HierarchicalStore::new(HcsConfig { l1, l2, staging_batches: 16, read_ahead })?)
 }
 
 fn memory_l2(bytes: u64, slot: u32, tau_gbps: Option<f64>) -> L2Config {
@@ -378,6 +385,8 @@ fn with_hcs_stats(row: Row, before: &HierarchicalStore, l1_hits_before: u64, rea
     row.with("l1_hit_ratio", l1_hits as f64 / m.requests.max(1) as f64)
         .with("l2_read_mb_per_s", read_bytes as f64 / 1e6 / m.store_s.max(1e-12))
         .with("corrupt_chunks", before.l2_stats().corrupt_chunks)
+        .with("l2_read_aheads", before.l2_stats().read_aheads)
+        .with("read_ahead_waits", before.stats().read_ahead_waits)
 }
 
 /// Runs the hierarchical store on a trace, counting its tiers over the measured part only.
@@ -463,14 +472,17 @@ fn real_rows(scale: &Scale, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> {
         let l2_bytes = l1_bytes * mult;
         let RealTrace { w, warmup, requests } = real_trace(l2_bytes, l1_chunks, 0x7265_616c);
         let path = dir.join(format!("l2-{mult}x"));
-        let mut store = hcs(l1_chunks, SLOT_8K, Some(file_l2(path.clone(), l2_bytes)))?;
-        let l2_desc = store.l2().map(|l2| l2.describe()).unwrap_or_default();
-        let (m, hits, reads) = run_hcs(&mut store, &w, &requests, warmup, PAYLOAD_8K, &format!("real {mult}x nexthop"));
         let model = real_hit_ratio(&w.content_rates(), (w.chunks_per_content / B) as usize, f64::from(l1_chunks), B, CacheKind::Fifo);
-        let row = trace_row("nexthop-hcs", "real", l1_bytes, l2_bytes, &l2_desc, 1, "-", &m).with("l2_multiple", mult);
-        rows.push(with_hcs_stats(row, &store, hits, reads, &m).with("model_l1_hit_ratio", model));
-        drop(store);
-        let _ = std::fs::remove_file(&path);
+        // The paper's serial algorithm, then with the next batch read ahead (same trace, new file).
+        for (system, read_ahead) in [("nexthop-hcs", false), (READ_AHEAD, true)] {
+            let mut store = hcs_with(l1_chunks, SLOT_8K, Some(file_l2(path.clone(), l2_bytes)), read_ahead)?;
+            let l2_desc = store.l2().map(|l2| l2.describe()).unwrap_or_default();
+            let (m, hits, reads) = run_hcs(&mut store, &w, &requests, warmup, PAYLOAD_8K, &format!("real {mult}x {system}"));
+            let row = trace_row(system, "real", l1_bytes, l2_bytes, &l2_desc, 1, "-", &m).with("l2_multiple", mult);
+            rows.push(with_hcs_stats(row, &store, hits, reads, &m).with("model_l1_hit_ratio", model));
+            drop(store);
+            let _ = std::fs::remove_file(&path);
+        }
         if mult != 8 {
             continue;
         }
@@ -675,15 +687,21 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             },
         });
     }
-    let l2_size: Vec<(f64, f64)> = rows_of(rows, "real")
-        .filter(|r| r.str("system") == Some("nexthop-hcs"))
-        .filter_map(|r| Some((r.num("l2_bytes")? / 1e9, r.num("kchunks_per_s")?)))
-        .collect();
+    let l2_size = |system: &str| -> Vec<(f64, f64)> {
+        rows_of(rows, "real")
+            .filter(|r| r.str("system") == Some(system))
+            .filter_map(|r| Some((r.num("l2_bytes")? / 1e9, r.num("kchunks_per_s")?)))
+            .collect()
+    };
     plots.push(Plot {
         file_tag: "l2-size".into(),
         title: "Real workload, file L2: throughput vs L2 size (Fig. 6a)".into(),
         y_label: "kchunks/s".into(),
-        chart: Chart::Lines { x_label: "L2 size (GB)".into(), log_x: true, series: vec![("nexthop-hcs".into(), l2_size)] },
+        chart: Chart::Lines {
+            x_label: "L2 size (GB)".into(),
+            log_x: true,
+            series: ["nexthop-hcs", READ_AHEAD].iter().map(|s| (s.to_string(), l2_size(s))).collect(),
+        },
     });
     let tau: Vec<(f64, f64)> = rows_of(rows, "tau").filter_map(|r| Some((r.num("tau_gbps")?, r.num("gbps")?))).collect();
     plots.push(Plot {
@@ -719,6 +737,15 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     plots
 }
 
+/// The real-workload row of `system` at L2 = `multiple` × L1.
+fn real_at<'a>(rows: &'a [Row], system: &str, multiple: f64) -> Option<&'a Row> {
+    rows_of(rows, "real").find(|r| r.str("system") == Some(system) && r.num("l2_multiple") == Some(multiple))
+}
+
+fn p_num(r: &Row, key: &str) -> f64 {
+    r.num(key).unwrap_or(f64::NAN)
+}
+
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     let lookup = |sys: &str| rows_of(rows, "lookup").find(|r| r.str("system") == Some(sys)).and_then(|r| r.num("l1_lookup_ns"));
@@ -737,7 +764,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
             out.push(format!("cs: model RMSE {p} {rmse:.4}"));
         }
     }
-    let real = |sys: &str| rows_of(rows, "real").find(|r| r.str("system") == Some(sys) && r.num("l2_multiple") == Some(8.0));
+    let real = |sys: &str| real_at(rows, sys, 8.0);
     if let (Some(n), Some(f), Some(d)) = (real("nexthop-hcs"), real("foyer"), real("dram-cs")) {
         let k = |r: &Row| r.num("kchunks_per_s").unwrap_or(0.0);
         let h = |r: &Row| r.num("hit_ratio").unwrap_or(0.0);
@@ -749,6 +776,23 @@ fn summary(rows: &[Row]) -> Vec<String> {
             h(n),
             h(d),
             h(n) / h(d).max(1e-9)
+        ));
+    }
+    for (plain, ahead) in rows_of(rows, "real")
+        .filter(|r| r.str("system") == Some("nexthop-hcs"))
+        .filter_map(|p| Some((p, real_at(rows, READ_AHEAD, p.num("l2_multiple")?)?)))
+    {
+        let k = |r: &Row| r.num("kchunks_per_s").unwrap_or(0.0);
+        out.push(format!(
+            "cs: real {}× with read-ahead: {:.0} kchunks/s vs {:.0} ({:.2}×); L1 hit ratio {:.3} vs {:.3}; {} of {} read-aheads waited for",
+            p_num(plain, "l2_multiple"),
+            k(ahead),
+            k(plain),
+            k(ahead) / k(plain).max(1e-9),
+            p_num(ahead, "l1_hit_ratio"),
+            p_num(plain, "l1_hit_ratio"),
+            p_num(ahead, "read_ahead_waits"),
+            p_num(ahead, "l2_read_aheads"),
         ));
     }
     for s in ["batch", "content"] {
