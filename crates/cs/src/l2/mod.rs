@@ -469,7 +469,8 @@ impl L2 {
     pub fn finish_read_ahead(&mut self, key: u64, f: &mut dyn FnMut(StoredChunk<'_>)) -> io::Result<bool> {
         let Some(&i) = self.reading_ahead.get(&key) else { return Ok(false) };
         let Some(slot) = self.index.get(&key).copied() else {
-            // Unindexed since (a device error elsewhere); its read is still collected below.
+            // Unindexed since (its slot taken by a newer batch, or a failed read): the caller
+            // reads afresh, and the read-ahead is dropped as stale when collected.
             return Ok(false);
         };
         let res = match self.file_mut() {
