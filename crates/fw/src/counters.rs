@@ -188,6 +188,9 @@ pub struct ShardCounters {
     pub pit_entries: Counter,
     /// Gauge: content-store packets now.
     pub cs_entries: Counter,
+    /// Gauge: batches the content store's SSD tier has read ahead (as of the shard's latest
+    /// content-store lookup).
+    pub cs_l2_read_aheads: Counter,
     /// Gauge: FIB routes now.
     pub fib_entries: Counter,
 }

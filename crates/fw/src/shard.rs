@@ -319,6 +319,9 @@ impl Shard {
         out: &mut Outbox,
     ) {
         if let Some(cs) = self.cs.as_mut() {
+            if cs.l2().is_some() {
+                self.counters.cs_l2_read_aheads.set(cs.l2_stats().read_aheads);
+            }
             if let Some(hit) = cs.lookup(&Request::from_interest(interest), now_ms) {
                 self.counters.cs_hits.inc();
                 let incoming_face_id = self.local_fields.contains(&face).then_some(face);

@@ -1,6 +1,6 @@
 //! The SSD tier of the content store behind a running nexthop with two forwarding threads:
 //! each thread owns its own file, and Data far beyond the DRAM tier's capacity is served from
-//! the files after the producer is gone.
+//! the files after the producer is gone, each object's later batches read ahead.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -38,8 +38,9 @@ fn two_threads_each_serve_from_their_own_ssd_file() {
     let producer = traffic::start_producer(&face, &face, &prefix, 1000, pstop.clone()).unwrap();
     let mut c = Client::connect(&face).unwrap();
     let fetch = |c: &mut Client, i: usize| {
-        // Objects of 10 segments (the SSD tier stores a batch per object and 10 segments).
-        let mut x = Interest::new(Name::from_uri(&format!("/l2/o{}", i / 10)).unwrap().with(Component::segment(i as u64 % 10)));
+        // Objects of 30 segments: three batches of the SSD tier's 10 each, so fetching one in
+        // order also reads its next batches ahead (`content_store.l2_read_ahead`, on by default).
+        let mut x = Interest::new(Name::from_uri(&format!("/l2/o{}", i / 30)).unwrap().with(Component::segment(i as u64 % 30)));
         x.nonce = Some(c.next_nonce());
         match c.express(&x, Duration::from_secs(2)) {
             Ok(Answer::Data(w)) => DataView::decode(&w).unwrap().content().map(<[u8]>::len),
@@ -58,6 +59,7 @@ fn two_threads_each_serve_from_their_own_ssd_file() {
     assert!(served >= N - 64, "{served} of {N} served from the content store");
     for (shard, counters) in shards.iter().enumerate() {
         assert!(counters.cs_hits.get() > 100, "shard {shard}: {} hits", counters.cs_hits.get());
+        assert!(counters.cs_l2_read_aheads.get() > 10, "shard {shard}: {} read-aheads", counters.cs_l2_read_aheads.get());
         let p = l2_shard_path(&cfg.content_store.l2_path, 2, shard);
         let len = std::fs::metadata(&p).unwrap().len();
         assert!(len >= (32 << 20) - (1 << 20), "{p}: {len} bytes");
