@@ -11,7 +11,8 @@
 //!   (oldest first). A lookup also finds chunks still staged.
 //! - **Read-ahead of the next batch** (the optimisation the paper leaves to its reference [8];
 //!   [`HcsConfig::read_ahead`]): a request for the penultimate chunk of a batch starts reading
-//!   the content's next batch from the L2 in the background (file L2 with io_uring), unless its
+//!   the content's next batch from the L2 in the background (a file L2 with io_uring, or the
+//!   emulated L2, whose reads then queue at its throughput τ), unless its
 //!   first chunk is already in the L1 or staged. Finished reads are put into the L1 at the next
 //!   lookup; an L1 miss on a batch still being read waits for that read instead of reading again.
 //!   A stream then meets the device only at its first batch.
@@ -42,8 +43,8 @@ pub struct HcsConfig {
     pub l2: Option<L2Config>,
     /// Batches being gathered for write-back at once.
     pub staging_batches: usize,
-    /// Read the next batch of a content ahead, from its penultimate chunk's request on (file L2
-    /// with io_uring; elsewhere it does nothing).
+    /// Read the next batch of a content ahead, from its penultimate chunk's request on (a file
+    /// L2 with io_uring or the emulated L2; with pread it does nothing).
     pub read_ahead: bool,
 }
 

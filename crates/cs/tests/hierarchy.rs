@@ -95,6 +95,20 @@ fn a_stream_meets_the_device_only_at_its_first_batch_with_read_ahead() {
 }
 
 #[test]
+fn the_emulated_l2_reads_ahead_too() {
+    let mut s = store_with(Backing::Memory { tau_bits_per_s: Some(4e9) }, 40, true);
+    for seg in 0..100 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    for seg in 0..100 {
+        assert!(tier(&mut s, seg).is_some(), "seg {seg}");
+    }
+    let (st, l2) = (s.stats(), s.l2_stats());
+    assert_eq!((l2.reads, l2.read_aheads, st.l2_hits - st.read_ahead_waits), (10, 9, 1), "{st:?} {l2:?}");
+}
+
+#[test]
 fn no_read_ahead_for_a_batch_already_in_the_l1() {
     let (path, backing) = file_backing_with("ahead-l1", IoEngine::IoUring);
     let mut s = store_with(backing, 40, true);

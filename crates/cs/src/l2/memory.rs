@@ -2,8 +2,22 @@
 //! optional busy-wait after every batch read that models an L2 of throughput τ
 //! (d = B·|c| / τ, the paper's equation (1)). Busy waiting, not sleeping: the paper found sleep
 //! unreliable above 4 Gbps.
+//!
+//! Read-ahead is emulated too: [`MemoryDevice::start_read_ahead`] copies the slot into a buffer
+//! at once and marks it done d after the device is next free, so reads queue behind each other
+//! at throughput τ; a waited-for read also queues behind the read-aheads in flight.
 
 use std::time::{Duration, Instant};
+
+/// Read-ahead buffers of the emulated L2 (as many as the file L2's).
+const READ_AHEAD_BUFFERS: usize = super::file::READ_AHEAD_BUFFERS;
+
+/// A read-ahead buffer: the slot it read and when the emulated read is done.
+#[derive(Debug, Clone, Copy)]
+struct Ahead {
+    slot: u32,
+    done_at: Instant,
+}
 
 /// Batch slots in memory with an emulated read delay.
 #[derive(Debug)]
@@ -11,6 +25,10 @@ pub struct MemoryDevice {
     bytes: Vec<u8>,
     batch_bytes: usize,
     delay: Option<Duration>,
+    /// When the emulated device finishes the reads queued so far.
+    busy_until: Instant,
+    ahead_bufs: Vec<Vec<u8>>,
+    ahead: Vec<Option<Ahead>>,
 }
 
 impl MemoryDevice {
@@ -18,7 +36,14 @@ impl MemoryDevice {
     /// is given.
     pub fn new(slots: u32, batch_bytes: usize, tau_bits_per_s: Option<f64>) -> Self {
         let delay = tau_bits_per_s.filter(|t| *t > 0.0).map(|t| Duration::from_secs_f64(batch_bytes as f64 * 8.0 / t));
-        MemoryDevice { bytes: vec![0; slots as usize * batch_bytes], batch_bytes, delay }
+        MemoryDevice {
+            bytes: vec![0; slots as usize * batch_bytes],
+            batch_bytes,
+            delay,
+            busy_until: Instant::now(),
+            ahead_bufs: Vec::new(),
+            ahead: vec![None; READ_AHEAD_BUFFERS],
+        }
     }
 
     /// The emulated delay per batch read.
@@ -26,13 +51,22 @@ impl MemoryDevice {
         self.delay
     }
 
-    /// Copies slot `slot` into `dst`, then waits out the rest of the emulated delay.
-    pub fn read(&self, slot: u32, dst: &mut [u8]) {
-        let start = Instant::now();
+    /// When a read queued now is done: d after the device is next free.
+    fn queue_read(&mut self) -> Instant {
+        let now = Instant::now();
+        let done = now.max(self.busy_until) + self.delay.unwrap_or_default();
+        self.busy_until = done;
+        done
+    }
+
+    /// Copies slot `slot` into `dst`, then waits out the rest of the emulated delay (after the
+    /// read-aheads queued before it).
+    pub fn read(&mut self, slot: u32, dst: &mut [u8]) {
+        let done = self.queue_read();
         let at = slot as usize * self.batch_bytes;
         dst.copy_from_slice(&self.bytes[at..at + self.batch_bytes]);
-        if let Some(d) = self.delay {
-            while start.elapsed() < d {
+        if self.delay.is_some() {
+            while Instant::now() < done {
                 std::hint::spin_loop();
             }
         }
@@ -48,6 +82,50 @@ impl MemoryDevice {
     pub fn slot_mut(&mut self, slot: u32) -> &mut [u8] {
         let at = slot as usize * self.batch_bytes;
         &mut self.bytes[at..at + self.batch_bytes]
+    }
+
+    /// Starts an emulated read-ahead of slot `slot` into a free buffer: its number, or `None`
+    /// when every buffer is taken.
+    pub fn start_read_ahead(&mut self, slot: u32) -> Option<usize> {
+        let i = self.ahead.iter().position(Option::is_none)?;
+        if self.ahead_bufs.len() <= i {
+            self.ahead_bufs.resize_with(i + 1, || vec![0; self.batch_bytes]);
+        }
+        let at = slot as usize * self.batch_bytes;
+        self.ahead_bufs[i].copy_from_slice(&self.bytes[at..at + self.batch_bytes]);
+        let done_at = self.queue_read();
+        self.ahead[i] = Some(Ahead { slot, done_at });
+        Some(i)
+    }
+
+    /// A read-ahead whose emulated read is done (without waiting): its buffer and slot.
+    pub fn next_read_ahead(&self) -> Option<(usize, u32)> {
+        let now = Instant::now();
+        self.ahead.iter().enumerate().find_map(|(i, a)| a.filter(|a| a.done_at <= now).map(|a| (i, a.slot)))
+    }
+
+    /// Waits until read-ahead `i` is done; whether it was started.
+    pub fn wait_read_ahead(&self, i: usize) -> bool {
+        let Some(Some(a)) = self.ahead.get(i) else { return false };
+        while Instant::now() < a.done_at {
+            std::hint::spin_loop();
+        }
+        true
+    }
+
+    /// The bytes read-ahead `i` read.
+    pub fn read_ahead_buf(&self, i: usize) -> &[u8] {
+        match self.ahead.get(i) {
+            Some(Some(_)) => &self.ahead_bufs[i],
+            _ => &[],
+        }
+    }
+
+    /// Frees read-ahead buffer `i`.
+    pub fn release_read_ahead(&mut self, i: usize) {
+        if let Some(a) = self.ahead.get_mut(i) {
+            *a = None;
+        }
     }
 }
 
@@ -65,5 +143,24 @@ mod tests {
         d.read(1, &mut out);
         assert!(t.elapsed() >= Duration::from_nanos(163_840));
         assert!(out.iter().all(|&b| b == 7));
+    }
+
+    #[test]
+    fn read_aheads_queue_at_the_emulated_throughput() {
+        let mut d = MemoryDevice::new(2, 81920, Some(4e9));
+        d.write(0, &[1; 81920]);
+        d.write(1, &[2; 81920]);
+        let t = Instant::now();
+        let a = d.start_read_ahead(0).unwrap();
+        let b = d.start_read_ahead(1).unwrap();
+        assert!(d.next_read_ahead().is_none() || t.elapsed() >= Duration::from_nanos(163_840));
+        assert!(d.wait_read_ahead(b));
+        // The second read was queued behind the first: two delays in all.
+        assert!(t.elapsed() >= Duration::from_nanos(2 * 163_840));
+        assert!(d.read_ahead_buf(a).iter().all(|&x| x == 1) && d.read_ahead_buf(b).iter().all(|&x| x == 2));
+        assert!(d.next_read_ahead().is_some());
+        d.release_read_ahead(a);
+        d.release_read_ahead(b);
+        assert!(d.next_read_ahead().is_none() && !d.wait_read_ahead(a));
     }
 }

@@ -11,8 +11,9 @@
 //!   in [`L2Stats::corrupt_chunks`] and never returned.
 //! - Backings: [`file`](mod@file) (real file or block device, O_DIRECT, io_uring or pread) and [`memory`]
 //!   (the paper's emulation: DRAM with a busy-wait delay modelling throughput τ).
-//! - Read-ahead (file backing with io_uring): [`L2::start_read_ahead`] begins reading a batch in
-//!   the background; [`L2::collect_read_aheads`] hands over the chunks of those that finished,
+//! - Read-ahead (a file with io_uring, or the emulation, whose reads queue at throughput τ):
+//!   [`L2::start_read_ahead`] begins reading a batch in the background;
+//!   [`L2::collect_read_aheads`] hands over the chunks of those that finished,
 //!   [`L2::finish_read_ahead`] waits for one. A batch whose slot was reused meanwhile is dropped.
 //! - The index is not persisted: an L2 starts empty after a restart (it is a cache).
 
@@ -421,17 +422,20 @@ impl L2 {
 
     /// Starts reading batch `key` in the background; whether it started (not when the batch is
     /// not stored, is already being read ahead, no read-ahead buffer is free, a write to its slot
-    /// is in flight, or the backing has no read-ahead: memory, or a file with pread).
+    /// is in flight, or the backing has no read-ahead: a file with pread).
     ///
     /// # Errors
     /// A failure to submit the read (counted as a read error; the batch stays indexed).
     pub fn start_read_ahead(&mut self, key: u64) -> io::Result<bool> {
         let Some(&slot) = self.index.get(&key) else { return Ok(false) };
-        let Device::File(f) = &mut self.device else { return Ok(false) };
         if self.reading_ahead.contains_key(&key) {
             return Ok(false);
         }
-        match f.start_read_ahead(slot) {
+        let started = match &mut self.device {
+            Device::File(f) => f.start_read_ahead(slot),
+            Device::Memory(m) => Ok(m.start_read_ahead(slot)),
+        };
+        match started {
             Ok(Some(i)) => {
                 self.reading_ahead.insert(key, i);
                 self.stats.read_aheads += 1;
@@ -454,7 +458,17 @@ impl L2 {
     /// batch; returns how many batches were collected.
     pub fn collect_read_aheads(&mut self, f: &mut dyn FnMut(StoredChunk<'_>)) -> usize {
         let mut n = 0;
-        while let Some((i, slot, res)) = self.file_mut().and_then(FileDevice::next_read_ahead) {
+        loop {
+            let (i, slot, res) = match &mut self.device {
+                Device::File(f) => match f.next_read_ahead() {
+                    Some(done) => done,
+                    None => break,
+                },
+                Device::Memory(m) => match m.next_read_ahead() {
+                    Some((i, slot)) => (i, slot, Ok(())),
+                    None => break,
+                },
+            };
             let key = self.reading_ahead.iter().find_map(|(&k, &j)| (j == i).then_some(k));
             self.take_read_ahead(i, key, slot, res, f);
             n += 1;
@@ -473,9 +487,12 @@ impl L2 {
             // reads afresh, and the read-ahead is dropped as stale when collected.
             return Ok(false);
         };
-        let res = match self.file_mut() {
-            Some(dev) => dev.wait_read_ahead(i),
-            None => return Ok(false),
+        let res = match &mut self.device {
+            Device::File(f) => f.wait_read_ahead(i),
+            Device::Memory(m) => match m.wait_read_ahead(i) {
+                true => Ok(()),
+                false => return Ok(false),
+            },
         };
         let failed = res.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
         self.take_read_ahead(i, Some(key), slot, res, f);
@@ -493,23 +510,20 @@ impl L2 {
                 self.stats.read_errors += 1;
                 self.index.remove(&key);
                 self.owner[slot as usize] = None;
-            } else if let Device::File(dev) = &self.device {
+            } else {
                 self.referenced[slot as usize] = true;
-                let bytes = dev.read_ahead_buf(i);
+                let bytes = match &self.device {
+                    Device::File(dev) => dev.read_ahead_buf(i),
+                    Device::Memory(m) => m.read_ahead_buf(i),
+                };
                 decode_batch(&self.cfg, &mut self.stats, key, bytes, &mut self.read_chunks);
                 let batch = ReadBatch { buf: bytes, chunks: &self.read_chunks };
                 batch.iter().for_each(&mut *f);
             }
         }
-        if let Some(dev) = self.file_mut() {
-            dev.release_read_ahead(i);
-        }
-    }
-
-    fn file_mut(&mut self) -> Option<&mut FileDevice> {
         match &mut self.device {
-            Device::File(f) => Some(f),
-            Device::Memory(_) => None,
+            Device::File(dev) => dev.release_read_ahead(i),
+            Device::Memory(m) => m.release_read_ahead(i),
         }
     }
 

@@ -520,19 +520,14 @@ fn tau_rows(scale: &Scale) -> anyhow::Result<Vec<Row>> {
     let l2_bytes = scale.tau_l2_bytes;
     let l1_chunks = (l2_bytes / 8 / u64::from(SLOT_8K)) as u32;
     let RealTrace { w, warmup, requests } = real_trace(l2_bytes, l1_chunks, 0x0074_6175);
-    for &tau in &scale.taus_gbps {
-        let mut store = hcs(l1_chunks, SLOT_8K, Some(memory_l2(l2_bytes, SLOT_8K, Some(tau))))?;
-        let (m, hits, reads) = run_hcs(&mut store, &w, &requests, warmup, PAYLOAD_8K, &format!("tau {tau}"));
-        let row = trace_row(
-            "nexthop-hcs",
-            "tau",
-            u64::from(l1_chunks) * u64::from(SLOT_8K),
-            l2_bytes,
-            &format!("memory τ={tau} Gbps"),
-            1,
-            "-",
-            &m,
-        );
+    // The paper's serial algorithm, and the read-ahead it expects to pay at higher τ (its §5).
+    for (system, read_ahead, &tau) in
+        [("nexthop-hcs", false), (READ_AHEAD, true)].into_iter().flat_map(|(s, r)| scale.taus_gbps.iter().map(move |t| (s, r, t)))
+    {
+        let mut store = hcs_with(l1_chunks, SLOT_8K, Some(memory_l2(l2_bytes, SLOT_8K, Some(tau))), read_ahead)?;
+        let (m, hits, reads) = run_hcs(&mut store, &w, &requests, warmup, PAYLOAD_8K, &format!("tau {tau} {system}"));
+        let row =
+            trace_row(system, "tau", u64::from(l1_chunks) * u64::from(SLOT_8K), l2_bytes, &format!("memory τ={tau} Gbps"), 1, "-", &m);
         rows.push(with_hcs_stats(row, &store, hits, reads, &m).with("tau_gbps", tau));
     }
     Ok(rows)
@@ -703,12 +698,21 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             series: ["nexthop-hcs", READ_AHEAD].iter().map(|s| (s.to_string(), l2_size(s))).collect(),
         },
     });
-    let tau: Vec<(f64, f64)> = rows_of(rows, "tau").filter_map(|r| Some((r.num("tau_gbps")?, r.num("gbps")?))).collect();
+    let tau = |system: &str| -> Vec<(f64, f64)> {
+        rows_of(rows, "tau")
+            .filter(|r| r.str("system") == Some(system))
+            .filter_map(|r| Some((r.num("tau_gbps")?, r.num("gbps")?)))
+            .collect()
+    };
     plots.push(Plot {
         file_tag: "tau".into(),
         title: "Emulated L2: served throughput vs L2 throughput τ (Fig. 6b)".into(),
         y_label: "served Gbps".into(),
-        chart: Chart::Lines { x_label: "τ (Gbps)".into(), log_x: true, series: vec![("nexthop-hcs".into(), tau)] },
+        chart: Chart::Lines {
+            x_label: "τ (Gbps)".into(),
+            log_x: true,
+            series: ["nexthop-hcs", READ_AHEAD].iter().map(|s| (s.to_string(), tau(s))).collect(),
+        },
     });
     let thread_series = |workload: &str, key: &str| {
         ["batch", "content"]
@@ -795,6 +799,14 @@ fn summary(rows: &[Row]) -> Vec<String> {
             p_num(ahead, "l2_read_aheads"),
         ));
     }
+    let tau_line = |system: &str| {
+        rows_of(rows, "tau")
+            .filter(|r| r.str("system") == Some(system))
+            .map(|r| format!("{:.1}", p_num(r, "gbps")))
+            .collect::<Vec<_>>()
+            .join(" / ")
+    };
+    out.push(format!("cs: emulated L2, served Gbps at each τ: serial {}; read-ahead {}", tau_line("nexthop-hcs"), tau_line(READ_AHEAD)));
     for s in ["batch", "content"] {
         if let Some(r) = rows_of(rows, "balance").filter(|r| r.str("hash_scheme") == Some(s)).last() {
             out.push(format!(
