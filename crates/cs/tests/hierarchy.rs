@@ -67,18 +67,23 @@ fn a_miss_prefetches_its_batch_from_a_real_file() {
     std::fs::remove_file(path).unwrap();
 }
 
+/// Stores segments 0..n in the L2 only, then requests each in order, every one served.
+fn stream_from_the_l2(s: &mut HierarchicalStore, n: u64) {
+    for seg in 0..n {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    for seg in 0..n {
+        assert!(tier(s, seg).is_some(), "seg {seg}");
+    }
+}
+
 #[test]
 fn a_stream_meets_the_device_only_at_its_first_batch_with_read_ahead() {
     for (engine, read_ahead) in [(IoEngine::IoUring, true), (IoEngine::IoUring, false), (IoEngine::Pread, true)] {
         let (path, backing) = file_backing_with(&format!("ahead-{engine:?}-{read_ahead}"), engine);
         let mut s = store_with(backing, 40, read_ahead);
-        for seg in 0..100 {
-            s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
-        }
-        s.flush().unwrap();
-        for seg in 0..100 {
-            assert!(tier(&mut s, seg).is_some(), "seg {seg}");
-        }
+        stream_from_the_l2(&mut s, 100);
         let (st, l2) = (s.stats(), s.l2_stats());
         assert_eq!(st.l1_hits + st.l2_hits, 100);
         assert_eq!(l2.reads, 10, "each batch read once");
@@ -97,13 +102,7 @@ fn a_stream_meets_the_device_only_at_its_first_batch_with_read_ahead() {
 #[test]
 fn the_emulated_l2_reads_ahead_too() {
     let mut s = store_with(Backing::Memory { tau_bits_per_s: Some(4e9) }, 40, true);
-    for seg in 0..100 {
-        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
-    }
-    s.flush().unwrap();
-    for seg in 0..100 {
-        assert!(tier(&mut s, seg).is_some(), "seg {seg}");
-    }
+    stream_from_the_l2(&mut s, 100);
     let (st, l2) = (s.stats(), s.l2_stats());
     assert_eq!((l2.reads, l2.read_aheads, st.l2_hits - st.read_ahead_waits), (10, 9, 1), "{st:?} {l2:?}");
 }

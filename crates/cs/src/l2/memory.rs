@@ -100,6 +100,9 @@ impl MemoryDevice {
 
     /// A read-ahead whose emulated read is done (without waiting): its buffer and slot.
     pub fn next_read_ahead(&self) -> Option<(usize, u32)> {
+        if self.ahead.iter().all(Option::is_none) {
+            return None; // Nothing in flight: no clock read on every lookup.
+        }
         let now = Instant::now();
         self.ahead.iter().enumerate().find_map(|(i, a)| a.filter(|a| a.done_at <= now).map(|a| (i, a.slot)))
     }

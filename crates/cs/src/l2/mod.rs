@@ -242,8 +242,9 @@ pub struct L2 {
     hand: u32,
     read_buf: AlignedBuf,
     read_chunks: Vec<ChunkRef>,
-    /// Batch key → read-ahead buffer, for read-aheads started and not yet collected.
-    reading_ahead: HashMap<u64, usize>,
+    /// Per read-ahead buffer, the batch it is reading for (started and not yet collected);
+    /// `None` for a free buffer or one whose batch was rewritten meanwhile.
+    reading_ahead: Vec<Option<u64>>,
     stats: L2Stats,
 }
 
@@ -284,7 +285,7 @@ impl L2 {
             hand: 0,
             read_buf: AlignedBuf::new(batch_bytes),
             read_chunks: Vec::with_capacity(cfg.batch_chunks as usize),
-            reading_ahead: HashMap::new(),
+            reading_ahead: vec![None; READ_AHEAD_BUFFERS],
             stats: L2Stats::default(),
             cfg,
         })
@@ -365,8 +366,9 @@ impl L2 {
         self.index.insert(key, slot);
         self.owner[slot as usize] = Some(key);
         self.referenced[slot as usize] = false;
-        if self.reading_ahead.remove(&key).is_some() {
+        if let Some(i) = self.read_ahead_of(key) {
             // It read the copy this write replaces; its buffer is freed when collected.
+            self.reading_ahead[i] = None;
             self.stats.read_aheads_stale += 1;
         }
         self.stats.writes += 1;
@@ -428,7 +430,7 @@ impl L2 {
     /// A failure to submit the read (counted as a read error; the batch stays indexed).
     pub fn start_read_ahead(&mut self, key: u64) -> io::Result<bool> {
         let Some(&slot) = self.index.get(&key) else { return Ok(false) };
-        if self.reading_ahead.contains_key(&key) {
+        if self.is_reading_ahead(key) {
             return Ok(false);
         }
         let started = match &mut self.device {
@@ -437,7 +439,7 @@ impl L2 {
         };
         match started {
             Ok(Some(i)) => {
-                self.reading_ahead.insert(key, i);
+                self.reading_ahead[i] = Some(key);
                 self.stats.read_aheads += 1;
                 Ok(true)
             }
@@ -451,7 +453,12 @@ impl L2 {
 
     /// Whether batch `key` is being read ahead (started and not yet collected).
     pub fn is_reading_ahead(&self, key: u64) -> bool {
-        self.reading_ahead.contains_key(&key)
+        self.read_ahead_of(key).is_some()
+    }
+
+    /// The read-ahead buffer reading batch `key`.
+    fn read_ahead_of(&self, key: u64) -> Option<usize> {
+        self.reading_ahead.iter().position(|&k| k == Some(key))
     }
 
     /// Hands `f` the chunks of every read-ahead that has finished (without waiting), batch by
@@ -469,8 +476,7 @@ impl L2 {
                     None => break,
                 },
             };
-            let key = self.reading_ahead.iter().find_map(|(&k, &j)| (j == i).then_some(k));
-            self.take_read_ahead(i, key, slot, res, f);
+            self.take_read_ahead(i, slot, res.is_ok(), f);
             n += 1;
         }
         n
@@ -481,7 +487,7 @@ impl L2 {
     /// # Errors
     /// When waiting fails or the read failed (counted; the batch is dropped from the index).
     pub fn finish_read_ahead(&mut self, key: u64, f: &mut dyn FnMut(StoredChunk<'_>)) -> io::Result<bool> {
-        let Some(&i) = self.reading_ahead.get(&key) else { return Ok(false) };
+        let Some(i) = self.read_ahead_of(key) else { return Ok(false) };
         let Some(slot) = self.index.get(&key).copied() else {
             // Unindexed since (its slot taken by a newer batch, or a failed read): the caller
             // reads afresh, and the read-ahead is dropped as stale when collected.
@@ -494,19 +500,17 @@ impl L2 {
                 false => return Ok(false),
             },
         };
-        let failed = res.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
-        self.take_read_ahead(i, Some(key), slot, res, f);
-        failed.map_or(Ok(true), Err)
+        self.take_read_ahead(i, slot, res.is_ok(), f);
+        res.map(|()| true)
     }
 
-    /// Consumes finished read-ahead buffer `i` of batch `key` from `slot`: its chunks to `f` if
-    /// the batch still owns the slot and the read succeeded; then frees the buffer.
-    fn take_read_ahead(&mut self, i: usize, key: Option<u64>, slot: u32, res: io::Result<()>, f: &mut dyn FnMut(StoredChunk<'_>)) {
-        if let Some(key) = key {
-            self.reading_ahead.remove(&key);
+    /// Consumes finished read-ahead buffer `i` of `slot`: its chunks to `f` if its batch still
+    /// owns the slot and the read succeeded; then frees the buffer.
+    fn take_read_ahead(&mut self, i: usize, slot: u32, read_ok: bool, f: &mut dyn FnMut(StoredChunk<'_>)) {
+        if let Some(key) = self.reading_ahead[i].take() {
             if self.owner.get(slot as usize).copied().flatten() != Some(key) {
                 self.stats.read_aheads_stale += 1;
-            } else if res.is_err() {
+            } else if !read_ok {
                 self.stats.read_errors += 1;
                 self.index.remove(&key);
                 self.owner[slot as usize] = None;

@@ -682,12 +682,6 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             },
         });
     }
-    let l2_size = |system: &str| -> Vec<(f64, f64)> {
-        rows_of(rows, "real")
-            .filter(|r| r.str("system") == Some(system))
-            .filter_map(|r| Some((r.num("l2_bytes")? / 1e9, r.num("kchunks_per_s")?)))
-            .collect()
-    };
     plots.push(Plot {
         file_tag: "l2-size".into(),
         title: "Real workload, file L2: throughput vs L2 size (Fig. 6a)".into(),
@@ -695,15 +689,12 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         chart: Chart::Lines {
             x_label: "L2 size (GB)".into(),
             log_x: true,
-            series: ["nexthop-hcs", READ_AHEAD].iter().map(|s| (s.to_string(), l2_size(s))).collect(),
+            series: ["nexthop-hcs", READ_AHEAD]
+                .iter()
+                .map(|s| (s.to_string(), points(rows, "real", s, "l2_bytes", "kchunks_per_s").map(|(b, k)| (b / 1e9, k)).collect()))
+                .collect(),
         },
     });
-    let tau = |system: &str| -> Vec<(f64, f64)> {
-        rows_of(rows, "tau")
-            .filter(|r| r.str("system") == Some(system))
-            .filter_map(|r| Some((r.num("tau_gbps")?, r.num("gbps")?)))
-            .collect()
-    };
     plots.push(Plot {
         file_tag: "tau".into(),
         title: "Emulated L2: served throughput vs L2 throughput τ (Fig. 6b)".into(),
@@ -711,7 +702,10 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         chart: Chart::Lines {
             x_label: "τ (Gbps)".into(),
             log_x: true,
-            series: ["nexthop-hcs", READ_AHEAD].iter().map(|s| (s.to_string(), tau(s))).collect(),
+            series: ["nexthop-hcs", READ_AHEAD]
+                .iter()
+                .map(|s| (s.to_string(), points(rows, "tau", s, "tau_gbps", "gbps").collect()))
+                .collect(),
         },
     });
     let thread_series = |workload: &str, key: &str| {
@@ -739,6 +733,11 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         chart: Chart::Lines { x_label: "shards".into(), log_x: false, series: thread_series("balance", "load_imbalance") },
     });
     plots
+}
+
+/// (x, y) of `system`'s rows of `workload`.
+fn points<'a>(rows: &'a [Row], workload: &'a str, system: &'a str, x: &'a str, y: &'a str) -> impl Iterator<Item = (f64, f64)> + 'a {
+    rows_of(rows, workload).filter(move |r| r.str("system") == Some(system)).filter_map(move |r| Some((r.num(x)?, r.num(y)?)))
 }
 
 /// The real-workload row of `system` at L2 = `multiple` × L1.

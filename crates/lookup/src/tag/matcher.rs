@@ -321,13 +321,18 @@ impl CompiledFib {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_list_stops_where_its_potential_cannot_beat_the_best() {
+    /// The filter with bits `ps` set.
+    fn of(ps: &[usize]) -> Descriptor {
         let mut bits = [0u64; 3];
-        for p in [3usize, 10, 50, 100, 150] {
+        for &p in ps {
             bits[p / 64] |= 1 << (p % 64);
         }
-        let d = Descending::new(&Query::new(bits));
+        Descriptor(bits)
+    }
+
+    #[test]
+    fn a_list_stops_where_its_potential_cannot_beat_the_best() {
+        let d = Descending::new(&Query::new(of(&[3, 10, 50, 100, 150]).0));
         assert_eq!(&d.positions[..d.len], &[150, 100, 50, 10, 3]);
         // Root list, nothing found yet: any sibling up to the query's highest position.
         assert_eq!(d.last_useful(0, 1), 150);
@@ -344,13 +349,6 @@ mod tests {
     #[test]
     fn the_cut_passes_over_only_what_cannot_beat_the_best() {
         use crate::tag::{Compression, Layout};
-        let of = |ps: &[usize]| {
-            let mut bits = [0u64; 3];
-            for &p in ps {
-                bits[p / 64] |= 1 << (p % 64);
-            }
-            Descriptor(bits)
-        };
         // Under 10: {10, 40} and {10} (its terminator last). Under 5: {5, 150}, then {5}'s
         // terminator, which the cut passes over once {10} has set the best to 1: 150 is past the
         // query's highest position, and {5} weighs 1 too.
