@@ -16,6 +16,12 @@
 //!   first chunk is already in the L1 or staged. Finished reads are put into the L1 at the next
 //!   lookup; an L1 miss on a batch still being read waits for that read instead of reading again.
 //!   A stream then meets the device only at its first batch.
+//! - **Lookup without waiting** ([`HierarchicalStore::lookup_or_read`]): an L1 miss whose batch
+//!   is on the L2 starts reading it in the background (into a read-ahead buffer) and answers
+//!   [`Lookup::Reading`] instead of waiting, so a forwarding thread goes on with other packets
+//!   and asks again once [`HierarchicalStore::poll_reads`] has put the batch into the L1 (the
+//!   forwarder parks the Interest meanwhile). With no buffer free, or a file read with pread,
+//!   it reads and waits as `lookup` does.
 //! - Chunks that come back from the L2 keep the freshness deadline they arrived with.
 //! - The L2 answers by batch, so it serves requests for chunk names (a name ending in a segment
 //!   number, or any exact name as a batch of one); a CanBePrefix request for a name that is not
@@ -66,6 +72,18 @@ pub struct Served<'a> {
     pub wire: &'a [u8],
 }
 
+/// What [`HierarchicalStore::lookup_or_read`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup<'a> {
+    /// Answered now.
+    Served(Served<'a>),
+    /// Its batch is being read from the L2 (the read started now, or was already in flight):
+    /// ask again once [`HierarchicalStore::is_reading`] says `false` for this batch.
+    Reading(u64),
+    /// Not stored.
+    Miss,
+}
+
 /// What the store counted (the tiers count their own too: [`HierarchicalStore::l1_stats`],
 /// [`HierarchicalStore::l2_stats`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,6 +102,11 @@ pub struct HcsStats {
     pub l2_bad_packets: u64,
     /// L1 misses whose batch was being read ahead: they waited for that read.
     pub read_ahead_waits: u64,
+    /// Lookups without waiting answered [`Lookup::Reading`] (each asks again later, and is
+    /// counted again then).
+    pub reading: u64,
+    /// Background reads those lookups started (the L2's `read_aheads` counts them too).
+    pub background_reads: u64,
 }
 
 /// Batches being gathered for write-back.
@@ -167,35 +190,87 @@ impl HierarchicalStore {
         self.batch_chunks
     }
 
-    /// The packet answering `req` at `now_ms`, from the L1 or, prefetching its batch, the L2.
+    /// The packet answering `req` at `now_ms`, from the L1 or, prefetching its batch, the L2
+    /// (waiting for the read).
     pub fn lookup(&mut self, req: &Request<'_>, now_ms: u64) -> Option<Served<'_>> {
+        match self.answer(req, now_ms, true) {
+            Lookup::Served(s) => Some(s),
+            Lookup::Reading(_) | Lookup::Miss => None,
+        }
+    }
+
+    /// As [`HierarchicalStore::lookup`], but an L1 miss whose batch must come from the L2
+    /// starts that read and answers [`Lookup::Reading`] without waiting for it (see the module
+    /// overview); it waits only when the read cannot run in the background.
+    pub fn lookup_or_read(&mut self, req: &Request<'_>, now_ms: u64) -> Lookup<'_> {
+        self.answer(req, now_ms, false)
+    }
+
+    /// Puts the batches whose background reads have finished into the L1 (without waiting);
+    /// returns how many.
+    pub fn poll_reads(&mut self) -> usize {
+        let (l1, stats) = (&mut self.l1, &mut self.stats);
+        let Some(l2) = self.l2.as_mut() else { return 0 };
+        l2.collect_read_aheads(&mut |c| {
+            insert_chunk(l1, stats, c.wire, c.fresh_until_ms);
+        })
+    }
+
+    /// Whether batch `batch` (from [`Lookup::Reading`]) is still being read.
+    pub fn is_reading(&self, batch: u64) -> bool {
+        self.l2.as_ref().is_some_and(|l2| l2.is_reading_ahead(batch))
+    }
+
+    fn answer(&mut self, req: &Request<'_>, now_ms: u64, wait: bool) -> Lookup<'_> {
         self.stats.requests += 1;
-        if self.read_ahead {
-            self.collect_read_aheads();
+        if self.read_ahead || !wait {
+            self.poll_reads();
         }
         if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
             self.stats.l1_hits += 1;
             self.read_next_batch_ahead(req.name);
-            return Some(Served { tier: Tier::L1, wire: self.l1.slot_wire(slot) });
+            return Lookup::Served(Served { tier: Tier::L1, wire: self.l1.slot_wire(slot) });
         }
-        if self.l2.is_some() && self.prefetch(req.name) {
-            if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
-                self.stats.l2_hits += 1;
-                self.read_next_batch_ahead(req.name);
-                return Some(Served { tier: Tier::L2, wire: self.l1.slot_wire(slot) });
+        if self.l2.is_some() {
+            if !wait {
+                if let Some(batch) = self.start_reading(req.name) {
+                    self.stats.reading += 1;
+                    return Lookup::Reading(batch);
+                }
+            }
+            if self.prefetch(req.name) {
+                if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
+                    self.stats.l2_hits += 1;
+                    self.read_next_batch_ahead(req.name);
+                    return Lookup::Served(Served { tier: Tier::L2, wire: self.l1.slot_wire(slot) });
+                }
             }
         }
         self.stats.misses += 1;
-        None
+        Lookup::Miss
     }
 
-    /// Puts the chunks of every finished read-ahead into the L1.
-    fn collect_read_aheads(&mut self) {
-        let (l1, stats) = (&mut self.l1, &mut self.stats);
-        if let Some(l2) = self.l2.as_mut() {
-            l2.collect_read_aheads(&mut |c| {
-                insert_chunk(l1, stats, c.wire, c.fresh_until_ms);
-            });
+    /// The batch of `name` if it is now being read from the L2 in the background (the read
+    /// started here or earlier); `None` when it is staged, not on the L2, or cannot be read in
+    /// the background (no free buffer, pread, a failed submission — counted).
+    fn start_reading(&mut self, name: &[u8]) -> Option<u64> {
+        let key = BatchKey::of(name, self.batch_chunks).hash();
+        if self.staging.by_key.contains_key(&key) {
+            return None;
+        }
+        let l2 = self.l2.as_mut()?;
+        if l2.is_reading_ahead(key) {
+            return Some(key);
+        }
+        match l2.start_read_ahead(key) {
+            Ok(started) => {
+                self.stats.background_reads += u64::from(started);
+                started.then_some(key)
+            }
+            Err(_) => {
+                self.stats.l2_io_errors += 1;
+                None
+            }
         }
     }
 

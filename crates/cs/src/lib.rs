@@ -30,7 +30,7 @@ pub mod request;
 pub mod shard;
 
 pub use error::{InsertError, L2Error};
-pub use hierarchy::{HcsConfig, HcsStats, HierarchicalStore, Served, Tier};
+pub use hierarchy::{HcsConfig, HcsStats, HierarchicalStore, Lookup, Served, Tier};
 pub use key::{name_hash, BatchKey};
 pub use l1::{L1Config, L1Stats, L1};
 pub use policy::Policy;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use nexthop_cs::l2::{Backing, DirectIo, FileConfig, IoEngine};
-use nexthop_cs::{HcsConfig, HierarchicalStore, InsertError, L1Config, L2Config, Policy, Request, Tier};
+use nexthop_cs::{HcsConfig, HierarchicalStore, InsertError, L1Config, L2Config, Lookup, Policy, Request, Tier};
 use nexthop_wire::{Component, Data, Emit, Name};
 
 fn chunk(seg: u64, payload: usize) -> (Name, Vec<u8>) {
@@ -187,4 +187,77 @@ fn readmitting_one_chunk_keeps_the_rest_of_its_stored_batch() {
     assert_eq!(stored.iter().map(|c| c.position).collect::<Vec<_>>(), (0..10).collect::<Vec<u16>>());
     drop(s);
     std::fs::remove_file(path).unwrap();
+}
+
+/// Waits (a bounded time) until the store's background read of `batch` has been collected.
+fn wait_for_read(s: &mut HierarchicalStore, batch: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.is_reading(batch) {
+        s.poll_reads();
+        assert!(std::time::Instant::now() < deadline, "the background read never finished");
+        std::thread::yield_now();
+    }
+}
+
+#[test]
+fn a_lookup_without_waiting_reads_in_the_background_then_serves_from_the_l1() {
+    for (tag, engine) in [("bg-uring", IoEngine::IoUring), ("bg-pread", IoEngine::Pread)] {
+        let (path, backing) = file_backing_with(tag, engine);
+        let mut s = store(backing, 30);
+        for seg in 0..30 {
+            s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+        }
+        s.flush().unwrap();
+        let (name, wire) = chunk(13, 1000);
+        let req = Request::exact(name.as_view());
+        if engine == IoEngine::IoUring {
+            let Lookup::Reading(batch) = s.lookup_or_read(&req, 0) else { panic!("{tag}: an L2 batch is read in the background") };
+            // A second request for the same batch joins the read in flight.
+            let (other, _) = chunk(17, 1000);
+            assert_eq!(s.lookup_or_read(&Request::exact(other.as_view()), 0), Lookup::Reading(batch));
+            wait_for_read(&mut s, batch);
+            let Lookup::Served(served) = s.lookup_or_read(&req, 0) else { panic!("{tag}: served once read") };
+            assert_eq!((served.tier, served.wire), (Tier::L1, wire.as_slice()));
+            assert_eq!((s.stats().reading, s.stats().background_reads), (2, 1));
+        } else {
+            // pread has no background reads: the lookup reads and waits, as `lookup` does.
+            let Lookup::Served(served) = s.lookup_or_read(&req, 0) else { panic!("{tag}: pread waits") };
+            assert_eq!((served.tier, served.wire), (Tier::L2, wire.as_slice()));
+            assert_eq!(s.stats().reading, 0);
+        }
+        // Not stored at all: a miss, no read.
+        let (absent, _) = chunk(95, 1000);
+        assert_eq!(s.lookup_or_read(&Request::exact(absent.as_view()), 0), Lookup::Miss);
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+#[test]
+fn a_background_read_of_a_replaced_batch_ends_and_the_lookup_reads_again() {
+    let (path, backing) = file_backing_with("bg-replaced", IoEngine::IoUring);
+    let mut s = store(backing, 30);
+    for seg in 0..10 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    let (name, wire) = chunk(4, 1000);
+    let req = Request::exact(name.as_view());
+    let Lookup::Reading(batch) = s.lookup_or_read(&req, 0) else { panic!("read in the background") };
+    // The batch is written again (the write waits for the read of its slot): the read in flight
+    // no longer stands for it, so it is not reading, and the next lookup reads afresh.
+    for seg in 0..10 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    wait_for_read(&mut s, batch);
+    match s.lookup_or_read(&req, 0) {
+        Lookup::Served(served) => assert_eq!(served.wire, wire.as_slice()),
+        Lookup::Reading(b) => {
+            wait_for_read(&mut s, b);
+            let Lookup::Served(served) = s.lookup_or_read(&req, 0) else { panic!("served once read") };
+            assert_eq!(served.wire, wire.as_slice());
+        }
+        Lookup::Miss => panic!("the batch is stored"),
+    }
+    let _ = std::fs::remove_file(path);
 }

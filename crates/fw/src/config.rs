@@ -84,6 +84,8 @@ pub struct CsConfig {
     pub l2_bytes: u64,
     /// Read the next batch of a content ahead from the SSD tier.
     pub l2_read_ahead: bool,
+    /// Park an Interest whose Data is on the SSD tier while its batch is read in the background.
+    pub l2_background_reads: bool,
 }
 
 /// `[[face]]`.

@@ -191,6 +191,12 @@ pub struct ShardCounters {
     /// Gauge: batches the content store's SSD tier has read ahead (as of the shard's latest
     /// content-store lookup).
     pub cs_l2_read_aheads: Counter,
+    /// Gauge: batches read from the SSD tier in the background for parked Interests.
+    pub cs_l2_background_reads: Counter,
+    /// Interests parked while their content-store batch was read from the SSD tier.
+    pub cs_parked: Counter,
+    /// Gauge: Interests parked now.
+    pub cs_parked_now: Counter,
     /// Gauge: FIB routes now.
     pub fib_entries: Counter,
 }

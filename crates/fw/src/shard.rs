@@ -18,6 +18,13 @@
 //!   sent to every downstream with that downstream's PIT token, and the entries go.
 //! - Nack: marks the upstream's out-record; best-route tries the next unused next hop; once
 //!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
+//! - Content store on the SSD tier: with [`ShardConfig::cs_background_reads`], an Interest whose
+//!   Data must come from the SSD tier does not hold up the thread: its batch is read in the
+//!   background and the Interest is *parked* (a copy, with its face and link fields) until
+//!   [`Shard::poll_content_store`] finds the read done; it then goes through the pipeline again
+//!   and hits the DRAM tier. (If the read failed or its batch was replaced meanwhile, that second
+//!   pass reads and waits, or misses and forwards: a parked Interest is always answered or
+//!   forwarded.) The runtime polls while [`Shard::has_parked`] says Interests wait.
 //! - Time: [`Shard::expire`] removes expired entries (their nonces go to the dead-nonce list).
 //! - Control: strategy choices and face removals arrive as [`Control`] operations, in order
 //!   with packets; so do routes for a shard that owns its FIB. A shared FIB is changed by the I/O
@@ -25,7 +32,7 @@
 
 use std::sync::Arc;
 
-use nexthop_cs::{HcsConfig, HierarchicalStore, L2Error, Request};
+use nexthop_cs::{HcsConfig, HierarchicalStore, L2Error, Lookup, Request};
 use nexthop_lookup::name::NextHops;
 use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
 
@@ -59,6 +66,9 @@ pub struct ShardConfig {
     pub dead_nonce_capacity: usize,
     /// A consumer retransmission sooner than this after the last forwarding is aggregated.
     pub retry_interval_ms: u64,
+    /// Park an Interest whose Data is on the SSD tier while its batch is read in the
+    /// background, instead of waiting for the read (an io_uring file tier; see the overview).
+    pub cs_background_reads: bool,
 }
 
 impl Default for ShardConfig {
@@ -71,6 +81,7 @@ impl Default for ShardConfig {
             dead_nonce_ms: 6000,
             dead_nonce_capacity: 1 << 18,
             retry_interval_ms: 10,
+            cs_background_reads: true,
         }
     }
 }
@@ -92,6 +103,19 @@ pub enum Control {
     CompactFib,
 }
 
+/// Most Interests parked at once for SSD reads (beyond it, a lookup waits for its read).
+pub const MAX_PARKED: usize = 1 << 14;
+
+/// An Interest waiting for its content-store batch to be read from the SSD tier.
+#[derive(Debug)]
+struct Parked {
+    face: FaceId,
+    scope: FaceScope,
+    pit_token: Option<TokenBuf>,
+    next_hop_face_id: Option<u64>,
+    wire: Vec<u8>,
+}
+
 /// One shard of the forwarder.
 #[derive(Debug)]
 pub struct Shard {
@@ -107,6 +131,11 @@ pub struct Shard {
     matched: Vec<u32>,
     hops: Vec<FaceId>,
     rng: u64,
+    /// Parked Interests by the batch being read for them.
+    parked: hashbrown::HashMap<u64, Vec<Parked>>,
+    parked_count: usize,
+    /// Set while parked Interests go through the pipeline again (they do not park twice).
+    resuming: bool,
 }
 
 impl Shard {
@@ -132,6 +161,9 @@ impl Shard {
             pending_by_face: hashbrown::HashMap::new(),
             matched: Vec::new(),
             hops: Vec::new(),
+            parked: hashbrown::HashMap::new(),
+            parked_count: 0,
+            resuming: false,
         })
     }
 
@@ -148,6 +180,11 @@ impl Shard {
     /// The content store.
     pub fn cs(&self) -> Option<&HierarchicalStore> {
         self.cs.as_ref()
+    }
+
+    /// The content store, writable (tests wait for its writes with it).
+    pub fn cs_mut(&mut self) -> Option<&mut HierarchicalStore> {
+        self.cs.as_mut()
     }
 
     /// Applies a control operation.
@@ -318,18 +355,35 @@ impl Shard {
         nonce: [u8; 4],
         out: &mut Outbox,
     ) {
+        let may_park = self.cfg.cs_background_reads && !self.resuming && self.parked_count < MAX_PARKED;
         if let Some(cs) = self.cs.as_mut() {
-            if cs.l2().is_some() {
-                self.counters.cs_l2_read_aheads.set(cs.l2_stats().read_aheads);
+            let req = Request::from_interest(interest);
+            let answer =
+                if may_park { cs.lookup_or_read(&req, now_ms) } else { cs.lookup(&req, now_ms).map_or(Lookup::Miss, Lookup::Served) };
+            match answer {
+                Lookup::Served(hit) => {
+                    self.counters.cs_hits.inc();
+                    let incoming_face_id = self.local_fields.contains(&face).then_some(face);
+                    out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id }, hit.wire);
+                    self.counters.data_out.inc();
+                    self.update_cs_gauges();
+                    return;
+                }
+                Lookup::Reading(batch) => {
+                    self.parked.entry(batch).or_default().push(Parked {
+                        face,
+                        scope,
+                        pit_token: link.pit_token.map(TokenBuf::new),
+                        next_hop_face_id: link.next_hop_face_id,
+                        wire: interest.wire().to_vec(),
+                    });
+                    self.parked_count += 1;
+                    self.counters.cs_parked.inc();
+                    self.update_cs_gauges();
+                    return;
+                }
+                Lookup::Miss => self.counters.cs_misses.inc(),
             }
-            if let Some(hit) = cs.lookup(&Request::from_interest(interest), now_ms) {
-                self.counters.cs_hits.inc();
-                let incoming_face_id = self.local_fields.contains(&face).then_some(face);
-                out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id }, hit.wire);
-                self.counters.data_out.inc();
-                return;
-            }
-            self.counters.cs_misses.inc();
         }
         let name = interest.name();
         let strategy = self.strategies.find(&name);
@@ -445,6 +499,48 @@ impl Shard {
                 Some(r) => *r = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None },
                 None => entry.out_records.push(OutRecord { face: to, nonce, sent_ms: now_ms, nack: None }),
             }
+        }
+    }
+
+    /// Whether Interests are parked for SSD reads (the runtime then calls
+    /// [`Shard::poll_content_store`] without waiting for packets).
+    pub fn has_parked(&self) -> bool {
+        self.parked_count > 0
+    }
+
+    /// Collects the content store's finished SSD reads and sends every Interest parked for them
+    /// through the pipeline again.
+    pub fn poll_content_store(&mut self, now_ms: u64, out: &mut Outbox) {
+        if self.parked.is_empty() {
+            return;
+        }
+        let Some(cs) = self.cs.as_mut() else { return };
+        cs.poll_reads();
+        let done: Vec<u64> = self.parked.keys().copied().filter(|&b| !cs.is_reading(b)).collect();
+        for batch in done {
+            for p in self.parked.remove(&batch).unwrap_or_default() {
+                self.parked_count -= 1;
+                let Ok(interest) = InterestView::decode(&p.wire) else { continue }; // Decoded once already.
+                let link = LinkInfo {
+                    pit_token: p.pit_token.as_ref().map(TokenBuf::as_slice),
+                    next_hop_face_id: p.next_hop_face_id,
+                    no_cache: false,
+                };
+                self.resuming = true;
+                self.process_interest(now_ms, p.face, p.scope, &link, &interest, out);
+                self.resuming = false;
+            }
+        }
+        self.update_cs_gauges();
+    }
+
+    fn update_cs_gauges(&self) {
+        let Some(cs) = self.cs.as_ref() else { return };
+        if cs.l2().is_some() {
+            let background = cs.stats().background_reads;
+            self.counters.cs_l2_read_aheads.set(cs.l2_stats().read_aheads - background);
+            self.counters.cs_l2_background_reads.set(background);
+            self.counters.cs_parked_now.set(self.parked_count as u64);
         }
     }
 
@@ -573,6 +669,14 @@ impl Shard {
         self.pending_by_face.remove(&face);
         self.local_fields.retain(|&f| f != face);
         self.counters.pit_entries.set(self.pit.len() as u64);
+        // Parked Interests from the face are forgotten (their batch reads finish regardless).
+        for waiting in self.parked.values_mut() {
+            let before = waiting.len();
+            waiting.retain(|p| p.face != face);
+            self.parked_count -= before - waiting.len();
+        }
+        self.parked.retain(|_, waiting| !waiting.is_empty());
+        self.update_cs_gauges();
     }
 }
 

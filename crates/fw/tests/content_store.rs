@@ -1,6 +1,7 @@
 //! The SSD tier of the content store behind a running nexthop with two forwarding threads:
 //! each thread owns its own file, and Data far beyond the DRAM tier's capacity is served from
-//! the files after the producer is gone, each object's later batches read ahead.
+//! the files after the producer is gone: each object's first batch read in the background while
+//! its Interest waits parked, its later batches read ahead.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -60,6 +61,10 @@ fn two_threads_each_serve_from_their_own_ssd_file() {
     for (shard, counters) in shards.iter().enumerate() {
         assert!(counters.cs_hits.get() > 100, "shard {shard}: {} hits", counters.cs_hits.get());
         assert!(counters.cs_l2_read_aheads.get() > 10, "shard {shard}: {} read-aheads", counters.cs_l2_read_aheads.get());
+        // Each object's first batch was read in the background while its Interest was parked
+        // (`content_store.l2_background_reads`, on by default), and none is parked now.
+        assert!(counters.cs_l2_background_reads.get() > 5, "shard {shard}: {} background reads", counters.cs_l2_background_reads.get());
+        assert_eq!(counters.cs_parked_now.get(), 0, "shard {shard}");
         let p = l2_shard_path(&cfg.content_store.l2_path, 2, shard);
         let len = std::fs::metadata(&p).unwrap().len();
         assert!(len >= (32 << 20) - (1 << 20), "{p}: {len} bytes");

@@ -213,3 +213,99 @@ proptest! {
         feed(&mut s, 0, CONSUMER, &b);
     }
 }
+
+/// A shard whose content store has an SSD tier in a real file (io_uring), a DRAM tier of 16
+/// packets, and background reads on or off.
+fn shard_with_ssd(tag: &str, background_reads: bool) -> (Shard, std::path::PathBuf) {
+    use nexthop_cs::l2::{DirectIo, FileConfig, IoEngine};
+    use nexthop_cs::{Backing, L2Config, Policy};
+    let path = std::env::temp_dir().join(format!("nexthop-park-{tag}-{}", std::process::id()));
+    let file = FileConfig { path: path.clone(), create: true, direct: DirectIo::Preferred, engine: IoEngine::IoUring };
+    let l1 = L1Config { capacity: 16, slot_bytes: 8800, policy: Policy::Fifo, prefix_index: true };
+    let cs = HcsConfig { l1, l2: Some(L2Config::new(8 << 20, Backing::File(file))), staging_batches: 2, read_ahead: false };
+    let cfg = ShardConfig { cs: Some(cs), cs_background_reads: background_reads, ..ShardConfig::default() };
+    let mut s = Shard::new(cfg, Fib::default()).unwrap();
+    s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
+    (s, path)
+}
+
+fn segment_uri(seg: u64) -> String {
+    Name::from_uri("/a/obj").unwrap().with(nexthop_wire::Component::segment(seg)).to_string()
+}
+
+/// Fetches segments 0..40 of /a/obj through the producer: four batches of 10 go to the SSD file.
+fn fill_ssd(s: &mut Shard) {
+    for seg in 0..40 {
+        let up = feed(s, 0, CONSUMER, &interest(&segment_uri(seg), seg as u32 + 1));
+        assert_eq!(up.len(), 1, "segment {seg} goes upstream");
+        let back = feed(s, 1, PRODUCER, &with_token(data(&segment_uri(seg)), token(&up[0].1)));
+        assert_eq!(back.len(), 1);
+    }
+    // The batch writes are done (a batch is not read in the background while its write is in
+    // flight: that lookup would read and wait instead).
+    s.cs_mut().unwrap().l2_mut().unwrap().sync().unwrap();
+}
+
+#[test]
+fn an_interest_for_data_on_the_ssd_waits_parked_and_is_answered_when_the_read_is_done() {
+    let (mut s, path) = shard_with_ssd("answer", true);
+    fill_ssd(&mut s);
+    // Segment 3 left the 16-packet DRAM tier long ago; its batch is in the file. The Interest
+    // (with a PIT token of the consumer's own) is parked: nothing goes out, nothing upstream.
+    let asked = with_token(interest(&segment_uri(3), 1000), vec![7, 7, 7]);
+    assert!(feed(&mut s, 2, CONSUMER, &asked).is_empty());
+    assert!(s.has_parked());
+    // A second consumer asks for another segment of the same batch: it waits for the same read.
+    assert!(feed(&mut s, 2, CONSUMER2, &interest(&segment_uri(8), 1001)).is_empty());
+    assert_eq!(s.counters().cs_parked.get(), 2);
+    let mut answered = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while s.has_parked() {
+        assert!(std::time::Instant::now() < deadline, "the SSD read never finished");
+        let mut out = Outbox::new();
+        s.poll_content_store(3, &mut out);
+        answered.extend(out.iter().map(|(f, _, b)| (f, b.to_vec())));
+        std::thread::yield_now();
+    }
+    answered.sort_by_key(|(f, _)| *f);
+    assert_eq!(answered.len(), 2, "both answered, nothing forwarded");
+    assert_eq!(answered[0].0, CONSUMER);
+    assert_eq!(token(&answered[0].1), vec![7, 7, 7], "the consumer's PIT token comes back");
+    assert!(is_data(&answered[0].1) && is_data(&answered[1].1));
+    assert_eq!(answered[1].0, CONSUMER2);
+    assert_eq!(s.counters().cs_l2_background_reads.get(), 1, "one read for both");
+    assert_eq!(s.counters().cs_parked_now.get(), 0);
+    assert_eq!(s.counters().interests_out.get(), 40, "only the first fetches went upstream");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn without_background_reads_the_ssd_answers_at_once() {
+    let (mut s, path) = shard_with_ssd("wait", false);
+    fill_ssd(&mut s);
+    let back = feed(&mut s, 2, CONSUMER, &interest(&segment_uri(3), 1000));
+    assert_eq!(back.len(), 1);
+    assert!(is_data(&back[0].1) && !s.has_parked());
+    assert_eq!(s.counters().cs_l2_background_reads.get(), 0);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn parked_interests_of_a_face_that_goes_down_are_forgotten() {
+    let (mut s, path) = shard_with_ssd("down", true);
+    fill_ssd(&mut s);
+    assert!(feed(&mut s, 2, CONSUMER, &interest(&segment_uri(3), 1000)).is_empty());
+    assert!(feed(&mut s, 2, CONSUMER2, &interest(&segment_uri(13), 1001)).is_empty());
+    s.apply(&Control::FaceDown(CONSUMER));
+    assert_eq!(s.counters().cs_parked_now.get(), 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut to = Vec::new();
+    while s.has_parked() {
+        assert!(std::time::Instant::now() < deadline, "the SSD read never finished");
+        let mut out = Outbox::new();
+        s.poll_content_store(3, &mut out);
+        to.extend(out.iter().map(|(f, _, _)| f));
+    }
+    assert_eq!(to, vec![CONSUMER2]);
+    let _ = std::fs::remove_file(path);
+}

@@ -286,6 +286,7 @@ impl FileDevice {
         let offset = self.offset(slot);
         let fd = types::Fd(self.file.as_raw_fd());
         let Engine::Uring(u) = &mut self.engine else { return Ok(None) };
+        u.reap(&mut self.write_errors); // Writes that have finished free their slots.
         if u.writing.contains(&Some(slot)) {
             return Ok(None);
         }

@@ -53,7 +53,7 @@ use crate::strategy::Strategy;
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
-use worker::{ToWorker, Worker};
+use worker::{ToWorker, Worker, PARKED_POLL};
 
 const UNIX_LISTENER: Token = Token(0);
 const TCP_LISTENER: Token = Token(1);
@@ -124,6 +124,12 @@ impl Forwarding {
                 }
             }
         }
+    }
+
+    /// Whether the inline shard has Interests parked for SSD reads (forwarding threads poll
+    /// for their own).
+    fn has_parked(&self) -> bool {
+        matches!(self, Forwarding::Inline(s) if s.has_parked())
     }
 
     /// Makes the shared FIB's changes visible to the forwarding threads (before they are handed
@@ -273,8 +279,7 @@ pub struct Runtime {
     outbox: Outbox,
     cfg: Config,
     cs_capacity: u64,
-    start: Instant,
-    start_wall_ms: u64,
+    clock: Clock,
     closing: Vec<FaceId>,
 }
 
@@ -291,6 +296,21 @@ pub struct Listening {
 
 fn wall_ms() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// The forwarder's time in milliseconds: wall-clock at start, then monotonic (shared by the I/O
+/// thread and the forwarding threads).
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    start: Instant,
+    start_wall_ms: u64,
+}
+
+impl Clock {
+    /// Now.
+    pub fn now_ms(&self) -> u64 {
+        self.start_wall_ms + self.start.elapsed().as_millis() as u64
+    }
 }
 
 /// Where shard `index` of `shards` keeps its SSD tier: the configured path itself with one
@@ -384,6 +404,7 @@ impl Runtime {
             poll.registry().register(&mut s, UDP_SOCKET, Interest::READABLE).map_err(io_err("registering"))?;
             udp = Some(s);
         }
+        let clock = Clock { start: Instant::now(), start_wall_ms: wall_ms() };
         let threads = cfg.forwarder.threads;
         let shard_cfgs = (0..threads)
             .map(|index| {
@@ -393,6 +414,7 @@ impl Runtime {
                     pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
                     cs: cs_config(&cfg, threads, index)?,
                     retry_interval_ms: cfg.forwarder.retry_interval_ms,
+                    cs_background_reads: cfg.content_store.l2_background_reads,
                     ..ShardConfig::default()
                 })
             })
@@ -410,7 +432,7 @@ impl Runtime {
             for (i, shard_cfg) in shard_cfgs.into_iter().enumerate() {
                 let shard = Shard::new(shard_cfg, reader.clone())?;
                 workers.push(
-                    Worker::spawn(i, shard, done_tx.clone(), recycled.clone(), waker.clone())
+                    Worker::spawn(i, shard, clock, done_tx.clone(), recycled.clone(), waker.clone())
                         .map_err(io_err("starting a forwarding thread"))?,
                 );
             }
@@ -423,7 +445,6 @@ impl Runtime {
             }
         };
         let udp_local = udp.as_ref().and_then(|s: &UdpSocket| s.local_addr().ok());
-        let start_wall_ms = wall_ms();
         let mut rt = Runtime {
             poll,
             waker,
@@ -443,13 +464,12 @@ impl Runtime {
                 fragments: Vec::new(),
             },
             forwarding,
-            manager: Manager::new(start_wall_ms),
+            manager: Manager::new(clock.start_wall_ms),
             io_drops: Arc::new(DropCounters::default()),
             outbox: Outbox::new(),
             cfg,
             cs_capacity,
-            start: Instant::now(),
-            start_wall_ms,
+            clock,
             closing: Vec::new(),
         };
         rt.apply_static_config()?;
@@ -457,7 +477,7 @@ impl Runtime {
     }
 
     fn now_ms(&self) -> u64 {
-        self.start_wall_ms + self.start.elapsed().as_millis() as u64
+        self.clock.now_ms()
     }
 
     /// Where it listens.
@@ -554,7 +574,13 @@ impl Runtime {
         let mut last_tick = 0u64;
         let mut last_second = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            let wait = if udp_more { Duration::ZERO } else { Duration::from_millis(50) };
+            let wait = if udp_more {
+                Duration::ZERO
+            } else if self.forwarding.has_parked() {
+                PARKED_POLL // (epoll rounds it up to 1 ms)
+            } else {
+                Duration::from_millis(50)
+            };
             match self.poll.poll(&mut events, Some(wait)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -582,6 +608,7 @@ impl Runtime {
                 }
             }
             self.forwarding.publish_fib();
+            self.poll_content_store(now);
             self.drain_workers();
             self.flush_faces();
             self.close_faces();
@@ -810,6 +837,18 @@ impl Runtime {
             self.faces.send(&self.io_drops, face, kind, bytes);
         }
         out.clear();
+    }
+
+    /// Inline forwarding: Interests parked for SSD reads whose reads are done go on.
+    fn poll_content_store(&mut self, now: u64) {
+        if let Forwarding::Inline(shard) = &mut self.forwarding {
+            if shard.has_parked() {
+                let mut out = std::mem::take(&mut self.outbox);
+                shard.poll_content_store(now, &mut out);
+                self.send_outbox(&mut out);
+                self.outbox = out;
+            }
+        }
     }
 
     fn drain_workers(&mut self) {

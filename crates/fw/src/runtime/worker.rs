@@ -1,18 +1,27 @@
 //! Forwarding threads: each owns a [`Shard`] and receives batches of packets (and control
 //! operations, in order with them) from the I/O thread over a channel; what it sends goes back
-//! as an [`Outbox`] with a wake-up of the I/O thread's poll.
+//! as an [`Outbox`] with a wake-up of the I/O thread's poll. While its shard has Interests parked
+//! for SSD reads, a thread waits for the channel at most [`PARKED_POLL`] at a time and collects
+//! the finished reads in between.
 
 use std::ops::Range;
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::counters::{Drop, ShardCounters};
 use crate::face::{FaceId, FaceScope};
 use crate::outbox::Outbox;
 use crate::packet::classify;
 use crate::shard::{Control, Shard};
+
+use super::Clock;
+
+/// How long a forwarding thread with parked Interests waits for packets before it looks for
+/// finished SSD reads (a batch read takes about this long).
+pub const PARKED_POLL: Duration = Duration::from_micros(100);
 
 /// Packets for one forwarding thread, as received.
 #[derive(Debug, Default)]
@@ -67,6 +76,7 @@ impl Worker {
     pub fn spawn(
         index: usize,
         mut shard: Shard,
+        clock: Clock,
         done: Sender<Outbox>,
         recycled: Receiver<Outbox>,
         wake: Arc<mio::Waker>,
@@ -74,28 +84,42 @@ impl Worker {
         let (tx, rx) = crossbeam_channel::unbounded::<ToWorker>();
         let counters = shard.counters().clone();
         let name = format!("nexthop-fwd-{index}");
-        let thread = std::thread::Builder::new().name(name).spawn(move || {
-            while let Ok(msg) = rx.recv() {
-                let mut out = recycled.try_recv().unwrap_or_default();
-                out.clear();
-                match msg {
-                    ToWorker::Packets(batch) => {
-                        let now = batch.now_ms;
-                        for (face, scope, range) in &batch.items {
-                            match classify(&batch.bytes[range.clone()]) {
-                                Ok(Some(inc)) => shard.on_incoming(now, *face, *scope, &inc, &mut out),
-                                Ok(None) => {}
-                                Err(why) => shard.counters().drops.count(why),
-                            }
+        let thread = std::thread::Builder::new().name(name).spawn(move || loop {
+            let msg = if shard.has_parked() {
+                match rx.recv_timeout(PARKED_POLL) {
+                    Ok(msg) => Some(msg),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                match rx.recv() {
+                    Ok(msg) => Some(msg),
+                    Err(_) => break,
+                }
+            };
+            let mut out = recycled.try_recv().unwrap_or_default();
+            out.clear();
+            match msg {
+                Some(ToWorker::Packets(batch)) => {
+                    let now = batch.now_ms;
+                    for (face, scope, range) in &batch.items {
+                        match classify(&batch.bytes[range.clone()]) {
+                            Ok(Some(inc)) => shard.on_incoming(now, *face, *scope, &inc, &mut out),
+                            Ok(None) => {}
+                            Err(why) => shard.counters().drops.count(why),
                         }
                     }
-                    ToWorker::Control(op) => shard.apply(&op),
-                    ToWorker::Tick(now) => shard.expire(now),
-                    ToWorker::Stop => break,
                 }
-                if !out.is_empty() && done.send(out).is_ok() {
-                    let _ = wake.wake();
-                }
+                Some(ToWorker::Control(op)) => shard.apply(&op),
+                Some(ToWorker::Tick(now)) => shard.expire(now),
+                Some(ToWorker::Stop) => break,
+                None => {}
+            }
+            if shard.has_parked() {
+                shard.poll_content_store(clock.now_ms(), &mut out);
+            }
+            if !out.is_empty() && done.send(out).is_ok() {
+                let _ = wake.wake();
             }
         })?;
         Ok(Worker { tx, counters, pending: Batch::default(), thread: Some(thread) })
