@@ -206,9 +206,23 @@ impl HierarchicalStore {
         self.answer(req, now_ms, false)
     }
 
-    /// Puts the batches whose background reads have finished into the L1 (without waiting);
-    /// returns how many.
+    /// Puts the batches whose background reads have finished into the L1 (without waiting),
+    /// after resetting [`HierarchicalStore::signal_fd`]; returns how many.
     pub fn poll_reads(&mut self) -> usize {
+        if let Some(l2) = self.l2.as_mut() {
+            l2.clear_signal();
+        }
+        self.collect_reads()
+    }
+
+    /// A file descriptor that becomes readable when a background read of the L2 completes (a
+    /// file with io_uring; `None` otherwise: poll instead), for an event loop to wait on.
+    pub fn signal_fd(&self) -> Option<std::os::fd::RawFd> {
+        self.l2.as_ref().and_then(L2::signal_fd)
+    }
+
+    /// Puts the batches whose background reads have finished into the L1.
+    fn collect_reads(&mut self) -> usize {
         let (l1, stats) = (&mut self.l1, &mut self.stats);
         let Some(l2) = self.l2.as_mut() else { return 0 };
         l2.collect_read_aheads(&mut |c| {
@@ -224,7 +238,7 @@ impl HierarchicalStore {
     fn answer(&mut self, req: &Request<'_>, now_ms: u64, wait: bool) -> Lookup<'_> {
         self.stats.requests += 1;
         if self.read_ahead || !wait {
-            self.poll_reads();
+            self.collect_reads();
         }
         if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
             self.stats.l1_hits += 1;

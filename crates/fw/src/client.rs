@@ -95,14 +95,7 @@ impl Client {
             }
             _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp:// or udp://")),
         };
-        Ok(Client {
-            conn,
-            buf: Vec::new(),
-            start: 0,
-            nonce: std::process::id().wrapping_mul(2_654_435_761),
-            reassembler: Reassembler::new(1 << 20),
-            opened: Instant::now(),
-        })
+        Ok(Client { conn, buf: Vec::new(), start: 0, nonce: first_nonce(), reassembler: Reassembler::new(1 << 20), opened: Instant::now() })
     }
 
     /// The local address of a UDP connection (what the forwarder sees as the remote end).
@@ -221,7 +214,7 @@ impl Client {
         }
     }
 
-    /// A fresh nonce.
+    /// A fresh nonce (each client's sequence starts elsewhere: see [`first_nonce`]).
     pub fn next_nonce(&mut self) -> [u8; 4] {
         self.nonce = self.nonce.wrapping_mul(1_103_515_245).wrapping_add(12345);
         self.nonce.to_be_bytes()
@@ -354,4 +347,14 @@ impl Client {
 fn control_response(data_wire: &[u8]) -> Result<ControlResponse, ClientError> {
     let d = DataView::decode(data_wire).map_err(|e| ClientError::Bad(e.to_string()))?;
     ControlResponse::decode(d.content().unwrap_or_default()).map_err(|e| ClientError::Bad(e.to_string()))
+}
+
+/// Where a client's nonce sequence starts: the process id, the time and a count of clients made,
+/// so two clients (in one process or not) do not send the same nonces for the same names — a
+/// forwarder would take the second client's Interests for looping copies of the first's.
+fn first_nonce() -> u32 {
+    static CLIENTS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let n = CLIENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::process::id().wrapping_mul(2_654_435_761) ^ nanos ^ n.wrapping_mul(0x9e37_79b9)
 }

@@ -508,14 +508,15 @@ impl Shard {
         self.parked_count > 0
     }
 
-    /// Collects the content store's finished SSD reads and sends every Interest parked for them
-    /// through the pipeline again.
+    /// Collects the content store's finished SSD reads (and resets its
+    /// [`HierarchicalStore::signal_fd`]) and sends every Interest parked for them through the
+    /// pipeline again.
     pub fn poll_content_store(&mut self, now_ms: u64, out: &mut Outbox) {
+        let Some(cs) = self.cs.as_mut() else { return };
+        cs.poll_reads();
         if self.parked.is_empty() {
             return;
         }
-        let Some(cs) = self.cs.as_mut() else { return };
-        cs.poll_reads();
         let done: Vec<u64> = self.parked.keys().copied().filter(|&b| !cs.is_reading(b)).collect();
         for batch in done {
             for p in self.parked.remove(&batch).unwrap_or_default() {

@@ -4,6 +4,7 @@
 //! of Interests for distinct names outstanding and measures satisfied Interests per second and
 //! each one's round-trip time.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -124,6 +125,79 @@ fn serve(c: &mut Client, payload: &[u8], stop: &AtomicBool) {
     }
 }
 
+/// Which segments a consumer asks for, in what order.
+#[derive(Debug, Clone, Copy)]
+pub enum Segments<'a> {
+    /// 0, 1, 2, … (every name new: each Interest goes to the producer).
+    Ascending,
+    /// The list's segments in its order, round and round until the time is up.
+    Cycle(&'a [u64]),
+    /// The list's segments in its order, once each; the run ends when all are answered (or lost).
+    Once(&'a [u64]),
+}
+
+impl Segments<'_> {
+    /// The segment of the consumer's `seq`-th Interest, if there is one.
+    fn at(&self, seq: u64) -> Option<u64> {
+        match self {
+            Segments::Ascending => Some(seq),
+            Segments::Cycle(l) => (!l.is_empty()).then(|| l[(seq % l.len() as u64) as usize]),
+            Segments::Once(l) => l.get(seq as usize).copied(),
+        }
+    }
+}
+
+/// A consumer's outstanding Interests: slot `i` carries sequence numbers i, i + window, …
+struct Window<'a> {
+    segments: Segments<'a>,
+    window: u64,
+    /// Per slot: its sequence number, the segment asked for (`None`: retired), when.
+    slots: Vec<(u64, Option<u64>, Instant)>,
+    /// Which slot asked for a segment (lists only: an ascending segment is its own sequence).
+    slot_of: HashMap<u64, usize>,
+}
+
+impl<'a> Window<'a> {
+    fn new(segments: Segments<'a>, window: usize) -> Self {
+        let window = window.max(1) as u64;
+        Window { segments, window, slots: Vec::with_capacity(window as usize), slot_of: HashMap::new() }
+    }
+
+    /// Whether any slot still waits for an answer.
+    fn busy(&self) -> bool {
+        self.slots.iter().any(|s| s.1.is_some())
+    }
+
+    /// Slot `slot` asks for its sequence number `seq` (or retires when the list is done).
+    fn ask(&mut self, c: &mut Client, prefix: &Name, slot: usize, seq: u64, out: &mut Vec<u8>) {
+        let seg = self.segments.at(seq);
+        if let Some(seg) = seg {
+            let mut i = Interest::new(prefix.clone().with(Component::segment(seg)));
+            i.nonce = Some(c.next_nonce());
+            i.lifetime_ms = Some(GIVE_UP.as_millis() as u64 * 2);
+            out.extend_from_slice(&i.to_bytes());
+            if !matches!(self.segments, Segments::Ascending) {
+                self.slot_of.insert(seg, slot);
+            }
+        }
+        let entry = (seq, seg, Instant::now());
+        match self.slots.get_mut(slot) {
+            Some(s) => *s = entry,
+            None => self.slots.push(entry),
+        }
+    }
+
+    /// The slot that waits for segment `seg`, with its sequence number and when it asked.
+    fn answered(&mut self, seg: u64) -> Option<(usize, u64, Instant)> {
+        let slot = match self.segments {
+            Segments::Ascending => (seg % self.window) as usize,
+            _ => self.slot_of.remove(&seg)?,
+        };
+        let (seq, asked, sent) = *self.slots.get(slot)?;
+        (asked == Some(seg)).then_some((slot, seq, sent))
+    }
+}
+
 /// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding, each
 /// Data checked to carry `payload_bytes` × [`PAYLOAD_BYTE`]. Slot `i` of the window carries
 /// sequence numbers i, i + window, i + 2·window, …: an answer frees its slot, which sends the
@@ -139,24 +213,36 @@ pub fn run_consumer(
     payload_bytes: usize,
     duration: Duration,
 ) -> Result<TrafficResult, ClientError> {
-    let window = window.max(1) as u64;
+    run_consumer_over(face, prefix, window, payload_bytes, duration, Segments::Ascending)
+}
+
+/// [`run_consumer`] over the segments `segments` names: the consumer's i-th Interest asks for
+/// `prefix/<segments.at(i)>` (a list must not repeat a segment within any `window` in a row).
+///
+/// # Errors
+/// Connection or socket failure.
+pub fn run_consumer_over(
+    face: &FaceUri,
+    prefix: &Name,
+    window: usize,
+    payload_bytes: usize,
+    duration: Duration,
+    segments: Segments<'_>,
+) -> Result<TrafficResult, ClientError> {
     let mut c = Client::connect(face)?;
-    let mut slots: Vec<(u64, Instant)> = Vec::with_capacity(window as usize);
+    let mut w = Window::new(segments, window);
     let mut res = TrafficResult::default();
     let mut out = Vec::new();
-    let interest = |c: &mut Client, seq: u64, out: &mut Vec<u8>| {
-        let mut i = Interest::new(prefix.clone().with(Component::segment(seq)));
-        i.nonce = Some(c.next_nonce());
-        i.lifetime_ms = Some(GIVE_UP.as_millis() as u64 * 2);
-        out.extend_from_slice(&i.to_bytes());
-    };
     let start = Instant::now();
-    for seq in 0..window {
-        interest(&mut c, seq, &mut out);
-        slots.push((seq, start));
+    for seq in 0..w.window {
+        w.ask(&mut c, prefix, seq as usize, seq, &mut out);
     }
     let mut last_scan = start;
-    while start.elapsed() < duration {
+    while start.elapsed() < duration && w.busy() {
+        if !out.is_empty() {
+            c.send(&out)?;
+            out.clear();
+        }
         let left = duration.saturating_sub(start.elapsed());
         let mut next = c.recv(Duration::from_millis(100).min(left))?;
         let now = Instant::now();
@@ -175,17 +261,15 @@ pub fn run_consumer(
                     Network::Interest(_) => None,
                 };
                 if let Some((name, data)) = answer {
-                    if let Some(Kind::Segment(s)) = name.last().map(|x| x.kind()) {
-                        let slot = &mut slots[(s % window) as usize];
-                        if slot.0 == s {
-                            res.rtt_us.push(now.duration_since(slot.1).as_secs_f64() * 1e6);
+                    if let Some(Kind::Segment(seg)) = name.last().map(|x| x.kind()) {
+                        if let Some((slot, seq, sent)) = w.answered(seg) {
+                            res.rtt_us.push(now.duration_since(sent).as_secs_f64() * 1e6);
                             if data {
                                 res.satisfied += 1;
                             } else {
                                 res.nacks += 1;
                             }
-                            *slot = (s + window, Instant::now());
-                            interest(&mut c, s + window, &mut out);
+                            w.ask(&mut c, prefix, slot, seq + w.window, &mut out);
                         }
                     }
                 }
@@ -194,15 +278,14 @@ pub fn run_consumer(
         }
         if now.duration_since(last_scan) >= Duration::from_millis(100) {
             last_scan = now;
-            for slot in slots.iter_mut().filter(|(_, t)| now.duration_since(*t) >= GIVE_UP) {
-                res.lost += 1;
-                *slot = (slot.0 + window, now);
-                interest(&mut c, slot.0, &mut out);
+            for slot in 0..w.slots.len() {
+                let (seq, seg, sent) = w.slots[slot];
+                if let Some(seg) = seg.filter(|_| now.duration_since(sent) >= GIVE_UP) {
+                    res.lost += 1;
+                    w.slot_of.remove(&seg);
+                    w.ask(&mut c, prefix, slot, seq + w.window, &mut out);
+                }
             }
-        }
-        if !out.is_empty() {
-            c.send(&out)?;
-            out.clear();
         }
     }
     res.seconds = start.elapsed().as_secs_f64();

@@ -16,10 +16,20 @@ use nexthop_wire::{Component, DataView, Interest, Name};
 
 #[test]
 fn two_threads_each_serve_from_their_own_ssd_file() {
-    let dir = std::env::temp_dir().join(format!("nexthop-l2-{}", std::process::id()));
+    serve_from_ssd(2);
+}
+
+/// One thread: the I/O thread forwards, and waits in its poll for the SSD reads' signal.
+#[test]
+fn one_thread_serves_from_its_ssd_file() {
+    serve_from_ssd(1);
+}
+
+fn serve_from_ssd(threads: usize) {
+    let dir = std::env::temp_dir().join(format!("nexthop-l2-{threads}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut cfg = Config::default();
-    cfg.forwarder.threads = 2;
+    cfg.forwarder.threads = threads;
     cfg.forwarder.dispatch_components = 2;
     cfg.faces.unix = dir.join("c.sock").to_string_lossy().into_owned();
     cfg.faces.tcp = String::new();
@@ -65,9 +75,9 @@ fn two_threads_each_serve_from_their_own_ssd_file() {
         // (`content_store.l2_background_reads`, on by default), and none is parked now.
         assert!(counters.cs_l2_background_reads.get() > 5, "shard {shard}: {} background reads", counters.cs_l2_background_reads.get());
         assert_eq!(counters.cs_parked_now.get(), 0, "shard {shard}");
-        let p = l2_shard_path(&cfg.content_store.l2_path, 2, shard);
+        let p = l2_shard_path(&cfg.content_store.l2_path, threads, shard);
         let len = std::fs::metadata(&p).unwrap().len();
-        assert!(len >= (32 << 20) - (1 << 20), "{p}: {len} bytes");
+        assert!(len >= (64 << 20) / threads as u64 - (1 << 20), "{p}: {len} bytes");
     }
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();

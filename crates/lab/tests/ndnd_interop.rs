@@ -26,7 +26,7 @@ const MTU: usize = 1420;
 fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
     let dir = std::env::temp_dir().join(format!("nexthop-ndnd-interop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let setup = Setup { threads: 1, cs_capacity: 64, route_file: None, pit_max: (1 << 16, 1 << 14), udp_mtu: MTU };
+    let setup = Setup { threads: 1, cs_capacity: 64, route_file: None, pit_max: (1 << 16, 1 << 14), udp_mtu: MTU, ssd: None };
     let ndnd = Forwarder::ndnd(&dir, &setup).expect("NDNd starts (scripts/setup.sh builds it)");
     let FaceUri::Udp(ndnd_udp) = ndnd.udp else { unreachable!() };
 

@@ -20,8 +20,8 @@
 //! - The file is preallocated with posix_fallocate when it is created or extended.
 
 use std::fs::{File, OpenOptions};
-use std::io;
-use std::os::fd::AsRawFd;
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -94,6 +94,8 @@ struct Uring {
     writing: [Option<u32>; WRITE_BUFFERS],
     ahead_bufs: Vec<AlignedBuf>,
     ahead: [Ahead; READ_AHEAD_BUFFERS],
+    /// An eventfd the ring signals on every completion (`None` if the kernel refused one).
+    signal: Option<File>,
 }
 
 enum Engine {
@@ -170,6 +172,7 @@ impl FileDevice {
             // Room for every write, read-ahead and the waited-for read at once.
             IoEngine::Auto | IoEngine::IoUring => match IoUring::new((2 * (WRITE_BUFFERS + READ_AHEAD_BUFFERS)) as u32) {
                 Ok(ring) => Engine::Uring(Box::new(Uring {
+                    signal: completion_eventfd(&ring),
                     ring,
                     write_bufs: (0..WRITE_BUFFERS).map(|_| AlignedBuf::new(batch_bytes)).collect(),
                     writing: [None; WRITE_BUFFERS],
@@ -274,6 +277,27 @@ impl FileDevice {
             }
         }
         Ok(())
+    }
+
+    /// A file descriptor that becomes readable when a read-ahead (or write) completes, for an
+    /// event loop to wait on (io_uring only); [`FileDevice::clear_signal`] resets it.
+    pub fn signal_fd(&self) -> Option<RawFd> {
+        match &self.engine {
+            Engine::Uring(u) => u.signal.as_ref().map(AsRawFd::as_raw_fd),
+            Engine::Pread => None,
+        }
+    }
+
+    /// Resets the completion signal (before collecting what completed, so a later completion
+    /// signals again).
+    pub fn clear_signal(&mut self) {
+        if let Engine::Uring(u) = &self.engine {
+            if let Some(mut fd) = u.signal.as_ref() {
+                let mut count = [0u8; 8];
+                // Non-blocking: with nothing signalled the read fails with EAGAIN, which is fine.
+                let _ = fd.read(&mut count);
+            }
+        }
     }
 
     /// Starts reading batch slot `slot` into a free read-ahead buffer and returns the buffer's
@@ -429,4 +453,18 @@ fn block_device_len(file: &File) -> io::Result<u64> {
     use std::io::Seek;
     let mut f = file;
     f.seek(io::SeekFrom::End(0))
+}
+
+/// A non-blocking eventfd registered with `ring`, signalled on each completion; `None` when
+/// either step fails (an event loop then polls instead of waiting on it).
+fn completion_eventfd(ring: &IoUring) -> Option<File> {
+    // SAFETY: eventfd(2) takes no pointers; a negative result is an error, checked below.
+    let raw = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+    if raw < 0 {
+        return None;
+    }
+    // SAFETY: `raw` is a new descriptor that nothing else owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    ring.submitter().register_eventfd(fd.as_raw_fd()).ok()?;
+    Some(File::from(fd))
 }

@@ -461,6 +461,22 @@ impl L2 {
         self.reading_ahead.iter().position(|&k| k == Some(key))
     }
 
+    /// A file descriptor that becomes readable when a background read completes (a file with
+    /// io_uring), for an event loop to wait on; [`L2::clear_signal`] resets it.
+    pub fn signal_fd(&self) -> Option<std::os::fd::RawFd> {
+        match &self.device {
+            Device::File(f) => f.signal_fd(),
+            Device::Memory(_) => None,
+        }
+    }
+
+    /// Resets [`L2::signal_fd`] (before collecting, so a later completion signals again).
+    pub fn clear_signal(&mut self) {
+        if let Device::File(f) = &mut self.device {
+            f.clear_signal();
+        }
+    }
+
     /// Hands `f` the chunks of every read-ahead that has finished (without waiting), batch by
     /// batch; returns how many batches were collected.
     pub fn collect_read_aheads(&mut self, f: &mut dyn FnMut(StoredChunk<'_>)) -> usize {

@@ -59,6 +59,8 @@ const UNIX_LISTENER: Token = Token(0);
 const TCP_LISTENER: Token = Token(1);
 const UDP_SOCKET: Token = Token(2);
 const WAKER: Token = Token(3);
+/// The inline shard's content store: an SSD read finished.
+const CS_SIGNAL: Token = Token(4);
 
 /// Bytes of partial packets (NDNLPv2 fragments) held for reassembly, over every face.
 const REASSEMBLY_BYTES: usize = 16 << 20;
@@ -280,6 +282,8 @@ pub struct Runtime {
     cfg: Config,
     cs_capacity: u64,
     clock: Clock,
+    /// The inline shard's content store wakes the poll when an SSD read completes.
+    cs_signal: bool,
     closing: Vec<FaceId>,
 }
 
@@ -470,8 +474,15 @@ impl Runtime {
             cfg,
             cs_capacity,
             clock,
+            cs_signal: false,
             closing: Vec::new(),
         };
+        if let Forwarding::Inline(shard) = &rt.forwarding {
+            if let Some(fd) = shard.cs().and_then(nexthop_cs::HierarchicalStore::signal_fd) {
+                rt.poll.registry().register(&mut mio::unix::SourceFd(&fd), CS_SIGNAL, Interest::READABLE).map_err(io_err("registering"))?;
+                rt.cs_signal = true;
+            }
+        }
         rt.apply_static_config()?;
         Ok(rt)
     }
@@ -576,7 +587,7 @@ impl Runtime {
         while !stop.load(Ordering::Relaxed) {
             let wait = if udp_more {
                 Duration::ZERO
-            } else if self.forwarding.has_parked() {
+            } else if self.forwarding.has_parked() && !self.cs_signal {
                 PARKED_POLL // (epoll rounds it up to 1 ms)
             } else {
                 Duration::from_millis(50)
@@ -587,6 +598,7 @@ impl Runtime {
                 Err(e) => return Err(e),
             }
             let now = self.now_ms();
+            let mut cs_ready = false;
             if udp_more {
                 udp_more = self.read_udp(now, &mut udp_batch);
             }
@@ -596,6 +608,7 @@ impl Runtime {
                     TCP_LISTENER => self.accept_tcp(now),
                     UDP_SOCKET => udp_more = self.read_udp(now, &mut udp_batch),
                     WAKER => {}
+                    CS_SIGNAL => cs_ready = true,
                     Token(t) => {
                         let id = t as FaceId;
                         if ev.is_readable() || ev.is_read_closed() {
@@ -608,7 +621,9 @@ impl Runtime {
                 }
             }
             self.forwarding.publish_fib();
-            self.poll_content_store(now);
+            if cs_ready || (self.forwarding.has_parked() && !self.cs_signal) {
+                self.poll_content_store(now);
+            }
             self.drain_workers();
             self.flush_faces();
             self.close_faces();
@@ -839,15 +854,14 @@ impl Runtime {
         out.clear();
     }
 
-    /// Inline forwarding: Interests parked for SSD reads whose reads are done go on.
+    /// Inline forwarding: SSD reads that have finished go into the DRAM tier, and the
+    /// Interests parked for them go on.
     fn poll_content_store(&mut self, now: u64) {
         if let Forwarding::Inline(shard) = &mut self.forwarding {
-            if shard.has_parked() {
-                let mut out = std::mem::take(&mut self.outbox);
-                shard.poll_content_store(now, &mut out);
-                self.send_outbox(&mut out);
-                self.outbox = out;
-            }
+            let mut out = std::mem::take(&mut self.outbox);
+            shard.poll_content_store(now, &mut out);
+            self.send_outbox(&mut out);
+            self.outbox = out;
         }
     }
 

@@ -124,6 +124,7 @@ impl super::Experiment for ForwarderExperiment {
                     route_file: (routes > 0).then(|| route_file(&dir, routes)).transpose()?,
                     pit_max: PIT_BOUND,
                     udp_mtu: UDP_MTU,
+                    ssd: None,
                 };
                 let fw = start(system, &dir, &setup)?;
                 let (_loader, load_s) = load_routes(&fw, routes)?;
@@ -203,7 +204,7 @@ impl super::Experiment for ForwarderExperiment {
 /// during, the forwarder's peak resident memory (sampled every 50 ms), and its PIT size at the
 /// end of the flood.
 fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -> anyhow::Result<Row> {
-    let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU };
+    let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU, ssd: None };
     let fw = start(system, dir, &setup)?;
     let mut ctl = Client::connect(&fw.unix)?;
     let sink = ctl.command("faces", "create", &ControlParameters { uri: Some("udp4://127.0.0.1:9".into()), ..Default::default() })?;

@@ -5,6 +5,7 @@ use crate::{Report, RunConfig};
 pub mod cs;
 pub mod flat_fib;
 pub mod forwarder;
+pub mod forwarder_ssd;
 pub mod ip_lpm;
 pub mod name_fib;
 pub mod tagnet;
@@ -31,6 +32,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &cs::CsExperiment,
         &flat_fib::FlatFibExperiment,
         &forwarder::ForwarderExperiment,
+        &forwarder_ssd::ForwarderSsdExperiment,
         &ip_lpm::IpLpmExperiment,
         &tagnet::TagnetExperiment,
     ]

@@ -58,6 +58,21 @@ pub struct Setup {
     /// The largest datagram either sends on a UDP face before cutting a packet into NDNLPv2
     /// fragments (NDNd's own default is 1420, nexthop's too).
     pub udp_mtu: usize,
+    /// nexthop only: a content-store SSD tier.
+    pub ssd: Option<SsdTier>,
+}
+
+/// nexthop's content-store SSD tier (`content_store.l2_*`).
+#[derive(Debug, Clone)]
+pub struct SsdTier {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// `l2_read_ahead`.
+    pub read_ahead: bool,
+    /// `l2_background_reads`.
+    pub background_reads: bool,
 }
 
 /// A running forwarder process.
@@ -101,13 +116,20 @@ impl Forwarder {
             "route_files = [{routes}]\n\
              [forwarder]\nthreads = {}\npit_max_entries = {}\npit_max_per_face = {}\n\
              [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\nudp_mtu = {}\n\
-             [content_store]\ncapacity = {}\n",
+             [content_store]\ncapacity = {}\n{}",
             setup.threads,
             setup.pit_max.0,
             setup.pit_max.1,
             unix.display().to_string(),
             setup.udp_mtu,
             setup.cs_capacity,
+            setup.ssd.as_ref().map_or(String::new(), |t| format!(
+                "l2_path = {:?}\nl2_bytes = {}\nl2_read_ahead = {}\nl2_background_reads = {}\n",
+                t.path.display().to_string(),
+                t.bytes,
+                t.read_ahead,
+                t.background_reads
+            )),
         );
         let cfg = dir.join("nexthop.toml");
         std::fs::write(&cfg, config)?;

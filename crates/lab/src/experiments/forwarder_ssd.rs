@@ -1,0 +1,202 @@
+//! Experiment `forwarder-ssd`: a running nexthop serving Data from its content store's SSD tier,
+//! with the forwarding thread waiting for each batch read or parking the Interest while the read
+//! goes on in the background; against nexthop and NDNd serving the same Data from DRAM.
+//!
+//! Each forwarder runs as its own process ([`Forwarder`]), one forwarding thread. A producer
+//! registers `/gen/ssd` and the consumer fetches `objects` segments once (1000-byte payloads),
+//! so every Data passes through the content store; then the producer goes, and the consumer
+//! fetches those segments again for `seconds`, 256 Interests outstanding, in ascending order
+//! (a stream) or in a shuffled order (every Interest for a different place): whatever is
+//! answered comes from the content store (a miss would be a Nack: the route left with the
+//! producer). The SSD configurations keep 4096 packets in DRAM (nexthop's L1) and the rest in
+//! a file (O_DIRECT, io_uring, batches of 10 packets), with read-ahead and background reads on
+//! or off; the DRAM references hold every object in their content store.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use nexthop_fw::traffic::{self, Segments, TrafficResult};
+use nexthop_wire::Name;
+
+use crate::peers::forwarder::{Forwarder, Setup, SsdTier};
+use crate::plot::{Chart, Plot};
+use crate::{Report, Row, RunConfig};
+
+/// The experiment.
+#[derive(Debug)]
+pub struct ForwarderSsdExperiment;
+
+const WINDOW: usize = 256;
+const PAYLOAD: usize = 1000;
+/// Packets nexthop's DRAM tier holds in the SSD configurations.
+const L1_PACKETS: usize = 4096;
+/// Bytes of one batch on the SSD tier (nexthop's defaults: 10 slots of 8 KiB).
+const BATCH_BYTES: u64 = 10 * 8192;
+
+/// One forwarder configuration measured.
+struct Contender {
+    system: &'static str,
+    /// "ssd" or "dram".
+    tier: &'static str,
+    /// How the SSD tier is read ("-" for DRAM).
+    mode: &'static str,
+    read_ahead: bool,
+    background_reads: bool,
+}
+
+const CONTENDERS: [Contender; 6] = [
+    Contender { system: "nexthop", tier: "ssd", mode: "wait", read_ahead: false, background_reads: false },
+    Contender { system: "nexthop", tier: "ssd", mode: "read-ahead", read_ahead: true, background_reads: false },
+    Contender { system: "nexthop", tier: "ssd", mode: "parked", read_ahead: false, background_reads: true },
+    Contender { system: "nexthop", tier: "ssd", mode: "parked+read-ahead", read_ahead: true, background_reads: true },
+    Contender { system: "nexthop", tier: "dram", mode: "-", read_ahead: false, background_reads: false },
+    Contender { system: "ndnd", tier: "dram", mode: "-", read_ahead: false, background_reads: false },
+];
+
+impl Contender {
+    fn label(&self) -> String {
+        match self.tier {
+            "ssd" => format!("{} ssd {}", self.system, self.mode),
+            _ => format!("{} dram", self.system),
+        }
+    }
+
+    fn setup(&self, dir: &Path, objects: usize) -> Setup {
+        let ssd = (self.tier == "ssd").then(|| SsdTier {
+            path: dir.join("l2.cs"),
+            // Every batch with a quarter to spare: nothing is replaced.
+            bytes: (objects as u64 / 10 + 64) * BATCH_BYTES * 5 / 4,
+            read_ahead: self.read_ahead,
+            background_reads: self.background_reads,
+        });
+        let cs_capacity = if ssd.is_some() { L1_PACKETS } else { objects + L1_PACKETS };
+        Setup { threads: 1, cs_capacity, route_file: None, pit_max: (1 << 20, 1 << 18), udp_mtu: 1420, ssd }
+    }
+}
+
+/// Fetches segments 0..objects once through a producer, then stops the producer; seconds.
+fn fill(fw: &Forwarder, prefix: &Name, objects: usize) -> anyhow::Result<f64> {
+    let pstop = Arc::new(AtomicBool::new(false));
+    let producer = traffic::start_producer(&fw.unix, &fw.unix, prefix, PAYLOAD, pstop.clone())?;
+    let all: Vec<u64> = (0..objects as u64).collect();
+    let r = traffic::run_consumer_over(&fw.unix, prefix, WINDOW, PAYLOAD, Duration::from_secs(300), Segments::Once(&all));
+    pstop.store(true, Ordering::Relaxed);
+    let _ = producer.join();
+    let r = r?;
+    anyhow::ensure!(
+        r.satisfied == objects as u64 && r.mismatches == 0,
+        "{}: filling fetched {} of {objects} ({} lost, {} mismatches)",
+        fw.system,
+        r.satisfied,
+        r.lost,
+        r.mismatches
+    );
+    // The producer's face is gone once the forwarder has seen it close (then its route too).
+    std::thread::sleep(Duration::from_millis(200));
+    Ok(r.seconds)
+}
+
+impl super::Experiment for ForwarderSsdExperiment {
+    fn name(&self) -> &'static str {
+        "forwarder-ssd"
+    }
+
+    fn about(&self) -> &'static str {
+        "a running nexthop serving from its content store's SSD tier (waiting for reads vs parking Interests) against nexthop and NDNd serving from DRAM"
+    }
+
+    fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
+        let (objects, seconds) = if cfg.quick { (20_000usize, 1.0) } else { (200_000, 5.0) };
+        let dir = std::env::var_os("NEXTHOP_CS_DIR")
+            .map_or_else(std::env::temp_dir, std::path::PathBuf::from)
+            .join(format!("nexthop-forwarder-ssd-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let sequential: Vec<u64> = (0..objects as u64).collect();
+        let mut shuffled = sequential.clone();
+        shuffled.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(7));
+        let prefix = Name::from_uri("/gen/ssd")?;
+        let mut rows = Vec::new();
+        for c in &CONTENDERS {
+            let _ = std::fs::remove_file(dir.join("l2.cs"));
+            let fw = match c.system {
+                "nexthop" => Forwarder::nexthop(&dir, &c.setup(&dir, objects))?,
+                _ => Forwarder::ndnd(&dir, &c.setup(&dir, objects))?,
+            };
+            let fill_s = fill(&fw, &prefix, objects).with_context(|| c.label())?;
+            for (order, list) in [("sequential", &sequential), ("random", &shuffled)] {
+                let r: TrafficResult =
+                    traffic::run_consumer_over(&fw.unix, &prefix, WINDOW, PAYLOAD, Duration::from_secs_f64(seconds), Segments::Cycle(list))
+                        .with_context(|| format!("{} {order}", c.label()))?;
+                let kips = r.satisfied as f64 / r.seconds / 1e3;
+                eprintln!("  {} {order}: {kips:.1} k/s (lost {}, nacks {})", c.label(), r.lost, r.nacks);
+                rows.push(
+                    Row::new(c.system)
+                        .with("tier", c.tier)
+                        .with("mode", c.mode)
+                        .with("order", order)
+                        .with("objects", objects as u64)
+                        .with("dram_packets", c.setup(&dir, objects).cs_capacity as u64)
+                        .with("window", WINDOW as u64)
+                        .with("payload_bytes", PAYLOAD as u64)
+                        .with("kinterests_per_s", kips)
+                        .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
+                        .with("p50_us", r.rtt_percentile_us(0.5))
+                        .with("p99_us", r.rtt_percentile_us(0.99))
+                        .with("nacks", r.nacks)
+                        .with("lost", r.lost)
+                        .with("mismatches", r.mismatches)
+                        .with("fill_s", fill_s)
+                        .with("rss_mb", fw.rss_bytes().unwrap_or(0) as f64 / 1048576.0),
+                );
+            }
+            drop(fw);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let summary = summary(&rows);
+        Ok(Report { plots: plots(&rows), rows, summary })
+    }
+}
+
+fn label_of(r: &Row) -> String {
+    match r.str("tier") {
+        Some("ssd") => format!("{} ssd {}", r.str("system").unwrap_or(""), r.str("mode").unwrap_or("")),
+        _ => format!("{} dram", r.str("system").unwrap_or("")),
+    }
+}
+
+fn rate(rows: &[Row], label: &str, order: &str) -> f64 {
+    rows.iter().find(|r| label_of(r) == label && r.str("order") == Some(order)).and_then(|r| r.num("kinterests_per_s")).unwrap_or(f64::NAN)
+}
+
+fn summary(rows: &[Row]) -> Vec<String> {
+    ["sequential", "random"]
+        .iter()
+        .map(|order| {
+            let parked = rate(rows, "nexthop ssd parked+read-ahead", order);
+            format!(
+                "{order}: nexthop from SSD parked+read-ahead {parked:.1}k/s — {:.2}× waiting, {:.2}× read-ahead alone; nexthop DRAM {:.1}k/s, NDNd DRAM {:.1}k/s",
+                parked / rate(rows, "nexthop ssd wait", order),
+                parked / rate(rows, "nexthop ssd read-ahead", order),
+                rate(rows, "nexthop dram", order),
+                rate(rows, "ndnd dram", order),
+            )
+        })
+        .collect()
+}
+
+fn plots(rows: &[Row]) -> Vec<Plot> {
+    let groups: Vec<String> = vec!["sequential".into(), "random".into()];
+    let series = CONTENDERS.iter().map(|c| (c.label(), groups.iter().map(|g| rate(rows, &c.label(), g)).collect())).collect();
+    vec![Plot {
+        file_tag: "rate".into(),
+        title: "Interests/s answered from the content store: nexthop's SSD tier (4096 packets in DRAM) and DRAM-only stores".into(),
+        y_label: "thousand Interests/s".into(),
+        chart: Chart::Bars { groups, series },
+    }]
+}
