@@ -82,14 +82,16 @@ fn stream_from_the_l2(s: &mut HierarchicalStore, n: u64) {
 fn a_stream_meets_the_device_only_at_its_first_batch_with_read_ahead() {
     for (engine, read_ahead) in [(IoEngine::IoUring, true), (IoEngine::IoUring, false), (IoEngine::Pread, true)] {
         let (path, backing) = file_backing_with(&format!("ahead-{engine:?}-{read_ahead}"), engine);
-        let mut s = store_with(backing, 40, read_ahead);
+        // Room in the L1 for the batch being read and the four read ahead (a smaller L1 would
+        // drop chunks read ahead before their requests came).
+        let mut s = store_with(backing, 60, read_ahead);
         stream_from_the_l2(&mut s, 100);
         let (st, l2) = (s.stats(), s.l2_stats());
         assert_eq!(st.l1_hits + st.l2_hits, 100);
         assert_eq!(l2.reads, 10, "each batch read once");
         let waited_for_by_a_request = st.l2_hits - st.read_ahead_waits;
         if read_ahead && engine == IoEngine::IoUring {
-            // Batch 0 read on its first request; batches 1–9 ahead, from chunks 8, 18, … on.
+            // Batch 0 read on its first request; batches 1–9 ahead, from chunks 1, 11, … on.
             assert_eq!((l2.read_aheads, waited_for_by_a_request), (9, 1), "{st:?} {l2:?}");
         } else {
             assert_eq!((l2.read_aheads, waited_for_by_a_request), (0, 10), "{engine:?} {read_ahead}");
@@ -101,7 +103,7 @@ fn a_stream_meets_the_device_only_at_its_first_batch_with_read_ahead() {
 
 #[test]
 fn the_emulated_l2_reads_ahead_too() {
-    let mut s = store_with(Backing::Memory { tau_bits_per_s: Some(4e9) }, 40, true);
+    let mut s = store_with(Backing::Memory { tau_bits_per_s: Some(4e9) }, 60, true);
     stream_from_the_l2(&mut s, 100);
     let (st, l2) = (s.stats(), s.l2_stats());
     assert_eq!((l2.reads, l2.read_aheads, st.l2_hits - st.read_ahead_waits), (10, 9, 1), "{st:?} {l2:?}");
@@ -116,8 +118,33 @@ fn no_read_ahead_for_a_batch_already_in_the_l1() {
     }
     s.flush().unwrap();
     assert_eq!(tier(&mut s, 10), Some(Tier::L2)); // Batch 1 into the L1.
-    assert_eq!(tier(&mut s, 8), Some(Tier::L2)); // Batch 0, whose penultimate chunk this is.
+    assert_eq!(tier(&mut s, 4), Some(Tier::L2)); // Batch 0; then a stream through it.
+    assert_eq!(tier(&mut s, 5), Some(Tier::L1));
+    assert_eq!(tier(&mut s, 6), Some(Tier::L1));
     assert_eq!(s.l2_stats().read_aheads, 0, "batch 1's first chunk is in the L1 already");
+    drop(s);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn requests_in_no_order_read_nothing_ahead_and_a_stream_reads_one_batch_ahead() {
+    let (path, backing) = file_backing_with("ahead-order", IoEngine::IoUring);
+    let mut s = store_with(backing, 100, true);
+    for seg in 0..100 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    for seg in [53, 7, 88, 21, 65, 2, 39, 74, 16, 94] {
+        assert!(tier(&mut s, seg).is_some());
+    }
+    assert_eq!(s.l2_stats().read_aheads, 0, "no stream, no read-ahead");
+    // A stream from segment 30 (batch 3, in the L1 since 39 was read): its second request
+    // reads the next two batches ahead — batch 4, not batch 5, which is in the L1 since 53 —
+    // and only once however far through batch 3 it goes.
+    for seg in 30..36 {
+        assert!(tier(&mut s, seg).is_some());
+    }
+    assert_eq!(s.l2_stats().read_aheads, 1);
     drop(s);
     std::fs::remove_file(path).unwrap();
 }

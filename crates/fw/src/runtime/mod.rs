@@ -477,7 +477,7 @@ impl Runtime {
             cs_signal: false,
             closing: Vec::new(),
         };
-        if let Forwarding::Inline(shard) = &rt.forwarding {
+        if let (Forwarding::Inline(shard), true) = (&rt.forwarding, rt.cfg.content_store.l2_background_reads) {
             if let Some(fd) = shard.cs().and_then(nexthop_cs::HierarchicalStore::signal_fd) {
                 rt.poll.registry().register(&mut mio::unix::SourceFd(&fd), CS_SIGNAL, Interest::READABLE).map_err(io_err("registering"))?;
                 rt.cs_signal = true;

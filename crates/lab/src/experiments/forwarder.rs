@@ -84,21 +84,48 @@ fn load_routes(fw: &Forwarder, routes: usize) -> anyhow::Result<(Option<Client>,
     Ok((Some(loader), t0.elapsed().as_secs_f64()))
 }
 
-/// One producer + consumer run over `transport` (over UDP the producer's face and route are made
-/// through the Unix face).
-fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f64) -> anyhow::Result<TrafficResult> {
-    let face = match transport {
+fn face<'f>(fw: &'f Forwarder, transport: &str) -> &'f nexthop_fw::face::FaceUri {
+    match transport {
         "unix" => &fw.unix,
         "tcp" => &fw.tcp,
         _ => &fw.udp,
-    };
-    let prefix = Name::from_uri(&format!("/gen/{tag}"))?;
-    let pstop = Arc::new(AtomicBool::new(false));
-    let producer = traffic::start_producer(face, &fw.unix, &prefix, payload, pstop.clone())?;
-    let run = traffic::run_consumer(face, &prefix, WINDOW, payload, Duration::from_secs_f64(seconds));
-    pstop.store(true, Ordering::Relaxed);
-    let _ = producer.join();
-    Ok(run?)
+    }
+}
+
+/// The generator's producer for `/gen/<tag>` on a forwarder, registered (over UDP its face and
+/// route made through the Unix face) and answering until dropped.
+struct Producer {
+    prefix: Name,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Producer {
+    fn start(fw: &Forwarder, transport: &str, tag: &str, payload: usize) -> anyhow::Result<Producer> {
+        let prefix = Name::from_uri(&format!("/gen/{tag}"))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = traffic::start_producer(face(fw, transport), &fw.unix, &prefix, payload, stop.clone())?;
+        Ok(Producer { prefix, stop, thread: Some(thread) })
+    }
+
+    /// The consumer's run against it over `transport`.
+    fn consume(&self, fw: &Forwarder, transport: &str, payload: usize, seconds: f64) -> anyhow::Result<TrafficResult> {
+        Ok(traffic::run_consumer(face(fw, transport), &self.prefix, WINDOW, payload, Duration::from_secs_f64(seconds))?)
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One producer + consumer run over `transport`.
+fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f64) -> anyhow::Result<TrafficResult> {
+    Producer::start(fw, transport, tag, payload)?.consume(fw, transport, payload, seconds)
 }
 
 impl super::Experiment for ForwarderExperiment {
@@ -215,6 +242,8 @@ fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -
     anyhow::ensure!(r.code == 200, "{system}: register /flood: {} {}", r.code, r.text);
     let before = fetch(&fw, "unix", "before", 100, seconds)?;
     let rss_before = fw.rss_bytes().unwrap_or(0);
+    // Registered before the flood: a forwarder drowning in it may not answer management.
+    let producer = Producer::start(&fw, "unix", "during", 100)?;
 
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
@@ -256,11 +285,12 @@ fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -
             }
         })
     };
-    let during = fetch(&fw, "unix", "during", 100, seconds);
+    let during = producer.consume(&fw, "unix", 100, seconds);
     let flood_s = t0.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
     flooder.join().map_err(|_| anyhow::anyhow!("flooder panicked"))??;
     let _ = sampler.join();
+    drop(producer);
     let during = during?;
     // The PIT as the flood left it (its Interests live 10 s): read once the flood has stopped,
     // since a forwarder drowning in it may not answer management in time; a few tries.
