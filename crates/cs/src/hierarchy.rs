@@ -10,12 +10,12 @@
 //!   its B positions are filled, or, partially filled, when its buffer is needed for a newer batch
 //!   (oldest first). A lookup also finds chunks still staged.
 //! - **Read-ahead of the next batch** (the optimisation the paper leaves to its reference [8];
-//!   [`HcsConfig::read_ahead`]): a request that continues a stream — the chunk after the one
-//!   last served of its content (a table of 1024 contents remembers) — and is past its batch's
-//!   first position starts reading the content's next batch from the L2 in the background
-//!   (a file L2 with io_uring, or the emulated L2, whose reads then queue at its throughput τ),
-//!   and keeps the stream four batches ahead — each batch once, and none whose first chunk is
-//!   already in the L1 or staged. Requests in no order read nothing ahead. Finished reads are put into the L1 at the next
+//!   [`HcsConfig::read_ahead`]): a request for a batch's second chunk whose first chunk was
+//!   asked for lately (a stream: a table of 16384 recent chunks remembers, so several streams of
+//!   one content are each followed) starts reading the content's next four batches from the L2
+//!   in the background (a file L2 with io_uring, or the emulated L2, whose reads then queue at
+//!   its throughput τ) — those not in the L1, staged or being read already. Requests in no order
+//!   read nothing ahead. Finished reads are put into the L1 at the next
 //!   lookup; an L1 miss on a batch still being read waits for that read instead of reading again.
 //!   A stream then meets the device only at its first batch.
 //! - **Lookup without waiting** ([`HierarchicalStore::lookup_or_read`]): an L1 miss whose batch
@@ -111,22 +111,22 @@ pub struct HcsStats {
     pub background_reads: u64,
 }
 
-/// Contents whose streams the read-ahead follows (direct-mapped by content hash).
-const STREAMS: usize = 1024;
+/// Chunks the read-ahead remembers as asked for lately (direct-mapped by chunk).
+const RECENT: usize = 1 << 14;
 /// How many batches past a stream's current one the read-ahead keeps read: one is not enough
 /// when requests come faster than a batch read (a probe program streaming from a real file with
 /// no pause between requests was disk-bound with 2 reads in flight, and ~20% faster with 4).
 const READ_AHEAD_BATCHES: u64 = 4;
 
-/// What the read-ahead knows of one content's requests.
-#[derive(Debug, Clone, Copy, Default)]
-struct Stream {
-    /// The content's name hash.
-    content: u64,
-    /// The segment after the one served last.
-    next_segment: u64,
-    /// The furthest batch read ahead for it (`u64::MAX`: none).
-    read_ahead_batch: u64,
+/// The tag of chunk `segment` of the content whose name hash is `content` (never 0, the empty
+/// slot, in practice).
+fn recent_tag(content: u64, segment: u64) -> u64 {
+    content ^ segment.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// Where that chunk's tag goes in the table.
+fn recent_slot(content: u64, segment: u64) -> usize {
+    (recent_tag(content, segment) >> 40) as usize % RECENT
 }
 
 /// Batches being gathered for write-back.
@@ -148,8 +148,8 @@ pub struct HierarchicalStore {
     read_ahead: bool,
     /// Scratch for the name of the next batch's first chunk.
     next_name: Vec<u8>,
-    /// Streams the read-ahead follows.
-    streams: Vec<Stream>,
+    /// Chunks asked for lately ([`recent_tag`]s), for the read-ahead to tell streams.
+    recent: Vec<u64>,
     stats: HcsStats,
 }
 
@@ -173,7 +173,7 @@ impl HierarchicalStore {
             batch_chunks,
             read_ahead: cfg.read_ahead,
             next_name: Vec::new(),
-            streams: if cfg.read_ahead { vec![Stream::default(); STREAMS] } else { Vec::new() },
+            recent: if cfg.read_ahead { vec![0; RECENT] } else { Vec::new() },
             stats: HcsStats::default(),
         })
     }
@@ -311,9 +311,9 @@ impl HierarchicalStore {
         }
     }
 
-    /// After serving the chunk named `name`: if it follows the chunk served before it in its
-    /// content (a stream) and is past its batch's first position, starts reading the content's
-    /// next [`READ_AHEAD_BATCHES`] batches ahead, each once per stream.
+    /// After serving the chunk named `name`: if the chunk before it was asked for lately (a
+    /// stream) and it is its batch's second, starts reading the content's next
+    /// [`READ_AHEAD_BATCHES`] batches that are not read yet.
     fn read_next_batch_ahead(&mut self, name: &[u8]) {
         if !self.read_ahead {
             return;
@@ -324,18 +324,15 @@ impl HierarchicalStore {
         }
         let content = name_hash(key.content);
         let segment = key.batch * u64::from(self.batch_chunks) + u64::from(key.position);
-        let stream = &mut self.streams[content as usize % STREAMS];
-        // A request that does not follow the last one starts the content's stream afresh.
-        let follows = stream.content == content && stream.next_segment == segment;
-        let ahead = if follows { stream.read_ahead_batch } else { u64::MAX };
-        // Read ahead up to READ_AHEAD_BATCHES past this batch, from the first not read yet.
-        let target = key.batch + READ_AHEAD_BATCHES;
-        let first = if ahead != u64::MAX && ahead > key.batch { ahead + 1 } else { key.batch + 1 };
-        let due = follows && key.position >= 1.min(self.batch_chunks - 1) && first <= target;
-        *stream = Stream { content, next_segment: segment + 1, read_ahead_batch: if due { target } else { ahead } };
-        if due {
-            for batch in first..=target {
-                self.start_read_ahead(BatchKey { content: key.content, batch, position: 0 });
+        // A stream: the chunk before this one was asked for lately (whoever asked for it, so
+        // several streams of one content are each followed).
+        let follows = segment > 0 && self.recent[recent_slot(content, segment - 1)] == recent_tag(content, segment - 1);
+        self.recent[recent_slot(content, segment)] = recent_tag(content, segment);
+        // Once per batch of a stream: keep the next READ_AHEAD_BATCHES batches read (those read
+        // already, in the L1 or in flight, are passed over).
+        if follows && key.position == 1.min(self.batch_chunks - 1) {
+            for ahead in 1..=READ_AHEAD_BATCHES {
+                self.start_read_ahead(BatchKey { content: key.content, batch: key.batch + ahead, position: 0 });
             }
         }
     }

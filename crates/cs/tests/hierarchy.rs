@@ -139,8 +139,8 @@ fn requests_in_no_order_read_nothing_ahead_and_a_stream_reads_one_batch_ahead() 
     }
     assert_eq!(s.l2_stats().read_aheads, 0, "no stream, no read-ahead");
     // A stream from segment 30 (batch 3, in the L1 since 39 was read): its second request
-    // reads the next two batches ahead — batch 4, not batch 5, which is in the L1 since 53 —
-    // and only once however far through batch 3 it goes.
+    // reads the next four batches ahead but for those in the L1 already (5, 6 and 7, read for
+    // 53, 65 and 74): batch 4 only, and only once however far through batch 3 it goes.
     for seg in 30..36 {
         assert!(tier(&mut s, seg).is_some());
     }
@@ -287,4 +287,23 @@ fn a_background_read_of_a_replaced_batch_ends_and_the_lookup_reads_again() {
         Lookup::Miss => panic!("the batch is stored"),
     }
     let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn two_streams_of_one_content_are_each_read_ahead() {
+    let (path, backing) = file_backing_with("ahead-two", IoEngine::IoUring);
+    let mut s = store_with(backing, 100, true);
+    for seg in 0..200 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    // Two viewers of one content, at segments 0… and 100…, their requests interleaved.
+    for i in 0..5 {
+        assert!(tier(&mut s, i).is_some());
+        assert!(tier(&mut s, 100 + i).is_some());
+    }
+    // Each stream's second request read its next four batches: 1–4 and 11–14.
+    assert_eq!(s.l2_stats().read_aheads, 8, "{:?}", s.l2_stats());
+    drop(s);
+    std::fs::remove_file(path).unwrap();
 }
