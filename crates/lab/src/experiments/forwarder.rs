@@ -123,6 +123,19 @@ impl Drop for Producer {
     }
 }
 
+/// `row` with what a consumer run measured (rate, latency, losses, checks) and the forwarder's
+/// resident memory.
+pub(super) fn with_traffic(row: Row, r: &TrafficResult, fw: &Forwarder) -> Row {
+    row.with("kinterests_per_s", r.satisfied as f64 / r.seconds / 1e3)
+        .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
+        .with("p50_us", r.rtt_percentile_us(0.5))
+        .with("p99_us", r.rtt_percentile_us(0.99))
+        .with("nacks", r.nacks)
+        .with("lost", r.lost)
+        .with("mismatches", r.mismatches)
+        .with("rss_mb", fw.rss_bytes().unwrap_or(0) as f64 / 1048576.0)
+}
+
 /// One producer + consumer run over `transport`.
 fn fetch(fw: &Forwarder, transport: &str, tag: &str, payload: usize, seconds: f64) -> anyhow::Result<TrafficResult> {
     Producer::start(fw, transport, tag, payload)?.consume(fw, transport, payload, seconds)
@@ -161,23 +174,13 @@ impl super::Experiment for ForwarderExperiment {
                             .with_context(|| format!("{system} over {transport}"))?;
                         let kips = r.satisfied as f64 / r.seconds / 1e3;
                         eprintln!("  {system} {transport} threads={threads} routes={routes} payload={payload}: {kips:.1} k/s");
-                        rows.push(
-                            Row::new(system)
-                                .with("transport", transport)
-                                .with("fib_routes", routes as u64)
-                                .with("payload_bytes", payload as u64)
-                                .with("threads", threads as u64)
-                                .with("window", WINDOW as u64)
-                                .with("kinterests_per_s", kips)
-                                .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
-                                .with("p50_us", r.rtt_percentile_us(0.5))
-                                .with("p99_us", r.rtt_percentile_us(0.99))
-                                .with("nacks", r.nacks)
-                                .with("lost", r.lost)
-                                .with("mismatches", r.mismatches)
-                                .with("fib_load_s", load_s)
-                                .with("rss_mb", fw.rss_bytes().unwrap_or(0) as f64 / 1048576.0),
-                        );
+                        let row = Row::new(system)
+                            .with("transport", transport)
+                            .with("fib_routes", routes as u64)
+                            .with("payload_bytes", payload as u64)
+                            .with("threads", threads as u64)
+                            .with("window", WINDOW as u64);
+                        rows.push(with_traffic(row, &r, &fw).with("fib_load_s", load_s));
                     }
                 }
             }

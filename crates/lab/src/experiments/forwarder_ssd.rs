@@ -145,25 +145,16 @@ impl super::Experiment for ForwarderSsdExperiment {
                         .with_context(|| format!("{} {order} window {window}", c.label()))?;
                 let kips = r.satisfied as f64 / r.seconds / 1e3;
                 eprintln!("  {} {order} window {window}: {kips:.1} k/s (lost {}, nacks {})", c.label(), r.lost, r.nacks);
-                rows.push(
-                    Row::new(c.system)
-                        .with("tier", c.tier)
-                        .with("mode", c.mode)
-                        .with("order", order)
-                        .with("objects", objects as u64)
-                        .with("dram_packets", c.setup(&dir, objects).cs_capacity as u64)
-                        .with("window", window as u64)
-                        .with("payload_bytes", PAYLOAD as u64)
-                        .with("kinterests_per_s", kips)
-                        .with("gbps", r.content_bytes as f64 * 8.0 / r.seconds / 1e9)
-                        .with("p50_us", r.rtt_percentile_us(0.5))
-                        .with("p99_us", r.rtt_percentile_us(0.99))
-                        .with("nacks", r.nacks)
-                        .with("lost", r.lost)
-                        .with("mismatches", r.mismatches)
-                        .with("fill_s", fill_s)
-                        .with("rss_mb", fw.rss_bytes().unwrap_or(0) as f64 / 1048576.0),
-                );
+                let row = Row::new(c.system)
+                    .with("tier", c.tier)
+                    .with("mode", c.mode)
+                    .with("order", order)
+                    .with("objects", objects as u64)
+                    .with("dram_packets", c.setup(&dir, objects).cs_capacity as u64)
+                    .with("window", window as u64)
+                    .with("payload_bytes", PAYLOAD as u64)
+                    .with("fill_s", fill_s);
+                rows.push(super::forwarder::with_traffic(row, &r, &fw));
             }
             drop(fw);
         }
