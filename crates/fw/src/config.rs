@@ -82,6 +82,9 @@ pub struct CsConfig {
     pub l2_path: String,
     /// SSD tier bytes.
     pub l2_bytes: u64,
+    /// Bytes of one packet's slot on the SSD tier (a 32-byte header, then the packet): a
+    /// multiple of 2048, so a batch of 10 is whole 4096-byte blocks; larger Data is not cached.
+    pub l2_slot_bytes: u32,
     /// Read the next batch of a content ahead from the SSD tier.
     pub l2_read_ahead: bool,
     /// Park an Interest whose Data is on the SSD tier while its batch is read in the background.
@@ -209,6 +212,12 @@ impl Config {
         if self.content_store.capacity > 0 && self.content_store.slot_bytes < 64 {
             return bad("content_store.slot_bytes must be at least 64".into());
         }
+        let l2_slot = self.content_store.l2_slot_bytes;
+        if !self.content_store.l2_path.is_empty() && (l2_slot == 0 || l2_slot % 2048 != 0) {
+            return bad(format!(
+                "content_store.l2_slot_bytes = {l2_slot}: a multiple of 2048 (10 slots make a batch of whole 4096-byte blocks)"
+            ));
+        }
         let mtu = self.faces.udp_mtu;
         if mtu != 0 && !(crate::fragmentation::MIN_MTU..=65_507).contains(&mtu) {
             return bad(format!("faces.udp_mtu = {mtu} (0, or {} to 65507)", crate::fragmentation::MIN_MTU));
@@ -225,6 +234,17 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ssd_slot_that_does_not_fill_whole_blocks_is_an_error() {
+        let mut c = Config::default();
+        c.content_store.l2_path = "/tmp/l2".into();
+        c.content_store.l2_slot_bytes = 3000;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("l2_slot_bytes = 3000"), "{e}");
+        c.content_store.l2_slot_bytes = 2048;
+        c.validate().unwrap();
+    }
 
     #[test]
     fn default_parses_and_validates() {

@@ -37,6 +37,8 @@ fn serve_from_ssd(threads: usize) {
     cfg.content_store.capacity = 64;
     cfg.content_store.l2_path = dir.join("l2.cs").to_string_lossy().into_owned();
     cfg.content_store.l2_bytes = 64 << 20;
+    // One thread with 2 KiB slots (1000-byte Data fit), two with the default 8 KiB.
+    cfg.content_store.l2_slot_bytes = if threads == 1 { 2048 } else { 8192 };
     let mut rt = Runtime::new(cfg.clone()).unwrap();
     let shards = rt.shard_counters();
     let stop = Arc::new(AtomicBool::new(false));

@@ -358,7 +358,9 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
             direct: nexthop_cs::l2::DirectIo::Preferred,
             engine: nexthop_cs::l2::IoEngine::Auto,
         };
-        Some(L2Config::new(c.l2_bytes / shards as u64, nexthop_cs::Backing::File(file)))
+        let mut l2 = L2Config::new(c.l2_bytes / shards as u64, nexthop_cs::Backing::File(file));
+        l2.chunk_slot_bytes = c.l2_slot_bytes;
+        Some(l2)
     };
     Ok(Some(HcsConfig { l1, l2, staging_batches: 4, read_ahead: c.l2_read_ahead }))
 }

@@ -10,8 +10,9 @@
 //! outstanding in ascending order (one consumer fetching a stream): whatever is
 //! answered comes from the content store (a miss would be a Nack: the route left with the
 //! producer). The SSD configurations keep 4096 packets in DRAM (nexthop's L1) and the rest in
-//! a file (O_DIRECT, io_uring, batches of 10 packets), with read-ahead and background reads on
-//! or off; the DRAM references hold every object in their content store.
+//! a file (O_DIRECT, io_uring, batches of 10 packets in 8 KiB slots, and once in 2 KiB slots),
+//! with read-ahead and background reads on or off; the DRAM references hold every object in
+//! their content store.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,8 +44,8 @@ const RUNS: [(&str, usize); 3] = [("sequential", WINDOWS[0]), ("random", WINDOWS
 const PAYLOAD: usize = 1000;
 /// Packets nexthop's DRAM tier holds in the SSD configurations.
 const L1_PACKETS: usize = 4096;
-/// Bytes of one batch on the SSD tier (nexthop's defaults: 10 slots of 8 KiB).
-const BATCH_BYTES: u64 = 10 * 8192;
+/// Packets per batch on the SSD tier (nexthop's default).
+const BATCH_PACKETS: u64 = 10;
 
 /// One forwarder configuration measured.
 struct Contender {
@@ -55,15 +56,26 @@ struct Contender {
     mode: &'static str,
     read_ahead: bool,
     background_reads: bool,
+    /// Bytes per packet slot on the SSD tier.
+    slot_bytes: u32,
 }
 
-const CONTENDERS: [Contender; 6] = [
-    Contender { system: "nexthop", tier: "ssd", mode: "wait", read_ahead: false, background_reads: false },
-    Contender { system: "nexthop", tier: "ssd", mode: "read-ahead", read_ahead: true, background_reads: false },
-    Contender { system: "nexthop", tier: "ssd", mode: "parked", read_ahead: false, background_reads: true },
-    Contender { system: "nexthop", tier: "ssd", mode: "parked+read-ahead", read_ahead: true, background_reads: true },
-    Contender { system: "nexthop", tier: "dram", mode: "-", read_ahead: false, background_reads: false },
-    Contender { system: "ndnd", tier: "dram", mode: "-", read_ahead: false, background_reads: false },
+const CONTENDERS: [Contender; 7] = [
+    Contender { system: "nexthop", tier: "ssd", mode: "wait", read_ahead: false, background_reads: false, slot_bytes: 8192 },
+    Contender { system: "nexthop", tier: "ssd", mode: "read-ahead", read_ahead: true, background_reads: false, slot_bytes: 8192 },
+    Contender { system: "nexthop", tier: "ssd", mode: "parked", read_ahead: false, background_reads: true, slot_bytes: 8192 },
+    Contender { system: "nexthop", tier: "ssd", mode: "parked+read-ahead", read_ahead: true, background_reads: true, slot_bytes: 8192 },
+    // The same with 2 KiB slots (`l2_slot_bytes`): a 1 KB packet's batch is a quarter the bytes.
+    Contender {
+        system: "nexthop",
+        tier: "ssd",
+        mode: "parked+read-ahead, 2 KiB slots",
+        read_ahead: true,
+        background_reads: true,
+        slot_bytes: 2048,
+    },
+    Contender { system: "nexthop", tier: "dram", mode: "-", read_ahead: false, background_reads: false, slot_bytes: 0 },
+    Contender { system: "ndnd", tier: "dram", mode: "-", read_ahead: false, background_reads: false, slot_bytes: 0 },
 ];
 
 impl Contender {
@@ -78,9 +90,10 @@ impl Contender {
         let ssd = (self.tier == "ssd").then(|| SsdTier {
             path: dir.join("l2.cs"),
             // Every batch with a quarter to spare: nothing is replaced.
-            bytes: (objects as u64 / 10 + 64) * BATCH_BYTES * 5 / 4,
+            bytes: (objects as u64 / BATCH_PACKETS + 64) * BATCH_PACKETS * u64::from(self.slot_bytes) * 5 / 4,
             read_ahead: self.read_ahead,
             background_reads: self.background_reads,
+            slot_bytes: self.slot_bytes,
         });
         let cs_capacity = if ssd.is_some() { L1_PACKETS } else { objects + L1_PACKETS };
         Setup { threads: 1, cs_capacity, route_file: None, pit_max: (1 << 20, 1 << 18), udp_mtu: 1420, ssd }
@@ -183,12 +196,13 @@ fn summary(rows: &[Row]) -> Vec<String> {
         .map(|&run| {
             let best = rate(rows, "nexthop ssd parked+read-ahead", run);
             format!(
-                "{} ({} outstanding): nexthop from SSD parked+read-ahead {best:.1}k/s — {:.2}× waiting, {:.2}× read-ahead alone, {:.2}× parked alone; nexthop DRAM {:.1}k/s, NDNd DRAM {:.1}k/s",
+                "{} ({} outstanding): nexthop from SSD parked+read-ahead {best:.1}k/s — {:.2}× waiting, {:.2}× read-ahead alone, {:.2}× parked alone; with 2 KiB slots {:.1}k/s; nexthop DRAM {:.1}k/s, NDNd DRAM {:.1}k/s",
                 run.0,
                 run.1,
                 best / rate(rows, "nexthop ssd wait", run),
                 best / rate(rows, "nexthop ssd read-ahead", run),
                 best / rate(rows, "nexthop ssd parked", run),
+                rate(rows, "nexthop ssd parked+read-ahead, 2 KiB slots", run),
                 rate(rows, "nexthop dram", run),
                 rate(rows, "ndnd dram", run),
             )

@@ -73,6 +73,8 @@ pub struct SsdTier {
     pub read_ahead: bool,
     /// `l2_background_reads`.
     pub background_reads: bool,
+    /// `l2_slot_bytes`.
+    pub slot_bytes: u32,
 }
 
 /// A running forwarder process.
@@ -124,11 +126,12 @@ impl Forwarder {
             setup.udp_mtu,
             setup.cs_capacity,
             setup.ssd.as_ref().map_or(String::new(), |t| format!(
-                "l2_path = {:?}\nl2_bytes = {}\nl2_read_ahead = {}\nl2_background_reads = {}\n",
+                "l2_path = {:?}\nl2_bytes = {}\nl2_read_ahead = {}\nl2_background_reads = {}\nl2_slot_bytes = {}\n",
                 t.path.display().to_string(),
                 t.bytes,
                 t.read_ahead,
-                t.background_reads
+                t.background_reads,
+                t.slot_bytes
             )),
         );
         let cfg = dir.join("nexthop.toml");
