@@ -213,7 +213,7 @@ impl Config {
             return bad("content_store.slot_bytes must be at least 64".into());
         }
         let l2_slot = self.content_store.l2_slot_bytes;
-        if !self.content_store.l2_path.is_empty() && (l2_slot == 0 || l2_slot % 2048 != 0) {
+        if !self.content_store.l2_path.is_empty() && (l2_slot == 0 || !l2_slot.is_multiple_of(2048)) {
             return bad(format!(
                 "content_store.l2_slot_bytes = {l2_slot}: a multiple of 2048 (10 slots make a batch of whole 4096-byte blocks)"
             ));
