@@ -51,8 +51,8 @@ pub struct HcsConfig {
     pub l2: Option<L2Config>,
     /// Batches being gathered for write-back at once.
     pub staging_batches: usize,
-    /// Read the next batch of a content ahead, from its penultimate chunk's request on (a file
-    /// L2 with io_uring or the emulated L2; with pread it does nothing).
+    /// Read streams' next batches ahead (see the module overview; a file L2 with io_uring or
+    /// the emulated L2; with pread it does nothing).
     pub read_ahead: bool,
 }
 
@@ -332,7 +332,7 @@ impl HierarchicalStore {
         // already, in the L1 or in flight, are passed over).
         if follows && key.position == 1.min(self.batch_chunks - 1) {
             for ahead in 1..=READ_AHEAD_BATCHES {
-                self.start_read_ahead(BatchKey { content: key.content, batch: key.batch + ahead, position: 0 });
+                self.start_read_ahead(key.batch_after(ahead));
             }
         }
     }

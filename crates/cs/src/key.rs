@@ -46,9 +46,9 @@ impl<'a> BatchKey<'a> {
         }
     }
 
-    /// The batch after this one, of the same content (position 0).
-    pub fn next_batch(&self) -> Self {
-        BatchKey { content: self.content, batch: self.batch + 1, position: 0 }
+    /// The batch `n` batches after this one, of the same content (position 0).
+    pub fn batch_after(&self, n: u64) -> Self {
+        BatchKey { content: self.content, batch: self.batch + n, position: 0 }
     }
 
     /// Whether the name was a chunk of a segmented content (not a content of one chunk).
@@ -101,10 +101,10 @@ mod tests {
         let k = BatchKey::of(chunk.value(), 10);
         assert!(k.is_segmented(chunk.value()));
         let mut name = Vec::new();
-        k.next_batch().chunk_name(0, 10, &mut name);
+        k.batch_after(1).chunk_name(0, 10, &mut name);
         assert_eq!(name, content.clone().with(Component::segment(40)).value());
         let next = BatchKey::of(&name, 10);
-        assert_eq!((next.batch, next.position, next.hash()), (4, 0, k.next_batch().hash()));
+        assert_eq!((next.batch, next.position, next.hash()), (4, 0, k.batch_after(1).hash()));
         let plain = Name::from_uri("/a/b").unwrap();
         assert!(!BatchKey::of(plain.value(), 10).is_segmented(plain.value()));
     }

@@ -212,10 +212,15 @@ impl Config {
         if self.content_store.capacity > 0 && self.content_store.slot_bytes < 64 {
             return bad("content_store.slot_bytes must be at least 64".into());
         }
+        // The SSD tier's own rule (L2::open), checked here to name the key.
         let l2_slot = self.content_store.l2_slot_bytes;
-        if !self.content_store.l2_path.is_empty() && (l2_slot == 0 || !l2_slot.is_multiple_of(2048)) {
+        let mut l2 = nexthop_cs::L2Config::new(0, nexthop_cs::Backing::Memory { tau_bits_per_s: None });
+        l2.chunk_slot_bytes = l2_slot;
+        let (header, align) = (nexthop_cs::l2::HEADER_BYTES, nexthop_cs::l2::ALIGN);
+        if !self.content_store.l2_path.is_empty() && (l2_slot as usize <= header || !l2.batch_bytes().is_multiple_of(align)) {
             return bad(format!(
-                "content_store.l2_slot_bytes = {l2_slot}: a multiple of 2048 (10 slots make a batch of whole 4096-byte blocks)"
+                "content_store.l2_slot_bytes = {l2_slot}: more than the {header}-byte header, and {} slots (a batch) must make whole {align}-byte blocks: a multiple of 2048",
+                l2.batch_chunks
             ));
         }
         let mtu = self.faces.udp_mtu;

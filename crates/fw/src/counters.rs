@@ -189,7 +189,7 @@ pub struct ShardCounters {
     /// Gauge: content-store packets now.
     pub cs_entries: Counter,
     /// Gauge: batches the content store's SSD tier has read ahead (as of the shard's latest
-    /// content-store lookup).
+    /// tick or SSD poll; the gauges below too).
     pub cs_l2_read_aheads: Counter,
     /// Gauge: batches read from the SSD tier in the background for parked Interests.
     pub cs_l2_background_reads: Counter,

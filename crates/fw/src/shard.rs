@@ -366,7 +366,6 @@ impl Shard {
                     let incoming_face_id = self.local_fields.contains(&face).then_some(face);
                     out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id }, hit.wire);
                     self.counters.data_out.inc();
-                    self.update_cs_gauges();
                     return;
                 }
                 Lookup::Reading(batch) => {
@@ -535,6 +534,8 @@ impl Shard {
         self.update_cs_gauges();
     }
 
+    /// Sets the SSD tier's gauges (on each tick, poll, parking and face removal: not on the
+    /// content-store hit path).
     fn update_cs_gauges(&self) {
         let Some(cs) = self.cs.as_ref() else { return };
         if cs.l2().is_some() {
@@ -656,6 +657,7 @@ impl Shard {
         }
         self.dead_nonces.expire(now_ms);
         self.counters.pit_entries.set(self.pit.len() as u64);
+        self.update_cs_gauges();
     }
 
     fn face_down(&mut self, face: FaceId) {

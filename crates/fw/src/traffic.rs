@@ -168,17 +168,25 @@ impl<'a> Window<'a> {
         self.slots.iter().any(|s| s.1.is_some())
     }
 
-    /// Slot `slot` asks for its sequence number `seq` (or retires when the list is done).
+    /// Slot `slot` asks for its sequence number `seq` (or retires when the list is done),
+    /// giving up what it asked for before.
     fn ask(&mut self, c: &mut Client, prefix: &Name, slot: usize, seq: u64, out: &mut Vec<u8>) {
         let seg = self.segments.at(seq);
+        if !matches!(self.segments, Segments::Ascending) {
+            if let Some(&(_, Some(before), _)) = self.slots.get(slot) {
+                if self.slot_of.get(&before) == Some(&slot) {
+                    self.slot_of.remove(&before);
+                }
+            }
+            if let Some(seg) = seg {
+                self.slot_of.insert(seg, slot);
+            }
+        }
         if let Some(seg) = seg {
             let mut i = Interest::new(prefix.clone().with(Component::segment(seg)));
             i.nonce = Some(c.next_nonce());
             i.lifetime_ms = Some(GIVE_UP.as_millis() as u64 * 2);
             out.extend_from_slice(&i.to_bytes());
-            if !matches!(self.segments, Segments::Ascending) {
-                self.slot_of.insert(seg, slot);
-            }
         }
         let entry = (seq, seg, Instant::now());
         match self.slots.get_mut(slot) {
@@ -188,10 +196,10 @@ impl<'a> Window<'a> {
     }
 
     /// The slot that waits for segment `seg`, with its sequence number and when it asked.
-    fn answered(&mut self, seg: u64) -> Option<(usize, u64, Instant)> {
+    fn answered(&self, seg: u64) -> Option<(usize, u64, Instant)> {
         let slot = match self.segments {
             Segments::Ascending => (seg % self.window) as usize,
-            _ => self.slot_of.remove(&seg)?,
+            _ => *self.slot_of.get(&seg)?,
         };
         let (seq, asked, sent) = *self.slots.get(slot)?;
         (asked == Some(seg)).then_some((slot, seq, sent))
@@ -280,9 +288,8 @@ pub fn run_consumer_over(
             last_scan = now;
             for slot in 0..w.slots.len() {
                 let (seq, seg, sent) = w.slots[slot];
-                if let Some(seg) = seg.filter(|_| now.duration_since(sent) >= GIVE_UP) {
+                if seg.is_some() && now.duration_since(sent) >= GIVE_UP {
                     res.lost += 1;
-                    w.slot_of.remove(&seg);
                     w.ask(&mut c, prefix, slot, seq + w.window, &mut out);
                 }
             }

@@ -94,14 +94,15 @@ fn face<'f>(fw: &'f Forwarder, transport: &str) -> &'f nexthop_fw::face::FaceUri
 
 /// The generator's producer for `/gen/<tag>` on a forwarder, registered (over UDP its face and
 /// route made through the Unix face) and answering until dropped.
-struct Producer {
-    prefix: Name,
+pub(super) struct Producer {
+    /// `/gen/<tag>`.
+    pub(super) prefix: Name,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Producer {
-    fn start(fw: &Forwarder, transport: &str, tag: &str, payload: usize) -> anyhow::Result<Producer> {
+    pub(super) fn start(fw: &Forwarder, transport: &str, tag: &str, payload: usize) -> anyhow::Result<Producer> {
         let prefix = Name::from_uri(&format!("/gen/{tag}"))?;
         let stop = Arc::new(AtomicBool::new(false));
         let thread = traffic::start_producer(face(fw, transport), &fw.unix, &prefix, payload, stop.clone())?;

@@ -15,8 +15,6 @@
 //! their content store.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -26,6 +24,7 @@ use rand::SeedableRng;
 use nexthop_fw::traffic::{self, Segments, TrafficResult};
 use nexthop_wire::Name;
 
+use super::forwarder::Producer;
 use crate::peers::forwarder::{Forwarder, Setup, SsdTier};
 use crate::plot::{Chart, Plot};
 use crate::{Report, Row, RunConfig};
@@ -80,10 +79,7 @@ const CONTENDERS: [Contender; 7] = [
 
 impl Contender {
     fn label(&self) -> String {
-        match self.tier {
-            "ssd" => format!("{} ssd {}", self.system, self.mode),
-            _ => format!("{} dram", self.system),
-        }
+        label(self.system, self.tier, self.mode)
     }
 
     fn setup(&self, dir: &Path, objects: usize) -> Setup {
@@ -100,14 +96,14 @@ impl Contender {
     }
 }
 
-/// Fetches segments 0..objects once through a producer, then stops the producer; seconds.
-fn fill(fw: &Forwarder, prefix: &Name, objects: usize) -> anyhow::Result<f64> {
-    let pstop = Arc::new(AtomicBool::new(false));
-    let producer = traffic::start_producer(&fw.unix, &fw.unix, prefix, PAYLOAD, pstop.clone())?;
+/// Fetches segments 0..objects of `/gen/ssd` once through a producer, then stops the producer;
+/// the prefix and seconds.
+fn fill(fw: &Forwarder, objects: usize) -> anyhow::Result<(Name, f64)> {
+    let producer = Producer::start(fw, "unix", "ssd", PAYLOAD)?;
     let all: Vec<u64> = (0..objects as u64).collect();
-    let r = traffic::run_consumer_over(&fw.unix, prefix, WINDOW, PAYLOAD, Duration::from_secs(300), Segments::Once(&all));
-    pstop.store(true, Ordering::Relaxed);
-    let _ = producer.join();
+    let r = traffic::run_consumer_over(&fw.unix, &producer.prefix, WINDOW, PAYLOAD, Duration::from_secs(300), Segments::Once(&all));
+    let prefix = producer.prefix.clone();
+    drop(producer);
     let r = r?;
     anyhow::ensure!(
         r.satisfied == objects as u64 && r.mismatches == 0,
@@ -119,7 +115,7 @@ fn fill(fw: &Forwarder, prefix: &Name, objects: usize) -> anyhow::Result<f64> {
     );
     // The producer's face is gone once the forwarder has seen it close (then its route too).
     std::thread::sleep(Duration::from_millis(200));
-    Ok(r.seconds)
+    Ok((prefix, r.seconds))
 }
 
 impl super::Experiment for ForwarderSsdExperiment {
@@ -142,15 +138,15 @@ impl super::Experiment for ForwarderSsdExperiment {
         let sequential: Vec<u64> = (0..objects as u64).collect();
         let mut shuffled = sequential.clone();
         shuffled.shuffle(&mut rand::rngs::SmallRng::seed_from_u64(7));
-        let prefix = Name::from_uri("/gen/ssd")?;
         let mut rows = Vec::new();
         for c in &CONTENDERS {
             let _ = std::fs::remove_file(dir.join("l2.cs"));
+            let setup = c.setup(&dir, objects);
             let fw = match c.system {
-                "nexthop" => Forwarder::nexthop(&dir, &c.setup(&dir, objects))?,
-                _ => Forwarder::ndnd(&dir, &c.setup(&dir, objects))?,
+                "nexthop" => Forwarder::nexthop(&dir, &setup)?,
+                _ => Forwarder::ndnd(&dir, &setup)?,
             };
-            let fill_s = fill(&fw, &prefix, objects).with_context(|| c.label())?;
+            let (prefix, fill_s) = fill(&fw, objects).with_context(|| c.label())?;
             for (order, window) in RUNS {
                 let list = if order == "random" { &shuffled } else { &sequential };
                 let r: TrafficResult =
@@ -163,7 +159,7 @@ impl super::Experiment for ForwarderSsdExperiment {
                     .with("mode", c.mode)
                     .with("order", order)
                     .with("objects", objects as u64)
-                    .with("dram_packets", c.setup(&dir, objects).cs_capacity as u64)
+                    .with("dram_packets", setup.cs_capacity as u64)
                     .with("window", window as u64)
                     .with("payload_bytes", PAYLOAD as u64)
                     .with("fill_s", fill_s);
@@ -177,11 +173,16 @@ impl super::Experiment for ForwarderSsdExperiment {
     }
 }
 
-fn label_of(r: &Row) -> String {
-    match r.str("tier") {
-        Some("ssd") => format!("{} ssd {}", r.str("system").unwrap_or(""), r.str("mode").unwrap_or("")),
-        _ => format!("{} dram", r.str("system").unwrap_or("")),
+/// A contender's name in the summary and the plot: "<system> ssd <mode>" or "<system> dram".
+fn label(system: &str, tier: &str, mode: &str) -> String {
+    match tier {
+        "ssd" => format!("{system} ssd {mode}"),
+        _ => format!("{system} dram"),
     }
+}
+
+fn label_of(r: &Row) -> String {
+    label(r.str("system").unwrap_or(""), r.str("tier").unwrap_or(""), r.str("mode").unwrap_or(""))
 }
 
 fn rate(rows: &[Row], label: &str, (order, window): (&str, usize)) -> f64 {
