@@ -24,6 +24,11 @@
 //!   and asks again once [`HierarchicalStore::poll_reads`] has put the batch into the L1 (the
 //!   forwarder parks the Interest meanwhile). With no buffer free, or a file read with pread,
 //!   it reads and waits as `lookup` does.
+//! - **Chunk reads** (not the paper's; [`HcsConfig::chunk_reads`]): such a background read
+//!   brings only the asked chunk's blocks, not its whole batch, when the request is in no order
+//!   (the chunk before it was not asked for lately: the same table as the read-ahead's, noted as
+//!   requests arrive). Requests in no order would use one chunk of the B read; the device then
+//!   moves a B-th of the bytes. The next chunk of a stream reads the whole batch again.
 //! - Chunks that come back from the L2 keep the freshness deadline they arrived with.
 //! - The L2 answers by batch, so it serves requests for chunk names (a name ending in a segment
 //!   number, or any exact name as a batch of one); a CanBePrefix request for a name that is not
@@ -54,6 +59,9 @@ pub struct HcsConfig {
     /// Read streams' next batches ahead (see the module overview; a file L2 with io_uring or
     /// the emulated L2; with pread it does nothing).
     pub read_ahead: bool,
+    /// Background reads for requests in no order bring only the asked chunk (see the module
+    /// overview).
+    pub chunk_reads: bool,
 }
 
 /// Which tier answered.
@@ -109,6 +117,8 @@ pub struct HcsStats {
     pub reading: u64,
     /// Background reads those lookups started (the L2's `read_aheads` counts them too).
     pub background_reads: u64,
+    /// Of `background_reads`, those that read only the asked chunk.
+    pub chunk_reads: u64,
 }
 
 /// Chunks the read-ahead remembers as asked for lately (direct-mapped by chunk).
@@ -147,6 +157,7 @@ pub struct HierarchicalStore {
     staging: Staging,
     batch_chunks: u32,
     read_ahead: bool,
+    chunk_reads: bool,
     /// Scratch for the name of the next batch's first chunk.
     next_name: Vec<u8>,
     /// Chunks asked for lately ([`recent_tag`]s), for the read-ahead to tell streams.
@@ -173,8 +184,9 @@ impl HierarchicalStore {
             staging,
             batch_chunks,
             read_ahead: cfg.read_ahead,
+            chunk_reads: cfg.chunk_reads,
             next_name: Vec::new(),
-            recent: if cfg.read_ahead { vec![0; RECENT] } else { Vec::new() },
+            recent: if cfg.read_ahead || cfg.chunk_reads { vec![0; RECENT] } else { Vec::new() },
             stats: HcsStats::default(),
         })
     }
@@ -264,14 +276,15 @@ impl HierarchicalStore {
         if self.read_ahead || !wait {
             self.collect_reads();
         }
+        let stream = self.note_asked(req.name);
         if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
             self.stats.l1_hits += 1;
-            self.read_next_batch_ahead(req.name);
+            self.read_next_batch_ahead(req.name, stream);
             return Lookup::Served(Served { tier: Tier::L1, wire: self.l1.slot_wire(slot) });
         }
         if self.l2.is_some() {
             if !wait {
-                if let Some(batch) = self.start_reading(req.name) {
+                if let Some(batch) = self.start_reading(req.name, stream) {
                     self.stats.reading += 1;
                     return Lookup::Reading(batch);
                 }
@@ -279,7 +292,7 @@ impl HierarchicalStore {
             if self.prefetch(req.name) {
                 if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
                     self.stats.l2_hits += 1;
-                    self.read_next_batch_ahead(req.name);
+                    self.read_next_batch_ahead(req.name, stream);
                     return Lookup::Served(Served { tier: Tier::L2, wire: self.l1.slot_wire(slot) });
                 }
             }
@@ -289,10 +302,12 @@ impl HierarchicalStore {
     }
 
     /// The batch of `name` if it is now being read from the L2 in the background (the read
-    /// started here or earlier); `None` when it is staged, not on the L2, or cannot be read in
-    /// the background (no free buffer, pread, a failed submission — counted).
-    fn start_reading(&mut self, name: &[u8]) -> Option<u64> {
-        let key = BatchKey::of(name, self.batch_chunks).hash();
+    /// started here or earlier: the whole batch, or with chunk reads and no `stream` only the
+    /// chunk's blocks); `None` when it is staged, not on the L2, or cannot be read in the
+    /// background (no free buffer, pread, a failed submission — counted).
+    fn start_reading(&mut self, name: &[u8], stream: bool) -> Option<u64> {
+        let batch = BatchKey::of(name, self.batch_chunks);
+        let key = batch.hash();
         if self.staging.by_key.contains_key(&key) {
             return None;
         }
@@ -300,9 +315,12 @@ impl HierarchicalStore {
         if l2.is_reading_ahead(key) {
             return Some(key);
         }
-        match l2.start_read_ahead(key) {
+        let chunk = self.chunk_reads && !stream;
+        let started = if chunk { l2.start_chunk_read(key, batch.position) } else { l2.start_read_ahead(key) };
+        match started {
             Ok(started) => {
                 self.stats.background_reads += u64::from(started);
+                self.stats.chunk_reads += u64::from(started && chunk);
                 started.then_some(key)
             }
             Err(_) => {
@@ -312,26 +330,35 @@ impl HierarchicalStore {
         }
     }
 
-    /// After serving the chunk named `name`: if the chunk before it was asked for lately (a
-    /// stream) and it is its batch's second, starts reading the content's next
-    /// [`READ_AHEAD_BATCHES`] batches that are not read yet.
-    fn read_next_batch_ahead(&mut self, name: &[u8]) {
-        if !self.read_ahead {
-            return;
+    /// Notes that the chunk named `name` was asked for; whether the chunk before it was asked
+    /// for lately (a stream: whoever asked for it, so several streams of one content are each
+    /// followed). `false` for a content of one chunk, and with neither read-ahead nor chunk
+    /// reads (no table).
+    fn note_asked(&mut self, name: &[u8]) -> bool {
+        if self.recent.is_empty() {
+            return false;
         }
         let key = BatchKey::of(name, self.batch_chunks);
         if !key.is_segmented(name) {
-            return;
+            return false;
         }
         let content = name_hash(key.content);
         let segment = key.batch * u64::from(self.batch_chunks) + u64::from(key.position);
-        // A stream: the chunk before this one was asked for lately (whoever asked for it, so
-        // several streams of one content are each followed).
         let follows = segment > 0 && self.recent[recent_slot(content, segment - 1)] == recent_tag(content, segment - 1);
         self.recent[recent_slot(content, segment)] = recent_tag(content, segment);
+        follows
+    }
+
+    /// After serving the chunk named `name`: if it is in a `stream` and its batch's second,
+    /// starts reading the content's next [`READ_AHEAD_BATCHES`] batches that are not read yet.
+    fn read_next_batch_ahead(&mut self, name: &[u8], stream: bool) {
+        if !self.read_ahead || !stream {
+            return;
+        }
+        let key = BatchKey::of(name, self.batch_chunks);
         // Once per batch of a stream: keep the next READ_AHEAD_BATCHES batches read (those read
         // already, in the L1 or in flight, are passed over).
-        if follows && key.position == 1.min(self.batch_chunks - 1) {
+        if key.position == 1.min(self.batch_chunks - 1) {
             for ahead in 1..=READ_AHEAD_BATCHES {
                 self.start_read_ahead(key.batch_after(ahead));
             }
@@ -358,7 +385,8 @@ impl HierarchicalStore {
     /// Brings the batch of `name` into the L1 from the staging buffers or the L2; whether any
     /// chunk came.
     fn prefetch(&mut self, name: &[u8]) -> bool {
-        let key = BatchKey::of(name, self.batch_chunks).hash();
+        let batch = BatchKey::of(name, self.batch_chunks);
+        let key = batch.hash();
         if let Some(&i) = self.staging.by_key.get(&key) {
             let buf = &self.staging.bufs[i];
             let mut any = false;
@@ -372,11 +400,13 @@ impl HierarchicalStore {
         let Some(l2) = self.l2.as_mut() else { return false };
         if l2.is_reading_ahead(key) {
             self.stats.read_ahead_waits += 1;
+            let covers = l2.read_ahead_covers(key, batch.position);
             let (l1, stats) = (&mut self.l1, &mut self.stats);
             let mut any = false;
             let res = l2.finish_read_ahead(key, &mut |c| any |= insert_chunk(l1, stats, c.wire, c.fresh_until_ms));
             match res {
-                Ok(true) => return any,
+                Ok(true) if covers => return any,
+                Ok(true) => {}  // Another chunk's read: read the batch below.
                 Ok(false) => {} // No longer its batch's copy: read it below.
                 Err(_) => {
                     self.stats.l2_io_errors += 1;

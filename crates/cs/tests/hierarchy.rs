@@ -19,12 +19,16 @@ fn store(backing: Backing, l1_chunks: u32) -> HierarchicalStore {
 }
 
 fn store_with(backing: Backing, l1_chunks: u32, read_ahead: bool) -> HierarchicalStore {
+    store_cfg(backing, l1_chunks, read_ahead, false, 4096)
+}
+
+fn store_cfg(backing: Backing, l1_chunks: u32, read_ahead: bool, chunk_reads: bool, slot_bytes: u32) -> HierarchicalStore {
     let mut l2 = L2Config::new(0, backing);
     l2.batch_chunks = 10;
-    l2.chunk_slot_bytes = 4096;
+    l2.chunk_slot_bytes = slot_bytes;
     l2.capacity_bytes = 20 * l2.batch_bytes() as u64;
     let l1 = L1Config { capacity: l1_chunks, slot_bytes: 4096, policy: Policy::Fifo, prefix_index: true };
-    HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4, read_ahead }).unwrap()
+    HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4, read_ahead, chunk_reads }).unwrap()
 }
 
 fn file_backing(tag: &str) -> (PathBuf, Backing) {
@@ -305,5 +309,82 @@ fn two_streams_of_one_content_are_each_read_ahead() {
     // Each stream's second request read its next four batches: 1–4 and 11–14.
     assert_eq!(s.l2_stats().read_aheads, 8, "{:?}", s.l2_stats());
     drop(s);
+    std::fs::remove_file(path).unwrap();
+}
+
+/// The answer to a lookup without waiting for segment `seg`, once any background read it
+/// started is done: the tier it came from and whether it had to be read.
+fn read_then_serve(s: &mut HierarchicalStore, seg: u64) -> (Tier, bool) {
+    let (name, wire) = chunk(seg, 1000);
+    let req = Request::exact(name.as_view());
+    let mut read = false;
+    for _ in 0..3 {
+        match s.lookup_or_read(&req, 0) {
+            Lookup::Served(served) => {
+                assert_eq!(served.wire, wire.as_slice(), "seg {seg}");
+                return (served.tier, read);
+            }
+            Lookup::Reading(batch) => {
+                read = true;
+                wait_for_read(s, batch);
+            }
+            Lookup::Miss => panic!("seg {seg} is stored"),
+        }
+    }
+    panic!("seg {seg} never served");
+}
+
+#[test]
+fn requests_in_no_order_read_only_their_chunk_and_a_stream_its_whole_batch() {
+    for (tag, backing) in
+        [("chunk-file", file_backing_with("chunk-file", IoEngine::IoUring).1), ("chunk-mem", Backing::Memory { tau_bits_per_s: None })]
+    {
+        let mut s = store_cfg(backing.clone(), 100, false, true, 4096);
+        for seg in 0..100 {
+            s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+        }
+        s.flush().unwrap();
+        // Segment 13 alone: only its 4096-byte slot is read.
+        assert_eq!(read_then_serve(&mut s, 13), (Tier::L1, true), "{tag}");
+        assert_eq!((s.stats().chunk_reads, s.l2_stats().read_bytes), (1, 4096), "{tag}");
+        // 15, another chunk of that batch, was not read with it.
+        assert_eq!(read_then_serve(&mut s, 15), (Tier::L1, true), "{tag}");
+        assert_eq!((s.stats().chunk_reads, s.l2_stats().read_bytes), (2, 8192), "{tag}");
+        // 16 follows 15: a stream, whose whole batch is read (so 17–19 are in the L1).
+        assert_eq!(read_then_serve(&mut s, 16), (Tier::L1, true), "{tag}");
+        assert_eq!((s.stats().chunk_reads, s.l2_stats().read_bytes), (2, 8192 + 40960), "{tag}");
+        for seg in 17..20 {
+            assert_eq!(read_then_serve(&mut s, seg), (Tier::L1, false), "{tag}: seg {seg}");
+        }
+        // A waiting lookup of another chunk of a batch whose chunk read is in flight (not yet
+        // collected) finishes that read, finds it did not bring its chunk, and reads the batch.
+        let (a, _) = chunk(41, 1000);
+        let (b, b_wire) = chunk(47, 1000);
+        assert!(matches!(s.lookup_or_read(&Request::exact(a.as_view()), 0), Lookup::Reading(_)), "{tag}: 41 is read");
+        let served = s.lookup(&Request::exact(b.as_view()), 0).expect("47 is stored");
+        assert_eq!((served.tier, served.wire), (Tier::L2, b_wire.as_slice()), "{tag}");
+        assert_eq!(read_then_serve(&mut s, 41), (Tier::L1, false), "{tag}");
+        if let Backing::File(FileConfig { path, .. }) = backing {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[test]
+fn a_chunk_read_brings_the_whole_block_around_a_small_slot() {
+    let (path, backing) = file_backing_with("chunk-small", IoEngine::IoUring);
+    // 2048-byte slots: two to a 4096-byte block.
+    let mut s = store_cfg(backing, 100, false, true, 2048);
+    for seg in 0..30 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    assert_eq!(read_then_serve(&mut s, 13), (Tier::L1, true));
+    assert_eq!(s.l2_stats().read_bytes, 4096);
+    // 12 shares 13's block; 14 does not.
+    assert_eq!(read_then_serve(&mut s, 12), (Tier::L1, false));
+    assert_eq!(read_then_serve(&mut s, 25), (Tier::L1, true));
+    assert_eq!(read_then_serve(&mut s, 24), (Tier::L1, false));
+    assert_eq!(s.stats().chunk_reads, 2);
     std::fs::remove_file(path).unwrap();
 }

@@ -89,6 +89,8 @@ pub struct CsConfig {
     pub l2_read_ahead: bool,
     /// Park an Interest whose Data is on the SSD tier while its batch is read in the background.
     pub l2_background_reads: bool,
+    /// With background reads, read only an Interest's own chunk when it is in no order.
+    pub l2_chunk_reads: bool,
 }
 
 /// `[[face]]`.

@@ -193,12 +193,47 @@ pub struct ShardCounters {
     pub cs_l2_read_aheads: Counter,
     /// Gauge: batches read from the SSD tier in the background for parked Interests.
     pub cs_l2_background_reads: Counter,
+    /// Gauge: of those, reads of one Interest's chunk only (`l2_chunk_reads`).
+    pub cs_l2_chunk_reads: Counter,
+    /// Gauge: bytes read from the SSD tier.
+    pub cs_l2_read_bytes: Counter,
     /// Interests parked while their content-store batch was read from the SSD tier.
     pub cs_parked: Counter,
     /// Gauge: Interests parked now.
     pub cs_parked_now: Counter,
     /// Gauge: FIB routes now.
     pub fib_entries: Counter,
+}
+
+impl ShardCounters {
+    /// (label, value) of every counter and gauge but the drops (by reason: [`DropCounters`]) and
+    /// the FIB's size (one FIB for every shard), so shards' snapshots add up.
+    pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("interests_in", &self.interests_in),
+            ("data_in", &self.data_in),
+            ("nacks_in", &self.nacks_in),
+            ("interests_out", &self.interests_out),
+            ("data_out", &self.data_out),
+            ("nacks_out", &self.nacks_out),
+            ("satisfied", &self.satisfied),
+            ("unsatisfied", &self.unsatisfied),
+            ("aggregated", &self.aggregated),
+            ("pit_entries", &self.pit_entries),
+            ("cs_hits", &self.cs_hits),
+            ("cs_misses", &self.cs_misses),
+            ("cs_entries", &self.cs_entries),
+            ("cs_parked", &self.cs_parked),
+            ("cs_parked_now", &self.cs_parked_now),
+            ("cs_l2_read_aheads", &self.cs_l2_read_aheads),
+            ("cs_l2_background_reads", &self.cs_l2_background_reads),
+            ("cs_l2_chunk_reads", &self.cs_l2_chunk_reads),
+            ("cs_l2_read_bytes", &self.cs_l2_read_bytes),
+        ]
+        .into_iter()
+        .map(|(label, c)| (label, c.get()))
+        .collect()
+    }
 }
 
 #[cfg(test)]

@@ -542,6 +542,8 @@ impl Shard {
             let background = cs.stats().background_reads;
             self.counters.cs_l2_read_aheads.set(cs.l2_stats().read_aheads - background);
             self.counters.cs_l2_background_reads.set(background);
+            self.counters.cs_l2_chunk_reads.set(cs.stats().chunk_reads);
+            self.counters.cs_l2_read_bytes.set(cs.l2_stats().read_bytes);
             self.counters.cs_parked_now.set(self.parked_count as u64);
         }
     }

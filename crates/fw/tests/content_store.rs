@@ -77,6 +77,10 @@ fn serve_from_ssd(threads: usize) {
         // (`content_store.l2_background_reads`, on by default), and none is parked now.
         assert!(counters.cs_l2_background_reads.get() > 5, "shard {shard}: {} background reads", counters.cs_l2_background_reads.get());
         assert_eq!(counters.cs_parked_now.get(), 0, "shard {shard}");
+        // An object's first segment follows no stream: its read brought that chunk alone
+        // (`content_store.l2_chunk_reads`, on by default); the second then read the batch.
+        let chunk_reads = counters.cs_l2_chunk_reads.get();
+        assert!(chunk_reads > 5 && chunk_reads < counters.cs_l2_background_reads.get(), "shard {shard}: {chunk_reads} chunk reads");
         let p = l2_shard_path(&cfg.content_store.l2_path, threads, shard);
         let len = std::fs::metadata(&p).unwrap().len();
         assert!(len >= (64 << 20) / threads as u64 - (1 << 20), "{p}: {len} bytes");

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use nexthop_fw::client::{Answer, Client};
 use nexthop_fw::config::Config;
+use nexthop_fw::counters::ShardCounters;
 use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::runtime::Runtime;
 use nexthop_wire::{Component, Interest, Name};
@@ -68,8 +70,12 @@ fn commands_answer_with_the_right_codes() {
     assert!(!fib.windows(3).any(|w| w == [0x08, 0x01, b'm']), "routes through a destroyed face go");
     // A malformed packet and an oversize one are dropped and counted; the face keeps working.
     c.send(&[0x05, 0x03, 0x07, 0x01, 0x08]).unwrap();
-    let drops = c.dataset("/localhost/nfd/status/drops").unwrap();
-    assert!(!drops.is_empty());
+    let drops = parse_labelled_counts(&c.dataset("/localhost/nfd/status/drops").unwrap());
+    assert!(drops.iter().map(|d| d.1).sum::<u64>() >= 1, "{drops:?}");
+    // Every forwarding counter and gauge is listed, by label.
+    let counters = parse_labelled_counts(&c.dataset("/localhost/nfd/status/counters").unwrap());
+    let labels: Vec<&str> = counters.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(labels, ShardCounters::default().snapshot().iter().map(|c| c.0).collect::<Vec<_>>());
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
 }

@@ -18,7 +18,13 @@ const PRODUCER: FaceId = 400;
 const PRODUCER2: FaceId = 401;
 
 fn shard(cs: bool, pit_max_per_face: usize) -> Shard {
-    let cs = cs.then(|| HcsConfig { l1: L1Config::with_bytes(1 << 20, 8800), l2: None, staging_batches: 1, read_ahead: false });
+    let cs = cs.then(|| HcsConfig {
+        l1: L1Config::with_bytes(1 << 20, 8800),
+        l2: None,
+        staging_batches: 1,
+        read_ahead: false,
+        chunk_reads: false,
+    });
     let cfg = ShardConfig { cs, pit_max_entries: 10_000, pit_max_per_face, ..ShardConfig::default() };
     let mut s = Shard::new(cfg, Fib::default()).unwrap();
     let hops = NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }, NextHop { face: PRODUCER2 as u32, cost: 5 }]);
@@ -222,7 +228,8 @@ fn shard_with_ssd(tag: &str, background_reads: bool) -> (Shard, std::path::PathB
     let path = std::env::temp_dir().join(format!("nexthop-park-{tag}-{}", std::process::id()));
     let file = FileConfig { path: path.clone(), create: true, direct: DirectIo::Preferred, engine: IoEngine::IoUring };
     let l1 = L1Config { capacity: 16, slot_bytes: 8800, policy: Policy::Fifo, prefix_index: true };
-    let cs = HcsConfig { l1, l2: Some(L2Config::new(8 << 20, Backing::File(file))), staging_batches: 2, read_ahead: false };
+    let cs =
+        HcsConfig { l1, l2: Some(L2Config::new(8 << 20, Backing::File(file))), staging_batches: 2, read_ahead: false, chunk_reads: false };
     let cfg = ShardConfig { cs: Some(cs), cs_background_reads: background_reads, ..ShardConfig::default() };
     let mut s = Shard::new(cfg, Fib::default()).unwrap();
     s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));

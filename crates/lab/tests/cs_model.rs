@@ -17,7 +17,8 @@ fn measured(w: &ChunkWorkload, l1_chunks: u32) -> f64 {
     l2.chunk_slot_bytes = SLOT;
     l2.capacity_bytes = w.catalogue().div_ceil(u64::from(B)) * u64::from(B * SLOT);
     let l1 = L1Config { capacity: l1_chunks, slot_bytes: SLOT, policy: Policy::Fifo, prefix_index: false };
-    let mut store = HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4, read_ahead: false }).unwrap();
+    let mut store =
+        HierarchicalStore::new(HcsConfig { l1, l2: Some(l2), staging_batches: 4, read_ahead: false, chunk_reads: false }).unwrap();
     for c in 0..w.contents {
         for k in 0..w.chunks_per_content {
             store.insert_l2_only(&chunk_data(c, k, 200), 0).unwrap();

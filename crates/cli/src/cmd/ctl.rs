@@ -6,6 +6,7 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use nexthop_fw::client::Client;
 use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
@@ -62,12 +63,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.what {
         What::Status => {
             print_dataset(&c.dataset("/localhost/nfd/status/general")?, GENERAL, false);
-            out!("drops:");
-            for e in elements(&c.dataset("/localhost/nfd/status/drops")?) {
-                let f: Vec<(u32, Vec<u8>)> = TlvReader::new(&e).filter_map(Result::ok).map(|t| (t.ty, t.value.to_vec())).collect();
-                let label = f.iter().find(|x| x.0 == 0x81).map(|x| String::from_utf8_lossy(&x.1).into_owned()).unwrap_or_default();
-                let n = f.iter().find(|x| x.0 == 0x82).and_then(|x| read_nonneg(0x82, &x.1).ok()).unwrap_or(0);
-                out!("  {label:<22} {n}");
+            for what in ["counters", "drops"] {
+                out!("{what}:");
+                for (label, n) in parse_labelled_counts(&c.dataset(&format!("/localhost/nfd/status/{what}"))?) {
+                    out!("  {label:<22} {n}");
+                }
             }
             out!("faces:");
             print_dataset(&c.dataset("/localhost/nfd/faces/list")?, FACE, true);

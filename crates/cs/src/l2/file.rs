@@ -21,6 +21,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
+use std::ops::Range;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -80,10 +81,10 @@ const READ_AHEAD_TAG: u64 = 1 << 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ahead {
     Free,
-    /// Reading this slot.
-    InFlight(u32),
-    /// This slot was read: the completion's result (bytes, or −errno).
-    Done(u32, i32),
+    /// Reading this many bytes of this slot.
+    InFlight(u32, usize),
+    /// They were read: the completion's result (bytes, or −errno).
+    Done(u32, usize, i32),
 }
 
 /// io_uring state: the ring, the write buffers and which slot each one is writing, the
@@ -271,7 +272,7 @@ impl FileDevice {
     /// When waiting fails.
     pub fn sync(&mut self) -> io::Result<()> {
         if let Engine::Uring(u) = &mut self.engine {
-            while u.writing.iter().any(Option::is_some) || u.ahead.iter().any(|a| matches!(a, Ahead::InFlight(_))) {
+            while u.writing.iter().any(Option::is_some) || u.ahead.iter().any(|a| matches!(a, Ahead::InFlight(..))) {
                 u.ring.submit_and_wait(1)?;
                 u.reap(&mut self.write_errors);
             }
@@ -300,14 +301,16 @@ impl FileDevice {
         }
     }
 
-    /// Starts reading batch slot `slot` into a free read-ahead buffer and returns the buffer's
-    /// number without waiting; `None` when there is no free buffer, a write to the slot is in
-    /// flight, or the engine is pread (no read-ahead).
+    /// Starts reading bytes `range` of batch slot `slot` (block-aligned; the whole slot is
+    /// `0..batch_bytes`) into a free read-ahead buffer and returns the buffer's number without
+    /// waiting; `None` when there is no free buffer, a write to the slot is in flight, or the
+    /// engine is pread (no read-ahead).
     ///
     /// # Errors
     /// A failure to submit.
-    pub fn start_read_ahead(&mut self, slot: u32) -> io::Result<Option<usize>> {
-        let offset = self.offset(slot);
+    pub fn start_read_ahead(&mut self, slot: u32, range: Range<usize>) -> io::Result<Option<usize>> {
+        debug_assert!(range.start.is_multiple_of(ALIGN) && range.end.is_multiple_of(ALIGN) && range.end <= self.batch_bytes);
+        let offset = self.offset(slot) + range.start as u64;
         let fd = types::Fd(self.file.as_raw_fd());
         let Engine::Uring(u) = &mut self.engine else { return Ok(None) };
         u.reap(&mut self.write_errors); // Writes that have finished free their slots.
@@ -315,13 +318,13 @@ impl FileDevice {
             return Ok(None);
         }
         let Some(i) = u.ahead.iter().position(|a| *a == Ahead::Free) else { return Ok(None) };
-        let dst = u.ahead_bufs[i].as_mut_slice();
+        let dst = &mut u.ahead_bufs[i].as_mut_slice()[..range.len()];
         let read = opcode::Read::new(fd, dst.as_mut_ptr(), dst.len() as u32).offset(offset).build().user_data(READ_AHEAD_TAG + i as u64);
         // SAFETY: read-ahead buffer `i` is owned by this device, is not resized or dropped while
         // `ahead[i]` is `InFlight` (drop drains every read first), and is not read or handed out
         // until its completion has been reaped and `ahead[i]` set to `Done`.
         unsafe { u.ring.submission().push(&read) }.map_err(|_| io::Error::other("io_uring submission queue full"))?;
-        u.ahead[i] = Ahead::InFlight(slot);
+        u.ahead[i] = Ahead::InFlight(slot, range.len());
         u.ring.submit()?;
         Ok(Some(i))
     }
@@ -331,9 +334,8 @@ impl FileDevice {
     pub fn next_read_ahead(&mut self) -> Option<(usize, u32, io::Result<()>)> {
         let Engine::Uring(u) = &mut self.engine else { return None };
         u.reap(&mut self.write_errors);
-        let batch_bytes = self.batch_bytes;
         u.ahead.iter().enumerate().find_map(|(i, a)| match *a {
-            Ahead::Done(slot, res) => Some((i, slot, read_result(res, batch_bytes))),
+            Ahead::Done(slot, len, res) => Some((i, slot, read_result(res, len))),
             _ => None,
         })
     }
@@ -347,8 +349,8 @@ impl FileDevice {
         let Engine::Uring(u) = &mut self.engine else { return Err(io::Error::other("no read-ahead with pread")) };
         loop {
             match u.ahead.get(i) {
-                Some(Ahead::Done(_, res)) => return read_result(*res, self.batch_bytes),
-                Some(Ahead::InFlight(_)) => {
+                Some(Ahead::Done(_, len, res)) => return read_result(*res, *len),
+                Some(Ahead::InFlight(..)) => {
                     u.ring.submit_and_wait(1)?;
                     u.reap(&mut self.write_errors);
                 }
@@ -360,8 +362,11 @@ impl FileDevice {
     /// The bytes read-ahead `i` read (valid once it is done).
     pub fn read_ahead_buf(&self, i: usize) -> &[u8] {
         match &self.engine {
-            Engine::Uring(u) if matches!(u.ahead.get(i), Some(Ahead::Done(..))) => u.ahead_bufs[i].as_slice(),
-            _ => &[],
+            Engine::Uring(u) => match u.ahead.get(i) {
+                Some(&Ahead::Done(_, len, _)) => &u.ahead_bufs[i].as_slice()[..len],
+                _ => &[],
+            },
+            Engine::Pread => &[],
         }
     }
 
@@ -394,8 +399,8 @@ impl Uring {
             if tag == READ_TAG {
                 read = Some(cqe.result());
             } else if let Some(a) = tag.checked_sub(READ_AHEAD_TAG).and_then(|i| self.ahead.get_mut(i as usize)) {
-                if let Ahead::InFlight(slot) = *a {
-                    *a = Ahead::Done(slot, cqe.result());
+                if let Ahead::InFlight(slot, len) = *a {
+                    *a = Ahead::Done(slot, len, cqe.result());
                 }
             } else if let Some(w) = self.writing.get_mut(tag as usize) {
                 *w = None;
@@ -409,7 +414,7 @@ impl Uring {
 
     /// Waits for a write or read-ahead in flight to or from `slot`, if any.
     fn wait_for_slot(&mut self, slot: u32, write_errors: &mut u64) -> io::Result<()> {
-        while self.writing.contains(&Some(slot)) || self.ahead.contains(&Ahead::InFlight(slot)) {
+        while self.writing.contains(&Some(slot)) || self.ahead.iter().any(|a| matches!(*a, Ahead::InFlight(s, _) if s == slot)) {
             self.ring.submit_and_wait(1)?;
             self.reap(write_errors);
         }

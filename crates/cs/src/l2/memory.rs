@@ -3,19 +3,22 @@
 //! (d = B·|c| / τ, the paper's equation (1)). Busy waiting, not sleeping: the paper found sleep
 //! unreliable above 4 Gbps.
 //!
-//! Read-ahead is emulated too: [`MemoryDevice::start_read_ahead`] copies the slot into a buffer
-//! at once and marks it done d after the device is next free, so reads queue behind each other
-//! at throughput τ; a waited-for read also queues behind the read-aheads in flight.
+//! Read-ahead is emulated too: [`MemoryDevice::start_read_ahead`] copies the slot (or part of
+//! it) into a buffer at once and marks it done after the device is next free plus the time its
+//! bytes take at τ, so reads queue behind each other at throughput τ; a waited-for read also
+//! queues behind the read-aheads in flight.
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 /// Read-ahead buffers of the emulated L2 (as many as the file L2's).
 const READ_AHEAD_BUFFERS: usize = super::file::READ_AHEAD_BUFFERS;
 
-/// A read-ahead buffer: the slot it read and when the emulated read is done.
+/// A read-ahead buffer: the slot it read, how many bytes, and when the emulated read is done.
 #[derive(Debug, Clone, Copy)]
 struct Ahead {
     slot: u32,
+    len: usize,
     done_at: Instant,
 }
 
@@ -51,10 +54,13 @@ impl MemoryDevice {
         self.delay
     }
 
-    /// When a read queued now is done: d after the device is next free.
-    fn queue_read(&mut self) -> Instant {
+    /// When a read of `bytes` queued now is done: after the device is next free, plus d for a
+    /// whole batch (in proportion for part of one).
+    fn queue_read(&mut self, bytes: usize) -> Instant {
         let now = Instant::now();
-        let done = now.max(self.busy_until) + self.delay.unwrap_or_default();
+        let d = self.delay.unwrap_or_default();
+        let d = Duration::from_nanos((d.as_nanos() * bytes as u128 / self.batch_bytes.max(1) as u128) as u64);
+        let done = now.max(self.busy_until) + d;
         self.busy_until = done;
         done
     }
@@ -62,7 +68,7 @@ impl MemoryDevice {
     /// Copies slot `slot` into `dst`, then waits out the rest of the emulated delay (after the
     /// read-aheads queued before it).
     pub fn read(&mut self, slot: u32, dst: &mut [u8]) {
-        let done = self.queue_read();
+        let done = self.queue_read(self.batch_bytes);
         let at = slot as usize * self.batch_bytes;
         dst.copy_from_slice(&self.bytes[at..at + self.batch_bytes]);
         if self.delay.is_some() {
@@ -84,17 +90,18 @@ impl MemoryDevice {
         &mut self.bytes[at..at + self.batch_bytes]
     }
 
-    /// Starts an emulated read-ahead of slot `slot` into a free buffer: its number, or `None`
-    /// when every buffer is taken.
-    pub fn start_read_ahead(&mut self, slot: u32) -> Option<usize> {
+    /// Starts an emulated read-ahead of bytes `range` of slot `slot` into a free buffer: its
+    /// number, or `None` when every buffer is taken.
+    pub fn start_read_ahead(&mut self, slot: u32, range: Range<usize>) -> Option<usize> {
         let i = self.ahead.iter().position(Option::is_none)?;
         if self.ahead_bufs.len() <= i {
             self.ahead_bufs.resize_with(i + 1, || vec![0; self.batch_bytes]);
         }
         let at = slot as usize * self.batch_bytes;
-        self.ahead_bufs[i].copy_from_slice(&self.bytes[at..at + self.batch_bytes]);
-        let done_at = self.queue_read();
-        self.ahead[i] = Some(Ahead { slot, done_at });
+        let len = range.len();
+        self.ahead_bufs[i][..len].copy_from_slice(&self.bytes[at + range.start..at + range.end]);
+        let done_at = self.queue_read(len);
+        self.ahead[i] = Some(Ahead { slot, len, done_at });
         Some(i)
     }
 
@@ -119,7 +126,7 @@ impl MemoryDevice {
     /// The bytes read-ahead `i` read.
     pub fn read_ahead_buf(&self, i: usize) -> &[u8] {
         match self.ahead.get(i) {
-            Some(Some(_)) => &self.ahead_bufs[i],
+            Some(Some(a)) => &self.ahead_bufs[i][..a.len],
             _ => &[],
         }
     }
@@ -154,8 +161,8 @@ mod tests {
         d.write(0, &[1; 81920]);
         d.write(1, &[2; 81920]);
         let t = Instant::now();
-        let a = d.start_read_ahead(0).unwrap();
-        let b = d.start_read_ahead(1).unwrap();
+        let a = d.start_read_ahead(0, 0..81920).unwrap();
+        let b = d.start_read_ahead(1, 0..81920).unwrap();
         assert!(d.next_read_ahead().is_none() || t.elapsed() >= Duration::from_nanos(163_840));
         assert!(d.wait_read_ahead(b));
         // The second read was queued behind the first: two delays in all.
@@ -165,5 +172,19 @@ mod tests {
         d.release_read_ahead(a);
         d.release_read_ahead(b);
         assert!(d.next_read_ahead().is_none() && !d.wait_read_ahead(a));
+    }
+
+    #[test]
+    fn part_of_a_slot_takes_its_share_of_the_delay() {
+        let mut d = MemoryDevice::new(1, 81920, Some(4e9));
+        d.write(0, &(0..81920).map(|i| (i / 8192) as u8).collect::<Vec<_>>());
+        let before = Instant::now();
+        let a = d.start_read_ahead(0, 8192..16384).unwrap();
+        let after = Instant::now();
+        // A tenth of the batch's 163,840 ns.
+        let done_at = d.ahead[a].unwrap().done_at;
+        assert!(done_at >= before + Duration::from_nanos(16_384) && done_at <= after + Duration::from_nanos(16_384));
+        assert!(d.wait_read_ahead(a));
+        assert_eq!(d.read_ahead_buf(a), &[1u8; 8192][..]);
     }
 }

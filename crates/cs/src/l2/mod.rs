@@ -12,7 +12,8 @@
 //! - Backings: [`file`](mod@file) (real file or block device, O_DIRECT, io_uring or pread) and [`memory`]
 //!   (the paper's emulation: DRAM with a busy-wait delay modelling throughput τ).
 //! - Read-ahead (a file with io_uring, or the emulation, whose reads queue at throughput τ):
-//!   [`L2::start_read_ahead`] begins reading a batch in the background;
+//!   [`L2::start_read_ahead`] begins reading a batch in the background, [`L2::start_chunk_read`]
+//!   only the blocks that hold one of its chunks;
 //!   [`L2::collect_read_aheads`] hands over the chunks of those that finished,
 //!   [`L2::finish_read_ahead`] waits for one. A batch whose slot was reused meanwhile is dropped.
 //! - The index is not persisted: an L2 starts empty after a restart (it is a cache).
@@ -24,6 +25,7 @@ pub mod layout;
 pub mod memory;
 
 use std::io;
+use std::ops::Range;
 
 use hashbrown::HashMap;
 
@@ -109,6 +111,8 @@ pub struct L2Stats {
     pub read_aheads: u64,
     /// Read-aheads whose batch was replaced before they were collected (dropped unread).
     pub read_aheads_stale: u64,
+    /// Of `read_aheads`, those that read one chunk's blocks, not the whole batch.
+    pub chunk_reads: u64,
 }
 
 enum Device {
@@ -242,9 +246,10 @@ pub struct L2 {
     hand: u32,
     read_buf: AlignedBuf,
     read_chunks: Vec<ChunkRef>,
-    /// Per read-ahead buffer, the batch it is reading for (started and not yet collected);
-    /// `None` for a free buffer or one whose batch was rewritten meanwhile.
-    reading_ahead: Vec<Option<u64>>,
+    /// Per read-ahead buffer, the batch it is reading for and which of its positions (started
+    /// and not yet collected); `None` for a free buffer or one whose batch was rewritten
+    /// meanwhile.
+    reading_ahead: Vec<Option<Pending>>,
     stats: L2Stats,
 }
 
@@ -418,7 +423,7 @@ impl L2 {
             return Err(e);
         }
         self.referenced[slot as usize] = true;
-        decode_batch(&self.cfg, &mut self.stats, key, self.read_buf.as_slice(), &mut self.read_chunks);
+        decode_batch(&self.cfg, &mut self.stats, key, self.read_buf.as_slice(), 0, &mut self.read_chunks);
         Ok(Some(ReadBatch { buf: self.read_buf.as_slice(), chunks: &self.read_chunks }))
     }
 
@@ -429,17 +434,40 @@ impl L2 {
     /// # Errors
     /// A failure to submit the read (counted as a read error; the batch stays indexed).
     pub fn start_read_ahead(&mut self, key: u64) -> io::Result<bool> {
+        self.start_read(key, 0..self.cfg.batch_bytes())
+    }
+
+    /// As [`L2::start_read_ahead`], but reads only the blocks that hold the chunk at `position`
+    /// (one slot, or the device blocks around it when slots are smaller than a block): for a
+    /// request in no order, where the rest of the batch would be read for nothing.
+    ///
+    /// # Errors
+    /// As [`L2::start_read_ahead`].
+    pub fn start_chunk_read(&mut self, key: u64, position: u32) -> io::Result<bool> {
+        let started = self.start_read(key, self.chunk_blocks(position))?;
+        self.stats.chunk_reads += u64::from(started);
+        Ok(started)
+    }
+
+    /// The bytes of a batch slot, aligned to device blocks, that hold the chunk at `position`.
+    fn chunk_blocks(&self, position: u32) -> Range<usize> {
+        let cs = self.cfg.chunk_slot_bytes as usize;
+        let p = (position as usize).min(self.cfg.batch_chunks as usize - 1);
+        (p * cs / ALIGN * ALIGN)..((p + 1) * cs).next_multiple_of(ALIGN)
+    }
+
+    fn start_read(&mut self, key: u64, bytes: Range<usize>) -> io::Result<bool> {
         let Some(&slot) = self.index.get(&key) else { return Ok(false) };
         if self.is_reading_ahead(key) {
             return Ok(false);
         }
         let started = match &mut self.device {
-            Device::File(f) => f.start_read_ahead(slot),
-            Device::Memory(m) => Ok(m.start_read_ahead(slot)),
+            Device::File(f) => f.start_read_ahead(slot, bytes.clone()),
+            Device::Memory(m) => Ok(m.start_read_ahead(slot, bytes.clone())),
         };
         match started {
             Ok(Some(i)) => {
-                self.reading_ahead[i] = Some(key);
+                self.reading_ahead[i] = Some(Pending { key, bytes });
                 self.stats.read_aheads += 1;
                 Ok(true)
             }
@@ -456,9 +484,19 @@ impl L2 {
         self.read_ahead_of(key).is_some()
     }
 
+    /// Whether the read-ahead of batch `key` in flight brings the chunk at `position` (it may
+    /// read only another chunk's blocks: [`L2::start_chunk_read`]).
+    pub fn read_ahead_covers(&self, key: u64, position: u32) -> bool {
+        let cs = self.cfg.chunk_slot_bytes as usize;
+        let p = position as usize;
+        self.read_ahead_of(key)
+            .and_then(|i| self.reading_ahead[i].as_ref())
+            .is_some_and(|r| r.bytes.start <= p * cs && (p + 1) * cs <= r.bytes.end)
+    }
+
     /// The read-ahead buffer reading batch `key`.
     fn read_ahead_of(&self, key: u64) -> Option<usize> {
-        self.reading_ahead.iter().position(|&k| k == Some(key))
+        self.reading_ahead.iter().position(|r| r.as_ref().is_some_and(|r| r.key == key))
     }
 
     /// A file descriptor that becomes readable when a background read completes (a file with
@@ -523,7 +561,7 @@ impl L2 {
     /// Consumes finished read-ahead buffer `i` of `slot`: its chunks to `f` if its batch still
     /// owns the slot and the read succeeded; then frees the buffer.
     fn take_read_ahead(&mut self, i: usize, slot: u32, read_ok: bool, f: &mut dyn FnMut(StoredChunk<'_>)) {
-        if let Some(key) = self.reading_ahead[i].take() {
+        if let Some(Pending { key, bytes: range }) = self.reading_ahead[i].take() {
             if self.owner.get(slot as usize).copied().flatten() != Some(key) {
                 self.stats.read_aheads_stale += 1;
             } else if !read_ok {
@@ -536,7 +574,7 @@ impl L2 {
                     Device::File(dev) => dev.read_ahead_buf(i),
                     Device::Memory(m) => m.read_ahead_buf(i),
                 };
-                decode_batch(&self.cfg, &mut self.stats, key, bytes, &mut self.read_chunks);
+                decode_batch(&self.cfg, &mut self.stats, key, bytes, range.start, &mut self.read_chunks);
                 let batch = ReadBatch { buf: bytes, chunks: &self.read_chunks };
                 batch.iter().for_each(&mut *f);
             }
@@ -574,15 +612,23 @@ impl L2 {
     }
 }
 
-/// Decodes the batch of `key` read into `bytes`: counts the read, records its valid chunks in
-/// `out` (corrupt ones counted and skipped).
-fn decode_batch(cfg: &L2Config, stats: &mut L2Stats, key: u64, bytes: &[u8], out: &mut Vec<ChunkRef>) {
+/// A background read: its batch and the bytes of the batch slot it reads.
+#[derive(Debug, Clone)]
+struct Pending {
+    key: u64,
+    bytes: Range<usize>,
+}
+
+/// Decodes the batch of `key` read into `bytes`, which start at byte `first` of its slot:
+/// counts the read, records the valid chunks whose slots it holds whole in `out` (corrupt ones
+/// counted and skipped).
+fn decode_batch(cfg: &L2Config, stats: &mut L2Stats, key: u64, bytes: &[u8], first: usize, out: &mut Vec<ChunkRef>) {
     stats.reads += 1;
     stats.read_bytes += bytes.len() as u64;
     out.clear();
     let cs = cfg.chunk_slot_bytes as usize;
-    for p in 0..cfg.batch_chunks as usize {
-        let start = p * cs;
+    for p in first.div_ceil(cs)..cfg.batch_chunks as usize {
+        let start = p * cs - first;
         let Some(slot) = bytes.get(start..start + cs) else { break };
         match layout::decode(slot, key, p as u16) {
             Decoded::Empty => {}

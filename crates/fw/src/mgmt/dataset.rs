@@ -2,6 +2,7 @@
 //! rib/list, strategy-choice/list, status/general and cs/info, and their segmentation into
 //! Data packets named `<dataset>/<version>/<segment>`.
 
+use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::types::NAME;
 use nexthop_wire::{Component, Data, Emit, MetaInfo, Name};
 
@@ -203,15 +204,35 @@ pub fn strategy_choice(out: &mut Vec<u8>, name: &[u8], strategy: &Name) {
     put_tlv(out, 0x80, &v);
 }
 
-/// `status/drops` (nexthop's): a `0x80` element per reason holding Label `0x81` (text) and
-/// Count `0x82`.
-pub fn drops(counts: &[(&str, u64)]) -> Vec<u8> {
+/// `status/drops` and `status/counters` (nexthop's): a `0x80` element per reason or counter
+/// holding Label `0x81` (text) and Count `0x82`.
+pub fn labelled_counts(counts: &[(&str, u64)]) -> Vec<u8> {
     let mut out = Vec::new();
     for (label, n) in counts {
         let mut v = Vec::new();
         put_tlv(&mut v, 0x81, label.as_bytes());
         put_nonneg(&mut v, 0x82, *n);
         put_tlv(&mut out, 0x80, &v);
+    }
+    out
+}
+
+/// Reads a [`labelled_counts`] dataset back: (label, count) per element, in order (elements
+/// that do not decode are skipped).
+pub fn parse_labelled_counts(content: &[u8]) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for e in TlvReader::new(content).filter_map(Result::ok).filter(|t| t.ty == 0x80) {
+        let (mut label, mut count) = (None, None);
+        for f in TlvReader::new(e.value).filter_map(Result::ok) {
+            match f.ty {
+                0x81 => label = Some(String::from_utf8_lossy(f.value).into_owned()),
+                0x82 => count = nexthop_wire::varnum::read_nonneg(f.ty, f.value).ok(),
+                _ => {}
+            }
+        }
+        if let (Some(l), Some(n)) = (label, count) {
+            out.push((l, n));
+        }
     }
     out
 }
@@ -256,5 +277,16 @@ mod tests {
         }
         assert_eq!(joined, content);
         assert_eq!(segments(&p, 1, &[]).len(), 1);
+    }
+
+    #[test]
+    fn labelled_counts_read_back() {
+        let counts = [("no-route", 3u64), ("cs_l2_read_bytes", 1 << 40), ("zero", 0)];
+        let mut content = labelled_counts(&counts);
+        let back = parse_labelled_counts(&content);
+        assert_eq!(back, counts.iter().map(|&(l, n)| (l.to_string(), n)).collect::<Vec<_>>());
+        // A cut-short element is skipped, not misread.
+        content.truncate(content.len() - 1);
+        assert_eq!(parse_labelled_counts(&content).len(), 2);
     }
 }

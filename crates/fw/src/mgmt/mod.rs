@@ -15,8 +15,9 @@
 //! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
 //! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
 //! `strategy-choice/unset`. Datasets: `faces/list`, `fib/list`, `rib/list`,
-//! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops`
-//! (drop counters by reason: [`dataset::drops`]).
+//! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops` (drop
+//! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
+//! threads together), both [`dataset::labelled_counts`].
 
 pub mod dataset;
 pub mod params;
@@ -53,6 +54,8 @@ pub trait Host {
     fn general(&self) -> (GeneralStatus, CsInfo);
     /// Drops by reason, all threads together.
     fn drops(&self) -> Vec<(&'static str, u64)>;
+    /// The forwarding threads' other counters and gauges, all threads together.
+    fn counters(&self) -> Vec<(&'static str, u64)>;
 }
 
 /// The management module.
@@ -142,6 +145,7 @@ impl Manager {
                 | (b"status", b"general")
                 | (b"cs", b"info")
                 | (b"status", b"drops")
+                | (b"status", b"counters")
         );
         if dataset {
             return self.dataset(host, now_ms, &name.to_name(), module, verb).ok_or(Drop::ManagementUnknown);
@@ -340,7 +344,8 @@ impl Manager {
                 content = g.encode();
             }
             (b"cs", b"info") => content = host.general().1.encode(),
-            (b"status", b"drops") => content = dataset::drops(&host.drops()),
+            (b"status", b"drops") => content = dataset::labelled_counts(&host.drops()),
+            (b"status", b"counters") => content = dataset::labelled_counts(&host.counters()),
             _ => return None,
         }
         self.next_version = self.next_version.max(now_ms) + 1;

@@ -362,7 +362,7 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
         l2.chunk_slot_bytes = c.l2_slot_bytes;
         Some(l2)
     };
-    Ok(Some(HcsConfig { l1, l2, staging_batches: 4, read_ahead: c.l2_read_ahead }))
+    Ok(Some(HcsConfig { l1, l2, staging_batches: 4, read_ahead: c.l2_read_ahead, chunk_reads: c.l2_chunk_reads }))
 }
 
 fn bind_unix(path: &str) -> Result<UnixListener, StartError> {
@@ -1060,10 +1060,23 @@ impl Host for RuntimeHost<'_> {
     fn drops(&self) -> Vec<(&'static str, u64)> {
         let mut v = self.io_drops.snapshot();
         for s in self.forwarding.counters() {
-            for (total, (_, n)) in v.iter_mut().zip(s.drops.snapshot()) {
-                total.1 += n;
-            }
+            add_up(&mut v, s.drops.snapshot());
         }
         v
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v = ShardCounters::default().snapshot();
+        for s in self.forwarding.counters() {
+            add_up(&mut v, s.snapshot());
+        }
+        v
+    }
+}
+
+/// Adds `more` (the same labels in the same order) into `total`.
+fn add_up(total: &mut [(&'static str, u64)], more: Vec<(&'static str, u64)>) {
+    for (t, (_, n)) in total.iter_mut().zip(more) {
+        t.1 += n;
     }
 }

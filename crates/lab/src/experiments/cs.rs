@@ -348,7 +348,7 @@ fn hcs(l1_chunks: u32, slot: u32, l2: Option<L2Config>) -> anyhow::Result<Hierar
 
 fn hcs_with(l1_chunks: u32, slot: u32, l2: Option<L2Config>, read_ahead: bool) -> anyhow::Result<HierarchicalStore> {
     let l1 = L1Config { capacity: l1_chunks, slot_bytes: slot, policy: Policy::Fifo, prefix_index: true };
-    Ok(HierarchicalStore::new(HcsConfig { l1, l2, staging_batches: 16, read_ahead })?)
+    Ok(HierarchicalStore::new(HcsConfig { l1, l2, staging_batches: 16, read_ahead, chunk_reads: false })?)
 }
 
 fn memory_l2(bytes: u64, slot: u32, tau_gbps: Option<f64>) -> L2Config {

@@ -10,9 +10,10 @@
 //! outstanding in ascending order (one consumer fetching a stream): whatever is
 //! answered comes from the content store (a miss would be a Nack: the route left with the
 //! producer). The SSD configurations keep 4096 packets in DRAM (nexthop's L1) and the rest in
-//! a file (O_DIRECT, io_uring, batches of 10 packets in 8 KiB slots, and once in 2 KiB slots),
-//! with read-ahead and background reads on or off; the DRAM references hold every object in
-//! their content store.
+//! a file (O_DIRECT, io_uring, batches of 10 packets in 8 KiB slots, or 2 KiB slots), with
+//! read-ahead, background reads and chunk reads (an Interest in no order reads only its own
+//! chunk) on or off; the DRAM references hold every object in their content store. SSD rows
+//! carry the tier's kilobytes read per Interest answered (from nexthop's `status/counters`).
 
 use std::path::Path;
 use std::time::Duration;
@@ -55,26 +56,33 @@ struct Contender {
     mode: &'static str,
     read_ahead: bool,
     background_reads: bool,
+    chunk_reads: bool,
     /// Bytes per packet slot on the SSD tier.
     slot_bytes: u32,
 }
 
-const CONTENDERS: [Contender; 7] = [
-    Contender { system: "nexthop", tier: "ssd", mode: "wait", read_ahead: false, background_reads: false, slot_bytes: 8192 },
-    Contender { system: "nexthop", tier: "ssd", mode: "read-ahead", read_ahead: true, background_reads: false, slot_bytes: 8192 },
-    Contender { system: "nexthop", tier: "ssd", mode: "parked", read_ahead: false, background_reads: true, slot_bytes: 8192 },
-    Contender { system: "nexthop", tier: "ssd", mode: "parked+read-ahead", read_ahead: true, background_reads: true, slot_bytes: 8192 },
+/// nexthop reading its SSD tier in `mode`.
+const fn ssd(mode: &'static str, read_ahead: bool, background_reads: bool, chunk_reads: bool, slot_bytes: u32) -> Contender {
+    Contender { system: "nexthop", tier: "ssd", mode, read_ahead, background_reads, chunk_reads, slot_bytes }
+}
+
+/// `system` holding everything in DRAM.
+const fn dram(system: &'static str) -> Contender {
+    Contender { system, tier: "dram", mode: "-", read_ahead: false, background_reads: false, chunk_reads: false, slot_bytes: 0 }
+}
+
+const CONTENDERS: [Contender; 9] = [
+    ssd("wait", false, false, false, 8192),
+    ssd("read-ahead", true, false, false, 8192),
+    ssd("parked", false, true, false, 8192),
+    ssd("parked+read-ahead", true, true, false, 8192),
     // The same with 2 KiB slots (`l2_slot_bytes`): a 1 KB packet's batch is a quarter the bytes.
-    Contender {
-        system: "nexthop",
-        tier: "ssd",
-        mode: "parked+read-ahead, 2 KiB slots",
-        read_ahead: true,
-        background_reads: true,
-        slot_bytes: 2048,
-    },
-    Contender { system: "nexthop", tier: "dram", mode: "-", read_ahead: false, background_reads: false, slot_bytes: 0 },
-    Contender { system: "ndnd", tier: "dram", mode: "-", read_ahead: false, background_reads: false, slot_bytes: 0 },
+    ssd("parked+read-ahead, 2 KiB slots", true, true, false, 2048),
+    // Interests in no order read only their own chunk (`l2_chunk_reads`; nexthop's default).
+    ssd("parked+read-ahead+chunk reads", true, true, true, 8192),
+    ssd("parked+read-ahead+chunk reads, 2 KiB slots", true, true, true, 2048),
+    dram("nexthop"),
+    dram("ndnd"),
 ];
 
 impl Contender {
@@ -90,6 +98,7 @@ impl Contender {
             read_ahead: self.read_ahead,
             background_reads: self.background_reads,
             slot_bytes: self.slot_bytes,
+            chunk_reads: self.chunk_reads,
         });
         let cs_capacity = if ssd.is_some() { L1_PACKETS } else { objects + L1_PACKETS };
         Setup { threads: 1, cs_capacity, route_file: None, pit_max: (1 << 20, 1 << 18), udp_mtu: 1420, ssd }
@@ -149,6 +158,7 @@ impl super::Experiment for ForwarderSsdExperiment {
             let (prefix, fill_s) = fill(&fw, objects).with_context(|| c.label())?;
             for (order, window) in RUNS {
                 let list = if order == "random" { &shuffled } else { &sequential };
+                let before = ssd_reads(&fw, c);
                 let r: TrafficResult =
                     traffic::run_consumer_over(&fw.unix, &prefix, window, PAYLOAD, Duration::from_secs_f64(seconds), Segments::Cycle(list))
                         .with_context(|| format!("{} {order} window {window}", c.label()))?;
@@ -163,7 +173,15 @@ impl super::Experiment for ForwarderSsdExperiment {
                     .with("window", window as u64)
                     .with("payload_bytes", PAYLOAD as u64)
                     .with("fill_s", fill_s);
-                rows.push(super::forwarder::with_traffic(row, &r, &fw));
+                let mut row = super::forwarder::with_traffic(row, &r, &fw);
+                if let (Some(before), Some(after)) = (before, ssd_reads(&fw, c)) {
+                    // The SSD tier's reads in the run, per Interest answered.
+                    let per = |key: &str| (after.get(key).unwrap_or(&0) - before.get(key).unwrap_or(&0)) as f64 / r.satisfied.max(1) as f64;
+                    row = row
+                        .with("l2_kb_read_per_interest", per("cs_l2_read_bytes") / 1e3)
+                        .with("l2_chunk_reads_per_interest", per("cs_l2_chunk_reads"));
+                }
+                rows.push(row);
             }
             drop(fw);
         }
@@ -171,6 +189,13 @@ impl super::Experiment for ForwarderSsdExperiment {
         let summary = summary(&rows);
         Ok(Report { plots: plots(&rows), rows, summary })
     }
+}
+
+/// nexthop's counters when `c` reads an SSD tier (the gauges the forwarding thread last set:
+/// at its latest tick or SSD poll, every few milliseconds while a run goes on).
+fn ssd_reads(fw: &Forwarder, c: &Contender) -> Option<hashbrown::HashMap<String, u64>> {
+    std::thread::sleep(Duration::from_millis(50)); // A tick after the last packet.
+    (c.tier == "ssd").then(|| fw.counters().ok()).flatten()
 }
 
 /// A contender's name in the summary and the plot: "<system> ssd <mode>" or "<system> dram".
@@ -197,13 +222,15 @@ fn summary(rows: &[Row]) -> Vec<String> {
         .map(|&run| {
             let best = rate(rows, "nexthop ssd parked+read-ahead", run);
             format!(
-                "{} ({} outstanding): nexthop from SSD parked+read-ahead {best:.1}k/s — {:.2}× waiting, {:.2}× read-ahead alone, {:.2}× parked alone; with 2 KiB slots {:.1}k/s; nexthop DRAM {:.1}k/s, NDNd DRAM {:.1}k/s",
+                "{} ({} outstanding): nexthop from SSD parked+read-ahead {best:.1}k/s — {:.2}× waiting, {:.2}× read-ahead alone, {:.2}× parked alone; with 2 KiB slots {:.1}k/s; with chunk reads {:.1}k/s (2 KiB slots {:.1}k/s); nexthop DRAM {:.1}k/s, NDNd DRAM {:.1}k/s",
                 run.0,
                 run.1,
                 best / rate(rows, "nexthop ssd wait", run),
                 best / rate(rows, "nexthop ssd read-ahead", run),
                 best / rate(rows, "nexthop ssd parked", run),
                 rate(rows, "nexthop ssd parked+read-ahead, 2 KiB slots", run),
+                rate(rows, "nexthop ssd parked+read-ahead+chunk reads", run),
+                rate(rows, "nexthop ssd parked+read-ahead+chunk reads, 2 KiB slots", run),
                 rate(rows, "nexthop dram", run),
                 rate(rows, "ndnd dram", run),
             )

@@ -75,6 +75,8 @@ pub struct SsdTier {
     pub background_reads: bool,
     /// `l2_slot_bytes`.
     pub slot_bytes: u32,
+    /// `l2_chunk_reads`.
+    pub chunk_reads: bool,
 }
 
 /// A running forwarder process.
@@ -126,12 +128,13 @@ impl Forwarder {
             setup.udp_mtu,
             setup.cs_capacity,
             setup.ssd.as_ref().map_or(String::new(), |t| format!(
-                "l2_path = {:?}\nl2_bytes = {}\nl2_read_ahead = {}\nl2_background_reads = {}\nl2_slot_bytes = {}\n",
+                "l2_path = {:?}\nl2_bytes = {}\nl2_read_ahead = {}\nl2_background_reads = {}\nl2_slot_bytes = {}\nl2_chunk_reads = {}\n",
                 t.path.display().to_string(),
                 t.bytes,
                 t.read_ahead,
                 t.background_reads,
-                t.slot_bytes
+                t.slot_bytes,
+                t.chunk_reads
             )),
         );
         let cfg = dir.join("nexthop.toml");
@@ -217,6 +220,15 @@ impl Forwarder {
     /// The process's resident memory (`VmRSS`), bytes.
     pub fn rss_bytes(&self) -> Option<u64> {
         crate::machine::rss_bytes_of(self.child.id())
+    }
+
+    /// nexthop's forwarding counters and gauges (its `status/counters` dataset), by label.
+    ///
+    /// # Errors
+    /// The dataset could not be fetched (NDNd has none).
+    pub fn counters(&self) -> anyhow::Result<hashbrown::HashMap<String, u64>> {
+        let mut c = Client::connect(&self.unix)?;
+        Ok(nexthop_fw::mgmt::dataset::parse_labelled_counts(&c.dataset("/localhost/nfd/status/counters")?).into_iter().collect())
     }
 
     /// PIT entries now, from the forwarder's general status dataset (NPitEntries).
