@@ -123,6 +123,11 @@ pub struct HcsStats {
 
 /// Chunks the read-ahead remembers as asked for lately (direct-mapped by chunk).
 const RECENT: usize = 1 << 14;
+/// "Lately": within this many requests. A stream's next chunk comes within the requests of the
+/// other streams and Interests in flight meanwhile (a few hundred for a window of 256, which
+/// asks out of order as its answers come back); requests in no order over a catalogue of n
+/// chunks find their chunk's predecessor this recent only 4096 / n of the time.
+const STREAM_ASKS: u32 = 4096;
 /// How many batches past a stream's current one the read-ahead keeps read: one is not enough
 /// when requests come faster than a batch read (a probe program streaming from a real file with
 /// no pause between requests was disk-bound with 2 reads in flight, and faster with 4; the
@@ -160,8 +165,11 @@ pub struct HierarchicalStore {
     chunk_reads: bool,
     /// Scratch for the name of the next batch's first chunk.
     next_name: Vec<u8>,
-    /// Chunks asked for lately ([`recent_tag`]s), for the read-ahead to tell streams.
-    recent: Vec<u64>,
+    /// Chunks asked for lately ([`recent_tag`]s) and when (the request count [`Self::asks`]
+    /// then), for the read-ahead and the chunk reads to tell streams.
+    recent: Vec<(u64, u32)>,
+    /// Requests noted in `recent` so far (wrapping).
+    asks: u32,
     stats: HcsStats,
 }
 
@@ -186,7 +194,8 @@ impl HierarchicalStore {
             read_ahead: cfg.read_ahead,
             chunk_reads: cfg.chunk_reads,
             next_name: Vec::new(),
-            recent: if cfg.read_ahead || cfg.chunk_reads { vec![0; RECENT] } else { Vec::new() },
+            recent: if cfg.read_ahead || cfg.chunk_reads { vec![(0, 0); RECENT] } else { Vec::new() },
+            asks: 0,
             stats: HcsStats::default(),
         })
     }
@@ -312,17 +321,20 @@ impl HierarchicalStore {
             return None;
         }
         let l2 = self.l2.as_mut()?;
-        if l2.is_reading_ahead(key) {
+        if l2.read_ahead_covers(key, batch.position) {
             return Some(key);
         }
+        // Not brought by a read in flight (none, or another chunk's): read beside it.
         let chunk = self.chunk_reads && !stream;
         let started = if chunk { l2.start_chunk_read(key, batch.position) } else { l2.start_read_ahead(key) };
         match started {
-            Ok(started) => {
-                self.stats.background_reads += u64::from(started);
-                self.stats.chunk_reads += u64::from(started && chunk);
-                started.then_some(key)
+            Ok(true) => {
+                self.stats.background_reads += 1;
+                self.stats.chunk_reads += u64::from(chunk);
+                Some(key)
             }
+            // No buffer free: wait for a read in flight, if any, then ask again.
+            Ok(false) => l2.is_reading_ahead(key).then_some(key),
             Err(_) => {
                 self.stats.l2_io_errors += 1;
                 None
@@ -331,9 +343,9 @@ impl HierarchicalStore {
     }
 
     /// Notes that the chunk named `name` was asked for; whether the chunk before it was asked
-    /// for lately (a stream: whoever asked for it, so several streams of one content are each
-    /// followed). `false` for a content of one chunk, and with neither read-ahead nor chunk
-    /// reads (no table).
+    /// for lately — within the last [`STREAM_ASKS`] requests (a stream: whoever asked for it,
+    /// so several streams of one content are each followed). `false` for a content of one
+    /// chunk, and with neither read-ahead nor chunk reads (no table).
     fn note_asked(&mut self, name: &[u8]) -> bool {
         if self.recent.is_empty() {
             return false;
@@ -344,8 +356,12 @@ impl HierarchicalStore {
         }
         let content = name_hash(key.content);
         let segment = key.batch * u64::from(self.batch_chunks) + u64::from(key.position);
-        let follows = segment > 0 && self.recent[recent_slot(content, segment - 1)] == recent_tag(content, segment - 1);
-        self.recent[recent_slot(content, segment)] = recent_tag(content, segment);
+        self.asks = self.asks.wrapping_add(1);
+        let follows = segment > 0 && {
+            let (tag, at) = self.recent[recent_slot(content, segment - 1)];
+            tag == recent_tag(content, segment - 1) && self.asks.wrapping_sub(at) <= STREAM_ASKS
+        };
+        self.recent[recent_slot(content, segment)] = (recent_tag(content, segment), self.asks);
         follows
     }
 

@@ -388,3 +388,35 @@ fn a_chunk_read_brings_the_whole_block_around_a_small_slot() {
     assert_eq!(s.stats().chunk_reads, 2);
     std::fs::remove_file(path).unwrap();
 }
+
+#[test]
+fn a_stream_beside_a_chunk_read_reads_its_batch_at_once_and_lately_means_recent() {
+    let (path, backing) = file_backing_with("chunk-beside", IoEngine::IoUring);
+    let mut s = store_cfg(backing, 100, false, true, 4096);
+    for seg in 0..200 {
+        s.insert_l2_only(&chunk(seg, 1000).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    // 20 (a batch's first, in no order) starts a chunk read; 21 follows it, so the whole batch
+    // is read beside that read instead of after it; both are parked on the batch.
+    let (a, _) = chunk(20, 1000);
+    let (b, _) = chunk(21, 1000);
+    let Lookup::Reading(batch) = s.lookup_or_read(&Request::exact(a.as_view()), 0) else { panic!("20 is read") };
+    assert_eq!(s.lookup_or_read(&Request::exact(b.as_view()), 0), Lookup::Reading(batch));
+    assert_eq!((s.stats().background_reads, s.stats().chunk_reads), (2, 1));
+    wait_for_read(&mut s, batch);
+    for seg in 20..30 {
+        assert_eq!(read_then_serve(&mut s, seg), (Tier::L1, false), "seg {seg}");
+    }
+    // A predecessor asked more than 4096 requests ago is not "lately": 101 after 100 is then
+    // in no order, and reads only its chunk.
+    assert_eq!(read_then_serve(&mut s, 100), (Tier::L1, true));
+    let (other, _) = chunk(20, 1000);
+    for _ in 0..4096 {
+        let _ = s.lookup_or_read(&Request::exact(other.as_view()), 0);
+    }
+    let before = s.stats().chunk_reads;
+    assert_eq!(read_then_serve(&mut s, 101), (Tier::L1, true));
+    assert_eq!(s.stats().chunk_reads, before + 1);
+    std::fs::remove_file(path).unwrap();
+}

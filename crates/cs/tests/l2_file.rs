@@ -195,6 +195,44 @@ fn read_ahead_returns_what_a_read_returns() {
 }
 
 #[test]
+fn a_chunk_read_brings_one_chunk_and_a_whole_read_can_run_beside_it() {
+    let path = temp_path("ahead-chunk");
+    let mut l2 = L2::open(file_config(path.clone(), IoEngine::IoUring, SlotReuse::Fifo, 4)).unwrap();
+    let k0 = write_batch(&mut l2, 0);
+    let k1 = write_batch(&mut l2, 1);
+    l2.sync().unwrap();
+    assert!(l2.start_chunk_read(k0, 2).unwrap());
+    assert!(l2.read_ahead_covers(k0, 2) && !l2.read_ahead_covers(k0, 1));
+    assert!(!l2.start_chunk_read(k0, 2).unwrap(), "already coming");
+    // The whole batch is not: it is read beside the chunk, and waiting finishes both.
+    assert!(l2.start_read_ahead(k0).unwrap());
+    assert!(l2.read_ahead_covers(k0, 1));
+    let mut got = Chunks::new();
+    assert!(l2.finish_read_ahead(k0, &mut |c| got.push((c.position, c.fresh_until_ms, c.wire.to_vec()))).unwrap());
+    got.sort();
+    let want = want_batch(0);
+    assert_eq!(got, [&want[..2], &want[2..3], &want[2..]].concat(), "chunk 2 from both reads, the rest from the whole one");
+    assert!(!l2.is_reading_ahead(k0));
+    // A chunk read collected in the background hands over that chunk alone.
+    assert!(l2.start_chunk_read(k1, 3).unwrap());
+    l2.sync().unwrap();
+    let mut handed = Chunks::new();
+    assert_eq!(l2.collect_read_aheads(&mut |c| handed.push((c.position, c.fresh_until_ms, c.wire.to_vec()))), 1);
+    assert_eq!(handed, want_batch(1)[3..]);
+    let s = l2.stats();
+    assert_eq!((s.read_aheads, s.chunk_reads, s.read_bytes), (3, 2, 4096 + 16384 + 4096));
+    // Rewriting a batch with two reads in flight drops both.
+    assert!(l2.start_chunk_read(k1, 0).unwrap() && l2.start_read_ahead(k1).unwrap());
+    let _ = write_batch(&mut l2, 1);
+    assert!(!l2.is_reading_ahead(k1));
+    l2.sync().unwrap();
+    assert_eq!(l2.collect_read_aheads(&mut |_| panic!("a stale read is not handed over")), 2);
+    assert_eq!(l2.stats().read_aheads_stale, 2);
+    drop(l2);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
 fn a_read_ahead_of_a_replaced_batch_is_dropped() {
     let path = temp_path("ahead-stale");
     let mut l2 = L2::open(file_config(path.clone(), IoEngine::IoUring, SlotReuse::Fifo, 2)).unwrap();

@@ -371,7 +371,7 @@ impl L2 {
         self.index.insert(key, slot);
         self.owner[slot as usize] = Some(key);
         self.referenced[slot as usize] = false;
-        if let Some(i) = self.read_ahead_of(key) {
+        while let Some(i) = self.read_ahead_of(key) {
             // It read the copy this write replaces; its buffer is freed when collected.
             self.reading_ahead[i] = None;
             self.stats.read_aheads_stale += 1;
@@ -428,8 +428,9 @@ impl L2 {
     }
 
     /// Starts reading batch `key` in the background; whether it started (not when the batch is
-    /// not stored, is already being read ahead, no read-ahead buffer is free, a write to its slot
-    /// is in flight, or the backing has no read-ahead: a file with pread).
+    /// not stored, a read of it in flight already brings those bytes, no read-ahead buffer is
+    /// free, a write to its slot is in flight, or the backing has no read-ahead: a file with
+    /// pread). A batch can have a chunk read and a whole read in flight at once.
     ///
     /// # Errors
     /// A failure to submit the read (counted as a read error; the batch stays indexed).
@@ -458,7 +459,7 @@ impl L2 {
 
     fn start_read(&mut self, key: u64, bytes: Range<usize>) -> io::Result<bool> {
         let Some(&slot) = self.index.get(&key) else { return Ok(false) };
-        if self.is_reading_ahead(key) {
+        if self.reads_of(key).any(|r| r.start <= bytes.start && bytes.end <= r.end) {
             return Ok(false);
         }
         let started = match &mut self.device {
@@ -489,12 +490,15 @@ impl L2 {
     pub fn read_ahead_covers(&self, key: u64, position: u32) -> bool {
         let cs = self.cfg.chunk_slot_bytes as usize;
         let p = position as usize;
-        self.read_ahead_of(key)
-            .and_then(|i| self.reading_ahead[i].as_ref())
-            .is_some_and(|r| r.bytes.start <= p * cs && (p + 1) * cs <= r.bytes.end)
+        self.reads_of(key).any(|r| r.start <= p * cs && (p + 1) * cs <= r.end)
     }
 
-    /// The read-ahead buffer reading batch `key`.
+    /// The bytes of batch `key` that reads in flight bring, read by read.
+    fn reads_of(&self, key: u64) -> impl Iterator<Item = &Range<usize>> {
+        self.reading_ahead.iter().flatten().filter(move |r| r.key == key).map(|r| &r.bytes)
+    }
+
+    /// A read-ahead buffer reading batch `key` (the first of them).
     fn read_ahead_of(&self, key: u64) -> Option<usize> {
         self.reading_ahead.iter().position(|r| r.as_ref().is_some_and(|r| r.key == key))
     }
@@ -536,26 +540,31 @@ impl L2 {
         n
     }
 
-    /// Waits for the read-ahead of batch `key` and hands `f` its chunks; whether there was one.
+    /// Waits for the reads of batch `key` in flight and hands `f` their chunks; whether there
+    /// was one.
     ///
     /// # Errors
-    /// When waiting fails or the read failed (counted; the batch is dropped from the index).
+    /// When waiting fails or a read failed (counted; the batch is dropped from the index).
     pub fn finish_read_ahead(&mut self, key: u64, f: &mut dyn FnMut(StoredChunk<'_>)) -> io::Result<bool> {
-        let Some(i) = self.read_ahead_of(key) else { return Ok(false) };
-        let Some(slot) = self.index.get(&key).copied() else {
-            // Unindexed since (its slot taken by a newer batch, or a failed read): the caller
-            // reads afresh, and the read-ahead is dropped as stale when collected.
-            return Ok(false);
-        };
-        let res = match &mut self.device {
-            Device::File(f) => f.wait_read_ahead(i),
-            Device::Memory(m) => match m.wait_read_ahead(i) {
-                true => Ok(()),
-                false => return Ok(false),
-            },
-        };
-        self.take_read_ahead(i, slot, res.is_ok(), f);
-        res.map(|()| true)
+        let mut any = false;
+        while let Some(i) = self.read_ahead_of(key) {
+            let Some(slot) = self.index.get(&key).copied() else {
+                // Unindexed since (its slot taken by a newer batch, or a failed read): the caller
+                // reads afresh, and the read-ahead is dropped as stale when collected.
+                return Ok(any);
+            };
+            let res = match &mut self.device {
+                Device::File(f) => f.wait_read_ahead(i),
+                Device::Memory(m) => match m.wait_read_ahead(i) {
+                    true => Ok(()),
+                    false => return Ok(any),
+                },
+            };
+            self.take_read_ahead(i, slot, res.is_ok(), f);
+            res?;
+            any = true;
+        }
+        Ok(any)
     }
 
     /// Consumes finished read-ahead buffer `i` of `slot`: its chunks to `f` if its batch still
