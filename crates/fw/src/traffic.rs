@@ -147,40 +147,42 @@ impl Segments<'_> {
     }
 }
 
-/// A consumer's outstanding Interests: slot `i` carries sequence numbers i, i + window, …
+/// A consumer's outstanding Interests: a slot per Interest in flight, each asking for the next
+/// sequence number when its answer comes.
 struct Window<'a> {
     segments: Segments<'a>,
     window: u64,
-    /// Per slot: its sequence number, the segment asked for (`None`: retired), when.
-    slots: Vec<(u64, Option<u64>, Instant)>,
-    /// Which slot asked for a segment (lists only: an ascending segment is its own sequence).
+    /// The sequence number the next Interest carries.
+    next: u64,
+    /// Per slot: the segment asked for (`None`: retired) and when.
+    slots: Vec<(Option<u64>, Instant)>,
+    /// Which slot asked for a segment.
     slot_of: HashMap<u64, usize>,
 }
 
 impl<'a> Window<'a> {
     fn new(segments: Segments<'a>, window: usize) -> Self {
         let window = window.max(1) as u64;
-        Window { segments, window, slots: Vec::with_capacity(window as usize), slot_of: HashMap::new() }
+        Window { segments, window, next: 0, slots: Vec::with_capacity(window as usize), slot_of: HashMap::new() }
     }
 
     /// Whether any slot still waits for an answer.
     fn busy(&self) -> bool {
-        self.slots.iter().any(|s| s.1.is_some())
+        self.slots.iter().any(|s| s.0.is_some())
     }
 
-    /// Slot `slot` asks for its sequence number `seq` (or retires when the list is done),
-    /// giving up what it asked for before.
-    fn ask(&mut self, c: &mut Client, prefix: &Name, slot: usize, seq: u64, out: &mut Vec<u8>) {
-        let seg = self.segments.at(seq);
-        if !matches!(self.segments, Segments::Ascending) {
-            if let Some(&(_, Some(before), _)) = self.slots.get(slot) {
-                if self.slot_of.get(&before) == Some(&slot) {
-                    self.slot_of.remove(&before);
-                }
+    /// Slot `slot` asks for the next sequence number's segment (or retires when the list is
+    /// done), giving up what it asked for before.
+    fn ask_next(&mut self, c: &mut Client, prefix: &Name, slot: usize, out: &mut Vec<u8>) {
+        let seg = self.segments.at(self.next);
+        self.next += 1;
+        if let Some(&(Some(before), _)) = self.slots.get(slot) {
+            if self.slot_of.get(&before) == Some(&slot) {
+                self.slot_of.remove(&before);
             }
-            if let Some(seg) = seg {
-                self.slot_of.insert(seg, slot);
-            }
+        }
+        if let Some(seg) = seg {
+            self.slot_of.insert(seg, slot);
         }
         if let Some(seg) = seg {
             let mut i = Interest::new(prefix.clone().with(Component::segment(seg)));
@@ -188,29 +190,27 @@ impl<'a> Window<'a> {
             i.lifetime_ms = Some(GIVE_UP.as_millis() as u64 * 2);
             out.extend_from_slice(&i.to_bytes());
         }
-        let entry = (seq, seg, Instant::now());
+        let entry = (seg, Instant::now());
         match self.slots.get_mut(slot) {
             Some(s) => *s = entry,
             None => self.slots.push(entry),
         }
     }
 
-    /// The slot that waits for segment `seg`, with its sequence number and when it asked.
-    fn answered(&self, seg: u64) -> Option<(usize, u64, Instant)> {
-        let slot = match self.segments {
-            Segments::Ascending => (seg % self.window) as usize,
-            _ => *self.slot_of.get(&seg)?,
-        };
-        let (seq, asked, sent) = *self.slots.get(slot)?;
-        (asked == Some(seg)).then_some((slot, seq, sent))
+    /// The slot that waits for segment `seg`, with when it asked.
+    fn answered(&self, seg: u64) -> Option<(usize, Instant)> {
+        let slot = *self.slot_of.get(&seg)?;
+        let (asked, sent) = *self.slots.get(slot)?;
+        (asked == Some(seg)).then_some((slot, sent))
     }
 }
 
 /// Runs a consumer for `duration`: `window` Interests for `prefix/<seq>` outstanding, each
-/// Data checked to carry `payload_bytes` × [`PAYLOAD_BYTE`]. Slot `i` of the window carries
-/// sequence numbers i, i + window, i + 2·window, …: an answer frees its slot, which sends the
-/// next. An Interest with no answer after [`GIVE_UP`] counts as lost and
-/// its slot moves on, so a lossy forwarder measures a lower rate rather than stalling.
+/// Data checked to carry `payload_bytes` × [`PAYLOAD_BYTE`]. An answer frees its slot, which
+/// sends the next sequence number not yet asked for, so Interests leave in ascending order
+/// whatever order the answers come in (as a pipelined segment fetcher sends them). An Interest
+/// with no answer after [`GIVE_UP`] counts as lost and its slot moves on, so a lossy forwarder
+/// measures a lower rate rather than stalling.
 ///
 /// # Errors
 /// Connection or socket failure.
@@ -242,8 +242,8 @@ pub fn run_consumer_over(
     let mut res = TrafficResult::default();
     let mut out = Vec::new();
     let start = Instant::now();
-    for seq in 0..w.window {
-        w.ask(&mut c, prefix, seq as usize, seq, &mut out);
+    for slot in 0..w.window {
+        w.ask_next(&mut c, prefix, slot as usize, &mut out);
     }
     let mut last_scan = start;
     while start.elapsed() < duration && w.busy() {
@@ -270,14 +270,14 @@ pub fn run_consumer_over(
                 };
                 if let Some((name, data)) = answer {
                     if let Some(Kind::Segment(seg)) = name.last().map(|x| x.kind()) {
-                        if let Some((slot, seq, sent)) = w.answered(seg) {
+                        if let Some((slot, sent)) = w.answered(seg) {
                             res.rtt_us.push(now.duration_since(sent).as_secs_f64() * 1e6);
                             if data {
                                 res.satisfied += 1;
                             } else {
                                 res.nacks += 1;
                             }
-                            w.ask(&mut c, prefix, slot, seq + w.window, &mut out);
+                            w.ask_next(&mut c, prefix, slot, &mut out);
                         }
                     }
                 }
@@ -287,10 +287,10 @@ pub fn run_consumer_over(
         if now.duration_since(last_scan) >= Duration::from_millis(100) {
             last_scan = now;
             for slot in 0..w.slots.len() {
-                let (seq, seg, sent) = w.slots[slot];
+                let (seg, sent) = w.slots[slot];
                 if seg.is_some() && now.duration_since(sent) >= GIVE_UP {
                     res.lost += 1;
-                    w.ask(&mut c, prefix, slot, seq + w.window, &mut out);
+                    w.ask_next(&mut c, prefix, slot, &mut out);
                 }
             }
         }
