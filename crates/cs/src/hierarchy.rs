@@ -28,7 +28,8 @@
 //!   brings only the asked chunk's blocks, not its whole batch, when the request is in no order
 //!   (the chunk before it was not asked for lately: the same table as the read-ahead's, noted as
 //!   requests arrive). Requests in no order would use one chunk of the B read; the device then
-//!   moves a B-th of the bytes. The next chunk of a stream reads the whole batch again.
+//!   moves a B-th of the bytes. The next chunk of a stream reads the whole batch, beside the
+//!   chunk read if that is still in flight.
 //! - Chunks that come back from the L2 keep the freshness deadline they arrived with.
 //! - The L2 answers by batch, so it serves requests for chunk names (a name ending in a segment
 //!   number, or any exact name as a batch of one); a CanBePrefix request for a name that is not
@@ -123,10 +124,11 @@ pub struct HcsStats {
 
 /// Chunks the read-ahead remembers as asked for lately (direct-mapped by chunk).
 const RECENT: usize = 1 << 14;
-/// "Lately": within this many requests. A stream's next chunk comes within the requests of the
-/// other streams and Interests in flight meanwhile (a few hundred for a window of 256, which
-/// asks out of order as its answers come back); requests in no order over a catalogue of n
-/// chunks find their chunk's predecessor this recent only 4096 / n of the time.
+/// "Lately": within this many requests (lookups; an Interest parked and retried counts twice).
+/// A stream's next chunk comes after the requests of the other streams and Interests in flight
+/// meanwhile (a few hundred for one consumer keeping 256 outstanding); requests in no order over
+/// a catalogue of n chunks find their chunk's predecessor this recent about 4096 / n of the
+/// time.
 const STREAM_ASKS: u32 = 4096;
 /// How many batches past a stream's current one the read-ahead keeps read: one is not enough
 /// when requests come faster than a batch read (a probe program streaming from a real file with

@@ -246,7 +246,7 @@ pub struct L2 {
     hand: u32,
     read_buf: AlignedBuf,
     read_chunks: Vec<ChunkRef>,
-    /// Per read-ahead buffer, the batch it is reading for and which of its positions (started
+    /// Per read-ahead buffer, the batch it is reading for and which bytes of its slot (started
     /// and not yet collected); `None` for a free buffer or one whose batch was rewritten
     /// meanwhile.
     reading_ahead: Vec<Option<Pending>>,
@@ -485,8 +485,8 @@ impl L2 {
         self.read_ahead_of(key).is_some()
     }
 
-    /// Whether the read-ahead of batch `key` in flight brings the chunk at `position` (it may
-    /// read only another chunk's blocks: [`L2::start_chunk_read`]).
+    /// Whether a read of batch `key` in flight brings the chunk at `position` (a chunk read
+    /// brings only its own chunk's blocks: [`L2::start_chunk_read`]).
     pub fn read_ahead_covers(&self, key: u64, position: u32) -> bool {
         let cs = self.cfg.chunk_slot_bytes as usize;
         let p = position as usize;
