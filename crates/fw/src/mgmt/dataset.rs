@@ -1,5 +1,6 @@
 //! Status datasets (NFD's "StatusDataset" protocol): the encodings of faces/list, fib/list,
-//! rib/list, strategy-choice/list, status/general and cs/info, and their segmentation into
+//! rib/list, strategy-choice/list, status/general and cs/info, nexthop's own status/drops and
+//! status/counters (labelled counts, with a reader for clients), and their segmentation into
 //! Data packets named `<dataset>/<version>/<segment>`.
 
 use nexthop_wire::tlv::TlvReader;
