@@ -248,6 +248,11 @@ fn skew(cfg: &RunConfig, n: usize, n_q: usize) -> anyhow::Result<Vec<Row>> {
 const BEST_FIB: (Compression, Layout) = (Compression::RareChain, Layout::Srol);
 /// The paper's own compiled form, swept beside [`BEST_FIB`] (Figures 7 and 8).
 const PAPER_FIB: (Compression, Layout) = (Compression::PermChain, Layout::Srol);
+/// The largest Zipf FIB's forms kept after [`variants`]: both layouts of the paper's form and
+/// of the fastest, measured again without prefetch; then the SROL two ([`PAPER_FIB`],
+/// [`BEST_FIB`], in that order) are swept.
+const LAYOUT_FIBS: [(Compression, Layout); 4] =
+    [(Compression::PermChain, Layout::Sol), PAPER_FIB, (Compression::RareChain, Layout::Sol), BEST_FIB];
 
 /// Every compression × layout on `w` (Figure 9), returning the rows and the FIBs compiled as
 /// `keep` asks, in its order.
@@ -293,6 +298,18 @@ fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> 
         run(workload::queries_matching(w.entries, n, 2, matching, 0x80 + i as u64, matches)?, 2, "matching");
     }
     Ok(rows)
+}
+
+/// FAS/FLS on `fibs` with the walks' prefetch of pushed child lists turned off (sweep
+/// `no_prefetch`): what each layout gives alone, as in the paper, which describes no prefetch.
+fn without_prefetch(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for fib in fibs {
+        fib.set_prefetch(false);
+        rows.extend(measure_trie(cfg, w, fib, 2).into_iter().map(|r| r.with("sweep", "no_prefetch")));
+        fib.set_prefetch(true);
+    }
+    rows
 }
 
 /// The locator side on the AS-like graph: label sizes, delivery on random pairs, ns per forward.
@@ -608,11 +625,14 @@ impl crate::Experiment for TagnetExperiment {
             let queries = workload::queries(&entries, n_q, 2, 0x51);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             let largest = i + 1 == zipf_sizes.len();
-            let keep: &[_] = if largest { &[PAPER_FIB, BEST_FIB] } else { &[BEST_FIB] };
+            let keep: &[_] = if largest { &LAYOUT_FIBS } else { &[BEST_FIB] };
             let (r, mut fibs) = variants(cfg, &w, keep)?;
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
             if largest {
+                rows.extend(without_prefetch(cfg, &w, &mut fibs));
+                // The sweeps run on the paper's form and the fastest (SROL both).
+                fibs.retain(|f| f.layout() == Layout::Srol);
                 rows.extend(sweeps(cfg, &w, &fibs, n_q)?);
             }
             if let Some(best) = fibs.pop() {
@@ -952,6 +972,21 @@ fn summary(rows: &[Row]) -> Vec<String> {
                 p.iter().map(|(x, us)| format!("{x:.0}%: {us:.1}")).collect::<Vec<_>>().join(", ")
             };
             out.push(format!("tagnet {swept} {c} µs per match by matching rate: FAS {}; FLS {}", at("fas"), at("fls")));
+        }
+    }
+    if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("no_prefetch")).and_then(|r| r.str("fib")) {
+        let speed = |a: &str, c: &str, l: &str| {
+            let r = rows.iter().find(|r| {
+                r.str("sweep") == Some("no_prefetch")
+                    && r.str("system") == Some(a)
+                    && r.str("compression") == Some(c)
+                    && r.str("layout") == Some(l)
+            });
+            num(r, "kmatches_per_s")
+        };
+        for c in ["perm+chain", "rare+chain"] {
+            let ratio = |a: &str| speed(a, c, "srol") / speed(a, c, "sol");
+            out.push(format!("tagnet {f} {c} without prefetch: SROL/SOL FAS {:.2}× FLS {:.2}×", ratio("fas"), ratio("fls")));
         }
     }
     for (name, perm, chain, mb) in permutation_savings(rows) {

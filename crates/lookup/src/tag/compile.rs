@@ -202,6 +202,9 @@ pub struct CompiledFib {
     descriptors: usize,
     compression: Compression,
     layout: Layout,
+    /// Whether the walks prefetch each child list they push (on unless turned off, to measure
+    /// what the layouts give without it).
+    pub(super) prefetch: bool,
 }
 
 /// Positions renumbered by decreasing popularity (ties by position), or increasing when
@@ -548,6 +551,7 @@ impl CompiledFib {
             descriptors: sorted.set.len(),
             compression,
             layout,
+            prefetch: true,
         })
     }
 
@@ -598,6 +602,12 @@ impl CompiledFib {
     /// The layout it was built with.
     pub fn layout(&self) -> Layout {
         self.layout
+    }
+
+    /// Turns the walks' prefetch of the child lists they push on or off (on by default; off
+    /// shows what the node layout alone gives — the paper describes no prefetch).
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.prefetch = on;
     }
 }
 

@@ -198,6 +198,9 @@ impl CompiledFib {
     /// lines, which hold all of most lists and the start of the subtree read after it.
     #[inline]
     fn prefetch_children(&self, n: &Node) {
+        if !self.prefetch {
+            return;
+        }
         let first = self.nodes.as_ptr().wrapping_add(n.child());
         for line in 0..PREFETCH_LINES {
             prefetch(first.wrapping_add(line * 64 / core::mem::size_of::<Node>()));
@@ -344,6 +347,24 @@ mod tests {
         assert_eq!(d.last_useful(0, 3), i32::MAX);
         // Best at least the path plus every query bit: none can.
         assert_eq!(d.last_useful(7, 3), -1);
+    }
+
+    #[test]
+    fn prefetch_changes_no_answer() {
+        use crate::tag::{Compression, Layout};
+        let fib: Vec<(Descriptor, PortSet)> = (0..200u8)
+            .map(|i| (of(&[usize::from(i % 50), usize::from(i) % 7 + 60, usize::from(i) % 120 + 70]), PortSet::of([i % 64])))
+            .collect();
+        let mut compiled = CompiledFib::build(fib.iter().copied(), fib.len(), Compression::RareChain, Layout::Sol).unwrap();
+        let queries: Vec<Descriptor> = (0..50).map(|i| of(&[i, i % 7 + 60, i + 70, i + 71, 100])).collect();
+        let answers = |c: &CompiledFib| {
+            let mut s = MatchScratch::new();
+            queries.iter().map(|q| (c.fas(q, Fanout::ALL, &PortSet::ALL, &mut s), c.fls(q, &mut s))).collect::<Vec<_>>()
+        };
+        let with = answers(&compiled);
+        assert!(with.iter().any(|(fas, _)| !fas.is_empty()), "some queries match");
+        compiled.set_prefetch(false);
+        assert_eq!(answers(&compiled), with);
     }
 
     #[test]
