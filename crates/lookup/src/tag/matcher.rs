@@ -34,6 +34,8 @@
 //! in turn, measured slower. So did testing a list 8 nodes at a time without branches (bit
 //! masks of the passing nodes and of the list's end, then only the passing nodes visited): once
 //! each node is one well-predicted test, the masks cost more than the branches they replace.
+//! [`CompiledFib::set_prefetch`] turns the prefetch off, to measure what the layouts give
+//! alone (the `tagnet` experiment's series `no_prefetch`).
 //!
 //! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
 //! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
