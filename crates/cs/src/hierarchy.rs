@@ -118,8 +118,6 @@ pub struct HcsStats {
     pub reading: u64,
     /// Background reads those lookups started (the L2's `read_aheads` counts them too).
     pub background_reads: u64,
-    /// Of `background_reads`, those that read only the asked chunk.
-    pub chunk_reads: u64,
 }
 
 /// Chunks the read-ahead remembers as asked for lately (direct-mapped by chunk).
@@ -183,6 +181,8 @@ impl HierarchicalStore {
     pub fn new(cfg: HcsConfig) -> Result<Self, L2Error> {
         let l2 = cfg.l2.map(L2::open).transpose()?;
         let batch_chunks = l2.as_ref().map_or(1, |l2| l2.config().batch_chunks);
+        // Streams are told apart only for the L2 (the table is for its reads).
+        let l2_present = l2.is_some();
         let bufs: Vec<BatchBuf> = match &l2 {
             Some(l2) => (0..cfg.staging_batches.max(1)).map(|_| l2.batch_buf(0)).collect(),
             None => Vec::new(),
@@ -196,7 +196,7 @@ impl HierarchicalStore {
             read_ahead: cfg.read_ahead,
             chunk_reads: cfg.chunk_reads,
             next_name: Vec::new(),
-            recent: if cfg.read_ahead || cfg.chunk_reads { vec![(0, 0); RECENT] } else { Vec::new() },
+            recent: if l2_present && (cfg.read_ahead || cfg.chunk_reads) { vec![(0, 0); RECENT] } else { Vec::new() },
             asks: 0,
             stats: HcsStats::default(),
         })
@@ -287,23 +287,28 @@ impl HierarchicalStore {
         if self.read_ahead || !wait {
             self.collect_reads();
         }
-        let stream = self.note_asked(req.name);
+        // Where the request sits on the L2 (parsed once per lookup, and only with an L2), and
+        // whether it continues a stream.
+        let batch = self.l2.is_some().then(|| BatchKey::of(req.name, self.batch_chunks));
+        let stream = batch.as_ref().is_some_and(|b| self.note_asked(b, req.name));
         if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
             self.stats.l1_hits += 1;
-            self.read_next_batch_ahead(req.name, stream);
+            if let Some(b) = &batch {
+                self.read_next_batch_ahead(b, stream);
+            }
             return Lookup::Served(Served { tier: Tier::L1, wire: self.l1.slot_wire(slot) });
         }
-        if self.l2.is_some() {
+        if let Some(batch) = &batch {
             if !wait {
-                if let Some(batch) = self.start_reading(req.name, stream) {
+                if let Some(key) = self.start_reading(batch, stream) {
                     self.stats.reading += 1;
-                    return Lookup::Reading(batch);
+                    return Lookup::Reading(key);
                 }
             }
-            if self.prefetch(req.name) {
+            if self.prefetch(batch) {
                 if let Some(slot) = self.l1.lookup_slot(req, now_ms) {
                     self.stats.l2_hits += 1;
-                    self.read_next_batch_ahead(req.name, stream);
+                    self.read_next_batch_ahead(batch, stream);
                     return Lookup::Served(Served { tier: Tier::L2, wire: self.l1.slot_wire(slot) });
                 }
             }
@@ -312,12 +317,11 @@ impl HierarchicalStore {
         Lookup::Miss
     }
 
-    /// The batch of `name` if it is now being read from the L2 in the background (the read
+    /// The key of `batch` if it is now being read from the L2 in the background (the read
     /// started here or earlier: the whole batch, or with chunk reads and no `stream` only the
     /// chunk's blocks); `None` when it is staged, not on the L2, or cannot be read in the
     /// background (no free buffer, pread, a failed submission — counted).
-    fn start_reading(&mut self, name: &[u8], stream: bool) -> Option<u64> {
-        let batch = BatchKey::of(name, self.batch_chunks);
+    fn start_reading(&mut self, batch: &BatchKey<'_>, stream: bool) -> Option<u64> {
         let key = batch.hash();
         if self.staging.by_key.contains_key(&key) {
             return None;
@@ -332,7 +336,6 @@ impl HierarchicalStore {
         match started {
             Ok(true) => {
                 self.stats.background_reads += 1;
-                self.stats.chunk_reads += u64::from(chunk);
                 Some(key)
             }
             // No buffer free: wait for a read in flight, if any, then ask again.
@@ -344,16 +347,12 @@ impl HierarchicalStore {
         }
     }
 
-    /// Notes that the chunk named `name` was asked for; whether the chunk before it was asked
-    /// for lately — within the last [`STREAM_ASKS`] requests (a stream: whoever asked for it,
-    /// so several streams of one content are each followed). `false` for a content of one
-    /// chunk, and with neither read-ahead nor chunk reads (no table).
-    fn note_asked(&mut self, name: &[u8]) -> bool {
-        if self.recent.is_empty() {
-            return false;
-        }
-        let key = BatchKey::of(name, self.batch_chunks);
-        if !key.is_segmented(name) {
+    /// Notes that the chunk named `name` (at `key`) was asked for; whether the chunk before it
+    /// was asked for lately — within the last [`STREAM_ASKS`] requests (a stream: whoever asked
+    /// for it, so several streams of one content are each followed). `false` for a content of
+    /// one chunk, and with neither read-ahead nor chunk reads (no table).
+    fn note_asked(&mut self, key: &BatchKey<'_>, name: &[u8]) -> bool {
+        if self.recent.is_empty() || !key.is_segmented(name) {
             return false;
         }
         let content = name_hash(key.content);
@@ -367,13 +366,12 @@ impl HierarchicalStore {
         follows
     }
 
-    /// After serving the chunk named `name`: if it is in a `stream` and its batch's second,
-    /// starts reading the content's next [`READ_AHEAD_BATCHES`] batches that are not read yet.
-    fn read_next_batch_ahead(&mut self, name: &[u8], stream: bool) {
+    /// After serving the chunk at `key`: if it is in a `stream` and its batch's second, starts
+    /// reading the content's next [`READ_AHEAD_BATCHES`] batches that are not read yet.
+    fn read_next_batch_ahead(&mut self, key: &BatchKey<'_>, stream: bool) {
         if !self.read_ahead || !stream {
             return;
         }
-        let key = BatchKey::of(name, self.batch_chunks);
         // Once per batch of a stream: keep the next READ_AHEAD_BATCHES batches read (those read
         // already, in the L1 or in flight, are passed over).
         if key.position == 1.min(self.batch_chunks - 1) {
@@ -400,10 +398,8 @@ impl HierarchicalStore {
         }
     }
 
-    /// Brings the batch of `name` into the L1 from the staging buffers or the L2; whether any
-    /// chunk came.
-    fn prefetch(&mut self, name: &[u8]) -> bool {
-        let batch = BatchKey::of(name, self.batch_chunks);
+    /// Brings `batch` into the L1 from the staging buffers or the L2; whether any chunk came.
+    fn prefetch(&mut self, batch: &BatchKey<'_>) -> bool {
         let key = batch.hash();
         if let Some(&i) = self.staging.by_key.get(&key) {
             let buf = &self.staging.bufs[i];

@@ -346,13 +346,13 @@ fn requests_in_no_order_read_only_their_chunk_and_a_stream_its_whole_batch() {
         s.flush().unwrap();
         // Segment 13 alone: only its 4096-byte slot is read.
         assert_eq!(read_then_serve(&mut s, 13), (Tier::L1, true), "{tag}");
-        assert_eq!((s.stats().chunk_reads, s.l2_stats().read_bytes), (1, 4096), "{tag}");
+        assert_eq!((s.l2_stats().chunk_reads, s.l2_stats().read_bytes), (1, 4096), "{tag}");
         // 15, another chunk of that batch, was not read with it.
         assert_eq!(read_then_serve(&mut s, 15), (Tier::L1, true), "{tag}");
-        assert_eq!((s.stats().chunk_reads, s.l2_stats().read_bytes), (2, 8192), "{tag}");
+        assert_eq!((s.l2_stats().chunk_reads, s.l2_stats().read_bytes), (2, 8192), "{tag}");
         // 16 follows 15: a stream, whose whole batch is read (so 17–19 are in the L1).
         assert_eq!(read_then_serve(&mut s, 16), (Tier::L1, true), "{tag}");
-        assert_eq!((s.stats().chunk_reads, s.l2_stats().read_bytes), (2, 8192 + 40960), "{tag}");
+        assert_eq!((s.l2_stats().chunk_reads, s.l2_stats().read_bytes), (2, 8192 + 40960), "{tag}");
         for seg in 17..20 {
             assert_eq!(read_then_serve(&mut s, seg), (Tier::L1, false), "{tag}: seg {seg}");
         }
@@ -385,7 +385,7 @@ fn a_chunk_read_brings_the_whole_block_around_a_small_slot() {
     assert_eq!(read_then_serve(&mut s, 12), (Tier::L1, false));
     assert_eq!(read_then_serve(&mut s, 25), (Tier::L1, true));
     assert_eq!(read_then_serve(&mut s, 24), (Tier::L1, false));
-    assert_eq!(s.stats().chunk_reads, 2);
+    assert_eq!(s.l2_stats().chunk_reads, 2);
     std::fs::remove_file(path).unwrap();
 }
 
@@ -403,7 +403,7 @@ fn a_stream_beside_a_chunk_read_reads_its_batch_at_once_and_lately_means_recent(
     let (b, _) = chunk(21, 1000);
     let Lookup::Reading(batch) = s.lookup_or_read(&Request::exact(a.as_view()), 0) else { panic!("20 is read") };
     assert_eq!(s.lookup_or_read(&Request::exact(b.as_view()), 0), Lookup::Reading(batch));
-    assert_eq!((s.stats().background_reads, s.stats().chunk_reads), (2, 1));
+    assert_eq!((s.stats().background_reads, s.l2_stats().chunk_reads), (2, 1));
     wait_for_read(&mut s, batch);
     for seg in 20..30 {
         assert_eq!(read_then_serve(&mut s, seg), (Tier::L1, false), "seg {seg}");
@@ -415,8 +415,8 @@ fn a_stream_beside_a_chunk_read_reads_its_batch_at_once_and_lately_means_recent(
     for _ in 0..4096 {
         let _ = s.lookup_or_read(&Request::exact(other.as_view()), 0);
     }
-    let before = s.stats().chunk_reads;
+    let before = s.l2_stats().chunk_reads;
     assert_eq!(read_then_serve(&mut s, 101), (Tier::L1, true));
-    assert_eq!(s.stats().chunk_reads, before + 1);
+    assert_eq!(s.l2_stats().chunk_reads, before + 1);
     std::fs::remove_file(path).unwrap();
 }

@@ -539,11 +539,11 @@ impl Shard {
     fn update_cs_gauges(&self) {
         let Some(cs) = self.cs.as_ref() else { return };
         if cs.l2().is_some() {
-            let background = cs.stats().background_reads;
-            self.counters.cs_l2_read_aheads.set(cs.l2_stats().read_aheads - background);
+            let (background, l2) = (cs.stats().background_reads, cs.l2_stats());
+            self.counters.cs_l2_read_aheads.set(l2.read_aheads - background);
             self.counters.cs_l2_background_reads.set(background);
-            self.counters.cs_l2_chunk_reads.set(cs.stats().chunk_reads);
-            self.counters.cs_l2_read_bytes.set(cs.l2_stats().read_bytes);
+            self.counters.cs_l2_chunk_reads.set(l2.chunk_reads);
+            self.counters.cs_l2_read_bytes.set(l2.read_bytes);
             self.counters.cs_parked_now.set(self.parked_count as u64);
         }
     }

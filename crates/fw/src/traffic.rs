@@ -183,8 +183,6 @@ impl<'a> Window<'a> {
         }
         if let Some(seg) = seg {
             self.slot_of.insert(seg, slot);
-        }
-        if let Some(seg) = seg {
             let mut i = Interest::new(prefix.clone().with(Component::segment(seg)));
             i.nonce = Some(c.next_nonce());
             i.lifetime_ms = Some(GIVE_UP.as_millis() as u64 * 2);
