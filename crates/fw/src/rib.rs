@@ -1,10 +1,17 @@
 //! The routing information base: every route registered for a prefix, by face and origin
 //! (apps through `rib/register`, operators through `fib/add-nexthop` or the configuration), and
-//! the FIB next hops they make — for each face, its lowest cost. The FIB is derived from here;
-//! each change returns the prefix's new next-hop set for the shards to apply.
+//! the FIB next hops they make. The FIB is derived from here; each change returns the new
+//! next-hop sets of the prefixes it touched, for the shards to apply.
 //!
-//! Flags (child-inherit, capture) are kept and listed but do not change the derivation: a FIB
-//! longest-prefix match already makes a route apply below its prefix.
+//! Derivation (NFD's): a prefix with routes has a FIB entry whose next hops are its own routes
+//! (each face at its lowest cost) and, unless one of them has the *capture* flag, the routes it
+//! inherits: those with the *child-inherit* flag on each shorter prefix, nearest first, up to and
+//! including the first that captures. A face already there keeps its nearer route. A FIB
+//! longest-prefix match finds only the longest entry, so without this a prefix registered below
+//! another would hide the other's faces: a routing daemon's sync prefix (ndn-dv registers its
+//! own face at `/localhop/<net>/DV/ADS` and each neighbour's at `…/ADS/ACT`) would never reach
+//! the daemon from a neighbour. A change to a prefix's inheritable routes therefore changes the
+//! entries of every prefix below it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -45,45 +52,77 @@ pub struct Rib {
     expiry: BTreeSet<(u64, Name)>,
 }
 
+/// Route flag: shorter prefixes' FIB entries below this one inherit the route.
+pub const CHILD_INHERIT: u64 = 1;
+/// Route flag: FIB entries at and below this prefix inherit nothing from above it.
+pub const CAPTURE: u64 = 2;
+
+/// Prefixes whose FIB next hops changed, with their new sets (empty: the entry goes).
+pub type Changes = Vec<(Name, NextHops)>;
+
+/// Routes a change removed, with their prefixes.
+pub type Removed = Vec<(Name, Route)>;
+
+impl Route {
+    fn has(&self, flag: u64) -> bool {
+        self.flags & flag != 0
+    }
+}
+
 impl Rib {
-    /// Adds or updates the route of (`route.face`, `route.origin`) at `prefix`; the prefix's
-    /// new next hops.
-    pub fn register(&mut self, prefix: &Name, route: Route) -> NextHops {
+    /// Adds or updates the route of (`route.face`, `route.origin`) at `prefix`; the entries it
+    /// changed (the prefix's, and those below it when what they inherit changed).
+    pub fn register(&mut self, prefix: &Name, route: Route) -> Changes {
         if let Some(t) = route.expires_ms {
             self.expiry.insert((t, prefix.clone()));
         }
         let list = self.routes.entry(prefix.clone()).or_default();
-        match list.iter_mut().find(|r| r.face == route.face && r.origin == route.origin) {
-            Some(r) => *r = route,
-            None => list.push(route),
-        }
-        self.hops(prefix)
+        let old = match list.iter_mut().find(|r| r.face == route.face && r.origin == route.origin) {
+            Some(r) => Some(std::mem::replace(r, route)),
+            None => {
+                list.push(route);
+                None
+            }
+        };
+        let below = old.is_none_or(|o| (o.cost, o.flags) != (route.cost, route.flags));
+        self.changes([prefix.clone()], below && (old.is_some_and(passes_down) || passes_down(route)))
     }
 
     /// Removes the route of (`face`, `origin`) at `prefix` (`origin: None` = every origin); the
-    /// prefix's new next hops (empty: the FIB entry goes), or `None` when nothing was there.
-    pub fn unregister(&mut self, prefix: &Name, face: FaceId, origin: Option<u64>) -> Option<NextHops> {
-        let list = self.routes.get_mut(prefix)?;
-        let before = list.len();
-        list.retain(|r| !(r.face == face && origin.is_none_or(|o| o == r.origin)));
-        if list.len() == before {
-            return None;
-        }
+    /// entries it changed and the routes it removed (none when nothing was there).
+    pub fn unregister(&mut self, prefix: &Name, face: FaceId, origin: Option<u64>) -> (Changes, Removed) {
+        let Some(list) = self.routes.get_mut(prefix) else { return Default::default() };
+        let (gone, kept): (Vec<Route>, Vec<Route>) = list.drain(..).partition(|r| r.face == face && origin.is_none_or(|o| o == r.origin));
+        *list = kept;
         if list.is_empty() {
             self.routes.remove(prefix);
         }
-        Some(self.hops(prefix))
+        if gone.is_empty() {
+            return Default::default();
+        }
+        let changes = self.changes([prefix.clone()], gone.iter().copied().any(passes_down));
+        (changes, gone.into_iter().map(|r| (prefix.clone(), r)).collect())
     }
 
-    /// Removes every route through `face`; the changed prefixes with their new next hops.
-    pub fn remove_face(&mut self, face: FaceId) -> Vec<(Name, NextHops)> {
-        let touched: Vec<Name> = self.routes.iter().filter(|(_, l)| l.iter().any(|r| r.face == face)).map(|(n, _)| n.clone()).collect();
-        touched.into_iter().map(|n| (n.clone(), self.unregister(&n, face, None).unwrap_or_default())).collect()
+    /// Removes every route through `face`; the entries it changed and the routes it removed.
+    pub fn remove_face(&mut self, face: FaceId) -> (Changes, Removed) {
+        let mut removed = Vec::new();
+        self.routes.retain(|prefix, list| {
+            list.retain(|r| {
+                let gone = r.face == face;
+                if gone {
+                    removed.push((prefix.clone(), *r));
+                }
+                !gone
+            });
+            !list.is_empty()
+        });
+        let touched: Vec<Name> = removed.iter().map(|(p, _)| p.clone()).collect();
+        (self.changes(touched, true), removed)
     }
 
-    /// Removes routes that lapsed by `now_ms`; the changed prefixes with their new next hops.
-    pub fn expire(&mut self, now_ms: u64) -> Vec<(Name, NextHops)> {
-        let mut changed = Vec::new();
+    /// Removes routes that lapsed by `now_ms`; the entries it changed and the routes it removed.
+    pub fn expire(&mut self, now_ms: u64) -> (Changes, Removed) {
         let mut prefixes = Vec::new();
         while self.expiry.first().is_some_and(|(t, _)| *t <= now_ms) {
             let Some((_, p)) = self.expiry.pop_first() else { break };
@@ -92,26 +131,68 @@ impl Rib {
                 prefixes.push(p);
             }
         }
-        for p in prefixes {
-            if let Some(list) = self.routes.get_mut(&p) {
-                list.retain(|r| r.expires_ms.is_none_or(|t| t > now_ms));
+        let mut removed = Vec::new();
+        for p in &prefixes {
+            if let Some(list) = self.routes.get_mut(p) {
+                let (gone, kept): (Vec<Route>, Vec<Route>) = list.drain(..).partition(|r| r.expires_ms.is_some_and(|t| t <= now_ms));
+                *list = kept;
+                removed.extend(gone.into_iter().map(|r| (p.clone(), r)));
                 if list.is_empty() {
-                    self.routes.remove(&p);
+                    self.routes.remove(p);
                 }
             }
-            let hops = self.hops(&p);
-            changed.push((p, hops));
         }
-        changed
+        (self.changes(prefixes, true), removed)
     }
 
-    /// The FIB next hops of `prefix`: each face once, at its lowest cost.
+    /// The entries of `prefixes` and, if `below`, of every prefix under them, each once.
+    fn changes(&self, prefixes: impl IntoIterator<Item = Name>, below: bool) -> Changes {
+        let mut names = BTreeSet::new();
+        for p in prefixes {
+            if below {
+                names.extend(self.routes.range(&p..).map(|(n, _)| n).take_while(|n| p.is_prefix_of(n)).skip_while(|n| **n == p).cloned());
+            }
+            names.insert(p);
+        }
+        names
+            .into_iter()
+            .map(|n| {
+                let hops = self.hops(&n);
+                (n, hops)
+            })
+            .collect()
+    }
+
+    /// The FIB next hops of `prefix`: its own routes and, unless one captures, those it inherits
+    /// (see the module overview); each face once, its nearest route at its lowest cost. Empty
+    /// for a prefix without routes of its own.
     pub fn hops(&self, prefix: &Name) -> NextHops {
-        let list = self.routes.get(prefix).map(Vec::as_slice).unwrap_or_default();
-        NextHops::new(list.iter().map(|r| NextHop { face: r.face as u32, cost: r.cost.min(u64::from(u32::MAX)) as u32 }))
+        let Some(own) = self.routes.get(prefix) else { return NextHops::default() };
+        let hop = |r: &Route| NextHop { face: r.face as u32, cost: r.cost.min(u64::from(u32::MAX)) as u32 };
+        let mut hops = NextHops::new(own.iter().map(hop));
+        if own.iter().any(|r| r.has(CAPTURE)) {
+            return hops;
+        }
+        for len in (0..prefix.len()).rev() {
+            let Some(routes) = self.routes.get(&prefix.prefix(len)) else { continue };
+            let inherited = routes.iter().filter(|r| r.has(CHILD_INHERIT) && !hops.hops().iter().any(|h| h.face == r.face as u32));
+            let more: Vec<NextHop> = inherited.map(hop).collect();
+            if !more.is_empty() {
+                hops = NextHops::new(hops.hops().iter().copied().chain(more));
+            }
+            if routes.iter().any(|r| r.has(CAPTURE)) {
+                break;
+            }
+        }
+        hops
     }
 
-    /// Every prefix with its routes.
+    /// The routes registered at `prefix`.
+    pub fn routes(&self, prefix: &Name) -> &[Route] {
+        self.routes.get(prefix).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Every prefix with its own routes.
     pub fn iter(&self) -> impl Iterator<Item = (&Name, &[Route])> + '_ {
         self.routes.iter().map(|(n, l)| (n, l.as_slice()))
     }
@@ -127,59 +208,128 @@ impl Rib {
     }
 }
 
+/// Whether a change to `r` can change the entries below its prefix.
+fn passes_down(r: Route) -> bool {
+    r.has(CHILD_INHERIT) || r.has(CAPTURE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn r(face: FaceId, origin: u64, cost: u64) -> Route {
-        Route { face, origin, cost, flags: 1, expires_ms: None }
+        Route { face, origin, cost, flags: CHILD_INHERIT, expires_ms: None }
+    }
+
+    fn name(uri: &str) -> Name {
+        Name::from_uri(uri).unwrap()
+    }
+
+    /// (face, cost) of each next hop, by face.
+    fn faces(hops: &NextHops) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = hops.hops().iter().map(|h| (h.face, h.cost)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The single entry a change touched.
+    fn only(changes: Changes) -> NextHops {
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        changes.into_iter().next().unwrap().1
     }
 
     #[test]
     fn lowest_cost_per_face() {
         let mut rib = Rib::default();
-        let p = Name::from_uri("/a").unwrap();
+        let p = name("/a");
         rib.register(&p, r(300, 0, 10));
-        let hops = rib.register(&p, r(300, 255, 5));
+        let hops = only(rib.register(&p, r(300, 255, 5)));
         assert_eq!(hops.hops(), &[NextHop { face: 300, cost: 5 }]);
-        let hops = rib.register(&p, r(301, 0, 1));
+        let hops = only(rib.register(&p, r(301, 0, 1)));
         assert_eq!(hops.best().unwrap().face, 301);
-        let hops = rib.unregister(&p, 300, Some(255)).unwrap();
+        let (changes, removed) = rib.unregister(&p, 300, Some(255));
+        assert_eq!(removed, [(p.clone(), r(300, 255, 5))]);
+        let hops = only(changes);
         assert_eq!(hops.hops()[1], NextHop { face: 300, cost: 10 });
-        assert!(rib.unregister(&p, 999, None).is_none());
-        let changed = rib.remove_face(300);
+        assert_eq!(rib.unregister(&p, 999, None), Default::default());
+        let (changed, removed) = rib.remove_face(300);
+        assert_eq!(removed, [(p.clone(), r(300, 0, 10))]);
         assert_eq!(changed.len(), 1);
         assert_eq!(changed[0].1.len(), 1);
-        assert_eq!(rib.unregister(&p, 301, None).unwrap().len(), 0);
+        assert_eq!(only(rib.unregister(&p, 301, None).0).len(), 0);
         assert!(rib.is_empty());
+    }
+
+    #[test]
+    fn entries_below_inherit_child_inherit_routes_up_to_a_capture() {
+        let mut rib = Rib::default();
+        let (root, a, ab, abc) = (name("/"), name("/a"), name("/a/b"), name("/a/b/c"));
+        rib.register(&abc, r(303, 0, 3));
+        // A route above changes the entries below it.
+        let changes = rib.register(&a, r(301, 0, 1));
+        assert_eq!(changes.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), [a.clone(), abc.clone()]);
+        assert_eq!(faces(&rib.hops(&abc)), [(301, 1), (303, 3)]);
+        // Without child-inherit it stays where it is.
+        rib.register(&root, Route { flags: 0, ..r(300, 0, 9) });
+        assert_eq!(rib.hops(&abc).len(), 2);
+        // Its own route wins over an inherited one on the same face; the nearest inherited wins.
+        rib.register(&ab, r(301, 0, 7));
+        rib.register(&abc, r(302, 0, 2));
+        rib.register(&root, r(302, 1, 0));
+        assert_eq!(faces(&rib.hops(&abc)), [(301, 7), (302, 2), (303, 3)]);
+        // A capture below /a/b stops inheritance from /a and above; at /a/b itself, from above.
+        let changes = rib.register(&ab, Route { flags: CHILD_INHERIT | CAPTURE, ..r(301, 0, 7) });
+        assert_eq!(changes.len(), 2);
+        assert_eq!(faces(&rib.hops(&ab)), [(301, 7)]);
+        assert_eq!(faces(&rib.hops(&abc)), [(301, 7), (302, 2), (303, 3)]);
+        // A prefix without routes of its own has no entry (the longest match finds its parent).
+        assert!(rib.hops(&name("/a/x")).is_empty());
+        // Removing the route above changes the entries below again.
+        let changes = rib.remove_face(301).0;
+        assert_eq!(changes.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(), [a.clone(), ab, abc.clone()]);
+        assert_eq!(faces(&rib.hops(&abc)), [(302, 2), (303, 3)]);
+        assert!(rib.hops(&a).is_empty());
+    }
+
+    #[test]
+    fn a_refreshed_route_changes_only_its_own_entry() {
+        let mut rib = Rib::default();
+        rib.register(&name("/a/b"), r(302, 0, 1));
+        assert_eq!(rib.register(&name("/a"), r(301, 0, 1)).len(), 2);
+        assert_eq!(rib.register(&name("/a"), Route { expires_ms: Some(5), ..r(301, 0, 1) }).len(), 1);
+        assert_eq!(rib.register(&name("/a"), r(301, 0, 2)).len(), 2);
+        // A route that passes nothing down touches only its own entry, even at the root.
+        assert_eq!(rib.register(&name("/"), Route { flags: 0, ..r(300, 0, 1) }).len(), 1);
+        assert_eq!(rib.unregister(&name("/"), 300, None).0.len(), 1);
     }
 
     #[test]
     fn routes_expire() {
         let mut rib = Rib::default();
-        let p = Name::from_uri("/a").unwrap();
+        let p = name("/a");
         rib.register(&p, Route { expires_ms: Some(100), ..r(300, 0, 1) });
-        assert!(rib.expire(99).is_empty());
-        let c = rib.expire(100);
+        assert!(rib.expire(99).0.is_empty());
+        let (c, removed) = rib.expire(100);
         assert_eq!(c, vec![(p.clone(), NextHops::default())]);
+        assert_eq!(removed, [(p.clone(), Route { expires_ms: Some(100), ..r(300, 0, 1) })]);
         assert!(rib.is_empty());
     }
 
     #[test]
     fn a_refreshed_route_lives_on_and_static_routes_never_expire() {
         let mut rib = Rib::default();
-        let p = Name::from_uri("/a").unwrap();
-        let q = Name::from_uri("/q").unwrap();
+        let p = name("/a");
+        let q = name("/q");
         rib.register(&q, r(302, 255, 1));
         rib.register(&p, Route { expires_ms: Some(100), ..r(300, 0, 1) });
         rib.register(&p, Route { expires_ms: Some(200), ..r(300, 0, 1) });
         rib.register(&p, Route { expires_ms: Some(120), ..r(301, 0, 1) });
-        let c = rib.expire(150);
+        let c = rib.expire(150).0;
         assert_eq!(c.len(), 1);
         assert_eq!(c[0].1.hops(), &[NextHop { face: 300, cost: 1 }]);
-        assert!(rib.expire(199).is_empty());
-        assert_eq!(rib.expire(1_000), vec![(p, NextHops::default())]);
-        assert!(rib.expire(u64::MAX).is_empty());
+        assert!(rib.expire(199).0.is_empty());
+        assert_eq!(rib.expire(1_000).0, vec![(p, NextHops::default())]);
+        assert!(rib.expire(u64::MAX).0.is_empty());
         assert_eq!(rib.len(), 1);
     }
 }

@@ -10,8 +10,9 @@ use nexthop_fw::counters::ShardCounters;
 use nexthop_fw::face::FaceUri;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::packet::{classify, Incoming, Network};
 use nexthop_fw::runtime::Runtime;
-use nexthop_wire::{Component, Interest, Name};
+use nexthop_wire::{Component, Emit, Interest, Name};
 
 #[test]
 fn commands_answer_with_the_right_codes() {
@@ -130,6 +131,65 @@ fn route_changes_reach_every_forwarding_thread() {
     for i in 2..40 {
         assert_eq!(ask(&mut c, i), no_route, "Interest {i}");
     }
+    stop.store(true, Ordering::Relaxed);
+    t.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The next Interest the fake daemon receives (in an LpPacket with the forwarder's PIT token;
+/// the answers to its own commands are passed over): its verb and the prefix and face it names.
+fn announced(daemon: &mut Client) -> (String, Name, u64) {
+    let name = loop {
+        let wire = daemon.recv(std::time::Duration::from_secs(2)).unwrap().expect("an announcement");
+        if let Ok(Some(Incoming { packet: Network::Interest(i), .. })) = classify(&wire) {
+            break i.name().to_name();
+        }
+    };
+    assert!(Name::from_uri("/localhost/nlsr/rib").unwrap().is_prefix_of(&name), "{name}");
+    let verb = String::from_utf8(name.get(3).unwrap().value().to_vec()).unwrap();
+    let p = ControlParameters::decode(name.get(4).unwrap().value()).unwrap();
+    (verb, p.name.unwrap(), p.face_id.unwrap())
+}
+
+#[test]
+fn client_routes_are_readvertised_to_the_routing_daemon() {
+    let dir = std::env::temp_dir().join(format!("nexthop-readvertise-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cfg = Config::default();
+    cfg.faces.unix = dir.join("r.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = String::new();
+    let mut rt = Runtime::new(cfg.clone()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let t = std::thread::spawn(move || rt.run(&s).unwrap());
+    let uri = FaceUri::Unix(cfg.faces.unix.clone());
+    let register = |c: &mut Client, prefix: &str, origin: u64| {
+        let p = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), origin: Some(origin), ..Default::default() };
+        let r = c.command("rib", "register", &p).unwrap();
+        assert_eq!(r.code, 200);
+        r.body.unwrap().face_id.unwrap()
+    };
+
+    // A client route made before any daemon is there is announced when one registers.
+    let mut app = Client::connect(&uri).unwrap();
+    let app_face = register(&mut app, "/x", 65);
+    let mut daemon = Client::connect(&uri).unwrap();
+    let nlsr = ControlParameters { name: Some(Name::from_uri("/localhost/nlsr").unwrap()), origin: Some(128), ..Default::default() };
+    let command = daemon.command_interest("rib", "register", &nlsr).to_bytes();
+    daemon.send(&command).unwrap();
+    assert_eq!(announced(&mut daemon), ("register".into(), Name::from_uri("/x").unwrap(), app_face));
+    // A new one at once; an app's own route (origin app) not at all.
+    register(&mut app, "/z", 0);
+    register(&mut app, "/y", 65);
+    assert_eq!(announced(&mut daemon), ("register".into(), Name::from_uri("/y").unwrap(), app_face));
+    // Withdrawn when unregistered, and when its face goes.
+    let gone = ControlParameters { name: Some(Name::from_uri("/y").unwrap()), origin: Some(65), ..Default::default() };
+    assert_eq!(app.command("rib", "unregister", &gone).unwrap().code, 200);
+    assert_eq!(announced(&mut daemon), ("unregister".into(), Name::from_uri("/y").unwrap(), app_face));
+    drop(app);
+    assert_eq!(announced(&mut daemon), ("unregister".into(), Name::from_uri("/x").unwrap(), app_face));
+    assert!(daemon.recv(std::time::Duration::from_millis(300)).unwrap().is_none(), "nothing else is announced");
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);

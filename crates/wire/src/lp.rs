@@ -5,7 +5,7 @@
 //! ```
 //! Header fields nexthop understands, in the order they must appear (increasing TLV-TYPE, as
 //! ndn-cxx requires): Sequence (81), FragIndex (82), FragCount (83), PitToken (98), Nack (800),
-//! NextHopFaceId (816), IncomingFaceId (817), CachePolicy (820), CongestionMark (832),
+//! IncomingFaceId (812), NextHopFaceId (816), CachePolicy (820), CongestionMark (832),
 //! Ack (836, repeatable), TxSequence (840), NonDiscovery (844), PrefixAnnouncement (848);
 //! Fragment (80) comes last. An unknown field is ignored (and kept for the round trip) when its
 //! TLV-TYPE is in [800, 959] with the two low bits 00; any other unknown field drops the packet
@@ -30,8 +30,8 @@ const SLOTS: &[Slot] = &[
     once(FRAG_COUNT),
     once(PIT_TOKEN),
     once(NACK),
-    once(NEXT_HOP_FACE_ID),
     once(INCOMING_FACE_ID),
+    once(NEXT_HOP_FACE_ID),
     once(CACHE_POLICY),
     once(CONGESTION_MARK),
     Slot { ty: ACK, repeatable: true },
@@ -177,8 +177,8 @@ impl<'a> LpPacketView<'a> {
                     v.nack_reason = Some(Nack::parse_reason(tlv.value)?);
                     v.nack = Some(tlv.value);
                 }
-                NEXT_HOP_FACE_ID => v.next_hop_face_id = Some(number()?),
                 INCOMING_FACE_ID => v.incoming_face_id = Some(number()?),
+                NEXT_HOP_FACE_ID => v.next_hop_face_id = Some(number()?),
                 CACHE_POLICY => {
                     let mut policy = None;
                     for inner in Elements::new(tlv.value, CACHE_POLICY_SLOTS, skip_non_critical) {
@@ -315,8 +315,8 @@ impl LpPacket {
             + n(FRAG_COUNT, self.frag_count)
             + self.pit_token.as_ref().map_or(0, |t| tlv_len(PIT_TOKEN, t.len()))
             + self.nack.as_ref().map_or(0, |k| tlv_len(NACK, k.value_len()))
-            + n(NEXT_HOP_FACE_ID, self.next_hop_face_id)
             + n(INCOMING_FACE_ID, self.incoming_face_id)
+            + n(NEXT_HOP_FACE_ID, self.next_hop_face_id)
             + self.cache_policy.map_or(0, |p| tlv_len(CACHE_POLICY, tlv_len(CACHE_POLICY_TYPE, nonneg_len(p))))
             + n(CONGESTION_MARK, self.congestion_mark)
             + self.acks.iter().map(|&a| tlv_len(ACK, nonneg_len(a))).sum::<usize>()
@@ -364,9 +364,9 @@ impl Emit for LpPacket {
             emit_unknowns(w, &k.unknown, 1)?;
         }
         next(w)?;
-        nonneg(w, NEXT_HOP_FACE_ID, self.next_hop_face_id)?;
-        next(w)?;
         nonneg(w, INCOMING_FACE_ID, self.incoming_face_id)?;
+        next(w)?;
+        nonneg(w, NEXT_HOP_FACE_ID, self.next_hop_face_id)?;
         next(w)?;
         if let Some(p) = self.cache_policy {
             w.put_header(CACHE_POLICY, tlv_len(CACHE_POLICY_TYPE, nonneg_len(p)))?;
@@ -405,7 +405,7 @@ mod tests {
         0x51, 0x01, 0x01, //
         0x62, 0x04, 0xa1, 0xa2, 0xa3, 0xa4, //
         0xfd, 0x03, 0x20, 0x05, 0xfd, 0x03, 0x21, 0x01, 0x96, //
-        0xfd, 0x03, 0x31, 0x02, 0x01, 0x2c, //
+        0xfd, 0x03, 0x2c, 0x02, 0x01, 0x2c, //
         0xfd, 0x03, 0x40, 0x01, 0x01, //
         0x50, 0x07, 0x05, 0x05, 0x07, 0x03, 0x08, 0x01, b'a',
     ];

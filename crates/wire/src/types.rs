@@ -91,10 +91,10 @@ pub const PIT_TOKEN: u32 = 98;
 pub const NACK: u32 = 800;
 /// NDNLPv2 NackReason.
 pub const NACK_REASON: u32 = 801;
+/// NDNLPv2 IncomingFaceId (0x032C; 817 = 0x0331 is its former number, now reserved).
+pub const INCOMING_FACE_ID: u32 = 812;
 /// NDNLPv2 NextHopFaceId.
 pub const NEXT_HOP_FACE_ID: u32 = 816;
-/// NDNLPv2 IncomingFaceId.
-pub const INCOMING_FACE_ID: u32 = 817;
 /// NDNLPv2 CachePolicy.
 pub const CACHE_POLICY: u32 = 820;
 /// NDNLPv2 CachePolicyType.

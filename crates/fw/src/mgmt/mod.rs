@@ -18,9 +18,14 @@
 //! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops` (drop
 //! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
 //! threads together), both [`dataset::labelled_counts`].
+//!
+//! Routes follow NFD's RIB (child-inherit and capture, see [`crate::rib`]), and routes an app
+//! registers with origin *client* are announced to the local routing daemon (NLSR, ndn-dv) the
+//! way NFD's `readvertise_nlsr` does ([`readvertise`]).
 
 pub mod dataset;
 pub mod params;
+pub mod readvertise;
 
 use std::collections::VecDeque;
 
@@ -29,11 +34,12 @@ use nexthop_wire::{Data, Emit, InterestView, Kind, Name};
 
 use crate::counters::Drop;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
-use crate::rib::{Rib, Route, ORIGIN_APP, ORIGIN_FIB};
+use crate::rib::{Changes, Rib, Route, ORIGIN_APP, ORIGIN_FIB};
 use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
 use dataset::{CsInfo, FaceStatus, GeneralStatus};
 use params::{ControlParameters, ControlResponse};
+use readvertise::Announce;
 
 /// What the manager needs from the runtime that holds the faces and shards.
 pub trait Host {
@@ -56,6 +62,9 @@ pub trait Host {
     fn drops(&self) -> Vec<(&'static str, u64)>;
     /// The forwarding threads' other counters and gauges, all threads together.
     fn counters(&self) -> Vec<(&'static str, u64)>;
+    /// Forwards an Interest of the manager's own (a readvertisement) as if an app had sent it
+    /// on the management face; what answers it comes back to that face and ends there.
+    fn express(&mut self, interest: &[u8]);
 }
 
 /// The management module.
@@ -66,6 +75,8 @@ pub struct Manager {
     datasets: VecDeque<(Name, Vec<Vec<u8>>)>,
     next_version: u64,
     started_ms: u64,
+    /// The last nonce of the manager's own Interests.
+    nonce: u32,
 }
 
 /// Datasets whose segments stay answerable.
@@ -80,6 +91,7 @@ impl Manager {
             datasets: VecDeque::new(),
             next_version: started_ms,
             started_ms,
+            nonce: started_ms as u32,
         }
     }
 
@@ -88,29 +100,54 @@ impl Manager {
         &self.rib
     }
 
-    /// Adds a route (configuration, route files) and applies it to the shards.
+    /// Adds a route (configuration, route files) and applies it to the shards; a client route
+    /// is announced to the routing daemon, and a daemon that has just registered hears of every
+    /// client route (see [`readvertise`]).
     ///
     /// # Errors
     /// A text naming why the route is refused (too many components, too long).
     pub fn add_route(&mut self, host: &mut impl Host, prefix: &Name, route: Route) -> Result<(), String> {
         check_route_name(prefix)?;
-        let hops = self.rib.register(prefix, route);
-        host.apply(Control::SetRoute(prefix.clone(), hops));
+        let daemon = readvertise::daemon_prefix();
+        let daemon_new = *prefix == daemon && self.rib.routes(&daemon).is_empty();
+        let changes = self.rib.register(prefix, route);
+        apply_routes(host, changes);
+        if daemon_new {
+            let client: Vec<(Name, Route)> = self
+                .rib
+                .iter()
+                .flat_map(|(p, l)| l.iter().filter(|r| readvertise::is_announced(r)).map(move |r| (p.clone(), *r)))
+                .collect();
+            self.announce(host, Announce::Register, &client);
+        } else if readvertise::is_announced(&route) {
+            self.announce(host, Announce::Register, &[(prefix.clone(), route)]);
+        }
         Ok(())
     }
 
     /// Forgets every route through a face that has gone (and tells the shards).
     pub fn face_gone(&mut self, host: &mut impl Host, face: FaceId) {
-        for (name, hops) in self.rib.remove_face(face) {
-            host.apply(Control::SetRoute(name, hops));
-        }
+        let (changes, removed) = self.rib.remove_face(face);
+        apply_routes(host, changes);
+        self.announce(host, Announce::Unregister, &removed);
         host.apply(Control::FaceDown(face));
     }
 
     /// Removes lapsed routes.
     pub fn expire(&mut self, host: &mut impl Host, now_ms: u64) {
-        for (name, hops) in self.rib.expire(now_ms) {
-            host.apply(Control::SetRoute(name, hops));
+        let (changes, removed) = self.rib.expire(now_ms);
+        apply_routes(host, changes);
+        self.announce(host, Announce::Unregister, &removed);
+    }
+
+    /// Tells the routing daemon, if one is registered, of the client routes among `routes`.
+    fn announce(&mut self, host: &mut impl Host, what: Announce, routes: &[(Name, Route)]) {
+        if self.rib.routes(&readvertise::daemon_prefix()).is_empty() {
+            return;
+        }
+        for (prefix, route) in routes.iter().filter(|(_, r)| readvertise::is_announced(r)) {
+            self.nonce = self.nonce.wrapping_add(1);
+            host.express(&readvertise::announcement(what, prefix, route, self.nonce));
         }
     }
 
@@ -199,9 +236,9 @@ impl Manager {
                 let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
                 let face_id = requester(p.face_id);
                 let origin = if module == b"fib" { None } else { Some(p.origin.unwrap_or(ORIGIN_APP)) };
-                if let Some(hops) = self.rib.unregister(&prefix, face_id, origin) {
-                    host.apply(Control::SetRoute(prefix.clone(), hops));
-                }
+                let (changes, removed) = self.rib.unregister(&prefix, face_id, origin);
+                apply_routes(host, changes);
+                self.announce(host, Announce::Unregister, &removed);
                 ControlResponse::ok(ControlParameters { name: Some(prefix), face_id: Some(face_id), origin, ..Default::default() })
             }
             (b"fib", b"add-nexthop") => {
@@ -357,6 +394,13 @@ impl Manager {
             self.datasets.pop_front();
         }
         first
+    }
+}
+
+/// Hands each changed FIB entry to the shards.
+fn apply_routes(host: &mut impl Host, changes: Changes) {
+    for (name, hops) in changes {
+        host.apply(Control::SetRoute(name, hops));
     }
 }
 

@@ -38,14 +38,14 @@ use nexthop_wire::{Name, NameView};
 use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::{fragment, Reassembler};
 use crate::mgmt::dataset::{CsInfo, FaceCounts, FaceStatus, GeneralStatus};
 use crate::mgmt::params::ControlResponse;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
-use crate::packet::{classify, Network, MAX_PACKET_BYTES};
+use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, ORIGIN_STATIC};
 use crate::shard::{Control, Shard, ShardConfig};
 use crate::shared_fib::FibWriter;
@@ -123,6 +123,21 @@ impl Forwarding {
                 for w in workers.iter_mut() {
                     w.flush();
                     let _ = w.tx.send(ToWorker::Control(op.clone()));
+                }
+            }
+        }
+    }
+
+    /// Forwards a packet that arrived on face `id` (`bytes`, classified as `incoming`): the
+    /// inline shard appends what it sends to `out`; forwarding threads get it in their batch.
+    fn forward(&mut self, now: u64, id: FaceId, scope: FaceScope, incoming: &Incoming<'_>, bytes: &[u8], out: &mut Outbox) {
+        match self {
+            Forwarding::Inline(shard) => shard.on_incoming(now, id, scope, incoming, out),
+            Forwarding::Threads { workers, dispatch, .. } => {
+                let mut shards = Vec::with_capacity(2);
+                dispatch.packet(incoming, &mut shards);
+                for s in shards {
+                    workers[s].pending.push(now, id, scope, bytes);
                 }
             }
         }
@@ -230,6 +245,9 @@ impl Faces {
     }
 
     fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
+        if id == MANAGEMENT_FACE {
+            return; // A routing daemon's answer to a readvertisement: nothing waits for it.
+        }
         let Some(f) = self.faces.get_mut(&id) else {
             drops.count(Drop::FaceGone);
             return;
@@ -832,21 +850,10 @@ impl Runtime {
                 }
             }
         }
-        match &mut self.forwarding {
-            Forwarding::Inline(shard) => {
-                let mut out = std::mem::take(&mut self.outbox);
-                shard.on_incoming(now, id, scope, &incoming, &mut out);
-                self.send_outbox(&mut out);
-                self.outbox = out;
-            }
-            Forwarding::Threads { workers, dispatch, .. } => {
-                let mut shards = Vec::with_capacity(2);
-                dispatch.packet(&incoming, &mut shards);
-                for s in shards {
-                    workers[s].pending.push(now, id, scope, bytes);
-                }
-            }
-        }
+        let mut out = std::mem::take(&mut self.outbox);
+        self.forwarding.forward(now, id, scope, &incoming, bytes, &mut out);
+        self.send_outbox(&mut out);
+        self.outbox = out;
     }
 
     fn send_outbox(&mut self, out: &mut Outbox) {
@@ -1071,6 +1078,15 @@ impl Host for RuntimeHost<'_> {
             add_up(&mut v, s.snapshot());
         }
         v
+    }
+
+    fn express(&mut self, interest: &[u8]) {
+        let Ok(Some(incoming)) = classify(interest) else { return };
+        let mut out = Outbox::new();
+        self.forwarding.forward(self.now_ms, MANAGEMENT_FACE, FaceScope::Local, &incoming, interest, &mut out);
+        for (face, kind, bytes) in out.iter() {
+            self.faces.send(self.io_drops, face, kind, bytes);
+        }
     }
 }
 

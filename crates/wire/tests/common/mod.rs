@@ -138,7 +138,7 @@ pub fn lp_packet() -> impl Strategy<Value = LpPacket> {
             proptest::option::of(0u64..3),
         ),
         (vec(any::<u64>(), 0..3), proptest::option::of(any::<u64>()), any::<bool>(), proptest::option::of(vec(any::<u8>(), 0..8))),
-        unknowns(&[804, 808, 812, 852, 900, 956], 14),
+        unknowns(&[804, 808, 828, 852, 900, 956], 14),
         proptest::option::of(prop_oneof![interest().prop_map(|i| nexthop_wire::Emit::to_bytes(&i)), vec(any::<u8>(), 0..32)]),
     )
         .prop_map(
