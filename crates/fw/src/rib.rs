@@ -76,14 +76,8 @@ impl Rib {
         if let Some(t) = route.expires_ms {
             self.expiry.insert((t, prefix.clone()));
         }
-        let list = self.routes.entry(prefix.clone()).or_default();
-        let old = match list.iter_mut().find(|r| r.face == route.face && r.origin == route.origin) {
-            Some(r) => Some(std::mem::replace(r, route)),
-            None => {
-                list.push(route);
-                None
-            }
-        };
+        let old = self.routes.get(prefix).and_then(|l| l.iter().find(|r| r.face == route.face && r.origin == route.origin)).copied();
+        self.insert(prefix, route);
         let below = old.is_none_or(|o| (o.cost, o.flags) != (route.cost, route.flags));
         self.changes([prefix.clone()], below && (old.is_some_and(passes_down) || passes_down(route)))
     }
@@ -164,27 +158,35 @@ impl Rib {
     }
 
     /// The FIB next hops of `prefix`: its own routes and, unless one captures, those it inherits
-    /// (see the module overview); each face once, its nearest route at its lowest cost. Empty
-    /// for a prefix without routes of its own.
+    /// (see the module overview). Empty for a prefix without routes of its own.
     pub fn hops(&self, prefix: &Name) -> NextHops {
         let Some(own) = self.routes.get(prefix) else { return NextHops::default() };
-        let hop = |r: &Route| NextHop { face: r.face as u32, cost: r.cost.min(u64::from(u32::MAX)) as u32 };
-        let mut hops = NextHops::new(own.iter().map(hop));
-        if own.iter().any(|r| r.has(CAPTURE)) {
-            return hops;
+        derive(own, (0..prefix.len()).rev().filter_map(|len| self.routes.get(&prefix.prefix(len)).map(Vec::as_slice)))
+    }
+
+    /// Adds a route without deriving any FIB entry (a bulk load: [`Rib::entries`] then derives
+    /// them all at once).
+    pub fn insert(&mut self, prefix: &Name, route: Route) {
+        let list = self.routes.entry(prefix.clone()).or_default();
+        match list.iter_mut().find(|r| r.face == route.face && r.origin == route.origin) {
+            Some(r) => *r = route,
+            None => list.push(route),
         }
-        for len in (0..prefix.len()).rev() {
-            let Some(routes) = self.routes.get(&prefix.prefix(len)) else { continue };
-            let inherited = routes.iter().filter(|r| r.has(CHILD_INHERIT) && !hops.hops().iter().any(|h| h.face == r.face as u32));
-            let more: Vec<NextHop> = inherited.map(hop).collect();
-            if !more.is_empty() {
-                hops = NextHops::new(hops.hops().iter().copied().chain(more));
+    }
+
+    /// Every FIB entry, derived in one pass over the prefixes in order with a stack of the
+    /// current one's ancestors (a prefix sorts right before everything under it).
+    pub fn entries(&self) -> Changes {
+        let mut above: Vec<(&Name, &[Route])> = Vec::new();
+        let mut out = Vec::with_capacity(self.routes.len());
+        for (prefix, own) in &self.routes {
+            while above.last().is_some_and(|(p, _)| !p.is_prefix_of(prefix)) {
+                above.pop();
             }
-            if routes.iter().any(|r| r.has(CAPTURE)) {
-                break;
-            }
+            out.push((prefix.clone(), derive(own, above.iter().rev().map(|(_, r)| *r))));
+            above.push((prefix, own));
         }
-        hops
+        out
     }
 
     /// The routes registered at `prefix`.
@@ -206,6 +208,27 @@ impl Rib {
     pub fn is_empty(&self) -> bool {
         self.routes.is_empty()
     }
+}
+
+/// The next hops of a prefix with routes `own` below prefixes with routes `above` (nearest
+/// first): each face once, its nearest route at its lowest cost.
+fn derive<'a>(own: &[Route], above: impl Iterator<Item = &'a [Route]>) -> NextHops {
+    let hop = |r: &Route| NextHop { face: r.face as u32, cost: r.cost.min(u64::from(u32::MAX)) as u32 };
+    let mut hops = NextHops::new(own.iter().map(hop));
+    if own.iter().any(|r| r.has(CAPTURE)) {
+        return hops;
+    }
+    for routes in above {
+        let inherited: Vec<NextHop> =
+            routes.iter().filter(|r| r.has(CHILD_INHERIT) && !hops.hops().iter().any(|h| h.face == r.face as u32)).map(hop).collect();
+        if !inherited.is_empty() {
+            hops = NextHops::new(hops.hops().iter().copied().chain(inherited));
+        }
+        if routes.iter().any(|r| r.has(CAPTURE)) {
+            break;
+        }
+    }
+    hops
 }
 
 /// Whether a change to `r` can change the entries below its prefix.
@@ -301,6 +324,26 @@ mod tests {
         // A route that passes nothing down touches only its own entry, even at the root.
         assert_eq!(rib.register(&name("/"), Route { flags: 0, ..r(300, 0, 1) }).len(), 1);
         assert_eq!(rib.unregister(&name("/"), 300, None).0.len(), 1);
+    }
+
+    #[test]
+    fn a_bulk_load_derives_what_registering_one_by_one_does() {
+        let (mut bulk, mut one_by_one) = (Rib::default(), Rib::default());
+        let mut seed = 7u64;
+        for _ in 0..2_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let depth = (seed >> 60) % 4;
+            let uri: String = (0..depth).map(|d| format!("/{}", (seed >> (8 * d + 8)) % 3)).collect();
+            let prefix = name(if uri.is_empty() { "/" } else { &uri });
+            let route = Route { flags: (seed >> 40) % 4, ..r((seed >> 20) % 5 + 300, (seed >> 30) % 2, (seed >> 50) % 9) };
+            bulk.insert(&prefix, route);
+            one_by_one.register(&prefix, route);
+        }
+        let entries = bulk.entries();
+        assert_eq!(entries.len(), one_by_one.len());
+        for (prefix, hops) in entries {
+            assert_eq!(faces(&hops), faces(&one_by_one.hops(&prefix)), "{prefix}");
+        }
     }
 
     #[test]

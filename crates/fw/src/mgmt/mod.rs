@@ -125,6 +125,23 @@ impl Manager {
         Ok(())
     }
 
+    /// Adds a route of a bulk load (the configuration's routes and route files, at start) to the
+    /// RIB alone: [`Manager::apply_all_routes`] then derives and applies every FIB entry in one
+    /// pass, where [`Manager::add_route`] would look up each route's ancestors and descendants.
+    ///
+    /// # Errors
+    /// As [`Manager::add_route`].
+    pub fn insert_route(&mut self, prefix: &Name, route: Route) -> Result<(), String> {
+        check_route_name(prefix)?;
+        self.rib.insert(prefix, route);
+        Ok(())
+    }
+
+    /// Derives every FIB entry from the RIB and applies it (after [`Manager::insert_route`]).
+    pub fn apply_all_routes(&mut self, host: &mut impl Host) {
+        apply_routes(host, self.rib.entries());
+    }
+
     /// Forgets every route through a face that has gone (and tells the shards).
     pub fn face_gone(&mut self, host: &mut impl Host, face: FaceId) {
         let (changes, removed) = self.rib.remove_face(face);

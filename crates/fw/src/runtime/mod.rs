@@ -46,7 +46,7 @@ use crate::mgmt::params::ControlResponse;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
-use crate::rib::{Route, ORIGIN_STATIC};
+use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 use crate::shard::{Control, Shard, ShardConfig};
 use crate::shared_fib::FibWriter;
 use crate::strategy::Strategy;
@@ -566,14 +566,15 @@ impl Runtime {
                     f
                 }
             };
-            let (manager, mut host) = self.host();
-            manager
-                .add_route(&mut host, &name, Route { face, origin: ORIGIN_STATIC, cost, flags: 1, expires_ms: None })
+            self.manager
+                .insert_route(&name, Route { face, origin: ORIGIN_STATIC, cost, flags: CHILD_INHERIT, expires_ms: None })
                 .map_err(|e| StartError::Config(format!("{origin}: {e}")))?;
             if total >= 100_000 && (i + 1) % 100_000 == 0 {
-                tracing::info!("installed {} of {total} routes", i + 1);
+                tracing::info!("read {} of {total} routes", i + 1);
             }
         }
+        let (manager, mut host) = self.host();
+        manager.apply_all_routes(&mut host);
         if !cfg.route_files.is_empty() {
             // Route files are the bulk loads: the tables grew in steps while they were read.
             self.forwarding.apply(Control::CompactFib);
