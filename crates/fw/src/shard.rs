@@ -26,6 +26,9 @@
 //!   pass reads and waits, or misses and forwards: a parked Interest is always answered or
 //!   forwarded.) The runtime polls while [`Shard::has_parked`] says Interests wait.
 //! - Time: [`Shard::expire`] removes expired entries (their nonces go to the dead-nonce list).
+//! - Scope (NFD's): a `/localhost` Interest leaves only on local faces, and so does a `/localhop`
+//!   Interest that came from another host ([`stays_local`]); with no upstream left it gets a
+//!   Nack NoRoute.
 //! - Control: strategy choices and face removals arrive as [`Control`] operations, in order
 //!   with packets; so do routes for a shard that owns its FIB. A shared FIB is changed by the I/O
 //!   thread ([`crate::shared_fib::FibWriter`]) while the shards go on looking up.
@@ -34,6 +37,7 @@ use std::sync::Arc;
 
 use nexthop_cs::{HcsConfig, HierarchicalStore, L2Error, Lookup, Request};
 use nexthop_lookup::name::NextHops;
+use nexthop_wire::types::GENERIC_NAME_COMPONENT;
 use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
 
 use crate::counters::{Drop, ShardCounters};
@@ -99,6 +103,9 @@ pub enum Control {
     FaceDown(FaceId),
     /// Put IncomingFaceId on packets sent to this face (NFD's local fields), or stop.
     LocalFields(FaceId, bool),
+    /// A face that reaches beyond this host is up: `/localhost` Interests never leave on it, nor
+    /// `/localhop` Interests from another host (see [`stays_local`]).
+    NonLocalFace(FaceId),
     /// Give back the FIB's spare capacity after a bulk load of routes (answers do not change).
     CompactFib,
 }
@@ -127,6 +134,8 @@ pub struct Shard {
     cs: Option<HierarchicalStore>,
     counters: Arc<ShardCounters>,
     local_fields: Vec<FaceId>,
+    /// Faces that reach beyond this host.
+    nonlocal: hashbrown::HashSet<FaceId>,
     pending_by_face: hashbrown::HashMap<FaceId, usize>,
     matched: Vec<u32>,
     hops: Vec<FaceId>,
@@ -158,6 +167,7 @@ impl Shard {
             cs,
             counters,
             local_fields: Vec::new(),
+            nonlocal: hashbrown::HashSet::new(),
             pending_by_face: hashbrown::HashMap::new(),
             matched: Vec::new(),
             hops: Vec::new(),
@@ -204,6 +214,9 @@ impl Shard {
                 if *on {
                     self.local_fields.push(*face);
                 }
+            }
+            Control::NonLocalFace(face) => {
+                self.nonlocal.insert(*face);
             }
             Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
         }
@@ -334,6 +347,9 @@ impl Shard {
                     }
                 }
             }
+        }
+        if !self.nonlocal.is_empty() && stays_local(&interest.name(), scope) {
+            hops.retain(|h| !self.nonlocal.contains(h));
         }
         self.hops = hops;
     }
@@ -673,6 +689,7 @@ impl Shard {
         }
         self.pending_by_face.remove(&face);
         self.local_fields.retain(|&f| f != face);
+        self.nonlocal.remove(&face);
         self.counters.pit_entries.set(self.pit.len() as u64);
         // Parked Interests from the face are forgotten (their batch reads finish regardless).
         for waiting in self.parked.values_mut() {
@@ -688,4 +705,13 @@ impl Shard {
 /// The name an Interest or Data is dispatched by: its first `components` components.
 pub fn dispatch_prefix<'a>(name: &NameView<'a>, components: usize) -> NameView<'a> {
     name.prefix(components.min(name.len()))
+}
+/// Whether an Interest for `name` that came in on a face of scope `from` may leave only on faces
+/// local to this host (NFD's scope control): `/localhost` never leaves the host, and `/localhop`
+/// goes at most one hop off it, so one from another host goes only to local faces. (A routing
+/// daemon's sync Interests under `/localhop` thus reach its neighbours and stop there.)
+pub fn stays_local(name: &NameView<'_>, from: FaceScope) -> bool {
+    name.get(0).is_some_and(|c| {
+        c.ty() == GENERIC_NAME_COMPONENT && (c.value() == b"localhost" || (c.value() == b"localhop" && from == FaceScope::NonLocal))
+    })
 }

@@ -184,6 +184,42 @@ fn a_flood_from_one_face_is_bounded_and_others_are_still_served() {
     assert_eq!(feed(&mut s, 2001, CONSUMER, &interest("/a/flood/again", 99_999)).len(), 1);
 }
 
+/// Where an Interest for `uri` from `face` (of `scope`) goes, under multicast to every face.
+fn multicast_from(s: &mut Shard, face: FaceId, scope: FaceScope, uri: &str, nonce: u32) -> Vec<FaceId> {
+    let mut out = Outbox::new();
+    let wire = interest(uri, nonce);
+    let inc = classify(&wire).unwrap().unwrap();
+    s.on_incoming(0, face, scope, &inc, &mut out);
+    out.iter().filter(|(_, _, b)| nack_reason(b).is_none()).map(|(f, _, _)| f).collect()
+}
+
+#[test]
+fn localhop_interests_go_one_hop_off_the_host_and_localhost_ones_none() {
+    let mut s = shard(false, 1000);
+    // Faces 400 and 401 reach other hosts; 300 and 301 are apps here.
+    s.apply(&Control::NonLocalFace(PRODUCER));
+    s.apply(&Control::NonLocalFace(PRODUCER2));
+    let everyone = NextHops::new([CONSUMER, CONSUMER2, PRODUCER, PRODUCER2].map(|f| NextHop { face: f as u32, cost: 1 }));
+    for prefix in ["/localhop", "/localhost", "/net"] {
+        let p = Name::from_uri(prefix).unwrap();
+        s.apply(&Control::SetRoute(p.clone(), everyone.clone()));
+        s.apply(&Control::SetStrategy(p, nexthop_fw::strategy::Strategy::Multicast));
+    }
+    let sorted = |mut v: Vec<FaceId>| {
+        v.sort_unstable();
+        v
+    };
+    // From an app, /localhop goes to the neighbours too; from a neighbour, only to the apps.
+    assert_eq!(sorted(multicast_from(&mut s, CONSUMER, FaceScope::Local, "/localhop/sync", 1)), [CONSUMER2, PRODUCER, PRODUCER2]);
+    assert_eq!(sorted(multicast_from(&mut s, PRODUCER, FaceScope::NonLocal, "/localhop/sync/b", 2)), [CONSUMER, CONSUMER2]);
+    // /localhost never leaves the host; other names go everywhere but back.
+    assert_eq!(sorted(multicast_from(&mut s, CONSUMER, FaceScope::Local, "/localhost/daemon", 3)), [CONSUMER2]);
+    assert_eq!(sorted(multicast_from(&mut s, PRODUCER, FaceScope::NonLocal, "/net/x", 4)), [CONSUMER, CONSUMER2, PRODUCER2]);
+    // A face gone is forgotten: a new face with its id is local unless said otherwise.
+    s.apply(&Control::FaceDown(PRODUCER2));
+    assert_eq!(sorted(multicast_from(&mut s, PRODUCER, FaceScope::NonLocal, "/localhop/sync/c", 5)), [CONSUMER, CONSUMER2, PRODUCER2]);
+}
+
 #[test]
 fn a_face_going_down_cleans_its_pit_entries() {
     let mut s = shard(false, 100);

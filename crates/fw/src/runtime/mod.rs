@@ -183,6 +183,8 @@ struct Faces {
 }
 
 impl Faces {
+    /// Adds a face; one that reaches beyond this host is made known to the forwarding shards.
+    #[allow(clippy::too_many_arguments)]
     fn add(
         &mut self,
         registry: &Registry,
@@ -191,6 +193,7 @@ impl Faces {
         persistency: Persistency,
         mut link: Link,
         now_ms: u64,
+        forwarding: &mut Forwarding,
     ) -> io::Result<FaceId> {
         let id = self.next_id;
         self.next_id += 1;
@@ -202,6 +205,9 @@ impl Faces {
         }
         let scope = uri.scope();
         tracing::info!(face = id, %uri, "face up");
+        if scope == FaceScope::NonLocal {
+            forwarding.apply(Control::NonLocalFace(id));
+        }
         self.faces.insert(
             id,
             Face {
@@ -698,7 +704,8 @@ impl Runtime {
                     let uri = FaceUri::Unix(path.clone());
                     let link = Link::Stream(Box::new(Stream::new(StreamSocket::Unix(s))));
                     let local = format!("unix://{path}");
-                    if let Err(e) = self.faces.add(self.poll.registry(), uri, local, Persistency::OnDemand, link, now) {
+                    if let Err(e) = self.faces.add(self.poll.registry(), uri, local, Persistency::OnDemand, link, now, &mut self.forwarding)
+                    {
                         tracing::warn!("unix face: {e}");
                     }
                 }
@@ -719,7 +726,15 @@ impl Runtime {
                     let _ = s.set_nodelay(true);
                     let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
                     let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
-                    if let Err(e) = self.faces.add(self.poll.registry(), FaceUri::Tcp(peer), local, Persistency::OnDemand, link, now) {
+                    if let Err(e) = self.faces.add(
+                        self.poll.registry(),
+                        FaceUri::Tcp(peer),
+                        local,
+                        Persistency::OnDemand,
+                        link,
+                        now,
+                        &mut self.forwarding,
+                    ) {
                         tracing::warn!("tcp face: {e}");
                     }
                 }
@@ -757,7 +772,15 @@ impl Runtime {
                     Some(&id) => id,
                     None => {
                         let local = self.faces.udp_local.map(|a| FaceUri::Udp(a).to_string()).unwrap_or_default();
-                        match self.faces.add(self.poll.registry(), FaceUri::Udp(from), local, Persistency::OnDemand, Link::Udp(from), now) {
+                        match self.faces.add(
+                            self.poll.registry(),
+                            FaceUri::Udp(from),
+                            local,
+                            Persistency::OnDemand,
+                            Link::Udp(from),
+                            now,
+                            &mut self.forwarding,
+                        ) {
                             Ok(id) => id,
                             Err(_) => continue,
                         }
@@ -1005,7 +1028,15 @@ impl Host for RuntimeHost<'_> {
                 }
                 let id = self
                     .faces
-                    .add(self.registry, uri.clone(), FaceUri::Udp(local).to_string(), persistency, Link::Udp(*remote), self.now_ms)
+                    .add(
+                        self.registry,
+                        uri.clone(),
+                        FaceUri::Udp(local).to_string(),
+                        persistency,
+                        Link::Udp(*remote),
+                        self.now_ms,
+                        self.forwarding,
+                    )
                     .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
                 Ok((self.faces.faces[&id].status(), true))
             }
@@ -1019,7 +1050,7 @@ impl Host for RuntimeHost<'_> {
                 let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
                 let id = self
                     .faces
-                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms)
+                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms, self.forwarding)
                     .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
                 Ok((self.faces.faces[&id].status(), true))
             }
