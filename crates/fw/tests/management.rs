@@ -14,19 +14,50 @@ use nexthop_fw::packet::{classify, Incoming, Network};
 use nexthop_fw::runtime::Runtime;
 use nexthop_wire::{Component, Emit, Interest, Name};
 
+/// A forwarder on its own thread with a Unix socket in a scratch directory (and a loopback UDP
+/// listener when `udp`), stopped and cleaned up on drop.
+struct Running {
+    dir: std::path::PathBuf,
+    unix: FaceUri,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(tag: &str, threads: usize, udp: bool) -> Running {
+        let dir = std::env::temp_dir().join(format!("nexthop-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut cfg = Config::default();
+        cfg.forwarder.threads = threads;
+        cfg.faces.unix = dir.join("s.sock").to_string_lossy().into_owned();
+        cfg.faces.tcp = String::new();
+        cfg.faces.udp = if udp { "127.0.0.1:0".into() } else { String::new() };
+        let mut rt = Runtime::new(cfg.clone()).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let thread = std::thread::spawn(move || rt.run(&s).unwrap());
+        Running { dir, unix: FaceUri::Unix(cfg.faces.unix), stop, thread: Some(thread) }
+    }
+
+    fn client(&self) -> Client {
+        Client::connect(&self.unix).unwrap()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 #[test]
 fn commands_answer_with_the_right_codes() {
-    let dir = std::env::temp_dir().join(format!("nexthop-mgmt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cfg = Config::default();
-    cfg.faces.unix = dir.join("m.sock").to_string_lossy().into_owned();
-    cfg.faces.tcp = String::new();
-    cfg.faces.udp = "127.0.0.1:0".into();
-    let mut rt = Runtime::new(cfg.clone()).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let t = std::thread::spawn(move || rt.run(&s).unwrap());
-    let mut c = Client::connect(&FaceUri::Unix(cfg.faces.unix.clone())).unwrap();
+    let fw = Running::start("mgmt", 1, true);
+    let mut c = fw.client();
 
     let name = |s: &str| Some(Name::from_uri(s).unwrap());
     // Missing Name, unknown face, unknown strategy, unknown verb, bad URI.
@@ -77,8 +108,6 @@ fn commands_answer_with_the_right_codes() {
     let counters = parse_labelled_counts(&c.dataset("/localhost/nfd/status/counters").unwrap());
     let labels: Vec<&str> = counters.iter().map(|c| c.0.as_str()).collect();
     assert_eq!(labels, ShardCounters::default().snapshot().iter().map(|c| c.0).collect::<Vec<_>>());
-    stop.store(true, Ordering::Relaxed);
-    t.join().unwrap();
 }
 
 /// With two forwarding threads reading one shared FIB, a route registered through management
@@ -86,18 +115,8 @@ fn commands_answer_with_the_right_codes() {
 /// dispatched to either thread are then refused with Nack NoRoute.
 #[test]
 fn route_changes_reach_every_forwarding_thread() {
-    let dir = std::env::temp_dir().join(format!("nexthop-shared-fib-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cfg = Config::default();
-    cfg.forwarder.threads = 2;
-    cfg.faces.unix = dir.join("s.sock").to_string_lossy().into_owned();
-    cfg.faces.tcp = String::new();
-    cfg.faces.udp = String::new();
-    let mut rt = Runtime::new(cfg.clone()).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let t = std::thread::spawn(move || rt.run(&s).unwrap());
-    let unix = FaceUri::Unix(cfg.faces.unix.clone());
+    let fw = Running::start("shared-fib", 2, false);
+    let unix = fw.unix.clone();
     let prefix = Name::from_uri("/shared").unwrap();
     let mut c = Client::connect(&unix).unwrap();
     // Interest i: the name /shared/n<i>, nonce i.
@@ -131,9 +150,6 @@ fn route_changes_reach_every_forwarding_thread() {
     for i in 2..40 {
         assert_eq!(ask(&mut c, i), no_route, "Interest {i}");
     }
-    stop.store(true, Ordering::Relaxed);
-    t.join().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The next Interest the fake daemon receives (in an LpPacket with the forwarder's PIT token;
@@ -153,17 +169,7 @@ fn announced(daemon: &mut Client) -> (String, Name, u64) {
 
 #[test]
 fn client_routes_are_readvertised_to_the_routing_daemon() {
-    let dir = std::env::temp_dir().join(format!("nexthop-readvertise-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cfg = Config::default();
-    cfg.faces.unix = dir.join("r.sock").to_string_lossy().into_owned();
-    cfg.faces.tcp = String::new();
-    cfg.faces.udp = String::new();
-    let mut rt = Runtime::new(cfg.clone()).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let t = std::thread::spawn(move || rt.run(&s).unwrap());
-    let uri = FaceUri::Unix(cfg.faces.unix.clone());
+    let fw = Running::start("readvertise", 1, false);
     let register = |c: &mut Client, prefix: &str, origin: u64| {
         let p = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), origin: Some(origin), ..Default::default() };
         let r = c.command("rib", "register", &p).unwrap();
@@ -172,9 +178,9 @@ fn client_routes_are_readvertised_to_the_routing_daemon() {
     };
 
     // A client route made before any daemon is there is announced when one registers.
-    let mut app = Client::connect(&uri).unwrap();
+    let mut app = fw.client();
     let app_face = register(&mut app, "/x", 65);
-    let mut daemon = Client::connect(&uri).unwrap();
+    let mut daemon = fw.client();
     let nlsr = ControlParameters { name: Some(Name::from_uri("/localhost/nlsr").unwrap()), origin: Some(128), ..Default::default() };
     let command = daemon.command_interest("rib", "register", &nlsr).to_bytes();
     daemon.send(&command).unwrap();
@@ -190,7 +196,4 @@ fn client_routes_are_readvertised_to_the_routing_daemon() {
     drop(app);
     assert_eq!(announced(&mut daemon), ("unregister".into(), Name::from_uri("/x").unwrap(), app_face));
     assert!(daemon.recv(std::time::Duration::from_millis(300)).unwrap().is_none(), "nothing else is announced");
-    stop.store(true, Ordering::Relaxed);
-    t.join().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
