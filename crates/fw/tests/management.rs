@@ -4,59 +4,19 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use common::{scratch, Forwarder};
 use nexthop_fw::client::{Answer, Client};
-use nexthop_fw::config::Config;
 use nexthop_fw::counters::ShardCounters;
-use nexthop_fw::face::FaceUri;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::packet::{classify, Incoming, Network};
-use nexthop_fw::runtime::Runtime;
 use nexthop_wire::{Component, Emit, Interest, Name};
 
-/// A forwarder on its own thread with a Unix socket in a scratch directory (and a loopback UDP
-/// listener when `udp`), stopped and cleaned up on drop.
-struct Running {
-    dir: std::path::PathBuf,
-    unix: FaceUri,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Running {
-    fn start(tag: &str, threads: usize, udp: bool) -> Running {
-        let dir = std::env::temp_dir().join(format!("nexthop-{tag}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut cfg = Config::default();
-        cfg.forwarder.threads = threads;
-        cfg.faces.unix = dir.join("s.sock").to_string_lossy().into_owned();
-        cfg.faces.tcp = String::new();
-        cfg.faces.udp = if udp { "127.0.0.1:0".into() } else { String::new() };
-        let mut rt = Runtime::new(cfg.clone()).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = stop.clone();
-        let thread = std::thread::spawn(move || rt.run(&s).unwrap());
-        Running { dir, unix: FaceUri::Unix(cfg.faces.unix), stop, thread: Some(thread) }
-    }
-
-    fn client(&self) -> Client {
-        Client::connect(&self.unix).unwrap()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            t.join().unwrap();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+mod common;
 
 #[test]
 fn commands_answer_with_the_right_codes() {
-    let fw = Running::start("mgmt", 1, true);
+    let fw = Forwarder::start(&scratch("mgmt"), "s", 1);
     let mut c = fw.client();
 
     let name = |s: &str| Some(Name::from_uri(s).unwrap());
@@ -115,8 +75,8 @@ fn commands_answer_with_the_right_codes() {
 /// dispatched to either thread are then refused with Nack NoRoute.
 #[test]
 fn route_changes_reach_every_forwarding_thread() {
-    let fw = Running::start("shared-fib", 2, false);
-    let unix = fw.unix.clone();
+    let fw = Forwarder::start(&scratch("shared-fib"), "s", 2);
+    let unix = fw.unix();
     let prefix = Name::from_uri("/shared").unwrap();
     let mut c = Client::connect(&unix).unwrap();
     // Interest i: the name /shared/n<i>, nonce i.
@@ -169,7 +129,7 @@ fn announced(daemon: &mut Client) -> (String, Name, u64) {
 
 #[test]
 fn client_routes_are_readvertised_to_the_routing_daemon() {
-    let fw = Running::start("readvertise", 1, false);
+    let fw = Forwarder::start(&scratch("readvertise"), "s", 1);
     let register = |c: &mut Client, prefix: &str, origin: u64| {
         let p = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), origin: Some(origin), ..Default::default() };
         let r = c.command("rib", "register", &p).unwrap();

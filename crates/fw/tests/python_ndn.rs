@@ -6,56 +6,17 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
-use std::thread::JoinHandle;
+use std::sync::mpsc;
 use std::time::Duration;
 
-use nexthop_fw::client::Client;
-use nexthop_fw::config::Config;
-use nexthop_fw::face::FaceUri;
+use common::Forwarder;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::runtime::Runtime;
 use nexthop_wire::Name;
+
+mod common;
 
 const VENV_BIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin");
 const APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndn_apps.py");
-
-/// A forwarder running in a thread; stopped on drop.
-struct Forwarder {
-    socket: String,
-    udp: Option<std::net::SocketAddr>,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Forwarder {
-    fn start(dir: &Path, name: &str) -> Self {
-        let mut cfg = Config::default();
-        cfg.faces.unix = dir.join(format!("{name}.sock")).to_string_lossy().into_owned();
-        cfg.faces.tcp = String::new();
-        cfg.faces.udp = "127.0.0.1:0".into();
-        let mut rt = Runtime::new(cfg.clone()).expect("forwarder starts");
-        let udp = rt.listening().udp;
-        let stop = Arc::new(AtomicBool::new(false));
-        let s = stop.clone();
-        let thread = std::thread::spawn(move || rt.run(&s).expect("runs"));
-        Forwarder { socket: cfg.faces.unix, udp, stop, thread: Some(thread) }
-    }
-
-    fn client(&self) -> Client {
-        Client::connect(&FaceUri::Unix(self.socket.clone())).expect("connects")
-    }
-}
-
-impl Drop for Forwarder {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
 
 /// A private HOME with a python-ndn keychain (made by `pyndnsec`).
 fn keychain_home(test: &str) -> PathBuf {
@@ -109,7 +70,7 @@ fn run(home: &Path, socket: &str, args: &[&str]) -> String {
 #[test]
 fn apps_register_and_fetch_by_exact_name_and_prefix_with_both_apis() {
     let home = keychain_home("fetch");
-    let fw = Forwarder::start(&home, "fw");
+    let fw = Forwarder::start(&home, "fw", 1);
     let _p2 = producer(&home, &fw.socket, "v2", "/app2");
     let _p1 = producer(&home, &fw.socket, "v1", "/app1");
     assert_eq!(run(&home, &fw.socket, &["consume-v2", "/app2/x"]), "DATA /app2/x hello /app2/x");
@@ -129,7 +90,7 @@ fn apps_register_and_fetch_by_exact_name_and_prefix_with_both_apis() {
 #[test]
 fn interest_without_route_gets_nack_no_route() {
     let home = keychain_home("nack");
-    let fw = Forwarder::start(&home, "fw");
+    let fw = Forwarder::start(&home, "fw", 1);
     assert_eq!(run(&home, &fw.socket, &["consume-v2", "/no/route/here"]), "NACK 150");
     assert_eq!(run(&home, &fw.socket, &["consume-v1", "/no/route/here"]), "NACK 150");
 }
@@ -137,7 +98,7 @@ fn interest_without_route_gets_nack_no_route() {
 #[test]
 fn segmented_object_of_several_megabytes_arrives_intact() {
     let home = keychain_home("big");
-    let fw = Forwarder::start(&home, "fw");
+    let fw = Forwarder::start(&home, "fw", 1);
     let _p = producer(&home, &fw.socket, "v1", "/obj");
     let want = run(&home, &fw.socket, &["big-sha256"]);
     let got = run(&home, &fw.socket, &["fetch-v1", "/obj/big"]);
@@ -148,12 +109,12 @@ fn segmented_object_of_several_megabytes_arrives_intact() {
 #[test]
 fn two_forwarders_over_a_udp_face() {
     let home = keychain_home("udp");
-    let a = Forwarder::start(&home, "a");
-    let b = Forwarder::start(&home, "b");
+    let a = Forwarder::start(&home, "a", 1);
+    let b = Forwarder::start(&home, "b", 1);
     let _p = producer(&home, &a.socket, "v2", "/far");
     // On B: a UDP face to A and a route over it, through management.
     let mut ctl = b.client();
-    let uri = format!("udp4://{}", a.udp.unwrap());
+    let uri = format!("udp4://{}", a.udp);
     let made = ctl.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() }).unwrap();
     assert_eq!(made.code, 200, "{}", made.text);
     let face = made.body.unwrap().face_id.unwrap();

@@ -1,0 +1,75 @@
+//! What the forwarder's integration tests share: a forwarder running in-process on a private
+//! Unix socket (and a loopback UDP port), and scratch directories. (Each test file uses part of
+//! it, hence `dead_code` allowed.)
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use nexthop_fw::client::Client;
+use nexthop_fw::config::Config;
+use nexthop_fw::face::FaceUri;
+use nexthop_fw::runtime::Runtime;
+
+/// A fresh directory for test `tag` of this process.
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nexthop-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A forwarder running in a thread, its socket `<dir>/<name>.sock`; stopped on drop.
+pub struct Forwarder {
+    /// The Unix socket's path.
+    pub socket: String,
+    /// The UDP listener (loopback, a free port).
+    pub udp: std::net::SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Forwarder {
+    pub fn start(dir: &Path, name: &str, threads: usize) -> Self {
+        let mut cfg = Config::default();
+        cfg.forwarder.threads = threads;
+        cfg.faces.unix = dir.join(format!("{name}.sock")).to_string_lossy().into_owned();
+        cfg.faces.tcp = String::new();
+        cfg.faces.udp = "127.0.0.1:0".into();
+        let mut rt = Runtime::new(cfg.clone()).expect("forwarder starts");
+        let udp = rt.listening().udp.expect("a UDP listener");
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let thread = std::thread::spawn(move || rt.run(&s).expect("runs"));
+        Forwarder { socket: cfg.faces.unix, udp, stop, thread: Some(thread) }
+    }
+
+    /// The Unix face's URI.
+    pub fn unix(&self) -> FaceUri {
+        FaceUri::Unix(self.socket.clone())
+    }
+
+    pub fn client(&self) -> Client {
+        Client::connect(&self.unix()).expect("connects")
+    }
+
+    /// Whether the FIB has an entry for `prefix` exactly (its `fib/list` dataset).
+    pub fn has_route(&self, prefix: &nexthop_wire::Name) -> bool {
+        use nexthop_wire::tlv::TlvReader;
+        let list = self.client().dataset("/localhost/nfd/fib/list").unwrap();
+        TlvReader::new(&list)
+            .map(Result::unwrap)
+            .any(|entry| TlvReader::new(entry.value).next().is_some_and(|n| n.unwrap().value == prefix.value()))
+    }
+}
+
+impl Drop for Forwarder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Real NDN applications through nexthop, in another library: NDNts, the TypeScript NDN library
+//! of browser and Node.js apps (its Node.js transports, NFD prefix registration and segmented
+//! objects; `scripts/setup.sh` installs them in `.peers/ndnts`). The programs are
+//! `tests/ndnts_apps.mjs`, run by Node.js. A producer registers its prefix over the Unix socket
+//! and serves a 3 MB object; consumers fetch it over the Unix socket and over UDP (where the
+//! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together),
+//! and must get every byte.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{scratch, Forwarder};
+use nexthop_wire::Name;
+
+mod common;
+
+const NDNTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.peers/ndnts");
+const APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndnts_apps.mjs");
+const OBJECT_BYTES: &str = "3000000";
+
+/// A child process, killed on drop.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `node <script> <args>`, the script copied next to NDNts's `node_modules` (an ES module finds
+/// its packages from where it lies).
+fn node(script: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("node");
+    c.arg(script).args(args);
+    c
+}
+
+/// The apps' script, copied into `.peers/ndnts` under a name of this process.
+fn installed_script() -> PathBuf {
+    assert!(Path::new(NDNTS).join("node_modules/@ndn/segmented-object").is_dir(), "NDNts is in {NDNTS} (scripts/setup.sh installs it)");
+    let script = Path::new(NDNTS).join(format!("apps-{}.mjs", std::process::id()));
+    std::fs::copy(APPS, &script).unwrap();
+    script
+}
+
+#[test]
+fn an_ndnts_producer_serves_ndnts_consumers_over_unix_and_udp() {
+    let dir = scratch("ndnts");
+    let fw = Forwarder::start(&dir, "fw", 1);
+    let script = installed_script();
+    let prefix = "/ndnts/object";
+    let _producer = Killed(
+        node(&script, &["produce", &fw.socket, prefix, OBJECT_BYTES])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs"),
+    );
+    let started = Instant::now();
+    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
+        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not register {prefix}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for face in [fw.socket.clone(), format!("udp:{}:{}", fw.udp.ip(), fw.udp.port())] {
+        let out = node(&script, &["fetch", &face, prefix, OBJECT_BYTES]).output().expect("node runs");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(said.trim(), format!("intact {OBJECT_BYTES}"), "over {face}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_dir_all(&dir);
+}
