@@ -42,12 +42,12 @@ if [ ! -f /usr/lib/python3/dist-packages/data/ipasn_20140513.dat.gz ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-pyasn >/dev/null
 fi
 
-# NDNts, the TypeScript NDN library of browser and Node.js apps: its Node.js transports, NFD
-# prefix registration and segmented objects, from npm into .peers/ndnts, for the forwarder's
+# NDNts, the TypeScript NDN library of browser and Node.js apps: its Node.js and WebSocket
+# transports, NFD prefix registration and segmented objects, from npm into .peers/ndnts, for the forwarder's
 # application tests (crates/fw/tests/ndnts.rs). Node.js and npm come from Debian if missing.
 NDNTS_VERSION=0.0.20250307
 NDNTS="$(cd "$(dirname "$0")/.." && pwd)/.peers/ndnts"
-if [ ! -f "$NDNTS/node_modules/@ndn/segmented-object/package.json" ]; then
+if [ ! -f "$NDNTS/node_modules/@ndn/ws-transport/package.json" ]; then
   if ! command -v npm >/dev/null; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq >/dev/null 2>&1 || true
@@ -56,7 +56,8 @@ if [ ! -f "$NDNTS/node_modules/@ndn/segmented-object/package.json" ]; then
   mkdir -p "$NDNTS"
   echo '{"name": "nexthop-ndnts", "private": true, "type": "module"}' > "$NDNTS/package.json"
   (cd "$NDNTS" && npm install --silent --no-audit --no-fund \
-    "@ndn/node-transport@$NDNTS_VERSION" "@ndn/nfdmgmt@$NDNTS_VERSION" "@ndn/segmented-object@$NDNTS_VERSION")
+    "@ndn/node-transport@$NDNTS_VERSION" "@ndn/ws-transport@$NDNTS_VERSION" "@ndn/nfdmgmt@$NDNTS_VERSION" \
+    "@ndn/segmented-object@$NDNTS_VERSION")
 fi
 
 # NDNd, the Go NDN forwarder, as the `forwarder` experiment's peer: built from its release

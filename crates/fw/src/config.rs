@@ -59,6 +59,8 @@ pub struct FacesConfig {
     pub tcp: String,
     /// UDP listen address ("" = none).
     pub udp: String,
+    /// WebSocket listen address ("" = none): browser and Node.js apps (NFD's port is 9696).
+    pub websocket: String,
     /// Idle timeout of on-demand UDP faces.
     pub udp_idle_timeout_ms: u64,
     /// Send-buffer bound per stream face.

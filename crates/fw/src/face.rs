@@ -77,6 +77,9 @@ pub enum FaceUri {
     Tcp(SocketAddr),
     /// `udp4://a.b.c.d:port` or `udp6://[..]:port`.
     Udp(SocketAddr),
+    /// `wsclient://a.b.c.d:port`: a WebSocket client that connected (NFD's name; such faces are
+    /// accepted, not created).
+    WebSocket(SocketAddr),
     /// `internal://` (the management face).
     Internal,
     /// `null://`.
@@ -136,8 +139,8 @@ impl FaceUri {
     pub fn scope(&self) -> FaceScope {
         match self {
             FaceUri::Unix(_) | FaceUri::Internal | FaceUri::Null => FaceScope::Local,
-            FaceUri::Tcp(a) | FaceUri::Udp(a) if a.ip().is_loopback() => FaceScope::Local,
-            FaceUri::Tcp(_) | FaceUri::Udp(_) => FaceScope::NonLocal,
+            FaceUri::Tcp(a) | FaceUri::Udp(a) | FaceUri::WebSocket(a) if a.ip().is_loopback() => FaceScope::Local,
+            FaceUri::Tcp(_) | FaceUri::Udp(_) | FaceUri::WebSocket(_) => FaceScope::NonLocal,
         }
     }
 }
@@ -149,6 +152,7 @@ impl fmt::Display for FaceUri {
             FaceUri::Unix(p) => write!(f, "unix://{p}"),
             FaceUri::Tcp(a) => write!(f, "tcp{}://{a}", v(a)),
             FaceUri::Udp(a) => write!(f, "udp{}://{a}", v(a)),
+            FaceUri::WebSocket(a) => write!(f, "wsclient://{a}"),
             FaceUri::Internal => write!(f, "internal://"),
             FaceUri::Null => write!(f, "null://"),
         }

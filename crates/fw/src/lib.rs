@@ -40,3 +40,4 @@ pub mod token;
 pub mod traffic;
 #[allow(unsafe_code)]
 pub mod udp_batch;
+pub mod websocket;

@@ -2,9 +2,9 @@
 //! of browser and Node.js apps (its Node.js transports, NFD prefix registration and segmented
 //! objects; `scripts/setup.sh` installs them in `.peers/ndnts`). The programs are
 //! `tests/ndnts_apps.mjs`, run by Node.js. A producer registers its prefix over the Unix socket
-//! and serves a 3 MB object; consumers fetch it over the Unix socket and over UDP (where the
-//! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together),
-//! and must get every byte.
+//! and serves a 3 MB object; consumers fetch it over the Unix socket, over UDP (where the
+//! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together)
+//! and over a WebSocket (NDNts's `WsTransport`, what browser apps use), and must get every byte.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -39,14 +39,14 @@ fn node(script: &Path, args: &[&str]) -> Command {
 
 /// The apps' script, copied into `.peers/ndnts` under a name of this process.
 fn installed_script() -> PathBuf {
-    assert!(Path::new(NDNTS).join("node_modules/@ndn/segmented-object").is_dir(), "NDNts is in {NDNTS} (scripts/setup.sh installs it)");
+    assert!(Path::new(NDNTS).join("node_modules/@ndn/ws-transport").is_dir(), "NDNts is in {NDNTS} (scripts/setup.sh installs it)");
     let script = Path::new(NDNTS).join(format!("apps-{}.mjs", std::process::id()));
     std::fs::copy(APPS, &script).unwrap();
     script
 }
 
 #[test]
-fn an_ndnts_producer_serves_ndnts_consumers_over_unix_and_udp() {
+fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
     let dir = scratch("ndnts");
     let fw = Forwarder::start(&dir, "fw", 1);
     let script = installed_script();
@@ -63,7 +63,7 @@ fn an_ndnts_producer_serves_ndnts_consumers_over_unix_and_udp() {
         assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not register {prefix}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    for face in [fw.socket.clone(), format!("udp:{}:{}", fw.udp.ip(), fw.udp.port())] {
+    for face in [fw.socket.clone(), format!("udp:{}:{}", fw.udp.ip(), fw.udp.port()), format!("ws://{}", fw.websocket)] {
         let out = node(&script, &["fetch", &face, prefix, OBJECT_BYTES]).output().expect("node runs");
         let said = String::from_utf8_lossy(&out.stdout);
         assert_eq!(said.trim(), format!("intact {OBJECT_BYTES}"), "over {face}: {}", String::from_utf8_lossy(&out.stderr));

@@ -6,8 +6,9 @@
 //                                            as segments until killed
 //   fetch <face> <prefix> <bytes>            fetches the object and prints "intact <bytes>" if
 //                                            every byte is the producer's; <face> is a Unix
-//                                            socket path or udp:<host>:<port>
+//                                            socket path, udp:<host>:<port> or ws://<host>:<port>
 import { UnixTransport, UdpTransport } from "@ndn/node-transport";
+import { WsTransport } from "@ndn/ws-transport";
 import { enableNfdPrefixReg } from "@ndn/nfdmgmt";
 import { serve, fetch, BufferChunkSource } from "@ndn/segmented-object";
 
@@ -15,6 +16,9 @@ const [role, where, prefix, size] = process.argv.slice(2);
 const object = Buffer.alloc(Number(size)).map((_, i) => (i * 7 + (i >> 11)) & 0xff);
 
 async function connect() {
+  if (where.startsWith("ws://")) {
+    return WsTransport.createFace({}, where);
+  }
   if (where.startsWith("udp:")) {
     const [, host, port] = where.split(":");
     return UdpTransport.createFace({}, host, Number(port));

@@ -1,4 +1,5 @@
-//! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, UDP
+//! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, WebSocket
+//! faces (a TCP stream whose packets travel as WebSocket messages, [`crate::websocket`]), UDP
 //! faces (one remote endpoint on a shared socket), and their counters.
 
 use std::io::{self, Read, Write};
@@ -11,6 +12,7 @@ use crate::face::{FaceId, FaceScope, FaceUri, Persistency};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::outbox::PacketKind;
 use crate::packet::MAX_PACKET_BYTES;
+use crate::websocket::{put_packet_header, WsCodec};
 
 /// The socket of a stream face.
 #[derive(Debug)]
@@ -57,6 +59,8 @@ pub struct Stream {
     wpos: usize,
     /// Registered for writability (the send buffer did not drain).
     pub want_write: bool,
+    /// WebSocket framing instead of bare TLV elements.
+    ws: Option<Box<WsCodec>>,
 }
 
 /// What reading a stream face gave.
@@ -73,7 +77,13 @@ const READ_CHUNK: usize = 128 * 1024;
 impl Stream {
     /// A stream face's buffers around `socket`.
     pub fn new(socket: StreamSocket) -> Self {
-        Stream { socket, rbuf: Vec::new(), rstart: 0, skip: 0, wbuf: Vec::new(), wpos: 0, want_write: false }
+        Stream { socket, rbuf: Vec::new(), rstart: 0, skip: 0, wbuf: Vec::new(), wpos: 0, want_write: false, ws: None }
+    }
+
+    /// A WebSocket face's buffers around an accepted TCP connection (the upgrade request comes
+    /// first).
+    pub fn websocket(socket: StreamSocket) -> Self {
+        Stream { ws: Some(Box::default()), ..Stream::new(socket) }
     }
 
     /// Reads what has arrived and calls `on_frame` with each whole TLV element; elements over
@@ -107,6 +117,20 @@ impl Stream {
                 }
             };
             self.rbuf.truncate(filled + n);
+            if let Some(ws) = self.ws.as_mut() {
+                // One packet per message; the codec's answers (upgrade, pongs) go out as they are.
+                match ws.feed(&self.rbuf[self.rstart..], &mut self.wbuf, |m| on_frame(Ok(m))) {
+                    Ok(used) => self.rstart += used,
+                    Err(e) => {
+                        tracing::debug!("websocket face: {e}");
+                        return ReadOutcome::Closed;
+                    }
+                }
+                if ws.is_closed() {
+                    return ReadOutcome::Closed;
+                }
+                continue;
+            }
             loop {
                 let avail = &self.rbuf[self.rstart..];
                 if self.skip > 0 {
@@ -139,8 +163,14 @@ impl Stream {
         self.wbuf.len() - self.wpos
     }
 
-    /// Queues bytes.
+    /// Queues a packet (as one binary message on a WebSocket face, once it is open).
     pub fn queue(&mut self, bytes: &[u8]) {
+        if let Some(ws) = &self.ws {
+            if !ws.is_open() {
+                return;
+            }
+            put_packet_header(bytes.len(), &mut self.wbuf);
+        }
         self.wbuf.extend_from_slice(bytes);
     }
 

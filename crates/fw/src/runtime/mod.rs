@@ -61,6 +61,7 @@ const UDP_SOCKET: Token = Token(2);
 const WAKER: Token = Token(3);
 /// The inline shard's content store: an SSD read finished.
 const CS_SIGNAL: Token = Token(4);
+const WS_LISTENER: Token = Token(5);
 
 /// Bytes of partial packets (NDNLPv2 fragments) held for reassembly, over every face.
 const REASSEMBLY_BYTES: usize = 16 << 20;
@@ -298,6 +299,7 @@ pub struct Runtime {
     waker: Arc<Waker>,
     unix: Option<(UnixListener, String)>,
     tcp: Option<TcpListener>,
+    websocket: Option<TcpListener>,
     faces: Faces,
     forwarding: Forwarding,
     manager: Manager,
@@ -320,6 +322,8 @@ pub struct Listening {
     pub tcp: Option<SocketAddr>,
     /// UDP.
     pub udp: Option<SocketAddr>,
+    /// WebSocket.
+    pub websocket: Option<SocketAddr>,
 }
 
 fn wall_ms() -> u64 {
@@ -426,6 +430,13 @@ impl Runtime {
             poll.registry().register(&mut l, TCP_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
             tcp = Some(l);
         }
+        let mut websocket = None;
+        if !cfg.faces.websocket.is_empty() {
+            let addr: SocketAddr = cfg.faces.websocket.parse().map_err(|_| StartError::Config("faces.websocket".into()))?;
+            let mut l = TcpListener::bind(addr).map_err(io_err(format!("listening for websockets on {addr}")))?;
+            poll.registry().register(&mut l, WS_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
+            websocket = Some(l);
+        }
         let mut udp = None;
         if !cfg.faces.udp.is_empty() {
             let addr: SocketAddr = cfg.faces.udp.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
@@ -480,6 +491,7 @@ impl Runtime {
             waker,
             unix,
             tcp,
+            websocket,
             faces: Faces {
                 faces: HashMap::new(),
                 by_udp_remote: HashMap::new(),
@@ -522,6 +534,7 @@ impl Runtime {
         Listening {
             unix: self.unix.as_ref().map(|(_, p)| p.clone()),
             tcp: self.tcp.as_ref().and_then(|l| l.local_addr().ok()),
+            websocket: self.websocket.as_ref().and_then(|l| l.local_addr().ok()),
             udp: self.faces.udp_local,
         }
     }
@@ -632,7 +645,8 @@ impl Runtime {
             for ev in events.iter() {
                 match ev.token() {
                     UNIX_LISTENER => self.accept_unix(now),
-                    TCP_LISTENER => self.accept_tcp(now),
+                    TCP_LISTENER => self.accept_tcp(now, false),
+                    WS_LISTENER => self.accept_tcp(now, true),
                     UDP_SOCKET => udp_more = self.read_udp(now, &mut udp_batch),
                     WAKER => {}
                     CS_SIGNAL => cs_ready = true,
@@ -718,23 +732,25 @@ impl Runtime {
         }
     }
 
-    fn accept_tcp(&mut self, now: u64) {
+    /// Accepts TCP connections: NDN over TCP, or (`websocket`) on the WebSocket listener, where
+    /// each connection starts with its upgrade request.
+    fn accept_tcp(&mut self, now: u64, websocket: bool) {
         loop {
-            let Some(l) = self.tcp.as_ref() else { return };
+            let Some(l) = (if websocket { self.websocket.as_ref() } else { self.tcp.as_ref() }) else { return };
             match l.accept() {
                 Ok((s, peer)) => {
                     let _ = s.set_nodelay(true);
-                    let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
-                    let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
-                    if let Err(e) = self.faces.add(
-                        self.poll.registry(),
-                        FaceUri::Tcp(peer),
-                        local,
-                        Persistency::OnDemand,
-                        link,
-                        now,
-                        &mut self.forwarding,
-                    ) {
+                    let local = s.local_addr().ok();
+                    let (uri, local, stream) = if websocket {
+                        let local = local.map(|a| format!("ws://{a}")).unwrap_or_default();
+                        (FaceUri::WebSocket(peer), local, Stream::websocket(StreamSocket::Tcp(s)))
+                    } else {
+                        let local = local.map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
+                        (FaceUri::Tcp(peer), local, Stream::new(StreamSocket::Tcp(s)))
+                    };
+                    let link = Link::Stream(Box::new(stream));
+                    if let Err(e) = self.faces.add(self.poll.registry(), uri, local, Persistency::OnDemand, link, now, &mut self.forwarding)
+                    {
                         tracing::warn!("tcp face: {e}");
                     }
                 }
@@ -808,6 +824,10 @@ impl Runtime {
             }
             Err(_) => drops.count(Drop::Oversize),
         });
+        if stream.pending() > 0 {
+            // A WebSocket face's answers to the peer (its upgrade, pongs) wait to be written.
+            self.faces.dirty.push(id);
+        }
         for (at, len) in bounds {
             self.on_packet(now, id, &frames[at..at + len]);
         }

@@ -1,5 +1,5 @@
 //! What the forwarder's integration tests share: a forwarder running in-process on a private
-//! Unix socket (and a loopback UDP port), and scratch directories. (Each test file uses part of
+//! Unix socket (and loopback UDP and WebSocket ports), and scratch directories. (Each test file uses part of
 //! it, hence `dead_code` allowed.)
 #![allow(dead_code)]
 
@@ -27,6 +27,8 @@ pub struct Forwarder {
     pub socket: String,
     /// The UDP listener (loopback, a free port).
     pub udp: std::net::SocketAddr,
+    /// The WebSocket listener (loopback, a free port).
+    pub websocket: std::net::SocketAddr,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -38,12 +40,14 @@ impl Forwarder {
         cfg.faces.unix = dir.join(format!("{name}.sock")).to_string_lossy().into_owned();
         cfg.faces.tcp = String::new();
         cfg.faces.udp = "127.0.0.1:0".into();
+        cfg.faces.websocket = "127.0.0.1:0".into();
         let mut rt = Runtime::new(cfg.clone()).expect("forwarder starts");
         let udp = rt.listening().udp.expect("a UDP listener");
+        let websocket = rt.listening().websocket.expect("a WebSocket listener");
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
         let thread = std::thread::spawn(move || rt.run(&s).expect("runs"));
-        Forwarder { socket: cfg.faces.unix, udp, stop, thread: Some(thread) }
+        Forwarder { socket: cfg.faces.unix, udp, websocket, stop, thread: Some(thread) }
     }
 
     /// The Unix face's URI.
