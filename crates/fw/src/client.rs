@@ -17,6 +17,7 @@ use crate::fragmentation::{is_fragment, Reassembler};
 use crate::mgmt::params::{ControlParameters, ControlResponse};
 use crate::packet::{classify, Network};
 use crate::udp_batch::{RecvBatch, SendBatch};
+use crate::websocket::{put_client_frame, WsCodec};
 
 /// What went wrong talking to the forwarder.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +42,17 @@ enum Conn {
     /// A UDP socket and the forwarder's address: each packet one datagram, moved in batches.
     /// Not connected: a forwarder may answer from another port than the one written to.
     Udp(UdpSocket, std::net::SocketAddr, Box<RecvBatch>, SendBatch),
+    /// A WebSocket (each packet one binary message) over TCP.
+    Ws(TcpStream, Box<WsClient>),
+}
+
+/// A WebSocket connection's client state.
+struct WsClient {
+    codec: WsCodec,
+    /// Bytes read and not yet cut into frames.
+    raw: Vec<u8>,
+    /// Where the frame masks come from.
+    mask: u32,
 }
 
 /// A connection to a forwarder.
@@ -93,9 +105,32 @@ impl Client {
                 crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
                 Conn::Udp(s, *a, Box::default(), SendBatch::default())
             }
-            _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp:// or udp://")),
+            FaceUri::WebSocket(a) => {
+                let mut s = TcpStream::connect(a)?;
+                s.set_nodelay(true)?;
+                let (codec, request) = WsCodec::client(&a.to_string(), u64::from(first_nonce()));
+                s.write_all(request.as_bytes())?;
+                Conn::Ws(s, Box::new(WsClient { codec, raw: Vec::new(), mask: first_nonce() }))
+            }
+            _ => return Err(io::Error::new(io::ErrorKind::Unsupported, "connect over unix://, tcp://, udp:// or wsclient://")),
         };
-        Ok(Client { conn, buf: Vec::new(), start: 0, nonce: first_nonce(), reassembler: Reassembler::new(1 << 20), opened: Instant::now() })
+        let mut c = Client {
+            conn,
+            buf: Vec::new(),
+            start: 0,
+            nonce: first_nonce(),
+            reassembler: Reassembler::new(1 << 20),
+            opened: Instant::now(),
+        };
+        // A WebSocket client sends nothing more until the server has accepted the upgrade.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(&c.conn, Conn::Ws(_, ws) if !ws.codec.is_open()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || c.read_some(left)? == 0 {
+                return Err(io::Error::new(io::ErrorKind::ConnectionRefused, "no WebSocket upgrade"));
+            }
+        }
+        Ok(c)
     }
 
     /// The local address of a UDP connection (what the forwarder sees as the remote end).
@@ -106,23 +141,26 @@ impl Client {
         }
     }
 
-    /// Sends raw bytes (one or more whole packets; over UDP each becomes a datagram).
+    /// Sends raw bytes (one or more whole packets; over UDP each becomes a datagram, over a
+    /// WebSocket a message).
     ///
     /// # Errors
-    /// Socket errors; over UDP, bytes that are not whole TLV packets.
+    /// Socket errors; over UDP and WebSocket, bytes that are not whole TLV packets.
     pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         match &mut self.conn {
             Conn::Unix(s) => s.write_all(bytes),
             Conn::Tcp(s) => s.write_all(bytes),
+            Conn::Ws(s, ws) => {
+                let mut out = Vec::with_capacity(bytes.len() + 16);
+                for packet in whole_packets(bytes)? {
+                    ws.mask = ws.mask.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    put_client_frame(packet, ws.mask.to_be_bytes(), &mut out);
+                }
+                s.write_all(&out)
+            }
             Conn::Udp(s, to, _, out) => {
-                let mut rest = bytes;
-                while !rest.is_empty() {
-                    let n = match frame_len(rest, usize::MAX) {
-                        Ok(Some(n)) if n <= rest.len() => n,
-                        _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "not whole TLV packets")),
-                    };
-                    out.push(&rest[..n], Some(*to));
-                    rest = &rest[n..];
+                for packet in whole_packets(bytes)? {
+                    out.push(packet, Some(*to));
                 }
                 match out.flush(s.as_raw_fd()) {
                     0 => Ok(()),
@@ -140,6 +178,21 @@ impl Client {
         self.start = 0;
         let filled = self.buf.len();
         let stream: &mut dyn Read = match &mut self.conn {
+            Conn::Ws(s, ws) => {
+                s.set_read_timeout(Some(timeout))?;
+                let at = ws.raw.len();
+                ws.raw.resize(at + 65536, 0);
+                let got = s.read(&mut ws.raw[at..]);
+                ws.raw.truncate(at + *got.as_ref().unwrap_or(&0));
+                let mut reply = Vec::new();
+                let buf = &mut self.buf;
+                let used = ws.codec.feed(&ws.raw, &mut reply, |m| buf.extend_from_slice(m)).map_err(io::Error::other)?;
+                ws.raw.drain(..used);
+                if !reply.is_empty() {
+                    s.write_all(&reply)?;
+                }
+                return got;
+            }
             Conn::Unix(s) => {
                 s.set_read_timeout(Some(timeout))?;
                 s
@@ -342,6 +395,21 @@ impl Client {
             next = i;
         }
     }
+}
+
+/// `bytes` cut into its whole TLV packets.
+fn whole_packets(bytes: &[u8]) -> io::Result<Vec<&[u8]>> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = match frame_len(rest, usize::MAX) {
+            Ok(Some(n)) if n <= rest.len() => n,
+            _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "not whole TLV packets")),
+        };
+        out.push(&rest[..n]);
+        rest = &rest[n..];
+    }
+    Ok(out)
 }
 
 fn control_response(data_wire: &[u8]) -> Result<ControlResponse, ClientError> {

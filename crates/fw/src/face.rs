@@ -97,8 +97,8 @@ pub struct FaceUriError {
 }
 
 impl FaceUri {
-    /// Parses `unix://…`, `tcp[46]://host:port`, `udp[46]://host:port` (host an IP address;
-    /// port 6363 when left out), `internal://`, `null://`.
+    /// Parses `unix://…`, `tcp[46]://host:port`, `udp[46]://host:port`, `ws://host:port` (or
+    /// `wsclient://`; host an IP address; port 6363 when left out), `internal://`, `null://`.
     ///
     /// # Errors
     /// [`FaceUriError`] naming the problem.
@@ -129,9 +129,10 @@ impl FaceUri {
             "udp" => Ok(FaceUri::Udp(addr(None)?)),
             "udp4" => Ok(FaceUri::Udp(addr(Some(false))?)),
             "udp6" => Ok(FaceUri::Udp(addr(Some(true))?)),
+            "ws" | "wsclient" => Ok(FaceUri::WebSocket(addr(None)?)),
             "internal" => Ok(FaceUri::Internal),
             "null" => Ok(FaceUri::Null),
-            _ => Err(err("scheme must be unix, tcp4, tcp6, udp4, udp6, internal or null")),
+            _ => Err(err("scheme must be unix, tcp4, tcp6, udp4, udp6, ws, internal or null")),
         }
     }
 

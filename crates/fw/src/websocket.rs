@@ -9,7 +9,9 @@
 //! with a close; text frames are not NDN and are skipped. [`put_packet_header`] writes the header
 //! of the unmasked binary frame that carries a packet the forwarder sends. A protocol error (a bad upgrade
 //! request, an unmasked client frame, a message above the packet limit) is a [`WsError`]: the
-//! face closes.
+//! face closes. The same codec, made by [`WsCodec::client`], is the client side of nexthop's own
+//! [`crate::client::Client`] (the traffic generator): it checks the server's 101 response and
+//! reads unmasked frames; [`put_client_frame`] masks what it sends.
 
 use std::io::Cursor;
 
@@ -38,7 +40,7 @@ pub enum WsError {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
-    /// Waiting for the HTTP upgrade request.
+    /// Waiting for the HTTP upgrade request (server) or its 101 response (client).
     Upgrade,
     /// Frames flow.
     Open,
@@ -46,10 +48,13 @@ enum State {
     Closed,
 }
 
-/// One WebSocket connection's protocol state (server side).
+/// One WebSocket connection's protocol state.
 #[derive(Debug)]
 pub struct WsCodec {
     state: State,
+    /// The client's side (nexthop's own client, the traffic generator): it reads the 101
+    /// response with the accept key it expects, then unmasked frames from the server.
+    client_expects: Option<String>,
     /// The message being joined from continuation frames (and whether it is binary).
     message: Vec<u8>,
     binary: bool,
@@ -57,11 +62,23 @@ pub struct WsCodec {
 
 impl Default for WsCodec {
     fn default() -> Self {
-        WsCodec { state: State::Upgrade, message: Vec::new(), binary: false }
+        WsCodec { state: State::Upgrade, client_expects: None, message: Vec::new(), binary: false }
     }
 }
 
 impl WsCodec {
+    /// A client's codec, and the upgrade request to send first to `host` (with a key made
+    /// from `seed`).
+    pub fn client(host: &str, seed: u64) -> (WsCodec, String) {
+        let key = data_encoding::BASE64.encode(&[seed.to_le_bytes(), seed.rotate_left(29).to_le_bytes()].concat());
+        let request = format!(
+            "GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        );
+        let expects = derive_accept_key(key.as_bytes());
+        (WsCodec { client_expects: Some(expects), ..WsCodec::default() }, request)
+    }
+
     /// Whether the connection has closed (a close frame was received and answered).
     pub fn is_closed(&self) -> bool {
         self.state == State::Closed
@@ -80,6 +97,15 @@ impl WsCodec {
     /// [`WsError`]: the connection is to be closed.
     pub fn feed(&mut self, input: &[u8], reply: &mut Vec<u8>, mut on_message: impl FnMut(&[u8])) -> Result<usize, WsError> {
         let mut used = 0;
+        if self.state == State::Upgrade && self.client_expects.is_some() {
+            match upgraded(input, self.client_expects.as_deref().unwrap_or_default())? {
+                None => return Ok(0),
+                Some(len) => {
+                    self.state = State::Open;
+                    used = len;
+                }
+            }
+        }
         if self.state == State::Upgrade {
             match upgrade(input)? {
                 None => return Ok(0),
@@ -102,7 +128,12 @@ impl WsCodec {
                 return Err(WsError::TooLarge(self.message.len() as u64 + len));
             }
             let Some(payload) = input.get(used + head..used + head + len as usize) else { break };
-            let Some(mask) = header.mask else { return Err(WsError::Protocol("a client frame without a mask".into())) };
+            let mask = match (header.mask, self.client_expects.is_some()) {
+                (Some(mask), false) => mask,
+                (None, true) => [0; 4],
+                (None, false) => return Err(WsError::Protocol("a client frame without a mask".into())),
+                (Some(_), true) => return Err(WsError::Protocol("a masked frame from the server".into())),
+            };
             if header.rsv1 || header.rsv2 || header.rsv3 {
                 return Err(WsError::Protocol("reserved bits set".into()));
             }
@@ -155,6 +186,34 @@ pub fn frame_header(opcode: OpCode, len: usize) -> Vec<u8> {
 pub fn put_packet_header(len: usize, out: &mut Vec<u8>) {
     let header = FrameHeader { opcode: OpCode::Data(Data::Binary), ..FrameHeader::default() };
     header.format(len as u64, out).expect("a Vec takes any write");
+}
+
+/// Appends one binary frame carrying `packet` as a client sends it: masked with `mask`.
+pub fn put_client_frame(packet: &[u8], mask: [u8; 4], out: &mut Vec<u8>) {
+    let header = FrameHeader { opcode: OpCode::Data(Data::Binary), mask: Some(mask), ..FrameHeader::default() };
+    header.format(packet.len() as u64, out).expect("a Vec takes any write");
+    out.extend(packet.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+}
+
+/// The server's 101 response at the front of `input`, if it is all there and accepts the key
+/// whose answer is `expects`: its length.
+fn upgraded(input: &[u8], expects: &str) -> Result<Option<usize>, WsError> {
+    let mut headers = [httparse::EMPTY_HEADER; 32];
+    let mut response = httparse::Response::new(&mut headers);
+    let len = match response.parse(input) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if input.len() > MAX_REQUEST_BYTES => return Err(WsError::Handshake("too long")),
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(_) => return Err(WsError::Handshake("not HTTP")),
+    };
+    if response.code != Some(101) {
+        return Err(WsError::Handshake("the server refused the upgrade"));
+    }
+    let accept = response.headers.iter().find(|h| h.name.eq_ignore_ascii_case("Sec-WebSocket-Accept")).map(|h| h.value);
+    if accept != Some(expects.as_bytes()) {
+        return Err(WsError::Handshake("a wrong Sec-WebSocket-Accept"));
+    }
+    Ok(Some(len))
 }
 
 /// The upgrade request at the front of `input`, if it is all there: its length and the 101
@@ -242,6 +301,24 @@ mod tests {
         assert_eq!(got, [b"\x05\x00".to_vec()]);
         assert_eq!(reply, frame_header(OpCode::Control(Control::Close), 0));
         assert!(c.is_closed());
+    }
+
+    #[test]
+    fn a_client_and_a_server_codec_talk() {
+        let (mut client, request) = WsCodec::client("127.0.0.1:9696", 42);
+        let (mut server, mut to_client, mut to_server) = (WsCodec::default(), Vec::new(), request.into_bytes());
+        put_client_frame(b"\x05\x01z", [4, 3, 2, 1], &mut to_server);
+        let mut at_server = Vec::new();
+        assert_eq!(server.feed(&to_server, &mut to_client, |m| at_server.push(m.to_vec())), Ok(to_server.len()));
+        assert_eq!(at_server, [b"\x05\x01z".to_vec()]);
+        put_packet_header(3, &mut to_client);
+        to_client.extend_from_slice(b"\x06\x01y");
+        let mut at_client = Vec::new();
+        assert_eq!(client.feed(&to_client, &mut Vec::new(), |m| at_client.push(m.to_vec())), Ok(to_client.len()));
+        assert_eq!(at_client, [b"\x06\x01y".to_vec()]);
+        // A server that answers another key is refused.
+        let (mut other, _) = WsCodec::client("h", 43);
+        assert!(matches!(other.feed(&to_client, &mut Vec::new(), |_| {}), Err(WsError::Handshake(_))));
     }
 
     #[test]
