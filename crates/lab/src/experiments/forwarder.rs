@@ -1,11 +1,12 @@
 //! Experiment `forwarder`: satisfied Interests per second through nexthop and through NDNd (the
-//! Go NDN forwarder) over real Unix, TCP and UDP sockets, with a FIB of many routes; an Interest
+//! Go NDN forwarder) over real Unix, TCP, UDP and WebSocket sockets, with a FIB of many routes; an Interest
 //! flood from one face beside legitimate traffic from another; and the in-process pipeline rate
 //! with no sockets, to show where the time goes.
 //!
 //! Both forwarders run as their own processes ([`Forwarder`]) with the same content-store size
 //! and thread count. The traffic generator's producer registers `/gen/...` through management
-//! (over UDP: a face made with `faces/create` and a route to it) and answers every Interest
+//! (over UDP: a face made with `faces/create` and a route to it; for the WebSocket rows it stays
+//! on the Unix socket and only the consumer uses the WebSocket) and answers every Interest
 //! with a Data of `payload_bytes`; its consumer keeps a window of Interests for distinct names
 //! outstanding, so every Interest misses the content store and goes through FIB, PIT and back.
 //! The FIB also holds `fib_routes` other routes (two-component names): nexthop loads them from a
@@ -88,6 +89,7 @@ fn face<'f>(fw: &'f Forwarder, transport: &str) -> &'f nexthop_fw::face::FaceUri
     match transport {
         "unix" => &fw.unix,
         "tcp" => &fw.tcp,
+        "ws" => &fw.websocket,
         _ => &fw.udp,
     }
 }
@@ -105,7 +107,10 @@ impl Producer {
     pub(super) fn start(fw: &Forwarder, transport: &str, tag: &str, payload: usize) -> anyhow::Result<Producer> {
         let prefix = Name::from_uri(&format!("/gen/{tag}"))?;
         let stop = Arc::new(AtomicBool::new(false));
-        let thread = traffic::start_producer(face(fw, transport), &fw.unix, &prefix, payload, stop.clone())?;
+        // A WebSocket is an app's face, not a producer's (NDNd takes no management over it):
+        // the producer stays on the Unix socket and only the consumer uses the WebSocket.
+        let at = if transport == "ws" { &fw.unix } else { face(fw, transport) };
+        let thread = traffic::start_producer(at, &fw.unix, &prefix, payload, stop.clone())?;
         Ok(Producer { prefix, stop, thread: Some(thread) })
     }
 
@@ -148,7 +153,7 @@ impl super::Experiment for ForwarderExperiment {
     }
 
     fn about(&self) -> &'static str {
-        "satisfied Interests/s through nexthop and NDNd over Unix, TCP and UDP with a large FIB; Interest flood; in-process pipeline rate"
+        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; in-process pipeline rate"
     }
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
@@ -170,7 +175,7 @@ impl super::Experiment for ForwarderExperiment {
                 let fw = start(system, &dir, &setup)?;
                 let (_loader, load_s) = load_routes(&fw, routes)?;
                 for &payload in payloads {
-                    for transport in ["unix", "tcp", "udp"] {
+                    for transport in ["unix", "tcp", "udp", "ws"] {
                         let r = fetch(&fw, transport, &format!("{transport}{payload}t{threads}"), payload, seconds)
                             .with_context(|| format!("{system} over {transport}"))?;
                         let kips = r.satisfied as f64 / r.seconds / 1e3;

@@ -91,6 +91,8 @@ pub struct Forwarder {
     pub tcp: FaceUri,
     /// Its UDP listener.
     pub udp: FaceUri,
+    /// Its WebSocket listener.
+    pub websocket: FaceUri,
     /// Seconds from start until it answered management (nexthop loads its route file first).
     pub start_s: f64,
 }
@@ -107,6 +109,11 @@ fn free_port() -> anyhow::Result<u16> {
     anyhow::bail!("no port free for both TCP and UDP")
 }
 
+/// A loopback TCP port that was free a moment ago (the WebSocket listener's).
+fn free_tcp_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
 impl Forwarder {
     /// Starts `nexthop run` with `setup`, its files under `dir`.
     ///
@@ -114,12 +121,13 @@ impl Forwarder {
     /// No nexthop binary, or it does not come up in 120 s (a large route file loads first).
     pub fn nexthop(dir: &Path, setup: &Setup) -> anyhow::Result<Forwarder> {
         let port = free_port()?;
+        let ws_port = free_tcp_port()?;
         let unix = dir.join("nexthop.sock");
         let routes = setup.route_file.as_ref().map(|p| format!("{:?}", p.display().to_string())).unwrap_or_default();
         let config = format!(
             "route_files = [{routes}]\n\
              [forwarder]\nthreads = {}\npit_max_entries = {}\npit_max_per_face = {}\n\
-             [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\nudp_mtu = {}\n\
+             [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\nwebsocket = \"127.0.0.1:{ws_port}\"\nudp_mtu = {}\n\
              [content_store]\ncapacity = {}\n{}",
             setup.threads,
             setup.pit_max.0,
@@ -141,7 +149,7 @@ impl Forwarder {
         std::fs::write(&cfg, config)?;
         let mut cmd = Command::new(nexthop_binary()?);
         cmd.arg("run").arg("--config").arg(&cfg).env("RUST_LOG", "warn");
-        Forwarder::spawn("nexthop", cmd, dir, unix, port, Duration::from_secs(120))
+        Forwarder::spawn("nexthop", cmd, dir, unix, (port, ws_port), Duration::from_secs(120))
     }
 
     /// Starts NDNd (`ndnd fw run`) with `setup`'s threads and content store (NDNd's capacity
@@ -153,6 +161,7 @@ impl Forwarder {
         let bin = ndnd_binary();
         anyhow::ensure!(bin.exists(), "NDNd not found at {} (scripts/setup.sh builds it; NEXTHOP_NDND names another)", bin.display());
         let port = free_port()?;
+        let ws_port = free_tcp_port()?;
         let unix = dir.join("ndnd.sock");
         let config = format!(
             "core:\n  log_level: WARN\n\
@@ -160,7 +169,7 @@ impl Forwarder {
              \x20 udp:\n    enabled_unicast: true\n    enabled_multicast: false\n    port_unicast: {port}\n    lifetime: 600\n    default_mtu: {}\n\
              \x20 tcp:\n    enabled: true\n    port_unicast: {port}\n    lifetime: 600\n\
              \x20 unix:\n    enabled: true\n    socket_path: {}\n\
-             \x20 websocket:\n    enabled: false\n\
+             \x20 websocket:\n    enabled: true\n    bind: 127.0.0.1\n    port: {ws_port}\n    tls_enabled: false\n\
              \x20 http3:\n    enabled: false\n\
              fw:\n  threads: {}\n  queue_size: 1024\n\
              mgmt:\n  allow_localhop: false\n\
@@ -175,10 +184,19 @@ impl Forwarder {
         std::fs::write(&cfg, config)?;
         let mut cmd = Command::new(bin);
         cmd.args(["fw", "run"]).arg(&cfg);
-        Forwarder::spawn("ndnd", cmd, dir, unix, port, Duration::from_secs(10))
+        Forwarder::spawn("ndnd", cmd, dir, unix, (port, ws_port), Duration::from_secs(10))
     }
 
-    fn spawn(system: &'static str, mut cmd: Command, dir: &Path, unix: PathBuf, port: u16, limit: Duration) -> anyhow::Result<Forwarder> {
+    /// Starts `cmd`, listening on `unix`, TCP and UDP `ports.0` and WebSocket `ports.1`.
+    fn spawn(
+        system: &'static str,
+        mut cmd: Command,
+        dir: &Path,
+        unix: PathBuf,
+        ports: (u16, u16),
+        limit: Duration,
+    ) -> anyhow::Result<Forwarder> {
+        let (port, ws_port) = ports;
         let _ = std::fs::remove_file(&unix);
         let log_path = dir.join(format!("{system}.log"));
         let log = std::fs::File::create(&log_path)?;
@@ -191,6 +209,7 @@ impl Forwarder {
             unix: FaceUri::Unix(unix.display().to_string()),
             tcp: FaceUri::Tcp(tcp),
             udp: FaceUri::Udp(tcp),
+            websocket: FaceUri::WebSocket(([127, 0, 0, 1], ws_port).into()),
             start_s: 0.0,
         };
         // Ready = management answers on the Unix socket and TCP accepts (a socket can accept
