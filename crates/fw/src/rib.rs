@@ -73,9 +73,6 @@ impl Rib {
     /// Adds or updates the route of (`route.face`, `route.origin`) at `prefix`; the entries it
     /// changed (the prefix's, and those below it when what they inherit changed).
     pub fn register(&mut self, prefix: &Name, route: Route) -> Changes {
-        if let Some(t) = route.expires_ms {
-            self.expiry.insert((t, prefix.clone()));
-        }
         let old = self.routes.get(prefix).and_then(|l| l.iter().find(|r| r.face == route.face && r.origin == route.origin)).copied();
         self.insert(prefix, route);
         let below = old.is_none_or(|o| (o.cost, o.flags) != (route.cost, route.flags));
@@ -167,6 +164,9 @@ impl Rib {
     /// Adds a route without deriving any FIB entry (a bulk load: [`Rib::entries`] then derives
     /// them all at once).
     pub fn insert(&mut self, prefix: &Name, route: Route) {
+        if let Some(t) = route.expires_ms {
+            self.expiry.insert((t, prefix.clone()));
+        }
         let list = self.routes.entry(prefix.clone()).or_default();
         match list.iter_mut().find(|r| r.face == route.face && r.origin == route.origin) {
             Some(r) => *r = route,

@@ -698,6 +698,7 @@ impl Runtime {
     fn every_second(&mut self, now: u64) {
         let (manager, mut host) = self.host();
         manager.expire(&mut host, now);
+        self.flush_workers();
         let idle = self.cfg.faces.udp_idle_timeout_ms;
         let idle_faces: Vec<FaceId> = self
             .faces
@@ -948,12 +949,17 @@ impl Runtime {
     }
 
     fn close_faces(&mut self) {
+        if self.closing.is_empty() {
+            return;
+        }
         for id in std::mem::take(&mut self.closing) {
             let (manager, mut host) = self.host();
             if host.destroy_face(id) {
                 manager.face_gone(&mut host, id);
             }
         }
+        // The manager's withdrawals (readvertisements) go to the forwarding threads now.
+        self.flush_workers();
     }
 
     /// Drops counted on the I/O thread (decode errors, scope violations, management).
