@@ -140,8 +140,11 @@ impl FaceUri {
     pub fn scope(&self) -> FaceScope {
         match self {
             FaceUri::Unix(_) | FaceUri::Internal | FaceUri::Null => FaceScope::Local,
-            FaceUri::Tcp(a) | FaceUri::Udp(a) | FaceUri::WebSocket(a) if a.ip().is_loopback() => FaceScope::Local,
-            FaceUri::Tcp(_) | FaceUri::Udp(_) | FaceUri::WebSocket(_) => FaceScope::NonLocal,
+            // As NFD: a UDP face is never local, even to a loopback address (it is how
+            // forwarders reach each other; apps on this host use the Unix socket or TCP).
+            FaceUri::Udp(_) => FaceScope::NonLocal,
+            FaceUri::Tcp(a) | FaceUri::WebSocket(a) if a.ip().is_loopback() => FaceScope::Local,
+            FaceUri::Tcp(_) | FaceUri::WebSocket(_) => FaceScope::NonLocal,
         }
     }
 }
@@ -184,5 +187,6 @@ mod tests {
     fn loopback_is_local() {
         assert_eq!(FaceUri::parse("tcp4://127.0.0.1:1").unwrap().scope(), FaceScope::Local);
         assert_eq!(FaceUri::parse("udp4://10.1.1.1:1").unwrap().scope(), FaceScope::NonLocal);
+        assert_eq!(FaceUri::parse("udp4://127.0.0.1:1").unwrap().scope(), FaceScope::NonLocal);
     }
 }

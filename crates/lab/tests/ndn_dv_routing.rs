@@ -1,16 +1,17 @@
-//! Two nexthop forwarders routed by ndn-dv, NDNd's distance-vector routing daemon (the binary
-//! `scripts/setup.sh` builds), with NDNd's own tools as the apps: nothing but the daemons puts
-//! routes in.
+//! Three nexthop forwarders in a line (A – B – C) routed by ndn-dv, NDNd's distance-vector
+//! routing daemon (the binary `scripts/setup.sh` builds), with NDNd's own tools as the apps:
+//! nothing but the daemons puts routes in.
 //!
-//! Each forwarder runs its own `ndnd dv` over its Unix socket, and each daemon is configured with
-//! the other forwarder's UDP address as its neighbour. The daemons make the UDP faces through
-//! management (`faces/create`), turn on local fields (`faces/update`: IncomingFaceId), register
-//! their sync prefixes (multicast) and exchange advertisements. `ndnd put --expose` on B
-//! registers its object's prefix with origin client; B readvertises it to its daemon
-//! (`/localhost/nlsr/rib/register`), the daemons spread it, and A's daemon registers it toward B:
-//! `ndnd cat` on A must then fetch the object intact. When the producer goes, B withdraws the
-//! prefix (`…/rib/unregister`) and A's FIB entry must go with it.
-//! B forwards with two threads, so the readvertisement also crosses the threads' dispatch.
+//! Each forwarder runs its own `ndnd dv` over its Unix socket; each daemon is configured with
+//! its neighbours' UDP addresses. The daemons make the UDP faces through management
+//! (`faces/create`), turn on local fields (`faces/update`: IncomingFaceId), register their sync
+//! prefixes (multicast, under `/localhop`: one hop; the daemons here cope without that scope
+//! too, and the pipeline tests check it) and exchange advertisements. `ndnd put --expose` on C registers its object's prefix with origin
+//! client; C readvertises it to its daemon (`/localhost/nlsr/rib/register`), the daemons spread
+//! it, and A's daemon registers it toward B: `ndnd cat` on A must then fetch the object intact
+//! across two hops. When the producer goes, C withdraws the prefix (`…/rib/unregister`) and A's
+//! FIB entry must go with it. B forwards with two threads, so what crosses B (and B's own
+//! daemon traffic) goes through the threads' dispatch.
 
 use std::io::Write;
 use std::path::Path;
@@ -79,15 +80,15 @@ impl Drop for Killed {
     }
 }
 
-/// Starts `ndnd dv run` for router `/ndn/<name>` on `node`, with `neighbour` as its neighbour.
-fn daemon(dir: &Path, node: &Node, name: &str, neighbour: &Node) -> Killed {
+/// Starts `ndnd dv run` for router `/ndn/<name>` on `node`, with `neighbours`.
+fn daemon(dir: &Path, node: &Node, name: &str, neighbours: &[&Node]) -> Killed {
     let config = dir.join(format!("dv-{name}.yml"));
+    let neighbours: String = neighbours.iter().map(|n| format!("    - uri: udp4://{}\n", n.udp)).collect();
     std::fs::write(
         &config,
         format!(
             "dv:\n  network: /ndn\n  router: /ndn/{name}\n  keychain: \"insecure\"\n  trust_anchors: []\n  \
-             neighbors:\n    - uri: udp4://{}\n  advertise_interval: 1000\n  router_dead_interval: 5000\n",
-            neighbour.udp
+             neighbors:\n{neighbours}  advertise_interval: 1000\n  router_dead_interval: 5000\n"
         ),
     )
     .unwrap();
@@ -115,7 +116,7 @@ fn has_fib_entry(node: &Node, prefix: &str) -> bool {
 /// The daemons' logs and the forwarders' drops, for a failure's message.
 fn state(dir: &Path, nodes: &[&Node]) -> String {
     let mut out = String::new();
-    for (name, node) in ["a", "b"].iter().zip(nodes) {
+    for (name, node) in ["a", "b", "c"].iter().zip(nodes) {
         let log = std::fs::read_to_string(dir.join(format!("dv-{name}.log"))).unwrap_or_default();
         let mut c = Client::connect(&FaceUri::Unix(node.unix.clone())).unwrap();
         let drops = parse_labelled_counts(&c.dataset("/localhost/nfd/status/drops").unwrap());
@@ -129,47 +130,51 @@ fn state(dir: &Path, nodes: &[&Node]) -> String {
 }
 
 #[test]
-fn a_prefix_exposed_at_one_forwarder_is_routed_from_the_other_by_ndn_dv() {
+fn a_prefix_exposed_at_one_end_of_a_line_is_routed_from_the_other_by_ndn_dv() {
     let dir = std::env::temp_dir().join(format!("nexthop-dv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let a = Node::start(&dir, "a", 1);
     let b = Node::start(&dir, "b", 2);
-    let _dv_a = daemon(&dir, &a, "a", &b);
-    let _dv_b = daemon(&dir, &b, "b", &a);
+    let c = Node::start(&dir, "c", 1);
+    let _dv_a = daemon(&dir, &a, "a", &[&b]);
+    let _dv_b = daemon(&dir, &b, "b", &[&a, &c]);
+    let _dv_c = daemon(&dir, &c, "c", &[&b]);
+    let nodes = [&a, &b, &c];
 
-    // Adjacent: each daemon has registered the other's prefix-table prefix. (An announcement
-    // made before that would wait for the prefix table's periodic sync, 30 s: so it does with
-    // NDNd's own forwarder too.)
+    // Converged: the ends have registered each other's prefix-table prefix (two hops away). (An
+    // announcement made before that would wait for the prefix table's periodic sync, 30 s: so it
+    // does with NDNd's own forwarder too.)
     let started = Instant::now();
-    while !(has_fib_entry(&a, "/ndn/32=DV/32=PFS/ndn/b") && has_fib_entry(&b, "/ndn/32=DV/32=PFS/ndn/a")) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the daemons did not meet\n{}", state(&dir, &[&a, &b]));
+    while !(has_fib_entry(&a, "/ndn/32=DV/32=PFS/ndn/c") && has_fib_entry(&c, "/ndn/32=DV/32=PFS/ndn/a")) {
+        assert!(started.elapsed() < Duration::from_secs(30), "the daemons did not converge\n{}", state(&dir, &nodes));
         std::thread::sleep(Duration::from_millis(100));
     }
 
     let object: Vec<u8> = (0..1_500_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let mut put =
-        b.ndnd(&["put", "--expose", "/ndn/b/object"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        c.ndnd(&["put", "--expose", "/ndn/c/object"]).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     put.stdin.take().unwrap().write_all(&object).unwrap();
     let put = Killed(put);
 
     // The route reaches A once the daemons have synchronised their prefix tables.
     let started = Instant::now();
     let fetched = loop {
-        let out = a.ndnd(&["cat", "/ndn/b/object"]).stderr(Stdio::null()).output().unwrap();
+        let out = a.ndnd(&["cat", "/ndn/c/object"]).stderr(Stdio::null()).output().unwrap();
         if out.status.success() {
             break out.stdout;
         }
-        assert!(started.elapsed() < Duration::from_secs(20), "no route from A to /ndn/b/object\n{}", state(&dir, &[&a, &b]));
+        assert!(started.elapsed() < Duration::from_secs(20), "no route from A to /ndn/c/object\n{}", state(&dir, &nodes));
         std::thread::sleep(Duration::from_millis(300));
     };
     assert!(fetched == object, "fetched {} bytes, not the {} the producer published", fetched.len(), object.len());
+    assert!(has_fib_entry(&b, "/ndn/c/object"), "B, in the middle, routes it too");
 
-    // The producer goes: B withdraws the prefix, and A's daemon takes the route away.
-    assert!(has_fib_entry(&a, "/ndn/b/object"));
+    // The producer goes: C withdraws the prefix, and A's daemon takes the route away.
+    assert!(has_fib_entry(&a, "/ndn/c/object"));
     drop(put);
     let started = Instant::now();
-    while has_fib_entry(&a, "/ndn/b/object") {
-        assert!(started.elapsed() < Duration::from_secs(20), "A still routes /ndn/b/object after its producer left");
+    while has_fib_entry(&a, "/ndn/c/object") {
+        assert!(started.elapsed() < Duration::from_secs(20), "A still routes /ndn/c/object after its producer left");
         std::thread::sleep(Duration::from_millis(200));
     }
     let _ = std::fs::remove_dir_all(&dir);
