@@ -195,17 +195,23 @@ pub fn put_client_frame(packet: &[u8], mask: [u8; 4], out: &mut Vec<u8>) {
     out.extend(packet.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
 }
 
+/// The length of an HTTP head that `httparse` parsed from `input_len` bytes (`None`: not all
+/// there yet).
+fn head_len(parsed: httparse::Result<usize>, input_len: usize) -> Result<Option<usize>, WsError> {
+    match parsed {
+        Ok(httparse::Status::Complete(len)) => Ok(Some(len)),
+        Ok(httparse::Status::Partial) if input_len > MAX_REQUEST_BYTES => Err(WsError::Handshake("too long")),
+        Ok(httparse::Status::Partial) => Ok(None),
+        Err(_) => Err(WsError::Handshake("not HTTP")),
+    }
+}
+
 /// The server's 101 response at the front of `input`, if it is all there and accepts the key
 /// whose answer is `expects`: its length.
 fn upgraded(input: &[u8], expects: &str) -> Result<Option<usize>, WsError> {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut response = httparse::Response::new(&mut headers);
-    let len = match response.parse(input) {
-        Ok(httparse::Status::Complete(len)) => len,
-        Ok(httparse::Status::Partial) if input.len() > MAX_REQUEST_BYTES => return Err(WsError::Handshake("too long")),
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(_) => return Err(WsError::Handshake("not HTTP")),
-    };
+    let Some(len) = head_len(response.parse(input), input.len())? else { return Ok(None) };
     if response.code != Some(101) {
         return Err(WsError::Handshake("the server refused the upgrade"));
     }
@@ -221,12 +227,7 @@ fn upgraded(input: &[u8], expects: &str) -> Result<Option<usize>, WsError> {
 fn upgrade(input: &[u8]) -> Result<Option<(usize, String)>, WsError> {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut request = httparse::Request::new(&mut headers);
-    let len = match request.parse(input) {
-        Ok(httparse::Status::Complete(len)) => len,
-        Ok(httparse::Status::Partial) if input.len() > MAX_REQUEST_BYTES => return Err(WsError::Handshake("too long")),
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(_) => return Err(WsError::Handshake("not HTTP")),
-    };
+    let Some(len) = head_len(request.parse(input), input.len())? else { return Ok(None) };
     if request.method != Some("GET") {
         return Err(WsError::Handshake("not a GET"));
     }

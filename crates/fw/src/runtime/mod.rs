@@ -407,6 +407,17 @@ fn bind_unix(path: &str) -> Result<UnixListener, StartError> {
     UnixListener::bind(p).map_err(io_err(format!("listening on unix://{path}")))
 }
 
+/// A TCP listener on `addr` (the setting `faces.<what>`; "" for none), registered as `token`.
+fn listen_tcp(poll: &Poll, addr: &str, what: &str, token: Token) -> Result<Option<TcpListener>, StartError> {
+    if addr.is_empty() {
+        return Ok(None);
+    }
+    let addr: SocketAddr = addr.parse().map_err(|_| StartError::Config(format!("faces.{what}")))?;
+    let mut l = TcpListener::bind(addr).map_err(io_err(format!("listening for {what} on {addr}")))?;
+    poll.registry().register(&mut l, token, Interest::READABLE).map_err(io_err("registering"))?;
+    Ok(Some(l))
+}
+
 impl Runtime {
     /// Opens the listeners, builds the shards and applies the configuration's faces, routes
     /// and strategies.
@@ -423,20 +434,8 @@ impl Runtime {
             poll.registry().register(&mut l, UNIX_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
             unix = Some((l, cfg.faces.unix.clone()));
         }
-        let mut tcp = None;
-        if !cfg.faces.tcp.is_empty() {
-            let addr: SocketAddr = cfg.faces.tcp.parse().map_err(|_| StartError::Config("faces.tcp".into()))?;
-            let mut l = TcpListener::bind(addr).map_err(io_err(format!("listening on tcp {addr}")))?;
-            poll.registry().register(&mut l, TCP_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
-            tcp = Some(l);
-        }
-        let mut websocket = None;
-        if !cfg.faces.websocket.is_empty() {
-            let addr: SocketAddr = cfg.faces.websocket.parse().map_err(|_| StartError::Config("faces.websocket".into()))?;
-            let mut l = TcpListener::bind(addr).map_err(io_err(format!("listening for websockets on {addr}")))?;
-            poll.registry().register(&mut l, WS_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
-            websocket = Some(l);
-        }
+        let tcp = listen_tcp(&poll, &cfg.faces.tcp, "tcp", TCP_LISTENER)?;
+        let websocket = listen_tcp(&poll, &cfg.faces.websocket, "websocket", WS_LISTENER)?;
         let mut udp = None;
         if !cfg.faces.udp.is_empty() {
             let addr: SocketAddr = cfg.faces.udp.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
