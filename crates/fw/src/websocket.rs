@@ -55,14 +55,15 @@ pub struct WsCodec {
     /// The client's side (nexthop's own client, the traffic generator): it reads the 101
     /// response with the accept key it expects, then unmasked frames from the server.
     client_expects: Option<String>,
-    /// The message being joined from continuation frames (and whether it is binary).
+    /// The message being joined from continuation frames, and while one is: whether it is
+    /// binary.
     message: Vec<u8>,
-    binary: bool,
+    joining: Option<bool>,
 }
 
 impl Default for WsCodec {
     fn default() -> Self {
-        WsCodec { state: State::Upgrade, client_expects: None, message: Vec::new(), binary: false }
+        WsCodec { state: State::Upgrade, client_expects: None, message: Vec::new(), joining: None }
     }
 }
 
@@ -140,19 +141,22 @@ impl WsCodec {
             used += head + payload.len();
             let unmasked = payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]);
             match header.opcode {
-                OpCode::Data(Data::Binary | Data::Text) if !self.message.is_empty() => {
-                    return Err(WsError::Protocol("a new message inside a fragmented one".into()));
-                }
                 OpCode::Data(d @ (Data::Binary | Data::Text | Data::Continue)) => {
-                    if d != Data::Continue {
-                        self.binary = d == Data::Binary;
-                    }
+                    let binary = match (d, self.joining) {
+                        (Data::Continue, Some(binary)) => binary,
+                        (Data::Continue, None) => return Err(WsError::Protocol("a continuation of no message".into())),
+                        (_, Some(_)) => return Err(WsError::Protocol("a new message inside a fragmented one".into())),
+                        (d, None) => d == Data::Binary,
+                    };
                     self.message.extend(unmasked);
                     if header.is_final {
-                        if self.binary {
+                        if binary {
                             on_message(&self.message);
                         }
                         self.message.clear();
+                        self.joining = None;
+                    } else {
+                        self.joining = Some(binary);
                     }
                 }
                 OpCode::Control(Control::Ping) => {
@@ -339,6 +343,11 @@ mod tests {
         assert!(matches!(open().feed(&unmasked, &mut reply, |_| {}), Err(WsError::Protocol(_))));
         let huge = client_frame(OpCode::Data(Data::Binary), true, &vec![0; MAX_PACKET_BYTES + 1], [1, 2, 3, 4]);
         assert!(matches!(open().feed(&huge, &mut reply, |_| {}), Err(WsError::TooLarge(_))));
+        let stray = client_frame(OpCode::Data(Data::Continue), true, b"x", [1, 2, 3, 4]);
+        assert!(matches!(open().feed(&stray, &mut reply, |_| {}), Err(WsError::Protocol(_))));
+        let mut twice = client_frame(OpCode::Data(Data::Binary), false, b"", [1, 2, 3, 4]);
+        twice.extend(client_frame(OpCode::Data(Data::Binary), true, b"y", [1, 2, 3, 4]));
+        assert!(matches!(open().feed(&twice, &mut reply, |_| {}), Err(WsError::Protocol(_))));
         let reserved = client_frame(OpCode::Control(Control::Reserved(0xb)), true, b"", [1, 2, 3, 4]);
         assert!(open().feed(&reserved, &mut reply, |_| {}).is_err());
         // Arbitrary bytes after the upgrade: an error or a wait, never a panic.
