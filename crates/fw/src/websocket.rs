@@ -350,16 +350,25 @@ mod tests {
         assert!(matches!(open().feed(&twice, &mut reply, |_| {}), Err(WsError::Protocol(_))));
         let reserved = client_frame(OpCode::Control(Control::Reserved(0xb)), true, b"", [1, 2, 3, 4]);
         assert!(open().feed(&reserved, &mut reply, |_| {}).is_err());
-        // Arbitrary bytes after the upgrade: an error or a wait, never a panic.
-        let mut seed = 1u64;
-        for _ in 0..2000 {
-            let bytes: Vec<u8> = (0..(seed % 40) as usize)
-                .map(|_| {
-                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                    (seed >> 56) as u8
-                })
-                .collect();
-            let _ = open().feed(&bytes, &mut reply, |_| {});
+    }
+
+    proptest::proptest! {
+        /// Any bytes from the network, as an upgrade request or after one, on either side: an
+        /// error, a wait or messages, never a panic; what is consumed is never more than given.
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), side in 0..3u8) {
+            let mut c = match side {
+                0 => WsCodec::default(),
+                1 => {
+                    let mut c = WsCodec::default();
+                    c.feed(REQUEST, &mut Vec::new(), |_| {}).unwrap();
+                    c
+                }
+                _ => WsCodec { state: State::Open, ..WsCodec::client("h", 1).0 },
+            };
+            if let Ok(used) = c.feed(&bytes, &mut Vec::new(), |m| assert!(m.len() <= MAX_PACKET_BYTES)) {
+                proptest::prop_assert!(used <= bytes.len());
+            }
         }
     }
 }
