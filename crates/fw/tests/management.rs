@@ -7,9 +7,11 @@ use std::sync::Arc;
 use common::{scratch, Forwarder};
 use nexthop_fw::client::{Answer, Client};
 use nexthop_fw::counters::ShardCounters;
-use nexthop_fw::mgmt::dataset::parse_labelled_counts;
+use nexthop_fw::mgmt::dataset::{parse_labelled_counts, FaceQueryFilter};
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::packet::{classify, Incoming, Network};
+use nexthop_wire::tlv::TlvReader;
+use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Component, Emit, Interest, Name};
 
 mod common;
@@ -52,6 +54,20 @@ fn commands_answer_with_the_right_codes() {
     );
     let fib = c.dataset("/localhost/nfd/fib/list").unwrap();
     assert!(fib.windows(3).any(|w| w == [0x08, 0x01, b'm']), "route listed");
+    // faces/query: the faces a FaceQueryFilter matches (percent-encoded into the name).
+    let query = |c: &mut Client, filter: FaceQueryFilter| -> Vec<u64> {
+        let encoded: String = filter.encode().iter().map(|b| format!("%{b:02X}")).collect();
+        let content = c.dataset(&format!("/localhost/nfd/faces/query/{encoded}")).unwrap();
+        let face_id = |f: &[u8]| TlvReader::new(f).map(Result::unwrap).find(|t| t.ty == 0x69).map(|t| read_nonneg(t.ty, t.value).unwrap());
+        TlvReader::new(&content).map(Result::unwrap).filter_map(|f| face_id(f.value)).collect()
+    };
+    assert_eq!(query(&mut c, FaceQueryFilter { face_id: Some(face), ..Default::default() }), [face]);
+    assert_eq!(query(&mut c, FaceQueryFilter { uri_scheme: Some("udp4".into()), ..Default::default() }), [face]);
+    assert_eq!(
+        query(&mut c, FaceQueryFilter { uri: Some("udp4://127.0.0.1:9".into()), scope: Some(1), ..Default::default() }),
+        [] as [u64; 0]
+    );
+    assert!(!query(&mut c, FaceQueryFilter { uri_scheme: Some("unix".into()), ..Default::default() }).contains(&face));
     let ms = ControlParameters { name: name("/m"), strategy: name("/localhost/nfd/strategy/multicast"), ..Default::default() };
     assert_eq!(c.command("strategy-choice", "set", &ms).unwrap().code, 200);
     assert!(!c.dataset("/localhost/nfd/faces/list").unwrap().is_empty());

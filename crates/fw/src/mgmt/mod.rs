@@ -14,7 +14,7 @@
 //!
 //! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
 //! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
-//! `strategy-choice/unset`. Datasets: `faces/list`, `fib/list`, `rib/list`,
+//! `strategy-choice/unset`. Datasets: `faces/list`, `faces/query` (FaceQueryFilter), `fib/list`, `rib/list`,
 //! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops` (drop
 //! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
 //! threads together), both [`dataset::labelled_counts`].
@@ -193,6 +193,7 @@ impl Manager {
         let dataset = matches!(
             (module, verb),
             (b"faces", b"list")
+                | (b"faces", b"query")
                 | (b"fib", b"list")
                 | (b"rib", b"list")
                 | (b"strategy-choice", b"list")
@@ -355,11 +356,17 @@ impl Manager {
     }
 
     fn dataset(&mut self, host: &mut impl Host, now_ms: u64, name: &Name, module: &[u8], verb: &[u8]) -> Option<Vec<u8>> {
-        let prefix = name.prefix(4);
-        if name.len() > 4 {
+        // faces/query names its filter in a fifth component, before the version.
+        let query = (module, verb) == (&b"faces"[..], &b"query"[..]);
+        let base = if query { 5 } else { 4 };
+        if name.len() < base {
+            return None;
+        }
+        let prefix = name.prefix(base);
+        if name.len() > base {
             // A later segment (or a specific version) of a dataset already made.
             let (_, segs) = self.datasets.iter().find(|(p, _)| p.is_prefix_of(name))?;
-            let want_seg = name.get(5).and_then(|c| match c.kind() {
+            let want_seg = name.get(base + 1).and_then(|c| match c.kind() {
                 Kind::Segment(s) => Some(s),
                 _ => None,
             });
@@ -371,6 +378,10 @@ impl Manager {
         let mut content = Vec::new();
         match (module, verb) {
             (b"faces", b"list") => host.faces().iter().for_each(|f| f.encode_into(&mut content)),
+            (b"faces", b"query") => {
+                let filter = dataset::FaceQueryFilter::decode(name.get(4)?.value()).ok()?;
+                host.faces().iter().filter(|f| filter.matches(f)).for_each(|f| f.encode_into(&mut content));
+            }
             (b"fib", b"list") => {
                 for (prefix, _) in self.rib.iter() {
                     let hops = self.rib.hops(prefix);
