@@ -31,12 +31,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut rt = Runtime::new(cfg).context("starting the forwarder")?;
     let l = rt.listening();
-    tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, "nexthop forwarding");
+    tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, websocket = ?l.websocket, "nexthop forwarding");
     eprintln!(
-        "nexthop: forwarding on{}{}{}",
+        "nexthop: forwarding on{}{}{}{}",
         l.unix.map(|p| format!(" unix://{p}")).unwrap_or_default(),
         l.tcp.map(|a| format!(" tcp://{a}")).unwrap_or_default(),
-        l.udp.map(|a| format!(" udp://{a}")).unwrap_or_default()
+        l.udp.map(|a| format!(" udp://{a}")).unwrap_or_default(),
+        l.websocket.map(|a| format!(" ws://{a}")).unwrap_or_default()
     );
     rt.run(&AtomicBool::new(false)).context("forwarding")?;
     Ok(())
