@@ -5,6 +5,7 @@
 //! and serves a 3 MB object; consumers fetch it over the Unix socket, over UDP (where the
 //! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together)
 //! and over a WebSocket (NDNts's `WsTransport`, what browser apps use), and must get every byte.
+//! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -67,6 +68,17 @@ fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
         let out = node(&script, &["fetch", &face, prefix, OBJECT_BYTES]).output().expect("node runs");
         let said = String::from_utf8_lossy(&out.stdout);
         assert_eq!(said.trim(), format!("intact {OBJECT_BYTES}"), "over {face}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // NDNts's faces/query: the Unix faces (the producer's and its own), and no UDP face.
+    for (scheme, at_least) in [("unix", 2), ("udp4", 0)] {
+        let out = node(&script, &["faces", &fw.socket, scheme, "0"]).output().expect("node runs");
+        let said = String::from_utf8_lossy(&out.stdout);
+        let uris: Vec<&str> = said.lines().collect();
+        assert!(
+            uris.len() >= at_least && uris.iter().all(|u| u.starts_with(&format!("{scheme}://"))),
+            "{scheme}: {said:?} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_dir_all(&dir);

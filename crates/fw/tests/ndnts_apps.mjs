@@ -7,9 +7,11 @@
 //   fetch <face> <prefix> <bytes>            fetches the object and prints "intact <bytes>" if
 //                                            every byte is the producer's; <face> is a Unix
 //                                            socket path, udp:<host>:<port> or ws://<host>:<port>
+//   faces <unix-socket> <scheme>             prints the faces the forwarder's faces/query dataset
+//                                            lists for URI scheme <scheme>, one URI a line
 import { UnixTransport, UdpTransport } from "@ndn/node-transport";
 import { WsTransport } from "@ndn/ws-transport";
-import { enableNfdPrefixReg } from "@ndn/nfdmgmt";
+import { enableNfdPrefixReg, FaceQuery, list } from "@ndn/nfdmgmt";
 import { serve, fetch, BufferChunkSource } from "@ndn/segmented-object";
 
 const [role, where, prefix, size] = process.argv.slice(2);
@@ -30,6 +32,12 @@ const face = await connect();
 if (role === "produce") {
   enableNfdPrefixReg(face);
   serve(prefix, new BufferChunkSource(object));
+} else if (role === "faces") {
+  for (const f of await list(FaceQuery({ uriScheme: prefix }))) {
+    console.log(f.uri);
+  }
+  face.close();
+  process.exit(0);
 } else {
   const got = Buffer.from(await fetch(prefix, { retxLimit: 10 }));
   console.log(got.equals(object) ? `intact ${got.length}` : `altered ${got.length}`);
