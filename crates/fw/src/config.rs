@@ -47,6 +47,8 @@ pub struct ForwarderConfig {
     pub pit_max_per_face: usize,
     /// Retransmission suppression.
     pub retry_interval_ms: u64,
+    /// Serve `rib/register` and `rib/unregister` under `/localhop/nfd` to faces one hop away.
+    pub localhop_prefix_registration: bool,
 }
 
 /// `[faces]`.

@@ -5,7 +5,9 @@
 //! and serves a 3 MB object; consumers fetch it over the Unix socket, over UDP (where the
 //! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together)
 //! and over a WebSocket (NDNts's `WsTransport`, what browser apps use), and must get every byte.
-//! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`.
+//! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`. A producer
+//! over a WebSocket (as a browser app publishes) registers under `/localhop/nfd`, which a
+//! forwarder serves only when configured to.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -38,10 +40,10 @@ fn node(script: &Path, args: &[&str]) -> Command {
     c
 }
 
-/// The apps' script, copied into `.peers/ndnts` under a name of this process.
-fn installed_script() -> PathBuf {
+/// The apps' script, copied into `.peers/ndnts` under a name of this test and process.
+fn installed_script(test: &str) -> PathBuf {
     assert!(Path::new(NDNTS).join("node_modules/@ndn/ws-transport").is_dir(), "NDNts is in {NDNTS} (scripts/setup.sh installs it)");
-    let script = Path::new(NDNTS).join(format!("apps-{}.mjs", std::process::id()));
+    let script = Path::new(NDNTS).join(format!("apps-{test}-{}.mjs", std::process::id()));
     std::fs::copy(APPS, &script).unwrap();
     script
 }
@@ -50,7 +52,7 @@ fn installed_script() -> PathBuf {
 fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
     let dir = scratch("ndnts");
     let fw = Forwarder::start(&dir, "fw", 1);
-    let script = installed_script();
+    let script = installed_script("fetch");
     let prefix = "/ndnts/object";
     let _producer = Killed(
         node(&script, &["produce", &fw.socket, prefix, OBJECT_BYTES])
@@ -79,6 +81,31 @@ fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
             "{scheme}: {said:?} {}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_ndnts_producer_over_a_websocket_registers_under_localhop_when_allowed() {
+    let dir = scratch("ndnts-localhop");
+    let script = installed_script("localhop");
+    let prefix = "/browser/object";
+    for allowed in [false, true] {
+        let fw = Forwarder::start_with(&dir, &format!("fw{allowed}"), 1, |c| c.forwarder.localhop_prefix_registration = allowed);
+        let ws = format!("ws://{}", fw.websocket);
+        let _producer = Killed(
+            node(&script, &["produce", &ws, prefix, "200000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"),
+        );
+        let started = Instant::now();
+        while !fw.has_route(&Name::from_uri(prefix).unwrap()) && started.elapsed() < Duration::from_secs(if allowed { 20 } else { 3 }) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert_eq!(fw.has_route(&Name::from_uri(prefix).unwrap()), allowed, "registered over the WebSocket: allowed = {allowed}");
+        if allowed {
+            let out = node(&script, &["fetch", &fw.socket, prefix, "200000"]).output().expect("node runs");
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 200000", "{}", String::from_utf8_lossy(&out.stderr));
+        }
     }
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_dir_all(&dir);

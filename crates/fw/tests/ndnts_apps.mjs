@@ -1,9 +1,10 @@
 // NDNts programs (the TypeScript NDN library of browser and Node.js apps) for the forwarder's
 // application tests (ndnts.rs), run with the packages scripts/setup.sh installs in .peers/ndnts.
 //
-//   produce <unix-socket> <prefix> <bytes>   registers <prefix> (NFD prefix registration over
-//                                            the socket) and serves an object of <bytes> bytes
-//                                            as segments until killed
+//   produce <face> <prefix> <bytes>          registers <prefix> (NFD prefix registration:
+//                                            /localhost/nfd over a Unix socket, /localhop/nfd
+//                                            over a WebSocket) and serves an object of <bytes>
+//                                            bytes as segments until killed
 //   fetch <face> <prefix> <bytes>            fetches the object and prints "intact <bytes>" if
 //                                            every byte is the producer's; <face> is a Unix
 //                                            socket path, udp:<host>:<port> or ws://<host>:<port>

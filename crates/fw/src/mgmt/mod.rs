@@ -2,7 +2,9 @@
 //! and operators (`nfdc`, `nexthop ctl`) use, answered by the forwarder itself.
 //!
 //! Overview: Interests under `/localhost/nfd` reach the [`Manager`] (on the I/O thread) only
-//! from local faces; from any other face they are dropped and counted. A command is
+//! from local faces; from any other face they are dropped and counted. With
+//! `forwarder.localhop_prefix_registration`, `rib/register` and `rib/unregister` under
+//! `/localhop/nfd` reach it from faces one hop away too (routing to the asking face only). A command is
 //! `/localhost/nfd/<module>/<verb>/<ControlParameters>/…` in either signed form (the older
 //! signed-command name with timestamp, nonce, SignatureInfo and SignatureValue components, or a
 //! v0.3 signed Interest with ParametersSha256Digest); the answer is a Data named like the
@@ -181,15 +183,19 @@ impl Manager {
         scope: FaceScope,
         interest: &InterestView<'_>,
     ) -> Result<Vec<u8>, Drop> {
-        if scope != FaceScope::Local {
-            return Err(Drop::ManagementNotLocal);
-        }
         let name = interest.name();
         if name.len() < 4 {
             return Err(Drop::ManagementUnknown);
         }
         let module = name.get(2).map(|c| c.value()).unwrap_or_default();
         let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
+        // Under /localhop/nfd (which the runtime passes on only when configured to) an app one
+        // hop away may register and unregister prefixes, and do nothing else.
+        let localhop = name.get(0).is_some_and(|c| c.value() == b"localhop");
+        let remote_ok = localhop && module == b"rib" && matches!(verb, b"register" | b"unregister");
+        if !remote_ok && (scope != FaceScope::Local || localhop) {
+            return Err(Drop::ManagementNotLocal);
+        }
         let dataset = matches!(
             (module, verb),
             (b"faces", b"list")
@@ -208,7 +214,10 @@ impl Manager {
         let response = match name.get(4).map(|c| ControlParameters::decode(c.value())) {
             None => ControlResponse::error(400, "command has no ControlParameters"),
             Some(Err(e)) => ControlResponse::error(400, e.to_string()),
-            Some(Ok(p)) => self.command(host, now_ms, face, module, verb, p),
+            // One hop away, an app routes prefixes to its own face only.
+            Some(Ok(p)) => {
+                self.command(host, now_ms, face, module, verb, ControlParameters { face_id: p.face_id.filter(|_| !localhop), ..p })
+            }
         };
         Ok(reply(name.to_name(), response.encode()))
     }

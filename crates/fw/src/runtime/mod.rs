@@ -872,8 +872,9 @@ impl Runtime {
         };
         face.count_in(kind, bytes.len(), now);
         let name = incoming.name();
-        if is_localhost(&name) {
-            if scope != FaceScope::Local {
+        let localhop_rib = self.cfg.forwarder.localhop_prefix_registration && is_localhop_rib(&name);
+        if is_localhost(&name) || localhop_rib {
+            if scope != FaceScope::Local && !localhop_rib {
                 self.io_drops.count(Drop::LocalhostViolation);
                 return;
             }
@@ -979,6 +980,12 @@ impl Runtime {
 
 fn is_localhost(name: &NameView<'_>) -> bool {
     name.get(0).is_some_and(|c| c.value() == b"localhost" && c.ty() == nexthop_wire::types::GENERIC_NAME_COMPONENT)
+}
+
+/// `/localhop/nfd/rib/…`: prefix registration by an app one hop away.
+fn is_localhop_rib(name: &NameView<'_>) -> bool {
+    let generic = |i: usize, v: &[u8]| name.get(i).is_some_and(|c| c.value() == v && c.ty() == nexthop_wire::types::GENERIC_NAME_COMPONENT);
+    generic(0, b"localhop") && generic(1, b"nfd") && generic(2, b"rib")
 }
 
 fn is_management(name: &NameView<'_>) -> bool {

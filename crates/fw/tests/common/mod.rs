@@ -35,7 +35,13 @@ pub struct Forwarder {
 
 impl Forwarder {
     pub fn start(dir: &Path, name: &str, threads: usize) -> Self {
+        Forwarder::start_with(dir, name, threads, |_| {})
+    }
+
+    /// [`Forwarder::start`] with the configuration changed by `configure` first.
+    pub fn start_with(dir: &Path, name: &str, threads: usize, configure: impl FnOnce(&mut Config)) -> Self {
         let mut cfg = Config::default();
+        configure(&mut cfg);
         cfg.forwarder.threads = threads;
         cfg.faces.unix = dir.join(format!("{name}.sock")).to_string_lossy().into_owned();
         cfg.faces.tcp = String::new();
