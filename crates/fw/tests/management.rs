@@ -173,3 +173,43 @@ fn client_routes_are_readvertised_to_the_routing_daemon() {
     assert_eq!(announced(&mut daemon), ("unregister".into(), Name::from_uri("/x").unwrap(), app_face));
     assert!(daemon.recv(std::time::Duration::from_millis(300)).unwrap().is_none(), "nothing else is announced");
 }
+
+#[test]
+fn apps_one_hop_away_may_register_under_localhop_only_when_allowed_and_only_toward_themselves() {
+    let dir = scratch("localhop");
+    for allowed in [false, true] {
+        let fw = Forwarder::start_with(&dir, &format!("s{allowed}"), 1, |c| c.forwarder.localhop_prefix_registration = allowed);
+        // Over UDP: a face of another host's scope.
+        let mut remote = Client::connect(&nexthop_fw::face::FaceUri::Udp(fw.udp)).unwrap();
+        let command = |c: &mut Client, prefix: &str, params: &ControlParameters| {
+            let name = Name::from_uri(prefix).unwrap().with(Component::generic(params.encode()));
+            let mut i = Interest::new(name);
+            i.nonce = Some(c.next_nonce());
+            i.set_app_parameters(Vec::new());
+            i.sign_digest_sha256();
+            c.express(&i, std::time::Duration::from_millis(500)).ok()
+        };
+        let elsewhere = ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(1), ..Default::default() };
+        let answer = command(&mut remote, "/localhop/nfd/rib/register", &elsewhere);
+        // /localhost from another host, and anything but rib commands under /localhop: no
+        // management answer (dropped, or forwarded and refused with a Nack for want of a route).
+        let answered = |a: &Option<Answer>| matches!(a, Some(Answer::Data(_)));
+        assert!(!answered(&command(&mut remote, "/localhost/nfd/rib/register", &elsewhere)));
+        let destroy = ControlParameters { face_id: Some(1), ..Default::default() };
+        assert!(!answered(&command(&mut remote, "/localhop/nfd/faces/destroy", &destroy)));
+        let routed = fw.client().dataset("/localhost/nfd/rib/list").unwrap();
+        if !allowed {
+            assert!(!answered(&answer), "refused unless allowed: {answer:?}");
+            assert!(!routed.windows(5).any(|w| w == b"\x08\x03far"));
+            continue;
+        }
+        let Some(Answer::Data(wire)) = answer else { panic!("allowed: answered, got {answer:?}") };
+        let response =
+            nexthop_fw::mgmt::params::ControlResponse::decode(nexthop_wire::DataView::decode(&wire).unwrap().content().unwrap()).unwrap();
+        assert_eq!(response.code, 200);
+        let toward = response.body.unwrap().face_id.unwrap();
+        assert_ne!(toward, 1, "routed to the asking face, not the one it named");
+        assert!(routed.windows(5).any(|w| w == b"\x08\x03far"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
