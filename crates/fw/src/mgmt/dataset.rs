@@ -8,6 +8,7 @@ use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::types::NAME;
 use nexthop_wire::{Component, Data, Emit, MetaInfo, Name};
 
+use super::params::types::{FACE_ID, FACE_PERSISTENCY, FACE_SCOPE, LINK_TYPE, LOCAL_URI, URI, URI_SCHEME};
 use crate::tlv::{put_nonneg, put_tlv};
 
 /// Content bytes per dataset segment.
@@ -69,13 +70,13 @@ impl FaceQueryFilter {
             let number = || nexthop_wire::varnum::read_nonneg(t.ty, t.value).map_err(|e| e.to_string());
             let text = || String::from_utf8(t.value.to_vec()).map_err(|_| format!("TLV-TYPE {} is not UTF-8", t.ty));
             match t.ty {
-                0x69 => f.face_id = Some(number()?),
-                0x83 => f.uri_scheme = Some(text()?),
-                0x72 => f.uri = Some(text()?),
-                0x81 => f.local_uri = Some(text()?),
-                0x84 => f.scope = Some(number()?),
-                0x85 => f.persistency = Some(number()?),
-                0x86 => f.link_type = Some(number()?),
+                FACE_ID => f.face_id = Some(number()?),
+                URI_SCHEME => f.uri_scheme = Some(text()?),
+                URI => f.uri = Some(text()?),
+                LOCAL_URI => f.local_uri = Some(text()?),
+                FACE_SCOPE => f.scope = Some(number()?),
+                FACE_PERSISTENCY => f.persistency = Some(number()?),
+                LINK_TYPE => f.link_type = Some(number()?),
                 ty if nexthop_wire::types::is_critical(ty) => return Err(format!("unknown critical field {ty}")),
                 _ => {}
             }
@@ -96,13 +97,13 @@ impl FaceQueryFilter {
                 put_tlv(v, ty, s.as_bytes());
             }
         };
-        num(&mut v, 0x69, self.face_id);
-        text(&mut v, 0x83, &self.uri_scheme);
-        text(&mut v, 0x72, &self.uri);
-        text(&mut v, 0x81, &self.local_uri);
-        num(&mut v, 0x84, self.scope);
-        num(&mut v, 0x85, self.persistency);
-        num(&mut v, 0x86, self.link_type);
+        num(&mut v, FACE_ID, self.face_id);
+        text(&mut v, URI_SCHEME, &self.uri_scheme);
+        text(&mut v, URI, &self.uri);
+        text(&mut v, LOCAL_URI, &self.local_uri);
+        num(&mut v, FACE_SCOPE, self.scope);
+        num(&mut v, FACE_PERSISTENCY, self.persistency);
+        num(&mut v, LINK_TYPE, self.link_type);
         let mut out = Vec::with_capacity(v.len() + 4);
         put_tlv(&mut out, FACE_QUERY_FILTER, &v);
         out

@@ -54,6 +54,12 @@ pub mod types {
     pub const EXPIRATION_PERIOD: u32 = 0x6d;
     /// FacePersistency.
     pub const FACE_PERSISTENCY: u32 = 0x85;
+    /// UriScheme (in a FaceQueryFilter; Capacity's number in ControlParameters).
+    pub const URI_SCHEME: u32 = 0x83;
+    /// FaceScope (in FaceStatus and FaceQueryFilter; Count's number in ControlParameters).
+    pub const FACE_SCOPE: u32 = 0x84;
+    /// LinkType (in FaceStatus and FaceQueryFilter).
+    pub const LINK_TYPE: u32 = 0x86;
     /// Mtu.
     pub const MTU: u32 = 0x89;
     /// BaseCongestionMarkingInterval (ns; checked as a number, not used).

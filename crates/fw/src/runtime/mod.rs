@@ -817,6 +817,7 @@ impl Runtime {
         let mut frames: Vec<u8> = Vec::new();
         let mut bounds: Vec<(usize, usize)> = Vec::new();
         let drops = self.io_drops.clone();
+        let was_pending = stream.pending() > 0;
         let outcome = stream.read_frames(|f| match f {
             Ok(bytes) => {
                 bounds.push((frames.len(), bytes.len()));
@@ -824,8 +825,9 @@ impl Runtime {
             }
             Err(_) => drops.count(Drop::Oversize),
         });
-        if stream.pending() > 0 {
-            // A WebSocket face's answers to the peer (its upgrade, pongs) wait to be written.
+        if !was_pending && stream.pending() > 0 {
+            // A WebSocket face's answers to the peer (its upgrade, pongs) wait to be written (a
+            // face with bytes already waiting is on the dirty list, as `send` keeps it).
             self.faces.dirty.push(id);
         }
         for (at, len) in bounds {
