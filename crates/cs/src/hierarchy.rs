@@ -35,6 +35,14 @@
 //!   number, or any exact name as a batch of one); a CanBePrefix request for a name that is not
 //!   itself stored is answered by the L1 only.
 //!
+//! - **Erase** ([`HierarchicalStore::erase_prefix`], NFD's `cs/erase`): up to a count of the
+//!   L1's packets under a name prefix go; the erase that leaves none there in the L1 also
+//!   empties the staged chunks under it and marks the prefix erased on the L2, whose batches
+//!   are known by key hash and not by name ([`crate::l2::erased`]): the chunks a mark covers
+//!   are skipped when read. So an erase repeated until it erases nothing, as clients do, leaves
+//!   nothing under the prefix in any tier, and one that stops at its count leaves the L2 as it
+//!   was. Only the L1's packets are counted.
+//!
 //! One store is owned by one thread; sharding ([`crate::shard`]) gives each thread its own.
 
 use std::collections::VecDeque;
@@ -444,6 +452,45 @@ impl HierarchicalStore {
         }
     }
 
+    /// Erases up to `max` of the L1's packets whose names start with `prefix` (TLV-VALUE,
+    /// whole components) and returns how many it erased and whether more remain in the L1.
+    /// When none remain, the prefix is also erased from the staging buffers and the L2 (see
+    /// the module overview).
+    pub fn erase_prefix(&mut self, prefix: &[u8], max: usize) -> (usize, bool) {
+        let (erased, more) = self.l1.erase_prefix(prefix, max);
+        if !more {
+            let emptied: Vec<usize> = self
+                .staging
+                .order
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let buf = &mut self.staging.bufs[i];
+                    buf.erase_prefix(prefix);
+                    buf.filled() == 0
+                })
+                .collect();
+            for i in emptied {
+                self.unstage(i);
+            }
+            if let Some(l2) = self.l2.as_mut() {
+                l2.erase_prefix(prefix);
+            }
+        }
+        (erased, more)
+    }
+
+    /// Packets the L1 may hold ([`HierarchicalStore::set_l1_limit`]).
+    pub fn l1_limit(&self) -> u32 {
+        self.l1.limit()
+    }
+
+    /// Lets the L1 hold at most `limit` packets (no more than its slots; 0: nothing is stored,
+    /// in either tier), evicting down to it; returns the limit taken.
+    pub fn set_l1_limit(&mut self, limit: u32) -> u32 {
+        self.l1.set_limit(limit)
+    }
+
     /// Admits a Data packet that arrived at `now_ms` into the L1 and stages it for the L2.
     ///
     /// # Errors
@@ -451,6 +498,9 @@ impl HierarchicalStore {
     pub fn insert(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
         let data = DataView::decode(wire)?;
         self.check_fits(wire)?;
+        if self.l1.limit() == 0 {
+            return Ok(()); // Configured to hold nothing.
+        }
         self.l1.insert_view(&data, now_ms)?;
         self.stage(&data, now_ms)
     }
@@ -531,8 +581,13 @@ impl HierarchicalStore {
                 self.stats.l2_io_errors += 1;
             }
         }
-        let buf = &self.staging.bufs[i];
-        self.staging.by_key.remove(&buf.key());
+        self.unstage(i);
+    }
+
+    /// Frees staging buffer `i` (written back or emptied).
+    fn unstage(&mut self, i: usize) {
+        let key = self.staging.bufs[i].key();
+        self.staging.by_key.remove(&key);
         self.staging.order.retain(|&j| j != i);
         self.staging.free.push(i);
     }

@@ -91,6 +91,8 @@ pub struct L1 {
     order: Replacement,
     free: Vec<u32>,
     len: u32,
+    /// Packets it may hold: the slots allocated, or fewer after [`L1::set_limit`].
+    limit: u32,
     stats: L1Stats,
 }
 
@@ -114,6 +116,7 @@ impl L1 {
             order: Replacement::new(cfg.policy, capacity),
             free: (0..capacity).rev().collect(),
             len: 0,
+            limit: capacity,
             stats: L1Stats::default(),
         }
     }
@@ -136,6 +139,49 @@ impl L1 {
     /// What it counted.
     pub fn stats(&self) -> L1Stats {
         self.stats
+    }
+
+    /// Packets it may hold ([`L1::set_limit`]; at first every slot allocated).
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Holds at most `limit` packets from now on (at most the slots allocated, which do not
+    /// change; 0 stores nothing), evicting by the policy down to it; returns the limit taken.
+    /// This is NFD's `cs/config` Capacity.
+    pub fn set_limit(&mut self, limit: u32) -> u32 {
+        self.limit = limit.min(self.cfg.capacity);
+        while self.len > self.limit {
+            let slot = self.evict();
+            self.free.push(slot);
+        }
+        self.limit
+    }
+
+    /// Removes up to `max` packets whose names start with `prefix` (a name's TLV-VALUE: whole
+    /// components) and returns how many it removed and whether more remain. With the prefix
+    /// index this reads only the matching names; without it, every slot.
+    pub fn erase_prefix(&mut self, prefix: &[u8], max: usize) -> (usize, bool) {
+        let mut matching: Vec<u32> = match &self.by_name {
+            Some(by_name) => by_name
+                .range::<[u8], _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+                .take_while(|(name, _)| name.starts_with(prefix))
+                .take(max.saturating_add(1))
+                .map(|(_, &slot)| slot)
+                .collect(),
+            None => (0..self.cfg.capacity)
+                .filter(|&s| self.slots[s as usize].used && self.name_of(s).starts_with(prefix))
+                .take(max.saturating_add(1))
+                .collect(),
+        };
+        let more = matching.len() > max;
+        matching.truncate(max);
+        for &slot in &matching {
+            self.order.forget(slot);
+            self.unindex(slot);
+            self.free.push(slot);
+        }
+        (matching.len(), more)
     }
 
     /// The stored packet and its name's TLV-VALUE, read from the slot itself (the Data and
@@ -197,6 +243,9 @@ impl L1 {
             self.stats.refused += 1;
             return Err(InsertError::TooLarge { len: wire.len(), max: self.cfg.slot_bytes as usize });
         }
+        if self.limit == 0 {
+            return Ok(()); // Configured to hold nothing.
+        }
         let name = data.name().value();
         let hash = name_hash(name);
         let slot = match self.find(name, hash) {
@@ -222,13 +271,22 @@ impl L1 {
         Ok(())
     }
 
-    /// A free slot, evicting the policy's victim when there is none.
+    /// A free slot, evicting the policy's victim when the store holds its limit (callers
+    /// check that the limit is not 0).
     fn take_slot(&mut self) -> u32 {
-        if let Some(slot) = self.free.pop() {
-            return slot;
+        if self.len < self.limit {
+            if let Some(slot) = self.free.pop() {
+                return slot;
+            }
         }
+        self.evict()
+    }
+
+    /// Evicts the policy's victim (the store holds at least one packet) and returns its slot,
+    /// now unused and not on the free list.
+    fn evict(&mut self) -> u32 {
         let slots = &self.slots;
-        let victim = self.order.victim(|s| slots[s as usize].hash).expect("a full store has a victim");
+        let victim = self.order.victim(|s| slots[s as usize].hash).expect("a store holding packets has a victim");
         self.stats.evictions += 1;
         self.unindex(victim);
         victim
@@ -466,37 +524,95 @@ mod tests {
         l1.check();
     }
 
+    #[test]
+    fn a_lower_limit_evicts_and_zero_holds_nothing() {
+        let mut l1 = L1::new(config(8, Policy::Fifo));
+        for k in 0..8 {
+            l1.insert(&data(&format!("/l/{k}"), None), 0).unwrap();
+        }
+        assert_eq!(l1.set_limit(3), 3);
+        assert_eq!(l1.len(), 3);
+        assert!(l1.contains(Name::from_uri("/l/7").unwrap().value()), "FIFO keeps the newest");
+        assert!(!l1.contains(Name::from_uri("/l/4").unwrap().value()));
+        l1.insert(&data("/l/8", None), 0).unwrap();
+        assert_eq!(l1.len(), 3, "stays at the limit");
+        assert_eq!(l1.set_limit(100), 8, "no more than the slots allocated");
+        assert_eq!(l1.set_limit(0), 0);
+        assert!(l1.is_empty());
+        l1.insert(&data("/l/9", None), 0).unwrap();
+        assert!(l1.is_empty(), "a limit of 0 stores nothing");
+        l1.check();
+    }
+
+    #[test]
+    fn erase_takes_whole_components_and_stops_at_its_count() {
+        for prefix_index in [true, false] {
+            let mut l1 = L1::new(L1Config { prefix_index, ..config(16, Policy::Lru) });
+            for uri in ["/e/a/1", "/e/a/2", "/e/a/3", "/e/ab/1", "/e", "/f/a"] {
+                l1.insert(&data(uri, None), 0).unwrap();
+            }
+            let a = Name::from_uri("/e/a").unwrap();
+            assert_eq!(l1.erase_prefix(a.value(), 2), (2, true), "index {prefix_index}");
+            assert_eq!(l1.erase_prefix(a.value(), 2), (1, false));
+            assert!(l1.contains(Name::from_uri("/e/ab/1").unwrap().value()), "/e/ab is not under /e/a");
+            assert_eq!(l1.erase_prefix(Name::from_uri("/e").unwrap().value(), usize::MAX), (2, false));
+            assert_eq!(l1.len(), 1);
+            assert!(l1.contains(Name::from_uri("/f/a").unwrap().value()));
+            l1.insert(&data("/e/a/1", None), 0).unwrap();
+            assert_eq!(l1.len(), 2, "an erased name can be stored again");
+            assert_eq!(l1.erase_prefix(&[], usize::MAX), (2, false), "the empty prefix erases all");
+            l1.check();
+        }
+    }
+
     /// The oracle: a map from name to packet plus the policy's order kept in a plain Vec.
     #[derive(Debug, Clone)]
     enum Op {
         Insert(u8),
         Get(u8),
         Remove(u8),
+        /// `cs/config` Capacity.
+        Limit(u32),
+        /// `cs/erase` of one group's names (`/k/<group>`), at most this many.
+        Erase(u8, usize),
     }
 
     fn op() -> impl Strategy<Value = Op> {
-        prop_oneof![(0u8..24).prop_map(Op::Insert), (0u8..24).prop_map(Op::Get), (0u8..24).prop_map(Op::Remove)]
+        prop_oneof![
+            4 => (0u8..24).prop_map(Op::Insert),
+            4 => (0u8..24).prop_map(Op::Get),
+            2 => (0u8..24).prop_map(Op::Remove),
+            1 => (0u32..10).prop_map(Op::Limit),
+            1 => (0u8..3, 0usize..6).prop_map(|(g, n)| Op::Erase(g, n)),
+        ]
+    }
+
+    /// Key k's name: three groups of eight.
+    fn key_name(k: u8) -> Name {
+        Name::from_uri(&format!("/k/{}/{k}", k / 8)).unwrap()
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         /// FIFO and LRU against a Vec that keeps the order; S3-FIFO against "never more than
-        /// capacity, every stored packet findable, indexes consistent".
+        /// the limit, every stored packet findable, indexes consistent"; with and without the
+        /// prefix index (which erase uses when there is one).
         #[test]
-        fn policies_match_a_plain_model(ops in proptest::collection::vec(op(), 1..200), cap in 1u32..8) {
+        fn policies_match_a_plain_model(ops in proptest::collection::vec(op(), 1..200), cap in 1u32..8, prefix_index: bool) {
             for policy in Policy::ALL {
-                let mut l1 = L1::new(config(cap, policy));
+                let mut l1 = L1::new(L1Config { prefix_index, ..config(cap, policy) });
                 let mut model: Vec<u8> = Vec::new(); // oldest first
+                let mut limit = cap as usize;
                 for op in &ops {
                     match *op {
                         Op::Insert(k) => {
-                            l1.insert(&data(&format!("/k/{k}"), None), 0).unwrap();
+                            l1.insert(&data(&key_name(k).to_string(), None), 0).unwrap();
                             if let Some(i) = model.iter().position(|&m| m == k) { model.remove(i); }
-                            else if model.len() == cap as usize && policy != Policy::S3Fifo { model.remove(0); }
-                            model.push(k);
+                            else if model.len() == limit && policy != Policy::S3Fifo && limit > 0 { model.remove(0); }
+                            if limit > 0 { model.push(k); }
                         }
                         Op::Get(k) => {
-                            let got = l1.get(Name::from_uri(&format!("/k/{k}")).unwrap().value()).is_some();
+                            let got = l1.get(key_name(k).value()).is_some();
                             if policy == Policy::S3Fifo {
                                 if got { prop_assert!(model.contains(&k)); }
                             } else {
@@ -509,17 +625,36 @@ mod tests {
                             }
                         }
                         Op::Remove(k) => {
-                            let removed = l1.remove(Name::from_uri(&format!("/k/{k}")).unwrap().value());
+                            let removed = l1.remove(key_name(k).value());
                             let i = model.iter().position(|&m| m == k);
                             if policy != Policy::S3Fifo { prop_assert_eq!(removed, i.is_some()); }
                             if let Some(i) = i { model.remove(i); }
                         }
+                        Op::Limit(n) => {
+                            limit = l1.set_limit(n) as usize;
+                            prop_assert_eq!(limit, n.min(cap) as usize);
+                            if policy != Policy::S3Fifo {
+                                while model.len() > limit { model.remove(0); }
+                            }
+                        }
+                        Op::Erase(g, max) => {
+                            let group = Name::from_uri(&format!("/k/{g}")).unwrap();
+                            let (erased, more) = l1.erase_prefix(group.value(), max);
+                            let stored: Vec<u8> = model.iter().copied().filter(|&k| l1.contains(key_name(k).value())).collect();
+                            if policy != Policy::S3Fifo {
+                                let matching = model.iter().filter(|&&k| k / 8 == g).count();
+                                prop_assert_eq!(erased, matching.min(max));
+                                prop_assert_eq!(more, matching > max);
+                                prop_assert_eq!(stored.len(), model.len() - erased);
+                            }
+                            model = stored;
+                        }
                     }
                     if policy == Policy::S3Fifo {
-                        model.retain(|&k| l1.contains(Name::from_uri(&format!("/k/{k}")).unwrap().value()));
+                        model.retain(|&k| l1.contains(key_name(k).value()));
                         prop_assert_eq!(model.len(), l1.len());
                     }
-                    prop_assert!(l1.len() <= cap as usize);
+                    prop_assert!(l1.len() <= limit);
                     l1.check();
                 }
             }

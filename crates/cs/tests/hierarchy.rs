@@ -420,3 +420,90 @@ fn a_stream_beside_a_chunk_read_reads_its_batch_at_once_and_lately_means_recent(
     assert_eq!(s.l2_stats().chunk_reads, before + 1);
     std::fs::remove_file(path).unwrap();
 }
+
+/// Segment `seg` of content `/<content>/v=1`, its payload bytes all `fill`.
+fn chunk_of(content: &str, seg: u64, fill: u8) -> (Name, Vec<u8>) {
+    let name = Name::from_uri(&format!("/{content}/v=1")).unwrap().with(Component::segment(seg));
+    let mut d = Data::new(name.clone(), vec![fill; 1000]);
+    d.sign_digest_sha256();
+    (name, d.to_bytes())
+}
+
+/// The payload byte of what the store serves for that segment, if anything.
+fn served_fill(s: &mut HierarchicalStore, content: &str, seg: u64) -> Option<u8> {
+    let (name, _) = chunk_of(content, seg, 0);
+    let served = s.lookup(&Request::exact(name.as_view()), 0)?;
+    let data = nexthop_wire::DataView::decode(served.wire).unwrap();
+    data.content()?.first().copied()
+}
+
+#[test]
+fn an_erase_that_empties_the_l1_of_a_prefix_erases_it_from_the_l2_too() {
+    let (path, backing) = file_backing("erase");
+    let mut s = store(backing, 12);
+    for seg in 0..25 {
+        s.insert(&chunk_of("c", seg, 1).1, 0).unwrap();
+    }
+    for seg in 0..10 {
+        s.insert(&chunk_of("d", seg, 1).1, 0).unwrap();
+    }
+    // The L1 (12, FIFO) holds /c 23 and 24 and /d 0..9; /c batches 0 and 1 are on the L2,
+    // batch 2 (20..24) is staged, and so is /d's batch 0 (complete: written).
+    let c = Name::from_uri("/c").unwrap();
+    assert_eq!(s.erase_prefix(c.value(), 1), (1, true), "stops at its count");
+    assert_eq!(served_fill(&mut s, "c", 3), Some(1), "an erase stopped by its count leaves the L2");
+    // That read brought /c batch 0 back into the L1, evicting the oldest nine: the other /c
+    // packet and /d 0..7 (on the L2: /d's one batch was complete, so written).
+    assert_eq!(s.erase_prefix(c.value(), 256), (10, false));
+    for seg in 0..25 {
+        assert_eq!(served_fill(&mut s, "c", seg), None, "segment {seg} erased from every tier");
+    }
+    assert!(s.l2_stats().erased_chunks >= 10, "the L2's chunks were read and skipped");
+    for seg in 0..10 {
+        assert_eq!(served_fill(&mut s, "d", seg), Some(1), "another prefix keeps its packets");
+    }
+    assert_eq!(s.l2().unwrap().pending_erases(), 1);
+    // New packets under the erased prefix are stored and served, from the L2 too.
+    for seg in 0..10 {
+        s.insert(&chunk_of("c", seg, 2).1, 0).unwrap();
+    }
+    for seg in 0..12 {
+        s.insert(&chunk_of("e", seg, 3).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    assert_eq!(served_fill(&mut s, "c", 5), Some(2), "written after the erase");
+    assert_eq!(served_fill(&mut s, "c", 15), None);
+    drop(s);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_limit_of_zero_stores_nothing_in_either_tier() {
+    let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
+    assert_eq!(s.set_l1_limit(0), 0);
+    for seg in 0..10 {
+        s.insert(&chunk_of("z", seg, 1).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    assert!(s.l1().is_empty());
+    assert_eq!(s.l2().unwrap().batches(), 0);
+    assert_eq!(s.set_l1_limit(1000), 30, "no more than the L1's slots");
+}
+
+#[test]
+fn too_many_pending_erases_empty_the_l2() {
+    let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
+    for seg in 0..10 {
+        s.insert_l2_only(&chunk_of("kept", seg, 1).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    let max = nexthop_cs::l2::erased::MAX_MARKS;
+    for i in 0..max {
+        s.erase_prefix(Name::from_uri(&format!("/other/{i}")).unwrap().value(), 256);
+    }
+    assert_eq!(s.l2().unwrap().pending_erases(), max);
+    assert_eq!(served_fill(&mut s, "kept", 4), Some(1), "marks of other prefixes hide nothing");
+    s.erase_prefix(Name::from_uri("/other/last").unwrap().value(), 256);
+    assert_eq!(s.l2().unwrap().batches(), 0, "emptied instead of a mark more");
+    assert_eq!((s.l2().unwrap().pending_erases(), s.l2_stats().erase_clears), (0, 1));
+}

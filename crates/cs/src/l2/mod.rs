@@ -17,8 +17,11 @@
 //!   [`L2::collect_read_aheads`] hands over the chunks of those that finished,
 //!   [`L2::finish_read_ahead`] waits for one. A batch whose slot was reused meanwhile is dropped.
 //! - The index is not persisted: an L2 starts empty after a restart (it is a cache).
+//! - Erasing a name prefix ([`L2::erase_prefix`], `cs/erase`) leaves a mark that hides the
+//!   prefix's chunks in batches written before it when they are read ([`erased`]).
 
 pub mod buf;
+pub mod erased;
 #[allow(unsafe_code)]
 pub mod file;
 pub mod layout;
@@ -30,6 +33,7 @@ use std::ops::Range;
 use hashbrown::HashMap;
 
 pub use buf::{AlignedBuf, ALIGN};
+pub use erased::Erased;
 pub use file::{DirectIo, FileConfig, FileDevice, IoEngine, READ_AHEAD_BUFFERS};
 pub use layout::{Decoded, StoredChunk, HEADER_BYTES};
 pub use memory::MemoryDevice;
@@ -113,6 +117,10 @@ pub struct L2Stats {
     pub read_aheads_stale: u64,
     /// Of `read_aheads`, those that read one chunk's blocks, not the whole batch.
     pub chunk_reads: u64,
+    /// Chunks read back that an erase had covered: skipped.
+    pub erased_chunks: u64,
+    /// Times the L2 emptied itself because too many erases were pending ([`erased::MAX_MARKS`]).
+    pub erase_clears: u64,
 }
 
 enum Device {
@@ -195,6 +203,20 @@ impl BatchBuf {
     pub fn is_full(&self) -> bool {
         self.filled.iter().all(|&f| f)
     }
+
+    /// Empties the positions whose chunk's name starts with `prefix` (TLV-VALUE, whole
+    /// components); returns how many.
+    pub fn erase_prefix(&mut self, prefix: &[u8]) -> usize {
+        let mut erased = 0;
+        for p in 0..self.filled.len() as u32 {
+            if self.get(p).is_some_and(|c| erased::is_under(c.wire, prefix)) {
+                layout::clear(&mut self.buf.as_mut_slice()[p as usize * self.chunk_slot..]);
+                self.filled[p as usize] = false;
+                erased += 1;
+            }
+        }
+        erased
+    }
 }
 
 /// One chunk's place in the read buffer.
@@ -242,6 +264,12 @@ pub struct L2 {
     index: HashMap<u64, u32>,
     owner: Vec<Option<u64>>,
     referenced: Vec<bool>,
+    /// Per slot, the number of the write that put its batch there (writes count from 1).
+    written: Vec<u64>,
+    /// The last write's number.
+    writes: u64,
+    /// Erased prefixes that may cover stored batches.
+    erased: Erased,
     next_fresh: u32,
     hand: u32,
     read_buf: AlignedBuf,
@@ -286,6 +314,9 @@ impl L2 {
             index: HashMap::with_capacity(slots as usize),
             owner: vec![None; slots as usize],
             referenced: vec![false; slots as usize],
+            written: vec![0; slots as usize],
+            writes: 0,
+            erased: Erased::default(),
             next_fresh: 0,
             hand: 0,
             read_buf: AlignedBuf::new(batch_bytes),
@@ -371,6 +402,8 @@ impl L2 {
         self.index.insert(key, slot);
         self.owner[slot as usize] = Some(key);
         self.referenced[slot as usize] = false;
+        self.writes += 1;
+        self.written[slot as usize] = self.writes;
         while let Some(i) = self.read_ahead_of(key) {
             // It read the copy this write replaces; its buffer is freed when collected.
             self.reading_ahead[i] = None;
@@ -379,6 +412,40 @@ impl L2 {
         self.stats.writes += 1;
         self.stats.write_bytes += batch.buf.len() as u64;
         Ok(())
+    }
+
+    /// Erases every chunk whose name starts with `prefix` (TLV-VALUE, whole components) from
+    /// the batches stored now: they are skipped when read ([`erased`]). Batches written later
+    /// are not affected. With [`erased::MAX_MARKS`] erases pending the L2 is emptied instead.
+    pub fn erase_prefix(&mut self, prefix: &[u8]) {
+        let oldest = self.owner.iter().zip(&self.written).filter(|(owner, _)| owner.is_some()).map(|(_, &w)| w).min();
+        self.erased.prune(oldest);
+        if oldest.is_none() {
+            return;
+        }
+        if self.erased.is_full() {
+            self.clear();
+            self.stats.erase_clears += 1;
+            return;
+        }
+        self.erased.mark(prefix, self.writes);
+    }
+
+    /// Erase marks that may still cover stored batches.
+    pub fn pending_erases(&self) -> usize {
+        self.erased.len()
+    }
+
+    /// Forgets every batch (reads in flight are dropped when collected).
+    fn clear(&mut self) {
+        self.index.clear();
+        self.owner.fill(None);
+        self.erased.clear();
+        for r in &mut self.reading_ahead {
+            if r.take().is_some() {
+                self.stats.read_aheads_stale += 1;
+            }
+        }
     }
 
     /// A slot for a new batch: a never-used one, else FIFO's or CLOCK's choice (unindexed).
@@ -423,7 +490,8 @@ impl L2 {
             return Err(e);
         }
         self.referenced[slot as usize] = true;
-        decode_batch(&self.cfg, &mut self.stats, key, self.read_buf.as_slice(), 0, &mut self.read_chunks);
+        let read = Read { key, first: 0, erased: &self.erased, written: self.written[slot as usize] };
+        read.decode(&self.cfg, &mut self.stats, self.read_buf.as_slice(), &mut self.read_chunks);
         Ok(Some(ReadBatch { buf: self.read_buf.as_slice(), chunks: &self.read_chunks }))
     }
 
@@ -583,7 +651,8 @@ impl L2 {
                     Device::File(dev) => dev.read_ahead_buf(i),
                     Device::Memory(m) => m.read_ahead_buf(i),
                 };
-                decode_batch(&self.cfg, &mut self.stats, key, bytes, range.start, &mut self.read_chunks);
+                let read = Read { key, first: range.start, erased: &self.erased, written: self.written[slot as usize] };
+                read.decode(&self.cfg, &mut self.stats, bytes, &mut self.read_chunks);
                 let batch = ReadBatch { buf: bytes, chunks: &self.read_chunks };
                 batch.iter().for_each(&mut *f);
             }
@@ -628,26 +697,39 @@ struct Pending {
     bytes: Range<usize>,
 }
 
-/// Decodes the batch of `key` read into `bytes`, which start at byte `first` of its slot:
-/// counts the read, records the valid chunks whose slots it holds whole in `out` (corrupt ones
-/// counted and skipped).
-fn decode_batch(cfg: &L2Config, stats: &mut L2Stats, key: u64, bytes: &[u8], first: usize, out: &mut Vec<ChunkRef>) {
-    stats.reads += 1;
-    stats.read_bytes += bytes.len() as u64;
-    out.clear();
-    let cs = cfg.chunk_slot_bytes as usize;
-    for p in first.div_ceil(cs)..cfg.batch_chunks as usize {
-        let start = p * cs - first;
-        let Some(slot) = bytes.get(start..start + cs) else { break };
-        match layout::decode(slot, key, p as u16) {
-            Decoded::Empty => {}
-            Decoded::Corrupt => stats.corrupt_chunks += 1,
-            Decoded::Chunk(c) => out.push(ChunkRef {
-                position: c.position,
-                fresh_until_ms: c.fresh_until_ms,
-                start: start + HEADER_BYTES,
-                len: c.wire.len(),
-            }),
+/// A batch read: which batch, the byte of its slot the read started at, and what decides
+/// which of its chunks were erased.
+struct Read<'a> {
+    key: u64,
+    first: usize,
+    erased: &'a Erased,
+    /// The number of the write that stored the batch.
+    written: u64,
+}
+
+impl Read<'_> {
+    /// Decodes the bytes read (`bytes`, from byte `first` of the slot): counts the read, records
+    /// in `out` the valid chunks whose slots it holds whole (corrupt ones counted and skipped,
+    /// erased ones counted and skipped).
+    fn decode(&self, cfg: &L2Config, stats: &mut L2Stats, bytes: &[u8], out: &mut Vec<ChunkRef>) {
+        stats.reads += 1;
+        stats.read_bytes += bytes.len() as u64;
+        out.clear();
+        let cs = cfg.chunk_slot_bytes as usize;
+        for p in self.first.div_ceil(cs)..cfg.batch_chunks as usize {
+            let start = p * cs - self.first;
+            let Some(slot) = bytes.get(start..start + cs) else { break };
+            match layout::decode(slot, self.key, p as u16) {
+                Decoded::Empty => {}
+                Decoded::Corrupt => stats.corrupt_chunks += 1,
+                Decoded::Chunk(c) if self.erased.hides(c.wire, self.written) => stats.erased_chunks += 1,
+                Decoded::Chunk(c) => out.push(ChunkRef {
+                    position: c.position,
+                    fresh_until_ms: c.fresh_until_ms,
+                    start: start + HEADER_BYTES,
+                    len: c.wire.len(),
+                }),
+            }
         }
     }
 }
