@@ -108,6 +108,19 @@ pub enum Control {
     NonLocalFace(FaceId),
     /// Give back the FIB's spare capacity after a bulk load of routes (answers do not change).
     CompactFib,
+    /// NFD's `cs/config`: the content store's packet limit and whether it admits and serves.
+    ConfigureCs(CsPolicy),
+}
+
+/// How a shard uses its content store (NFD's `cs/config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsPolicy {
+    /// Packets the shard's store may hold (its L1; at most the slots it allocated).
+    pub limit: u32,
+    /// Data that arrives is stored (NFD's CS_ENABLE_ADMIT).
+    pub admit: bool,
+    /// Interests are answered from the store (NFD's CS_ENABLE_SERVE).
+    pub serve: bool,
 }
 
 /// Most Interests parked at once for SSD reads (beyond it, a lookup waits for its read).
@@ -145,6 +158,10 @@ pub struct Shard {
     parked_count: usize,
     /// Set while parked Interests go through the pipeline again (they do not park twice).
     resuming: bool,
+    /// Data is stored in the content store ([`Control::ConfigureCs`]).
+    cs_admit: bool,
+    /// Interests are answered from the content store.
+    cs_serve: bool,
 }
 
 impl Shard {
@@ -174,6 +191,8 @@ impl Shard {
             parked: hashbrown::HashMap::new(),
             parked_count: 0,
             resuming: false,
+            cs_admit: true,
+            cs_serve: true,
         })
     }
 
@@ -219,7 +238,25 @@ impl Shard {
                 self.nonlocal.insert(*face);
             }
             Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
+            Control::ConfigureCs(policy) => {
+                self.cs_admit = policy.admit;
+                self.cs_serve = policy.serve;
+                if let Some(cs) = self.cs.as_mut() {
+                    cs.set_l1_limit(policy.limit);
+                    self.counters.cs_entries.set(cs.l1().len() as u64);
+                }
+            }
         }
+    }
+
+    /// NFD's `cs/erase`: erases up to `max` packets whose names start with `prefix` from the
+    /// content store; returns how many and whether more remain (see
+    /// [`HierarchicalStore::erase_prefix`] for the SSD tier).
+    pub fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool) {
+        let Some(cs) = self.cs.as_mut() else { return (0, false) };
+        let erased = cs.erase_prefix(prefix.value(), max);
+        self.counters.cs_entries.set(cs.l1().len() as u64);
+        erased
     }
 
     /// Processes one classified packet from `face`.
@@ -372,7 +409,7 @@ impl Shard {
         out: &mut Outbox,
     ) {
         let may_park = self.cfg.cs_background_reads && !self.resuming && self.parked_count < MAX_PARKED;
-        if let Some(cs) = self.cs.as_mut() {
+        if let Some(cs) = self.cs.as_mut().filter(|_| self.cs_serve) {
             let req = Request::from_interest(interest);
             let answer =
                 if may_park { cs.lookup_or_read(&req, now_ms) } else { cs.lookup(&req, now_ms).map_or(Lookup::Miss, Lookup::Served) };
@@ -589,7 +626,7 @@ impl Shard {
             self.matched = matched;
             return;
         }
-        if !link.no_cache {
+        if !link.no_cache && self.cs_admit {
             if let Some(cs) = self.cs.as_mut() {
                 // A packet the store refuses (larger than a slot) is still forwarded.
                 let _ = cs.insert(data.wire(), now_ms);

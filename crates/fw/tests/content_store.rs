@@ -1,18 +1,25 @@
-//! The SSD tier of the content store behind a running nexthop with two forwarding threads:
-//! each thread owns its own file, and Data far beyond the DRAM tier's capacity is served from
-//! the files after the producer is gone: each object's first batch read in the background while
-//! its Interest waits parked, its later batches read ahead.
+//! The content store behind a running nexthop. The SSD tier with two forwarding threads: each
+//! thread owns its own file, and Data far beyond the DRAM tier's capacity is served from the
+//! files after the producer is gone: each object's first batch read in the background while its
+//! Interest waits parked, its later batches read ahead. And NFD's management of it: `cs/erase`
+//! and `cs/config` (capacity, admit, serve), checked by what is served afterwards.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::{scratch, Forwarder};
 use nexthop_fw::client::{Answer, Client};
 use nexthop_fw::config::Config;
 use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::runtime::{l2_shard_path, Runtime};
 use nexthop_fw::traffic;
-use nexthop_wire::{Component, DataView, Interest, Name};
+use nexthop_wire::tlv::TlvReader;
+use nexthop_wire::varnum::read_nonneg;
+use nexthop_wire::{Component, DataView, Interest, NackReason, Name};
+
+mod common;
 
 #[test]
 fn two_threads_each_serve_from_their_own_ssd_file() {
@@ -88,4 +95,101 @@ fn serve_from_ssd(threads: usize) {
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `cs/info` dataset's Capacity, Flags and NCsEntries.
+fn cs_info(c: &mut Client) -> (u64, u64, u64) {
+    let content = c.dataset("/localhost/nfd/cs/info").unwrap();
+    let info = TlvReader::new(&content).next().unwrap().unwrap();
+    assert_eq!(info.ty, 0x80, "a CsInfo element");
+    let field = |ty| TlvReader::new(info.value).map(Result::unwrap).find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap());
+    (field(0x83).unwrap(), field(0x6c).unwrap(), field(0x87).unwrap())
+}
+
+/// One Interest for `uri`: Some(true) for Data, Some(false) for a Nack NoRoute, None otherwise.
+fn served(c: &mut Client, uri: &str) -> Option<bool> {
+    let mut i = Interest::new(Name::from_uri(uri).unwrap());
+    i.nonce = Some(c.next_nonce());
+    match c.express(&i, Duration::from_secs(2)) {
+        Ok(Answer::Data(_)) => Some(true),
+        Ok(Answer::Nack(NackReason::NoRoute)) => Some(false),
+        _ => None,
+    }
+}
+
+/// A producer for `/cs` that answers every name under it, stopped by the returned closure
+/// once its route has left the FIB.
+fn producer(fw: &Forwarder) -> impl FnOnce() + '_ {
+    let prefix = Name::from_uri("/cs").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = traffic::start_producer(&fw.unix(), &fw.unix(), &prefix, 100, stop.clone()).unwrap();
+    move || {
+        stop.store(true, Ordering::Relaxed);
+        thread.join().unwrap();
+        let t0 = std::time::Instant::now();
+        while fw.has_route(&prefix) {
+            assert!(t0.elapsed() < Duration::from_secs(10), "the producer's route outlived it");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+#[test]
+fn operators_erase_and_configure_the_content_store_through_management() {
+    // Two forwarding threads: each has its own store, and names spread over both.
+    let fw = Forwarder::start(&scratch("cs-mgmt"), "s", 2);
+    let mut c = fw.client();
+    let a: Vec<String> = (0..300).map(|i| format!("/cs/a/{i}")).collect();
+    let b: Vec<String> = (0..50).map(|i| format!("/cs/b/{i}")).collect();
+    let stop = producer(&fw);
+    for uri in a.iter().chain(&b) {
+        assert_eq!(served(&mut c, uri), Some(true), "{uri} from the producer");
+    }
+    stop();
+    let (capacity, flags, entries) = cs_info(&mut c);
+    assert_eq!((capacity, flags, entries), (16384, 3, 350), "the default capacity, admitting and serving");
+    assert!(a.iter().chain(&b).all(|uri| served(&mut c, uri) == Some(true)), "the producer is gone: all from the store");
+
+    // cs/erase: at most 256 a command (NFD's limit, Capacity saying it stopped there), then
+    // the rest, then none; a Count erases no more than it says.
+    let erase = |c: &mut Client, uri: &str, count: Option<u64>| {
+        let p = ControlParameters { name: Some(Name::from_uri(uri).unwrap()), count, ..Default::default() };
+        let r = c.command("cs", "erase", &p).unwrap();
+        assert_eq!(r.code, 200, "{}", r.text);
+        let body = r.body.unwrap();
+        (body.count.unwrap(), body.capacity)
+    };
+    assert_eq!(erase(&mut c, "/cs/a", None), (256, Some(256)));
+    assert_eq!(erase(&mut c, "/cs/a", None), (44, None));
+    assert_eq!(erase(&mut c, "/cs/a", None), (0, None));
+    assert_eq!(erase(&mut c, "/cs/b", Some(10)), (10, None));
+    assert_eq!(c.command("cs", "erase", &ControlParameters::default()).unwrap().code, 400, "Name is required");
+    assert_eq!(cs_info(&mut c).2, 40);
+    assert!(a.iter().step_by(10).all(|uri| served(&mut c, uri) == Some(false)), "erased, and no route");
+    assert_eq!(b.iter().filter(|uri| served(&mut c, uri) == Some(true)).count(), 40);
+
+    // cs/config: a capacity (rounded up to a multiple of the threads) and serving off; a flag
+    // changes only where Mask has its bit.
+    let config = |c: &mut Client, capacity: Option<u64>, flags: u64, mask: u64| {
+        let p = ControlParameters { capacity, flags: Some(flags), mask: Some(mask), ..Default::default() };
+        let r = c.command("cs", "config", &p).unwrap();
+        assert_eq!(r.code, 200, "{}", r.text);
+        let body = r.body.unwrap();
+        (body.capacity.unwrap(), body.flags.unwrap())
+    };
+    assert_eq!(config(&mut c, Some(11), 0, 0b10), (12, 0b01));
+    let (capacity, flags, entries) = cs_info(&mut c);
+    assert_eq!((capacity, flags), (12, 0b01));
+    assert!(entries <= 12, "{entries} entries");
+    assert!(b.iter().all(|uri| served(&mut c, uri) == Some(false)), "not served");
+    assert_eq!(config(&mut c, None, 0b10, 0b10), (12, 0b11), "serving again");
+    assert_eq!(b.iter().filter(|uri| served(&mut c, uri) == Some(true)).count() as u64, entries);
+    assert_eq!(config(&mut c, Some(1 << 40), 0, 0), (16384, 0b11), "no more than the stores allocated");
+
+    // Admitting off: Data passes through to the consumer and is not stored.
+    assert_eq!(config(&mut c, None, 0, 0b01), (16384, 0b10));
+    let stop = producer(&fw);
+    assert!((0..20).all(|i| served(&mut c, &format!("/cs/c/{i}")) == Some(true)));
+    stop();
+    assert!((0..20).all(|i| served(&mut c, &format!("/cs/c/{i}")) == Some(false)), "not stored");
 }

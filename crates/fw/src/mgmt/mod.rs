@@ -16,7 +16,8 @@
 //!
 //! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
 //! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
-//! `strategy-choice/unset`. Datasets: `faces/list`, `faces/query` (FaceQueryFilter), `fib/list`, `rib/list`,
+//! `strategy-choice/unset`, `cs/config` (capacity, admit and serve flags) and `cs/erase` (by
+//! name prefix, at most 256 packets a command as NFD). Datasets: `faces/list`, `faces/query` (FaceQueryFilter), `fib/list`, `rib/list`,
 //! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops` (drop
 //! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
 //! threads together), both [`dataset::labelled_counts`].
@@ -60,6 +61,14 @@ pub trait Host {
     fn apply(&mut self, op: Control);
     /// Forwarder-wide figures for `status/general` and `cs/info`.
     fn general(&self) -> (GeneralStatus, CsInfo);
+    /// NFD's `cs/config`: changes what is given — the capacity in packets, all forwarding
+    /// threads' stores together (rounded up to a multiple of their number, at most what they
+    /// allocated), whether Data is admitted, whether Interests are served — and returns the
+    /// capacity and flags (bit 0 admit, bit 1 serve) now in force.
+    fn configure_cs(&mut self, capacity: Option<u64>, admit: Option<bool>, serve: Option<bool>) -> (u64, u64);
+    /// NFD's `cs/erase`: erases up to `max` packets under `prefix`; how many went and whether
+    /// more remain.
+    fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool);
     /// Drops by reason, all threads together.
     fn drops(&self) -> Vec<(&'static str, u64)>;
     /// The forwarding threads' other counters and gauges, all threads together.
@@ -83,6 +92,14 @@ pub struct Manager {
 
 /// Datasets whose segments stay answerable.
 const KEPT_DATASETS: usize = 16;
+
+/// Most packets one `cs/erase` erases (NFD's limit; clients repeat the command until it
+/// erases none).
+const ERASE_LIMIT: u64 = 256;
+/// `cs/config` Flags and Mask bit: Data is admitted to the content store.
+const CS_ENABLE_ADMIT: u64 = 1;
+/// `cs/config` Flags and Mask bit: Interests are answered from the content store.
+const CS_ENABLE_SERVE: u64 = 2;
 
 impl Manager {
     /// A manager with an empty RIB; `started_ms` is reported by `status/general`.
@@ -359,6 +376,21 @@ impl Manager {
                 self.strategies.unset(&prefix.as_view());
                 host.apply(Control::UnsetStrategy(prefix.clone()));
                 ControlResponse::ok(ControlParameters { name: Some(prefix), ..Default::default() })
+            }
+            (b"cs", b"config") => {
+                // A flag changes only where Mask has its bit (as NFD reads Flags and Mask).
+                let flag = |bit: u64| p.mask.filter(|m| m & bit != 0).map(|_| p.flags.unwrap_or(0) & bit != 0);
+                let (capacity, flags) = host.configure_cs(p.capacity, flag(CS_ENABLE_ADMIT), flag(CS_ENABLE_SERVE));
+                ControlResponse::ok(ControlParameters { capacity: Some(capacity), flags: Some(flags), ..Default::default() })
+            }
+            (b"cs", b"erase") => {
+                let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
+                let asked = p.count.unwrap_or(u64::MAX);
+                let limit = asked.min(ERASE_LIMIT) as usize;
+                let (erased, more) = host.erase_cs(&prefix, limit);
+                // As NFD: Capacity says the per-command limit stopped the erase.
+                let capacity = (erased == limit && asked > ERASE_LIMIT && more).then_some(ERASE_LIMIT);
+                ControlResponse::ok(ControlParameters { name: Some(prefix), count: Some(erased as u64), capacity, ..Default::default() })
             }
             _ => ControlResponse::error(501, "unknown command"),
         }

@@ -47,7 +47,7 @@ use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
-use crate::shard::{Control, Shard, ShardConfig};
+use crate::shard::{Control, CsPolicy, Shard, ShardConfig};
 use crate::shared_fib::FibWriter;
 use crate::strategy::Strategy;
 use crate::tlv::LpFields;
@@ -65,6 +65,9 @@ const WS_LISTENER: Token = Token(5);
 
 /// Bytes of partial packets (NDNLPv2 fragments) held for reassembly, over every face.
 const REASSEMBLY_BYTES: usize = 16 << 20;
+
+/// How long `cs/erase` waits for a forwarding thread's answer.
+const ERASE_WAIT: Duration = Duration::from_secs(5);
 
 /// `recvmmsg` batches read from the UDP socket before other faces get a turn.
 const UDP_BATCHES_PER_TURN: usize = 4;
@@ -125,6 +128,30 @@ impl Forwarding {
                     w.flush();
                     let _ = w.tx.send(ToWorker::Control(op.clone()));
                 }
+            }
+        }
+    }
+
+    /// Erases up to `max` content-store packets under `prefix`, shard after shard (each after
+    /// the packets handed to it before); how many went and whether more remain.
+    fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool) {
+        match self {
+            Forwarding::Inline(s) => s.erase_cs(prefix, max),
+            Forwarding::Threads { workers, .. } => {
+                let (mut erased, mut more) = (0, false);
+                for w in workers.iter_mut() {
+                    w.flush();
+                    let (tx, rx) = crossbeam_channel::bounded(1);
+                    if w.tx.send(ToWorker::EraseCs(prefix.clone(), max - erased, tx)).is_err() {
+                        continue;
+                    }
+                    // The thread answers once it has forwarded what it was handed before.
+                    if let Ok((n, m)) = rx.recv_timeout(ERASE_WAIT) {
+                        erased += n;
+                        more |= m;
+                    }
+                }
+                (erased, more)
             }
         }
     }
@@ -306,7 +333,7 @@ pub struct Runtime {
     io_drops: Arc<DropCounters>,
     outbox: Outbox,
     cfg: Config,
-    cs_capacity: u64,
+    cs: CsState,
     clock: Clock,
     /// The inline shard's content store wakes the poll when an SSD read completes.
     cs_signal: bool,
@@ -459,7 +486,8 @@ impl Runtime {
                 })
             })
             .collect::<Result<Vec<ShardConfig>, StartError>>()?;
-        let cs_capacity = shard_cfgs.iter().filter_map(|c| c.cs.as_ref()).map(|c| u64::from(c.l1.capacity)).sum();
+        let allocated = shard_cfgs.iter().map(|c| c.cs.as_ref().map_or(0, |c| c.l1.capacity)).min().unwrap_or(0);
+        let cs = CsState { allocated, shards: threads as u32, policy: CsPolicy { limit: allocated, admit: true, serve: true } };
         let fib = || Fib::new(NameFibConfig::default());
         let forwarding = if threads == 1 {
             let only = shard_cfgs.into_iter().next().expect("one shard");
@@ -509,7 +537,7 @@ impl Runtime {
             io_drops: Arc::new(DropCounters::default()),
             outbox: Outbox::new(),
             cfg,
-            cs_capacity,
+            cs,
             clock,
             cs_signal: false,
             closing: Vec::new(),
@@ -547,7 +575,7 @@ impl Runtime {
                 forwarding: &mut self.forwarding,
                 registry: self.poll.registry(),
                 io_drops: &self.io_drops,
-                cs_capacity: self.cs_capacity,
+                cs: &mut self.cs,
                 now_ms,
             },
         )
@@ -1031,8 +1059,30 @@ struct RuntimeHost<'a> {
     forwarding: &'a mut Forwarding,
     registry: &'a Registry,
     io_drops: &'a DropCounters,
-    cs_capacity: u64,
+    cs: &'a mut CsState,
     now_ms: u64,
+}
+
+/// The content store as `cs/config` left it, forwarder-wide (each shard has its own store).
+#[derive(Debug, Clone, Copy)]
+struct CsState {
+    /// The packets each shard's store allocated (0: no content store).
+    allocated: u32,
+    shards: u32,
+    /// What every shard was told.
+    policy: CsPolicy,
+}
+
+impl CsState {
+    /// Packets all shards may hold together.
+    fn capacity(&self) -> u64 {
+        u64::from(self.policy.limit) * u64::from(self.shards)
+    }
+
+    /// `cs/info`'s Flags: bit 0 admit, bit 1 serve.
+    fn flags(&self) -> u64 {
+        u64::from(self.policy.admit) | u64::from(self.policy.serve) << 1
+    }
 }
 
 impl Host for RuntimeHost<'_> {
@@ -1107,7 +1157,7 @@ impl Host for RuntimeHost<'_> {
 
     fn general(&self) -> (GeneralStatus, CsInfo) {
         let mut g = GeneralStatus::default();
-        let mut cs = CsInfo { capacity: self.cs_capacity, flags: 0b11, ..Default::default() };
+        let mut cs = CsInfo { capacity: self.cs.capacity(), flags: self.cs.flags(), ..Default::default() };
         for f in self.faces.faces.values() {
             let c = &f.counts;
             g.counts.in_interests += c.in_interests;
@@ -1128,6 +1178,22 @@ impl Host for RuntimeHost<'_> {
             cs.misses += s.cs_misses.get();
         }
         (g, cs)
+    }
+
+    fn configure_cs(&mut self, capacity: Option<u64>, admit: Option<bool>, serve: Option<bool>) -> (u64, u64) {
+        let cs = &mut *self.cs;
+        if let Some(c) = capacity {
+            let per_shard = c.div_ceil(u64::from(cs.shards.max(1)));
+            cs.policy.limit = per_shard.min(u64::from(cs.allocated)) as u32;
+        }
+        cs.policy.admit = admit.unwrap_or(cs.policy.admit);
+        cs.policy.serve = serve.unwrap_or(cs.policy.serve);
+        self.forwarding.apply(Control::ConfigureCs(cs.policy));
+        (cs.capacity(), cs.flags())
+    }
+
+    fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool) {
+        self.forwarding.erase_cs(prefix, max)
     }
 
     fn drops(&self) -> Vec<(&'static str, u64)> {

@@ -53,6 +53,9 @@ pub enum ToWorker {
     Packets(Batch),
     /// A table change.
     Control(Control),
+    /// Erase up to this many content-store packets under a prefix, and say how many went and
+    /// whether more remain ([`Shard::erase_cs`]).
+    EraseCs(nexthop_wire::Name, usize, Sender<(usize, bool)>),
     /// The time: expire PIT entries.
     Tick(u64),
     /// Stop.
@@ -111,6 +114,9 @@ impl Worker {
                     }
                 }
                 Some(ToWorker::Control(op)) => shard.apply(&op),
+                Some(ToWorker::EraseCs(prefix, max, reply)) => {
+                    let _ = reply.send(shard.erase_cs(&prefix, max));
+                }
                 Some(ToWorker::Tick(now)) => shard.expire(now),
                 Some(ToWorker::Stop) => break,
                 None => {}
