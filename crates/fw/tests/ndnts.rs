@@ -7,14 +7,16 @@
 //! and over a WebSocket (NDNts's `WsTransport`, what browser apps use), and must get every byte.
 //! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`. A producer
 //! over a WebSocket (as a browser app publishes) registers under `/localhop/nfd`, which a
-//! forwarder serves only when configured to.
+//! forwarder serves only when configured to. And NDNts's management of the content store, as an
+//! operator's tool would: `cs/info`, `invokeCsErase` and `cs/config`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
-use nexthop_wire::Name;
+use nexthop_fw::client::Answer;
+use nexthop_wire::{Interest, NackReason, Name};
 
 mod common;
 
@@ -107,6 +109,62 @@ fn an_ndnts_producer_over_a_websocket_registers_under_localhop_when_allowed() {
             assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 200000", "{}", String::from_utf8_lossy(&out.stderr));
         }
     }
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ndnts_erases_and_configures_the_content_store() {
+    let dir = scratch("ndnts-cs");
+    let fw = Forwarder::start(&dir, "fw", 2);
+    let script = installed_script("cs");
+    let prefix = "/ndnts/cached";
+    let name = Name::from_uri(prefix).unwrap();
+    let producer = Killed(
+        node(&script, &["produce", &fw.socket, prefix, "200000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"),
+    );
+    let started = Instant::now();
+    while !fw.has_route(&name) {
+        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not register {prefix}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let fetch = || node(&script, &["fetch", &fw.socket, prefix, "200000"]).output().expect("node runs");
+    assert_eq!(String::from_utf8_lossy(&fetch().stdout).trim(), "intact 200000");
+    drop(producer);
+    while fw.has_route(&name) {
+        assert!(started.elapsed() < Duration::from_secs(30), "the producer's route outlived it");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = fetch();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "intact 200000",
+        "from the content store: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = node(&script, &["cs", &fw.socket, prefix, "1001"]).output().expect("node runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let line = |label: &str| {
+        said.lines()
+            .find_map(|l| l.strip_prefix(&format!("{label} ")))
+            .unwrap_or_else(|| panic!("{label}: {said} {}", String::from_utf8_lossy(&out.stderr)))
+            .to_string()
+    };
+    let entries = |info: &str| info.split(' ').find_map(|f| f.strip_prefix("entries=")).unwrap().parse::<u64>().unwrap();
+    let before = line("before");
+    assert!(before.ends_with("capacity=16384 admit=true serve=true"), "{before}");
+    let erased: u64 = line("erased").parse().unwrap();
+    assert!(erased >= 20, "the object's segments: {erased}");
+    assert_eq!(entries(&line("after")), entries(&before) - erased);
+    assert_eq!(line("config"), "200");
+    assert!(line("configured").ends_with("capacity=1002 admit=true serve=false"), "rounded up for two threads: {said}");
+    // Erased, and its producer gone: a Nack.
+    let mut c = fw.client();
+    let mut i = Interest::new(name);
+    i.can_be_prefix = true;
+    i.nonce = Some(c.next_nonce());
+    assert_eq!(c.express(&i, Duration::from_secs(2)).unwrap(), Answer::Nack(NackReason::NoRoute));
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_dir_all(&dir);
 }

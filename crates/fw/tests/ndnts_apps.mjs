@@ -10,9 +10,15 @@
 //                                            socket path, udp:<host>:<port> or ws://<host>:<port>
 //   faces <unix-socket> <scheme>             prints the faces the forwarder's faces/query dataset
 //                                            lists for URI scheme <scheme>, one URI a line
+//   cs <unix-socket> <prefix> <capacity>     as an operator: prints the cs/info dataset, erases
+//                                            <prefix> from the content store (invokeCsErase:
+//                                            cs/erase until it erases nothing), prints cs/info
+//                                            again, sets the capacity and turns serving off
+//                                            (cs/config), and prints cs/info once more
 import { UnixTransport, UdpTransport } from "@ndn/node-transport";
 import { WsTransport } from "@ndn/ws-transport";
-import { enableNfdPrefixReg, FaceQuery, list } from "@ndn/nfdmgmt";
+import { CsFlags, CsInfo, enableNfdPrefixReg, FaceQuery, invoke, invokeCsErase, list } from "@ndn/nfdmgmt";
+import { Name } from "@ndn/packet";
 import { serve, fetch, BufferChunkSource } from "@ndn/segmented-object";
 
 const [role, where, prefix, size] = process.argv.slice(2);
@@ -37,6 +43,20 @@ if (role === "produce") {
   for (const f of await list(FaceQuery({ uriScheme: prefix }))) {
     console.log(f.uri);
   }
+  face.close();
+  process.exit(0);
+} else if (role === "cs") {
+  const info = async () => {
+    const [i] = await list(CsInfo);
+    return `entries=${i.nCsEntries} capacity=${i.capacity} admit=${i.flagEnableAdmit} serve=${i.flagEnableServe}`;
+  };
+  console.log(`before ${await info()}`);
+  console.log(`erased ${await invokeCsErase(new Name(prefix))}`);
+  console.log(`after ${await info()}`);
+  // Serving off: its bit in Mask, not in Flags (NDNts passes Flags and Mask as given).
+  const cr = await invoke("cs/config", { capacity: Number(size), flags: 0, mask: CsFlags.EnableServe });
+  console.log(`config ${cr.statusCode}`);
+  console.log(`configured ${await info()}`);
   face.close();
   process.exit(0);
 } else {
