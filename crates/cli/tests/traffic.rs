@@ -1,6 +1,7 @@
 //! `nexthop traffic` against a `nexthop run` started by the test: the generator's producer and
 //! consumer exchange Data over Unix, TCP and UDP faces, every Data checked; then `nexthop ctl
-//! status` shows the totals, the drops by reason and every face's in/out counters.
+//! status` shows the totals, the drops by reason and every face's in/out counters, and `nexthop
+//! ctl cs-erase` and `cs-config` change the content store the traffic filled.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -47,6 +48,24 @@ fn the_generator_runs_over_every_face_kind() {
     assert!(status.contains("drops:") && status.contains("  no-route "), "{status}");
     let faces: Vec<&str> = status.lines().filter(|l| l.contains("remote=") && l.contains("in_interests=")).collect();
     assert!(faces.len() >= 2 && status.contains("faces:"), "per-face counters: {status}");
+    let ctl = |args: &[&str]| {
+        let out = Command::new(exe).args(["ctl", "--face", &control]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let entries = |info: &str| -> u64 {
+        info.split_whitespace().find_map(|f| f.strip_prefix("entries=")).unwrap_or_else(|| panic!("{info}")).parse().unwrap()
+    };
+    let before = entries(&ctl(&["cs"]));
+    assert!(before > 300, "the traffic's Data is stored: {before}");
+    // The last run's Data (the earlier runs' may have been evicted by it).
+    assert_eq!(ctl(&["cs-erase", "/t2", "--count", "7"]), "erased 7");
+    let erased: u64 = ctl(&["cs-erase", "/t2"]).strip_prefix("erased ").unwrap().parse().unwrap();
+    assert!(erased > 256, "more than one command's worth: {erased}");
+    assert_eq!(entries(&ctl(&["cs"])), before - 7 - erased);
+    assert_eq!(ctl(&["cs-config", "--capacity", "100", "--serve", "off"]), "capacity=100 admit=on serve=off");
+    assert_eq!(ctl(&["cs-config"]), "capacity=100 admit=on serve=off", "nothing asked, nothing changed");
+    assert!(entries(&ctl(&["cs"])) <= 100);
     let _ = fw.kill();
     let _ = fw.wait();
     let _ = std::fs::remove_dir_all(&dir);

@@ -54,7 +54,37 @@ enum What {
     FaceDestroy { id: u64 },
     /// Choose a strategy (best-route or multicast) under a prefix.
     StrategySet { prefix: String, strategy: String },
+    /// Erase the content store's packets under a prefix (all of them, repeating `cs/erase`
+    /// until it erases none, or at most --count).
+    CsErase {
+        prefix: String,
+        #[arg(long)]
+        count: Option<u64>,
+    },
+    /// Change the content store: its capacity in packets, whether it admits Data and whether it
+    /// answers Interests (on or off); prints what is then in force.
+    CsConfig {
+        #[arg(long)]
+        capacity: Option<u64>,
+        #[arg(long, value_parser = on_off)]
+        admit: Option<bool>,
+        #[arg(long, value_parser = on_off)]
+        serve: Option<bool>,
+    },
 }
+
+/// `on` or `off`.
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{s:?}: on or off")),
+    }
+}
+
+/// `cs/config`'s Flags and Mask bits: admit, serve.
+const CS_ADMIT: u64 = 1;
+const CS_SERVE: u64 = 2;
 
 /// Runs `nexthop ctl`.
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -114,6 +144,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let s = if strategy.starts_with('/') { strategy } else { format!("/localhost/nfd/strategy/{strategy}") };
             let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), strategy: Some(Name::from_uri(&s)?), ..Default::default() };
             show(c.command("strategy-choice", "set", &p)?)?;
+        }
+        What::CsErase { prefix, count } => {
+            let name = Name::from_uri(&prefix)?;
+            let mut erased = 0;
+            // The forwarder erases at most 256 a command: ask again until none is left (or
+            // --count are gone).
+            loop {
+                let left = count.map(|c| c - erased);
+                if left == Some(0) {
+                    break;
+                }
+                let r = c.command("cs", "erase", &ControlParameters { name: Some(name.clone()), count: left, ..Default::default() })?;
+                check(&r, &[200])?;
+                let n = r.body.and_then(|b| b.count).context("cs/erase answered without a Count")?;
+                if n == 0 {
+                    break;
+                }
+                erased += n;
+            }
+            out!("erased {erased}");
+        }
+        What::CsConfig { capacity, admit, serve } => {
+            let (mut flags, mut mask) = (0, 0);
+            for (bit, on) in [(CS_ADMIT, admit), (CS_SERVE, serve)] {
+                if let Some(on) = on {
+                    mask |= bit;
+                    flags |= if on { bit } else { 0 };
+                }
+            }
+            let p = ControlParameters { capacity, flags: Some(flags), mask: Some(mask), ..Default::default() };
+            let r = c.command("cs", "config", &p)?;
+            check(&r, &[200])?;
+            let body = r.body.context("cs/config answered without parameters")?;
+            let (capacity, flags) = (body.capacity.unwrap_or(0), body.flags.unwrap_or(0));
+            let word = |bit| if flags & bit != 0 { "on" } else { "off" };
+            out!("capacity={capacity} admit={} serve={}", word(CS_ADMIT), word(CS_SERVE));
         }
     }
     Ok(())
@@ -176,7 +242,8 @@ const HOP: &[(u32, F)] =
     &[(0x69, F::Num("face")), (0x6f, F::Num("origin")), (0x6a, F::Num("cost")), (0x6c, F::Num("flags")), (0x6d, F::Num("expires_ms"))];
 const FIB: &[(u32, F)] = &[(0x07, F::Name("prefix")), (0x81, F::Nested("nexthop", HOP))];
 const RIB: &[(u32, F)] = &[(0x07, F::Name("prefix")), (0x81, F::Nested("route", HOP))];
-const CS: &[(u32, F)] = &[(0x83, F::Num("capacity")), (0x87, F::Num("entries")), (0x81, F::Num("hits")), (0x82, F::Num("misses"))];
+const CS: &[(u32, F)] =
+    &[(0x83, F::Num("capacity")), (0x6c, F::Num("flags")), (0x87, F::Num("entries")), (0x81, F::Num("hits")), (0x82, F::Num("misses"))];
 const STRATEGY: &[(u32, F)] = &[(0x07, F::Name("prefix")), (0x6b, F::Nested("strategy", &[(0x07, F::Name("name"))]))];
 
 fn elements(content: &[u8]) -> Vec<Vec<u8>> {
