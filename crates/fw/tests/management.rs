@@ -73,6 +73,16 @@ fn commands_answer_with_the_right_codes() {
     assert!(!c.dataset("/localhost/nfd/faces/list").unwrap().is_empty());
     assert!(!c.dataset("/localhost/nfd/status/general").unwrap().is_empty());
     assert!(!c.dataset("/localhost/nfd/cs/info").unwrap().is_empty());
+    // faces/channels: a ChannelStatus (LocalUri) per listener.
+    let channels: Vec<String> = TlvReader::new(&c.dataset("/localhost/nfd/faces/channels").unwrap())
+        .map(Result::unwrap)
+        .map(|ch| {
+            assert_eq!(ch.ty, 0x82);
+            let uri = TlvReader::new(ch.value).next().unwrap().unwrap();
+            String::from_utf8(uri.value.to_vec()).unwrap()
+        })
+        .collect();
+    assert_eq!(channels, [format!("unix://{}", fw.socket), format!("udp4://{}", fw.udp), format!("ws://{}", fw.websocket)]);
     assert_eq!(c.command("faces", "destroy", &ControlParameters { face_id: Some(face), ..Default::default() }).unwrap().code, 200);
     let fib = c.dataset("/localhost/nfd/fib/list").unwrap();
     assert!(!fib.windows(3).any(|w| w == [0x08, 0x01, b'm']), "routes through a destroyed face go");

@@ -5,7 +5,8 @@
 //! and serves a 3 MB object; consumers fetch it over the Unix socket, over UDP (where the
 //! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together)
 //! and over a WebSocket (NDNts's `WsTransport`, what browser apps use), and must get every byte.
-//! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`. A producer
+//! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`, and its
+//! `ChannelStatus` the listeners through `faces/channels`. A producer
 //! over a WebSocket (as a browser app publishes) registers under `/localhop/nfd`, which a
 //! forwarder serves only when configured to. And NDNts's management of the content store, as an
 //! operator's tool would: `cs/info`, `invokeCsErase` and `cs/config`.
@@ -84,6 +85,15 @@ fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // NDNts's ChannelStatus dataset: every listener.
+    let out = node(&script, &["channels", &fw.socket]).output().expect("node runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        said.lines().collect::<Vec<_>>(),
+        [format!("unix://{}", fw.socket), format!("udp4://{}", fw.udp), format!("ws://{}", fw.websocket)],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_dir_all(&dir);
 }

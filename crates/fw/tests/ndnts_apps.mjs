@@ -10,6 +10,8 @@
 //                                            socket path, udp:<host>:<port> or ws://<host>:<port>
 //   faces <unix-socket> <scheme>             prints the faces the forwarder's faces/query dataset
 //                                            lists for URI scheme <scheme>, one URI a line
+//   channels <unix-socket>                   prints the LocalUri of each of the forwarder's
+//                                            listeners (faces/channels), one a line
 //   cs <unix-socket> <prefix> <capacity>     as an operator: prints the cs/info dataset, erases
 //                                            <prefix> from the content store (invokeCsErase:
 //                                            cs/erase until it erases nothing), prints cs/info
@@ -17,12 +19,12 @@
 //                                            (cs/config), and prints cs/info once more
 import { UnixTransport, UdpTransport } from "@ndn/node-transport";
 import { WsTransport } from "@ndn/ws-transport";
-import { CsFlags, CsInfo, enableNfdPrefixReg, FaceQuery, invoke, invokeCsErase, list } from "@ndn/nfdmgmt";
+import { ChannelStatus, CsFlags, CsInfo, enableNfdPrefixReg, FaceQuery, invoke, invokeCsErase, list } from "@ndn/nfdmgmt";
 import { Name } from "@ndn/packet";
 import { serve, fetch, BufferChunkSource } from "@ndn/segmented-object";
 
 const [role, where, prefix, size] = process.argv.slice(2);
-const object = Buffer.alloc(Number(size)).map((_, i) => (i * 7 + (i >> 11)) & 0xff);
+const object = Buffer.alloc(Number(size ?? 0)).map((_, i) => (i * 7 + (i >> 11)) & 0xff);
 
 async function connect() {
   if (where.startsWith("ws://")) {
@@ -42,6 +44,12 @@ if (role === "produce") {
 } else if (role === "faces") {
   for (const f of await list(FaceQuery({ uriScheme: prefix }))) {
     console.log(f.uri);
+  }
+  face.close();
+  process.exit(0);
+} else if (role === "channels") {
+  for (const c of await list(ChannelStatus)) {
+    console.log(c.localUri);
   }
   face.close();
   process.exit(0);

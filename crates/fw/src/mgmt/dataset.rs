@@ -294,6 +294,13 @@ pub fn strategy_choice(out: &mut Vec<u8>, name: &[u8], strategy: &Name) {
     put_tlv(out, 0x80, &v);
 }
 
+/// A ChannelStatus element (`faces/channels`): the LocalUri a listener accepts faces on.
+pub fn channel_status(out: &mut Vec<u8>, local_uri: &str) {
+    let mut v = Vec::new();
+    put_tlv(&mut v, 0x81, local_uri.as_bytes());
+    put_tlv(out, 0x82, &v);
+}
+
 /// `status/drops` and `status/counters` (nexthop's): a `0x80` element per reason or counter
 /// holding Label `0x81` (text) and Count `0x82`.
 pub fn labelled_counts(counts: &[(&str, u64)]) -> Vec<u8> {

@@ -17,7 +17,7 @@
 //! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
 //! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
 //! `strategy-choice/unset`, `cs/config` (capacity, admit and serve flags) and `cs/erase` (by
-//! name prefix, at most 256 packets a command as NFD). Datasets: `faces/list`, `faces/query` (FaceQueryFilter), `fib/list`, `rib/list`,
+//! name prefix, at most 256 packets a command as NFD). Datasets: `faces/list`, `faces/query` (FaceQueryFilter), `faces/channels`, `fib/list`, `rib/list`,
 //! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops` (drop
 //! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
 //! threads together), both [`dataset::labelled_counts`].
@@ -50,6 +50,8 @@ pub trait Host {
     fn face(&self, id: FaceId) -> Option<FaceStatus>;
     /// Every face's status.
     fn faces(&self) -> Vec<FaceStatus>;
+    /// The LocalUri of every listener (`faces/channels`).
+    fn channels(&self) -> Vec<String>;
     /// Makes a face to `uri` (or finds the one there: `Ok((status, false))`).
     ///
     /// # Errors
@@ -217,6 +219,7 @@ impl Manager {
             (module, verb),
             (b"faces", b"list")
                 | (b"faces", b"query")
+                | (b"faces", b"channels")
                 | (b"fib", b"list")
                 | (b"rib", b"list")
                 | (b"strategy-choice", b"list")
@@ -419,6 +422,7 @@ impl Manager {
         let mut content = Vec::new();
         match (module, verb) {
             (b"faces", b"list") => host.faces().iter().for_each(|f| f.encode_into(&mut content)),
+            (b"faces", b"channels") => host.channels().iter().for_each(|uri| dataset::channel_status(&mut content, uri)),
             (b"faces", b"query") => {
                 let filter = dataset::FaceQueryFilter::decode(name.get(4)?.value()).ok()?;
                 host.faces().iter().filter(|f| filter.matches(f)).for_each(|f| f.encode_into(&mut content));

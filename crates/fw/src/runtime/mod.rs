@@ -338,6 +338,8 @@ pub struct Runtime {
     /// The inline shard's content store wakes the poll when an SSD read completes.
     cs_signal: bool,
     closing: Vec<FaceId>,
+    /// Where it listens (fixed once bound).
+    listening: Listening,
 }
 
 /// The addresses a runtime listens on (with the ports the OS chose for port 0).
@@ -541,7 +543,9 @@ impl Runtime {
             clock,
             cs_signal: false,
             closing: Vec::new(),
+            listening: Listening::default(),
         };
+        rt.listening = rt.bound();
         if let (Forwarding::Inline(shard), true) = (&rt.forwarding, rt.cfg.content_store.l2_background_reads) {
             if let Some(fd) = shard.cs().and_then(nexthop_cs::HierarchicalStore::signal_fd) {
                 rt.poll.registry().register(&mut mio::unix::SourceFd(&fd), CS_SIGNAL, Interest::READABLE).map_err(io_err("registering"))?;
@@ -558,6 +562,11 @@ impl Runtime {
 
     /// Where it listens.
     pub fn listening(&self) -> Listening {
+        self.listening.clone()
+    }
+
+    /// The listeners' addresses, as bound.
+    fn bound(&self) -> Listening {
         Listening {
             unix: self.unix.as_ref().map(|(_, p)| p.clone()),
             tcp: self.tcp.as_ref().and_then(|l| l.local_addr().ok()),
@@ -576,6 +585,7 @@ impl Runtime {
                 registry: self.poll.registry(),
                 io_drops: &self.io_drops,
                 cs: &mut self.cs,
+                listening: &self.listening,
                 now_ms,
             },
         )
@@ -1060,6 +1070,7 @@ struct RuntimeHost<'a> {
     registry: &'a Registry,
     io_drops: &'a DropCounters,
     cs: &'a mut CsState,
+    listening: &'a Listening,
     now_ms: u64,
 }
 
@@ -1093,6 +1104,16 @@ impl Host for RuntimeHost<'_> {
     fn faces(&self) -> Vec<FaceStatus> {
         let mut v: Vec<FaceStatus> = self.faces.faces.values().map(Face::status).collect();
         v.sort_by_key(|f| f.face_id);
+        v
+    }
+
+    fn channels(&self) -> Vec<String> {
+        let l = self.listening;
+        let ip = |scheme: &str, a: &SocketAddr| format!("{scheme}{}://{a}", if a.is_ipv4() { "4" } else { "6" });
+        let mut v: Vec<String> = l.unix.iter().map(|p| format!("unix://{p}")).collect();
+        v.extend(l.tcp.iter().map(|a| ip("tcp", a)));
+        v.extend(l.udp.iter().map(|a| ip("udp", a)));
+        v.extend(l.websocket.iter().map(|a| format!("ws://{a}")));
         v
     }
 
