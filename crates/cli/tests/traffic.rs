@@ -1,7 +1,8 @@
 //! `nexthop traffic` against a `nexthop run` started by the test: the generator's producer and
 //! consumer exchange Data over Unix, TCP and UDP faces, every Data checked; then `nexthop ctl
 //! status` shows the totals, the drops by reason and every face's in/out counters, and `nexthop
-//! ctl cs-erase` and `cs-config` change the content store the traffic filled.
+//! ctl cs-erase` and `cs-config` change the content store the traffic filled; SIGTERM stops it
+//! cleanly.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -66,7 +67,22 @@ fn the_generator_runs_over_every_face_kind() {
     assert_eq!(ctl(&["cs-config", "--capacity", "100", "--serve", "off"]), "capacity=100 admit=on serve=off");
     assert_eq!(ctl(&["cs-config"]), "capacity=100 admit=on serve=off", "nothing asked, nothing changed");
     assert!(entries(&ctl(&["cs"])) <= 100);
-    let _ = fw.kill();
-    let _ = fw.wait();
+    // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.
+    let pid = libc::pid_t::try_from(fw.id()).unwrap();
+    // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is
+    // involved.
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(sent, 0);
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = fw.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "nexthop run did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    assert!(!sock.exists(), "the socket file is removed");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,8 +1,11 @@
 //! `nexthop run`: the forwarder. With no arguments it uses the built-in configuration
-//! (Unix socket /run/nfd/nfd.sock, TCP and UDP on port 6363, a DRAM content store).
+//! (Unix socket /run/nfd/nfd.sock, TCP and UDP on port 6363, a DRAM content store). SIGTERM or
+//! SIGINT stops it cleanly: the forwarding threads end, faces close and the Unix socket file is
+//! removed, and it exits 0 (as a service manager expects).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use anyhow::Context;
 use nexthop_fw::config::{Config, DEFAULT_TOML};
@@ -19,7 +22,7 @@ pub struct Args {
     print_default_config: bool,
 }
 
-/// Runs the forwarder until it is killed.
+/// Runs the forwarder until SIGTERM or SIGINT.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.print_default_config {
         print!("{DEFAULT_TOML}");
@@ -39,6 +42,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         l.udp.map(|a| format!(" udp://{a}")).unwrap_or_default(),
         l.websocket.map(|a| format!(" ws://{a}")).unwrap_or_default()
     );
-    rt.run(&AtomicBool::new(false)).context("forwarding")?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, stop.clone()).context("handling signals")?;
+    }
+    rt.run(&stop).context("forwarding")?;
+    drop(rt);
+    tracing::info!("nexthop stopped");
+    eprintln!("nexthop: stopped");
     Ok(())
 }

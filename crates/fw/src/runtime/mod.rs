@@ -66,7 +66,7 @@ const WS_LISTENER: Token = Token(5);
 /// Bytes of partial packets (NDNLPv2 fragments) held for reassembly, over every face.
 const REASSEMBLY_BYTES: usize = 16 << 20;
 
-/// How long `cs/erase` waits for a forwarding thread's answer.
+/// How long `cs/erase` and `cs/config` wait for a forwarding thread's answer.
 const ERASE_WAIT: Duration = Duration::from_secs(5);
 
 /// `recvmmsg` batches read from the UDP socket before other faces get a turn.
@@ -128,6 +128,24 @@ impl Forwarding {
                     w.flush();
                     let _ = w.tx.send(ToWorker::Control(op.clone()));
                 }
+            }
+        }
+    }
+
+    /// Returns once every forwarding thread has done what it was handed so far (control
+    /// operations included), or [`ERASE_WAIT`] has passed for one.
+    fn wait_done(&mut self) {
+        if let Forwarding::Threads { workers, .. } = self {
+            let replies: Vec<_> = workers
+                .iter_mut()
+                .filter_map(|w| {
+                    w.flush();
+                    let (tx, rx) = crossbeam_channel::bounded(1);
+                    w.tx.send(ToWorker::Done(tx)).is_ok().then_some(rx)
+                })
+                .collect();
+            for rx in replies {
+                let _ = rx.recv_timeout(ERASE_WAIT);
             }
         }
     }
@@ -340,6 +358,15 @@ pub struct Runtime {
     closing: Vec<FaceId>,
     /// Where it listens (fixed once bound).
     listening: Listening,
+}
+
+impl std::ops::Drop for Runtime {
+    /// The Unix socket's file goes with the listener (a later start would find it stale anyway).
+    fn drop(&mut self) {
+        if let Some((_, path)) = &self.unix {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// The addresses a runtime listens on (with the ports the OS chose for port 0).
@@ -1210,6 +1237,8 @@ impl Host for RuntimeHost<'_> {
         cs.policy.admit = admit.unwrap_or(cs.policy.admit);
         cs.policy.serve = serve.unwrap_or(cs.policy.serve);
         self.forwarding.apply(Control::ConfigureCs(cs.policy));
+        // Answered once in force, so that cs/info then shows the store within its new limit.
+        self.forwarding.wait_done();
         (cs.capacity(), cs.flags())
     }
 

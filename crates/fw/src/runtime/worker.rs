@@ -56,6 +56,8 @@ pub enum ToWorker {
     /// Erase up to this many content-store packets under a prefix, and say how many went and
     /// whether more remain ([`Shard::erase_cs`]).
     EraseCs(nexthop_wire::Name, usize, Sender<(usize, bool)>),
+    /// Answer once everything sent before it is done (a barrier for the I/O thread).
+    Done(Sender<()>),
     /// The time: expire PIT entries.
     Tick(u64),
     /// Stop.
@@ -116,6 +118,9 @@ impl Worker {
                 Some(ToWorker::Control(op)) => shard.apply(&op),
                 Some(ToWorker::EraseCs(prefix, max, reply)) => {
                     let _ = reply.send(shard.erase_cs(&prefix, max));
+                }
+                Some(ToWorker::Done(reply)) => {
+                    let _ = reply.send(());
                 }
                 Some(ToWorker::Tick(now)) => shard.expire(now),
                 Some(ToWorker::Stop) => break,
