@@ -8,11 +8,11 @@ use common::{scratch, Forwarder};
 use nexthop_fw::client::{Answer, Client};
 use nexthop_fw::counters::ShardCounters;
 use nexthop_fw::mgmt::dataset::{parse_labelled_counts, FaceQueryFilter};
-use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_fw::packet::{classify, Incoming, Network};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
-use nexthop_wire::{Component, Emit, Interest, Name};
+use nexthop_wire::{Component, Data, DataView, Emit, Interest, MetaInfo, Name};
 
 mod common;
 
@@ -39,6 +39,37 @@ fn commands_answer_with_the_right_codes() {
     let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/register").unwrap().with(Component::generic(vec![0x68, 0x05, 0x07])));
     i.nonce = Some([1, 2, 3, 4]);
     let Answer::Data(_) = c.express(&i, std::time::Duration::from_secs(2)).unwrap() else { panic!("answered") };
+
+    // rib/announce: a prefix announcement in ApplicationParameters, or 400; outside its
+    // ValidityPeriod, 403.
+    let announce = |c: &mut Client, params: Vec<u8>| -> u64 {
+        let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
+        i.nonce = Some(c.next_nonce());
+        i.set_app_parameters(params);
+        i.sign_digest_sha256();
+        let Answer::Data(w) = c.express(&i, std::time::Duration::from_secs(2)).unwrap() else { panic!("answered") };
+        ControlResponse::decode(DataView::decode(&w).unwrap().content().unwrap()).unwrap().code
+    };
+    let pa = |validity: &[u8]| {
+        let name =
+            Name::from_uri("/pa").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
+        let mut content = vec![0x6d, 0x02, 0x27, 0x10]; // ExpirationPeriod 10 s
+        content.extend_from_slice(validity);
+        let mut d = Data::new(name, content);
+        d.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
+        d.sign_digest_sha256();
+        d.to_bytes()
+    };
+    assert_eq!(announce(&mut c, vec![0x06, 0x00]), 400, "not an announcement");
+    // ValidityPeriod (TLV-TYPE 253: three octets) holding NotBefore (254) and NotAfter (255).
+    let mut validity_2000 = vec![0xfd, 0x00, 0xfd, 0x26, 0xfd, 0x00, 0xfe, 0x0f];
+    validity_2000.extend_from_slice(b"20000101T000000");
+    validity_2000.extend_from_slice(&[0xfd, 0x00, 0xff, 0x0f]);
+    validity_2000.extend_from_slice(b"20001231T000000");
+    assert_eq!(announce(&mut c, pa(&validity_2000)), 403, "outside its ValidityPeriod");
+    assert!(!fw.has_route(&Name::from_uri("/pa").unwrap()));
+    assert_eq!(announce(&mut c, pa(&[])), 200);
+    assert!(fw.has_route(&Name::from_uri("/pa").unwrap()));
 
     // Good commands, visible in the datasets.
     let made = c.command("faces", "create", &ControlParameters { uri: Some("udp4://127.0.0.1:9".into()), ..Default::default() }).unwrap();

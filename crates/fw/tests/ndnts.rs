@@ -8,7 +8,8 @@
 //! NDNts's `FaceQuery` then lists the faces of one URI scheme through `faces/query`, and its
 //! `ChannelStatus` the listeners through `faces/channels`. A producer
 //! over a WebSocket (as a browser app publishes) registers under `/localhop/nfd`, which a
-//! forwarder serves only when configured to. And NDNts's management of the content store, as an
+//! forwarder serves only when configured to. A producer registers with a prefix announcement
+//! (`rib/announce`) instead of ControlParameters. And NDNts's management of the content store, as an
 //! operator's tool would: `cs/info`, `invokeCsErase` and `cs/config`.
 
 use std::path::{Path, PathBuf};
@@ -175,6 +176,38 @@ fn ndnts_erases_and_configures_the_content_store() {
     i.can_be_prefix = true;
     i.nonce = Some(c.next_nonce());
     assert_eq!(c.express(&i, Duration::from_secs(2)).unwrap(), Answer::Nack(NackReason::NoRoute));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_ndnts_producer_registers_with_a_prefix_announcement() {
+    let dir = scratch("ndnts-announce");
+    let fw = Forwarder::start(&dir, "fw", 1);
+    let script = installed_script("announce");
+    let prefix = "/announced/object";
+    let name = Name::from_uri(prefix).unwrap();
+    let _producer = Killed(
+        node(&script, &["announce", &fw.socket, prefix, "200000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"),
+    );
+    let started = Instant::now();
+    while !fw.has_route(&name) {
+        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not announce {prefix}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The route is the announcement's: origin prefixann (129), cost 2048, child-inherit, with
+    // the announcement's ten minutes to live.
+    use nexthop_wire::tlv::TlvReader;
+    use nexthop_wire::varnum::read_nonneg;
+    let rib = fw.client().dataset("/localhost/nfd/rib/list").unwrap();
+    let entry =
+        TlvReader::new(&rib).map(Result::unwrap).find(|e| TlvReader::new(e.value).next().unwrap().unwrap().value == name.value()).unwrap();
+    let route = TlvReader::new(entry.value).map(Result::unwrap).find(|t| t.ty == 0x81).expect("a route");
+    let field = |ty| TlvReader::new(route.value).map(Result::unwrap).find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap());
+    assert_eq!((field(0x6f), field(0x6a), field(0x6c)), (Some(129), Some(2048), Some(1)));
+    assert!(field(0x6d).is_some_and(|ms| ms > 500_000 && ms <= 600_000), "{:?}", field(0x6d));
+    let out = node(&script, &["fetch", &fw.socket, prefix, "200000"]).output().expect("node runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 200000", "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,6 +5,8 @@
 //                                            /localhost/nfd over a Unix socket, /localhop/nfd
 //                                            over a WebSocket) and serves an object of <bytes>
 //                                            bytes as segments until killed
+//   announce <face> <prefix> <bytes>         as produce, but registers with a prefix announcement
+//                                            (rib/announce; NDNts's PrefixAnn, unsigned)
 //   fetch <face> <prefix> <bytes>            fetches the object and prints "intact <bytes>" if
 //                                            every byte is the producer's; <face> is a Unix
 //                                            socket path, udp:<host>:<port> or ws://<host>:<port>
@@ -19,7 +21,7 @@
 //                                            (cs/config), and prints cs/info once more
 import { UnixTransport, UdpTransport } from "@ndn/node-transport";
 import { WsTransport } from "@ndn/ws-transport";
-import { ChannelStatus, CsFlags, CsInfo, enableNfdPrefixReg, FaceQuery, invoke, invokeCsErase, list } from "@ndn/nfdmgmt";
+import { ChannelStatus, CsFlags, CsInfo, enableNfdPrefixReg, FaceQuery, invoke, invokeCsErase, list, PrefixAnn } from "@ndn/nfdmgmt";
 import { Name } from "@ndn/packet";
 import { serve, fetch, BufferChunkSource } from "@ndn/segmented-object";
 
@@ -41,6 +43,10 @@ const face = await connect();
 if (role === "produce") {
   enableNfdPrefixReg(face);
   serve(prefix, new BufferChunkSource(object));
+} else if (role === "announce") {
+  enableNfdPrefixReg(face, { PrefixAnn });
+  const announcement = await PrefixAnn.build({ announced: new Name(prefix), expirationPeriod: 600_000 });
+  serve(prefix, new BufferChunkSource(object), { pOpts: { announcement } });
 } else if (role === "faces") {
   for (const f of await list(FaceQuery({ uriScheme: prefix }))) {
     console.log(f.uri);

@@ -16,7 +16,8 @@
 //!
 //! Commands: `rib/register`, `rib/unregister`, `fib/add-nexthop`, `fib/remove-nexthop`,
 //! `faces/create`, `faces/destroy`, `faces/update`, `strategy-choice/set`,
-//! `strategy-choice/unset`, `cs/config` (capacity, admit and serve flags) and `cs/erase` (by
+//! `strategy-choice/unset`, `rib/announce` (a signed prefix announcement in ApplicationParameters
+//! instead of ControlParameters, [`announce`]), `cs/config` (capacity, admit and serve flags) and `cs/erase` (by
 //! name prefix, at most 256 packets a command as NFD). Datasets: `faces/list`, `faces/query` (FaceQueryFilter), `faces/channels`, `fib/list`, `rib/list`,
 //! `strategy-choice/list`, `status/general`, `cs/info`, and nexthop's own `status/drops` (drop
 //! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
@@ -26,6 +27,7 @@
 //! registers with origin *client* are announced to the local routing daemon (NLSR, ndn-dv) the
 //! way NFD's `readvertise_nlsr` does ([`readvertise`]).
 
+pub mod announce;
 pub mod dataset;
 pub mod params;
 pub mod readvertise;
@@ -37,9 +39,10 @@ use nexthop_wire::{Data, Emit, InterestView, Kind, Name};
 
 use crate::counters::Drop;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
-use crate::rib::{Changes, Rib, Route, ORIGIN_APP, ORIGIN_FIB};
+use crate::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
 use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
+use announce::PrefixAnnouncement;
 use dataset::{CsInfo, FaceStatus, GeneralStatus};
 use params::{ControlParameters, ControlResponse};
 use readvertise::Announce;
@@ -94,6 +97,11 @@ pub struct Manager {
 
 /// Datasets whose segments stay answerable.
 const KEPT_DATASETS: usize = 16;
+
+/// Route origin of prefix announcements (NFD's `prefixann`).
+const ORIGIN_PREFIX_ANN: u64 = 129;
+/// The cost of a route made by a prefix announcement (NFD's).
+const PREFIX_ANN_COST: u64 = 2048;
 
 /// Most packets one `cs/erase` erases (NFD's limit; clients repeat the command until it
 /// erases none).
@@ -211,7 +219,7 @@ impl Manager {
         // Under /localhop/nfd (which the runtime passes on only when configured to) an app one
         // hop away may register and unregister prefixes, and do nothing else.
         let localhop = name.get(0).is_some_and(|c| c.value() == b"localhop");
-        let remote_ok = localhop && module == b"rib" && matches!(verb, b"register" | b"unregister");
+        let remote_ok = localhop && module == b"rib" && matches!(verb, b"register" | b"unregister" | b"announce");
         if !remote_ok && (scope != FaceScope::Local || localhop) {
             return Err(Drop::ManagementNotLocal);
         }
@@ -231,6 +239,15 @@ impl Manager {
         if dataset {
             return self.dataset(host, now_ms, &name.to_name(), module, verb).ok_or(Drop::ManagementUnknown);
         }
+        if (module, verb) == (&b"rib"[..], &b"announce"[..]) {
+            // The parameters are a prefix announcement in ApplicationParameters.
+            let response = match interest.app_parameters().map(PrefixAnnouncement::decode) {
+                None => ControlResponse::error(400, "rib/announce carries a prefix announcement in ApplicationParameters"),
+                Some(Err(e)) => ControlResponse::error(400, e.to_string()),
+                Some(Ok(pa)) => self.add_announced(host, now_ms, face, &pa),
+            };
+            return Ok(reply(name.to_name(), response.encode()));
+        }
         let response = match name.get(4).map(|c| ControlParameters::decode(c.value())) {
             None => ControlResponse::error(400, "command has no ControlParameters"),
             Some(Err(e)) => ControlResponse::error(400, e.to_string()),
@@ -240,6 +257,33 @@ impl Manager {
             }
         };
         Ok(reply(name.to_name(), response.encode()))
+    }
+
+    /// `rib/announce`: a route to the asking face for the announced prefix, of origin
+    /// prefixann, cost 2048 and child-inherit, for the announcement's lifetime (as NFD).
+    fn add_announced(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, pa: &PrefixAnnouncement) -> ControlResponse {
+        let Some(lifetime) = pa.lifetime_ms(now_ms) else {
+            return ControlResponse::error(403, "Prefix announcement rejected: outside its ValidityPeriod");
+        };
+        let route = Route {
+            face,
+            origin: ORIGIN_PREFIX_ANN,
+            cost: PREFIX_ANN_COST,
+            flags: CHILD_INHERIT,
+            expires_ms: Some(now_ms.saturating_add(lifetime)),
+        };
+        if let Err(e) = self.add_route(host, &pa.announced, route) {
+            return ControlResponse::error(414, e);
+        }
+        ControlResponse::ok(ControlParameters {
+            name: Some(pa.announced.clone()),
+            face_id: Some(face),
+            origin: Some(route.origin),
+            cost: Some(route.cost),
+            flags: Some(route.flags),
+            expiration_period: Some(lifetime),
+            ..Default::default()
+        })
     }
 
     fn command(
