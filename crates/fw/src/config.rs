@@ -70,6 +70,9 @@ pub struct FacesConfig {
     /// Largest datagram sent on a UDP face; larger packets are cut into NDNLPv2 fragments
     /// (0: never cut).
     pub udp_mtu: usize,
+    /// Mark packets sent on a stream face whose send queue stays long (NDNLPv2 CongestionMark,
+    /// as NFD's `enable_congestion_marking`; see [`crate::congestion`]).
+    pub congestion_marking: bool,
 }
 
 /// `[content_store]`.

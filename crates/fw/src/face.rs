@@ -16,6 +16,10 @@ pub const MANAGEMENT_FACE: FaceId = 1;
 /// The first id given to a face with a socket.
 pub const FIRST_FACE_ID: FaceId = 256;
 
+/// Face flag (FaceStatus, faces/create and faces/update): congestion marking is on (NFD's
+/// CongestionMarkingEnabled, bit 2).
+pub const FLAG_CONGESTION_MARKING: u64 = 4;
+
 /// Whether a face reaches only this host (`/localhost` packets may cross it) or the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FaceScope {

@@ -20,6 +20,7 @@
 
 pub mod client;
 pub mod config;
+pub mod congestion;
 pub mod counters;
 pub mod dead_nonce;
 pub mod dispatch;
@@ -34,6 +35,8 @@ pub mod rib;
 pub mod runtime;
 pub mod shard;
 pub mod shared_fib;
+#[allow(unsafe_code)]
+pub mod socket_queue;
 pub mod strategy;
 pub mod tlv;
 pub mod token;

@@ -18,6 +18,8 @@ pub struct LinkInfo<'a> {
     pub next_hop_face_id: Option<u64>,
     /// CachePolicy NoCache.
     pub no_cache: bool,
+    /// CongestionMark (a Data's travels on to its consumers).
+    pub congestion_mark: Option<u64>,
 }
 
 /// A network-layer packet.
@@ -83,7 +85,12 @@ pub fn classify(bytes: &[u8]) -> Result<Option<Incoming<'_>>, Drop> {
 }
 
 fn link_info<'a>(lp: &LpPacketView<'a>) -> LinkInfo<'a> {
-    LinkInfo { pit_token: lp.pit_token, next_hop_face_id: lp.next_hop_face_id, no_cache: lp.cache_policy == Some(1) }
+    LinkInfo {
+        pit_token: lp.pit_token,
+        next_hop_face_id: lp.next_hop_face_id,
+        no_cache: lp.cache_policy == Some(1),
+        congestion_mark: lp.congestion_mark.filter(|&m| m > 0),
+    }
 }
 
 #[cfg(test)]

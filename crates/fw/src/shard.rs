@@ -271,7 +271,7 @@ impl Shard {
 
     fn fields<'t>(&self, token: Option<&'t [u8]>, nack: Option<NackReason>, to: FaceId, from: FaceId) -> LpFields<'t> {
         let incoming_face_id = (!self.local_fields.is_empty() && self.local_fields.contains(&to)).then_some(from);
-        LpFields { pit_token: token, nack, incoming_face_id }
+        LpFields { pit_token: token, nack, incoming_face_id, congestion_mark: None }
     }
 
     fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
@@ -417,7 +417,7 @@ impl Shard {
                 Lookup::Served(hit) => {
                     self.counters.cs_hits.inc();
                     let incoming_face_id = self.local_fields.contains(&face).then_some(face);
-                    out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id }, hit.wire);
+                    out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id, congestion_mark: None }, hit.wire);
                     self.counters.data_out.inc();
                     return;
                 }
@@ -541,7 +541,8 @@ impl Shard {
         let entry = pit.get_mut(slot).expect("entry exists");
         for &to in hops.iter() {
             let incoming_face_id = local_fields.contains(&to).then_some(downstream);
-            out.push_with(to, &LpFields { pit_token: Some(&token), nack: None, incoming_face_id }, &entry.interest, |p| {
+            let fields = LpFields { pit_token: Some(&token), nack: None, incoming_face_id, congestion_mark: None };
+            out.push_with(to, &fields, &entry.interest, |p| {
                 if let Some(at) = hop_limit_at {
                     p[at] = p[at].saturating_sub(1);
                 }
@@ -578,6 +579,7 @@ impl Shard {
                     pit_token: p.pit_token.as_ref().map(TokenBuf::as_slice),
                     next_hop_face_id: p.next_hop_face_id,
                     no_cache: false,
+                    congestion_mark: None,
                 };
                 self.resuming = true;
                 self.process_interest(now_ms, p.face, p.scope, &link, &interest, out);
@@ -640,7 +642,11 @@ impl Shard {
             self.release_entry(&entry);
             self.counters.satisfied.inc();
             for r in entry.in_records.iter().filter(|r| r.face != face) {
-                let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face);
+                // A mark from upstream travels on to the consumers (as in NFD).
+                let fields = LpFields {
+                    congestion_mark: link.congestion_mark,
+                    ..self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face)
+                };
                 out.push(r.face, &fields, data.wire());
                 self.counters.data_out.inc();
             }

@@ -2,7 +2,7 @@
 //! packet it forwards, Nacks, management responses). The wire crate's `Writer` fills a
 //! caller-sized buffer; here the size is not known in advance and the output is appended.
 
-use nexthop_wire::types::{FRAGMENT, INCOMING_FACE_ID, LP_PACKET, NACK, NACK_REASON, PIT_TOKEN};
+use nexthop_wire::types::{CONGESTION_MARK, FRAGMENT, INCOMING_FACE_ID, LP_PACKET, NACK, NACK_REASON, PIT_TOKEN};
 use nexthop_wire::varnum::{nonneg_bytes, nonneg_len, var_number_len, write_var_number};
 use nexthop_wire::NackReason;
 
@@ -50,12 +50,14 @@ pub struct LpFields<'a> {
     pub nack: Option<NackReason>,
     /// IncomingFaceId, for local apps that asked for it.
     pub incoming_face_id: Option<u64>,
+    /// CongestionMark, carried from upstream (the I/O thread adds its own, [`crate::congestion`]).
+    pub congestion_mark: Option<u64>,
 }
 
 impl LpFields<'_> {
     /// True when no field is set: the packet goes out bare.
     pub fn is_empty(&self) -> bool {
-        self.pit_token.is_none() && self.nack.is_none() && self.incoming_face_id.is_none()
+        self.pit_token.is_none() && self.nack.is_none() && self.incoming_face_id.is_none() && self.congestion_mark.is_none()
     }
 }
 
@@ -69,6 +71,7 @@ pub fn put_packet(out: &mut Vec<u8>, fields: &LpFields<'_>, packet: &[u8]) {
     let len = fields.pit_token.map_or(0, |t| tlv_len(PIT_TOKEN, t.len()))
         + nack_value.map_or(0, |v| tlv_len(NACK, v))
         + fields.incoming_face_id.map_or(0, |id| nonneg_tlv_len(INCOMING_FACE_ID, id))
+        + fields.congestion_mark.map_or(0, |m| nonneg_tlv_len(CONGESTION_MARK, m))
         + tlv_len(FRAGMENT, packet.len());
     out.reserve(tlv_len(LP_PACKET, len));
     put_header(out, LP_PACKET, len);
@@ -81,6 +84,9 @@ pub fn put_packet(out: &mut Vec<u8>, fields: &LpFields<'_>, packet: &[u8]) {
     }
     if let Some(id) = fields.incoming_face_id {
         put_nonneg(out, INCOMING_FACE_ID, id);
+    }
+    if let Some(m) = fields.congestion_mark {
+        put_nonneg(out, CONGESTION_MARK, m);
     }
     put_tlv(out, FRAGMENT, packet);
 }
@@ -101,12 +107,18 @@ mod tests {
     #[test]
     fn lp_fields_decode_back() {
         let mut out = vec![0xa5];
-        let fields = LpFields { pit_token: Some(&[1, 2, 3]), nack: Some(NackReason::NoRoute), incoming_face_id: Some(300) };
+        let fields = LpFields {
+            pit_token: Some(&[1, 2, 3]),
+            nack: Some(NackReason::NoRoute),
+            incoming_face_id: Some(300),
+            congestion_mark: Some(1),
+        };
         put_packet(&mut out, &fields, &[0x05, 0x02, 0x07, 0x00]);
         let lp = LpPacketView::decode(&out[1..]).unwrap();
         assert_eq!(lp.pit_token, Some(&[1u8, 2, 3][..]));
         assert_eq!(lp.nack(), Some(NackReason::NoRoute));
         assert_eq!(lp.incoming_face_id, Some(300));
+        assert_eq!(lp.congestion_mark, Some(1));
         assert_eq!(lp.fragment, Some(&[0x05u8, 0x02, 0x07, 0x00][..]));
     }
 

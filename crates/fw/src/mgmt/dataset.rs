@@ -29,8 +29,10 @@ pub struct FaceStatus {
     pub persistency: u64,
     /// LinkType code (0 point-to-point).
     pub link_type: u64,
-    /// Flags (bit 0: local fields enabled).
+    /// Flags (bit 0: local fields enabled; bit 2: congestion marking enabled).
     pub flags: u64,
+    /// BaseCongestionMarkingInterval (ns) and DefaultCongestionThreshold (bytes).
+    pub marking: (u64, u64),
     /// Packet and byte counters.
     pub counters: FaceCounts,
 }
@@ -175,6 +177,8 @@ impl FaceStatus {
         put_nonneg(&mut v, 0x84, self.scope);
         put_nonneg(&mut v, 0x85, self.persistency);
         put_nonneg(&mut v, 0x86, self.link_type);
+        put_nonneg(&mut v, 0x87, self.marking.0);
+        put_nonneg(&mut v, 0x88, self.marking.1);
         self.counters.encode_into(&mut v, true);
         put_nonneg(&mut v, 0x6c, self.flags);
         put_tlv(out, 0x80, &v);
@@ -371,6 +375,7 @@ mod tests {
             persistency: 0,
             link_type: 0,
             flags: 0,
+            marking: (0, 0),
             counters: FaceCounts::default(),
         };
         assert!(f.matches(&face(300, "udp4://127.0.0.1:9", 1)));

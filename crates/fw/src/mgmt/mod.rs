@@ -38,7 +38,7 @@ use nexthop_lookup::name::{DEFAULT_MAX_NAME_BYTES, MAX_LEVELS};
 use nexthop_wire::{Data, Emit, InterestView, Kind, Name};
 
 use crate::counters::Drop;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, MANAGEMENT_FACE};
 use crate::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
 use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
@@ -62,6 +62,10 @@ pub trait Host {
     fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
     /// Closes a face; whether it existed.
     fn destroy_face(&mut self, id: FaceId) -> bool;
+    /// Changes a face's congestion marking — on or off, its base interval (ns), its threshold
+    /// (bytes) — where given; a face that cannot mark (UDP) stays off. The face's status after,
+    /// or `None` if there is no such face.
+    fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus>;
     /// Applies a change to every forwarding shard.
     fn apply(&mut self, op: Control);
     /// Forwarder-wide figures for `status/general` and `cs/info`.
@@ -76,7 +80,8 @@ pub trait Host {
     fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool);
     /// Drops by reason, all threads together.
     fn drops(&self) -> Vec<(&'static str, u64)>;
-    /// The forwarding threads' other counters and gauges, all threads together.
+    /// The forwarding threads' other counters and gauges, all threads together, then the I/O
+    /// thread's (`congestion_marks`).
     fn counters(&self) -> Vec<(&'static str, u64)>;
     /// Forwards an Interest of the manager's own (a readvertisement) as if an app had sent it
     /// on the management face; what answers it comes back to that face and ends there.
@@ -286,6 +291,18 @@ impl Manager {
         })
     }
 
+    /// The congestion marking a faces/create or faces/update asks for (the CongestionMarking
+    /// flag where Mask has its bit, the interval, the threshold), applied if it asks any; the
+    /// face's status after.
+    fn update_marking(host: &mut impl Host, id: FaceId, p: &ControlParameters) -> Option<FaceStatus> {
+        let on = p.mask.filter(|m| m & FLAG_CONGESTION_MARKING != 0).map(|_| p.flags.unwrap_or(0) & FLAG_CONGESTION_MARKING != 0);
+        let (interval, threshold) = (p.base_congestion_marking_interval, p.default_congestion_threshold);
+        if on.is_none() && interval.is_none() && threshold.is_none() {
+            return None;
+        }
+        host.update_marking(id, on, interval, threshold)
+    }
+
     fn command(
         &mut self,
         host: &mut impl Host,
@@ -364,13 +381,18 @@ impl Manager {
                     Some(None) => return ControlResponse::error(400, "unknown FacePersistency"),
                 };
                 match host.create_face(&uri, persistency) {
-                    Ok((status, created)) => {
+                    Ok((mut status, created)) => {
+                        if let Some(s) = Self::update_marking(host, status.face_id, &p) {
+                            status = s;
+                        }
                         let body = ControlParameters {
                             face_id: Some(status.face_id),
                             uri: Some(status.uri.clone()),
                             local_uri: Some(status.local_uri.clone()),
                             face_persistency: Some(status.persistency),
                             flags: Some(status.flags),
+                            base_congestion_marking_interval: Some(status.marking.0),
+                            default_congestion_threshold: Some(status.marking.1),
                             ..Default::default()
                         };
                         if created {
@@ -399,10 +421,15 @@ impl Manager {
                         status.flags = (status.flags & !1) | u64::from(on);
                     }
                 }
+                if let Some(s) = Self::update_marking(host, id, &p) {
+                    status = s;
+                }
                 ControlResponse::ok(ControlParameters {
                     face_id: Some(id),
                     face_persistency: Some(status.persistency),
                     flags: Some(status.flags),
+                    base_congestion_marking_interval: Some(status.marking.0),
+                    default_congestion_threshold: Some(status.marking.1),
                     ..Default::default()
                 })
             }

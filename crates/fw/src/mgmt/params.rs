@@ -62,9 +62,9 @@ pub mod types {
     pub const LINK_TYPE: u32 = 0x86;
     /// Mtu.
     pub const MTU: u32 = 0x89;
-    /// BaseCongestionMarkingInterval (ns; checked as a number, not used).
+    /// BaseCongestionMarkingInterval (ns).
     pub const BASE_CONGESTION_MARKING_INTERVAL: u32 = 0x87;
-    /// DefaultCongestionThreshold (bytes; checked as a number, not used).
+    /// DefaultCongestionThreshold (bytes).
     pub const DEFAULT_CONGESTION_THRESHOLD: u32 = 0x88;
 }
 use types::*;
@@ -105,6 +105,10 @@ pub struct ControlParameters {
     pub face_persistency: Option<u64>,
     /// Mtu.
     pub mtu: Option<u64>,
+    /// BaseCongestionMarkingInterval (ns).
+    pub base_congestion_marking_interval: Option<u64>,
+    /// DefaultCongestionThreshold (bytes).
+    pub default_congestion_threshold: Option<u64>,
 }
 
 fn wire_err(e: nexthop_wire::Error) -> ParamsError {
@@ -152,10 +156,8 @@ impl ControlParameters {
                 EXPIRATION_PERIOD => set(&mut p.expiration_period, num()?, t.ty)?,
                 FACE_PERSISTENCY => set(&mut p.face_persistency, num()?, t.ty)?,
                 MTU => set(&mut p.mtu, num()?, t.ty)?,
-                // Face congestion parameters (NFD sends them in faces/create answers).
-                BASE_CONGESTION_MARKING_INTERVAL | DEFAULT_CONGESTION_THRESHOLD => {
-                    num()?;
-                }
+                BASE_CONGESTION_MARKING_INTERVAL => set(&mut p.base_congestion_marking_interval, num()?, t.ty)?,
+                DEFAULT_CONGESTION_THRESHOLD => set(&mut p.default_congestion_threshold, num()?, t.ty)?,
                 ty if nexthop_wire::types::is_critical(ty) => return Err(ParamsError(format!("unknown critical element {ty:#x}"))),
                 _ => {}
             }
@@ -194,6 +196,8 @@ impl ControlParameters {
         }
         num(&mut v, EXPIRATION_PERIOD, self.expiration_period);
         num(&mut v, FACE_PERSISTENCY, self.face_persistency);
+        num(&mut v, BASE_CONGESTION_MARKING_INTERVAL, self.base_congestion_marking_interval);
+        num(&mut v, DEFAULT_CONGESTION_THRESHOLD, self.default_congestion_threshold);
         num(&mut v, MTU, self.mtu);
         put_tlv(out, CONTROL_PARAMETERS, &v);
     }

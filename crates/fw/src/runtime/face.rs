@@ -8,7 +8,8 @@ use std::net::SocketAddr;
 use mio::net::{TcpStream, UnixStream};
 use nexthop_wire::packet::frame_len;
 
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency};
+use crate::congestion::Marker;
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::outbox::PacketKind;
 use crate::packet::MAX_PACKET_BYTES;
@@ -35,6 +36,15 @@ impl StreamSocket {
         match self {
             StreamSocket::Unix(s) => s.write(buf),
             StreamSocket::Tcp(s) => s.write(buf),
+        }
+    }
+
+    /// The socket's file descriptor.
+    pub fn raw_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        match self {
+            StreamSocket::Unix(s) => s.as_raw_fd(),
+            StreamSocket::Tcp(s) => s.as_raw_fd(),
         }
     }
 
@@ -228,6 +238,11 @@ pub struct Face {
     pub local_fields: bool,
     /// The NDNLPv2 Sequence of the next fragment sent (UDP faces cut packets above the MTU).
     pub lp_sequence: u64,
+    /// Congestion marking of a stream face's send queue.
+    pub marker: Marker,
+    /// What the kernel held in the socket's send queue after the last flush (stream faces
+    /// that mark).
+    pub kernel_queued: u64,
 }
 
 impl Face {
@@ -263,7 +278,8 @@ impl Face {
             scope: self.scope.code(),
             persistency: self.persistency.code(),
             link_type: 0,
-            flags: u64::from(self.local_fields),
+            flags: u64::from(self.local_fields) | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },
+            marking: (self.marker.interval_ns, self.marker.threshold),
             counters: self.counts,
         }
     }

@@ -36,6 +36,7 @@ use nexthop_lookup::name::NameFibConfig;
 use nexthop_wire::{Name, NameView};
 
 use crate::config::Config;
+use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
@@ -49,6 +50,7 @@ use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 use crate::shard::{Control, CsPolicy, Shard, ShardConfig};
 use crate::shared_fib::FibWriter;
+use crate::socket_queue;
 use crate::strategy::Strategy;
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
@@ -226,6 +228,12 @@ struct Faces {
     reassembler: Reassembler,
     /// Fragments being sent.
     fragments: Vec<Vec<u8>>,
+    /// New stream faces mark congestion (`faces.congestion_marking`).
+    congestion_marking: bool,
+    /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
+    now_ns: u64,
+    /// A packet being marked.
+    marked: Vec<u8>,
 }
 
 impl Faces {
@@ -250,6 +258,8 @@ impl Faces {
             self.by_udp_remote.insert(*a, id);
         }
         let scope = uri.scope();
+        // UDP faces share one socket, whose queue says nothing about one face: they do not mark.
+        let marks = self.congestion_marking && matches!(link, Link::Stream(_));
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
@@ -267,6 +277,8 @@ impl Faces {
                 last_rx_ms: now_ms,
                 local_fields: false,
                 lp_sequence: 0,
+                marker: Marker::new(marks, self.send_limit as u64),
+                kernel_queued: 0,
             },
         );
         Ok(id)
@@ -313,7 +325,13 @@ impl Faces {
                 if s.pending() == 0 {
                     self.dirty.push(id);
                 }
-                s.queue(bytes);
+                if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
+                    self.marked.clear();
+                    with_mark(bytes, &mut self.marked);
+                    s.queue(&self.marked);
+                } else {
+                    s.queue(bytes);
+                }
             }
             Link::Udp(remote) => {
                 if self.udp.is_none() {
@@ -560,6 +578,9 @@ impl Runtime {
                 udp_mtu: cfg.faces.udp_mtu,
                 reassembler: Reassembler::new(REASSEMBLY_BYTES),
                 fragments: Vec::new(),
+                congestion_marking: cfg.faces.congestion_marking,
+                now_ns: 0,
+                marked: Vec::new(),
             },
             forwarding,
             manager: Manager::new(clock.start_wall_ms),
@@ -702,6 +723,7 @@ impl Runtime {
                 Err(e) => return Err(e),
             }
             let now = self.now_ms();
+            self.faces.now_ns = self.clock.start.elapsed().as_nanos() as u64;
             let mut cs_ready = false;
             if udp_more {
                 udp_more = self.read_udp(now, &mut udp_batch);
@@ -1006,6 +1028,9 @@ impl Runtime {
                 self.closing.push(id);
                 continue;
             }
+            if face.marker.enabled {
+                face.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
+            }
             let want = s.pending() > 0;
             if want != s.want_write {
                 s.want_write = want;
@@ -1134,6 +1159,15 @@ impl Host for RuntimeHost<'_> {
         v
     }
 
+    fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus> {
+        let f = self.faces.faces.get_mut(&id)?;
+        let m = &mut f.marker;
+        m.enabled = on.unwrap_or(m.enabled) && matches!(f.link, Link::Stream(_));
+        m.interval_ns = interval_ns.unwrap_or(m.interval_ns);
+        m.threshold = threshold.unwrap_or(m.threshold);
+        Some(f.status())
+    }
+
     fn channels(&self) -> Vec<String> {
         let l = self.listening;
         let ip = |scheme: &str, a: &SocketAddr| format!("{scheme}{}://{a}", if a.is_ipv4() { "4" } else { "6" });
@@ -1259,6 +1293,8 @@ impl Host for RuntimeHost<'_> {
         for s in self.forwarding.counters() {
             add_up(&mut v, s.snapshot());
         }
+        // The I/O thread's own: packets it marked congested, the faces there are now together.
+        v.push(("congestion_marks", self.faces.faces.values().map(|f| f.marker.marked).sum()));
         v
     }
 
