@@ -131,3 +131,42 @@ fn two_forwarders_over_a_udp_face() {
     let want = run(&home, &b.socket, &["big-sha256"]);
     assert_eq!(got, format!("FETCHED {want}"));
 }
+
+/// python-ndn's `pynfdc` (its nfdc, an operator's tool) against nexthop: status, faces, routes
+/// and strategies, each command checked by what the datasets then show. Its dataset requests
+/// are signed Interests whose names end in a parameters digest (answered under that name, as
+/// NFD's dispatcher does), and it decodes ControlParameters in its own element order.
+#[test]
+fn pynfdc_manages_the_forwarder() {
+    let dir = std::env::temp_dir().join(format!("nexthop-pynfdc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fw = Forwarder::start(&dir, "fw", 1);
+    let pynfdc = |args: &[&str]| -> String {
+        let out = Command::new(format!("{VENV_BIN}/pynfdc"))
+            .args(args)
+            .env("HOME", &dir)
+            .env("NDN_CLIENT_TRANSPORT", format!("unix://{}", fw.socket))
+            .output()
+            .expect("pynfdc runs (scripts/setup.sh installs python-ndn in .venv)");
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success() && !said.contains("Timeout"), "pynfdc {args:?}: {said} {}", String::from_utf8_lossy(&out.stderr));
+        said
+    };
+    assert!(pynfdc(&["status"]).contains("nexthop"), "version");
+    assert!(pynfdc(&["nf", "udp4://127.0.0.1:9"]).contains("200 OK"));
+    let faces = pynfdc(&["gf"]);
+    let id = faces.lines().find(|l| l.contains("udp4://127.0.0.1:9")).and_then(|l| l.split_whitespace().next()).expect("the new face");
+    assert!(pynfdc(&["gf", id]).contains("NON_LOCAL"));
+    assert!(pynfdc(&["nr", "/pyroute", id]).contains("200 OK"));
+    assert!(fw.has_route(&Name::from_uri("/pyroute").unwrap()));
+    assert!(pynfdc(&["route"]).contains("/pyroute"));
+    assert!(pynfdc(&["ss", "/pyroute", "multicast"]).contains("200 OK"));
+    assert!(pynfdc(&["gs"]).contains("/localhost/nfd/strategy/multicast"));
+    assert!(pynfdc(&["rs", "/pyroute"]).contains("200 OK"));
+    assert!(pynfdc(&["rr", "/pyroute", id]).contains("200 OK"));
+    assert!(!fw.has_route(&Name::from_uri("/pyroute").unwrap()));
+    assert!(pynfdc(&["rf", id]).contains("200 OK"));
+    assert!(!pynfdc(&["gf"]).contains("udp4://127.0.0.1:9"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

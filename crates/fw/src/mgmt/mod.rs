@@ -291,6 +291,11 @@ impl Manager {
         })
     }
 
+    /// (The answers to faces/create and faces/update carry the marking flag but not the interval
+    /// and threshold, which NFD adds: python-ndn's ControlParameters expects them elsewhere in
+    /// the element, and as critical elements out of its order they fail its whole answer —
+    /// `pynfdc new-face` against NFD too. `faces/list` shows them.)
+    ///
     /// The congestion marking a faces/create or faces/update asks for (the CongestionMarking
     /// flag where Mask has its bit, the interval, the threshold), applied if it asks any; the
     /// face's status after.
@@ -391,8 +396,6 @@ impl Manager {
                             local_uri: Some(status.local_uri.clone()),
                             face_persistency: Some(status.persistency),
                             flags: Some(status.flags),
-                            base_congestion_marking_interval: Some(status.marking.0),
-                            default_congestion_threshold: Some(status.marking.1),
                             ..Default::default()
                         };
                         if created {
@@ -428,8 +431,6 @@ impl Manager {
                     face_id: Some(id),
                     face_persistency: Some(status.persistency),
                     flags: Some(status.flags),
-                    base_congestion_marking_interval: Some(status.marking.0),
-                    default_congestion_threshold: Some(status.marking.1),
                     ..Default::default()
                 })
             }
@@ -477,19 +478,19 @@ impl Manager {
         if name.len() < base {
             return None;
         }
-        let prefix = name.prefix(base);
-        if name.len() > base {
-            // A later segment (or a specific version) of a dataset already made.
+        let last = name.get(name.len() - 1).map(|c| c.kind());
+        if name.len() > base && matches!(last, Some(Kind::Version(_) | Kind::Segment(_))) {
+            // A segment (or a specific version) of a dataset already made.
             let (_, segs) = self.datasets.iter().find(|(p, _)| p.is_prefix_of(name))?;
-            let want_seg = name.get(base + 1).and_then(|c| match c.kind() {
-                Kind::Segment(s) => Some(s),
-                _ => None,
-            });
-            return match want_seg {
-                Some(s) => segs.get(s as usize).cloned(),
-                None => segs.first().cloned(),
+            return match last {
+                Some(Kind::Segment(s)) => segs.get(s as usize).cloned(),
+                _ => segs.first().cloned(),
             };
         }
+        // A new version, named `<Interest name>/<version>/<segment>` as NFD's dispatcher names
+        // it: the Interest's name may go on past the dataset's (python-ndn's pynfdc asks with a
+        // signed Interest, whose name ends in its parameters digest).
+        let prefix = name.clone();
         let mut content = Vec::new();
         match (module, verb) {
             (b"faces", b"list") => host.faces().iter().for_each(|f| f.encode_into(&mut content)),
