@@ -52,24 +52,26 @@ fn installed_script(test: &str) -> PathBuf {
     script
 }
 
+/// Starts the NDNts producer `role` (`produce` or `announce`) of `prefix` (an object of `bytes`)
+/// on `fw`'s Unix socket and waits until its route is in the FIB.
+fn registered_producer(fw: &Forwarder, script: &Path, role: &str, prefix: &str, bytes: &str) -> Killed {
+    let producer =
+        Killed(node(script, &[role, &fw.socket, prefix, bytes]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"));
+    let started = Instant::now();
+    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
+        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer ({role}) did not register {prefix}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    producer
+}
+
 #[test]
 fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
     let dir = scratch("ndnts");
     let fw = Forwarder::start(&dir, "fw", 1);
     let script = installed_script("fetch");
     let prefix = "/ndnts/object";
-    let _producer = Killed(
-        node(&script, &["produce", &fw.socket, prefix, OBJECT_BYTES])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node runs"),
-    );
-    let started = Instant::now();
-    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not register {prefix}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let _producer = registered_producer(&fw, &script, "produce", prefix, OBJECT_BYTES);
     for face in [fw.socket.clone(), format!("udp:{}:{}", fw.udp.ip(), fw.udp.port()), format!("ws://{}", fw.websocket)] {
         let out = node(&script, &["fetch", &face, prefix, OBJECT_BYTES]).output().expect("node runs");
         let said = String::from_utf8_lossy(&out.stdout);
@@ -131,14 +133,8 @@ fn ndnts_erases_and_configures_the_content_store() {
     let script = installed_script("cs");
     let prefix = "/ndnts/cached";
     let name = Name::from_uri(prefix).unwrap();
-    let producer = Killed(
-        node(&script, &["produce", &fw.socket, prefix, "200000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"),
-    );
+    let producer = registered_producer(&fw, &script, "produce", prefix, "200000");
     let started = Instant::now();
-    while !fw.has_route(&name) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not register {prefix}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
     let fetch = || node(&script, &["fetch", &fw.socket, prefix, "200000"]).output().expect("node runs");
     assert_eq!(String::from_utf8_lossy(&fetch().stdout).trim(), "intact 200000");
     drop(producer);
@@ -187,14 +183,7 @@ fn an_ndnts_producer_registers_with_a_prefix_announcement() {
     let script = installed_script("announce");
     let prefix = "/announced/object";
     let name = Name::from_uri(prefix).unwrap();
-    let _producer = Killed(
-        node(&script, &["announce", &fw.socket, prefix, "200000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"),
-    );
-    let started = Instant::now();
-    while !fw.has_route(&name) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer did not announce {prefix}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let _producer = registered_producer(&fw, &script, "announce", prefix, "200000");
     // The route is the announcement's: origin prefixann (129), cost 2048, child-inherit, with
     // the announcement's ten minutes to live.
     use nexthop_wire::tlv::TlvReader;
