@@ -69,7 +69,7 @@ const WS_LISTENER: Token = Token(5);
 const REASSEMBLY_BYTES: usize = 16 << 20;
 
 /// How long `cs/erase` and `cs/config` wait for a forwarding thread's answer.
-const ERASE_WAIT: Duration = Duration::from_secs(5);
+const WORKER_WAIT: Duration = Duration::from_secs(5);
 
 /// `recvmmsg` batches read from the UDP socket before other faces get a turn.
 const UDP_BATCHES_PER_TURN: usize = 4;
@@ -135,7 +135,7 @@ impl Forwarding {
     }
 
     /// Returns once every forwarding thread has done what it was handed so far (control
-    /// operations included), or [`ERASE_WAIT`] has passed for one.
+    /// operations included), or [`WORKER_WAIT`] has passed for one.
     fn wait_done(&mut self) {
         if let Forwarding::Threads { workers, .. } = self {
             let replies: Vec<_> = workers
@@ -147,7 +147,7 @@ impl Forwarding {
                 })
                 .collect();
             for rx in replies {
-                let _ = rx.recv_timeout(ERASE_WAIT);
+                let _ = rx.recv_timeout(WORKER_WAIT);
             }
         }
     }
@@ -166,7 +166,7 @@ impl Forwarding {
                         continue;
                     }
                     // The thread answers once it has forwarded what it was handed before.
-                    if let Ok((n, m)) = rx.recv_timeout(ERASE_WAIT) {
+                    if let Ok((n, m)) = rx.recv_timeout(WORKER_WAIT) {
                         erased += n;
                         more |= m;
                     }
