@@ -81,3 +81,53 @@ fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
     drop(ndnd);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// NDNd's management tools (`ndnd fw …`, an operator's nfdc) against nexthop: each command's
+/// answer decodes in NDNd's own management types, and what it changed shows in the datasets
+/// the next command lists.
+#[test]
+fn ndnds_management_tools_manage_nexthop() {
+    let dir = std::env::temp_dir().join(format!("nexthop-ndnd-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cfg = Config::default();
+    cfg.faces.unix = dir.join("nexthop.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = "127.0.0.1:0".into();
+    let mut rt = Runtime::new(cfg.clone()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let t = std::thread::spawn(move || rt.run(&s).unwrap());
+    let fw = |args: &[&str]| -> String {
+        let out = std::process::Command::new(nexthop_lab::peers::forwarder::ndnd_binary())
+            .arg("fw")
+            .args(args)
+            .env("NDN_CLIENT_TRANSPORT", format!("unix://{}", cfg.faces.unix))
+            .output()
+            .expect("ndnd runs (scripts/setup.sh builds it)");
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "ndnd fw {args:?}: {said}");
+        said
+    };
+    assert!(fw(&["status"]).contains("version=nexthop"));
+    let made = fw(&["face-create", "remote=udp4://127.0.0.1:9", "persistency=permanent"]);
+    assert!(made.contains("Status=200") && made.contains("FacePersistency=permanent"), "{made}");
+    let id = made.lines().find_map(|l| l.trim().strip_prefix("FaceId=")).expect("a FaceId").to_string();
+    let faces = fw(&["face-list"]);
+    assert!(faces.contains(&format!("faceid={id} remote=udp4://127.0.0.1:9")), "{faces}");
+    assert!(faces.contains("base-marking-interval=100ms default-threshold=65536B"), "{faces}");
+    assert!(fw(&["route-add", "prefix=/tools", &format!("face={id}"), "cost=5"]).contains("Status=200"));
+    assert!(fw(&["route-list"]).contains(&format!("prefix=/tools nexthop={id} origin=static cost=5")));
+    assert!(fw(&["fib-list"]).contains(&format!("/tools nexthops={{faceid={id} (cost=5)}}")));
+    assert!(fw(&["strategy-set", "prefix=/tools", "strategy=/localhost/nfd/strategy/multicast"]).contains("Status=200"));
+    assert!(fw(&["strategy-list"]).contains("prefix=/tools strategy=/localhost/nfd/strategy/multicast"));
+    assert!(fw(&["strategy-unset", "prefix=/tools"]).contains("Status=200"));
+    let cs = fw(&["cs-info"]);
+    assert!(cs.contains("capacity=16384") && cs.contains("admit=true") && cs.contains("serve=true"), "{cs}");
+    assert!(fw(&["route-remove", "prefix=/tools", &format!("face={id}")]).contains("Status=200"));
+    assert!(!fw(&["fib-list"]).contains("/tools"));
+    assert!(fw(&["face-destroy", &format!("face={id}")]).contains("Status=200"));
+    assert!(!fw(&["face-list"]).contains("udp4://127.0.0.1:9"));
+    stop.store(true, Ordering::Relaxed);
+    t.join().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
