@@ -84,7 +84,7 @@ fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
 
 /// NDNd's management tools (`ndnd fw …`, an operator's nfdc) against nexthop: each command's
 /// answer decodes in NDNd's own management types, and what it changed shows in the datasets
-/// the next command lists.
+/// the next command lists. And NDNd's `ping` against its `pingserver`.
 #[test]
 fn ndnds_management_tools_manage_nexthop() {
     let dir = std::env::temp_dir().join(format!("nexthop-ndnd-tools-{}", std::process::id()));
@@ -109,6 +109,28 @@ fn ndnds_management_tools_manage_nexthop() {
         said
     };
     assert!(fw(&["status"]).contains("version=nexthop"));
+    // NDNd's ping tools through it too: a ping server registers its prefix, pings come back.
+    let mut server = std::process::Command::new(nexthop_lab::peers::forwarder::ndnd_binary())
+        .args(["pingserver", "/tools/ping"])
+        .env("NDN_CLIENT_TRANSPORT", format!("unix://{}", cfg.faces.unix))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("ndnd runs");
+    let started = std::time::Instant::now();
+    while !fw(&["fib-list"]).contains("/tools/ping") {
+        assert!(started.elapsed() < Duration::from_secs(20), "the ping server did not register");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pings = std::process::Command::new(nexthop_lab::peers::forwarder::ndnd_binary())
+        .args(["ping", "/tools/ping", "-c", "5", "-i", "50"])
+        .env("NDN_CLIENT_TRANSPORT", format!("unix://{}", cfg.faces.unix))
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let said = String::from_utf8_lossy(&pings.stdout);
+    assert!(said.contains("5 interests transmitted, 5 received, 0% lost"), "{said}");
     let made = fw(&["face-create", "remote=udp4://127.0.0.1:9", "persistency=permanent"]);
     assert!(made.contains("Status=200") && made.contains("FacePersistency=permanent"), "{made}");
     let id = made.lines().find_map(|l| l.trim().strip_prefix("FaceId=")).expect("a FaceId").to_string();
