@@ -6,6 +6,10 @@ Subcommands (the transport comes from NDN_CLIENT_TRANSPORT, the keychain from HO
   consume-v2 NAME [prefix]   appv2 consumer: prints "DATA <name> <content>", "NACK <reason>" or "TIMEOUT"
   consume-v1 NAME [prefix]   NDNApp consumer, same output
   fetch-v1 NAME         NDNApp segment fetcher: prints "FETCHED <bytes> <sha256>"
+  face-events N         follows NFD's face event stream (/localhost/nfd/faces/events, as ndn-cxx's
+                        FaceMonitor does) for N notifications, decoded with python-ndn's
+                        FaceEventNotification: prints "SUBSCRIBED", then "EVENT <seq> <kind> <face id>
+                        <uri>" for each
 A producer answers NAME with content "hello <NAME>", except names under PREFIX/big, which are
 the segments of a BIG_BYTES-byte object (byte i = i*7 mod 251) of 8000-byte segments. It prints
 "READY" once its prefix is registered.
@@ -16,6 +20,7 @@ import sys
 
 from ndn import appv2, types
 from ndn.app import NDNApp
+from ndn.app_support.nfd_mgmt import FaceEventNotification
 from ndn.app_support.segment_fetcher import segment_fetcher
 from ndn.encoding import Component, Name
 
@@ -139,6 +144,32 @@ def fetch_v1(name):
     app.run_forever(after_start=main())
 
 
+def face_events(count):
+    app = appv2.NDNApp()
+    stream = Name.from_str('/localhost/nfd/faces/events')
+
+    async def main():
+        try:
+            # The subscriber's first Interest: the stream's name, CanBePrefix and MustBeFresh;
+            # then each next sequence number by name.
+            print('SUBSCRIBED', flush=True)
+            name, seq = stream, None
+            for _ in range(count):
+                prefix = seq is None
+                data_name, content, _ = await app.express(name, validator=appv2.pass_all, can_be_prefix=prefix, must_be_fresh=prefix, lifetime=10000)
+                seq = Component.to_number(data_name[-1])
+                event = FaceEventNotification.parse(content).event
+                kind = event.face_event_kind
+                print('EVENT', seq, getattr(kind, 'value', kind), event.face_id, event.uri, flush=True)
+                name = stream + [Component.from_sequence_num(seq + 1)]
+        except (types.InterestNack, types.InterestTimeout) as e:
+            print('FAILED', type(e).__name__, flush=True)
+        finally:
+            app.shutdown()
+
+    app.run_forever(after_start=main())
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'big-sha256':
@@ -154,5 +185,7 @@ if __name__ == '__main__':
         consume_v1(args[0], len(args) > 1)
     elif cmd == 'fetch-v1':
         fetch_v1(args[0])
+    elif cmd == 'face-events':
+        face_events(int(args[0]))
     else:
         sys.exit(f'unknown command {cmd}')

@@ -213,3 +213,36 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
     assert!(said.contains("Received Data Name: /pytools/poke") && said.contains("size 15"), "{said}");
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// NFD's face event stream (`faces/events`), followed as ndn-cxx's FaceMonitor follows it
+/// (NLSR watches its neighbours' faces so) by a python-ndn program decoding each notification
+/// with python-ndn's FaceEventNotification: its own face's creation, then the faces an operator
+/// makes and destroys, in order, each Interest waiting for the next event.
+#[test]
+fn a_subscriber_follows_face_events() {
+    let home = keychain_home("events");
+    let fw = Forwarder::start(&home, "fw", 1);
+    let mut child =
+        app(&home, &fw.socket, &["face-events", "4"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
+    let out = child.stdout.take().unwrap();
+    let _child = Producer(child);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    assert_eq!(rx.recv_timeout(Duration::from_secs(20)).unwrap(), "SUBSCRIBED");
+    let first = rx.recv_timeout(Duration::from_secs(10)).expect("its own face's creation");
+    assert!(first.starts_with("EVENT 1 1 ") && first.contains("unix://"), "{first}");
+    // An operator's connection (a face made: event 2), then a UDP face made and destroyed.
+    let mut c = fw.client();
+    let made = c.command("faces", "create", &ControlParameters { uri: Some("udp4://127.0.0.1:9".into()), ..Default::default() }).unwrap();
+    let id = made.body.unwrap().face_id.unwrap();
+    assert_eq!(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() }).unwrap().code, 200);
+    let events: Vec<String> = (0..3).map(|_| rx.recv_timeout(Duration::from_secs(10)).expect("an event")).collect();
+    assert!(events[0].starts_with("EVENT 2 1 ") && events[0].contains("unix://"), "{events:?}");
+    assert_eq!(events[1], format!("EVENT 3 1 {id} udp4://127.0.0.1:9"));
+    assert_eq!(events[2], format!("EVENT 4 2 {id} udp4://127.0.0.1:9"));
+    let _ = std::fs::remove_dir_all(&home);
+}

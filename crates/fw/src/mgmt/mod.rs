@@ -23,12 +23,16 @@
 //! counters by reason) and `status/counters` (the forwarding threads' counters and gauges, all
 //! threads together), both [`dataset::labelled_counts`].
 //!
+//! Face events: `faces/events`, NFD's notification stream of faces made and closed
+//! ([`events`]), whose Interests wait for the next event.
+//!
 //! Routes follow NFD's RIB (child-inherit and capture, see [`crate::rib`]), and routes an app
 //! registers with origin *client* are announced to the local routing daemon (NLSR, ndn-dv) the
 //! way NFD's `readvertise_nlsr` does ([`readvertise`]).
 
 pub mod announce;
 pub mod dataset;
+pub mod events;
 pub mod params;
 pub mod readvertise;
 
@@ -44,6 +48,7 @@ use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
 use announce::PrefixAnnouncement;
 use dataset::{CsInfo, FaceStatus, GeneralStatus};
+use events::{Delivery, FaceEventKind, FaceEvents};
 use params::{ControlParameters, ControlResponse};
 use readvertise::Announce;
 
@@ -98,6 +103,8 @@ pub struct Manager {
     started_ms: u64,
     /// The last nonce of the manager's own Interests.
     nonce: u32,
+    /// The `faces/events` notification stream.
+    events: FaceEvents,
 }
 
 /// Datasets whose segments stay answerable.
@@ -126,6 +133,7 @@ impl Manager {
             next_version: started_ms,
             started_ms,
             nonce: started_ms as u32,
+            events: FaceEvents::default(),
         }
     }
 
@@ -178,10 +186,16 @@ impl Manager {
 
     /// Forgets every route through a face that has gone (and tells the shards).
     pub fn face_gone(&mut self, host: &mut impl Host, face: FaceId) {
+        self.events.face_gone(face);
         let (changes, removed) = self.rib.remove_face(face);
         apply_routes(host, changes);
         self.announce(host, Announce::Unregister, &removed);
         host.apply(Control::FaceDown(face));
+    }
+
+    /// Publishes a face event (`faces/events`): the notification for each Interest held for it.
+    pub fn face_event(&mut self, kind: FaceEventKind, status: &FaceStatus, now_ms: u64) -> Vec<Delivery> {
+        self.events.publish(kind, status, now_ms)
     }
 
     /// Removes lapsed routes.
@@ -202,7 +216,9 @@ impl Manager {
         }
     }
 
-    /// Answers a management Interest from `face`: the Data packets to send back.
+    /// Answers a management Interest from `face` (which came with `pit_token`): the Data to
+    /// send back, or `None` when the Interest is held for a face event to come ([`events`]:
+    /// [`Manager::face_event`] answers it then).
     ///
     /// # Errors
     /// The drop reason when it is not answered (not from a local face; not a command or
@@ -213,11 +229,15 @@ impl Manager {
         now_ms: u64,
         face: FaceId,
         scope: FaceScope,
+        pit_token: Option<&[u8]>,
         interest: &InterestView<'_>,
-    ) -> Result<Vec<u8>, Drop> {
+    ) -> Result<Option<Vec<u8>>, Drop> {
         let name = interest.name();
         if name.len() < 4 {
             return Err(Drop::ManagementUnknown);
+        }
+        if scope == FaceScope::Local && events::stream_name().as_view().is_prefix_of(&name) {
+            return Ok(self.events.ask(face, pit_token, interest, now_ms));
         }
         let module = name.get(2).map(|c| c.value()).unwrap_or_default();
         let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
@@ -242,7 +262,7 @@ impl Manager {
                 | (b"status", b"counters")
         );
         if dataset {
-            return self.dataset(host, now_ms, &name.to_name(), module, verb).ok_or(Drop::ManagementUnknown);
+            return self.dataset(host, now_ms, &name.to_name(), module, verb).map(Some).ok_or(Drop::ManagementUnknown);
         }
         if (module, verb) == (&b"rib"[..], &b"announce"[..]) {
             // The parameters are a prefix announcement in ApplicationParameters.
@@ -251,7 +271,7 @@ impl Manager {
                 Some(Err(e)) => ControlResponse::error(400, e.to_string()),
                 Some(Ok(pa)) => self.add_announced(host, now_ms, face, &pa),
             };
-            return Ok(reply(name.to_name(), response.encode()));
+            return Ok(Some(reply(name.to_name(), response.encode())));
         }
         let response = match name.get(4).map(|c| ControlParameters::decode(c.value())) {
             None => ControlResponse::error(400, "command has no ControlParameters"),
@@ -261,7 +281,7 @@ impl Manager {
                 self.command(host, now_ms, face, module, verb, ControlParameters { face_id: p.face_id.filter(|_| !localhop), ..p })
             }
         };
-        Ok(reply(name.to_name(), response.encode()))
+        Ok(Some(reply(name.to_name(), response.encode())))
     }
 
     /// `rib/announce`: a route to the asking face for the announced prefix, of origin

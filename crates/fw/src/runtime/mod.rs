@@ -43,6 +43,7 @@ use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGE
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::{fragment, Reassembler};
 use crate::mgmt::dataset::{CsInfo, FaceCounts, FaceStatus, GeneralStatus};
+use crate::mgmt::events::FaceEventKind;
 use crate::mgmt::params::ControlResponse;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
@@ -234,6 +235,8 @@ struct Faces {
     now_ns: u64,
     /// A packet being marked.
     marked: Vec<u8>,
+    /// Faces made and closed since the manager last heard (for `faces/events`).
+    events: Vec<(FaceEventKind, FaceStatus)>,
 }
 
 impl Faces {
@@ -281,11 +284,15 @@ impl Faces {
                 kernel_queued: 0,
             },
         );
+        if let Some(f) = self.faces.get(&id) {
+            self.events.push((FaceEventKind::Created, f.status()));
+        }
         Ok(id)
     }
 
     fn remove(&mut self, registry: &Registry, id: FaceId) -> bool {
         let Some(mut f) = self.faces.remove(&id) else { return false };
+        self.events.push((FaceEventKind::Destroyed, f.status()));
         match &mut f.link {
             Link::Stream(s) => {
                 let _ = registry.deregister(s.socket.source());
@@ -581,6 +588,7 @@ impl Runtime {
                 congestion_marking: cfg.faces.congestion_marking,
                 now_ns: 0,
                 marked: Vec::new(),
+                events: Vec::new(),
             },
             forwarding,
             manager: Manager::new(clock.start_wall_ms),
@@ -754,6 +762,9 @@ impl Runtime {
             self.drain_workers();
             self.flush_faces();
             self.close_faces();
+            if self.publish_face_events(now) {
+                self.flush_faces();
+            }
             if now >= last_tick + 100 {
                 last_tick = now;
                 self.tick(now);
@@ -970,14 +981,15 @@ impl Runtime {
             if let Network::Interest(interest) = incoming.packet {
                 if is_management(&name) {
                     let (manager, mut host) = self.host();
-                    match manager.handle(&mut host, now, id, scope, &interest) {
-                        Ok(reply) => {
+                    match manager.handle(&mut host, now, id, scope, incoming.link.pit_token, &interest) {
+                        Ok(Some(reply)) => {
                             let fields = LpFields { pit_token: incoming.link.pit_token, ..Default::default() };
                             let mut out = std::mem::take(&mut self.outbox);
                             out.push(id, &fields, &reply);
                             self.send_outbox(&mut out);
                             self.outbox = out;
                         }
+                        Ok(None) => {} // Held for a face event (faces/events).
                         Err(why) => self.io_drops.count(why),
                     }
                     return;
@@ -1038,6 +1050,23 @@ impl Runtime {
                 let _ = self.poll.registry().reregister(s.socket.source(), Token(id as usize), interest);
             }
         }
+    }
+
+    /// Tells the manager of the faces made and closed since last time, and queues the
+    /// notifications held Interests were waiting for (`faces/events`); whether it queued any.
+    fn publish_face_events(&mut self, now: u64) -> bool {
+        let mut sent = false;
+        for (kind, status) in std::mem::take(&mut self.faces.events) {
+            for d in self.manager.face_event(kind, &status, now) {
+                let fields = LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() };
+                let mut out = std::mem::take(&mut self.outbox);
+                out.push(d.face, &fields, &d.data);
+                self.send_outbox(&mut out);
+                self.outbox = out;
+                sent = true;
+            }
+        }
+        sent
     }
 
     fn close_faces(&mut self) {
