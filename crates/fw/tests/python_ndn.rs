@@ -246,3 +246,31 @@ fn a_subscriber_follows_face_events() {
     assert_eq!(events[2], format!("EVENT 4 2 {id} udp4://127.0.0.1:9"));
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// A python-ndn consumer takes Data that carries an NDNLPv2 CongestionMark (which nexthop adds
+/// on a congested face, and passes on from upstream): here the producer marks its answer.
+#[test]
+fn python_ndn_accepts_data_with_a_congestion_mark() {
+    use nexthop_wire::types::{CONGESTION_MARK, FRAGMENT, LP_PACKET, PIT_TOKEN};
+    use nexthop_wire::{Data, Emit, InterestView, LpPacketView};
+    let home = keychain_home("marked");
+    let fw = Forwarder::start(&home, "fw", 1);
+    let mut producer = fw.client();
+    let register = ControlParameters { name: Some(Name::from_uri("/marked").unwrap()), ..Default::default() };
+    assert_eq!(producer.command("rib", "register", &register).unwrap().code, 200);
+    let consumer = app(&home, &fw.socket, &["consume-v2", "/marked/x"]).stdout(Stdio::piped()).spawn().unwrap();
+    let wire = producer.recv(Duration::from_secs(20)).unwrap().expect("the consumer's Interest");
+    let lp = LpPacketView::decode(&wire).expect("with the forwarder's PIT token");
+    let interest = InterestView::decode(lp.fragment.unwrap()).unwrap();
+    let mut d = Data::new(interest.name().to_name(), b"marked".to_vec());
+    d.sign_digest_sha256();
+    let (mut fields, mut answer) = (Vec::new(), Vec::new());
+    nexthop_fw::tlv::put_tlv(&mut fields, PIT_TOKEN, lp.pit_token.unwrap());
+    nexthop_fw::tlv::put_nonneg(&mut fields, CONGESTION_MARK, 1);
+    nexthop_fw::tlv::put_tlv(&mut fields, FRAGMENT, &d.to_bytes());
+    nexthop_fw::tlv::put_tlv(&mut answer, LP_PACKET, &fields);
+    producer.send(&answer).unwrap();
+    let out = consumer.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "DATA /marked/x marked");
+    let _ = std::fs::remove_dir_all(&home);
+}
