@@ -240,8 +240,8 @@ pub struct Face {
     pub lp_sequence: u64,
     /// Congestion marking of a stream face's send queue.
     pub marker: Marker,
-    /// What the kernel held in the socket's send queue after the last flush (stream faces
-    /// that mark).
+    /// What the kernel held in the socket's send queue when the first packet since the face's
+    /// own queue was last written out was sent (stream faces that mark).
     pub kernel_queued: u64,
 }
 

@@ -331,6 +331,11 @@ impl Faces {
                 }
                 if s.pending() == 0 {
                     self.dirty.push(id);
+                    // The first packet since the face's queue was written out: what the kernel
+                    // still holds now (the face may have been idle since it was last looked at).
+                    if f.marker.enabled {
+                        f.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
+                    }
                 }
                 if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
                     self.marked.clear();
@@ -1039,9 +1044,6 @@ impl Runtime {
             if s.flush().is_err() {
                 self.closing.push(id);
                 continue;
-            }
-            if face.marker.enabled {
-                face.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
             }
             let want = s.pending() > 0;
             if want != s.want_write {
