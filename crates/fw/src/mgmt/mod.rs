@@ -586,3 +586,149 @@ fn reply(name: Name, content: Vec<u8>) -> Vec<u8> {
     d.sign_digest_sha256();
     d.to_bytes()
 }
+
+#[cfg(test)]
+mod tests {
+    use nexthop_wire::{Component, Emit, Interest};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::mgmt::dataset::FaceCounts;
+
+    /// A host with one face (300) and nothing behind it.
+    struct NullHost;
+
+    impl Host for NullHost {
+        fn face(&self, id: FaceId) -> Option<FaceStatus> {
+            (id == 300).then(|| FaceStatus {
+                face_id: 300,
+                uri: "unix:///x".into(),
+                local_uri: "unix:///x".into(),
+                scope: 1,
+                persistency: 0,
+                link_type: 0,
+                flags: 0,
+                marking: (0, 0),
+                counters: FaceCounts::default(),
+            })
+        }
+        fn faces(&self) -> Vec<FaceStatus> {
+            self.face(300).into_iter().collect()
+        }
+        fn channels(&self) -> Vec<String> {
+            vec!["unix:///x".into()]
+        }
+        fn create_face(&mut self, _: &FaceUri, _: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
+            Err(Box::new(ControlResponse::error(406, "none here")))
+        }
+        fn destroy_face(&mut self, _: FaceId) -> bool {
+            false
+        }
+        fn update_marking(&mut self, id: FaceId, _: Option<bool>, _: Option<u64>, _: Option<u64>) -> Option<FaceStatus> {
+            self.face(id)
+        }
+        fn apply(&mut self, _: Control) {}
+        fn general(&self) -> (GeneralStatus, CsInfo) {
+            (GeneralStatus::default(), CsInfo::default())
+        }
+        fn configure_cs(&mut self, capacity: Option<u64>, _: Option<bool>, _: Option<bool>) -> (u64, u64) {
+            (capacity.unwrap_or(0), 3)
+        }
+        fn erase_cs(&mut self, _: &Name, _: usize) -> (usize, bool) {
+            (0, false)
+        }
+        fn drops(&self) -> Vec<(&'static str, u64)> {
+            Vec::new()
+        }
+        fn counters(&self) -> Vec<(&'static str, u64)> {
+            Vec::new()
+        }
+        fn express(&mut self, _: &[u8]) {}
+    }
+
+    const VERBS: [(&str, &str); 18] = [
+        ("rib", "register"),
+        ("rib", "unregister"),
+        ("rib", "announce"),
+        ("rib", "list"),
+        ("fib", "add-nexthop"),
+        ("fib", "remove-nexthop"),
+        ("faces", "create"),
+        ("faces", "destroy"),
+        ("faces", "update"),
+        ("faces", "query"),
+        ("faces", "events"),
+        ("faces", "channels"),
+        ("strategy-choice", "set"),
+        ("strategy-choice", "unset"),
+        ("cs", "config"),
+        ("cs", "erase"),
+        ("cs", "info"),
+        ("status", "general"),
+    ];
+
+    proptest! {
+        /// Any bytes as a command's parameters (in the name, as ControlParameters do, and as
+        /// ApplicationParameters, as rib/announce does), from a local face or another: an
+        /// answer or a drop, never a panic.
+        #[test]
+        fn arbitrary_parameters_never_panic(
+            which in 0usize..VERBS.len(),
+            params in proptest::collection::vec(any::<u8>(), 0..120),
+            app_params in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..120)),
+            local: bool,
+        ) {
+            let (module, verb) = VERBS[which];
+            let mut m = Manager::new(0);
+            let name = Name::from_uri(&format!("/localhost/nfd/{module}/{verb}")).unwrap().with(Component::generic(params));
+            let mut i = Interest::new(name);
+            i.nonce = Some([1, 2, 3, 4]);
+            if let Some(p) = app_params {
+                i.set_app_parameters(p);
+            }
+            let wire = i.to_bytes();
+            let view = InterestView::decode(&wire).unwrap();
+            let scope = if local { FaceScope::Local } else { FaceScope::NonLocal };
+            let _ = m.handle(&mut NullHost, 1_000, 300, scope, Some(&[7]), &view);
+            let _ = m.face_event(events::FaceEventKind::Created, &NullHost.face(300).unwrap(), 2_000);
+        }
+
+        /// Well-formed ControlParameters with any fields and values, for every command: an
+        /// answer with a status code, never a panic.
+        #[test]
+        fn any_well_formed_parameters_get_an_answer(
+            which in 0usize..VERBS.len(),
+            name in proptest::option::of(proptest::collection::vec("[a-c]{1,3}", 0..4)),
+            numbers in proptest::collection::vec(proptest::option::of(any::<u64>()), 8),
+            uri in proptest::option::of("(udp4|tcp4|unix|ws)://[a-z0-9.:]{0,12}"),
+        ) {
+            let (module, verb) = VERBS[which];
+            let p = ControlParameters {
+                name: name.map(|c| Name::from_uri(&format!("/{}", c.join("/"))).unwrap()),
+                face_id: numbers[0],
+                origin: numbers[1],
+                cost: numbers[2],
+                capacity: numbers[3],
+                count: numbers[4],
+                flags: numbers[5],
+                mask: numbers[6],
+                expiration_period: numbers[7],
+                uri,
+                ..Default::default()
+            };
+            let mut m = Manager::new(0);
+            let name = Name::from_uri(&format!("/localhost/nfd/{module}/{verb}")).unwrap().with(Component::generic(p.encode()));
+            let mut i = Interest::new(name);
+            i.nonce = Some([1, 2, 3, 4]);
+            let wire = i.to_bytes();
+            let view = InterestView::decode(&wire).unwrap();
+            let answer = m.handle(&mut NullHost, 1_000, 300, FaceScope::Local, None, &view);
+            let command = !matches!(verb, "list" | "query" | "events" | "channels" | "info" | "general");
+            if command {
+                let Ok(Some(reply)) = answer else { panic!("{module}/{verb}: {answer:?}") };
+                let data = nexthop_wire::DataView::decode(&reply).unwrap();
+                prop_assert!(ControlResponse::decode(data.content().unwrap_or_default()).is_ok());
+            }
+        }
+    }
+}
