@@ -455,10 +455,10 @@ impl HierarchicalStore {
     /// Erases up to `max` of the L1's packets whose names start with `prefix` (TLV-VALUE,
     /// whole components) and returns how many it erased and whether more remain in the L1.
     /// When none remain, the prefix is also erased from the staging buffers and the L2 (see
-    /// the module overview).
+    /// the module overview) — unless `max` is 0: an erase of nothing erases nothing.
     pub fn erase_prefix(&mut self, prefix: &[u8], max: usize) -> (usize, bool) {
         let (erased, more) = self.l1.erase_prefix(prefix, max);
-        if !more {
+        if !more && max > 0 {
             let emptied: Vec<usize> = self
                 .staging
                 .order

@@ -518,3 +518,15 @@ fn too_many_pending_erases_empty_the_l2() {
     assert_eq!(s.l2().unwrap().batches(), 0, "emptied instead of a mark more");
     assert_eq!((s.l2().unwrap().pending_erases(), s.l2_stats().erase_clears), (0, 1));
 }
+
+#[test]
+fn an_erase_of_nothing_erases_nothing_even_on_the_l2() {
+    let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
+    for seg in 0..10 {
+        s.insert_l2_only(&chunk_of("z", seg, 1).1, 0).unwrap();
+    }
+    s.flush().unwrap();
+    assert_eq!(s.erase_prefix(Name::from_uri("/z").unwrap().value(), 0), (0, false));
+    assert_eq!(s.l2().unwrap().pending_erases(), 0);
+    assert_eq!(served_fill(&mut s, "z", 3), Some(1));
+}

@@ -163,6 +163,7 @@ fn operators_erase_and_configure_the_content_store_through_management() {
     assert_eq!(erase(&mut c, "/cs/a", None), (44, None));
     assert_eq!(erase(&mut c, "/cs/a", None), (0, None));
     assert_eq!(erase(&mut c, "/cs/b", Some(10)), (10, None));
+    assert_eq!(erase(&mut c, "/cs/b", Some(0)), (0, None), "a Count of 0 erases nothing");
     assert_eq!(c.command("cs", "erase", &ControlParameters::default()).unwrap().code, 400, "Name is required");
     assert_eq!(cs_info(&mut c).2, 40);
     assert!(a.iter().step_by(10).all(|uri| served(&mut c, uri) == Some(false)), "erased, and no route");

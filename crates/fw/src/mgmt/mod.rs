@@ -311,14 +311,14 @@ impl Manager {
         })
     }
 
-    /// (The answers to faces/create and faces/update carry the marking flag but not the interval
-    /// and threshold, which NFD adds: python-ndn's ControlParameters expects them elsewhere in
-    /// the element, and as critical elements out of its order they fail its whole answer —
-    /// `pynfdc new-face` against NFD too. `faces/list` shows them.)
-    ///
     /// The congestion marking a faces/create or faces/update asks for (the CongestionMarking
     /// flag where Mask has its bit, the interval, the threshold), applied if it asks any; the
     /// face's status after.
+    ///
+    /// The answers to both carry the marking flag but not the interval and threshold, which
+    /// NFD adds: python-ndn's ControlParameters expects them elsewhere in the element, and as
+    /// critical elements out of its order they fail its whole answer (`pynfdc new-face`
+    /// against NFD too). `faces/list` shows them.
     fn update_marking(host: &mut impl Host, id: FaceId, p: &ControlParameters) -> Option<FaceStatus> {
         let on = p.mask.filter(|m| m & FLAG_CONGESTION_MARKING != 0).map(|_| p.flags.unwrap_or(0) & FLAG_CONGESTION_MARKING != 0);
         let (interval, threshold) = (p.base_congestion_marking_interval, p.default_congestion_threshold);
@@ -482,7 +482,7 @@ impl Manager {
                 let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
                 let asked = p.count.unwrap_or(u64::MAX);
                 let limit = asked.min(ERASE_LIMIT) as usize;
-                let (erased, more) = host.erase_cs(&prefix, limit);
+                let (erased, more) = if limit == 0 { (0, false) } else { host.erase_cs(&prefix, limit) };
                 // As NFD: Capacity says the per-command limit stopped the erase.
                 let capacity = (erased == limit && asked > ERASE_LIMIT && more).then_some(ERASE_LIMIT);
                 ControlResponse::ok(ControlParameters { name: Some(prefix), count: Some(erased as u64), capacity, ..Default::default() })

@@ -154,13 +154,20 @@ impl Forwarding {
     }
 
     /// Erases up to `max` content-store packets under `prefix`, shard after shard (each after
-    /// the packets handed to it before); how many went and whether more remain.
+    /// the packets handed to it before) until `max` are gone; how many went and whether more
+    /// may remain.
     fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool) {
         match self {
             Forwarding::Inline(s) => s.erase_cs(prefix, max),
             Forwarding::Threads { workers, .. } => {
                 let (mut erased, mut more) = (0, false);
                 for w in workers.iter_mut() {
+                    if erased == max {
+                        // The count is used up: the other shards are left as they are (their
+                        // SSD tiers too), and may hold more.
+                        more = true;
+                        break;
+                    }
                     w.flush();
                     let (tx, rx) = crossbeam_channel::bounded(1);
                     if w.tx.send(ToWorker::EraseCs(prefix.clone(), max - erased, tx)).is_err() {
