@@ -18,6 +18,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod access;
 pub mod client;
 pub mod config;
 pub mod congestion;

@@ -40,6 +40,7 @@ use nexthop_lookup::name::NextHops;
 use nexthop_wire::types::GENERIC_NAME_COMPONENT;
 use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
 
+use crate::access::{AccessState, Timer};
 use crate::counters::{Drop, ShardCounters};
 use crate::dead_nonce::DeadNonceList;
 use crate::face::{FaceId, FaceScope};
@@ -162,6 +163,8 @@ pub struct Shard {
     cs_admit: bool,
     /// Interests are answered from the content store.
     cs_serve: bool,
+    /// The access strategy's measurements and timers.
+    access: AccessState,
 }
 
 impl Shard {
@@ -193,6 +196,7 @@ impl Shard {
             resuming: false,
             cs_admit: true,
             cs_serve: true,
+            access: AccessState::default(),
         })
     }
 
@@ -363,32 +367,52 @@ impl Shard {
     /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
     /// local face, else the strategy over the FIB route — first hops for a new entry, retry hops
     /// for the pending entry in `pending`.
+    /// For a new Interest under the access strategy whose prefix has a working upstream that
+    /// may be used, that upstream alone (its RTO is returned: the caller starts the timer).
+    #[allow(clippy::too_many_arguments)]
     fn choose_hops(
         &mut self,
+        now_ms: u64,
         face: FaceId,
         scope: FaceScope,
         link: &LinkInfo<'_>,
         interest: &InterestView<'_>,
         strategy: Strategy,
         pending: Option<u32>,
-    ) {
+    ) -> Option<(FaceId, u64)> {
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
+        let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
+        let mut unicast = None;
         match (link.next_hop_face_id, scope) {
             (Some(to), FaceScope::Local) => hops.push(to),
             _ => {
                 if let Some(route) = self.route_of(interest) {
                     match pending.and_then(|s| self.pit.get(s)) {
                         Some(entry) => strategy.retry_hops(route.hops(), face, &entry.out_records, &mut hops),
-                        None => strategy.first_hops(route.hops(), face, &mut hops),
+                        None => {
+                            unicast = (strategy == Strategy::Access)
+                                .then(|| self.access.upstream(&interest.name(), now_ms))
+                                .flatten()
+                                .filter(|&(up, _)| {
+                                    up != face
+                                        && route.hops().iter().any(|h| u64::from(h.face) == up)
+                                        && !(local_only && self.nonlocal.contains(&up))
+                                });
+                            match unicast {
+                                Some((up, _)) => hops.push(up),
+                                None => strategy.first_hops(route.hops(), face, &mut hops),
+                            }
+                        }
                     }
                 }
             }
         }
-        if !self.nonlocal.is_empty() && stays_local(&interest.name(), scope) {
+        if local_only {
             hops.retain(|h| !self.nonlocal.contains(h));
         }
         self.hops = hops;
+        unicast
     }
 
     /// The FIB's next hops for an Interest: its forwarding hint's first routed delegation, else
@@ -439,7 +463,7 @@ impl Shard {
         }
         let name = interest.name();
         let strategy = self.strategies.find(&name);
-        self.choose_hops(face, scope, link, interest, strategy, None);
+        let unicast = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
         if self.hops.is_empty() {
             self.counters.drops.count(Drop::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
@@ -464,6 +488,10 @@ impl Shard {
         self.hold(face);
         self.pit.set_expiry(slot, expires_ms);
         self.forward(now_ms, slot, face, nonce, interest.hop_limit_offset(), out);
+        if let Some((upstream, rto_ms)) = unicast {
+            let generation = self.pit.generation(slot).expect("slot exists");
+            self.access.schedule(Timer { due_ms: now_ms + rto_ms, slot, generation, downstream: face, upstream });
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -516,7 +544,7 @@ impl Shard {
             self.counters.aggregated.inc();
             return;
         }
-        self.choose_hops(face, scope, link, interest, strategy, Some(slot));
+        self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
         if self.hops.is_empty() {
             self.counters.drops.count(Drop::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
@@ -641,6 +669,11 @@ impl Shard {
             let Some(entry) = self.pit.remove(slot) else { continue };
             self.release_entry(&entry);
             self.counters.satisfied.inc();
+            if entry.strategy == Strategy::Access {
+                if let Some(r) = entry.out_records.iter().find(|r| r.face == face) {
+                    self.access.on_data(face, &name, now_ms.saturating_sub(r.sent_ms), now_ms);
+                }
+            }
             for r in entry.in_records.iter().filter(|r| r.face != face) {
                 // A mark from upstream travels on to the consumers (as in NFD).
                 let fields = LpFields {
@@ -721,7 +754,31 @@ impl Shard {
         self.update_cs_gauges();
     }
 
+    /// The access strategy's timers due at `now_ms`: an Interest whose one upstream has not
+    /// answered within its RTO goes to every other next hop (as NFD's access strategy does).
+    pub fn fire_timers(&mut self, now_ms: u64, out: &mut Outbox) {
+        for t in self.access.due(now_ms) {
+            let Some(entry) = self.pit.get(t.slot).filter(|_| self.pit.generation(t.slot) == Some(t.generation)) else { continue };
+            let Some(nonce) = entry.in_records.iter().find(|r| r.face == t.downstream).map(|r| r.nonce) else { continue };
+            let wire = entry.interest.clone();
+            let Ok(interest) = InterestView::decode(&wire) else { continue };
+            let scope = if self.nonlocal.contains(&t.downstream) { FaceScope::NonLocal } else { FaceScope::Local };
+            let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
+            let mut hops = std::mem::take(&mut self.hops);
+            hops.clear();
+            if let Some(route) = self.route_of(&interest) {
+                Strategy::Multicast.first_hops(route.hops(), t.downstream, &mut hops);
+            }
+            hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
+            self.hops = hops;
+            if !self.hops.is_empty() {
+                self.forward(now_ms, t.slot, t.downstream, nonce, interest.hop_limit_offset(), out);
+            }
+        }
+    }
+
     fn face_down(&mut self, face: FaceId) {
+        self.access.face_down(face);
         for slot in self.pit.slots_with_face(face) {
             let Some(e) = self.pit.get_mut(slot) else { continue };
             e.in_records.retain(|r| r.face != face);

@@ -7,9 +7,14 @@
 //!   the downstreams get a Nack with the least severe reason.
 //! - multicast: an Interest goes to every next hop except where it came from; the downstreams
 //!   get a Nack once every upstream has Nacked.
+//! - access (NFD's, for access routers and hosts with several uplinks): an Interest goes to the
+//!   upstream that last brought Data for its prefix alone, and to every next hop when there is
+//!   none or it is slow (the shard keeps what this needs: [`crate::access`]); otherwise as
+//!   multicast.
 //!
-//! Strategy names are NFD's: `/localhost/nfd/strategy/best-route` and
-//! `/localhost/nfd/strategy/multicast`, with or without a version component.
+//! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
+//! `/localhost/nfd/strategy/multicast` and `/localhost/nfd/strategy/access`, with or without a
+//! version component.
 
 use nexthop_lookup::name::NextHop;
 use nexthop_wire::{Kind, Name, NameView};
@@ -25,6 +30,8 @@ pub enum Strategy {
     BestRoute,
     /// Every next hop.
     Multicast,
+    /// The last working upstream of the prefix, else every next hop.
+    Access,
 }
 
 impl Strategy {
@@ -33,6 +40,7 @@ impl Strategy {
         let s = match self {
             Strategy::BestRoute => "/localhost/nfd/strategy/best-route",
             Strategy::Multicast => "/localhost/nfd/strategy/multicast",
+            Strategy::Access => "/localhost/nfd/strategy/access",
         };
         Name::from_uri(s).expect("strategy names parse")
     }
@@ -49,6 +57,7 @@ impl Strategy {
         match name.get(3)?.value() {
             b"best-route" => Some(Strategy::BestRoute),
             b"multicast" => Some(Strategy::Multicast),
+            b"access" => Some(Strategy::Access),
             _ => None,
         }
     }
@@ -58,7 +67,8 @@ impl Strategy {
         let eligible = hops.iter().filter(|h| u64::from(h.face) != downstream);
         match self {
             Strategy::BestRoute => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
-            Strategy::Multicast => out.extend(eligible.map(|h| u64::from(h.face))),
+            // Access: with no working upstream known (the shard asks first), every next hop.
+            Strategy::Multicast | Strategy::Access => out.extend(eligible.map(|h| u64::from(h.face))),
         }
     }
 
@@ -66,7 +76,7 @@ impl Strategy {
     /// hop, or the one used longest ago; multicast sends to all again.
     pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], out: &mut Vec<FaceId>) {
         match self {
-            Strategy::Multicast => self.first_hops(hops, downstream, out),
+            Strategy::Multicast | Strategy::Access => self.first_hops(hops, downstream, out),
             Strategy::BestRoute => {
                 let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
                 let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
@@ -80,7 +90,7 @@ impl Strategy {
     /// waits for the others.
     pub fn after_nack(self, hops: &[NextHop], downstreams: &[FaceId], used: &[OutRecord]) -> Option<FaceId> {
         match self {
-            Strategy::Multicast => None,
+            Strategy::Multicast | Strategy::Access => None,
             Strategy::BestRoute => hops
                 .iter()
                 .filter(|h| !downstreams.contains(&u64::from(h.face)) && !used.iter().any(|r| r.face == u64::from(h.face)))
@@ -176,7 +186,7 @@ mod tests {
 
     #[test]
     fn names_parse() {
-        for s in [Strategy::BestRoute, Strategy::Multicast] {
+        for s in [Strategy::BestRoute, Strategy::Multicast, Strategy::Access] {
             assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s));
         }
         let v = Name::from_uri("/localhost/nfd/strategy/multicast").unwrap().with(nexthop_wire::Component::version(5));

@@ -352,3 +352,47 @@ fn parked_interests_of_a_face_that_goes_down_are_forgotten() {
     assert_eq!(to, vec![CONSUMER2]);
     let _ = std::fs::remove_file(path);
 }
+
+/// NFD's access strategy: the first Interest of a prefix goes to every upstream; once one has
+/// brought Data, the prefix's next Interests go to it alone; when it does not answer within its
+/// RTO, the Interest goes to the others; a consumer's retransmission goes to every upstream.
+#[test]
+fn the_access_strategy_learns_the_working_upstream_and_falls_back_on_timeout() {
+    use nexthop_fw::strategy::Strategy;
+    let mut s = shard(false, 100);
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Access));
+    let faces = |out: &[(FaceId, Vec<u8>)]| {
+        let mut f: Vec<FaceId> = out.iter().map(|(f, _)| *f).collect();
+        f.sort();
+        f
+    };
+    // Nothing known: every upstream. PRODUCER2 answers first (10 ms).
+    let out = feed(&mut s, 0, CONSUMER, &interest("/a/v/0", 1));
+    assert_eq!(faces(&out), [PRODUCER, PRODUCER2]);
+    let via2 = out.iter().find(|(f, _)| *f == PRODUCER2).unwrap();
+    assert!(is_data(&feed(&mut s, 10, PRODUCER2, &with_token(data("/a/v/0"), token(&via2.1)))[0].1));
+    // Under /a/v now only PRODUCER2, the last working upstream (not the cheaper PRODUCER).
+    let out = feed(&mut s, 20, CONSUMER, &interest("/a/v/1", 2));
+    assert_eq!(faces(&out), [PRODUCER2]);
+    let back = feed(&mut s, 25, PRODUCER2, &with_token(data("/a/v/1"), token(&out[0].1)));
+    assert!(is_data(&back[0].1));
+    // Another prefix knows nothing yet.
+    assert_eq!(faces(&feed(&mut s, 30, CONSUMER, &interest("/a/w/0", 3))), [PRODUCER, PRODUCER2]);
+    // PRODUCER2 goes quiet: within its RTO (200 ms at least) nothing more is sent; after it,
+    // the Interest goes to the other upstream.
+    let out = feed(&mut s, 100, CONSUMER, &interest("/a/v/2", 4));
+    assert_eq!(faces(&out), [PRODUCER2]);
+    let mut later = Outbox::new();
+    s.fire_timers(250, &mut later);
+    assert!(later.is_empty(), "not yet");
+    s.fire_timers(300, &mut later);
+    let sent: Vec<FaceId> = later.iter().map(|(f, _, _)| f).collect();
+    assert_eq!(sent, [PRODUCER], "the others once the RTO has passed");
+    let retried = later.iter().next().unwrap().2.to_vec();
+    assert!(is_data(&feed(&mut s, 310, PRODUCER, &with_token(data("/a/v/2"), token(&retried)))[0].1));
+    // PRODUCER answered: it is now the prefix's upstream; a satisfied entry's timer is moot.
+    assert_eq!(faces(&feed(&mut s, 320, CONSUMER, &interest("/a/v/3", 5))), [PRODUCER]);
+    // A consumer's retransmission (same name, new nonce) goes to every upstream.
+    let out = feed(&mut s, 500, CONSUMER, &interest("/a/v/3", 6));
+    assert_eq!(faces(&out), [PRODUCER, PRODUCER2]);
+}

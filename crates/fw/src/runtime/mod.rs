@@ -795,7 +795,13 @@ impl Runtime {
             self.io_drops.count(Drop::ReassemblyTimeout);
         }
         match &mut self.forwarding {
-            Forwarding::Inline(s) => s.expire(now),
+            Forwarding::Inline(s) => {
+                s.expire(now);
+                let mut out = std::mem::take(&mut self.outbox);
+                s.fire_timers(now, &mut out);
+                self.send_outbox(&mut out);
+                self.outbox = out;
+            }
             Forwarding::Threads { workers, .. } => {
                 for w in workers.iter_mut() {
                     let _ = w.tx.send(ToWorker::Tick(now));

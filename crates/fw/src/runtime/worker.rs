@@ -58,7 +58,7 @@ pub enum ToWorker {
     EraseCs(nexthop_wire::Name, usize, Sender<(usize, bool)>),
     /// Answer once everything sent before it is done (a barrier for the I/O thread).
     Done(Sender<()>),
-    /// The time: expire PIT entries.
+    /// The time: expire PIT entries, fire the access strategy's timers.
     Tick(u64),
     /// Stop.
     Stop,
@@ -122,7 +122,10 @@ impl Worker {
                 Some(ToWorker::Done(reply)) => {
                     let _ = reply.send(());
                 }
-                Some(ToWorker::Tick(now)) => shard.expire(now),
+                Some(ToWorker::Tick(now)) => {
+                    shard.expire(now);
+                    shard.fire_timers(now, &mut out);
+                }
                 Some(ToWorker::Stop) => break,
                 None => {}
             }
