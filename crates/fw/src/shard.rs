@@ -367,8 +367,10 @@ impl Shard {
     /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
     /// local face, else the strategy over the FIB route — first hops for a new entry, retry hops
     /// for the pending entry in `pending`.
-    /// For a new Interest under the access strategy whose prefix has a working upstream that
-    /// may be used, that upstream alone (its RTO is returned: the caller starts the timer).
+    ///
+    /// A new Interest under the access strategy whose prefix has a working upstream that may be
+    /// used goes to that upstream alone, which is returned with its RTO (the caller starts the
+    /// timer once the PIT entry is made).
     #[allow(clippy::too_many_arguments)]
     fn choose_hops(
         &mut self,
