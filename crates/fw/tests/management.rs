@@ -256,3 +256,43 @@ fn apps_one_hop_away_may_register_under_localhop_only_when_allowed_and_only_towa
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// faces/update changes a face's persistency where its kind allows: an on-demand UDP face (a
+/// peer that just showed up) made persistent shows so in `faces/list`; a Unix face keeps its own.
+#[test]
+fn faces_update_changes_persistency_where_the_face_allows() {
+    let fw = Forwarder::start(&scratch("persistency"), "s", 1);
+    let mut c = fw.client();
+    let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut i = Interest::new(Name::from_uri("/nowhere").unwrap());
+    i.nonce = Some([5; 4]);
+    peer.send_to(&i.to_bytes(), fw.udp).unwrap();
+    let uri = format!("udp4://{}", peer.local_addr().unwrap());
+    // Its face (on-demand, code 1) once the datagram has arrived.
+    let face_of = |c: &mut Client| -> Option<(u64, u64)> {
+        let list = c.dataset("/localhost/nfd/faces/list").unwrap();
+        TlvReader::new(&list).map(Result::unwrap).find_map(|f| {
+            let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+            let has_uri = fields.iter().any(|t| t.ty == 0x72 && t.value == uri.as_bytes());
+            let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap());
+            has_uri.then(|| (num(0x69).unwrap(), num(0x85).unwrap()))
+        })
+    };
+    let started = std::time::Instant::now();
+    let (id, persistency) = loop {
+        if let Some(f) = face_of(&mut c) {
+            break f;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "no face for the UDP peer");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_eq!(persistency, 1, "on-demand");
+    let update = |c: &mut Client, face_id: Option<u64>, code: u64| {
+        c.command("faces", "update", &ControlParameters { face_id, face_persistency: Some(code), ..Default::default() }).unwrap()
+    };
+    let r = update(&mut c, Some(id), 0);
+    assert_eq!((r.code, r.body.unwrap().face_persistency), (200, Some(0)));
+    assert_eq!(face_of(&mut c), Some((id, 0)), "persistent now");
+    assert_eq!(update(&mut c, None, 2).code, 409, "the asking Unix face stays on-demand");
+    assert_eq!(update(&mut c, Some(id), 7).code, 400, "no such persistency");
+}

@@ -67,6 +67,9 @@ pub trait Host {
     fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
     /// Closes a face; whether it existed.
     fn destroy_face(&mut self, id: FaceId) -> bool;
+    /// Gives a face another persistency, if its kind allows (a UDP face takes any; a stream
+    /// face keeps its own); whether it has it now.
+    fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool;
     /// Changes a face's congestion marking — on or off, its base interval (ns), its threshold
     /// (bytes) — where given; a face that cannot mark (UDP) stays off. The face's status after,
     /// or `None` if there is no such face.
@@ -436,6 +439,17 @@ impl Manager {
             }
             (b"faces", b"update") => {
                 let id = requester(p.face_id);
+                if host.face(id).is_none() {
+                    return ControlResponse::error(410, "face not found");
+                }
+                match p.face_persistency.map(Persistency::from_code) {
+                    None => {}
+                    Some(None) => return ControlResponse::error(400, "unknown FacePersistency"),
+                    Some(Some(x)) if !host.set_persistency(id, x) => {
+                        return ControlResponse::error(409, "the face cannot take that persistency")
+                    }
+                    Some(Some(_)) => {}
+                }
                 let Some(mut status) = host.face(id) else { return ControlResponse::error(410, "face not found") };
                 if let (Some(flags), Some(mask)) = (p.flags, p.mask) {
                     if mask & 1 != 0 {
@@ -622,6 +636,9 @@ mod tests {
             Err(Box::new(ControlResponse::error(406, "none here")))
         }
         fn destroy_face(&mut self, _: FaceId) -> bool {
+            false
+        }
+        fn set_persistency(&mut self, _: FaceId, _: Persistency) -> bool {
             false
         }
         fn update_marking(&mut self, id: FaceId, _: Option<bool>, _: Option<u64>, _: Option<u64>) -> Option<FaceStatus> {

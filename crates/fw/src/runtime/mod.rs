@@ -1203,6 +1203,14 @@ impl Host for RuntimeHost<'_> {
         v
     }
 
+    fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool {
+        let Some(f) = self.faces.faces.get_mut(&id) else { return false };
+        if matches!(f.link, Link::Udp(_)) {
+            f.persistency = persistency;
+        }
+        f.persistency == persistency
+    }
+
     fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus> {
         let f = self.faces.faces.get_mut(&id)?;
         let m = &mut f.marker;
