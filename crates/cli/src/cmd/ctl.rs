@@ -8,6 +8,7 @@ use nexthop_fw::client::Client;
 use nexthop_fw::face::FaceUri;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
+use nexthop_fw::mgmt::{CS_ENABLE_ADMIT, CS_ENABLE_SERVE};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Name, NameView};
@@ -81,10 +82,6 @@ fn on_off(s: &str) -> Result<bool, String> {
         _ => Err(format!("{s:?}: on or off")),
     }
 }
-
-/// `cs/config`'s Flags and Mask bits: admit, serve.
-const CS_ADMIT: u64 = 1;
-const CS_SERVE: u64 = 2;
 
 /// Runs `nexthop ctl`.
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -167,7 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::CsConfig { capacity, admit, serve } => {
             let (mut flags, mut mask) = (0, 0);
-            for (bit, on) in [(CS_ADMIT, admit), (CS_SERVE, serve)] {
+            for (bit, on) in [(CS_ENABLE_ADMIT, admit), (CS_ENABLE_SERVE, serve)] {
                 if let Some(on) = on {
                     mask |= bit;
                     flags |= if on { bit } else { 0 };
@@ -179,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let body = r.body.context("cs/config answered without parameters")?;
             let (capacity, flags) = (body.capacity.unwrap_or(0), body.flags.unwrap_or(0));
             let word = |bit| if flags & bit != 0 { "on" } else { "off" };
-            out!("capacity={capacity} admit={} serve={}", word(CS_ADMIT), word(CS_SERVE));
+            out!("capacity={capacity} admit={} serve={}", word(CS_ENABLE_ADMIT), word(CS_ENABLE_SERVE));
         }
     }
     Ok(())

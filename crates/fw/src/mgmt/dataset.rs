@@ -168,15 +168,21 @@ impl FaceCounts {
 }
 
 impl FaceStatus {
+    /// Appends the face's identity as FaceStatus and FaceEventNotification both begin with it:
+    /// FaceId, Uri, LocalUri, FaceScope, FacePersistency, LinkType.
+    pub fn put_identity(&self, v: &mut Vec<u8>) {
+        put_nonneg(v, 0x69, self.face_id);
+        put_tlv(v, 0x72, self.uri.as_bytes());
+        put_tlv(v, 0x81, self.local_uri.as_bytes());
+        put_nonneg(v, 0x84, self.scope);
+        put_nonneg(v, 0x85, self.persistency);
+        put_nonneg(v, 0x86, self.link_type);
+    }
+
     /// Appends the FaceStatus element.
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         let mut v = Vec::new();
-        put_nonneg(&mut v, 0x69, self.face_id);
-        put_tlv(&mut v, 0x72, self.uri.as_bytes());
-        put_tlv(&mut v, 0x81, self.local_uri.as_bytes());
-        put_nonneg(&mut v, 0x84, self.scope);
-        put_nonneg(&mut v, 0x85, self.persistency);
-        put_nonneg(&mut v, 0x86, self.link_type);
+        self.put_identity(&mut v);
         put_nonneg(&mut v, 0x87, self.marking.0);
         put_nonneg(&mut v, 0x88, self.marking.1);
         self.counters.encode_into(&mut v, true);

@@ -150,12 +150,7 @@ impl FaceEvents {
 fn notification(kind: FaceEventKind, f: &FaceStatus) -> Vec<u8> {
     let mut v = Vec::new();
     put_nonneg(&mut v, 0xc1, kind as u64);
-    put_nonneg(&mut v, 0x69, f.face_id);
-    put_tlv(&mut v, 0x72, f.uri.as_bytes());
-    put_tlv(&mut v, 0x81, f.local_uri.as_bytes());
-    put_nonneg(&mut v, 0x84, f.scope);
-    put_nonneg(&mut v, 0x85, f.persistency);
-    put_nonneg(&mut v, 0x86, f.link_type);
+    f.put_identity(&mut v);
     put_nonneg(&mut v, 0x6c, f.flags);
     let mut out = Vec::new();
     put_tlv(&mut out, 0xc0, &v);

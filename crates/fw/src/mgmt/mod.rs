@@ -122,9 +122,9 @@ const PREFIX_ANN_COST: u64 = 2048;
 /// erases none).
 const ERASE_LIMIT: u64 = 256;
 /// `cs/config` Flags and Mask bit: Data is admitted to the content store.
-const CS_ENABLE_ADMIT: u64 = 1;
+pub const CS_ENABLE_ADMIT: u64 = 1;
 /// `cs/config` Flags and Mask bit: Interests are answered from the content store.
-const CS_ENABLE_SERVE: u64 = 2;
+pub const CS_ENABLE_SERVE: u64 = 2;
 
 impl Manager {
     /// A manager with an empty RIB; `started_ms` is reported by `status/general`.
@@ -323,7 +323,7 @@ impl Manager {
     /// critical elements out of its order they fail its whole answer (`pynfdc new-face`
     /// against NFD too). `faces/list` shows them.
     fn update_marking(host: &mut impl Host, id: FaceId, p: &ControlParameters) -> Option<FaceStatus> {
-        let on = p.mask.filter(|m| m & FLAG_CONGESTION_MARKING != 0).map(|_| p.flags.unwrap_or(0) & FLAG_CONGESTION_MARKING != 0);
+        let on = p.flag_bit(FLAG_CONGESTION_MARKING);
         let (interval, threshold) = (p.base_congestion_marking_interval, p.default_congestion_threshold);
         if on.is_none() && interval.is_none() && threshold.is_none() {
             return None;
@@ -488,8 +488,8 @@ impl Manager {
             }
             (b"cs", b"config") => {
                 // A flag changes only where Mask has its bit (as NFD reads Flags and Mask).
-                let flag = |bit: u64| p.mask.filter(|m| m & bit != 0).map(|_| p.flags.unwrap_or(0) & bit != 0);
-                let (capacity, flags) = host.configure_cs(p.capacity, flag(CS_ENABLE_ADMIT), flag(CS_ENABLE_SERVE));
+                let (admit, serve) = (p.flag_bit(CS_ENABLE_ADMIT), p.flag_bit(CS_ENABLE_SERVE));
+                let (capacity, flags) = host.configure_cs(p.capacity, admit, serve);
                 ControlResponse::ok(ControlParameters { capacity: Some(capacity), flags: Some(flags), ..Default::default() })
             }
             (b"cs", b"erase") => {

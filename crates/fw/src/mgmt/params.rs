@@ -202,6 +202,12 @@ impl ControlParameters {
         put_tlv(out, CONTROL_PARAMETERS, &v);
     }
 
+    /// The value a command asks for flag `bit`, where Mask has that bit (`None`: unchanged);
+    /// a bit absent from Flags is off (ndn-cxx's `hasFlagBit`/`getFlagBit`).
+    pub fn flag_bit(&self, bit: u64) -> Option<bool> {
+        self.mask.filter(|m| m & bit != 0).map(|_| self.flags.unwrap_or(0) & bit != 0)
+    }
+
     /// The encoded element.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();

@@ -139,16 +139,8 @@ impl Forwarding {
     /// operations included), or [`WORKER_WAIT`] has passed for one.
     fn wait_done(&mut self) {
         if let Forwarding::Threads { workers, .. } = self {
-            let replies: Vec<_> = workers
-                .iter_mut()
-                .filter_map(|w| {
-                    w.flush();
-                    let (tx, rx) = crossbeam_channel::bounded(1);
-                    w.tx.send(ToWorker::Done(tx)).is_ok().then_some(rx)
-                })
-                .collect();
-            for rx in replies {
-                let _ = rx.recv_timeout(WORKER_WAIT);
+            for w in workers.iter_mut() {
+                w.ask(ToWorker::Done, WORKER_WAIT);
             }
         }
     }
@@ -168,13 +160,9 @@ impl Forwarding {
                         more = true;
                         break;
                     }
-                    w.flush();
-                    let (tx, rx) = crossbeam_channel::bounded(1);
-                    if w.tx.send(ToWorker::EraseCs(prefix.clone(), max - erased, tx)).is_err() {
-                        continue;
-                    }
                     // The thread answers once it has forwarded what it was handed before.
-                    if let Ok((n, m)) = rx.recv_timeout(WORKER_WAIT) {
+                    let left = max - erased;
+                    if let Some((n, m)) = w.ask(|reply| ToWorker::EraseCs(prefix.clone(), left, reply), WORKER_WAIT) {
                         erased += n;
                         more |= m;
                     }
@@ -1001,11 +989,7 @@ impl Runtime {
                     let (manager, mut host) = self.host();
                     match manager.handle(&mut host, now, id, scope, incoming.link.pit_token, &interest) {
                         Ok(Some(reply)) => {
-                            let fields = LpFields { pit_token: incoming.link.pit_token, ..Default::default() };
-                            let mut out = std::mem::take(&mut self.outbox);
-                            out.push(id, &fields, &reply);
-                            self.send_outbox(&mut out);
-                            self.outbox = out;
+                            self.send_one(id, &LpFields { pit_token: incoming.link.pit_token, ..Default::default() }, &reply);
                         }
                         Ok(None) => {} // Held for a face event (faces/events).
                         Err(why) => self.io_drops.count(why),
@@ -1016,6 +1000,14 @@ impl Runtime {
         }
         let mut out = std::mem::take(&mut self.outbox);
         self.forwarding.forward(now, id, scope, &incoming, bytes, &mut out);
+        self.send_outbox(&mut out);
+        self.outbox = out;
+    }
+
+    /// Sends one packet the I/O thread made (a management answer, a notification) to `face`.
+    fn send_one(&mut self, face: FaceId, fields: &LpFields<'_>, packet: &[u8]) {
+        let mut out = std::mem::take(&mut self.outbox);
+        out.push(face, fields, packet);
         self.send_outbox(&mut out);
         self.outbox = out;
     }
@@ -1073,11 +1065,7 @@ impl Runtime {
         let mut sent = false;
         for (kind, status) in std::mem::take(&mut self.faces.events) {
             for d in self.manager.face_event(kind, &status, now) {
-                let fields = LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() };
-                let mut out = std::mem::take(&mut self.outbox);
-                out.push(d.face, &fields, &d.data);
-                self.send_outbox(&mut out);
-                self.outbox = out;
+                self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
                 sent = true;
             }
         }

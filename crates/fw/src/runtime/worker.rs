@@ -139,6 +139,15 @@ impl Worker {
         Ok(Worker { tx, counters, pending: Batch::default(), thread: Some(thread) })
     }
 
+    /// Sends the pending packets, then `make(reply)` and waits at most `wait` for the thread's
+    /// answer on `reply` (it answers after what it was handed before).
+    pub fn ask<T>(&mut self, make: impl FnOnce(Sender<T>) -> ToWorker, wait: Duration) -> Option<T> {
+        self.flush();
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.tx.send(make(tx)).ok()?;
+        rx.recv_timeout(wait).ok()
+    }
+
     /// Sends the pending packets.
     pub fn flush(&mut self) {
         if !self.pending.is_empty() {
