@@ -205,17 +205,14 @@ impl BatchBuf {
     }
 
     /// Empties the positions whose chunk's name starts with `prefix` (TLV-VALUE, whole
-    /// components); returns how many.
-    pub fn erase_prefix(&mut self, prefix: &[u8]) -> usize {
-        let mut erased = 0;
+    /// components).
+    pub fn erase_prefix(&mut self, prefix: &[u8]) {
         for p in 0..self.filled.len() as u32 {
             if self.get(p).is_some_and(|c| erased::is_under(c.wire, prefix)) {
                 layout::clear(&mut self.buf.as_mut_slice()[p as usize * self.chunk_slot..]);
                 self.filled[p as usize] = false;
-                erased += 1;
             }
         }
-        erased
     }
 }
 
