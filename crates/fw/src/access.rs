@@ -12,8 +12,7 @@
 //! - Data from an upstream records the round trip (from when the Interest was last sent there)
 //!   under the Data name's parent prefix (`/video/v=1` for `/video/v=1/seg=3`), kept 8 s past
 //!   the last Data; a new upstream there starts from that upstream's own estimate.
-//! - RTT estimates are RFC 6298's, with ndn-cxx's settings: RTO 1 s before any sample,
-//!   srtt + 4·rttvar after, within 200 ms and 60 s.
+//! - RTT estimates are RFC 6298's ([`crate::rtt`]).
 //!
 //! No I/O and no clock: the shard passes the time in, and asks [`AccessState::due`] on its ticks
 //! for the timers that fired.
@@ -22,42 +21,12 @@ use hashbrown::HashMap;
 use nexthop_wire::NameView;
 
 use crate::face::FaceId;
+use crate::rtt::RttEstimator;
 
-/// RTO before any sample (ms).
-const INITIAL_RTO_MS: f64 = 1000.0;
-/// Bounds of the RTO (ms).
-const MIN_RTO_MS: f64 = 200.0;
-const MAX_RTO_MS: f64 = 60_000.0;
 /// How long a prefix's measurements live after its last Data (ms).
 const LIFETIME_MS: u64 = 8000;
 /// Prefixes remembered at most (the stalest goes first beyond it, as expiry would).
 const MAX_PREFIXES: usize = 1 << 16;
-
-/// An RFC 6298 round-trip estimator.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct RttEstimator {
-    /// (srtt, rttvar) in ms, once a sample came.
-    stats: Option<(f64, f64)>,
-}
-
-impl RttEstimator {
-    /// Adds a round trip of `rtt_ms`.
-    pub fn add(&mut self, rtt_ms: f64) {
-        self.stats = Some(match self.stats {
-            None => (rtt_ms, rtt_ms / 2.0),
-            Some((srtt, rttvar)) => {
-                let rttvar = 0.75 * rttvar + 0.25 * (srtt - rtt_ms).abs();
-                (0.875 * srtt + 0.125 * rtt_ms, rttvar)
-            }
-        });
-    }
-
-    /// The retransmission timeout (ms).
-    pub fn rto_ms(&self) -> u64 {
-        let rto = self.stats.map_or(INITIAL_RTO_MS, |(srtt, rttvar)| srtt + 4.0 * rttvar);
-        rto.clamp(MIN_RTO_MS, MAX_RTO_MS) as u64
-    }
-}
 
 /// A prefix's last working upstream.
 #[derive(Debug, Clone, Copy)]
@@ -176,18 +145,6 @@ mod tests {
     use nexthop_wire::Name;
 
     use super::*;
-
-    #[test]
-    fn rto_follows_rfc_6298_within_bounds() {
-        let mut r = RttEstimator::default();
-        assert_eq!(r.rto_ms(), 1000);
-        r.add(100.0);
-        assert_eq!(r.rto_ms(), 300, "srtt 100 + 4 * 50");
-        for _ in 0..50 {
-            r.add(10.0);
-        }
-        assert_eq!(r.rto_ms(), 200, "at least 200 ms");
-    }
 
     #[test]
     fn data_teaches_the_parent_prefix_its_upstream() {

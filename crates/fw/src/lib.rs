@@ -19,6 +19,7 @@
 #![deny(unsafe_code)]
 
 pub mod access;
+pub mod asf;
 pub mod client;
 pub mod config;
 pub mod congestion;
@@ -33,6 +34,7 @@ pub mod outbox;
 pub mod packet;
 pub mod pit;
 pub mod rib;
+pub mod rtt;
 pub mod runtime;
 pub mod shard;
 pub mod shared_fib;

@@ -41,6 +41,7 @@ use nexthop_wire::types::GENERIC_NAME_COMPONENT;
 use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
 
 use crate::access::{AccessState, Timer};
+use crate::asf::{AsfParams, AsfState};
 use crate::counters::{Drop, ShardCounters};
 use crate::dead_nonce::DeadNonceList;
 use crate::face::{FaceId, FaceScope};
@@ -165,6 +166,30 @@ pub struct Shard {
     cs_serve: bool,
     /// The access strategy's measurements and timers.
     access: AccessState,
+    /// ASF's measurements, probes and timers.
+    asf: AsfState,
+}
+
+/// What [`Shard::choose_hops`] decided besides the next hops.
+#[derive(Debug, Default)]
+struct Plan {
+    /// Access: the one upstream chosen from what was learned, and its RTO.
+    access_unicast: Option<(FaceId, u64)>,
+    /// ASF: the namespace measured, the strategy's parameters, and a face to probe.
+    asf: Option<(Vec<u8>, AsfParams, Option<FaceId>)>,
+}
+
+/// Where a forwarder rewrites its copy of an Interest: HopLimit and Nonce.
+#[derive(Debug, Clone, Copy)]
+struct Offsets {
+    hop_limit: Option<usize>,
+    nonce: Option<usize>,
+}
+
+impl Offsets {
+    fn of(interest: &InterestView<'_>) -> Self {
+        Offsets { hop_limit: interest.hop_limit_offset(), nonce: interest.nonce_offset() }
+    }
 }
 
 impl Shard {
@@ -176,6 +201,7 @@ impl Shard {
         let fib = fib.into();
         let cs = cfg.cs.clone().map(HierarchicalStore::new).transpose()?;
         let counters = Arc::new(ShardCounters::default());
+        let cfg_index = cfg.index;
         counters.fib_entries.set(fib.len() as u64);
         Ok(Shard {
             pit: Pit::new(cfg.pit_max_entries),
@@ -197,6 +223,7 @@ impl Shard {
             cs_admit: true,
             cs_serve: true,
             access: AccessState::default(),
+            asf: AsfState::with_seed(0x2545_f491_4f6c_dd1d ^ u64::from(cfg_index)),
         })
     }
 
@@ -370,7 +397,9 @@ impl Shard {
     ///
     /// A new Interest under the access strategy whose prefix has a working upstream that may be
     /// used goes to that upstream alone, which is returned with its RTO (the caller starts the
-    /// timer once the PIT entry is made).
+    /// timer once the PIT entry is made). Under ASF, the upstreams are ranked by what was
+    /// measured in the route's namespace, which is returned with the face to probe, if any (the
+    /// caller sends the probe and records what went where).
     #[allow(clippy::too_many_arguments)]
     fn choose_hops(
         &mut self,
@@ -381,27 +410,50 @@ impl Shard {
         interest: &InterestView<'_>,
         strategy: Strategy,
         pending: Option<u32>,
-    ) -> Option<(FaceId, u64)> {
+    ) -> Plan {
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
         let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
-        let mut unicast = None;
+        let mut plan = Plan::default();
         match (link.next_hop_face_id, scope) {
             (Some(to), FaceScope::Local) => hops.push(to),
             _ => {
-                if let Some(route) = self.route_of(interest) {
-                    match pending.and_then(|s| self.pit.get(s)) {
-                        Some(entry) => strategy.retry_hops(route.hops(), face, &entry.out_records, &mut hops),
-                        None => {
-                            unicast = (strategy == Strategy::Access)
-                                .then(|| self.access.upstream(&interest.name(), now_ms))
+                let Shard { fib, pit, access, asf, nonlocal, .. } = self;
+                let usable = |h: FaceId| h != face && !(local_only && nonlocal.contains(&h));
+                if let Some((routed, route)) = route_of(fib, interest) {
+                    let entry = pending.and_then(|s| pit.get(s));
+                    match (strategy, entry) {
+                        (Strategy::Asf(params), entry) => {
+                            let namespace = routed.prefix(fib.route_prefix_len(&routed).unwrap_or(routed.len())).value().to_vec();
+                            let mut ranked = Vec::new();
+                            asf.ranked(&namespace, route.hops(), usable, &mut ranked);
+                            let pick = match entry {
+                                None => ranked.first().copied(),
+                                // A retransmission: the best upstream not yet used, else the one
+                                // used longest ago.
+                                Some(e) => {
+                                    let sent = |f: FaceId| e.out_records.iter().find(|r| r.face == f).map(|r| r.sent_ms);
+                                    ranked
+                                        .iter()
+                                        .copied()
+                                        .find(|&f| sent(f).is_none())
+                                        .or_else(|| ranked.iter().copied().min_by_key(|&f| sent(f)))
+                                }
+                            };
+                            hops.extend(pick);
+                            let probe = match (entry, pick) {
+                                (None, Some(used)) => asf.probe(&namespace, route.hops(), usable, used, now_ms, &params),
+                                _ => None,
+                            };
+                            plan.asf = Some((namespace, params, probe));
+                        }
+                        (_, Some(entry)) => strategy.retry_hops(route.hops(), face, &entry.out_records, &mut hops),
+                        (_, None) => {
+                            plan.access_unicast = (strategy == Strategy::Access)
+                                .then(|| access.upstream(&interest.name(), now_ms))
                                 .flatten()
-                                .filter(|&(up, _)| {
-                                    up != face
-                                        && route.hops().iter().any(|h| u64::from(h.face) == up)
-                                        && !(local_only && self.nonlocal.contains(&up))
-                                });
-                            match unicast {
+                                .filter(|&(up, _)| usable(up) && route.hops().iter().any(|h| u64::from(h.face) == up));
+                            match plan.access_unicast {
                                 Some((up, _)) => hops.push(up),
                                 None => strategy.first_hops(route.hops(), face, &mut hops),
                             }
@@ -414,13 +466,25 @@ impl Shard {
             hops.retain(|h| !self.nonlocal.contains(h));
         }
         self.hops = hops;
-        unicast
+        plan
     }
 
-    /// The FIB's next hops for an Interest: its forwarding hint's first routed delegation, else
-    /// its name.
-    fn route_of(&self, interest: &InterestView<'_>) -> Option<Route<'_>> {
-        self.fib.find(|fib| interest.forwarding_hint().find_map(|d| fib.lookup(&d)).or_else(|| fib.lookup(&interest.name())))
+    /// ASF: records that the entry's Interest went to each of `self.hops` in the plan's
+    /// namespace, then sends the plan's probe — the entry's Interest with a fresh nonce — and
+    /// records it too.
+    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: Offsets, out: &mut Outbox) {
+        let Some((namespace, params, probe)) = plan.asf else { return };
+        let Some(name) = self.pit.get(slot).map(|e| e.name.clone()) else { return };
+        for &to in &self.hops {
+            self.asf.sent(&namespace, to, &name, now_ms, &params);
+        }
+        if let Some(to) = probe {
+            self.hops.clear();
+            self.hops.push(to);
+            let nonce = self.next_nonce();
+            self.forward(now_ms, slot, downstream, nonce, at, out);
+            self.asf.sent(&namespace, to, &name, now_ms, &params);
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -465,7 +529,7 @@ impl Shard {
         }
         let name = interest.name();
         let strategy = self.strategies.find(&name);
-        let unicast = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
+        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
         if self.hops.is_empty() {
             self.counters.drops.count(Drop::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
@@ -489,11 +553,12 @@ impl Shard {
         entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new) });
         self.hold(face);
         self.pit.set_expiry(slot, expires_ms);
-        self.forward(now_ms, slot, face, nonce, interest.hop_limit_offset(), out);
-        if let Some((upstream, rto_ms)) = unicast {
+        self.forward(now_ms, slot, face, nonce, Offsets::of(interest), out);
+        if let Some((upstream, rto_ms)) = plan.access_unicast {
             let generation = self.pit.generation(slot).expect("slot exists");
             self.access.schedule(Timer { due_ms: now_ms + rto_ms, slot, generation, downstream: face, upstream });
         }
+        self.asf_sent(now_ms, plan, slot, face, Offsets::of(interest), out);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -546,7 +611,7 @@ impl Shard {
             self.counters.aggregated.inc();
             return;
         }
-        self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
+        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
         if self.hops.is_empty() {
             self.counters.drops.count(Drop::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
@@ -560,11 +625,14 @@ impl Shard {
             }
             return;
         }
-        self.forward(now_ms, slot, face, nonce, interest.hop_limit_offset(), out);
+        self.forward(now_ms, slot, face, nonce, Offsets::of(interest), out);
+        self.asf_sent(now_ms, plan, slot, face, Offsets::of(interest), out);
     }
 
-    /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token.
-    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], hop_limit_at: Option<usize>, out: &mut Outbox) {
+    /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token,
+    /// carrying `nonce` (which the out-records keep) and HopLimit decremented; `at` says where
+    /// those are in the entry's copy of the Interest.
+    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], at: Offsets, out: &mut Outbox) {
         let generation = self.pit.generation(slot).expect("slot exists");
         let token = PitToken { shard: self.cfg.index, slot, generation }.encode();
         let Shard { pit, hops, counters, local_fields, .. } = self;
@@ -573,8 +641,11 @@ impl Shard {
             let incoming_face_id = local_fields.contains(&to).then_some(downstream);
             let fields = LpFields { pit_token: Some(&token), nack: None, incoming_face_id, congestion_mark: None };
             out.push_with(to, &fields, &entry.interest, |p| {
-                if let Some(at) = hop_limit_at {
+                if let Some(at) = at.hop_limit {
                     p[at] = p[at].saturating_sub(1);
+                }
+                if let Some(at) = at.nonce {
+                    p[at..at + 4].copy_from_slice(&nonce);
                 }
             });
             counters.interests_out.inc();
@@ -654,6 +725,8 @@ impl Shard {
             self.pit.matching_data(&name, || data.implicit_digest(), &mut matched);
         }
         if matched.is_empty() {
+            // Data from an ASF upstream the Interest also went to is measured all the same.
+            self.asf.on_late_data(&name, face, now_ms);
             self.counters.drops.count(Drop::Unsolicited);
             self.matched = matched;
             return;
@@ -674,6 +747,15 @@ impl Shard {
             if entry.strategy == Strategy::Access {
                 if let Some(r) = entry.out_records.iter().find(|r| r.face == face) {
                     self.access.on_data(face, &name, now_ms.saturating_sub(r.sent_ms), now_ms);
+                }
+            }
+            if let Strategy::Asf(_) = entry.strategy {
+                for r in entry.out_records.iter().filter(|r| r.nack.is_none()) {
+                    if r.face == face {
+                        self.asf.on_data(&name, face, now_ms.saturating_sub(r.sent_ms), now_ms);
+                    } else {
+                        self.asf.expect_late(&entry.name, r.face, r.sent_ms, entry.expires_ms);
+                    }
                 }
             }
             for r in entry.in_records.iter().filter(|r| r.face != face) {
@@ -712,6 +794,9 @@ impl Shard {
             return;
         };
         record.nack = Some(reason);
+        if let Strategy::Asf(_) = entry.strategy {
+            self.asf.on_nack(&interest.name(), face, now_ms);
+        }
         let slot = slot.expect("entry found");
         let entry = self.pit.get(slot).expect("entry found");
         let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).collect();
@@ -721,8 +806,8 @@ impl Shard {
             .and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
         if let Some(to) = next {
             let wire = entry.interest.clone();
-            let (nonce, at) =
-                InterestView::decode(&wire).map(|v| (v.nonce().unwrap_or([0; 4]), v.hop_limit_offset())).unwrap_or(([0; 4], None));
+            let Ok(view) = InterestView::decode(&wire) else { return }; // Decoded once already.
+            let (nonce, at) = (view.nonce().unwrap_or_default(), Offsets::of(&view));
             self.hops.clear();
             self.hops.push(to);
             self.forward(now_ms, slot, downstreams.first().copied().unwrap_or(0), nonce, at, out);
@@ -758,7 +843,9 @@ impl Shard {
 
     /// The access strategy's timers due at `now_ms`: an Interest whose one upstream has not
     /// answered within its RTO goes to every other next hop (as NFD's access strategy does).
+    /// ASF's timers only change its measurements.
     pub fn fire_timers(&mut self, now_ms: u64, out: &mut Outbox) {
+        self.asf.due(now_ms);
         for t in self.access.due(now_ms) {
             let Some(entry) = self.pit.get(t.slot).filter(|_| self.pit.generation(t.slot) == Some(t.generation)) else { continue };
             let Some(nonce) = entry.in_records.iter().find(|r| r.face == t.downstream).map(|r| r.nonce) else { continue };
@@ -768,19 +855,20 @@ impl Shard {
             let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
             let mut hops = std::mem::take(&mut self.hops);
             hops.clear();
-            if let Some(route) = self.route_of(&interest) {
+            if let Some((_, route)) = route_of(&self.fib, &interest) {
                 Strategy::Multicast.first_hops(route.hops(), t.downstream, &mut hops);
             }
             hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
             self.hops = hops;
             if !self.hops.is_empty() {
-                self.forward(now_ms, t.slot, t.downstream, nonce, interest.hop_limit_offset(), out);
+                self.forward(now_ms, t.slot, t.downstream, nonce, Offsets::of(&interest), out);
             }
         }
     }
 
     fn face_down(&mut self, face: FaceId) {
         self.access.face_down(face);
+        self.asf.face_down(face);
         for slot in self.pit.slots_with_face(face) {
             let Some(e) = self.pit.get_mut(slot) else { continue };
             e.in_records.retain(|r| r.face != face);
@@ -802,6 +890,15 @@ impl Shard {
         self.parked.retain(|_, waiting| !waiting.is_empty());
         self.update_cs_gauges();
     }
+}
+
+/// The FIB route of an Interest and the name it was found by: the forwarding hint's first
+/// delegation that has a route, else the Interest's name.
+fn route_of<'f, 'i>(fib: &'f ShardFib, interest: &InterestView<'i>) -> Option<(NameView<'i>, Route<'f>)> {
+    interest
+        .forwarding_hint()
+        .find_map(|d| fib.find(|f| f.lookup(&d)).map(|r| (d, r)))
+        .or_else(|| fib.find(|f| f.lookup(&interest.name())).map(|r| (interest.name(), r)))
 }
 
 /// The name an Interest or Data is dispatched by: its first `components` components.

@@ -21,6 +21,7 @@ use std::ops::Deref;
 
 use left_right::{Absorb, ReadGuard, ReadHandle, WriteHandle};
 use nexthop_lookup::name::NextHops;
+use nexthop_wire::NameView;
 
 use crate::fib::{Fib, FibOp};
 
@@ -125,6 +126,13 @@ impl ShardFib {
             ShardFib::Own(fib) => lookup(fib).map(Route::Own),
             ShardFib::Shared(reader) => ReadGuard::try_map(reader.enter()?, lookup).map(Route::Shared),
         }
+    }
+
+    /// How many components of `name` the longest route that is a prefix of it has (the
+    /// namespace a measuring strategy keeps its measurements under); one exact lookup per
+    /// length tried, longest first.
+    pub fn route_prefix_len(&self, name: &NameView<'_>) -> Option<usize> {
+        (0..=name.len()).rev().find(|&n| self.find(|fib| fib.get(&name.prefix(n))).is_some())
     }
 
     /// Routes held.

@@ -11,14 +11,20 @@
 //!   upstream that last brought Data for its prefix alone, and to every next hop when there is
 //!   none or it is slow (the shard keeps what this needs: [`crate::access`]); otherwise as
 //!   multicast.
+//! - asf (NFD's Adaptive Smoothed RTT-based Forwarding): an Interest goes to the upstream that
+//!   answers fastest, now and then with a probe to another (the shard keeps the measurements:
+//!   [`crate::asf`]); a retransmission goes to the best upstream not yet used, else the one used
+//!   longest ago; a Nack is passed on once every upstream has Nacked.
 //!
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
-//! `/localhost/nfd/strategy/multicast` and `/localhost/nfd/strategy/access`, with or without a
-//! version component.
+//! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access` and
+//! `/localhost/nfd/strategy/asf`, with or without a version component; ASF takes parameters
+//! after the version (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
 
 use nexthop_lookup::name::NextHop;
-use nexthop_wire::{Kind, Name, NameView};
+use nexthop_wire::{Component, Kind, Name, NameView};
 
+use crate::asf::AsfParams;
 use crate::face::FaceId;
 use crate::pit::OutRecord;
 
@@ -32,33 +38,58 @@ pub enum Strategy {
     Multicast,
     /// The last working upstream of the prefix, else every next hop.
     Access,
+    /// The fastest upstream, measured and probed.
+    Asf(AsfParams),
 }
 
 impl Strategy {
-    /// The strategy's NFD name.
+    /// The strategy's NFD name (with ASF's parameters that differ from the defaults).
     pub fn name(self) -> Name {
-        let s = match self {
-            Strategy::BestRoute => "/localhost/nfd/strategy/best-route",
-            Strategy::Multicast => "/localhost/nfd/strategy/multicast",
-            Strategy::Access => "/localhost/nfd/strategy/access",
+        let kind = match self {
+            Strategy::BestRoute => "best-route",
+            Strategy::Multicast => "multicast",
+            Strategy::Access => "access",
+            Strategy::Asf(_) => "asf",
         };
-        Name::from_uri(s).expect("strategy names parse")
+        let mut name = Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(kind);
+        if let Strategy::Asf(params) = self {
+            let params = params.components();
+            if !params.is_empty() {
+                name = name.with(Component::version(ASF_VERSION));
+                for p in params {
+                    name = name.with_generic(p);
+                }
+            }
+        }
+        name
     }
 
-    /// The strategy a name asks for (`…/strategy/<kind>[/<version>]`).
+    /// The strategy a name asks for (`…/strategy/<kind>[/<version>[/<parameter>~<value>…]]`).
     pub fn from_name(name: &NameView<'_>) -> Option<Strategy> {
+        Strategy::parse(name).ok()
+    }
+
+    /// [`Strategy::from_name`], saying what is wrong with a name it refuses.
+    ///
+    /// # Errors
+    /// Not a strategy name, an unknown strategy, or parameters it does not take.
+    pub fn parse(name: &NameView<'_>) -> Result<Strategy, String> {
         let prefix = Name::from_uri("/localhost/nfd/strategy").expect("parses");
-        if !prefix.as_view().is_prefix_of(name) || name.len() < 4 || name.len() > 5 {
-            return None;
+        if !prefix.as_view().is_prefix_of(name) || name.len() < 4 {
+            return Err("not a strategy name".into());
         }
-        if name.len() == 5 && !matches!(name.get(4)?.kind(), Kind::Version(_)) {
-            return None;
+        if name.get(4).is_some_and(|c| !matches!(c.kind(), Kind::Version(_))) {
+            return Err("parameters follow a version component".into());
         }
-        match name.get(3)?.value() {
-            b"best-route" => Some(Strategy::BestRoute),
-            b"multicast" => Some(Strategy::Multicast),
-            b"access" => Some(Strategy::Access),
-            _ => None,
+        let params = || (5..name.len()).filter_map(|i| name.get(i)).map(|c| c.value());
+        let kind = name.get(3).map(|c| c.value()).unwrap_or_default();
+        let plain = |s: Strategy| if params().next().is_some() { Err(format!("{} takes no parameters", s.name())) } else { Ok(s) };
+        match kind {
+            b"best-route" => plain(Strategy::BestRoute),
+            b"multicast" => plain(Strategy::Multicast),
+            b"access" => plain(Strategy::Access),
+            b"asf" => AsfParams::parse(params()).map(Strategy::Asf),
+            _ => Err("unknown strategy".into()),
         }
     }
 
@@ -66,7 +97,8 @@ impl Strategy {
     pub fn first_hops(self, hops: &[NextHop], downstream: FaceId, out: &mut Vec<FaceId>) {
         let eligible = hops.iter().filter(|h| u64::from(h.face) != downstream);
         match self {
-            Strategy::BestRoute => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
+            // ASF: with nothing measured (the shard ranks by measurements first), the cheapest.
+            Strategy::BestRoute | Strategy::Asf(_) => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
             // Access: with no working upstream known (the shard asks first), every next hop.
             Strategy::Multicast | Strategy::Access => out.extend(eligible.map(|h| u64::from(h.face))),
         }
@@ -77,7 +109,7 @@ impl Strategy {
     pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], out: &mut Vec<FaceId>) {
         match self {
             Strategy::Multicast | Strategy::Access => self.first_hops(hops, downstream, out),
-            Strategy::BestRoute => {
+            Strategy::BestRoute | Strategy::Asf(_) => {
                 let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
                 let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
                 let oldest = || eligible().min_by_key(|h| used.iter().find(|r| r.face == u64::from(h.face)).map_or(0, |r| r.sent_ms));
@@ -90,7 +122,7 @@ impl Strategy {
     /// waits for the others.
     pub fn after_nack(self, hops: &[NextHop], downstreams: &[FaceId], used: &[OutRecord]) -> Option<FaceId> {
         match self {
-            Strategy::Multicast | Strategy::Access => None,
+            Strategy::Multicast | Strategy::Access | Strategy::Asf(_) => None,
             Strategy::BestRoute => hops
                 .iter()
                 .filter(|h| !downstreams.contains(&u64::from(h.face)) && !used.iter().any(|r| r.face == u64::from(h.face)))
@@ -99,6 +131,9 @@ impl Strategy {
         }
     }
 }
+
+/// The version of NFD's ASF that nexthop's follows.
+pub const ASF_VERSION: u64 = 5;
 
 /// The strategy chosen for each name prefix; the longest matching choice wins, `/` is always
 /// present.
@@ -186,8 +221,31 @@ mod tests {
 
     #[test]
     fn names_parse() {
-        for s in [Strategy::BestRoute, Strategy::Multicast, Strategy::Access] {
-            assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s));
+        let tuned = AsfParams { probing_interval_ms: 30_000, max_timeouts: 2, measurements_lifetime_ms: 120_000 };
+        for s in [Strategy::BestRoute, Strategy::Multicast, Strategy::Access, Strategy::Asf(AsfParams::default()), Strategy::Asf(tuned)] {
+            assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s), "{}", s.name());
+        }
+        assert_eq!(Strategy::Asf(AsfParams::default()).name().to_string(), "/localhost/nfd/strategy/asf");
+        assert_eq!(
+            Strategy::Asf(tuned).name().to_string(),
+            "/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000"
+        );
+        let parse = |s: &str| Strategy::parse(&Name::from_uri(s).unwrap().as_view());
+        assert_eq!(
+            parse("/localhost/nfd/strategy/asf/v=5/max-timeouts~5"),
+            Ok(Strategy::Asf(AsfParams { max_timeouts: 5, ..AsfParams::default() }))
+        );
+        for bad in [
+            "/localhost/nfd/strategy/asf/v=5/probing-interval~999",
+            "/localhost/nfd/strategy/asf/v=5/max-timeouts~0",
+            "/localhost/nfd/strategy/asf/v=5/max-timeouts~-1",
+            "/localhost/nfd/strategy/asf/v=5/probing-interval~400000",
+            "/localhost/nfd/strategy/asf/v=5/retx-suppression-multiplier~2",
+            "/localhost/nfd/strategy/asf/v=5/max-timeouts",
+            "/localhost/nfd/strategy/asf/max-timeouts~2",
+            "/localhost/nfd/strategy/best-route/v=5/max-timeouts~2",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
         }
         let v = Name::from_uri("/localhost/nfd/strategy/multicast").unwrap().with(nexthop_wire::Component::version(5));
         assert_eq!(Strategy::from_name(&v.as_view()), Some(Strategy::Multicast));

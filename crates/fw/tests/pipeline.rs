@@ -396,3 +396,90 @@ fn the_access_strategy_learns_the_working_upstream_and_falls_back_on_timeout() {
     let out = feed(&mut s, 500, CONSUMER, &interest("/a/v/3", 6));
     assert_eq!(faces(&out), [PRODUCER, PRODUCER2]);
 }
+
+/// NFD's ASF strategy: Interests go to the best-ranked upstream (unmeasured ones by cost); a
+/// probe with a fresh nonce goes to the other upstream within 5 s of the namespace's first
+/// Interest; the faster upstream takes over, Data that comes late from the slower one still
+/// measures it; an upstream that times out three times in a row, or Nacks, drops behind.
+#[test]
+fn asf_follows_the_fastest_upstream_probes_and_drops_a_silent_one() {
+    use nexthop_fw::asf::AsfParams;
+    use nexthop_fw::strategy::Strategy;
+    use nexthop_wire::InterestView;
+    let mut s = shard(false, 100);
+    let params = AsfParams { probing_interval_ms: 1000, ..AsfParams::default() };
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(params)));
+    let nonce_of = |wire: &[u8]| {
+        let lp = LpPacket::decode(wire).unwrap();
+        InterestView::decode(&lp.fragment.unwrap()).unwrap().nonce().unwrap()
+    };
+    // Unmeasured: the cheaper PRODUCER, alone, answering in 50 ms; until the first probe.
+    let mut now = 0;
+    let mut n = 0u32;
+    let probe = loop {
+        n += 1;
+        let out = feed(&mut s, now, CONSUMER, &interest(&format!("/a/{n}"), n));
+        assert_eq!(out[0].0, PRODUCER, "the best upstream first");
+        assert_eq!(nonce_of(&out[0].1), n.to_be_bytes(), "the consumer's nonce");
+        if out.len() == 2 {
+            break out;
+        }
+        assert_eq!(out.len(), 1);
+        assert!(now <= 5000, "a probe within 5 s of the first Interest");
+        let back = feed(&mut s, now + 50, PRODUCER, &with_token(data(&format!("/a/{n}")), token(&out[0].1)));
+        assert!(is_data(&back[0].1));
+        now += 100;
+    };
+    assert_eq!(probe[1].0, PRODUCER2, "the probe goes to the unmeasured upstream");
+    assert_ne!(nonce_of(&probe[1].1), n.to_be_bytes(), "with a fresh nonce");
+    // PRODUCER2 answers in 10 ms and satisfies the consumer; PRODUCER's Data, 50 ms on, is late
+    // but measured.
+    let back = feed(&mut s, now + 10, PRODUCER2, &with_token(data(&format!("/a/{n}")), token(&probe[1].1)));
+    assert!(is_data(&back[0].1));
+    assert!(feed(&mut s, now + 50, PRODUCER, &with_token(data(&format!("/a/{n}")), token(&probe[0].1))).is_empty());
+    assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+    // PRODUCER2 is faster: it gets the next Interests, and no probe for a second.
+    now += 100;
+    n += 1;
+    let out = feed(&mut s, now, CONSUMER, &interest(&format!("/a/{n}"), n));
+    assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [PRODUCER2]);
+    assert!(is_data(&feed(&mut s, now + 10, PRODUCER2, &with_token(data(&format!("/a/{n}")), token(&out[0].1)))[0].1));
+    // PRODUCER2 goes silent. Its timer (RTO 200 ms at least) fires three times, once per
+    // Interest it is waiting for; at the third it counts as timed out and PRODUCER takes over.
+    for round in 0..3 {
+        now += 20;
+        n += 1;
+        let out = feed(&mut s, now, CONSUMER, &interest(&format!("/a/{n}"), n));
+        assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [PRODUCER2], "round {round}");
+        let mut nothing = Outbox::new();
+        s.fire_timers(now + 199, &mut nothing);
+        now += 250;
+        s.fire_timers(now, &mut nothing);
+        assert!(nothing.is_empty(), "ASF's timers send nothing");
+    }
+    n += 1;
+    let out = feed(&mut s, now, CONSUMER, &interest(&format!("/a/{n}"), n));
+    assert_eq!(out[0].0, PRODUCER, "PRODUCER2 timed out");
+    // The consumer retransmits (new nonce, past the retry interval): the upstream not yet tried.
+    let again = feed(&mut s, now + 20, CONSUMER, &interest(&format!("/a/{n}"), 77));
+    assert_eq!(again.iter().map(|o| o.0).collect::<Vec<_>>(), [PRODUCER2]);
+    assert_eq!(nonce_of(&again[0].1), 77u32.to_be_bytes());
+}
+
+/// ASF passes a Nack on once every upstream it used has Nacked, and a Nacked upstream drops
+/// behind an unmeasured one at once.
+#[test]
+fn asf_takes_a_nack_as_a_timeout() {
+    use nexthop_fw::asf::AsfParams;
+    use nexthop_fw::strategy::Strategy;
+    let mut s = shard(false, 100);
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(AsfParams::default())));
+    let wire = interest("/a/1", 1);
+    let out = feed(&mut s, 0, CONSUMER, &wire);
+    assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [PRODUCER]);
+    let back = feed(&mut s, 5, PRODUCER, &nack(&out[0].1, NackReason::Congestion, token(&out[0].1)));
+    assert_eq!(back.len(), 1);
+    assert_eq!((back[0].0, nack_reason(&back[0].1)), (CONSUMER, Some(NackReason::Congestion)));
+    let out = feed(&mut s, 10, CONSUMER, &interest("/a/2", 2));
+    assert_eq!(out[0].0, PRODUCER2, "the Nacked upstream ranks last");
+}

@@ -1,7 +1,8 @@
 //! Strategies on a running nexthop, chosen through management as an operator would
 //! (`strategy-choice/set`): NFD's access strategy sends a prefix's Interests to the upstream
 //! that last answered, and to the others once that one stays silent past its RTO (timers fired
-//! by the forwarder's own ticks).
+//! by the forwarder's own ticks); NFD's ASF finds the faster of two upstreams by probing and
+//! moves to it.
 
 use std::time::{Duration, Instant};
 
@@ -14,13 +15,17 @@ use nexthop_wire::{Component, Data, DataView, Emit, Interest, InterestView, LpPa
 
 mod common;
 
-/// A producer of `/acc` that answers only when told to.
+/// A producer of `/acc` (or another prefix) that answers only when told to.
 struct Upstream(Client);
 
 impl Upstream {
     fn register(fw: &Forwarder) -> Upstream {
+        Upstream::register_at(fw, "/acc")
+    }
+
+    fn register_at(fw: &Forwarder, prefix: &str) -> Upstream {
         let mut c = fw.client();
-        let p = ControlParameters { name: Some(Name::from_uri("/acc").unwrap()), ..Default::default() };
+        let p = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() };
         assert_eq!(c.command("rib", "register", &p).unwrap().code, 200);
         Upstream(c)
     }
@@ -50,7 +55,12 @@ impl Upstream {
 
 /// Sends an Interest for `/acc/<n>` (lifetime 4 s) without waiting.
 fn ask(c: &mut Client, n: &str) {
-    let mut i = Interest::new(Name::from_uri("/acc").unwrap().with(Component::generic(n.as_bytes().to_vec())));
+    ask_under(c, "/acc", n);
+}
+
+/// Sends an Interest for `<prefix>/<n>` (lifetime 4 s) without waiting.
+fn ask_under(c: &mut Client, prefix: &str, n: &str) {
+    let mut i = Interest::new(Name::from_uri(prefix).unwrap().with(Component::generic(n.as_bytes().to_vec())));
     i.nonce = Some(c.next_nonce());
     i.lifetime_ms = Some(4000);
     c.send(&i.to_bytes()).unwrap();
@@ -102,7 +112,7 @@ fn follow_the_upstream_that_answers(threads: usize) {
         assert!(got_data(&mut consumer));
     }
     assert!(a.next(Duration::from_millis(200)).is_none(), "A is left alone while B answers");
-    // B goes silent: past its RTO (at least 200 ms, plus a tick of 100 ms) A is asked, and
+    // B goes silent: past its RTO (at least 200 ms, plus a tick of 10 ms) A is asked, and
     // answers.
     let t0 = Instant::now();
     ask(&mut consumer, "5");
@@ -119,4 +129,70 @@ fn follow_the_upstream_that_answers(threads: usize) {
     a.answer(&wire);
     assert!(got_data(&mut consumer));
     assert!(b.next(Duration::from_millis(200)).is_none(), "B is left alone");
+}
+
+/// Two upstreams of `/asf` at the same cost: the first registered answers in 150 ms, the
+/// other at once. ASF starts with the first (unmeasured faces go by cost, then face id), probes
+/// the other within 5 s of the first Interest, and from then on sends to the faster one, the
+/// slower getting only the probes, one a second (`probing-interval~1000`).
+#[test]
+fn asf_moves_to_the_faster_upstream_it_probed() {
+    let fw = Forwarder::start_with(&scratch("asf"), "s", 1, |_| {});
+    let (mut slow, mut fast) = (Upstream::register_at(&fw, "/asf"), Upstream::register_at(&fw, "/asf"));
+    let mut operator = fw.client();
+    let asf = "/localhost/nfd/strategy/asf/v=5/probing-interval~1000";
+    let set = ControlParameters {
+        name: Some(Name::from_uri("/asf").unwrap()),
+        strategy: Some(Name::from_uri(asf).unwrap()),
+        ..Default::default()
+    };
+    let answer = operator.command("strategy-choice", "set", &set).unwrap();
+    assert_eq!(answer.code, 200);
+    assert_eq!(answer.body.unwrap().strategy.unwrap().to_string(), asf);
+    let bad = ControlParameters { strategy: Some(Name::from_uri(&format!("{asf}/max-timeouts~0")).unwrap()), ..set.clone() };
+    assert_eq!(operator.command("strategy-choice", "set", &bad).unwrap().code, 404, "a parameter out of range");
+
+    let mut consumer = fw.client();
+    // Which upstreams each Interest reached: (slow, fast).
+    let mut reached: Vec<(bool, bool)> = Vec::new();
+    let mut held: Vec<(Instant, Vec<u8>)> = Vec::new();
+    let start = Instant::now();
+    let mut fast_in_a_row = 0;
+    for n in 0.. {
+        assert!(start.elapsed() < Duration::from_secs(20), "ASF did not settle on the fast upstream: {reached:?}");
+        ask_under(&mut consumer, "/asf", &n.to_string());
+        reached.push((false, false));
+        let asked = Instant::now();
+        loop {
+            assert!(asked.elapsed() < Duration::from_secs(3), "Interest {n} unanswered");
+            while let Some((name, wire)) = fast.next(Duration::from_millis(1)) {
+                let i: usize = name.parse().unwrap();
+                reached[i].1 = true;
+                fast.answer(&wire);
+            }
+            while let Some((name, wire)) = slow.next(Duration::from_millis(1)) {
+                let i: usize = name.parse().unwrap();
+                reached[i].0 = true;
+                held.push((Instant::now() + Duration::from_millis(150), wire));
+            }
+            let now = Instant::now();
+            for (_, wire) in held.iter().filter(|(due, _)| *due <= now) {
+                slow.answer(wire);
+            }
+            held.retain(|(due, _)| *due > now);
+            if consumer.recv(Duration::from_millis(1)).unwrap().is_some() {
+                break;
+            }
+        }
+        fast_in_a_row = if reached[n].1 { fast_in_a_row + 1 } else { 0 };
+        if fast_in_a_row == 50 {
+            break;
+        }
+    }
+    assert_eq!(reached[0], (true, false), "the first Interest goes to the first registered upstream alone");
+    let first_fast = reached.iter().position(|r| r.1).unwrap();
+    assert!(reached[first_fast].0, "the fast upstream is first reached by a probe beside the slow one");
+    let settled = &reached[reached.len() - 50..];
+    let probes = settled.iter().filter(|r| r.0).count();
+    assert!(probes <= 2, "the slow upstream gets only the probes once ASF has settled: {settled:?}");
 }

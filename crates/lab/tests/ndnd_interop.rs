@@ -142,6 +142,9 @@ fn ndnds_management_tools_manage_nexthop() {
     assert!(fw(&["fib-list"]).contains(&format!("/tools nexthops={{faceid={id} (cost=5)}}")));
     assert!(fw(&["strategy-set", "prefix=/tools", "strategy=/localhost/nfd/strategy/multicast"]).contains("Status=200"));
     assert!(fw(&["strategy-list"]).contains("prefix=/tools strategy=/localhost/nfd/strategy/multicast"));
+    let asf = "/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2";
+    assert!(fw(&["strategy-set", "prefix=/tools", &format!("strategy={asf}")]).contains("Status=200"));
+    assert!(fw(&["strategy-list"]).contains(&format!("prefix=/tools strategy={asf}")));
     assert!(fw(&["strategy-unset", "prefix=/tools"]).contains("Status=200"));
     let cs = fw(&["cs-info"]);
     assert!(cs.contains("capacity=16384") && cs.contains("admit=true") && cs.contains("serve=true"), "{cs}");

@@ -60,6 +60,7 @@ pub struct InterestView<'a> {
     lifetime_ms: Option<u64>,
     hop_limit: Option<u8>,
     hop_limit_offset: usize,
+    nonce_offset: usize,
     app_parameters: Option<&'a [u8]>,
     signature_info: Option<SignatureInfoView<'a>>,
     signature_value: Option<&'a [u8]>,
@@ -96,6 +97,7 @@ impl<'a> InterestView<'a> {
             lifetime_ms: None,
             hop_limit: None,
             hop_limit_offset: 0,
+            nonce_offset: 0,
             app_parameters: None,
             signature_info: None,
             signature_value: None,
@@ -158,6 +160,7 @@ impl<'a> InterestView<'a> {
                 4 => {
                     let nonce: [u8; 4] = tlv.value.try_into().map_err(|_| Error::InvalidValue { ty: NONCE, what: "must be 4 octets" })?;
                     v.nonce = Some(nonce);
+                    v.nonce_offset = offset + tlv.wire.len() - 4;
                 }
                 5 => v.lifetime_ms = Some(read_nonneg(tlv.ty, tlv.value)?),
                 6 => {
@@ -258,6 +261,12 @@ impl<'a> InterestView<'a> {
     /// its own copy of the packet. `None` when the Interest has no HopLimit.
     pub fn hop_limit_offset(&self) -> Option<usize> {
         self.hop_limit.map(|_| self.hop_limit_offset)
+    }
+
+    /// Offset of the Nonce's 4 octets in [`InterestView::wire`], so a forwarder can give its
+    /// copy of the packet another nonce. `None` when the Interest has no Nonce.
+    pub fn nonce_offset(&self) -> Option<usize> {
+        self.nonce.map(|_| self.nonce_offset)
     }
 
     /// ApplicationParameters.
@@ -535,6 +544,8 @@ mod tests {
         assert_eq!(v.lifetime_ms(), Some(2000));
         assert_eq!(v.hop_limit(), Some(64));
         assert_eq!(INTEREST_BYTES[v.hop_limit_offset().unwrap()], 64);
+        let at = v.nonce_offset().unwrap();
+        assert_eq!(INTEREST_BYTES[at..at + 4], [1, 2, 3, 4]);
         assert_eq!(v.app_parameters(), None);
     }
 

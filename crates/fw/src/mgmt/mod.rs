@@ -472,7 +472,11 @@ impl Manager {
                 let (Some(prefix), Some(sname)) = (p.name.clone(), p.strategy.clone()) else {
                     return ControlResponse::error(400, "Name and Strategy are required");
                 };
-                let Some(strategy) = Strategy::from_name(&sname.as_view()) else { return ControlResponse::error(404, "unknown strategy") };
+                // NFD answers 404 for a strategy it cannot make, parameters included.
+                let strategy = match Strategy::parse(&sname.as_view()) {
+                    Ok(s) => s,
+                    Err(why) => return ControlResponse::error(404, why),
+                };
                 self.strategies.set(&prefix.as_view(), strategy);
                 host.apply(Control::SetStrategy(prefix.clone(), strategy));
                 ControlResponse::ok(ControlParameters { name: Some(prefix), strategy: Some(strategy.name()), ..Default::default() })

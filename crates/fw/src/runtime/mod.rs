@@ -13,8 +13,8 @@
 //! many packets leave in one system call; UDP output leaves in `sendmmsg` batches after each
 //! receive batch and each turn; a packet larger than `faces.udp_mtu` leaves a UDP face as NDNLPv2
 //! fragments, and fragments received on any face are reassembled here before classification
-//! ([`crate::fragmentation`]). Every 100 ms the PIT expires entries; every second
-//! lapsed routes and idle on-demand UDP faces go.
+//! ([`crate::fragmentation`]). Every 10 ms (a tick) the PIT expires entries and the strategies'
+//! timers fire; every second lapsed routes and idle on-demand UDP faces go.
 
 mod face;
 mod worker;
@@ -35,6 +35,7 @@ use nexthop_cs::{HcsConfig, L1Config, L2Config, Policy};
 use nexthop_lookup::name::NameFibConfig;
 use nexthop_wire::{Name, NameView};
 
+use crate::asf::AsfParams;
 use crate::config::Config;
 use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters, ShardCounters};
@@ -57,6 +58,10 @@ use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
 use worker::{ToWorker, Worker, PARKED_POLL};
+
+/// How often the forwarding threads are told the time (ms): PIT expiry and the strategies'
+/// timers (access, ASF) fire on these ticks, so at most this late.
+const TICK_MS: u64 = 10;
 
 const UNIX_LISTENER: Token = Token(0);
 const TCP_LISTENER: Token = Token(1);
@@ -696,10 +701,12 @@ impl Runtime {
             let strategy = match s.strategy.as_str() {
                 "best-route" => Strategy::BestRoute,
                 "multicast" => Strategy::Multicast,
+                "access" => Strategy::Access,
+                "asf" => Strategy::Asf(AsfParams::default()),
                 other => Name::from_uri(other)
-                    .ok()
-                    .and_then(|n| Strategy::from_name(&n.as_view()))
-                    .ok_or_else(|| StartError::Config(format!("unknown strategy {other:?}")))?,
+                    .map_err(|e| e.to_string())
+                    .and_then(|n| Strategy::parse(&n.as_view()))
+                    .map_err(|why| StartError::Config(format!("strategy {other:?}: {why}")))?,
             };
             self.forwarding.apply(Control::SetStrategy(prefix, strategy));
         }
@@ -723,7 +730,7 @@ impl Runtime {
             } else if self.forwarding.has_parked() && !self.cs_signal {
                 PARKED_POLL // (epoll rounds it up to 1 ms)
             } else {
-                Duration::from_millis(50)
+                Duration::from_millis(TICK_MS)
             };
             match self.poll.poll(&mut events, Some(wait)) {
                 Ok(()) => {}
@@ -765,7 +772,7 @@ impl Runtime {
             if self.publish_face_events(now) {
                 self.flush_faces();
             }
-            if now >= last_tick + 100 {
+            if now >= last_tick + TICK_MS {
                 last_tick = now;
                 self.tick(now);
             }
