@@ -53,7 +53,8 @@ enum What {
     FaceCreate { uri: String },
     /// Close a face.
     FaceDestroy { id: u64 },
-    /// Choose a strategy (best-route or multicast) under a prefix.
+    /// Choose a strategy under a prefix: best-route, multicast, access, asf, or a full strategy
+    /// name (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
     StrategySet { prefix: String, strategy: String },
     /// Erase the content store's packets under a prefix (all of them, repeating `cs/erase`
     /// until it erases none, or at most --count).
