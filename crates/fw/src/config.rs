@@ -49,6 +49,10 @@ pub struct ForwarderConfig {
     pub retry_interval_ms: u64,
     /// Serve `rib/register` and `rib/unregister` under `/localhop/nfd` to faces one hop away.
     pub localhop_prefix_registration: bool,
+    /// The producer regions this forwarder is in (NFD's `tables.network_region`): an Interest
+    /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
+    /// and leaves without the hint.
+    pub network_regions: Vec<String>,
 }
 
 /// `[faces]`.
@@ -98,6 +102,9 @@ pub struct CsConfig {
     pub l2_background_reads: bool,
     /// With background reads, read only an Interest's own chunk when it is in no order.
     pub l2_chunk_reads: bool,
+    /// What becomes of Data no Interest asked for (NFD's `tables.cs_unsolicited_policy`):
+    /// drop-all, admit-local, admit-network or admit-all (into the content store).
+    pub unsolicited_policy: String,
 }
 
 /// `[[face]]`.
@@ -216,6 +223,17 @@ impl Config {
                 crate::token::MAX_SLOTS
             ));
         }
+        for r in &self.forwarder.network_regions {
+            if nexthop_wire::Name::from_uri(r).is_err() {
+                return bad(format!("forwarder.network_regions: {r:?} is not a name"));
+            }
+        }
+        if crate::shard::UnsolicitedPolicy::from_name(&self.content_store.unsolicited_policy).is_none() {
+            return bad(format!(
+                "content_store.unsolicited_policy = {:?} (drop-all, admit-local, admit-network or admit-all)",
+                self.content_store.unsolicited_policy
+            ));
+        }
         if !["fifo", "lru", "s3fifo"].contains(&self.content_store.policy.as_str()) {
             return bad(format!("content_store.policy = {:?} (fifo, lru or s3fifo)", self.content_store.policy));
         }
@@ -288,5 +306,9 @@ mod tests {
         assert!(e.contains("threads"), "{e}");
         let e = Config::parse("[faces]\ntcp = \"nowhere\"\n", Path::new("t.toml")).unwrap_err().to_string();
         assert!(e.contains("faces.tcp"), "{e}");
+        let e = Config::parse("[content_store]\nunsolicited_policy = \"keep\"\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("unsolicited_policy"), "{e}");
+        let e = Config::parse("[forwarder]\nnetwork_regions = [\"no-slash\"]\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("network_regions"), "{e}");
     }
 }

@@ -75,6 +75,48 @@ pub struct ShardConfig {
     /// Park an Interest whose Data is on the SSD tier while its batch is read in the
     /// background, instead of waiting for the read (an io_uring file tier; see the overview).
     pub cs_background_reads: bool,
+    /// The producer regions this forwarder is in (NFD's network region table).
+    pub network_regions: Vec<Name>,
+    /// Whether Data no Interest asked for is cached.
+    pub unsolicited: UnsolicitedPolicy,
+}
+
+/// What becomes of Data no PIT entry wanted (NFD's unsolicited Data policies): it is never
+/// forwarded, and is cached or not by the face it came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnsolicitedPolicy {
+    /// Never cached (NFD's default).
+    #[default]
+    DropAll,
+    /// Cached when it comes from a face local to this host (an app).
+    AdmitLocal,
+    /// Cached when it comes from another host.
+    AdmitNetwork,
+    /// Always cached.
+    AdmitAll,
+}
+
+impl UnsolicitedPolicy {
+    /// The policy of NFD's name (`drop-all`, `admit-local`, `admit-network`, `admit-all`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "drop-all" => UnsolicitedPolicy::DropAll,
+            "admit-local" => UnsolicitedPolicy::AdmitLocal,
+            "admit-network" => UnsolicitedPolicy::AdmitNetwork,
+            "admit-all" => UnsolicitedPolicy::AdmitAll,
+            _ => return None,
+        })
+    }
+
+    /// Whether Data from a face of `scope` is cached.
+    pub fn admits(self, scope: FaceScope) -> bool {
+        match self {
+            UnsolicitedPolicy::DropAll => false,
+            UnsolicitedPolicy::AdmitLocal => scope == FaceScope::Local,
+            UnsolicitedPolicy::AdmitNetwork => scope == FaceScope::NonLocal,
+            UnsolicitedPolicy::AdmitAll => true,
+        }
+    }
 }
 
 impl Default for ShardConfig {
@@ -88,6 +130,8 @@ impl Default for ShardConfig {
             dead_nonce_capacity: 1 << 18,
             retry_interval_ms: 10,
             cs_background_reads: true,
+            network_regions: Vec::new(),
+            unsolicited: UnsolicitedPolicy::DropAll,
         }
     }
 }
@@ -294,7 +338,7 @@ impl Shard {
     pub fn on_incoming(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, incoming: &Incoming<'_>, out: &mut Outbox) {
         match incoming.packet {
             Network::Interest(i) => self.on_interest(now_ms, face, scope, &incoming.link, &i, out),
-            Network::Data(d) => self.on_data(now_ms, face, &incoming.link, &d, out),
+            Network::Data(d) => self.on_data(now_ms, face, scope, &incoming.link, &d, out),
             Network::Nack(r, i) => self.on_nack(now_ms, face, &incoming.link, r, &i, out),
         }
         self.counters.pit_entries.set(self.pit.len() as u64);
@@ -384,11 +428,26 @@ impl Shard {
             self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
             return;
         }
+        if self.in_producer_region(interest) {
+            // Arrived (NFD's network region table): on by name, without the hint.
+            let wire = interest.without_forwarding_hint();
+            if let Ok(view) = InterestView::decode(&wire) {
+                self.process_interest(now_ms, face, scope, link, &view, out);
+            }
+            return;
+        }
         let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
         match self.pit.find(name.value(), cbp, mbf) {
             None => self.new_interest(now_ms, face, scope, link, interest, nonce, out),
             Some(slot) => self.pending_interest(now_ms, face, scope, link, interest, nonce, slot, out),
         }
+    }
+
+    /// Whether `interest` has a forwarding hint that names a region this forwarder is in (a
+    /// delegation that is one of the regions or a prefix of one, as NFD tests it).
+    fn in_producer_region(&self, interest: &InterestView<'_>) -> bool {
+        !self.cfg.network_regions.is_empty()
+            && interest.forwarding_hint().any(|d| self.cfg.network_regions.iter().any(|r| d.is_prefix_of(&r.as_view())))
     }
 
     /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
@@ -712,7 +771,7 @@ impl Shard {
         self.pit.get(t.slot).map(|_| t.slot)
     }
 
-    fn on_data(&mut self, now_ms: u64, face: FaceId, link: &LinkInfo<'_>, data: &DataView<'_>, out: &mut Outbox) {
+    fn on_data(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, data: &DataView<'_>, out: &mut Outbox) {
         self.counters.data_in.inc();
         let name = data.name();
         let mut matched = std::mem::take(&mut self.matched);
@@ -728,6 +787,12 @@ impl Shard {
             // Data from an ASF upstream the Interest also went to is measured all the same.
             self.asf.on_late_data(&name, face, now_ms);
             self.counters.drops.count(Drop::Unsolicited);
+            if self.cfg.unsolicited.admits(scope) && !link.no_cache && self.cs_admit {
+                if let Some(cs) = self.cs.as_mut() {
+                    let _ = cs.insert(data.wire(), now_ms);
+                    self.counters.cs_entries.set(cs.l1().len() as u64);
+                }
+            }
             self.matched = matched;
             return;
         }

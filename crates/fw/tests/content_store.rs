@@ -2,7 +2,8 @@
 //! thread owns its own file, and Data far beyond the DRAM tier's capacity is served from the
 //! files after the producer is gone: each object's first batch read in the background while its
 //! Interest waits parked, its later batches read ahead. And NFD's management of it: `cs/erase`
-//! and `cs/config` (capacity, admit, serve), checked by what is served afterwards.
+//! and `cs/config` (capacity, admit, serve), checked by what is served afterwards. And NFD's
+//! unsolicited Data policy: an app pushes Data no one asked for into the store.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use nexthop_fw::runtime::{l2_shard_path, Runtime};
 use nexthop_fw::traffic;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
-use nexthop_wire::{Component, DataView, Interest, NackReason, Name};
+use nexthop_wire::{Component, Data, DataView, Emit, Interest, NackReason, Name};
 
 mod common;
 
@@ -193,4 +194,43 @@ fn operators_erase_and_configure_the_content_store_through_management() {
     assert!((0..20).all(|i| served(&mut c, &format!("/cs/c/{i}")) == Some(true)));
     stop();
     assert!((0..20).all(|i| served(&mut c, &format!("/cs/c/{i}")) == Some(false)), "not stored");
+}
+
+/// `content_store.unsolicited_policy = "admit-local"`: Data an app on this host sends without
+/// an Interest is cached (on the forwarding thread its name is dispatched to) and answers the
+/// next Interest for it; with NFD's default, drop-all, it is dropped and the Interest finds no
+/// route.
+#[test]
+fn an_app_pushes_data_into_the_store_when_the_policy_admits_it() {
+    for (threads, policy, cached) in
+        [(1, "admit-local", true), (2, "admit-local", true), (1, "drop-all", false), (1, "admit-network", false)]
+    {
+        let fw = Forwarder::start_with(&scratch(&format!("push-{threads}-{policy}")), "s", threads, |c| {
+            c.content_store.unsolicited_policy = policy.into();
+        });
+        let mut producer = fw.client();
+        let mut consumer = fw.client();
+        for i in 0..20 {
+            let mut d = Data::new(Name::from_uri(&format!("/pushed/{i}")).unwrap(), b"pushed".to_vec());
+            d.sign_digest_sha256();
+            producer.send(&d.to_bytes()).unwrap();
+        }
+        // The pushes and the Interests come on different faces: ask until the store has them
+        // (or, where it must not, until the pushes were counted as dropped).
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while fw.drops("unsolicited-data") < 20 {
+            assert!(std::time::Instant::now() < deadline, "the pushes never arrived");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for i in 0..20 {
+            let mut interest = Interest::new(Name::from_uri(&format!("/pushed/{i}")).unwrap());
+            interest.nonce = Some(consumer.next_nonce());
+            let answer = consumer.express(&interest, Duration::from_secs(2)).unwrap();
+            match (cached, answer) {
+                (true, Answer::Data(wire)) => assert_eq!(DataView::decode(&wire).unwrap().content(), Some(&b"pushed"[..])),
+                (false, Answer::Nack(NackReason::NoRoute)) => {}
+                (_, other) => panic!("{threads} threads, {policy}, /pushed/{i}: {other:?}"),
+            }
+        }
+    }
 }

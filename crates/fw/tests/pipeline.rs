@@ -483,3 +483,72 @@ fn asf_takes_a_nack_as_a_timeout() {
     let out = feed(&mut s, 10, CONSUMER, &interest("/a/2", 2));
     assert_eq!(out[0].0, PRODUCER2, "the Nacked upstream ranks last");
 }
+
+/// NFD's network region table: an Interest whose forwarding hint names a region this forwarder
+/// is in (or a prefix of one) is forwarded by its own name and leaves without the hint; any
+/// other hint still routes it.
+#[test]
+fn a_forwarding_hint_that_reaches_its_region_is_dropped() {
+    use nexthop_wire::InterestView;
+    let cfg = ShardConfig { network_regions: vec![Name::from_uri("/campus/lab").unwrap()], ..ShardConfig::default() };
+    let mut s = Shard::new(cfg, Fib::default()).unwrap();
+    let via = |face: FaceId| NextHops::new([NextHop { face: face as u32, cost: 1 }]);
+    s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), via(PRODUCER)));
+    s.apply(&Control::SetRoute(Name::from_uri("/campus").unwrap(), via(PRODUCER2)));
+    let hinted = |n: &str, hint: &str, nonce: u32| {
+        let mut i = Interest::new(Name::from_uri(n).unwrap());
+        i.nonce = Some(nonce.to_be_bytes());
+        i.forwarding_hint = vec![Name::from_uri(hint).unwrap()];
+        i.to_bytes()
+    };
+    let hints = |wire: &[u8]| {
+        let lp = LpPacket::decode(wire).unwrap();
+        let hints: Vec<String> = InterestView::decode(&lp.fragment.unwrap()).unwrap().forwarding_hint().map(|n| n.to_string()).collect();
+        hints
+    };
+    // /campus is a prefix of the region /campus/lab: arrived.
+    let out = feed(&mut s, 0, CONSUMER, &hinted("/a/1", "/campus", 1));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, PRODUCER, "by its name");
+    assert!(hints(&out[0].1).is_empty(), "without the hint");
+    // /campus/lab/room is not (the region is not under it): the hint routes it, and stays.
+    let out = feed(&mut s, 0, CONSUMER, &hinted("/a/2", "/campus/lab/room", 2));
+    assert_eq!(out[0].0, PRODUCER2);
+    assert_eq!(hints(&out[0].1), ["/campus/lab/room"]);
+    // The stripped Interest's Data comes back as usual.
+    let back = feed(&mut s, 1, PRODUCER, &data("/a/1"));
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].0, CONSUMER);
+}
+
+/// NFD's unsolicited Data policies: Data no Interest asked for is never forwarded, counted as
+/// unsolicited, and cached or not by where it came from.
+#[test]
+fn unsolicited_data_is_cached_as_the_policy_says() {
+    use nexthop_fw::shard::UnsolicitedPolicy;
+    for (policy, from, cached) in [
+        (UnsolicitedPolicy::DropAll, FaceScope::Local, false),
+        (UnsolicitedPolicy::AdmitLocal, FaceScope::Local, true),
+        (UnsolicitedPolicy::AdmitLocal, FaceScope::NonLocal, false),
+        (UnsolicitedPolicy::AdmitNetwork, FaceScope::NonLocal, true),
+        (UnsolicitedPolicy::AdmitNetwork, FaceScope::Local, false),
+        (UnsolicitedPolicy::AdmitAll, FaceScope::NonLocal, true),
+    ] {
+        let cs = Some(HcsConfig {
+            l1: L1Config::with_bytes(1 << 20, 8800),
+            l2: None,
+            staging_batches: 1,
+            read_ahead: false,
+            chunk_reads: false,
+        });
+        let mut s = Shard::new(ShardConfig { cs, unsolicited: policy, ..ShardConfig::default() }, Fib::default()).unwrap();
+        let mut out = Outbox::new();
+        let wire = data("/pushed/1");
+        let inc = classify(&wire).unwrap().unwrap();
+        s.on_incoming(0, PRODUCER, from, &inc, &mut out);
+        assert!(out.is_empty(), "{policy:?}: never forwarded");
+        assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+        let answer = feed(&mut s, 1, CONSUMER, &interest("/pushed/1", 1));
+        assert_eq!(answer.len() == 1 && is_data(&answer[0].1), cached, "{policy:?} from {from:?}");
+    }
+}

@@ -56,6 +56,8 @@ pub struct InterestView<'a> {
     can_be_prefix: bool,
     must_be_fresh: bool,
     forwarding_hint: Option<&'a [u8]>,
+    /// The ForwardingHint element's offset in `wire` and its length.
+    forwarding_hint_element: (usize, usize),
     nonce: Option<[u8; 4]>,
     lifetime_ms: Option<u64>,
     hop_limit: Option<u8>,
@@ -93,6 +95,7 @@ impl<'a> InterestView<'a> {
             can_be_prefix: false,
             must_be_fresh: false,
             forwarding_hint: None,
+            forwarding_hint_element: (0, 0),
             nonce: None,
             lifetime_ms: None,
             hop_limit: None,
@@ -156,6 +159,7 @@ impl<'a> InterestView<'a> {
                         return Err(Error::InvalidValue { ty: FORWARDING_HINT, what: "must hold at least one Name" });
                     }
                     v.forwarding_hint = Some(tlv.value);
+                    v.forwarding_hint_element = (offset, tlv.wire.len());
                 }
                 4 => {
                     let nonce: [u8; 4] = tlv.value.try_into().map_err(|_| Error::InvalidValue { ty: NONCE, what: "must be 4 octets" })?;
@@ -235,6 +239,27 @@ impl<'a> InterestView<'a> {
     /// The ForwardingHint's names (empty when absent).
     pub fn forwarding_hint(&self) -> impl Iterator<Item = NameView<'a>> {
         TlvReader::new(self.forwarding_hint.unwrap_or(&[])).filter_map(|t| t.ok().and_then(|t| NameView::from_value(t.value).ok()))
+    }
+
+    /// The Interest without its ForwardingHint, as a forwarder passes it on once it reaches the
+    /// producer's region: the other elements' bytes unchanged (a signature does not cover the
+    /// hint), the outer length rewritten.
+    pub fn without_forwarding_hint(&self) -> Vec<u8> {
+        let (at, len) = self.forwarding_hint_element;
+        if self.forwarding_hint.is_none() {
+            return self.wire.to_vec();
+        }
+        let Ok(outer) = Tlv::read_exact(self.wire, INTEREST) else { return self.wire.to_vec() };
+        let base = self.wire.len() - outer.value.len();
+        let mut value = Vec::with_capacity(self.wire.len());
+        value.extend_from_slice(&self.wire[base..at]);
+        value.extend_from_slice(&self.wire[at + len..]);
+        let mut out = vec![0; value.len() + 9 + 5];
+        let mut w = Writer::new(&mut out);
+        let _ = w.put_tlv(INTEREST, &value); // the buffer holds any header
+        let n = w.position();
+        out.truncate(n);
+        out
     }
 
     /// Nonce.
@@ -628,5 +653,20 @@ mod tests {
         let hints: Vec<String> = v.forwarding_hint().map(|n| n.to_string()).collect();
         assert_eq!(hints, ["/isp", "/campus/lab"]);
         assert_eq!(v.to_owned(), i);
+        // Stripped, everything else stays, across a change of the outer length's size (a
+        // payload that brings the Interest near 253 bytes).
+        for params in [4usize, 200, 240, 250, 400] {
+            let mut i = sample();
+            i.set_app_parameters(vec![7; params]);
+            i.sign_digest_sha256();
+            let plain = i.to_bytes();
+            i.forwarding_hint = vec![Name::from_uri("/isp/with/a/longer/name").unwrap()];
+            let hinted = i.to_bytes();
+            let v = InterestView::decode(&hinted).unwrap();
+            assert_eq!(v.without_forwarding_hint(), plain, "{params}");
+            let stripped = v.without_forwarding_hint();
+            assert!(InterestView::decode(&stripped).unwrap().verify_digest_sha256());
+            assert_eq!(InterestView::decode(&plain).unwrap().without_forwarding_hint(), plain);
+        }
     }
 }

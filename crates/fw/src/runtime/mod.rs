@@ -50,7 +50,7 @@ use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
-use crate::shard::{Control, CsPolicy, Shard, ShardConfig};
+use crate::shard::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::shared_fib::FibWriter;
 use crate::socket_queue;
 use crate::strategy::Strategy;
@@ -541,6 +541,14 @@ impl Runtime {
                     cs: cs_config(&cfg, threads, index)?,
                     retry_interval_ms: cfg.forwarder.retry_interval_ms,
                     cs_background_reads: cfg.content_store.l2_background_reads,
+                    network_regions: cfg
+                        .forwarder
+                        .network_regions
+                        .iter()
+                        .map(|r| Name::from_uri(r).map_err(|e| StartError::Config(format!("forwarder.network_regions {r:?}: {e}"))))
+                        .collect::<Result<_, _>>()?,
+                    unsolicited: UnsolicitedPolicy::from_name(&cfg.content_store.unsolicited_policy)
+                        .ok_or_else(|| StartError::Config("content_store.unsolicited_policy".into()))?,
                     ..ShardConfig::default()
                 })
             })

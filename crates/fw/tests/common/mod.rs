@@ -65,6 +65,12 @@ impl Forwarder {
         Client::connect(&self.unix()).expect("connects")
     }
 
+    /// Packets dropped for `reason` (its label in the `status/drops` dataset), all threads.
+    pub fn drops(&self, reason: &str) -> u64 {
+        let counts = nexthop_fw::mgmt::dataset::parse_labelled_counts(&self.client().dataset("/localhost/nfd/status/drops").unwrap());
+        counts.iter().find(|(label, _)| label == reason).map_or(0, |c| c.1)
+    }
+
     /// Whether the FIB has an entry for `prefix` exactly (its `fib/list` dataset).
     pub fn has_route(&self, prefix: &nexthop_wire::Name) -> bool {
         use nexthop_wire::tlv::TlvReader;
