@@ -533,16 +533,16 @@ impl Shard {
     /// records it too.
     fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: Offsets, out: &mut Outbox) {
         let Some((namespace, params, probe)) = plan.asf else { return };
-        let Some(name) = self.pit.get(slot).map(|e| e.name.clone()) else { return };
-        for &to in &self.hops {
-            self.asf.sent(&namespace, to, &name, now_ms, &params);
+        let Shard { pit, asf, hops, .. } = self;
+        let Some(entry) = pit.get(slot) else { return };
+        for &to in hops.iter().chain(probe.as_ref()) {
+            asf.sent(&namespace, to, &entry.name, now_ms, &params);
         }
         if let Some(to) = probe {
             self.hops.clear();
             self.hops.push(to);
             let nonce = self.next_nonce();
             self.forward(now_ms, slot, downstream, nonce, at, out);
-            self.asf.sent(&namespace, to, &name, now_ms, &params);
         }
     }
 
