@@ -579,6 +579,97 @@ mod tests {
         assert!(s.probe(NS, &hops(), |_| true, C, due, &p).is_some());
     }
 
+    #[derive(Debug, Clone)]
+    enum Op {
+        Sent(usize, FaceId, u8),
+        Data(usize, FaceId, u8, u16),
+        Nack(usize, FaceId, u8),
+        Late(FaceId, u8),
+        Probe(usize, FaceId),
+        Down(FaceId),
+        Wait(u16),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        let face = (A..=C + 1).boxed();
+        prop_oneof![
+            (0..2usize, face.clone(), 0..4u8).prop_map(|(n, f, i)| Op::Sent(n, f, i)),
+            (0..2usize, face.clone(), 0..4u8, 0..2000u16).prop_map(|(n, f, i, r)| Op::Data(n, f, i, r)),
+            (0..2usize, face.clone(), 0..4u8).prop_map(|(n, f, i)| Op::Nack(n, f, i)),
+            (face.clone(), 0..4u8).prop_map(|(f, i)| Op::Late(f, i)),
+            (0..2usize, face.clone()).prop_map(|(n, f)| Op::Probe(n, f)),
+            face.prop_map(Op::Down),
+            (0..3000u16).prop_map(Op::Wait),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any sequence of sends, answers, Nacks, probes, face losses and waits: a ranking is
+        /// always every eligible face once, a face that just answered ranks above every face
+        /// that has not, a probe is never the face used or an ineligible one, a face gone is
+        /// unmeasured, and Data from a face a timeout or Nack marked puts it back.
+        #[test]
+        fn rankings_and_probes_stay_sound(ops in proptest::collection::vec(op(), 1..80)) {
+            let namespaces = [b"\x08\x01a".as_slice(), b"\x08\x01b".as_slice()];
+            let p = AsfParams { probing_interval_ms: 1000, measurements_lifetime_ms: 5000, max_timeouts: 2 };
+            let mut s = AsfState::with_seed(3);
+            let mut now = 0u64;
+            let interest = |n: usize, i: u8| name(&format!("/{}/{i}", ["a", "b"][n]));
+            for op in ops {
+                match op {
+                    Op::Sent(n, f, i) => s.sent(namespaces[n], f, interest(n, i).value(), now, &p),
+                    Op::Data(n, f, i, rtt) => {
+                        let known = s.namespaces.get(namespaces[n]).is_some_and(|ns| ns.face(f).is_some());
+                        s.on_data(&interest(n, i).as_view(), f, u64::from(rtt), now);
+                        if known {
+                            proptest::prop_assert_eq!(s.status(namespaces[n], f), FaceStatus::Measured(f64::from(rtt)));
+                            let mut out = Vec::new();
+                            s.ranked(namespaces[n], &hops(), |_| true, &mut out);
+                            let at = out.iter().position(|&x| x == f);
+                            for (j, &other) in out.iter().enumerate() {
+                                if !matches!(s.status(namespaces[n], other), FaceStatus::Measured(_)) {
+                                    proptest::prop_assert!(at.is_none_or(|at| at < j), "{f} answered but ranks below {other}");
+                                }
+                            }
+                        }
+                    }
+                    Op::Nack(n, f, i) => {
+                        let known = s.namespaces.get(namespaces[n]).is_some_and(|ns| ns.face(f).is_some());
+                        s.on_nack(&interest(n, i).as_view(), f, now);
+                        if known {
+                            proptest::prop_assert_eq!(s.status(namespaces[n], f), FaceStatus::TimedOut);
+                        }
+                    }
+                    Op::Late(f, i) => {
+                        s.expect_late(interest(0, i).value(), f, now, now + 1000);
+                        proptest::prop_assert!(s.on_late_data(&interest(0, i).as_view(), f, now));
+                    }
+                    Op::Probe(n, used) => {
+                        let eligible = |f: FaceId| f != B;
+                        if let Some(f) = s.probe(namespaces[n], &hops(), eligible, used, now, &p) {
+                            proptest::prop_assert!(f != used && f != B && hops().iter().any(|h| u64::from(h.face) == f));
+                        }
+                    }
+                    Op::Down(f) => {
+                        s.face_down(f);
+                        proptest::prop_assert!(namespaces.iter().all(|ns| s.status(ns, f) == FaceStatus::Unmeasured));
+                    }
+                    Op::Wait(ms) => {
+                        now += u64::from(ms);
+                        s.due(now);
+                    }
+                }
+                for ns in namespaces {
+                    let mut out = Vec::new();
+                    s.ranked(ns, &hops(), |f| f != A, &mut out);
+                    out.sort_unstable();
+                    proptest::prop_assert_eq!(out, vec![B, C]);
+                }
+            }
+        }
+    }
+
     #[test]
     fn late_data_is_measured_and_measurements_lapse() {
         let mut s = AsfState::default();
