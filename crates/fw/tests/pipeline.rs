@@ -552,3 +552,28 @@ fn unsolicited_data_is_cached_as_the_policy_says() {
         assert_eq!(answer.len() == 1 && is_data(&answer[0].1), cached, "{policy:?} from {from:?}");
     }
 }
+
+/// An unsatisfied entry's nonces go to the dead-nonce list when it expires — those it went out
+/// with too, so an ASF probe (sent with a fresh nonce) that comes back around is a loop.
+#[test]
+fn a_probes_nonce_outlives_its_entry_in_the_dead_nonce_list() {
+    use nexthop_fw::asf::AsfParams;
+    use nexthop_fw::strategy::Strategy;
+    use nexthop_wire::InterestView;
+    let mut s = shard(false, 100);
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(AsfParams::default())));
+    let mut now = 0;
+    let (n, probe) = (1u32..)
+        .find_map(|n| {
+            now += 100;
+            let out = feed(&mut s, now, CONSUMER, &interest(&format!("/a/{n}"), n));
+            (out.len() == 2).then(|| (n, out[1].1.clone()))
+        })
+        .unwrap();
+    let lp = LpPacket::decode(&probe).unwrap();
+    let probe_nonce = InterestView::decode(&lp.fragment.unwrap()).unwrap().nonce().unwrap();
+    s.expire(now + 5000);
+    let back = feed(&mut s, now + 5001, CONSUMER2, &interest(&format!("/a/{n}"), u32::from_be_bytes(probe_nonce)));
+    assert_eq!(nack_reason(&back[0].1), Some(NackReason::Duplicate));
+    assert_eq!(s.counters().drops.get(Drop::Loop), 1);
+}
