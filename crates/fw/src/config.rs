@@ -74,6 +74,11 @@ pub struct FacesConfig {
     /// Largest datagram sent on a UDP face; larger packets are cut into NDNLPv2 fragments
     /// (0: never cut).
     pub udp_mtu: usize,
+    /// The UDP multicast group NDN nodes on a LAN meet in (NFD's `224.0.23.170:56363`; "" =
+    /// no multicast faces).
+    pub udp_multicast: String,
+    /// IPv4 addresses of the interfaces to make a multicast face on, one face each.
+    pub udp_multicast_interfaces: Vec<String>,
     /// Mark packets sent on a stream face whose send queue stays long (NDNLPv2 CongestionMark,
     /// as NFD's `enable_congestion_marking`; see [`crate::congestion`]).
     pub congestion_marking: bool,
@@ -254,6 +259,17 @@ impl Config {
         let mtu = self.faces.udp_mtu;
         if mtu != 0 && !(crate::fragmentation::MIN_MTU..=65_507).contains(&mtu) {
             return bad(format!("faces.udp_mtu = {mtu} (0, or {} to 65507)", crate::fragmentation::MIN_MTU));
+        }
+        if !self.faces.udp_multicast.is_empty() {
+            let group = self.faces.udp_multicast.parse::<std::net::SocketAddrV4>();
+            if !group.is_ok_and(|g| g.ip().is_multicast()) {
+                return bad(format!("faces.udp_multicast = {:?} is not an IPv4 multicast address:port", self.faces.udp_multicast));
+            }
+            for i in &self.faces.udp_multicast_interfaces {
+                if i.parse::<std::net::Ipv4Addr>().is_err() {
+                    return bad(format!("faces.udp_multicast_interfaces: {i:?} is not an IPv4 address"));
+                }
+            }
         }
         for (k, v) in [("faces.tcp", &self.faces.tcp), ("faces.udp", &self.faces.udp)] {
             if !v.is_empty() && v.parse::<std::net::SocketAddr>().is_err() {

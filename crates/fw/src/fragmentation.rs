@@ -148,12 +148,16 @@ struct Partial {
     deadline_ms: u64,
 }
 
-/// Fragments waiting for the rest of their packet, per face.
+/// Which partial packet a fragment belongs to: its face, its sender on that face (0 but on a
+/// multi-access face, where several send), and its packet's first Sequence.
+type Key = (FaceId, u64, u64);
+
+/// Fragments waiting for the rest of their packet, per face (and sender).
 #[derive(Debug)]
 pub struct Reassembler {
-    partial: HashMap<(FaceId, u64), Partial>,
-    /// (deadline, face, base) in arrival order; the timeout is one constant, so deadlines grow.
-    deadlines: VecDeque<(u64, FaceId, u64)>,
+    partial: HashMap<Key, Partial>,
+    /// (deadline, key) in arrival order; the timeout is one constant, so deadlines grow.
+    deadlines: VecDeque<(u64, Key)>,
     bytes_held: usize,
     max_bytes: usize,
     /// Partial packets forgotten for lack of time, not yet taken by [`Reassembler::take_timeouts`].
@@ -192,6 +196,15 @@ impl Reassembler {
     /// packet is dropped too), a duplicate, or a packet growing past [`MAX_PACKET_BYTES`];
     /// [`Drop::ReassemblyFull`] when the byte budget is spent.
     pub fn feed(&mut self, now_ms: u64, face: FaceId, wire: &[u8]) -> Result<Option<Vec<u8>>, Drop> {
+        self.feed_from(now_ms, face, 0, wire)
+    }
+
+    /// [`Reassembler::feed`] for a fragment from sender `endpoint` on a multi-access face:
+    /// fragments of different senders never meet.
+    ///
+    /// # Errors
+    /// As [`Reassembler::feed`].
+    pub fn feed_from(&mut self, now_ms: u64, face: FaceId, endpoint: u64, wire: &[u8]) -> Result<Option<Vec<u8>>, Drop> {
         let lp = LpPacketView::decode(wire).map_err(|_| Drop::Malformed)?;
         let count = lp.frag_count.unwrap_or(1);
         let index = lp.frag_index.unwrap_or(0);
@@ -202,7 +215,7 @@ impl Reassembler {
         let base = sequence.wrapping_sub(index);
         let header = if index == 0 { header_and_fragment(wire)?.0 } else { Vec::new() };
         self.expire(now_ms);
-        let key = (face, base);
+        let key = (face, endpoint, base);
         // What this fragment adds to memory: its bytes, and a new partial packet's own size
         // (its slots, map and deadline entries), so that many tiny fragments cannot hold more
         // than the budget either.
@@ -214,7 +227,7 @@ impl Reassembler {
             return Err(Drop::ReassemblyFull);
         }
         let partial = self.partial.entry(key).or_insert_with(|| {
-            self.deadlines.push_back((now_ms + REASSEMBLY_TIMEOUT_MS, face, base));
+            self.deadlines.push_back((now_ms + REASSEMBLY_TIMEOUT_MS, key));
             Partial {
                 header: Vec::new(),
                 pieces: vec![None; count as usize],
@@ -262,14 +275,14 @@ impl Reassembler {
     /// Forgets the partial packets whose time is up ([`Reassembler::feed`] does it too, so a
     /// caller that never calls this still has its budget back).
     pub fn expire(&mut self, now_ms: u64) {
-        while let Some(&(deadline, face, base)) = self.deadlines.front() {
+        while let Some(&(deadline, key)) = self.deadlines.front() {
             if deadline > now_ms {
                 break;
             }
             self.deadlines.pop_front();
             // The key may have completed, or come back with a later deadline.
-            if self.partial.get(&(face, base)).is_some_and(|p| p.deadline_ms == deadline) {
-                self.forget((face, base));
+            if self.partial.get(&key).is_some_and(|p| p.deadline_ms == deadline) {
+                self.forget(key);
                 self.timeouts += 1;
             }
         }
@@ -283,13 +296,13 @@ impl Reassembler {
 
     /// Forgets every partial packet of a face that has gone.
     pub fn face_down(&mut self, face: FaceId) {
-        let keys: Vec<(FaceId, u64)> = self.partial.keys().filter(|(f, _)| *f == face).copied().collect();
+        let keys: Vec<Key> = self.partial.keys().filter(|k| k.0 == face).copied().collect();
         for key in keys {
             self.forget(key);
         }
     }
 
-    fn forget(&mut self, key: (FaceId, u64)) -> Option<Partial> {
+    fn forget(&mut self, key: Key) -> Option<Partial> {
         let p = self.partial.remove(&key)?;
         self.bytes_held -= p.bytes;
         Some(p)

@@ -1,6 +1,7 @@
 //! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, WebSocket
 //! faces (a TCP stream whose packets travel as WebSocket messages, [`crate::websocket`]), UDP
-//! faces (one remote endpoint on a shared socket), and their counters.
+//! faces (one remote endpoint on a shared socket), UDP multicast faces (a LAN's group,
+//! [`super::multicast`]), and their counters.
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -14,6 +15,8 @@ use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::outbox::PacketKind;
 use crate::packet::MAX_PACKET_BYTES;
 use crate::websocket::{put_packet_header, WsCodec};
+
+use super::multicast::MulticastLink;
 
 /// The socket of a stream face.
 #[derive(Debug)]
@@ -213,7 +216,21 @@ pub enum Link {
     Stream(Box<Stream>),
     /// A remote endpoint on the shared UDP socket.
     Udp(SocketAddr),
+    /// A multicast group on one interface: every node of the LAN that joined it.
+    Multicast(Box<MulticastLink>),
 }
+
+impl Link {
+    /// Whether the link reaches many nodes at once (NFD's multi-access LinkType): no Nack is
+    /// sent on it.
+    pub fn is_multi_access(&self) -> bool {
+        matches!(self, Link::Multicast(_))
+    }
+}
+
+/// NFD's LinkType codes (`faces/list`).
+const LINK_TYPE_POINT_TO_POINT: u64 = 0;
+const LINK_TYPE_MULTI_ACCESS: u64 = 1;
 
 /// A face.
 #[derive(Debug)]
@@ -277,7 +294,7 @@ impl Face {
             local_uri: self.local_uri.clone(),
             scope: self.scope.code(),
             persistency: self.persistency.code(),
-            link_type: 0,
+            link_type: if self.link.is_multi_access() { LINK_TYPE_MULTI_ACCESS } else { LINK_TYPE_POINT_TO_POINT },
             flags: u64::from(self.local_fields) | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },
             marking: (self.marker.interval_ns, self.marker.threshold),
             counters: self.counts,

@@ -17,11 +17,13 @@
 //! timers fire; every second lapsed routes and idle on-demand UDP faces go.
 
 mod face;
+mod multicast;
+use multicast::MulticastLink;
 mod worker;
 
 use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,6 +81,14 @@ const WORKER_WAIT: Duration = Duration::from_secs(5);
 
 /// `recvmmsg` batches read from the UDP socket before other faces get a turn.
 const UDP_BATCHES_PER_TURN: usize = 4;
+/// Datagrams read from a multicast face per loop turn.
+const MULTICAST_READS_PER_TURN: usize = 64;
+
+/// A number that tells apart the senders on a multi-access face (for reassembly).
+fn endpoint_key(from: &SocketAddr) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x6e64_6e5f_6d63_6173).hash_one(from) | 1
+}
 
 /// Why the forwarder could not start.
 #[derive(Debug, thiserror::Error)]
@@ -254,8 +264,10 @@ impl Faces {
     ) -> io::Result<FaceId> {
         let id = self.next_id;
         self.next_id += 1;
-        if let Link::Stream(s) = &mut link {
-            registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?;
+        match &mut link {
+            Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
+            Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
+            Link::Udp(_) => {}
         }
         if let Link::Udp(a) = &link {
             self.by_udp_remote.insert(*a, id);
@@ -299,6 +311,9 @@ impl Faces {
             }
             Link::Udp(a) => {
                 self.by_udp_remote.remove(a);
+            }
+            Link::Multicast(m) => {
+                let _ = registry.deregister(m.source());
             }
         }
         self.reassembler.face_down(id);
@@ -345,6 +360,26 @@ impl Faces {
                     s.queue(bytes);
                 }
             }
+            Link::Multicast(_) if kind == PacketKind::Nack => {
+                // Never on a multi-access link (as NFD): it would tell the whole LAN.
+                tracing::trace!(face = id, "no Nack on a multicast face");
+                return;
+            }
+            Link::Multicast(m) => {
+                self.fragments.clear();
+                if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
+                    self.fragments.push(bytes.to_vec());
+                } else if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
+                    drops.count(why);
+                    return;
+                }
+                for piece in &self.fragments {
+                    if m.send(piece).is_err() {
+                        drops.count(Drop::SendBufferFull);
+                        return;
+                    }
+                }
+            }
             Link::Udp(remote) => {
                 if self.udp.is_none() {
                     return;
@@ -386,6 +421,8 @@ pub struct Runtime {
     /// The inline shard's content store wakes the poll when an SSD read completes.
     cs_signal: bool,
     closing: Vec<FaceId>,
+    /// Multicast faces that stopped reading with datagrams possibly left.
+    multicast_more: Vec<FaceId>,
     /// Where it listens (fixed once bound).
     listening: Listening,
 }
@@ -612,6 +649,7 @@ impl Runtime {
             clock,
             cs_signal: false,
             closing: Vec::new(),
+            multicast_more: Vec::new(),
             listening: Listening::default(),
         };
         rt.listening = rt.bound();
@@ -669,6 +707,27 @@ impl Runtime {
                 .map(|(s, _)| s.face_id)
                 .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
         };
+        if !cfg.faces.udp_multicast.is_empty() {
+            let group: SocketAddrV4 = cfg.faces.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
+            for interface in &cfg.faces.udp_multicast_interfaces {
+                let address: Ipv4Addr =
+                    interface.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {interface:?}")))?;
+                let link = MulticastLink::open(group, address).map_err(io_err(format!("joining {group} on {address}")))?;
+                let local = link.local_uri();
+                let now = self.now_ms();
+                self.faces
+                    .add(
+                        self.poll.registry(),
+                        FaceUri::Udp(SocketAddr::V4(group)),
+                        local,
+                        Persistency::Permanent,
+                        Link::Multicast(Box::new(link)),
+                        now,
+                        &mut self.forwarding,
+                    )
+                    .map_err(io_err("registering a multicast face"))?;
+            }
+        }
         for f in &cfg.face {
             face_of(self, &f.uri)?;
         }
@@ -733,7 +792,7 @@ impl Runtime {
         let mut last_tick = 0u64;
         let mut last_second = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            let wait = if udp_more {
+            let wait = if udp_more || !self.multicast_more.is_empty() {
                 Duration::ZERO
             } else if self.forwarding.has_parked() && !self.cs_signal {
                 PARKED_POLL // (epoll rounds it up to 1 ms)
@@ -750,6 +809,9 @@ impl Runtime {
             let mut cs_ready = false;
             if udp_more {
                 udp_more = self.read_udp(now, &mut udp_batch);
+            }
+            for id in std::mem::take(&mut self.multicast_more) {
+                self.read_multicast(now, id);
             }
             for ev in events.iter() {
                 match ev.token() {
@@ -929,8 +991,40 @@ impl Runtime {
         true
     }
 
+    /// Reads what the group sent a multicast face: at most [`MULTICAST_READS_PER_TURN`]
+    /// datagrams a turn, so a flooding LAN cannot starve the other faces; a face with more
+    /// waiting is read again next turn (the poll reports a socket only when it becomes
+    /// readable).
+    fn read_multicast(&mut self, now: u64, id: FaceId) {
+        let mut buf = vec![0u8; MAX_PACKET_BYTES + 1];
+        for i in 0.. {
+            if i == MULTICAST_READS_PER_TURN {
+                self.multicast_more.push(id);
+                break;
+            }
+            let Some(Face { link: Link::Multicast(m), .. }) = self.faces.faces.get(&id) else { return };
+            let (n, from) = match m.recv(&mut buf) {
+                Ok(Some(got)) => got,
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::debug!(face = id, "multicast receive: {e}");
+                    break;
+                }
+            };
+            if n > MAX_PACKET_BYTES {
+                self.io_drops.count(Drop::Oversize);
+                continue;
+            }
+            self.on_packet_from(now, id, endpoint_key(&from), &buf[..n]);
+        }
+        self.flush_workers();
+    }
+
     fn read_stream(&mut self, now: u64, id: FaceId) {
         let Some(face) = self.faces.faces.get_mut(&id) else { return };
+        if matches!(face.link, Link::Multicast(_)) {
+            return self.read_multicast(now, id);
+        }
         let Link::Stream(stream) = &mut face.link else { return };
         // Frames are collected first (the face is borrowed while reading), then processed.
         let mut frames: Vec<u8> = Vec::new();
@@ -968,12 +1062,18 @@ impl Runtime {
     }
 
     fn on_packet(&mut self, now: u64, id: FaceId, bytes: &[u8]) {
+        self.on_packet_from(now, id, 0, bytes);
+    }
+
+    /// [`Runtime::on_packet`] for a packet from sender `endpoint` on a multi-access face (0 on
+    /// others): its fragments are reassembled apart from other senders'.
+    fn on_packet_from(&mut self, now: u64, id: FaceId, endpoint: u64, bytes: &[u8]) {
         let incoming = match classify(bytes) {
             Ok(Some(i)) => i,
             Ok(None) => return,
             Err(Drop::Fragment) => {
-                match self.faces.reassembler.feed(now, id, bytes) {
-                    Ok(Some(whole)) => self.on_packet(now, id, &whole),
+                match self.faces.reassembler.feed_from(now, id, endpoint, bytes) {
+                    Ok(Some(whole)) => self.on_packet_from(now, id, endpoint, &whole),
                     Ok(None) => {}
                     Err(why) => self.io_drops.count(why),
                 }
@@ -1235,6 +1335,14 @@ impl Host for RuntimeHost<'_> {
 
     fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
         match uri {
+            FaceUri::Udp(remote) if remote.ip().is_multicast() => {
+                // The group is reached through a multicast face of the configuration (the first,
+                // if several interfaces have one): a route to the group's URI uses it.
+                match self.faces.faces.values().find(|f| f.link.is_multi_access() && f.uri == *uri) {
+                    Some(f) => Ok((f.status(), false)),
+                    None => Err(Box::new(ControlResponse::error(406, "multicast faces are made from faces.udp_multicast"))),
+                }
+            }
             FaceUri::Udp(remote) => {
                 if let Some(&id) = self.faces.by_udp_remote.get(remote) {
                     let f = self.faces.faces.get_mut(&id).expect("indexed face exists");

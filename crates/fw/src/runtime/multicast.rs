@@ -1,0 +1,126 @@
+//! UDP multicast faces, as NFD's `face_system.udp` makes them (`mcast`, group 224.0.23.170,
+//! port 56363): one face per interface, a *multi-access* link to every NDN node on that LAN
+//! that joined the group — what lets forwarders on one network reach each other without
+//! configuring one another.
+//!
+//! # Overview
+//! - Two sockets per face. The receiving one is bound to the group's address and port (so it
+//!   takes that group's datagrams only, and several forwarders on one host can each bind it:
+//!   `SO_REUSEADDR`), joined on the interface, and takes only what arrives for its own
+//!   memberships (`IP_MULTICAST_ALL` off). The sending one is bound to the interface's address
+//!   and sends to the group through it (`IP_MULTICAST_IF`), with loopback on, so forwarders on
+//!   one host hear each other.
+//! - A datagram whose source is the face's own sending socket is its own packet come back, and
+//!   is skipped.
+//! - What the runtime does differently for such a face: it never sends a Nack on it (as NFD: a
+//!   Nack to the whole LAN would tell every node), fragments from different senders are put
+//!   back together apart (the sender's address is part of the reassembly key), and
+//!   `faces/list` shows its LinkType as multi-access.
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
+
+use socket2::{Domain, Protocol, Socket, Type};
+
+/// A multicast face's sockets.
+#[derive(Debug)]
+pub struct MulticastLink {
+    recv: mio::net::UdpSocket,
+    send: UdpSocket,
+    own: SocketAddr,
+    group: SocketAddrV4,
+    interface: Ipv4Addr,
+}
+
+impl MulticastLink {
+    /// Joins `group` on the interface whose address is `interface`.
+    ///
+    /// # Errors
+    /// The socket call that failed (no such interface address, a group that is not multicast).
+    pub fn open(group: SocketAddrV4, interface: Ipv4Addr) -> io::Result<Self> {
+        if !group.ip().is_multicast() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a multicast address", group.ip())));
+        }
+        let recv = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+        recv.set_reuse_address(true)?;
+        recv.bind(&SocketAddr::V4(group).into())?;
+        recv.join_multicast_v4(group.ip(), &interface)?;
+        recv.set_multicast_all_v4(false)?;
+        recv.set_nonblocking(true)?;
+        let send = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
+        send.bind(&SocketAddr::V4(SocketAddrV4::new(interface, 0)).into())?;
+        send.set_multicast_if_v4(&interface)?;
+        send.set_multicast_loop_v4(true)?;
+        send.set_multicast_ttl_v4(1)?;
+        send.set_nonblocking(true)?;
+        crate::udp_batch::set_socket_buffers(std::os::fd::AsRawFd::as_raw_fd(&recv), crate::udp_batch::SOCKET_BUFFER_BYTES);
+        let send: UdpSocket = send.into();
+        let own = send.local_addr()?;
+        Ok(MulticastLink { recv: mio::net::UdpSocket::from_std(recv.into()), send, own, group, interface })
+    }
+
+    /// The next datagram from another node, into `buf`: its length and sender; `None` once
+    /// nothing is waiting. Its own datagrams, come back, are skipped.
+    ///
+    /// # Errors
+    /// A receive error other than would-block.
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, SocketAddr)>> {
+        loop {
+            match self.recv.recv_from(buf) {
+                Ok((_, from)) if from == self.own => continue,
+                Ok((n, from)) => return Ok(Some((n, from))),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Sends one datagram to the group.
+    ///
+    /// # Errors
+    /// The send error (would-block when the socket's buffer is full).
+    pub fn send(&self, bytes: &[u8]) -> io::Result<()> {
+        self.send.send_to(bytes, self.group).map(|_| ())
+    }
+
+    /// The receiving socket, for the poll.
+    pub fn source(&mut self) -> &mut mio::net::UdpSocket {
+        &mut self.recv
+    }
+
+    /// The face's LocalUri: the interface's address and the group's port (as NFD shows it).
+    pub fn local_uri(&self) -> String {
+        format!("udp4://{}:{}", self.interface, self.group.port())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two links on loopback in one group: each hears the other, never itself.
+    #[test]
+    fn links_hear_each_other_not_themselves() {
+        let port = 40_000 + (std::process::id() % 20_000) as u16;
+        let group = SocketAddrV4::new(Ipv4Addr::new(224, 0, 23, 170), port);
+        let a = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
+        let b = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
+        a.send(b"from a").unwrap();
+        let mut buf = [0u8; 64];
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let got = loop {
+            if let Some((n, from)) = b.recv(&mut buf).unwrap() {
+                break (buf[..n].to_vec(), from);
+            }
+            assert!(std::time::Instant::now() < deadline, "b never heard a");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(got, (b"from a".to_vec(), a.own));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(a.recv(&mut buf).unwrap(), None, "a skips its own datagram");
+        assert_eq!(a.local_uri(), format!("udp4://127.0.0.1:{port}"));
+        let unicast = SocketAddrV4::new(Ipv4Addr::new(192, 0, 2, 1), port);
+        assert!(MulticastLink::open(unicast, Ipv4Addr::LOCALHOST).is_err());
+    }
+}

@@ -1,0 +1,102 @@
+//! UDP multicast faces between two running forwarders on one host (joined on loopback): each
+//! makes one multi-access face to the group; an Interest routed to it reaches the other
+//! forwarder's producer and the Data comes back the same way, fragmented when large; a
+//! forwarder with no route stays silent on the group instead of sending a Nack to the LAN.
+
+use std::time::Duration;
+
+use common::{scratch, Forwarder};
+use nexthop_fw::client::{Client, ClientError};
+use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::tlv::put_tlv;
+use nexthop_wire::tlv::TlvReader;
+use nexthop_wire::types::{FRAGMENT, LP_PACKET, PIT_TOKEN};
+use nexthop_wire::varnum::read_nonneg;
+use nexthop_wire::{Data, DataView, Emit, Interest, InterestView, LpPacketView, Name};
+
+mod common;
+
+/// The multicast face of `fw`: (FaceId, LocalUri, FaceScope, FacePersistency, LinkType).
+fn multicast_face(fw: &Forwarder, group: &str) -> (u64, String, u64, u64, u64) {
+    let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
+    let uri = format!("udp4://{group}");
+    let faces: Vec<_> = TlvReader::new(&list)
+        .map(Result::unwrap)
+        .filter_map(|f| {
+            let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+            let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
+            let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
+            (text(0x72) == uri).then(|| (num(0x69), text(0x81), num(0x84), num(0x85), num(0x86)))
+        })
+        .collect();
+    assert_eq!(faces.len(), 1, "one multicast face");
+    faces[0].clone()
+}
+
+/// Answers the next Interest `producer` receives with Data of `size` bytes of content.
+fn answer_next(producer: &mut Client, size: usize) -> String {
+    let wire = producer.recv(Duration::from_secs(3)).unwrap().expect("the Interest crosses the group");
+    let lp = LpPacketView::decode(&wire).expect("with the forwarder's PIT token");
+    let interest = InterestView::decode(lp.fragment.unwrap()).unwrap();
+    let mut d = Data::new(interest.name().to_name(), vec![b'm'; size]);
+    d.sign_digest_sha256();
+    let (mut fields, mut out) = (Vec::new(), Vec::new());
+    put_tlv(&mut fields, PIT_TOKEN, lp.pit_token.unwrap());
+    put_tlv(&mut fields, FRAGMENT, &d.to_bytes());
+    put_tlv(&mut out, LP_PACKET, &fields);
+    producer.send(&out).unwrap();
+    interest.name().to_string()
+}
+
+#[test]
+fn two_forwarders_reach_each_other_through_their_multicast_faces() {
+    let group = format!("224.0.23.170:{}", 30_000 + std::process::id() % 10_000);
+    let configure = |c: &mut nexthop_fw::config::Config| {
+        c.faces.udp_multicast = group.clone();
+        c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
+    };
+    let a = Forwarder::start_with(&scratch("multicast-a"), "a", 1, configure);
+    let b = Forwarder::start_with(&scratch("multicast-b"), "b", 1, configure);
+    let port = group.rsplit(':').next().unwrap();
+    let (face_a, local, scope, persistency, link_type) = multicast_face(&a, &group);
+    assert_eq!((local, scope, persistency, link_type), (format!("udp4://127.0.0.1:{port}"), 0, 2, 1), "non-local, permanent, multi-access");
+    multicast_face(&b, &group);
+
+    // B has the producer; A routes /mc to its multicast face.
+    let mut producer = b.client();
+    let register = |c: &mut Client, prefix: &str, face_id: Option<u64>| {
+        c.command("rib", "register", &ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), face_id, ..Default::default() })
+            .unwrap()
+            .code
+    };
+    assert_eq!(register(&mut producer, "/mc", None), 200);
+    let mut operator = a.client();
+    assert_eq!(register(&mut operator, "/mc", Some(face_a)), 200);
+    assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
+
+    let mut consumer = a.client();
+    for (n, size) in [("small", 100), ("large", 5000)] {
+        let mut i = Interest::new(Name::from_uri(&format!("/mc/{n}")).unwrap());
+        i.nonce = Some(consumer.next_nonce());
+        consumer.send(&i.to_bytes()).unwrap();
+        assert_eq!(answer_next(&mut producer, size), format!("/mc/{n}"));
+        let wire = consumer.recv(Duration::from_secs(3)).unwrap().expect("the Data crosses the group");
+        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
+        let data = DataView::decode(&packet).unwrap();
+        assert_eq!(data.content().map(<[u8]>::len), Some(size), "{n} (5000 bytes come as NDNLPv2 fragments)");
+    }
+
+    // B has no route for /nowhere: it sends no Nack to the group, so A's consumer hears nothing.
+    let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
+    i.nonce = Some(consumer.next_nonce());
+    i.lifetime_ms = Some(400);
+    match consumer.express(&i, Duration::from_millis(800)) {
+        Err(ClientError::Timeout(_)) => {}
+        other => panic!("no Nack crosses the group: {other:?}"),
+    }
+    assert!(b.drops("no-route") >= 1, "B had no route");
+    // Management refuses to make another face to the group.
+    let create = ControlParameters { uri: Some(format!("udp4://{group}")), ..Default::default() };
+    let r = operator.command("faces", "create", &create).unwrap();
+    assert_eq!((r.code, r.body.and_then(|p| p.face_id)), (409, Some(face_a)), "the multicast face exists");
+}
