@@ -139,7 +139,7 @@ pub struct StaticRoute {
 pub struct StaticStrategy {
     /// Name prefix.
     pub prefix: String,
-    /// best-route | multicast | access | asf, or a full strategy name (ASF with its parameters:
+    /// best-route | multicast | access | asf | self-learning, or a full strategy name (ASF with its parameters:
     /// `/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
     pub strategy: String,
 }

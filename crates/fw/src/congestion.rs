@@ -157,7 +157,7 @@ mod tests {
 
         let mut wrapped = Vec::new();
         let fields =
-            LpFields { pit_token: Some(&[9, 9]), nack: Some(NackReason::Congestion), incoming_face_id: Some(7), congestion_mark: None };
+            LpFields { pit_token: Some(&[9, 9]), nack: Some(NackReason::Congestion), incoming_face_id: Some(7), ..LpFields::default() };
         put_packet(&mut wrapped, &fields, &data);
         out.clear();
         with_mark(&wrapped, &mut out);

@@ -12,6 +12,11 @@ use crate::tlv::{put_packet, LpFields};
 pub struct Outbox {
     bytes: Vec<u8>,
     frames: Vec<(FaceId, PacketKind, Range<usize>)>,
+    /// Routes the self-learning strategy learned: (face, the prefix announcement the Data
+    /// carried), for the RIB.
+    pub learned: Vec<(FaceId, Vec<u8>)>,
+    /// Learned routes to forget: (face, the name a Nack NoRoute came back for).
+    pub unlearned: Vec<(FaceId, Vec<u8>)>,
 }
 
 /// What a queued packet is (for per-face counters).
@@ -67,15 +72,17 @@ impl Outbox {
         self.frames.len()
     }
 
-    /// True when nothing is queued.
+    /// True when nothing is queued: no packet, no route learned or to forget.
     pub fn is_empty(&self) -> bool {
-        self.frames.is_empty()
+        self.frames.is_empty() && self.learned.is_empty() && self.unlearned.is_empty()
     }
 
     /// Forgets everything queued, keeping the memory.
     pub fn clear(&mut self) {
         self.bytes.clear();
         self.frames.clear();
+        self.learned.clear();
+        self.unlearned.clear();
     }
 }
 

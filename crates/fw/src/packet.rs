@@ -20,6 +20,10 @@ pub struct LinkInfo<'a> {
     pub no_cache: bool,
     /// CongestionMark (a Data's travels on to its consumers).
     pub congestion_mark: Option<u64>,
+    /// NonDiscovery (an Interest the self-learning strategy sent along a known route).
+    pub non_discovery: bool,
+    /// PrefixAnnouncement on Data (a Data packet announcing where it came from).
+    pub prefix_announcement: Option<&'a [u8]>,
 }
 
 /// A network-layer packet.
@@ -90,6 +94,8 @@ fn link_info<'a>(lp: &LpPacketView<'a>) -> LinkInfo<'a> {
         next_hop_face_id: lp.next_hop_face_id,
         no_cache: lp.cache_policy == Some(1),
         congestion_mark: lp.congestion_mark.filter(|&m| m > 0),
+        non_discovery: lp.non_discovery,
+        prefix_announcement: lp.prefix_announcement,
     }
 }
 

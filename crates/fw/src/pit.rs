@@ -39,6 +39,8 @@ pub struct InRecord {
     pub expires_ms: u64,
     /// The PIT token it sent, echoed on the answer.
     pub token: Option<TokenBuf>,
+    /// Its Interest carried NonDiscovery (self-learning: it followed a known route).
+    pub non_discovery: bool,
 }
 
 /// An upstream the Interest went to.
@@ -52,6 +54,8 @@ pub struct OutRecord {
     pub sent_ms: u64,
     /// The Nack it answered with, if it did.
     pub nack: Option<NackReason>,
+    /// It went with NonDiscovery (self-learning: along a known route, not broadcast).
+    pub non_discovery: bool,
 }
 
 /// A pending Interest.

@@ -156,6 +156,27 @@ pub enum Control {
     CompactFib,
     /// NFD's `cs/config`: the content store's packet limit and whether it admits and serves.
     ConfigureCs(CsPolicy),
+    /// A prefix announcement the RIB holds (a producer's `rib/announce`, or one learned by the
+    /// self-learning strategy), until `expires_ms` or its face goes: the self-learning strategy
+    /// attaches it to Data that answers a discovery Interest from another host.
+    Announce {
+        /// The announced prefix.
+        prefix: Name,
+        /// The face its route goes to.
+        face: FaceId,
+        /// The announcement (a Data packet).
+        announcement: Vec<u8>,
+        /// When it lapses.
+        expires_ms: u64,
+    },
+}
+
+/// A prefix announcement kept for the self-learning strategy ([`Control::Announce`]).
+#[derive(Debug, Clone)]
+struct Announcement {
+    face: FaceId,
+    wire: Vec<u8>,
+    expires_ms: u64,
 }
 
 /// How a shard uses its content store (NFD's `cs/config`).
@@ -179,6 +200,7 @@ struct Parked {
     scope: FaceScope,
     pit_token: Option<TokenBuf>,
     next_hop_face_id: Option<u64>,
+    non_discovery: bool,
     wire: Vec<u8>,
 }
 
@@ -212,6 +234,8 @@ pub struct Shard {
     access: AccessState,
     /// ASF's measurements, probes and timers.
     asf: AsfState,
+    /// Prefix announcements by prefix (TLV-VALUE), for the self-learning strategy.
+    announcements: hashbrown::HashMap<Box<[u8]>, Announcement>,
 }
 
 /// What [`Shard::choose_hops`] decided besides the next hops.
@@ -221,18 +245,22 @@ struct Plan {
     access_unicast: Option<(FaceId, u64)>,
     /// ASF: the namespace measured, the strategy's parameters, and a face to probe.
     asf: Option<(Vec<u8>, AsfParams, Option<FaceId>)>,
+    /// Self-learning: the Interest follows a known route (it goes out marked NonDiscovery).
+    non_discovery: bool,
 }
 
-/// Where a forwarder rewrites its copy of an Interest: HopLimit and Nonce.
+/// How a forwarder sends its copy of an Interest: where its HopLimit and Nonce are (to
+/// rewrite), and whether it carries NonDiscovery.
 #[derive(Debug, Clone, Copy)]
-struct Offsets {
+struct SendAs {
     hop_limit: Option<usize>,
     nonce: Option<usize>,
+    non_discovery: bool,
 }
 
-impl Offsets {
+impl SendAs {
     fn of(interest: &InterestView<'_>) -> Self {
-        Offsets { hop_limit: interest.hop_limit_offset(), nonce: interest.nonce_offset() }
+        SendAs { hop_limit: interest.hop_limit_offset(), nonce: interest.nonce_offset(), non_discovery: false }
     }
 }
 
@@ -268,6 +296,7 @@ impl Shard {
             cs_serve: true,
             access: AccessState::default(),
             asf: AsfState::with_seed(0x2545_f491_4f6c_dd1d ^ u64::from(cfg_index)),
+            announcements: hashbrown::HashMap::new(),
         })
     }
 
@@ -313,6 +342,10 @@ impl Shard {
                 self.nonlocal.insert(*face);
             }
             Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
+            Control::Announce { prefix, face, announcement, expires_ms } => {
+                let a = Announcement { face: *face, wire: announcement.clone(), expires_ms: *expires_ms };
+                self.announcements.insert(prefix.value().into(), a);
+            }
             Control::ConfigureCs(policy) => {
                 self.cs_admit = policy.admit;
                 self.cs_serve = policy.serve;
@@ -346,7 +379,7 @@ impl Shard {
 
     fn fields<'t>(&self, token: Option<&'t [u8]>, nack: Option<NackReason>, to: FaceId, from: FaceId) -> LpFields<'t> {
         let incoming_face_id = (!self.local_fields.is_empty() && self.local_fields.contains(&to)).then_some(from);
-        LpFields { pit_token: token, nack, incoming_face_id, congestion_mark: None }
+        LpFields { pit_token: token, nack, incoming_face_id, ..LpFields::default() }
     }
 
     fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
@@ -479,7 +512,22 @@ impl Shard {
             _ => {
                 let Shard { fib, pit, access, asf, nonlocal, .. } = self;
                 let usable = |h: FaceId| h != face && !(local_only && nonlocal.contains(&h));
-                if let Some((routed, route)) = route_of(fib, interest) {
+                let route = route_of(fib, interest);
+                if strategy == Strategy::SelfLearning {
+                    match route {
+                        // A known route: every next hop, marked NonDiscovery.
+                        Some((_, route)) if !route.hops().is_empty() => {
+                            hops.extend(route.hops().iter().map(|h| u64::from(h.face)).filter(|&h| usable(h)));
+                            plan.non_discovery = true;
+                        }
+                        // A discovery Interest with none: every face to another host.
+                        _ if !link.non_discovery => {
+                            hops.extend(nonlocal.iter().copied().filter(|&h| usable(h)));
+                            hops.sort_unstable();
+                        }
+                        _ => {} // NonDiscovery with no route: Nack NoRoute.
+                    }
+                } else if let Some((routed, route)) = route {
                     let entry = pending.and_then(|s| pit.get(s));
                     match (strategy, entry) {
                         (Strategy::Asf(params), entry) => {
@@ -531,7 +579,7 @@ impl Shard {
     /// ASF: records that the entry's Interest went to each of `self.hops` in the plan's
     /// namespace, then sends the plan's probe — the entry's Interest with a fresh nonce — and
     /// records it too.
-    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: Offsets, out: &mut Outbox) {
+    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
         let Some((namespace, params, probe)) = plan.asf else { return };
         let Shard { pit, asf, hops, .. } = self;
         let Some(entry) = pit.get(slot) else { return };
@@ -566,7 +614,7 @@ impl Shard {
                 Lookup::Served(hit) => {
                     self.counters.cs_hits.inc();
                     let incoming_face_id = self.local_fields.contains(&face).then_some(face);
-                    out.push(face, &LpFields { pit_token: link.pit_token, nack: None, incoming_face_id, congestion_mark: None }, hit.wire);
+                    out.push(face, &LpFields { pit_token: link.pit_token, incoming_face_id, ..LpFields::default() }, hit.wire);
                     self.counters.data_out.inc();
                     return;
                 }
@@ -576,6 +624,7 @@ impl Shard {
                         scope,
                         pit_token: link.pit_token.map(TokenBuf::new),
                         next_hop_face_id: link.next_hop_face_id,
+                        non_discovery: link.non_discovery,
                         wire: interest.wire().to_vec(),
                     });
                     self.parked_count += 1;
@@ -609,15 +658,16 @@ impl Shard {
         let expires_ms = now_ms + interest.effective_lifetime_ms();
         let entry = self.pit.get_mut(slot).expect("just made");
         entry.interest.extend_from_slice(interest.wire());
-        entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new) });
+        let non_discovery = link.non_discovery;
+        entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new), non_discovery });
         self.hold(face);
         self.pit.set_expiry(slot, expires_ms);
-        self.forward(now_ms, slot, face, nonce, Offsets::of(interest), out);
+        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
         if let Some((upstream, rto_ms)) = plan.access_unicast {
             let generation = self.pit.generation(slot).expect("slot exists");
             self.access.schedule(Timer { due_ms: now_ms + rto_ms, slot, generation, downstream: face, upstream });
         }
-        self.asf_sent(now_ms, plan, slot, face, Offsets::of(interest), out);
+        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -647,14 +697,15 @@ impl Shard {
         }
         let expires_ms = now_ms + interest.effective_lifetime_ms();
         let token = link.pit_token.map(TokenBuf::new);
+        let non_discovery = link.non_discovery;
         let retransmission = match entry.in_record_mut(face) {
             Some(r) => {
                 let again = r.nonce != nonce;
-                *r = InRecord { face, nonce, expires_ms, token };
+                *r = InRecord { face, nonce, expires_ms, token, non_discovery };
                 again
             }
             None => {
-                entry.in_records.push(InRecord { face, nonce, expires_ms, token });
+                entry.in_records.push(InRecord { face, nonce, expires_ms, token, non_discovery });
                 *self.pending_by_face.entry(face).or_default() += 1;
                 false
             }
@@ -684,21 +735,21 @@ impl Shard {
             }
             return;
         }
-        self.forward(now_ms, slot, face, nonce, Offsets::of(interest), out);
-        self.asf_sent(now_ms, plan, slot, face, Offsets::of(interest), out);
+        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
+        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
     }
 
     /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token,
     /// carrying `nonce` (which the out-records keep) and HopLimit decremented; `at` says where
     /// those are in the entry's copy of the Interest.
-    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], at: Offsets, out: &mut Outbox) {
+    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], at: SendAs, out: &mut Outbox) {
         let generation = self.pit.generation(slot).expect("slot exists");
         let token = PitToken { shard: self.cfg.index, slot, generation }.encode();
         let Shard { pit, hops, counters, local_fields, .. } = self;
         let entry = pit.get_mut(slot).expect("entry exists");
         for &to in hops.iter() {
             let incoming_face_id = local_fields.contains(&to).then_some(downstream);
-            let fields = LpFields { pit_token: Some(&token), nack: None, incoming_face_id, congestion_mark: None };
+            let fields = LpFields { pit_token: Some(&token), incoming_face_id, non_discovery: at.non_discovery, ..LpFields::default() };
             out.push_with(to, &fields, &entry.interest, |p| {
                 if let Some(at) = at.hop_limit {
                     p[at] = p[at].saturating_sub(1);
@@ -708,9 +759,10 @@ impl Shard {
                 }
             });
             counters.interests_out.inc();
+            let record = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None, non_discovery: at.non_discovery };
             match entry.out_record_mut(to) {
-                Some(r) => *r = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None },
-                None => entry.out_records.push(OutRecord { face: to, nonce, sent_ms: now_ms, nack: None }),
+                Some(r) => *r = record,
+                None => entry.out_records.push(record),
             }
         }
     }
@@ -738,8 +790,8 @@ impl Shard {
                 let link = LinkInfo {
                     pit_token: p.pit_token.as_ref().map(TokenBuf::as_slice),
                     next_hop_face_id: p.next_hop_face_id,
-                    no_cache: false,
-                    congestion_mark: None,
+                    non_discovery: p.non_discovery,
+                    ..LinkInfo::default()
                 };
                 self.resuming = true;
                 self.process_interest(now_ms, p.face, p.scope, &link, &interest, out);
@@ -823,10 +875,15 @@ impl Shard {
                     }
                 }
             }
+            let announcement = match entry.strategy {
+                Strategy::SelfLearning => self.self_learning_data(now_ms, face, link, &name, &entry, out),
+                _ => None,
+            };
             for r in entry.in_records.iter().filter(|r| r.face != face) {
                 // A mark from upstream travels on to the consumers (as in NFD).
                 let fields = LpFields {
                     congestion_mark: link.congestion_mark,
+                    prefix_announcement: announcement.as_deref(),
                     ..self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face)
                 };
                 out.push(r.face, &fields, data.wire());
@@ -834,6 +891,38 @@ impl Shard {
             }
         }
         self.matched = matched;
+    }
+
+    /// Self-learning, Data from `face` for `entry`: the prefix announcement its downstreams get.
+    /// Data that answers a discovery Interest (broadcast, no route known) and carries an
+    /// announcement teaches a route to `face` (asked of the RIB through `out`), and the
+    /// announcement travels on; Data that came along a known route gets this forwarder's own
+    /// announcement for its name when a downstream sent a discovery Interest from another host
+    /// (NFD's `needPrefixAnn`: a producer's forwarder announces it to the network).
+    fn self_learning_data(
+        &self,
+        now_ms: u64,
+        face: FaceId,
+        link: &LinkInfo<'_>,
+        name: &NameView<'_>,
+        entry: &crate::pit::Entry,
+        out: &mut Outbox,
+    ) -> Option<Vec<u8>> {
+        let along_route = entry.out_records.iter().find(|r| r.face == face).is_some_and(|r| r.non_discovery);
+        if !along_route {
+            let pa = link.prefix_announcement?;
+            out.learned.push((face, pa.to_vec()));
+            return Some(pa.to_vec());
+        }
+        let waiting = entry.in_records.iter().filter(|r| r.expires_ms > now_ms);
+        let discovery = waiting.clone().any(|r| !r.non_discovery);
+        let to_another_host = waiting.clone().any(|r| self.nonlocal.contains(&r.face));
+        if !(discovery && to_another_host) || self.announcements.is_empty() {
+            return None;
+        }
+        (0..=name.len())
+            .rev()
+            .find_map(|n| self.announcements.get(name.prefix(n).value()).filter(|a| a.expires_ms > now_ms).map(|a| a.wire.clone()))
     }
 
     fn on_nack(
@@ -863,6 +952,20 @@ impl Shard {
             self.asf.on_nack(&interest.name(), face, now_ms);
         }
         let slot = slot.expect("entry found");
+        if entry.strategy == Strategy::SelfLearning && reason == NackReason::NoRoute {
+            // The route learned through `face` leads nowhere now: forget it, and tell every
+            // downstream at once (as NFD's self-learning strategy).
+            out.unlearned.push((face, interest.name().value().to_vec()));
+            let entry = self.pit.remove(slot).expect("entry found");
+            self.release_entry(&entry);
+            for r in &entry.in_records {
+                let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(reason), r.face, face);
+                out.push(r.face, &fields, &entry.interest);
+                self.counters.nacks_out.inc();
+            }
+            self.counters.pit_entries.set(self.pit.len() as u64);
+            return;
+        }
         let entry = self.pit.get(slot).expect("entry found");
         let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).collect();
         let next = self
@@ -872,7 +975,7 @@ impl Shard {
         if let Some(to) = next {
             let wire = entry.interest.clone();
             let Ok(view) = InterestView::decode(&wire) else { return }; // Decoded once already.
-            let (nonce, at) = (view.nonce().unwrap_or_default(), Offsets::of(&view));
+            let (nonce, at) = (view.nonce().unwrap_or_default(), SendAs::of(&view));
             self.hops.clear();
             self.hops.push(to);
             self.forward(now_ms, slot, downstreams.first().copied().unwrap_or(0), nonce, at, out);
@@ -929,7 +1032,7 @@ impl Shard {
             hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
             self.hops = hops;
             if !self.hops.is_empty() {
-                self.forward(now_ms, t.slot, t.downstream, nonce, Offsets::of(&interest), out);
+                self.forward(now_ms, t.slot, t.downstream, nonce, SendAs::of(&interest), out);
             }
         }
     }
@@ -937,6 +1040,7 @@ impl Shard {
     fn face_down(&mut self, face: FaceId) {
         self.access.face_down(face);
         self.asf.face_down(face);
+        self.announcements.retain(|_, a| a.face != face);
         for slot in self.pit.slots_with_face(face) {
             let Some(e) = self.pit.get_mut(slot) else { continue };
             e.in_records.retain(|r| r.face != face);

@@ -15,10 +15,17 @@
 //!   answers fastest, now and then with a probe to another (the shard keeps the measurements:
 //!   [`crate::asf`]); a retransmission goes to the best upstream not yet used, else the one used
 //!   longest ago; a Nack is passed on once every upstream has Nacked.
+//! - self-learning (NFD's, for LANs and ad hoc networks where no routing runs): an Interest
+//!   with a route goes to every next hop marked NonDiscovery; a *discovery* Interest (not so
+//!   marked) with no route is broadcast on every face to another host; the Data that answers it
+//!   carries a prefix announcement from the producer's forwarder, and each forwarder on the way
+//!   back learns a route from it (the shard keeps the announcements to attach and asks the RIB
+//!   to learn: [`crate::shard`]). A Nack NoRoute along a learned route unlearns it.
 //!
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
-//! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access` and
-//! `/localhost/nfd/strategy/asf`, with or without a version component; ASF takes parameters
+//! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access`,
+//! `/localhost/nfd/strategy/asf` and `/localhost/nfd/strategy/self-learning`, with or without a
+//! version component; ASF takes parameters
 //! after the version (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
 
 use nexthop_lookup::name::NextHop;
@@ -40,6 +47,8 @@ pub enum Strategy {
     Access,
     /// The fastest upstream, measured and probed.
     Asf(AsfParams),
+    /// Every next hop of a known route, else a broadcast that learns one.
+    SelfLearning,
 }
 
 impl Strategy {
@@ -50,6 +59,7 @@ impl Strategy {
             Strategy::Multicast => "multicast",
             Strategy::Access => "access",
             Strategy::Asf(_) => "asf",
+            Strategy::SelfLearning => "self-learning",
         };
         let mut name = Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(kind);
         if let Strategy::Asf(params) = self {
@@ -88,6 +98,7 @@ impl Strategy {
             b"best-route" => plain(Strategy::BestRoute),
             b"multicast" => plain(Strategy::Multicast),
             b"access" => plain(Strategy::Access),
+            b"self-learning" => plain(Strategy::SelfLearning),
             b"asf" => AsfParams::parse(params()).map(Strategy::Asf),
             _ => Err("unknown strategy".into()),
         }
@@ -100,7 +111,8 @@ impl Strategy {
             // ASF: with nothing measured (the shard ranks by measurements first), the cheapest.
             Strategy::BestRoute | Strategy::Asf(_) => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
             // Access: with no working upstream known (the shard asks first), every next hop.
-            Strategy::Multicast | Strategy::Access => out.extend(eligible.map(|h| u64::from(h.face))),
+            // Self-learning: a route's every next hop (the shard broadcasts when there is none).
+            Strategy::Multicast | Strategy::Access | Strategy::SelfLearning => out.extend(eligible.map(|h| u64::from(h.face))),
         }
     }
 
@@ -108,7 +120,7 @@ impl Strategy {
     /// hop, or the one used longest ago; multicast sends to all again.
     pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], out: &mut Vec<FaceId>) {
         match self {
-            Strategy::Multicast | Strategy::Access => self.first_hops(hops, downstream, out),
+            Strategy::Multicast | Strategy::Access | Strategy::SelfLearning => self.first_hops(hops, downstream, out),
             Strategy::BestRoute | Strategy::Asf(_) => {
                 let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
                 let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
@@ -122,7 +134,7 @@ impl Strategy {
     /// waits for the others.
     pub fn after_nack(self, hops: &[NextHop], downstreams: &[FaceId], used: &[OutRecord]) -> Option<FaceId> {
         match self {
-            Strategy::Multicast | Strategy::Access | Strategy::Asf(_) => None,
+            Strategy::Multicast | Strategy::Access | Strategy::Asf(_) | Strategy::SelfLearning => None,
             Strategy::BestRoute => hops
                 .iter()
                 .filter(|h| !downstreams.contains(&u64::from(h.face)) && !used.iter().any(|r| r.face == u64::from(h.face)))
@@ -191,7 +203,7 @@ mod tests {
     }
 
     fn out(face: FaceId, sent_ms: u64) -> OutRecord {
-        OutRecord { face, nonce: [0; 4], sent_ms, nack: None }
+        OutRecord { face, nonce: [0; 4], sent_ms, nack: None, non_discovery: false }
     }
 
     #[test]
@@ -222,7 +234,14 @@ mod tests {
     #[test]
     fn names_parse() {
         let tuned = AsfParams { probing_interval_ms: 30_000, max_timeouts: 2, measurements_lifetime_ms: 120_000 };
-        for s in [Strategy::BestRoute, Strategy::Multicast, Strategy::Access, Strategy::Asf(AsfParams::default()), Strategy::Asf(tuned)] {
+        for s in [
+            Strategy::BestRoute,
+            Strategy::Multicast,
+            Strategy::Access,
+            Strategy::Asf(AsfParams::default()),
+            Strategy::Asf(tuned),
+            Strategy::SelfLearning,
+        ] {
             assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s), "{}", s.name());
         }
         assert_eq!(Strategy::Asf(AsfParams::default()).name().to_string(), "/localhost/nfd/strategy/asf");

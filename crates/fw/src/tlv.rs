@@ -2,7 +2,9 @@
 //! packet it forwards, Nacks, management responses). The wire crate's `Writer` fills a
 //! caller-sized buffer; here the size is not known in advance and the output is appended.
 
-use nexthop_wire::types::{CONGESTION_MARK, FRAGMENT, INCOMING_FACE_ID, LP_PACKET, NACK, NACK_REASON, PIT_TOKEN};
+use nexthop_wire::types::{
+    CONGESTION_MARK, FRAGMENT, INCOMING_FACE_ID, LP_PACKET, NACK, NACK_REASON, NON_DISCOVERY, PIT_TOKEN, PREFIX_ANNOUNCEMENT,
+};
 use nexthop_wire::varnum::{nonneg_bytes, nonneg_len, var_number_len, write_var_number};
 use nexthop_wire::NackReason;
 
@@ -52,12 +54,21 @@ pub struct LpFields<'a> {
     pub incoming_face_id: Option<u64>,
     /// CongestionMark, carried from upstream (the I/O thread adds its own, [`crate::congestion`]).
     pub congestion_mark: Option<u64>,
+    /// NonDiscovery: an Interest the self-learning strategy sends along a known route.
+    pub non_discovery: bool,
+    /// PrefixAnnouncement (a Data packet) on Data, for the self-learning strategy downstream.
+    pub prefix_announcement: Option<&'a [u8]>,
 }
 
 impl LpFields<'_> {
     /// True when no field is set: the packet goes out bare.
     pub fn is_empty(&self) -> bool {
-        self.pit_token.is_none() && self.nack.is_none() && self.incoming_face_id.is_none() && self.congestion_mark.is_none()
+        self.pit_token.is_none()
+            && self.nack.is_none()
+            && self.incoming_face_id.is_none()
+            && self.congestion_mark.is_none()
+            && !self.non_discovery
+            && self.prefix_announcement.is_none()
     }
 }
 
@@ -72,6 +83,8 @@ pub fn put_packet(out: &mut Vec<u8>, fields: &LpFields<'_>, packet: &[u8]) {
         + nack_value.map_or(0, |v| tlv_len(NACK, v))
         + fields.incoming_face_id.map_or(0, |id| nonneg_tlv_len(INCOMING_FACE_ID, id))
         + fields.congestion_mark.map_or(0, |m| nonneg_tlv_len(CONGESTION_MARK, m))
+        + if fields.non_discovery { tlv_len(NON_DISCOVERY, 0) } else { 0 }
+        + fields.prefix_announcement.map_or(0, |pa| tlv_len(PREFIX_ANNOUNCEMENT, pa.len()))
         + tlv_len(FRAGMENT, packet.len());
     out.reserve(tlv_len(LP_PACKET, len));
     put_header(out, LP_PACKET, len);
@@ -87,6 +100,13 @@ pub fn put_packet(out: &mut Vec<u8>, fields: &LpFields<'_>, packet: &[u8]) {
     }
     if let Some(m) = fields.congestion_mark {
         put_nonneg(out, CONGESTION_MARK, m);
+    }
+    // NDNLPv2's order: header fields by type, the fragment last.
+    if fields.non_discovery {
+        put_tlv(out, NON_DISCOVERY, &[]);
+    }
+    if let Some(pa) = fields.prefix_announcement {
+        put_tlv(out, PREFIX_ANNOUNCEMENT, pa);
     }
     put_tlv(out, FRAGMENT, packet);
 }
@@ -112,6 +132,8 @@ mod tests {
             nack: Some(NackReason::NoRoute),
             incoming_face_id: Some(300),
             congestion_mark: Some(1),
+            non_discovery: true,
+            prefix_announcement: Some(&[0x06, 0x00]),
         };
         put_packet(&mut out, &fields, &[0x05, 0x02, 0x07, 0x00]);
         let lp = LpPacketView::decode(&out[1..]).unwrap();
@@ -119,6 +141,8 @@ mod tests {
         assert_eq!(lp.nack(), Some(NackReason::NoRoute));
         assert_eq!(lp.incoming_face_id, Some(300));
         assert_eq!(lp.congestion_mark, Some(1));
+        assert!(lp.non_discovery);
+        assert_eq!(lp.prefix_announcement, Some(&[0x06u8, 0x00][..]));
         assert_eq!(lp.fragment, Some(&[0x05u8, 0x02, 0x07, 0x00][..]));
     }
 

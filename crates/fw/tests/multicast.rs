@@ -2,6 +2,9 @@
 //! makes one multi-access face to the group; an Interest routed to it reaches the other
 //! forwarder's producer and the Data comes back the same way, fragmented when large; a
 //! forwarder with no route stays silent on the group instead of sending a Nack to the LAN.
+//! And NFD's self-learning strategy over them: a consumer's forwarder with no route broadcasts,
+//! the producer's forwarder answers with the producer's prefix announcement, and the consumer's
+//! forwarder learns a route to the group from it.
 
 use std::time::Duration;
 
@@ -99,4 +102,66 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let create = ControlParameters { uri: Some(format!("udp4://{group}")), ..Default::default() };
     let r = operator.command("faces", "create", &create).unwrap();
     assert_eq!((r.code, r.body.and_then(|p| p.face_id)), (409, Some(face_a)), "the multicast face exists");
+}
+
+/// Both forwarders run NFD's self-learning strategy. The producer announces `/sl` to its own
+/// forwarder (`rib/announce`); the consumer's forwarder, with no route, broadcasts the first
+/// Interest on its multicast face; the Data comes back with the announcement, and the consumer's
+/// forwarder has a route to `/sl` through the group from then on, which the next Interest
+/// follows.
+#[test]
+fn self_learning_finds_a_producer_across_the_lan() {
+    use nexthop_fw::config::StaticStrategy;
+    use nexthop_wire::{Component, MetaInfo};
+    let group = format!("224.0.23.171:{}", 30_000 + std::process::id() % 10_000);
+    let configure = |c: &mut nexthop_fw::config::Config| {
+        c.faces.udp_multicast = group.clone();
+        c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
+        c.strategy.push(StaticStrategy { prefix: "/".into(), strategy: "self-learning".into() });
+    };
+    let a = Forwarder::start_with(&scratch("self-learning-a"), "a", 1, configure);
+    let b = Forwarder::start_with(&scratch("self-learning-b"), "b", 1, configure);
+    let (face_a, ..) = multicast_face(&a, &group);
+
+    // The producer announces /sl to B (a prefix announcement in rib/announce's parameters).
+    let mut producer = b.client();
+    let pa_name =
+        Name::from_uri("/sl").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
+    let mut content = Vec::new();
+    nexthop_fw::tlv::put_nonneg(&mut content, 0x6d, 3_600_000);
+    let mut pa = Data::new(pa_name, content);
+    pa.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
+    pa.sign_digest_sha256();
+    let mut announce = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
+    announce.set_app_parameters(pa.to_bytes());
+    announce.nonce = Some(producer.next_nonce());
+    producer.send(&announce.to_bytes()).unwrap();
+    let reply = producer.recv(Duration::from_secs(2)).unwrap().expect("rib/announce answered");
+    assert!(DataView::decode(&reply).is_ok());
+    assert!(b.has_route(&Name::from_uri("/sl").unwrap()));
+    let sl = Name::from_uri("/sl").unwrap();
+    assert!(!a.has_route(&sl), "A knows no route yet");
+
+    let mut consumer = a.client();
+    for n in 1..=3 {
+        let mut i = Interest::new(Name::from_uri(&format!("/sl/{n}")).unwrap());
+        i.nonce = Some(consumer.next_nonce());
+        consumer.send(&i.to_bytes()).unwrap();
+        assert_eq!(answer_next(&mut producer, 10), format!("/sl/{n}"));
+        let wire = consumer.recv(Duration::from_secs(3)).unwrap().expect("the Data comes back");
+        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
+        assert!(DataView::decode(&packet).is_ok());
+        // After the first, A has learned /sl through its multicast face (origin prefixann).
+        let rib = a.client().dataset("/localhost/nfd/rib/list").unwrap();
+        let learned = TlvReader::new(&rib).map(Result::unwrap).any(|entry| {
+            let fields: Vec<_> = TlvReader::new(entry.value).map(Result::unwrap).collect();
+            fields.first().is_some_and(|f| f.value == sl.value())
+                && fields.iter().filter(|f| f.ty == 0x81).any(|route| {
+                    let r: Vec<_> = TlvReader::new(route.value).map(Result::unwrap).collect();
+                    let num = |ty| r.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap());
+                    num(0x69) == Some(face_a) && num(0x6f) == Some(129)
+                })
+        });
+        assert!(learned, "after Interest {n}, A routes /sl to the group, learned");
+    }
 }

@@ -577,3 +577,110 @@ fn a_probes_nonce_outlives_its_entry_in_the_dead_nonce_list() {
     assert_eq!(nack_reason(&back[0].1), Some(NackReason::Duplicate));
     assert_eq!(s.counters().drops.get(Drop::Loop), 1);
 }
+
+/// A prefix announcement Data for `prefix` (ContentType PrefixAnn, ExpirationPeriod 1 h).
+fn announcement(prefix: &str) -> Vec<u8> {
+    use nexthop_wire::{Component, MetaInfo};
+    let name = Name::from_uri(prefix).unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
+    let mut content = Vec::new();
+    nexthop_fw::tlv::put_nonneg(&mut content, 0x6d, 3_600_000);
+    let mut d = Data::new(name, content);
+    d.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
+    d.sign_digest_sha256();
+    d.to_bytes()
+}
+
+/// The LP fields a forwarded packet carries: (NonDiscovery, PrefixAnnouncement).
+fn self_learning_fields(wire: &[u8]) -> (bool, Option<Vec<u8>>) {
+    match LpPacket::decode(wire) {
+        Ok(lp) => (lp.non_discovery, lp.prefix_announcement),
+        Err(_) => (false, None), // a bare packet: no field
+    }
+}
+
+/// NFD's self-learning strategy at a consumer's forwarder: a discovery Interest with no route
+/// is broadcast to every face to another host; the Data that answers it with a prefix
+/// announcement teaches a route (handed to the RIB through the outbox) and carries the
+/// announcement on; an Interest with a route goes to its next hops marked NonDiscovery; a
+/// NonDiscovery Interest with no route is Nacked; a Nack NoRoute unlearns the route.
+#[test]
+fn self_learning_broadcasts_discovers_and_unlearns() {
+    use nexthop_fw::strategy::Strategy;
+    let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
+    s.apply(&Control::SetStrategy(Name::new(), Strategy::SelfLearning));
+    for f in [PRODUCER, PRODUCER2] {
+        s.apply(&Control::NonLocalFace(f));
+    }
+    // No route: broadcast on both faces to other hosts, unmarked (a discovery Interest).
+    let mut out = Outbox::new();
+    let wire = interest("/sl/1", 1);
+    s.on_incoming(0, CONSUMER, FaceScope::Local, &classify(&wire).unwrap().unwrap(), &mut out);
+    let sent: Vec<(FaceId, Vec<u8>)> = out.iter().map(|(f, _, b)| (f, b.to_vec())).collect();
+    assert_eq!(sent.iter().map(|s| s.0).collect::<Vec<_>>(), [PRODUCER, PRODUCER2]);
+    assert!(sent.iter().all(|s| !self_learning_fields(&s.1).0), "discovery Interests");
+    // PRODUCER2 answers with an announcement of /sl: learned, and passed on to the consumer.
+    let pa = announcement("/sl");
+    let mut lp = LpPacket::wrap(data("/sl/1"));
+    lp.pit_token = Some(token(&sent[1].1));
+    lp.prefix_announcement = Some(pa.clone());
+    let mut out = Outbox::new();
+    s.on_incoming(5, PRODUCER2, FaceScope::NonLocal, &classify(&lp.to_bytes()).unwrap().unwrap(), &mut out);
+    assert_eq!(out.learned, [(PRODUCER2, pa.clone())]);
+    let back: Vec<_> = out.iter().map(|(f, _, b)| (f, b.to_vec())).collect();
+    assert_eq!((back.len(), back[0].0), (1, CONSUMER));
+    assert_eq!(self_learning_fields(&back[0].1).1, Some(pa), "the announcement travels on");
+    // The RIB made the route (here by hand): the next Interest follows it, marked.
+    let via2 = NextHops::new([NextHop { face: PRODUCER2 as u32, cost: 2048 }]);
+    s.apply(&Control::SetRoute(Name::from_uri("/sl").unwrap(), via2));
+    let out = feed(&mut s, 10, CONSUMER, &interest("/sl/2", 2));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, PRODUCER2);
+    assert!(self_learning_fields(&out[0].1).0, "NonDiscovery along a known route");
+    // A Nack NoRoute back along it: the consumer is told at once, and the route is unlearned.
+    let mut o = Outbox::new();
+    let n = nack(&out[0].1, NackReason::NoRoute, token(&out[0].1));
+    s.on_incoming(12, PRODUCER2, FaceScope::NonLocal, &classify(&n).unwrap().unwrap(), &mut o);
+    assert_eq!(o.unlearned, [(PRODUCER2, Name::from_uri("/sl/2").unwrap().value().to_vec())]);
+    let told: Vec<_> = o.iter().map(|(f, _, b)| (f, nack_reason(b))).collect();
+    assert_eq!(told, [(CONSUMER, Some(NackReason::NoRoute))]);
+    // A NonDiscovery Interest for a name with no route: Nack NoRoute, nothing broadcast.
+    let mut lp = LpPacket::wrap(interest("/other/1", 3));
+    lp.non_discovery = true;
+    let out = feed(&mut s, 20, PRODUCER, &lp.to_bytes());
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].0, nack_reason(&out[0].1)), (PRODUCER, Some(NackReason::NoRoute)));
+}
+
+/// Self-learning at the producer's forwarder: a discovery Interest from another host follows
+/// the producer's route (marked NonDiscovery on to the app), and the Data goes back with the
+/// producer's prefix announcement; Data for a NonDiscovery Interest goes back without one.
+#[test]
+fn self_learning_announces_the_producers_prefix_to_a_discovery() {
+    use nexthop_fw::strategy::Strategy;
+    const APP: FaceId = 500;
+    let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
+    s.apply(&Control::SetStrategy(Name::new(), Strategy::SelfLearning));
+    s.apply(&Control::NonLocalFace(PRODUCER));
+    s.apply(&Control::SetRoute(Name::from_uri("/sl").unwrap(), NextHops::new([NextHop { face: APP as u32, cost: 2048 }])));
+    let pa = announcement("/sl");
+    s.apply(&Control::Announce { prefix: Name::from_uri("/sl").unwrap(), face: APP, announcement: pa.clone(), expires_ms: 60_000 });
+    for (n, discovery, expected) in [(1, true, Some(pa.clone())), (2, false, None)] {
+        let mut lp = LpPacket::wrap(interest(&format!("/sl/{n}"), n));
+        lp.non_discovery = !discovery;
+        let mut out = Outbox::new();
+        s.on_incoming(0, PRODUCER, FaceScope::NonLocal, &classify(&lp.to_bytes()).unwrap().unwrap(), &mut out);
+        let sent: Vec<_> = out.iter().map(|(f, _, b)| (f, b.to_vec())).collect();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].0, APP);
+        assert!(self_learning_fields(&sent[0].1).0, "to the app along its route");
+        let back = feed(&mut s, 1, APP, &with_token(data(&format!("/sl/{n}")), token(&sent[0].1)));
+        assert_eq!(back[0].0, PRODUCER);
+        assert_eq!(self_learning_fields(&back[0].1).1, expected, "Interest {n}, discovery {discovery}");
+    }
+    // Once the app's face is gone, so is its announcement.
+    s.apply(&Control::FaceDown(APP));
+    s.apply(&Control::SetRoute(Name::from_uri("/sl").unwrap(), NextHops::new([NextHop { face: CONSUMER as u32, cost: 1 }])));
+    let out = feed(&mut s, 2, PRODUCER, &interest("/sl/3", 3));
+    let back = feed(&mut s, 3, CONSUMER, &with_token(data("/sl/3"), token(&out[0].1)));
+    assert_eq!(self_learning_fields(&back[0].1).1, None);
+}

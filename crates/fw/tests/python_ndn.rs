@@ -166,6 +166,9 @@ fn pynfdc_manages_the_forwarder() {
     assert!(pynfdc(&["ss", "/pyasf", "asf"]).contains("200 OK"));
     assert!(pynfdc(&["gs"]).contains("/localhost/nfd/strategy/asf"));
     assert!(pynfdc(&["rs", "/pyasf"]).contains("200 OK"));
+    assert!(pynfdc(&["ss", "/pysl", "self-learning"]).contains("200 OK"));
+    assert!(pynfdc(&["gs"]).contains("/localhost/nfd/strategy/self-learning"));
+    assert!(pynfdc(&["rs", "/pysl"]).contains("200 OK"));
     assert!(pynfdc(&["rs", "/pyroute"]).contains("200 OK"));
     assert!(pynfdc(&["rr", "/pyroute", id]).contains("200 OK"));
     assert!(!fw.has_route(&Name::from_uri("/pyroute").unwrap()));

@@ -53,7 +53,7 @@ enum What {
     FaceCreate { uri: String },
     /// Close a face.
     FaceDestroy { id: u64 },
-    /// Choose a strategy under a prefix: best-route, multicast, access, asf, or a full strategy
+    /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, or a full strategy
     /// name (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
     StrategySet { prefix: String, strategy: String },
     /// Erase the content store's packets under a prefix (all of them, repeating `cs/erase`

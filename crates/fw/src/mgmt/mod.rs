@@ -117,6 +117,9 @@ const KEPT_DATASETS: usize = 16;
 const ORIGIN_PREFIX_ANN: u64 = 129;
 /// The cost of a route made by a prefix announcement (NFD's).
 const PREFIX_ANN_COST: u64 = 2048;
+/// The longest a route learned by the self-learning strategy lives before it is learned again
+/// (NFD's `ROUTE_RENEW_LIFETIME`).
+const LEARNED_ROUTE_LIFETIME_MS: u64 = 10 * 60 * 1000;
 
 /// Most packets one `cs/erase` erases (NFD's limit; clients repeat the command until it
 /// erases none).
@@ -201,6 +204,32 @@ impl Manager {
         self.events.publish(kind, status, now_ms)
     }
 
+    /// The self-learning strategy learned a route: Data that came from `face` carried the
+    /// prefix announcement `wire`. The route is NFD's for a learned announcement: origin
+    /// prefixann, cost 2048, child-inherit, for the announcement's lifetime but at most 10
+    /// minutes; a bad or lapsed announcement teaches nothing.
+    pub fn learn(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, wire: &[u8]) {
+        let Ok(pa) = PrefixAnnouncement::decode(wire) else { return };
+        let r = self.add_announced(host, now_ms, face, &pa, wire, Some(LEARNED_ROUTE_LIFETIME_MS));
+        tracing::debug!(face, prefix = %pa.announced, code = r.code, "self-learning: route learned");
+    }
+
+    /// The self-learning strategy had a Nack NoRoute for `name` from `face`: the learned route
+    /// (a prefix announcement's) of the longest prefix of `name` through `face` goes.
+    pub fn unlearn(&mut self, host: &mut impl Host, face: FaceId, name: &[u8]) {
+        let Ok(name) = Name::from_value(name) else { return };
+        let learned = (0..=name.len())
+            .rev()
+            .map(|n| name.prefix(n))
+            .find(|p| self.rib.routes(p).iter().any(|r| r.face == face && r.origin == ORIGIN_PREFIX_ANN));
+        if let Some(prefix) = learned {
+            let (changes, removed) = self.rib.unregister(&prefix, face, Some(ORIGIN_PREFIX_ANN));
+            apply_routes(host, changes);
+            self.announce(host, Announce::Unregister, &removed);
+            tracing::debug!(face, %prefix, "self-learning: route unlearned");
+        }
+    }
+
     /// Removes lapsed routes.
     pub fn expire(&mut self, host: &mut impl Host, now_ms: u64) {
         let (changes, removed) = self.rib.expire(now_ms);
@@ -272,7 +301,10 @@ impl Manager {
             let response = match interest.app_parameters().map(PrefixAnnouncement::decode) {
                 None => ControlResponse::error(400, "rib/announce carries a prefix announcement in ApplicationParameters"),
                 Some(Err(e)) => ControlResponse::error(400, e.to_string()),
-                Some(Ok(pa)) => self.add_announced(host, now_ms, face, &pa),
+                Some(Ok(pa)) => {
+                    let wire = interest.app_parameters().unwrap_or_default();
+                    self.add_announced(host, now_ms, face, &pa, wire, None)
+                }
             };
             return Ok(Some(reply(name.to_name(), response.encode())));
         }
@@ -288,11 +320,22 @@ impl Manager {
     }
 
     /// `rib/announce`: a route to the asking face for the announced prefix, of origin
-    /// prefixann, cost 2048 and child-inherit, for the announcement's lifetime (as NFD).
-    fn add_announced(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, pa: &PrefixAnnouncement) -> ControlResponse {
+    /// prefixann, cost 2048 and child-inherit, for the announcement's lifetime (as NFD), at
+    /// most `max_lifetime_ms`. The forwarding threads keep the announcement (`wire`) for the
+    /// self-learning strategy to attach.
+    fn add_announced(
+        &mut self,
+        host: &mut impl Host,
+        now_ms: u64,
+        face: FaceId,
+        pa: &PrefixAnnouncement,
+        wire: &[u8],
+        max_lifetime_ms: Option<u64>,
+    ) -> ControlResponse {
         let Some(lifetime) = pa.lifetime_ms(now_ms) else {
             return ControlResponse::error(403, "Prefix announcement rejected: outside its ValidityPeriod");
         };
+        let lifetime = lifetime.min(max_lifetime_ms.unwrap_or(u64::MAX));
         let route = Route {
             face,
             origin: ORIGIN_PREFIX_ANN,
@@ -303,6 +346,12 @@ impl Manager {
         if let Err(e) = self.add_route(host, &pa.announced, route) {
             return ControlResponse::error(414, e);
         }
+        host.apply(Control::Announce {
+            prefix: pa.announced.clone(),
+            face,
+            announcement: wire.to_vec(),
+            expires_ms: now_ms.saturating_add(lifetime),
+        });
         ControlResponse::ok(ControlParameters {
             name: Some(pa.announced.clone()),
             face_id: Some(face),

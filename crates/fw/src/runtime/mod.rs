@@ -770,6 +770,7 @@ impl Runtime {
                 "multicast" => Strategy::Multicast,
                 "access" => Strategy::Access,
                 "asf" => Strategy::Asf(AsfParams::default()),
+                "self-learning" => Strategy::SelfLearning,
                 other => Name::from_uri(other)
                     .map_err(|e| e.to_string())
                     .and_then(|n| Strategy::parse(&n.as_view()))
@@ -1130,6 +1131,18 @@ impl Runtime {
     fn send_outbox(&mut self, out: &mut Outbox) {
         for (face, kind, bytes) in out.iter() {
             self.faces.send(&self.io_drops, face, kind, bytes);
+        }
+        if !out.learned.is_empty() || !out.unlearned.is_empty() {
+            // What the self-learning strategy learned goes to the RIB (which changes the FIB).
+            let (learned, unlearned) = (std::mem::take(&mut out.learned), std::mem::take(&mut out.unlearned));
+            let now = self.now_ms();
+            let (manager, mut host) = self.host();
+            for (face, announcement) in learned {
+                manager.learn(&mut host, now, face, &announcement);
+            }
+            for (face, name) in unlearned {
+                manager.unlearn(&mut host, face, &name);
+            }
         }
         out.clear();
     }
