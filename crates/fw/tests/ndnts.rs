@@ -10,7 +10,9 @@
 //! over a WebSocket (as a browser app publishes) registers under `/localhop/nfd`, which a
 //! forwarder serves only when configured to. A producer registers with a prefix announcement
 //! (`rib/announce`) instead of ControlParameters. And NDNts's management of the content store, as an
-//! operator's tool would: `cs/info`, `invokeCsErase` and `cs/config`.
+//! operator's tool would: `cs/info`, `invokeCsErase` and `cs/config`. And NDNts's UDP multicast
+//! face on the LAN nexthop's multicast face joins: a producer there serves a consumer behind
+//! nexthop, and a consumer there fetches from a producer behind nexthop.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -197,6 +199,54 @@ fn an_ndnts_producer_registers_with_a_prefix_announcement() {
     assert!(field(0x6d).is_some_and(|ms| ms > 500_000 && ms <= 600_000), "{:?}", field(0x6d));
     let out = node(&script, &["fetch", &fw.socket, prefix, "200000"]).output().expect("node runs");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 200000", "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_file(&script);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// NDNts's own UDP multicast face (`UdpTransport.createMulticastFace`) and nexthop's, in one
+/// group on loopback. An NDNts producer on the LAN (no registration: nexthop routes the prefix
+/// to its multicast face) serves an NDNts consumer on nexthop's Unix socket; an NDNts consumer
+/// on the LAN fetches from an NDNts producer registered on nexthop's Unix socket — nexthop
+/// cutting the 8 KB segments it sends to the group into NDNLPv2 fragments, NDNts putting them
+/// back together.
+#[test]
+fn ndnts_multicast_faces_meet_nexthops_on_the_lan() {
+    use nexthop_fw::mgmt::params::ControlParameters;
+    let dir = scratch("ndnts-multicast");
+    let port = 20_000 + std::process::id() % 10_000;
+    let fw = Forwarder::start_with(&dir, "fw", 1, |c| {
+        c.faces.udp_multicast = format!("224.0.23.170:{port}");
+        c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
+    });
+    let script = installed_script("multicast");
+    let lan = format!("mcast:127.0.0.1:{port}");
+    // The multicast face: the one whose URI is the group's.
+    let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
+    let group_uri = format!("udp4://224.0.23.170:{port}");
+    let face_id = nexthop_wire::tlv::TlvReader::new(&list)
+        .map(Result::unwrap)
+        .find_map(|f| {
+            let fields: Vec<_> = nexthop_wire::tlv::TlvReader::new(f.value).map(Result::unwrap).collect();
+            let is_group = fields.iter().any(|t| t.ty == 0x72 && t.value == group_uri.as_bytes());
+            let id = fields.iter().find(|t| t.ty == 0x69).map(|t| nexthop_wire::varnum::read_nonneg(t.ty, t.value).unwrap());
+            is_group.then_some(id).flatten()
+        })
+        .expect("a multicast face");
+
+    // An NDNts producer on the LAN, a consumer behind nexthop.
+    let _on_lan = Killed(
+        node(&script, &["produce", &lan, "/lan/object", "300000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"),
+    );
+    let route = ControlParameters { name: Some(Name::from_uri("/lan").unwrap()), face_id: Some(face_id), ..Default::default() };
+    assert_eq!(fw.client().command("rib", "register", &route).unwrap().code, 200);
+    std::thread::sleep(Duration::from_millis(500)); // the producer's sockets open
+    let out = node(&script, &["fetch", &fw.socket, "/lan/object", "300000"]).output().expect("node runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 300000", "{}", String::from_utf8_lossy(&out.stderr));
+
+    // An NDNts producer behind nexthop, a consumer on the LAN.
+    let _producer = registered_producer(&fw, &script, "produce", "/behind/object", "300000");
+    let out = node(&script, &["fetch", &lan, "/behind/object", "300000"]).output().expect("node runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 300000", "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(&script);
     let _ = std::fs::remove_dir_all(&dir);
 }

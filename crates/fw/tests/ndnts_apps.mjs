@@ -9,7 +9,10 @@
 //                                            (rib/announce; NDNts's PrefixAnn, unsigned)
 //   fetch <face> <prefix> <bytes>            fetches the object and prints "intact <bytes>" if
 //                                            every byte is the producer's; <face> is a Unix
-//                                            socket path, udp:<host>:<port> or ws://<host>:<port>
+//                                            socket path, udp:<host>:<port>, ws://<host>:<port>
+//                                            or mcast:<interface address>:<port> (NDNts's UDP
+//                                            multicast face, group 224.0.23.170; a producer
+//                                            there registers nothing: the LAN reaches it)
 //   faces <unix-socket> <scheme>             prints the faces the forwarder's faces/query dataset
 //                                            lists for URI scheme <scheme>, one URI a line
 //   channels <unix-socket>                   prints the LocalUri of each of the forwarder's
@@ -32,6 +35,10 @@ async function connect() {
   if (where.startsWith("ws://")) {
     return WsTransport.createFace({}, where);
   }
+  if (where.startsWith("mcast:")) {
+    const [, intf, port] = where.split(":");
+    return UdpTransport.createMulticastFace({}, { intf, port: Number(port), multicastLoopback: true });
+  }
   if (where.startsWith("udp:")) {
     const [, host, port] = where.split(":");
     return UdpTransport.createFace({}, host, Number(port));
@@ -41,7 +48,9 @@ async function connect() {
 
 const face = await connect();
 if (role === "produce") {
-  enableNfdPrefixReg(face);
+  if (!where.startsWith("mcast:")) {
+    enableNfdPrefixReg(face);
+  }
   serve(prefix, new BufferChunkSource(object));
 } else if (role === "announce") {
   enableNfdPrefixReg(face, { PrefixAnn });
