@@ -79,7 +79,7 @@ impl AccessState {
         let face = *face;
         let key = name.prefix(name.len().saturating_sub(1)).value();
         if self.prefixes.len() >= MAX_PREFIXES && !self.prefixes.contains_key(key) {
-            self.forget_stale(now_ms);
+            forget_stale(&mut self.prefixes, now_ms, |p| p.expires_ms);
         }
         let expires_ms = now_ms + LIFETIME_MS;
         match self.prefixes.get_mut(key) {
@@ -91,18 +91,6 @@ impl AccessState {
             None => {
                 self.prefixes.insert(key.into(), Prefix { upstream, rtt: face, expires_ms });
             }
-        }
-    }
-
-    /// Drops the lapsed prefixes, or half of them, the stalest, if none has lapsed.
-    fn forget_stale(&mut self, now_ms: u64) {
-        let before = self.prefixes.len();
-        self.prefixes.retain(|_, p| p.expires_ms > now_ms);
-        if self.prefixes.len() == before {
-            let mut ends: Vec<u64> = self.prefixes.values().map(|p| p.expires_ms).collect();
-            ends.sort_unstable();
-            let median = ends[ends.len() / 2];
-            self.prefixes.retain(|_, p| p.expires_ms > median);
         }
     }
 
@@ -140,6 +128,19 @@ impl AccessState {
     }
 }
 
+/// Drops the entries of a full table of measurements that lapsed by `now_ms`, or, if none
+/// has, the stalest half (by `expires`): what a bounded table does where expiry would.
+pub(crate) fn forget_stale<K, V>(table: &mut HashMap<K, V>, now_ms: u64, expires: impl Fn(&V) -> u64) {
+    let before = table.len();
+    table.retain(|_, v| expires(v) > now_ms);
+    if table.len() == before && !table.is_empty() {
+        let mut ends: Vec<u64> = table.values().map(&expires).collect();
+        ends.sort_unstable();
+        let median = ends[ends.len() / 2];
+        table.retain(|_, v| expires(v) > median);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use nexthop_wire::Name;
@@ -162,6 +163,17 @@ mod tests {
         a.on_data(302, &n("/v/1/seg3").as_view(), 500, 9000);
         a.face_down(302);
         assert_eq!(a.upstream(&n("/v/1/seg4").as_view(), 9100), None);
+    }
+
+    #[test]
+    fn a_full_table_forgets_the_lapsed_or_else_the_stalest_half() {
+        let mut t: HashMap<u32, u64> = (0..10).map(|k| (k, 100 + u64::from(k))).collect();
+        forget_stale(&mut t, 103, |&e| e);
+        assert_eq!(t.len(), 6, "the four lapsed ones");
+        forget_stale(&mut t, 0, |&e| e);
+        let mut left: Vec<u32> = t.into_keys().collect();
+        left.sort_unstable();
+        assert_eq!(left, [8, 9], "none lapsed: those past the median stay");
     }
 
     #[test]

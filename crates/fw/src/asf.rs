@@ -314,7 +314,7 @@ impl AsfState {
 
     fn namespace_mut(&mut self, namespace: &[u8], now_ms: u64, params: &AsfParams) -> &mut Namespace {
         if self.namespaces.len() >= MAX_NAMESPACES && !self.namespaces.contains_key(namespace) {
-            self.forget_stale(now_ms);
+            crate::access::forget_stale(&mut self.namespaces, now_ms, |n| n.expires_ms);
         }
         let lifetime_ms = u64::from(params.measurements_lifetime_ms);
         let ns = self.namespaces.entry(namespace.into()).or_insert_with(|| Namespace {
@@ -435,18 +435,6 @@ impl AsfState {
                 ns.expires_ms > now_ms
             });
             self.late.retain(|l| l.until_ms > now_ms);
-        }
-    }
-
-    /// Drops the lapsed namespaces, or the stalest half if none has lapsed.
-    fn forget_stale(&mut self, now_ms: u64) {
-        let before = self.namespaces.len();
-        self.namespaces.retain(|_, n| n.expires_ms > now_ms);
-        if self.namespaces.len() == before {
-            let mut ends: Vec<u64> = self.namespaces.values().map(|n| n.expires_ms).collect();
-            ends.sort_unstable();
-            let median = ends[ends.len() / 2];
-            self.namespaces.retain(|_, n| n.expires_ms > median);
         }
     }
 

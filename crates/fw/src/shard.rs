@@ -956,14 +956,7 @@ impl Shard {
             // The route learned through `face` leads nowhere now: forget it, and tell every
             // downstream at once (as NFD's self-learning strategy).
             out.unlearned.push((face, interest.name().value().to_vec()));
-            let entry = self.pit.remove(slot).expect("entry found");
-            self.release_entry(&entry);
-            for r in &entry.in_records {
-                let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(reason), r.face, face);
-                out.push(r.face, &fields, &entry.interest);
-                self.counters.nacks_out.inc();
-            }
-            self.counters.pit_entries.set(self.pit.len() as u64);
+            self.nack_downstreams(slot, reason, face, out);
             return;
         }
         let entry = self.pit.get(slot).expect("entry found");
@@ -985,10 +978,16 @@ impl Shard {
             return; // others may still answer
         }
         let least_severe = entry.out_records.iter().filter_map(|r| r.nack).min_by_key(|r| u64::from(*r)).unwrap_or(reason);
-        let entry = self.pit.remove(slot).expect("entry found");
+        self.nack_downstreams(slot, least_severe, face, out);
+    }
+
+    /// Removes the entry in `slot` and sends each downstream a Nack with `reason` (the last
+    /// Nack came from `upstream`).
+    fn nack_downstreams(&mut self, slot: u32, reason: NackReason, upstream: FaceId, out: &mut Outbox) {
+        let Some(entry) = self.pit.remove(slot) else { return };
         self.release_entry(&entry);
         for r in &entry.in_records {
-            let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(least_severe), r.face, face);
+            let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(reason), r.face, upstream);
             out.push(r.face, &fields, &entry.interest);
             self.counters.nacks_out.inc();
         }
