@@ -14,7 +14,9 @@
 //! timed. Flood: a UDP client sends Interests for distinct names under a prefix routed to a
 //! face that never answers — paced at 100K/s, then as fast as one thread sends — while the
 //! consumer keeps fetching on the Unix face; rows carry the legitimate rate before and during the
-//! flood, the forwarder's peak resident memory and its PIT size.
+//! flood, the forwarder's peak resident memory and its PIT size. Strategies (series
+//! `strategies`, [`super::forwarder_strategies`]): two upstreams of one prefix, the cheaper one
+//! slow, under each strategy each forwarder has.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -35,6 +37,7 @@ use nexthop_fw::traffic::{self, TrafficResult};
 use nexthop_lookup::name::NextHops;
 use nexthop_wire::{Component, Data, Emit, Interest, LpPacket, Name};
 
+use super::forwarder_strategies;
 use crate::peers::forwarder::{Forwarder, Setup};
 use crate::plot::{Chart, Plot};
 use crate::{Report, Row, RunConfig};
@@ -43,7 +46,7 @@ use crate::{Report, Row, RunConfig};
 #[derive(Debug)]
 pub struct ForwarderExperiment;
 
-const WINDOW: usize = 256;
+pub(super) const WINDOW: usize = 256;
 const SYSTEMS: [&str; 2] = ["nexthop", "ndnd"];
 /// Both forwarders' default UDP MTU; every Data measured (≤ 1000-byte payloads) fits in one
 /// datagram.
@@ -193,6 +196,9 @@ impl super::Experiment for ForwarderExperiment {
             for rate in [Some(100_000.0), None] {
                 rows.push(flood(system, &dir, if cfg.quick { 1.0 } else { 10.0 }, rate)?);
             }
+            let plain = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU, ssd: None };
+            let (warmup, measured) = if cfg.quick { (1.0, 1.0) } else { (6.0, seconds) };
+            rows.extend(forwarder_strategies::measure(system, || start(system, &dir, &plain), warmup, measured)?);
         }
         for routes in [0, big] {
             let kpps = pipeline_rate(routes, if cfg.quick { 100_000 } else { 1_000_000 })?;
@@ -229,6 +235,18 @@ impl super::Experiment for ForwarderExperiment {
                 r.num("pit_entries_end").map_or("(no answer)".to_string(), |p| p.to_string()),
                 r.num("rss_mb_before").unwrap_or(0.0),
                 r.num("rss_mb_peak").unwrap_or(0.0),
+            ));
+        }
+        for r in rows.iter().filter(|r| r.str("transport") == Some("strategy")) {
+            summary.push(format!(
+                "{} {} (cheaper upstream {} ms slower): {:.1}k/s, p50 {:.0} µs, {:.0}% of Interests to the slow upstream, {:.2} sent upstream per satisfied",
+                r.str("system").unwrap_or(""),
+                r.str("strategy").unwrap_or(""),
+                forwarder_strategies::SLOW_MS,
+                r.num("kinterests_per_s").unwrap_or(0.0),
+                r.num("p50_us").unwrap_or(0.0),
+                100.0 * r.num("slow_share").unwrap_or(0.0),
+                r.num("upstream_per_satisfied").unwrap_or(0.0),
             ));
         }
         Ok(Report { rows, plots, summary })
@@ -372,7 +390,9 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     // Rate: one group per (threads, payload, routes), one bar per system × transport.
     let mut groups: Vec<String> = Vec::new();
     let mut series: Vec<(String, Vec<f64>)> = Vec::new();
-    let measured = rows.iter().filter(|r| SYSTEMS.contains(&r.str("system").unwrap_or("")) && r.str("transport") != Some("flood"));
+    let measured = rows
+        .iter()
+        .filter(|r| SYSTEMS.contains(&r.str("system").unwrap_or("")) && !matches!(r.str("transport"), Some("flood" | "strategy")));
     for r in measured {
         let g = format!(
             "{}t {}B {}r",
@@ -423,5 +443,6 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             },
         });
     }
+    plots.extend(forwarder_strategies::plot(rows));
     plots
 }

@@ -6,6 +6,7 @@ pub mod cs;
 pub mod flat_fib;
 pub mod forwarder;
 pub mod forwarder_ssd;
+mod forwarder_strategies;
 pub mod ip_lpm;
 pub mod name_fib;
 pub mod tagnet;
