@@ -7,7 +7,8 @@
 //!   [`fragmentation`]: NDNLPv2 fragments cut for a face's MTU and put back together.
 //! - [`shard`]: the pipeline of one forwarding thread over its [`pit`], content-store shard,
 //!   [`dead_nonce`] list and its view of the [`fib`] ([`shared_fib`]: the one FIB every
-//!   forwarding thread reads, changed without stopping them); [`strategy`] picks upstreams.
+//!   forwarding thread reads, changed without stopping them); [`strategy`] picks upstreams,
+//!   with what [`access`] and [`asf`] measure ([`rtt`]: round-trip estimates).
 //! - [`outbox`]: what a shard sends, for the runtime to write to sockets.
 //! - [`token`]: the PIT token that brings Data and Nacks back to their shard and entry.
 //! - [`mgmt`]: the NFD management protocol (commands, datasets) and the [`rib`] behind it.

@@ -12,10 +12,18 @@
 //!   Existing entry: the in-record is added or refreshed; if an upstream is still pending the
 //!   Interest is aggregated, else (or on a consumer retransmission after the retry interval)
 //!   the strategy retries.
+//!   A forwarding hint that names a region this forwarder is in
+//!   ([`ShardConfig::network_regions`]) is removed first, and the Interest is forwarded by name.
 //! - Data: the PIT token finds its entry directly (checked against the name); without one the
 //!   PIT is searched by name (exact, prefixes for CanBePrefix entries, implicit digest). No
-//!   match → dropped as unsolicited. Otherwise it is cached (unless CachePolicy NoCache) and
-//!   sent to every downstream with that downstream's PIT token, and the entries go.
+//!   match → dropped as unsolicited (and cached if [`ShardConfig::unsolicited`] admits it from
+//!   that face). Otherwise it is cached (unless CachePolicy NoCache) and sent to every
+//!   downstream with that downstream's PIT token, and the entries go.
+//! - Strategies that remember (each shard for the names dispatched to it): access
+//!   ([`crate::access`]), ASF ([`crate::asf`]: measurements, probes with a fresh nonce, Data that
+//!   comes late still measured) and self-learning (NonDiscovery in and out, broadcast on the faces
+//!   to other hosts, prefix announcements attached to Data from [`Control::Announce`], routes to
+//!   learn or forget handed to the RIB through the [`Outbox`]).
 //! - Nack: marks the upstream's out-record; best-route tries the next unused next hop; once
 //!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
 //! - Content store on the SSD tier: with [`ShardConfig::cs_background_reads`], an Interest whose
