@@ -43,6 +43,9 @@ pub enum Drop {
     FaceGone,
     /// A face's send buffer was full.
     SendBufferFull,
+    /// A Nack for a multicast face: never sent on a multi-access link (as NFD), where it would
+    /// answer for the whole LAN.
+    NackOnMultiAccess,
     /// A management command that may not come from where it came from.
     ManagementNotLocal,
     /// A management Interest that is not a command or dataset nexthop knows.
@@ -51,7 +54,7 @@ pub enum Drop {
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 18] = [
+    pub const ALL: [Drop; 19] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
@@ -68,6 +71,7 @@ impl Drop {
         Drop::UnsolicitedNack,
         Drop::FaceGone,
         Drop::SendBufferFull,
+        Drop::NackOnMultiAccess,
         Drop::ManagementNotLocal,
         Drop::ManagementUnknown,
     ];
@@ -91,6 +95,7 @@ impl Drop {
             Drop::UnsolicitedNack => "unsolicited-nack",
             Drop::FaceGone => "face-gone",
             Drop::SendBufferFull => "send-buffer-full",
+            Drop::NackOnMultiAccess => "nack-on-multi-access",
             Drop::ManagementNotLocal => "management-not-local",
             Drop::ManagementUnknown => "management-unknown",
         }

@@ -98,6 +98,7 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
         other => panic!("no Nack crosses the group: {other:?}"),
     }
     assert!(b.drops("no-route") >= 1, "B had no route");
+    assert!(b.drops("nack-on-multi-access") >= 1, "and its Nack stayed home, counted");
     // Management refuses to make another face to the group.
     let create = ControlParameters { uri: Some(format!("udp4://{group}")), ..Default::default() };
     let r = operator.command("faces", "create", &create).unwrap();

@@ -362,7 +362,7 @@ impl Faces {
             }
             Link::Multicast(_) if kind == PacketKind::Nack => {
                 // Never on a multi-access link (as NFD): it would tell the whole LAN.
-                tracing::trace!(face = id, "no Nack on a multicast face");
+                drops.count(Drop::NackOnMultiAccess);
                 return;
             }
             Link::Multicast(m) => {
