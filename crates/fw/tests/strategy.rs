@@ -196,3 +196,21 @@ fn asf_moves_to_the_faster_upstream_it_probed() {
     let probes = settled.iter().filter(|r| r.0).count();
     assert!(probes <= 2, "the slow upstream gets only the probes once ASF has settled: {settled:?}");
 }
+
+/// A strategy chosen in the configuration is listed by `strategy-choice/list`, as one chosen
+/// through management is.
+#[test]
+fn configured_strategies_are_listed() {
+    use nexthop_fw::config::StaticStrategy;
+    let fw = Forwarder::start_with(&scratch("configured-strategies"), "s", 1, |c| {
+        c.strategy.push(StaticStrategy { prefix: "/lan".into(), strategy: "self-learning".into() });
+        c.strategy.push(StaticStrategy { prefix: "/x".into(), strategy: "/localhost/nfd/strategy/asf/v=5/max-timeouts~2".into() });
+    });
+    let list = fw.client().dataset("/localhost/nfd/strategy-choice/list").unwrap();
+    let listed = |prefix: &str, strategy: &str| {
+        let (p, s) = (Name::from_uri(prefix).unwrap(), Name::from_uri(strategy).unwrap());
+        list.windows(p.value().len()).any(|w| w == p.value()) && list.windows(s.value().len()).any(|w| w == s.value())
+    };
+    assert!(listed("/lan", "/localhost/nfd/strategy/self-learning"));
+    assert!(listed("/x", "/localhost/nfd/strategy/asf/v=5/max-timeouts~2"));
+}

@@ -185,6 +185,13 @@ impl Manager {
         Ok(())
     }
 
+    /// Chooses `strategy` under `prefix` (the configuration's choices): in force in every
+    /// forwarding thread and listed by `strategy-choice/list`, as `strategy-choice/set` would.
+    pub fn set_strategy(&mut self, host: &mut impl Host, prefix: &Name, strategy: Strategy) {
+        self.strategies.set(&prefix.as_view(), strategy);
+        host.apply(Control::SetStrategy(prefix.clone(), strategy));
+    }
+
     /// Derives every FIB entry from the RIB and applies it (after [`Manager::insert_route`]).
     pub fn apply_all_routes(&mut self, host: &mut impl Host) {
         apply_routes(host, self.rib.entries());
@@ -526,8 +533,7 @@ impl Manager {
                     Ok(s) => s,
                     Err(why) => return ControlResponse::error(404, why),
                 };
-                self.strategies.set(&prefix.as_view(), strategy);
-                host.apply(Control::SetStrategy(prefix.clone(), strategy));
+                self.set_strategy(host, &prefix, strategy);
                 ControlResponse::ok(ControlParameters { name: Some(prefix), strategy: Some(strategy.name()), ..Default::default() })
             }
             (b"strategy-choice", b"unset") => {

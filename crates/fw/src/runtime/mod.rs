@@ -776,7 +776,8 @@ impl Runtime {
                     .and_then(|n| Strategy::parse(&n.as_view()))
                     .map_err(|why| StartError::Config(format!("strategy {other:?}: {why}")))?,
             };
-            self.forwarding.apply(Control::SetStrategy(prefix, strategy));
+            let (manager, mut host) = self.host();
+            manager.set_strategy(&mut host, &prefix, strategy);
         }
         self.forwarding.publish_fib();
         Ok(())
