@@ -112,16 +112,27 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
 /// follows.
 #[test]
 fn self_learning_finds_a_producer_across_the_lan() {
+    self_learning_across_the_lan(1, "224.0.23.171");
+}
+
+/// The same with two forwarding threads in each forwarder: the Data's announcement reaches the
+/// RIB from a forwarding thread, and the producer's announcement every thread.
+#[test]
+fn self_learning_finds_a_producer_across_the_lan_from_forwarding_threads() {
+    self_learning_across_the_lan(2, "224.0.23.172");
+}
+
+fn self_learning_across_the_lan(threads: usize, group_address: &str) {
     use nexthop_fw::config::StaticStrategy;
     use nexthop_wire::{Component, MetaInfo};
-    let group = format!("224.0.23.171:{}", 30_000 + std::process::id() % 10_000);
+    let group = format!("{group_address}:{}", 30_000 + std::process::id() % 10_000);
     let configure = |c: &mut nexthop_fw::config::Config| {
         c.faces.udp_multicast = group.clone();
         c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
         c.strategy.push(StaticStrategy { prefix: "/".into(), strategy: "self-learning".into() });
     };
-    let a = Forwarder::start_with(&scratch("self-learning-a"), "a", 1, configure);
-    let b = Forwarder::start_with(&scratch("self-learning-b"), "b", 1, configure);
+    let a = Forwarder::start_with(&scratch(&format!("self-learning-a{threads}")), "a", threads, configure);
+    let b = Forwarder::start_with(&scratch(&format!("self-learning-b{threads}")), "b", threads, configure);
     let (face_a, ..) = multicast_face(&a, &group);
 
     // The producer announces /sl to B (a prefix announcement in rib/announce's parameters).
