@@ -1,10 +1,10 @@
-//! TagNet: the compiled-trie matchers (every compression × layout) and the inverted index against
+//! TagNet: the compiled-trie matchers (every compression × layout × sibling order) and the inverted index against
 //! the linear-scan oracle on random FIBs; Thorup–Zwick delivery on random trees; the engine on
 //! good and bad headers.
 
 use nexthop_lookup::tag::{
-    Address, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label,
-    Layout, LinearScan, MatchScratch, Port, PortSet, TagError, Tree, TzLabels, NO_PARENT, VARIANTS,
+    Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, ForwardingState, Hop,
+    InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, SiblingOrder, TagError, Tree, TzLabels, NO_PARENT, VARIANTS,
 };
 use proptest::prelude::*;
 
@@ -30,8 +30,11 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
     let scan = LinearScan::new(fib.entries());
     let inverted = InvertedIndex::new(fib.entries());
     let mut scratch = MatchScratch::new();
-    for (c, l) in VARIANTS {
-        let compiled = fib.compile(c, l).unwrap();
+    let orders = [SiblingOrder::Descending, SiblingOrder::Ascending];
+    for ((c, l), order) in VARIANTS.into_iter().flat_map(|v| orders.map(|o| (v, o))) {
+        let entries: Vec<(Descriptor, PortSet)> = fib.entries().map(|(d, p)| (*d, *p)).collect();
+        let compiled = CompiledFib::build_ordered(entries.iter().copied(), entries.len(), c, l, order).unwrap();
+        prop_assert_eq!(compiled.sibling_order(), order);
         prop_assert_eq!(compiled.len(), fib.len());
         for q in queries {
             let all = scan.fas(q, Fanout::ALL, &PortSet::ALL);

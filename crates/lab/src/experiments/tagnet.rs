@@ -18,7 +18,7 @@
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
-    Layout, LinearScan, MatchScratch, PortSet, Tree, TzLabels, NO_PARENT, VARIANTS,
+    Layout, LinearScan, MatchScratch, PortSet, SiblingOrder, Tree, TzLabels, NO_PARENT, VARIANTS,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -144,6 +144,7 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let tag = |r: Row| {
         r.with("compression", fib.compression().name())
             .with("layout", fib.layout().name())
+            .with("sibling_order", fib.sibling_order().name())
             .with("extra_tags", extra_tags)
             .with("fib_bytes", fib.memory_bytes())
     };
@@ -310,6 +311,18 @@ fn without_prefetch(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib])
         fib.set_prefetch(true);
     }
     rows
+}
+
+/// FAS/FLS on the forms of [`LAYOUT_FIBS`] compiled again with sibling lists in the paper's
+/// ascending order (sweep `ascending`): what the default descending order gives (FLS's ties go
+/// to the lowest position, and SROL follows FLS's order).
+fn ascending_lists(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for (c, l) in LAYOUT_FIBS {
+        let fib = CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Ascending)?;
+        rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "ascending")));
+    }
+    Ok(rows)
 }
 
 /// The locator side on the AS-like graph: label sizes, delivery on random pairs, ns per forward.
@@ -631,6 +644,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(measure_peers(cfg, &w, scan_q));
             if largest {
                 rows.extend(without_prefetch(cfg, &w, &mut fibs));
+                rows.extend(ascending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
                 rows.extend(sweeps(cfg, &w, &fibs, n_q)?);
@@ -987,6 +1001,30 @@ fn summary(rows: &[Row]) -> Vec<String> {
         for c in ["perm+chain", "rare+chain"] {
             let ratio = |a: &str| speed(a, c, "srol") / speed(a, c, "sol");
             out.push(format!("tagnet {f} {c} without prefetch: SROL/SOL FAS {:.2}× FLS {:.2}×", ratio("fas"), ratio("fls")));
+        }
+    }
+    if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("ascending")).and_then(|r| r.str("fib")) {
+        let speed = |a: &str, c: &str, l: &str, ascending: bool| {
+            let r = rows.iter().find(|r| {
+                (r.str("sweep") == Some("ascending")) == ascending
+                    && r.str("sweep").is_none_or(|s| s == "ascending")
+                    && r.str("fib") == Some(f)
+                    && r.str("system") == Some(a)
+                    && r.str("compression") == Some(c)
+                    && r.str("layout") == Some(l)
+            });
+            num(r, "kmatches_per_s")
+        };
+        for c in ["perm+chain", "rare+chain"] {
+            for (order, asc) in [("descending", false), ("ascending", true)] {
+                out.push(format!(
+                    "tagnet {f} {c} {order} lists: FLS/FAS {:.2}× (SOL) {:.2}× (SROL); SROL/SOL FAS {:.2}× FLS {:.2}×",
+                    speed("fls", c, "sol", asc) / speed("fas", c, "sol", asc),
+                    speed("fls", c, "srol", asc) / speed("fas", c, "srol", asc),
+                    speed("fas", c, "srol", asc) / speed("fas", c, "sol", asc),
+                    speed("fls", c, "srol", asc) / speed("fls", c, "sol", asc),
+                ));
+            }
         }
     }
     for (name, perm, chain, mb) in permutation_savings(rows) {

@@ -12,11 +12,19 @@
 //!   descriptor lives is replaced by its terminator, which keeps the removed positions in a side
 //!   byte array and checks them all at once when reached.
 //! - **Vector form**: first-child/next-sibling, with next-sibling implicit (siblings are
-//!   consecutive, ascending by position — but for the terminator of a descriptor that ends at
-//!   the parent, which comes last — the last one flagged) and first-child an index.
+//!   consecutive, the last one flagged) and first-child an index.
+//! - **Sibling order** ([`SiblingOrder`]): a list is sorted by position, *descending* by
+//!   default (ours; the terminator of a descriptor that ends at the parent first), or ascending
+//!   as the paper draws it (that terminator last). Both walks push a list's children in list
+//!   order and pop the last pushed first: descending, they pop the lowest position first — the
+//!   child with the most query bits still ahead of it, the highest potential — and among
+//!   children FLS ranks alike (its bounds tie often) that is the one most likely to hold the
+//!   heavy match that lets FLS prune the rest. Ascending, ties went to the highest position
+//!   and FLS met its final best late (measured: series `ascending` of the `tagnet` experiment).
 //! - **Layouts** ([`Layout`]): siblings' subtrees are placed in sibling order (SOL) or in reverse
-//!   (SROL). The depth-first walk pops the last-pushed (highest) sibling first, so SROL puts what
-//!   is read next right after what was just read.
+//!   (SROL). The walks pop the last sibling first, so SROL puts what is read next right after
+//!   what was just read — for FLS too once lists descend, since then its order (highest bound,
+//!   ties to the lowest position) is the stack's order.
 //!
 //! The trie is built straight into the vector from the descriptors sorted as position sequences
 //! (no pointer trie in between): a node is a range of the sorted array that shares a prefix, its
@@ -177,6 +185,27 @@ impl Node {
     }
 }
 
+/// The order of a sibling list (see the module overview).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SiblingOrder {
+    /// Highest position first (ours, the default): the walks then pop the highest potential
+    /// first, and SROL follows FLS's order too.
+    #[default]
+    Descending,
+    /// Lowest position first, as the paper draws its tries.
+    Ascending,
+}
+
+impl SiblingOrder {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SiblingOrder::Descending => "descending",
+            SiblingOrder::Ascending => "ascending",
+        }
+    }
+}
+
 /// The compiled FIB the matchers walk (see the module overview).
 #[derive(Debug, Clone)]
 pub struct CompiledFib {
@@ -202,6 +231,9 @@ pub struct CompiledFib {
     descriptors: usize,
     compression: Compression,
     layout: Layout,
+    /// How sibling lists are ordered (FLS stops reading an ascending list where it can no
+    /// longer beat its best match, and skips the head of a descending one).
+    pub(super) order: SiblingOrder,
     /// Whether the walks prefetch each child list they push (on unless turned off, to measure
     /// what the layouts give without it).
     pub(super) prefetch: bool,
@@ -325,6 +357,7 @@ struct Builder<'a> {
     id_bits: u32,
     block_shift: u32,
     layout: Layout,
+    order: SiblingOrder,
     nodes: Vec<Node>,
     records: RecordWriter,
     record_base: Vec<u32>,
@@ -384,6 +417,10 @@ impl Builder<'_> {
             i = j;
         }
         let end = self.groups.len();
+        if self.order == SiblingOrder::Descending {
+            // The groups came in ascending order (the sort's), a descriptor that ends here last.
+            self.groups[base..end].reverse();
+        }
         let start = self.nodes.len();
         if start + (end - base) > CHILD as usize {
             return Err(TagError::TooLarge);
@@ -446,6 +483,21 @@ impl CompiledFib {
         n: usize,
         compression: Compression,
         layout: Layout,
+    ) -> Result<Self, TagError> {
+        Self::build_ordered(entries, n, compression, layout, SiblingOrder::default())
+    }
+
+    /// [`CompiledFib::build`] with sibling lists in `order` (the paper's ascending order is
+    /// kept to measure against).
+    ///
+    /// # Errors
+    /// As [`CompiledFib::build`].
+    pub fn build_ordered(
+        entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
+        n: usize,
+        compression: Compression,
+        layout: Layout,
+        order: SiblingOrder,
     ) -> Result<Self, TagError> {
         let identity = compression == Compression::None;
         let perm = if identity {
@@ -523,6 +575,7 @@ impl CompiledFib {
             id_bits,
             block_shift,
             layout,
+            order,
             nodes: Vec::new(),
             records: RecordWriter::default(),
             record_base: Vec::new(),
@@ -551,6 +604,7 @@ impl CompiledFib {
             descriptors: sorted.set.len(),
             compression,
             layout,
+            order,
             prefetch: true,
         })
     }
@@ -597,6 +651,11 @@ impl CompiledFib {
     /// The compression it was built with.
     pub fn compression(&self) -> Compression {
         self.compression
+    }
+
+    /// The order of its sibling lists.
+    pub fn sibling_order(&self) -> SiblingOrder {
+        self.order
     }
 
     /// The layout it was built with.
@@ -682,11 +741,12 @@ mod tests {
         let fib = CompiledFib::build(v.iter().copied(), v.len(), Compression::RareChain, Layout::Sol).unwrap();
         let inner: Vec<(u8, u8, u32)> = fib.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c, n.skip())).collect();
         assert_eq!(inner, [(fib.perm[10], fib.perm[40], 0)]);
-        // Popular first, 20 has the single child 30 (a skip); 40 has four children.
+        // Popular first, 20 has the single child 30 (a skip); 40 has four children. The root's
+        // list descends: 20 (renumbered 1) before 40 (renumbered 0).
         let unguarded = CompiledFib::build(v.iter().copied(), v.len(), Compression::PermChain, Layout::Sol).unwrap();
         let inner: Vec<(u8, u8, u32)> = unguarded.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c, n.skip())).collect();
         let p = |x: usize| unguarded.perm[x];
-        assert_eq!(inner, [(p(40), p(40), 0), (p(20), p(30), 1)]);
+        assert_eq!(inner, [(p(20), p(30), 1), (p(40), p(40), 0)]);
     }
 
     #[test]

@@ -16,7 +16,12 @@
 //!
 //! FLS walks best bound first (not the paper's order; see [`CompiledFib::fls`]): the child lists a
 //! sibling list pushes are ordered by the most a match below each can weigh, so a heavy match is
-//! met early and rule 3 then prunes what cannot beat it. A global priority queue instead (always
+//! met early and rule 3 then prunes what cannot beat it. The order is a stable sort of what the
+//! list pushed, so children with equal bounds (frequent: a bound is capped by the child's
+//! maximum depth) pop in stack order — with the default descending sibling lists
+//! ([`super::SiblingOrder`]) the lowest position first, the child with the most query bits
+//! still ahead of it. Ties broken the other way (ascending lists) left FLS meeting its final
+//! best late, much slower (series `ascending` of the `tagnet` experiment). A global priority queue instead (always
 //! the highest bound in the whole walk) measured slower: at the shallow levels bounds tie, and
 //! the walk turned breadth-first; with ties broken deepest first it read somewhat fewer nodes
 //! but still ran slower (the heap, and the prefetches of lists it never pops). With extra tags in
@@ -43,7 +48,7 @@
 use core::num::NonZeroUsize;
 
 use super::chain::Record;
-use super::compile::{permute, CompiledFib, Node, LAST, TERMINAL};
+use super::compile::{permute, CompiledFib, Node, SiblingOrder, LAST, TERMINAL};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
 /// Cache lines prefetched from the start of each child list the walks push.
@@ -132,15 +137,17 @@ impl Query {
     }
 }
 
-/// A query's positions, highest first, for FLS to stop reading a list once none of its remaining
-/// siblings can lead to a match heavier than the best so far.
+/// A query's positions, highest first, for FLS to pass over the siblings of a list that cannot
+/// lead to a match heavier than the best so far.
 ///
-/// Siblings are in ascending position order, and a match at or below a sibling at position p in
-/// a list at depth d weighs at most d − 1 + (query bits ≥ p) — a bound that only falls along the
-/// list. It is ≤ the best weight w once fewer than w − d + 2 query bits are ≥ p, that is once p is
-/// past the query's (w − d + 2)-th highest position. One sibling breaks the order: the terminator
-/// of a descriptor that ends at the list's parent comes last, holding the parent's position. It
-/// weighs d − 1, and the cut applies only when w ≥ d − 1, so it cannot beat the best either.
+/// A match at or below a sibling at position p in a list at depth d weighs at most
+/// d − 1 + (query bits ≥ p). It is ≤ the best weight w once fewer than w − d + 2 query bits are
+/// ≥ p, that is once p is past the query's (w − d + 2)-th highest position. In an ascending list
+/// those siblings are its tail, and FLS stops reading there; in a descending list they are its
+/// head, which FLS passes over. One sibling is out of order either way: the terminator of a
+/// descriptor that ends at the list's parent (last in an ascending list, first in a descending
+/// one), holding the parent's position. It weighs d − 1, and the cut applies only when
+/// w ≥ d − 1, so it cannot beat the best either.
 struct Descending {
     positions: [u8; FILTER_BITS],
     len: usize,
@@ -276,7 +283,15 @@ impl CompiledFib {
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
                 if i32::from(n.a) > last_useful {
-                    break; // No sibling from here on can beat the best match.
+                    if self.order == SiblingOrder::Ascending {
+                        break; // No sibling from here on can beat the best match.
+                    }
+                    // Descending: this one cannot, the next ones (lower) may.
+                    if n.is(LAST) {
+                        break;
+                    }
+                    i += 1;
+                    continue;
                 }
                 // The three tests as bits and one branch (written with `has_both` and a bool `|`,
                 // the compiler branched again and the walk measured slower).

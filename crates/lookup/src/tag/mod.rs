@@ -28,7 +28,7 @@ mod ports;
 mod scan;
 mod tz;
 
-pub use compile::{CompiledFib, Compression, Layout, VARIANTS};
+pub use compile::{CompiledFib, Compression, Layout, SiblingOrder, VARIANTS};
 pub use descriptor::{tag_positions, Descriptor, DESCRIPTOR_BYTES, FILTER_BITS, HASHES_PER_TAG};
 pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingState, DESCRIPTOR_HEADER, FANOUT_ALL, LOCATOR_HEADER};
 pub use fib::DescriptorFib;
