@@ -21,13 +21,14 @@
 //! maximum depth) pop in stack order — with the default descending sibling lists
 //! ([`super::SiblingOrder`]) the lowest position first, the child with the most query bits
 //! still ahead of it. Ties broken the other way (ascending lists) left FLS meeting its final
-//! best late, much slower (series `ascending` of the `tagnet` experiment). A global priority queue instead (always
-//! the highest bound in the whole walk) measured slower: at the shallow levels bounds tie, and
-//! the walk turned breadth-first; with ties broken deepest first it read somewhat fewer nodes
-//! but still ran slower (the heap, and the prefetches of lists it never pops). With extra tags in
-//! the packet, most of what FLS reads comes before it meets its final best, in either order —
-//! subtrees whose bound exceeds that best, which any order must read: the bounds, not the
-//! order, limit FLS (probe programs counting nodes, 1M Zipf FIB).
+//! best late, much slower (series `ascending` of the `tagnet` experiment). A global priority
+//! queue instead (always the highest bound in the whole walk) measured slower: at the shallow
+//! levels bounds tie, and the walk turned breadth-first; with ties broken deepest first it read
+//! somewhat fewer nodes but still ran slower (the heap, and the prefetches of lists it never
+//! pops). Probe programs counting nodes (1M Zipf FIB, ties then to the highest position) had
+//! found most of what FLS read to come before its final best, in subtrees whose bound exceeds
+//! it, and concluded that order could not help; the tie-break showed which subtree a tie
+//! enters first decides how soon that best comes.
 //!
 //! Each child list is prefetched when it is pushed: it is read when popped, after the rest of
 //! its parent's list. Eight cache lines of it, not one: a popped list is read to its end and, in
