@@ -501,13 +501,20 @@ fn a_limit_of_zero_stores_nothing_in_either_tier() {
     assert_eq!(s.set_l1_limit(1000), 30, "no more than the L1's slots");
 }
 
-#[test]
-fn too_many_pending_erases_empty_the_l2() {
+/// A store (in memory, 30 DRAM slots) whose L2 holds one batch: segments 0–9 of `content`, none
+/// in the DRAM tier.
+fn with_batch_on_l2(content: &str) -> HierarchicalStore {
     let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
     for seg in 0..10 {
-        s.insert_l2_only(&chunk_of("kept", seg, 1).1, 0).unwrap();
+        s.insert_l2_only(&chunk_of(content, seg, 1).1, 0).unwrap();
     }
     s.flush().unwrap();
+    s
+}
+
+#[test]
+fn too_many_pending_erases_empty_the_l2() {
+    let mut s = with_batch_on_l2("kept");
     let max = nexthop_cs::l2::erased::MAX_MARKS;
     for i in 0..max {
         s.erase_prefix(Name::from_uri(&format!("/other/{i}")).unwrap().value(), 256);
@@ -521,11 +528,7 @@ fn too_many_pending_erases_empty_the_l2() {
 
 #[test]
 fn an_erase_of_nothing_erases_nothing_even_on_the_l2() {
-    let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
-    for seg in 0..10 {
-        s.insert_l2_only(&chunk_of("z", seg, 1).1, 0).unwrap();
-    }
-    s.flush().unwrap();
+    let mut s = with_batch_on_l2("z");
     assert_eq!(s.erase_prefix(Name::from_uri("/z").unwrap().value(), 0), (0, false));
     assert_eq!(s.l2().unwrap().pending_erases(), 0);
     assert_eq!(served_fill(&mut s, "z", 3), Some(1));

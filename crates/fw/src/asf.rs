@@ -313,17 +313,16 @@ impl AsfState {
     }
 
     fn namespace_mut(&mut self, namespace: &[u8], now_ms: u64, params: &AsfParams) -> &mut Namespace {
-        if self.namespaces.len() >= MAX_NAMESPACES && !self.namespaces.contains_key(namespace) {
-            crate::access::forget_stale(&mut self.namespaces, now_ms, |n| n.expires_ms);
-        }
         let lifetime_ms = u64::from(params.measurements_lifetime_ms);
-        let ns = self.namespaces.entry(namespace.into()).or_insert_with(|| Namespace {
-            faces: Vec::new(),
-            probe_due_ms: None,
-            lifetime_ms,
-            max_timeouts: 0,
-            expires_ms: 0,
-        });
+        // The key is copied only when the namespace is new (this runs for every Interest).
+        if !self.namespaces.contains_key(namespace) {
+            if self.namespaces.len() >= MAX_NAMESPACES {
+                crate::access::forget_stale(&mut self.namespaces, now_ms, |n| n.expires_ms);
+            }
+            let fresh = Namespace { faces: Vec::new(), probe_due_ms: None, lifetime_ms, max_timeouts: 0, expires_ms: 0 };
+            self.namespaces.insert(namespace.into(), fresh);
+        }
+        let ns = self.namespaces.get_mut(namespace).expect("present or just made");
         ns.lifetime_ms = lifetime_ms;
         ns.max_timeouts = params.max_timeouts;
         ns.expires_ms = now_ms + lifetime_ms;
@@ -412,14 +411,8 @@ impl AsfState {
 
     /// Fires the timers due at `now_ms` (measurements only) and forgets lapsed measurements.
     pub fn due(&mut self, now_ms: u64) {
-        let mut fired = Vec::new();
-        self.timers.retain(|t| {
-            let due = t.due_ms <= now_ms;
-            if due {
-                fired.push(t.clone());
-            }
-            !due
-        });
+        let (fired, waiting): (Vec<Timer>, Vec<Timer>) = std::mem::take(&mut self.timers).into_iter().partition(|t| t.due_ms <= now_ms);
+        self.timers = waiting;
         for t in fired {
             let Some(ns) = self.namespaces.get_mut(&t.namespace) else { continue };
             let Some(info) = ns.face_mut(t.face) else { continue };

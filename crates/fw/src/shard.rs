@@ -1007,11 +1007,10 @@ impl Shard {
         while let Some(entry) = self.pit.pop_expired(now_ms) {
             self.release_entry(&entry);
             self.counters.unsatisfied.inc();
-            // Every nonce it went out with (NFD adds the out-records'; a probe's is its own).
+            // Every nonce it went out with (NFD adds the out-records'; a probe's is its own); the
+            // list keeps a pair once.
             for nonce in entry.in_records.iter().map(|r| r.nonce).chain(entry.out_records.iter().map(|r| r.nonce)) {
-                if !self.dead_nonces.contains(&entry.name, nonce) {
-                    self.dead_nonces.add(&entry.name, nonce, now_ms);
-                }
+                self.dead_nonces.add(&entry.name, nonce, now_ms);
             }
         }
         self.dead_nonces.expire(now_ms);

@@ -144,6 +144,16 @@ impl Strategy {
     }
 }
 
+/// The full name of a strategy given by its short one (`asf` → `/localhost/nfd/strategy/asf`,
+/// as nfdc takes them); a full name is returned as it is.
+pub fn full_name(text: &str) -> String {
+    if text.starts_with('/') {
+        text.to_string()
+    } else {
+        format!("/localhost/nfd/strategy/{text}")
+    }
+}
+
 /// The version of NFD's ASF that nexthop's follows.
 pub const ASF_VERSION: u64 = 5;
 

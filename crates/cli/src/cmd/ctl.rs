@@ -139,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
         What::StrategySet { prefix, strategy } => {
-            let s = if strategy.starts_with('/') { strategy } else { format!("/localhost/nfd/strategy/{strategy}") };
+            let s = nexthop_fw::strategy::full_name(&strategy);
             let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), strategy: Some(Name::from_uri(&s)?), ..Default::default() };
             show(c.command("strategy-choice", "set", &p)?)?;
         }

@@ -173,6 +173,14 @@ impl Manager {
         Ok(())
     }
 
+    /// Removes the route of (`face`, `origin`) at `prefix` (`origin: None` = every origin) and
+    /// applies the change; the routing daemon hears of a client route that went.
+    fn remove_route(&mut self, host: &mut impl Host, prefix: &Name, face: FaceId, origin: Option<u64>) {
+        let (changes, removed) = self.rib.unregister(prefix, face, origin);
+        apply_routes(host, changes);
+        self.announce(host, Announce::Unregister, &removed);
+    }
+
     /// Adds a route of a bulk load (the configuration's routes and route files, at start) to the
     /// RIB alone: [`Manager::apply_all_routes`] then derives and applies every FIB entry in one
     /// pass, where [`Manager::add_route`] would look up each route's ancestors and descendants.
@@ -230,9 +238,7 @@ impl Manager {
             .map(|n| name.prefix(n))
             .find(|p| self.rib.routes(p).iter().any(|r| r.face == face && r.origin == ORIGIN_PREFIX_ANN));
         if let Some(prefix) = learned {
-            let (changes, removed) = self.rib.unregister(&prefix, face, Some(ORIGIN_PREFIX_ANN));
-            apply_routes(host, changes);
-            self.announce(host, Announce::Unregister, &removed);
+            self.remove_route(host, &prefix, face, Some(ORIGIN_PREFIX_ANN));
             tracing::debug!(face, %prefix, "self-learning: route unlearned");
         }
     }
@@ -428,9 +434,7 @@ impl Manager {
                 let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
                 let face_id = requester(p.face_id);
                 let origin = if module == b"fib" { None } else { Some(p.origin.unwrap_or(ORIGIN_APP)) };
-                let (changes, removed) = self.rib.unregister(&prefix, face_id, origin);
-                apply_routes(host, changes);
-                self.announce(host, Announce::Unregister, &removed);
+                self.remove_route(host, &prefix, face_id, origin);
                 ControlResponse::ok(ControlParameters { name: Some(prefix), face_id: Some(face_id), origin, ..Default::default() })
             }
             (b"fib", b"add-nexthop") => {

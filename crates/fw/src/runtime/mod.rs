@@ -37,7 +37,6 @@ use nexthop_cs::{HcsConfig, L1Config, L2Config, Policy};
 use nexthop_lookup::name::NameFibConfig;
 use nexthop_wire::{Name, NameView};
 
-use crate::asf::AsfParams;
 use crate::config::Config;
 use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters, ShardCounters};
@@ -55,7 +54,7 @@ use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 use crate::shard::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::shared_fib::FibWriter;
 use crate::socket_queue;
-use crate::strategy::Strategy;
+use crate::strategy::{self, Strategy};
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
@@ -267,10 +266,9 @@ impl Faces {
         match &mut link {
             Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
             Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
-            Link::Udp(_) => {}
-        }
-        if let Link::Udp(a) = &link {
-            self.by_udp_remote.insert(*a, id);
+            Link::Udp(a) => {
+                self.by_udp_remote.insert(*a, id);
+            }
         }
         let scope = uri.scope();
         // UDP faces share one socket, whose queue says nothing about one face: they do not mark.
@@ -366,18 +364,19 @@ impl Faces {
                 return;
             }
             Link::Multicast(m) => {
-                self.fragments.clear();
-                if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
-                    self.fragments.push(bytes.to_vec());
-                } else if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
-                    drops.count(why);
-                    return;
-                }
-                for piece in &self.fragments {
-                    if m.send(piece).is_err() {
-                        drops.count(Drop::SendBufferFull);
+                let sent = if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
+                    m.send(bytes)
+                } else {
+                    self.fragments.clear();
+                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
+                        drops.count(why);
                         return;
                     }
+                    self.fragments.iter().try_for_each(|piece| m.send(piece))
+                };
+                if sent.is_err() {
+                    drops.count(Drop::SendBufferFull);
+                    return;
                 }
             }
             Link::Udp(remote) => {
@@ -423,6 +422,8 @@ pub struct Runtime {
     closing: Vec<FaceId>,
     /// Multicast faces that stopped reading with datagrams possibly left.
     multicast_more: Vec<FaceId>,
+    /// The buffer multicast datagrams are received into (kept between reads).
+    multicast_buf: Vec<u8>,
     /// Where it listens (fixed once bound).
     listening: Listening,
 }
@@ -650,6 +651,7 @@ impl Runtime {
             cs_signal: false,
             closing: Vec::new(),
             multicast_more: Vec::new(),
+            multicast_buf: Vec::new(),
             listening: Listening::default(),
         };
         rt.listening = rt.bound();
@@ -765,17 +767,10 @@ impl Runtime {
         }
         for s in &cfg.strategy {
             let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
-            let strategy = match s.strategy.as_str() {
-                "best-route" => Strategy::BestRoute,
-                "multicast" => Strategy::Multicast,
-                "access" => Strategy::Access,
-                "asf" => Strategy::Asf(AsfParams::default()),
-                "self-learning" => Strategy::SelfLearning,
-                other => Name::from_uri(other)
-                    .map_err(|e| e.to_string())
-                    .and_then(|n| Strategy::parse(&n.as_view()))
-                    .map_err(|why| StartError::Config(format!("strategy {other:?}: {why}")))?,
-            };
+            let strategy = Name::from_uri(&strategy::full_name(&s.strategy))
+                .map_err(|e| e.to_string())
+                .and_then(|n| Strategy::parse(&n.as_view()))
+                .map_err(|why| StartError::Config(format!("strategy {:?}: {why}", s.strategy)))?;
             let (manager, mut host) = self.host();
             manager.set_strategy(&mut host, &prefix, strategy);
         }
@@ -998,13 +993,14 @@ impl Runtime {
     /// waiting is read again next turn (the poll reports a socket only when it becomes
     /// readable).
     fn read_multicast(&mut self, now: u64, id: FaceId) {
-        let mut buf = vec![0u8; MAX_PACKET_BYTES + 1];
+        let mut buf = std::mem::take(&mut self.multicast_buf);
+        buf.resize(MAX_PACKET_BYTES + 1, 0);
         for i in 0.. {
             if i == MULTICAST_READS_PER_TURN {
                 self.multicast_more.push(id);
                 break;
             }
-            let Some(Face { link: Link::Multicast(m), .. }) = self.faces.faces.get(&id) else { return };
+            let Some(Face { link: Link::Multicast(m), .. }) = self.faces.faces.get(&id) else { break };
             let (n, from) = match m.recv(&mut buf) {
                 Ok(Some(got)) => got,
                 Ok(None) => break,
@@ -1019,6 +1015,7 @@ impl Runtime {
             }
             self.on_packet_from(now, id, endpoint_key(&from), &buf[..n]);
         }
+        self.multicast_buf = buf;
         self.flush_workers();
     }
 
