@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn the_generator_runs_over_every_face_kind() {
-    let dir = std::env::temp_dir().join(format!("nexthop-traffic-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("nexthop-traffic-").tempdir().unwrap();
+    let dir = scratch.path();
     let sock = dir.join("t.sock");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let cfg = dir.join("t.toml");
@@ -84,5 +84,4 @@ fn the_generator_runs_over_every_face_kind() {
     };
     assert!(status.success(), "{status}");
     assert!(!sock.exists(), "the socket file is removed");
-    let _ = std::fs::remove_dir_all(&dir);
 }

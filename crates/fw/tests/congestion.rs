@@ -54,7 +54,8 @@ fn congest(c: &mut Client, round: &str) -> Vec<(String, bool)> {
 
 #[test]
 fn a_long_send_queue_marks_data_until_marking_is_turned_off() {
-    let fw = Forwarder::start(&scratch("congestion"), "s", 1);
+    let dir = scratch("congestion");
+    let fw = Forwarder::start(&dir, "s", 1);
     let stop = Arc::new(AtomicBool::new(false));
     let producer = traffic::start_producer(&fw.unix(), &fw.unix(), &Name::from_uri("/big").unwrap(), 8000, stop.clone()).unwrap();
     let mut c = fw.client();
@@ -103,7 +104,8 @@ fn faces_marking(c: &mut Client) -> Vec<(u64, u64, u64)> {
 
 #[test]
 fn a_mark_from_upstream_reaches_the_consumer() {
-    let fw = Forwarder::start(&scratch("congestion-upstream"), "s", 1);
+    let dir = scratch("congestion-upstream");
+    let fw = Forwarder::start(&dir, "s", 1);
     let prefix = Name::from_uri("/marked").unwrap();
     let mut producer = fw.client();
     let r = producer.command("rib", "register", &ControlParameters { name: Some(prefix.clone()), ..Default::default() }).unwrap();

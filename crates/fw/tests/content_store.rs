@@ -34,8 +34,8 @@ fn one_thread_serves_from_its_ssd_file() {
 }
 
 fn serve_from_ssd(threads: usize) {
-    let dir = std::env::temp_dir().join(format!("nexthop-l2-{threads}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let ssd = scratch(&format!("l2-{threads}"));
+    let dir = ssd.path();
     let mut cfg = Config::default();
     cfg.forwarder.threads = threads;
     cfg.forwarder.dispatch_components = 2;
@@ -95,7 +95,6 @@ fn serve_from_ssd(threads: usize) {
     }
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The `cs/info` dataset's Capacity, Flags and NCsEntries.
@@ -138,7 +137,8 @@ fn producer(fw: &Forwarder) -> impl FnOnce() + '_ {
 #[test]
 fn operators_erase_and_configure_the_content_store_through_management() {
     // Two forwarding threads: each has its own store, and names spread over both.
-    let fw = Forwarder::start(&scratch("cs-mgmt"), "s", 2);
+    let dir = scratch("cs-mgmt");
+    let fw = Forwarder::start(&dir, "s", 2);
     let mut c = fw.client();
     let a: Vec<String> = (0..300).map(|i| format!("/cs/a/{i}")).collect();
     let b: Vec<String> = (0..50).map(|i| format!("/cs/b/{i}")).collect();
@@ -205,7 +205,8 @@ fn an_app_pushes_data_into_the_store_when_the_policy_admits_it() {
     for (threads, policy, cached) in
         [(1, "admit-local", true), (2, "admit-local", true), (1, "drop-all", false), (1, "admit-network", false)]
     {
-        let fw = Forwarder::start_with(&scratch(&format!("push-{threads}-{policy}")), "s", threads, |c| {
+        let dir = scratch(&format!("push-{threads}-{policy}"));
+        let fw = Forwarder::start_with(&dir, "s", threads, |c| {
             c.content_store.unsolicited_policy = policy.into();
         });
         let mut producer = fw.client();

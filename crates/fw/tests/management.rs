@@ -18,7 +18,8 @@ mod common;
 
 #[test]
 fn commands_answer_with_the_right_codes() {
-    let fw = Forwarder::start(&scratch("mgmt"), "s", 1);
+    let dir = scratch("mgmt");
+    let fw = Forwarder::start(&dir, "s", 1);
     let mut c = fw.client();
 
     let name = |s: &str| Some(Name::from_uri(s).unwrap());
@@ -134,7 +135,8 @@ fn commands_answer_with_the_right_codes() {
 /// dispatched to either thread are then refused with Nack NoRoute.
 #[test]
 fn route_changes_reach_every_forwarding_thread() {
-    let fw = Forwarder::start(&scratch("shared-fib"), "s", 2);
+    let dir = scratch("shared-fib");
+    let fw = Forwarder::start(&dir, "s", 2);
     let unix = fw.unix();
     let prefix = Name::from_uri("/shared").unwrap();
     let mut c = Client::connect(&unix).unwrap();
@@ -188,7 +190,8 @@ fn announced(daemon: &mut Client) -> (String, Name, u64) {
 
 #[test]
 fn client_routes_are_readvertised_to_the_routing_daemon() {
-    let fw = Forwarder::start(&scratch("readvertise"), "s", 1);
+    let dir = scratch("readvertise");
+    let fw = Forwarder::start(&dir, "s", 1);
     let register = |c: &mut Client, prefix: &str, origin: u64| {
         let p = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), origin: Some(origin), ..Default::default() };
         let r = c.command("rib", "register", &p).unwrap();
@@ -254,14 +257,14 @@ fn apps_one_hop_away_may_register_under_localhop_only_when_allowed_and_only_towa
         assert_ne!(toward, 1, "routed to the asking face, not the one it named");
         assert!(routed.windows(5).any(|w| w == b"\x08\x03far"));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// faces/update changes a face's persistency where its kind allows: an on-demand UDP face (a
 /// peer that just showed up) made persistent shows so in `faces/list`; a Unix face keeps its own.
 #[test]
 fn faces_update_changes_persistency_where_the_face_allows() {
-    let fw = Forwarder::start(&scratch("persistency"), "s", 1);
+    let dir = scratch("persistency");
+    let fw = Forwarder::start(&dir, "s", 1);
     let mut c = fw.client();
     let peer = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let mut i = Interest::new(Name::from_uri("/nowhere").unwrap());

@@ -58,8 +58,10 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
         c.faces.udp_multicast = group.clone();
         c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
     };
-    let a = Forwarder::start_with(&scratch("multicast-a"), "a", 1, configure);
-    let b = Forwarder::start_with(&scratch("multicast-b"), "b", 1, configure);
+    let a_dir = scratch("multicast-a");
+    let a = Forwarder::start_with(&a_dir, "a", 1, configure);
+    let b_dir = scratch("multicast-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, configure);
     let port = group.rsplit(':').next().unwrap();
     let (face_a, local, scope, persistency, link_type) = multicast_face(&a, &group);
     assert_eq!((local, scope, persistency, link_type), (format!("udp4://127.0.0.1:{port}"), 0, 2, 1), "non-local, permanent, multi-access");
@@ -131,8 +133,10 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
         c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
         c.strategy.push(StaticStrategy { prefix: "/".into(), strategy: "self-learning".into() });
     };
-    let a = Forwarder::start_with(&scratch(&format!("self-learning-a{threads}")), "a", threads, configure);
-    let b = Forwarder::start_with(&scratch(&format!("self-learning-b{threads}")), "b", threads, configure);
+    let a_dir = scratch(&format!("self-learning-a{threads}"));
+    let a = Forwarder::start_with(&a_dir, "a", threads, configure);
+    let b_dir = scratch(&format!("self-learning-b{threads}"));
+    let b = Forwarder::start_with(&b_dir, "b", threads, configure);
     let (face_a, ..) = multicast_face(&a, &group);
 
     // The producer announces /sl to B (a prefix announcement in rib/announce's parameters).

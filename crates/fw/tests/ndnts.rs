@@ -100,7 +100,6 @@ fn an_ndnts_producer_serves_ndnts_consumers_over_unix_udp_and_websocket() {
         String::from_utf8_lossy(&out.stderr)
     );
     let _ = std::fs::remove_file(&script);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -125,7 +124,6 @@ fn an_ndnts_producer_over_a_websocket_registers_under_localhop_when_allowed() {
         }
     }
     let _ = std::fs::remove_file(&script);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -175,7 +173,6 @@ fn ndnts_erases_and_configures_the_content_store() {
     i.nonce = Some(c.next_nonce());
     assert_eq!(c.express(&i, Duration::from_secs(2)).unwrap(), Answer::Nack(NackReason::NoRoute));
     let _ = std::fs::remove_file(&script);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -200,7 +197,6 @@ fn an_ndnts_producer_registers_with_a_prefix_announcement() {
     let out = node(&script, &["fetch", &fw.socket, prefix, "200000"]).output().expect("node runs");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 200000", "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(&script);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// NDNts's own UDP multicast face (`UdpTransport.createMulticastFace`) and nexthop's, in one
@@ -248,5 +244,4 @@ fn ndnts_multicast_faces_meet_nexthops_on_the_lan() {
     let out = node(&script, &["fetch", &lan, "/behind/object", "300000"]).output().expect("node runs");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 300000", "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_file(&script);
-    let _ = std::fs::remove_dir_all(&dir);
 }

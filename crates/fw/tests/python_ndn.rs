@@ -4,14 +4,15 @@
 //! its own forwarder(s) in-process on a private Unix socket.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::Forwarder;
+use common::{scratch, Forwarder};
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_wire::Name;
+use tempfile::TempDir;
 
 mod common;
 
@@ -19,13 +20,15 @@ const VENV_BIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin");
 const APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndn_apps.py");
 
 /// A private HOME with a python-ndn keychain (made by `pyndnsec`).
-fn keychain_home(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nexthop-pyndn-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+fn keychain_home(test: &str) -> TempDir {
+    let dir = scratch(&format!("pyndn-{test}"));
     for args in [&["Init-Pib"][..], &["New-Item", "/nexthop-test"]] {
-        let st =
-            Command::new(format!("{VENV_BIN}/pyndnsec")).args(args).env("HOME", &dir).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        let st = Command::new(format!("{VENV_BIN}/pyndnsec"))
+            .args(args)
+            .env("HOME", dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
         assert!(st.expect("pyndnsec runs (scripts/setup.sh installs python-ndn in .venv)").success(), "pyndnsec {args:?}");
     }
     dir
@@ -69,15 +72,16 @@ fn run(home: &Path, socket: &str, args: &[&str]) -> String {
 
 #[test]
 fn apps_register_and_fetch_by_exact_name_and_prefix_with_both_apis() {
-    let home = keychain_home("fetch");
-    let fw = Forwarder::start(&home, "fw", 1);
-    let _p2 = producer(&home, &fw.socket, "v2", "/app2");
-    let _p1 = producer(&home, &fw.socket, "v1", "/app1");
-    assert_eq!(run(&home, &fw.socket, &["consume-v2", "/app2/x"]), "DATA /app2/x hello /app2/x");
-    assert_eq!(run(&home, &fw.socket, &["consume-v1", "/app1/y"]), "DATA /app1/y hello /app1/y");
-    assert_eq!(run(&home, &fw.socket, &["consume-v1", "/app2/z"]), "DATA /app2/z hello /app2/z");
+    let keychain = keychain_home("fetch");
+    let home = keychain.path();
+    let fw = Forwarder::start(home, "fw", 1);
+    let _p2 = producer(home, &fw.socket, "v2", "/app2");
+    let _p1 = producer(home, &fw.socket, "v1", "/app1");
+    assert_eq!(run(home, &fw.socket, &["consume-v2", "/app2/x"]), "DATA /app2/x hello /app2/x");
+    assert_eq!(run(home, &fw.socket, &["consume-v1", "/app1/y"]), "DATA /app1/y hello /app1/y");
+    assert_eq!(run(home, &fw.socket, &["consume-v1", "/app2/z"]), "DATA /app2/z hello /app2/z");
     // By prefix: any Data under the name answers (here from the content store: /app2/x or /app2/z).
-    let by_prefix = run(&home, &fw.socket, &["consume-v2", "/app2", "prefix"]);
+    let by_prefix = run(home, &fw.socket, &["consume-v2", "/app2", "prefix"]);
     assert!(by_prefix.starts_with("DATA /app2/"), "{by_prefix}");
     // The routes are in the RIB as apps registered them.
     let rib = fw.client().dataset("/localhost/nfd/rib/list").unwrap();
@@ -89,29 +93,32 @@ fn apps_register_and_fetch_by_exact_name_and_prefix_with_both_apis() {
 
 #[test]
 fn interest_without_route_gets_nack_no_route() {
-    let home = keychain_home("nack");
-    let fw = Forwarder::start(&home, "fw", 1);
-    assert_eq!(run(&home, &fw.socket, &["consume-v2", "/no/route/here"]), "NACK 150");
-    assert_eq!(run(&home, &fw.socket, &["consume-v1", "/no/route/here"]), "NACK 150");
+    let keychain = keychain_home("nack");
+    let home = keychain.path();
+    let fw = Forwarder::start(home, "fw", 1);
+    assert_eq!(run(home, &fw.socket, &["consume-v2", "/no/route/here"]), "NACK 150");
+    assert_eq!(run(home, &fw.socket, &["consume-v1", "/no/route/here"]), "NACK 150");
 }
 
 #[test]
 fn segmented_object_of_several_megabytes_arrives_intact() {
-    let home = keychain_home("big");
-    let fw = Forwarder::start(&home, "fw", 1);
-    let _p = producer(&home, &fw.socket, "v1", "/obj");
-    let want = run(&home, &fw.socket, &["big-sha256"]);
-    let got = run(&home, &fw.socket, &["fetch-v1", "/obj/big"]);
+    let keychain = keychain_home("big");
+    let home = keychain.path();
+    let fw = Forwarder::start(home, "fw", 1);
+    let _p = producer(home, &fw.socket, "v1", "/obj");
+    let want = run(home, &fw.socket, &["big-sha256"]);
+    let got = run(home, &fw.socket, &["fetch-v1", "/obj/big"]);
     assert_eq!(got, format!("FETCHED {want}"));
     assert!(want.split(' ').next().unwrap().parse::<usize>().unwrap() > 3_000_000);
 }
 
 #[test]
 fn two_forwarders_over_a_udp_face() {
-    let home = keychain_home("udp");
-    let a = Forwarder::start(&home, "a", 1);
-    let b = Forwarder::start(&home, "b", 1);
-    let _p = producer(&home, &a.socket, "v2", "/far");
+    let keychain = keychain_home("udp");
+    let home = keychain.path();
+    let a = Forwarder::start(home, "a", 1);
+    let b = Forwarder::start(home, "b", 1);
+    let _p = producer(home, &a.socket, "v2", "/far");
     // On B: a UDP face to A and a route over it, through management.
     let mut ctl = b.client();
     let uri = format!("udp4://{}", a.udp);
@@ -126,9 +133,9 @@ fn two_forwarders_over_a_udp_face() {
         )
         .unwrap();
     assert_eq!(reg.code, 200, "{}", reg.text);
-    assert_eq!(run(&home, &b.socket, &["consume-v1", "/far/away"]), "DATA /far/away hello /far/away");
-    let got = run(&home, &b.socket, &["fetch-v1", "/far/big"]);
-    let want = run(&home, &b.socket, &["big-sha256"]);
+    assert_eq!(run(home, &b.socket, &["consume-v1", "/far/away"]), "DATA /far/away hello /far/away");
+    let got = run(home, &b.socket, &["fetch-v1", "/far/big"]);
+    let want = run(home, &b.socket, &["big-sha256"]);
     assert_eq!(got, format!("FETCHED {want}"));
 }
 
@@ -138,14 +145,12 @@ fn two_forwarders_over_a_udp_face() {
 /// NFD's dispatcher does), and it decodes ControlParameters in its own element order.
 #[test]
 fn pynfdc_manages_the_forwarder() {
-    let dir = std::env::temp_dir().join(format!("nexthop-pynfdc-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("pynfdc");
     let fw = Forwarder::start(&dir, "fw", 1);
     let pynfdc = |args: &[&str]| -> String {
         let out = Command::new(format!("{VENV_BIN}/pynfdc"))
             .args(args)
-            .env("HOME", &dir)
+            .env("HOME", dir.path())
             .env("NDN_CLIENT_TRANSPORT", format!("unix://{}", fw.socket))
             .output()
             .expect("pynfdc runs (scripts/setup.sh installs python-ndn in .venv)");
@@ -174,7 +179,6 @@ fn pynfdc_manages_the_forwarder() {
     assert!(!fw.has_route(&Name::from_uri("/pyroute").unwrap()));
     assert!(pynfdc(&["rf", id]).contains("200 OK"));
     assert!(!pynfdc(&["gf"]).contains("udp4://127.0.0.1:9"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// python-ndn's own tools through nexthop: `pyndntools putchunks` serves a 300 kB file as an
@@ -182,11 +186,12 @@ fn pynfdc_manages_the_forwarder() {
 /// through the metadata and fetches it intact; `poke` and `peek` exchange one Data.
 #[test]
 fn pyndntools_serve_and_fetch_through_the_forwarder() {
-    let home = keychain_home("tools");
-    let fw = Forwarder::start(&home, "fw", 1);
+    let keychain = keychain_home("tools");
+    let home = keychain.path();
+    let fw = Forwarder::start(home, "fw", 1);
     let tools = |args: &[&str]| {
         let mut c = Command::new(format!("{VENV_BIN}/pyndntools"));
-        c.args(args).env("HOME", &home).env("NDN_CLIENT_TRANSPORT", format!("unix://{}", fw.socket));
+        c.args(args).env("HOME", home).env("NDN_CLIENT_TRANSPORT", format!("unix://{}", fw.socket));
         c
     };
     let object: Vec<u8> = (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
@@ -217,7 +222,6 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
     let out = tools(&["peek", "/pytools/poke"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("Received Data Name: /pytools/poke") && said.contains("size 15"), "{said}");
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// NFD's face event stream (`faces/events`), followed as ndn-cxx's FaceMonitor follows it
@@ -226,10 +230,10 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
 /// makes and destroys, in order, each Interest waiting for the next event.
 #[test]
 fn a_subscriber_follows_face_events() {
-    let home = keychain_home("events");
-    let fw = Forwarder::start(&home, "fw", 1);
-    let mut child =
-        app(&home, &fw.socket, &["face-events", "4"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
+    let keychain = keychain_home("events");
+    let home = keychain.path();
+    let fw = Forwarder::start(home, "fw", 1);
+    let mut child = app(home, &fw.socket, &["face-events", "4"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
     let out = child.stdout.take().unwrap();
     let _child = Producer(child);
     let (tx, rx) = mpsc::channel();
@@ -250,7 +254,6 @@ fn a_subscriber_follows_face_events() {
     assert!(events[0].starts_with("EVENT 2 1 ") && events[0].contains("unix://"), "{events:?}");
     assert_eq!(events[1], format!("EVENT 3 1 {id} udp4://127.0.0.1:9"));
     assert_eq!(events[2], format!("EVENT 4 2 {id} udp4://127.0.0.1:9"));
-    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// A python-ndn consumer takes Data that carries an NDNLPv2 CongestionMark (which nexthop adds
@@ -259,12 +262,13 @@ fn a_subscriber_follows_face_events() {
 fn python_ndn_accepts_data_with_a_congestion_mark() {
     use nexthop_wire::types::{CONGESTION_MARK, FRAGMENT, LP_PACKET, PIT_TOKEN};
     use nexthop_wire::{Data, Emit, InterestView, LpPacketView};
-    let home = keychain_home("marked");
-    let fw = Forwarder::start(&home, "fw", 1);
+    let keychain = keychain_home("marked");
+    let home = keychain.path();
+    let fw = Forwarder::start(home, "fw", 1);
     let mut producer = fw.client();
     let register = ControlParameters { name: Some(Name::from_uri("/marked").unwrap()), ..Default::default() };
     assert_eq!(producer.command("rib", "register", &register).unwrap().code, 200);
-    let consumer = app(&home, &fw.socket, &["consume-v2", "/marked/x"]).stdout(Stdio::piped()).spawn().unwrap();
+    let consumer = app(home, &fw.socket, &["consume-v2", "/marked/x"]).stdout(Stdio::piped()).spawn().unwrap();
     let wire = producer.recv(Duration::from_secs(20)).unwrap().expect("the consumer's Interest");
     let lp = LpPacketView::decode(&wire).expect("with the forwarder's PIT token");
     let interest = InterestView::decode(lp.fragment.unwrap()).unwrap();
@@ -278,5 +282,4 @@ fn python_ndn_accepts_data_with_a_congestion_mark() {
     producer.send(&answer).unwrap();
     let out = consumer.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "DATA /marked/x marked");
-    let _ = std::fs::remove_dir_all(&home);
 }

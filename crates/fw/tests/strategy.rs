@@ -86,7 +86,8 @@ fn the_access_strategy_follows_the_upstream_that_answers_on_a_forwarding_thread(
 }
 
 fn follow_the_upstream_that_answers(threads: usize) {
-    let fw = Forwarder::start_with(&scratch(&format!("access-{threads}")), "s", threads, |c| c.forwarder.dispatch_components = 1);
+    let dir = scratch(&format!("access-{threads}"));
+    let fw = Forwarder::start_with(&dir, "s", threads, |c| c.forwarder.dispatch_components = 1);
     let (mut a, mut b) = (Upstream::register(&fw), Upstream::register(&fw));
     let mut operator = fw.client();
     let set = ControlParameters {
@@ -137,7 +138,8 @@ fn follow_the_upstream_that_answers(threads: usize) {
 /// slower getting only the probes, one a second (`probing-interval~1000`).
 #[test]
 fn asf_moves_to_the_faster_upstream_it_probed() {
-    let fw = Forwarder::start_with(&scratch("asf"), "s", 1, |_| {});
+    let dir = scratch("asf");
+    let fw = Forwarder::start_with(&dir, "s", 1, |_| {});
     let (mut slow, mut fast) = (Upstream::register_at(&fw, "/asf"), Upstream::register_at(&fw, "/asf"));
     let mut operator = fw.client();
     let asf = "/localhost/nfd/strategy/asf/v=5/probing-interval~1000";
@@ -202,7 +204,8 @@ fn asf_moves_to_the_faster_upstream_it_probed() {
 #[test]
 fn configured_strategies_are_listed() {
     use nexthop_fw::config::StaticStrategy;
-    let fw = Forwarder::start_with(&scratch("configured-strategies"), "s", 1, |c| {
+    let dir = scratch("configured-strategies");
+    let fw = Forwarder::start_with(&dir, "s", 1, |c| {
         c.strategy.push(StaticStrategy { prefix: "/lan".into(), strategy: "self-learning".into() });
         c.strategy.push(StaticStrategy { prefix: "/x".into(), strategy: "/localhost/nfd/strategy/asf/v=5/max-timeouts~2".into() });
     });

@@ -16,9 +16,9 @@ use nexthop_wire::Name;
 
 #[test]
 fn producer_and_consumer_over_udp_and_bad_datagrams_counted() {
-    let dir = std::env::temp_dir().join(format!("nexthop-udp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let fw = run(config(&dir, "u.sock", 1420));
+    let scratch = tempfile::Builder::new().prefix("nexthop-udp-").tempdir().unwrap();
+    let dir = scratch.path();
+    let fw = run(config(dir, "u.sock", 1420));
     let udp = fw.udp;
 
     let control = FaceUri::Unix(fw.cfg.faces.unix.clone());
@@ -42,7 +42,6 @@ fn producer_and_consumer_over_udp_and_bad_datagrams_counted() {
     assert_eq!(rt.io_drops().get(Drop::Oversize), 1);
     let all: u64 = rt.io_drops().snapshot().iter().map(|(_, n)| n).sum();
     assert!(all >= 2, "{all} drops");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A running in-process forwarder: its config, the thread, and the flag that stops it.
@@ -79,10 +78,10 @@ fn config(dir: &std::path::Path, name: &str, udp_mtu: usize) -> Config {
 /// reach a UDP consumer cut again, where the client reassembles them. Every Data arrives intact.
 #[test]
 fn large_data_cross_udp_faces_as_fragments() {
-    let dir = std::env::temp_dir().join(format!("nexthop-frag-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let near_producer = run(config(&dir, "p.sock", 1420));
-    let mut cfg = config(&dir, "c.sock", 1420);
+    let scratch = tempfile::Builder::new().prefix("nexthop-frag-").tempdir().unwrap();
+    let dir = scratch.path();
+    let near_producer = run(config(dir, "p.sock", 1420));
+    let mut cfg = config(dir, "c.sock", 1420);
     cfg.route.push(nexthop_fw::config::StaticRoute { prefix: "/big".into(), face: FaceUri::Udp(near_producer.udp).to_string(), cost: 0 });
     let near_consumer = run(cfg);
 
@@ -107,5 +106,4 @@ fn large_data_cross_udp_faces_as_fragments() {
             assert_eq!(drops.get(why), 0, "{why:?}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,7 +17,8 @@ mod common;
 
 #[test]
 fn the_generators_consumer_fetches_over_a_websocket() {
-    let fw = Forwarder::start(&scratch("websocket"), "fw", 1);
+    let dir = scratch("websocket");
+    let fw = Forwarder::start(&dir, "fw", 1);
     let ws = FaceUri::WebSocket(fw.websocket);
     // Not WebSocket: the face closes (EOF), nothing else happens.
     let mut junk = std::net::TcpStream::connect(fw.websocket).unwrap();

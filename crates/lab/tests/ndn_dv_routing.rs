@@ -131,14 +131,14 @@ fn state(dir: &Path, nodes: &[&Node]) -> String {
 
 #[test]
 fn a_prefix_exposed_at_one_end_of_a_line_is_routed_from_the_other_by_ndn_dv() {
-    let dir = std::env::temp_dir().join(format!("nexthop-dv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let a = Node::start(&dir, "a", 1);
-    let b = Node::start(&dir, "b", 2);
-    let c = Node::start(&dir, "c", 1);
-    let _dv_a = daemon(&dir, &a, "a", &[&b]);
-    let _dv_b = daemon(&dir, &b, "b", &[&a, &c]);
-    let _dv_c = daemon(&dir, &c, "c", &[&b]);
+    let scratch = tempfile::Builder::new().prefix("nexthop-dv-").tempdir().unwrap();
+    let dir = scratch.path();
+    let a = Node::start(dir, "a", 1);
+    let b = Node::start(dir, "b", 2);
+    let c = Node::start(dir, "c", 1);
+    let _dv_a = daemon(dir, &a, "a", &[&b]);
+    let _dv_b = daemon(dir, &b, "b", &[&a, &c]);
+    let _dv_c = daemon(dir, &c, "c", &[&b]);
     let nodes = [&a, &b, &c];
 
     // Converged: the ends have registered each other's prefix-table prefix (two hops away). (An
@@ -146,7 +146,7 @@ fn a_prefix_exposed_at_one_end_of_a_line_is_routed_from_the_other_by_ndn_dv() {
     // does with NDNd's own forwarder too.)
     let started = Instant::now();
     while !(has_fib_entry(&a, "/ndn/32=DV/32=PFS/ndn/c") && has_fib_entry(&c, "/ndn/32=DV/32=PFS/ndn/a")) {
-        assert!(started.elapsed() < Duration::from_secs(30), "the daemons did not converge\n{}", state(&dir, &nodes));
+        assert!(started.elapsed() < Duration::from_secs(30), "the daemons did not converge\n{}", state(dir, &nodes));
         std::thread::sleep(Duration::from_millis(100));
     }
 
@@ -163,7 +163,7 @@ fn a_prefix_exposed_at_one_end_of_a_line_is_routed_from_the_other_by_ndn_dv() {
         if out.status.success() {
             break out.stdout;
         }
-        assert!(started.elapsed() < Duration::from_secs(20), "no route from A to /ndn/c/object\n{}", state(&dir, &nodes));
+        assert!(started.elapsed() < Duration::from_secs(20), "no route from A to /ndn/c/object\n{}", state(dir, &nodes));
         std::thread::sleep(Duration::from_millis(300));
     };
     assert!(fetched == object, "fetched {} bytes, not the {} the producer published", fetched.len(), object.len());
@@ -177,5 +177,4 @@ fn a_prefix_exposed_at_one_end_of_a_line_is_routed_from_the_other_by_ndn_dv() {
         assert!(started.elapsed() < Duration::from_secs(20), "A still routes /ndn/c/object after its producer left");
         std::thread::sleep(Duration::from_millis(200));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

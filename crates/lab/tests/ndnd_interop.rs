@@ -24,10 +24,10 @@ const MTU: usize = 1420;
 
 #[test]
 fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
-    let dir = std::env::temp_dir().join(format!("nexthop-ndnd-interop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("nexthop-ndnd-interop-").tempdir().unwrap();
+    let dir = scratch.path();
     let setup = Setup { threads: 1, cs_capacity: 64, route_file: None, pit_max: (1 << 16, 1 << 14), udp_mtu: MTU, ssd: None };
-    let ndnd = Forwarder::ndnd(&dir, &setup).expect("NDNd starts (scripts/setup.sh builds it)");
+    let ndnd = Forwarder::ndnd(dir, &setup).expect("NDNd starts (scripts/setup.sh builds it)");
     let FaceUri::Udp(ndnd_udp) = ndnd.udp else { unreachable!() };
 
     let mut cfg = Config::default();
@@ -79,7 +79,6 @@ fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
         assert_eq!(rt.io_drops().get(why), 0, "{why:?}");
     }
     drop(ndnd);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// NDNd's management tools (`ndnd fw …`, an operator's nfdc) against nexthop: each command's
@@ -87,8 +86,8 @@ fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
 /// the next command lists. And NDNd's `ping` against its `pingserver`.
 #[test]
 fn ndnds_management_tools_manage_nexthop() {
-    let dir = std::env::temp_dir().join(format!("nexthop-ndnd-tools-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new().prefix("nexthop-ndnd-tools-").tempdir().unwrap();
+    let dir = scratch.path();
     let mut cfg = Config::default();
     cfg.faces.unix = dir.join("nexthop.sock").to_string_lossy().into_owned();
     cfg.faces.tcp = String::new();
@@ -154,5 +153,4 @@ fn ndnds_management_tools_manage_nexthop() {
     assert!(!fw(&["face-list"]).contains("udp4://127.0.0.1:9"));
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }

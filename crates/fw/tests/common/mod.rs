@@ -3,7 +3,7 @@
 //! it, hence `dead_code` allowed.)
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -12,13 +12,12 @@ use nexthop_fw::client::Client;
 use nexthop_fw::config::Config;
 use nexthop_fw::face::FaceUri;
 use nexthop_fw::runtime::Runtime;
+use tempfile::TempDir;
 
-/// A fresh directory for test `tag` of this process.
-pub fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nexthop-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for test `tag`, removed with everything in it when dropped (declare it
+/// before the forwarders whose sockets it holds, so that they are dropped first).
+pub fn scratch(tag: &str) -> TempDir {
+    tempfile::Builder::new().prefix(&format!("nexthop-{tag}-")).tempdir().expect("a scratch directory")
 }
 
 /// A forwarder running in a thread, its socket `<dir>/<name>.sock`; stopped on drop.
@@ -34,16 +33,16 @@ pub struct Forwarder {
 }
 
 impl Forwarder {
-    pub fn start(dir: &Path, name: &str, threads: usize) -> Self {
+    pub fn start(dir: impl AsRef<Path>, name: &str, threads: usize) -> Self {
         Forwarder::start_with(dir, name, threads, |_| {})
     }
 
     /// [`Forwarder::start`] with the configuration changed by `configure` first.
-    pub fn start_with(dir: &Path, name: &str, threads: usize, configure: impl FnOnce(&mut Config)) -> Self {
+    pub fn start_with(dir: impl AsRef<Path>, name: &str, threads: usize, configure: impl FnOnce(&mut Config)) -> Self {
         let mut cfg = Config::default();
         configure(&mut cfg);
         cfg.forwarder.threads = threads;
-        cfg.faces.unix = dir.join(format!("{name}.sock")).to_string_lossy().into_owned();
+        cfg.faces.unix = dir.as_ref().join(format!("{name}.sock")).to_string_lossy().into_owned();
         cfg.faces.tcp = String::new();
         cfg.faces.udp = "127.0.0.1:0".into();
         cfg.faces.websocket = "127.0.0.1:0".into();
