@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
 
 /// The embedded default configuration.
 pub const DEFAULT_TOML: &str = include_str!("default.toml");
@@ -148,35 +150,40 @@ pub struct StaticStrategy {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (in the message, not a separate cause, so it is said once).
+        error: std::io::Error,
     },
     /// TOML syntax, a wrong type or an unknown key.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Parse {
         /// The file.
         path: PathBuf,
-        /// What and where.
-        source: toml::de::Error,
+        /// What, with the line and column in the file and the line itself.
+        error: Box<toml::de::Error>,
     },
     /// A value out of range.
     #[error("{0}")]
     Invalid(String),
 }
 
-/// Lays `top` over `base`: tables merge key by key, anything else is replaced.
-fn merge(base: &mut toml::Table, top: toml::Table) {
-    for (k, v) in top {
-        match (base.get_mut(&k), v) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
-            (_, v) => {
-                base.insert(k, v);
+/// Lays `top` over `base`: tables merge key by key, anything else is replaced. What comes from
+/// `top` keeps its place in `top`'s text (a merged table takes `top`'s), so an error in the
+/// merged document points at the line of the file that caused it.
+fn merge<'a>(base: &mut DeTable<'a>, top: DeTable<'a>) {
+    for (key, value) in top {
+        let span = value.span();
+        let value = match (base.remove(&key).map(Spanned::into_inner), value.into_inner()) {
+            (Some(DeValue::Table(mut b)), DeValue::Table(t)) => {
+                merge(&mut b, t);
+                DeValue::Table(b)
             }
-        }
+            (_, v) => v,
+        };
+        base.insert(key, Spanned::new(span, value));
     }
 }
 
@@ -193,10 +200,15 @@ impl Config {
     /// # Errors
     /// [`ConfigError::Parse`] (syntax, types, unknown keys) or [`ConfigError::Invalid`].
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        let parse_err = |source| ConfigError::Parse { path: path.to_owned(), source };
-        let mut merged: toml::Table = toml::from_str(DEFAULT_TOML).expect("the embedded default parses");
-        merge(&mut merged, toml::from_str(text).map_err(parse_err)?);
-        let c: Config = merged.try_into().map_err(parse_err)?;
+        let parse_err = |mut error: toml::de::Error| {
+            error.set_input(Some(text));
+            ConfigError::Parse { path: path.to_owned(), error: Box::new(error) }
+        };
+        let mut merged = DeTable::parse(DEFAULT_TOML).expect("the embedded default parses").into_inner();
+        let top = DeTable::parse(text).map_err(parse_err)?;
+        let span = top.span();
+        merge(&mut merged, top.into_inner());
+        let c = Config::deserialize(toml::de::Deserializer::from(Spanned::new(span, merged))).map_err(parse_err)?;
         c.validate()?;
         Ok(c)
     }
@@ -206,7 +218,7 @@ impl Config {
     /// # Errors
     /// As [`Config::parse`], or [`ConfigError::Read`].
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read { path: path.to_owned(), error })?;
         Self::parse(&text, path)
     }
 
@@ -326,5 +338,19 @@ mod tests {
         assert!(e.contains("unsolicited_policy"), "{e}");
         let e = Config::parse("[forwarder]\nnetwork_regions = [\"no-slash\"]\n", Path::new("t.toml")).unwrap_err().to_string();
         assert!(e.contains("network_regions"), "{e}");
+    }
+
+    #[test]
+    fn type_errors_and_unknown_keys_name_their_line() {
+        let text = "# comment\n[faces]\nunix = \"/tmp/x.sock\"\n\n[forwarder]\nthreads = \"two\"\n";
+        let e = Config::parse(text, Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.starts_with("t.toml: TOML parse error at line 6"), "{e}");
+        assert!(e.contains("threads = \"two\""), "the line itself: {e}");
+        let e = Config::parse("[faces]\nudp = \"\"\nunx = \"/tmp\"\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains("unx"), "{e}");
+        let e = Config::parse("[[route]]\nprefix = \"/a\"\nface = \"udp4://10.0.0.1\"\ncost = -1\n", Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 4"), "{e}");
     }
 }
