@@ -5,9 +5,10 @@ use std::path::PathBuf;
 /// A Data packet the store would not take.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum InsertError {
-    /// The bytes are not a valid Data packet.
+    /// The bytes are not a valid Data packet (why, in the message rather than as a separate
+    /// cause, so that it is said once).
     #[error("not a Data packet: {0}")]
-    Malformed(#[from] nexthop_wire::Error),
+    Malformed(nexthop_wire::Error),
     /// The packet is larger than a chunk slot.
     #[error("Data packet of {len} bytes exceeds the {max}-byte chunk slot")]
     TooLarge {
@@ -16,6 +17,12 @@ pub enum InsertError {
         /// The largest packet a slot holds.
         max: usize,
     },
+}
+
+impl From<nexthop_wire::Error> for InsertError {
+    fn from(e: nexthop_wire::Error) -> Self {
+        InsertError::Malformed(e)
+    }
 }
 
 /// Why an L2 could not be opened or configured.
@@ -41,11 +48,11 @@ pub enum L2Error {
     #[error("L2 file {0}: the filesystem refuses O_DIRECT (set direct = preferred to fall back to buffered I/O)")]
     NoDirectIo(PathBuf),
     /// Any other I/O failure.
-    #[error("L2 file {path}: {source}")]
+    #[error("L2 file {path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The error (in the message, not a separate cause).
+        error: std::io::Error,
     },
 }

@@ -23,7 +23,7 @@ use crate::websocket::{put_client_frame, WsCodec};
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// Socket trouble.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// No answer in time.
     #[error("no answer to {0} in time")]

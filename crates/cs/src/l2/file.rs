@@ -125,7 +125,7 @@ impl core::fmt::Debug for FileDevice {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> L2Error + '_ {
-    move |source| L2Error::Io { path: path.to_path_buf(), source }
+    move |error| L2Error::Io { path: path.to_path_buf(), error }
 }
 
 impl FileDevice {

@@ -93,24 +93,30 @@ fn endpoint_key(from: &SocketAddr) -> u64 {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// A socket could not be opened.
-    #[error("{what}: {source}")]
+    #[error("{what}: {error}")]
     Io {
         /// Which.
         what: String,
-        /// Why.
-        source: io::Error,
+        /// Why (in the message, not a separate cause, so that it is said once).
+        error: io::Error,
     },
     /// The configuration names something unusable.
     #[error("{0}")]
     Config(String),
     /// The content store's SSD tier.
     #[error("content store: {0}")]
-    ContentStore(#[from] nexthop_cs::L2Error),
+    ContentStore(nexthop_cs::L2Error),
+}
+
+impl From<nexthop_cs::L2Error> for StartError {
+    fn from(e: nexthop_cs::L2Error) -> Self {
+        StartError::ContentStore(e)
+    }
 }
 
 fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> StartError {
     let what = what.into();
-    move |source| StartError::Io { what, source }
+    move |error| StartError::Io { what, error }
 }
 
 /// Forwarding: in the I/O thread, or in forwarding threads.
