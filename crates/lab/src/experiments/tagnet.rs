@@ -18,7 +18,7 @@
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
-    Layout, LinearScan, MatchScratch, PortSet, SiblingOrder, Tree, TzLabels, NO_PARENT, VARIANTS,
+    Layout, LinearScan, MatchScratch, PortSet, SiblingOrder, Tree, TzLabels, WalkCounts, NO_PARENT, VARIANTS,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -148,7 +148,9 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
             .with("extra_tags", extra_tags)
             .with("fib_bytes", fib.memory_bytes())
     };
-    let mut rows = vec![tag(match_row("fas", w, q.len(), &one, &all, 0))];
+    let mut s = MatchScratch::new();
+    let fas_counts = q.iter().map(|q| fib.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s).1);
+    let mut rows = vec![with_counts(tag(match_row("fas", w, q.len(), &one, &all, 0)), fas_counts, &one, q.len())];
     let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
     let fls = |q: &[Descriptor], o: &mut [u32]| {
         let mut s = MatchScratch::new();
@@ -157,8 +159,30 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let (one, all) = one_and_all(cfg, q, &weights, &fls);
     let mut answers = vec![None; q.len()];
     fib.fls_batch(q, &mut answers, &mut MatchScratch::new());
-    rows.push(tag(match_row("fls", w, q.len(), &one, &all, invalid_fls(&answers, &w.fls_ref))));
+    let fls_counts = q.iter().map(|q| fib.fls_counted(q, &mut s).1);
+    rows.push(with_counts(tag(match_row("fls", w, q.len(), &one, &all, invalid_fls(&answers, &w.fls_ref))), fls_counts, &one, q.len()));
     rows
+}
+
+/// `row` with what the walks read per match, counted in a separate, untimed pass over the
+/// queries ([`WalkCounts`]): lists and nodes, the time per node read (the timed run's, one
+/// thread), and for FLS the share of nodes read after its final best match was found (the
+/// proof that nothing heavier matches).
+fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome, n: usize) -> Row {
+    let total = counts.fold(WalkCounts::default(), |t, c| WalkCounts {
+        lists: t.lists + c.lists,
+        nodes: t.nodes + c.nodes,
+        nodes_to_best: t.nodes_to_best + c.nodes_to_best,
+    });
+    let per_match = |x: u64| x as f64 / n.max(1) as f64;
+    let row = row
+        .with("lists_per_match", per_match(total.lists))
+        .with("nodes_per_match", per_match(total.nodes))
+        .with("ns_per_node", one.ns_per_op(n) / per_match(total.nodes).max(1.0));
+    if total.nodes_to_best == 0 {
+        return row; // FAS, or nothing matched.
+    }
+    row.with("nodes_after_best_pct", 100.0 * (total.nodes - total.nodes_to_best) as f64 / total.nodes as f64)
 }
 
 /// A peer: name, queries it answers, bytes, its FAS and its FLS (weights) batch.

@@ -86,6 +86,49 @@ pub struct Largest {
     pub ports: PortSet,
 }
 
+/// What one walk read, counted by [`CompiledFib::fas_counted`] and [`CompiledFib::fls_counted`]
+/// (the experiments report it beside the time, to tell a walk that reads more from one that
+/// waits longer per node).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WalkCounts {
+    /// Sibling lists read (FLS: not counting those dropped unread, their bound beaten).
+    pub lists: u64,
+    /// Nodes read, passed over by FLS's cut or not.
+    pub nodes: u64,
+    /// FLS: nodes read up to and including the terminator of its final best match. The rest
+    /// proved that nothing heavier matches: no order of the walk can spare them, only tighter
+    /// bounds could.
+    pub nodes_to_best: u64,
+}
+
+/// Counting for the walks, compiled away in the uncounted ones (`()`).
+trait Tally {
+    fn list(&mut self);
+    fn node(&mut self);
+    fn best(&mut self);
+}
+
+impl Tally for () {
+    #[inline(always)]
+    fn list(&mut self) {}
+    #[inline(always)]
+    fn node(&mut self) {}
+    #[inline(always)]
+    fn best(&mut self) {}
+}
+
+impl Tally for WalkCounts {
+    fn list(&mut self) {
+        self.lists += 1;
+    }
+    fn node(&mut self) {
+        self.nodes += 1;
+    }
+    fn best(&mut self) {
+        self.nodes_to_best = self.nodes;
+    }
+}
+
 /// A matcher's reusable stacks (one per thread).
 #[derive(Debug, Default)]
 pub struct MatchScratch {
@@ -220,6 +263,24 @@ impl CompiledFib {
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
     /// `allowed` (the packet's tree), stopping once `fanout` ports are chosen.
     pub fn fas(&self, query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> PortSet {
+        self.fas_walk(query, fanout, allowed, scratch, &mut ())
+    }
+
+    /// [`CompiledFib::fas`], counting what the walk read.
+    pub fn fas_counted(&self, query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> (PortSet, WalkCounts) {
+        let mut counts = WalkCounts::default();
+        (self.fas_walk(query, fanout, allowed, scratch, &mut counts), counts)
+    }
+
+    #[inline(always)]
+    fn fas_walk(
+        &self,
+        query: &Descriptor,
+        fanout: Fanout,
+        allowed: &PortSet,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> PortSet {
         let mut out = PortSet::EMPTY;
         if self.nodes.is_empty() {
             return out;
@@ -230,8 +291,10 @@ impl CompiledFib {
         stack.clear();
         stack.push((0, 1));
         while let Some((list, depth)) = stack.pop() {
+            tally.list();
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
+                tally.node();
                 if !q.has_both(n.a, n.c) {
                     // Neither a match nor a subtree to enter (most nodes).
                 } else if n.is(TERMINAL) {
@@ -266,6 +329,17 @@ impl CompiledFib {
     /// prunes what cannot beat it (the paper's depth-first order found it only after the lighter
     /// subtrees of lower positions).
     pub fn fls(&self, query: &Descriptor, scratch: &mut MatchScratch) -> Option<Largest> {
+        self.fls_walk(query, scratch, &mut ())
+    }
+
+    /// [`CompiledFib::fls`], counting what the walk read.
+    pub fn fls_counted(&self, query: &Descriptor, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
+        let mut counts = WalkCounts::default();
+        (self.fls_walk(query, scratch, &mut counts), counts)
+    }
+
+    #[inline(always)]
+    fn fls_walk(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
         if self.nodes.is_empty() {
             return None;
         }
@@ -279,10 +353,12 @@ impl CompiledFib {
             if bound <= best_weight {
                 continue;
             }
+            tally.list();
             let mut last_useful = descending.last_useful(best_weight, depth);
             let pushed = stack.len();
             let mut i = list as usize;
             while let Some(n) = self.nodes.get(i) {
+                tally.node();
                 if i32::from(n.a) > last_useful {
                     if self.order == SiblingOrder::Ascending {
                         break; // No sibling from here on can beat the best match.
@@ -302,6 +378,7 @@ impl CompiledFib {
                     if let Some(set) = self.terminal_match(&q, n, i, depth) {
                         best_weight = u32::from(n.max);
                         best_set = set;
+                        tally.best();
                         last_useful = descending.last_useful(best_weight, depth);
                     }
                 } else {
@@ -383,6 +460,29 @@ mod tests {
         assert!(with.iter().any(|(fas, _)| !fas.is_empty()), "some queries match");
         compiled.set_prefetch(false);
         assert_eq!(answers(&compiled), with);
+    }
+
+    #[test]
+    fn counted_walks_answer_alike_and_count_what_they_read() {
+        let fib: Vec<(Descriptor, PortSet)> =
+            (0..300usize).map(|i| (of(&[i % 40, i % 13 + 50, i % 97 + 70]), PortSet::of([(i % 64) as u8]))).collect();
+        let queries: Vec<Descriptor> = (0..60).map(|i| of(&[i % 40, i % 13 + 50, i % 97 + 70, (i * 7) % 190])).collect();
+        for (c, l) in crate::tag::VARIANTS {
+            let compiled = CompiledFib::build(fib.iter().copied(), fib.len(), c, l).unwrap();
+            let mut s = MatchScratch::new();
+            for q in &queries {
+                let (fas, fas_counts) = compiled.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s);
+                assert_eq!(fas, compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut s), "{c:?} {l:?}");
+                assert!(fas_counts.lists >= 1 && fas_counts.nodes >= fas_counts.lists, "{fas_counts:?}");
+                let (fls, fls_counts) = compiled.fls_counted(q, &mut s);
+                assert_eq!(fls, compiled.fls(q, &mut s), "{c:?} {l:?}");
+                assert!(fls.is_some(), "every query holds an entry");
+                assert!(fls_counts.nodes_to_best >= 1 && fls_counts.nodes_to_best <= fls_counts.nodes, "{fls_counts:?}");
+                assert!(fls_counts.nodes <= fas_counts.nodes, "FLS reads no more than FAS: {fls_counts:?} {fas_counts:?}");
+            }
+            let nothing = compiled.fls_counted(&of(&[191]), &mut s);
+            assert_eq!((nothing.0, nothing.1.nodes_to_best), (None, 0), "{c:?} {l:?}");
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use descriptor::{tag_positions, Descriptor, DESCRIPTOR_BYTES, FILTER_BITS, H
 pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingState, DESCRIPTOR_HEADER, FANOUT_ALL, LOCATOR_HEADER};
 pub use fib::DescriptorFib;
 pub use inverted::InvertedIndex;
-pub use matcher::{Fanout, Largest, MatchScratch};
+pub use matcher::{Fanout, Largest, MatchScratch, WalkCounts};
 pub use ports::{Port, PortId, PortSet, MAX_PORTS};
 pub use scan::LinearScan;
 pub use tz::{Hop, Label, Tree, TzLabels, TzRouter, NO_PARENT};
