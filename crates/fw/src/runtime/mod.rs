@@ -15,8 +15,14 @@
 //! fragments, and fragments received on any face are reassembled here before classification
 //! ([`crate::fragmentation`]). Every 10 ms (a tick) the PIT expires entries and the strategies'
 //! timers fire; every second lapsed routes and idle on-demand UDP faces go.
+//!
+//! The faces and how packets leave them are in `faces` (one face's socket and buffers in
+//! `face`, a multicast face's sockets in `multicast`); what the management protocol sees of
+//! the runtime is in `host`; the forwarding threads' loop in `worker`.
 
 mod face;
+mod faces;
+mod host;
 mod multicast;
 use multicast::MulticastLink;
 mod worker;
@@ -31,33 +37,30 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crossbeam_channel::{Receiver, Sender};
-use mio::net::{TcpListener, TcpStream, UdpSocket, UnixListener};
-use mio::{Events, Interest, Poll, Registry, Token, Waker};
+use mio::net::{TcpListener, UdpSocket, UnixListener};
+use mio::{Events, Interest, Poll, Token, Waker};
 use nexthop_cs::{HcsConfig, L1Config, L2Config, Policy};
 use nexthop_lookup::name::NameFibConfig;
 use nexthop_wire::{Name, NameView};
 
 use crate::config::Config;
-use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
-use crate::fragmentation::{fragment, Reassembler};
-use crate::mgmt::dataset::{CsInfo, FaceCounts, FaceStatus, GeneralStatus};
-use crate::mgmt::events::FaceEventKind;
-use crate::mgmt::params::ControlResponse;
+use crate::fragmentation::Reassembler;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 use crate::shard::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::shared_fib::FibWriter;
-use crate::socket_queue;
 use crate::strategy::{self, Strategy};
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
+use faces::Faces;
+use host::{CsState, RuntimeHost};
 use worker::{ToWorker, Worker, PARKED_POLL};
 
 /// How often the forwarding threads are told the time (ms): PIT expiry and the strategies'
@@ -223,187 +226,6 @@ impl Forwarding {
                 }
             }
         }
-    }
-}
-
-/// Faces and the sockets they share.
-#[derive(Debug)]
-struct Faces {
-    faces: HashMap<FaceId, Face>,
-    by_udp_remote: HashMap<SocketAddr, FaceId>,
-    udp: Option<UdpSocket>,
-    udp_local: Option<SocketAddr>,
-    /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
-    udp_out: SendBatch,
-    next_id: FaceId,
-    dirty: Vec<FaceId>,
-    send_limit: usize,
-    /// Largest datagram sent on a UDP face; larger packets go as NDNLPv2 fragments (0: never).
-    udp_mtu: usize,
-    /// Fragments received, waiting for the rest of their packet (every face).
-    reassembler: Reassembler,
-    /// Fragments being sent.
-    fragments: Vec<Vec<u8>>,
-    /// New stream faces mark congestion (`faces.congestion_marking`).
-    congestion_marking: bool,
-    /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
-    now_ns: u64,
-    /// A packet being marked.
-    marked: Vec<u8>,
-    /// Faces made and closed since the manager last heard (for `faces/events`).
-    events: Vec<(FaceEventKind, FaceStatus)>,
-}
-
-impl Faces {
-    /// Adds a face; one that reaches beyond this host is made known to the forwarding shards.
-    #[allow(clippy::too_many_arguments)]
-    fn add(
-        &mut self,
-        registry: &Registry,
-        uri: FaceUri,
-        local_uri: String,
-        persistency: Persistency,
-        mut link: Link,
-        now_ms: u64,
-        forwarding: &mut Forwarding,
-    ) -> io::Result<FaceId> {
-        let id = self.next_id;
-        self.next_id += 1;
-        match &mut link {
-            Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
-            Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
-            Link::Udp(a) => {
-                self.by_udp_remote.insert(*a, id);
-            }
-        }
-        let scope = uri.scope();
-        // UDP faces share one socket, whose queue says nothing about one face: they do not mark.
-        let marks = self.congestion_marking && matches!(link, Link::Stream(_));
-        tracing::info!(face = id, %uri, "face up");
-        if scope == FaceScope::NonLocal {
-            forwarding.apply(Control::NonLocalFace(id));
-        }
-        self.faces.insert(
-            id,
-            Face {
-                id,
-                uri,
-                local_uri,
-                scope,
-                persistency,
-                link,
-                counts: FaceCounts::default(),
-                last_rx_ms: now_ms,
-                local_fields: false,
-                lp_sequence: 0,
-                marker: Marker::new(marks, self.send_limit as u64),
-                kernel_queued: 0,
-            },
-        );
-        if let Some(f) = self.faces.get(&id) {
-            self.events.push((FaceEventKind::Created, f.status()));
-        }
-        Ok(id)
-    }
-
-    fn remove(&mut self, registry: &Registry, id: FaceId) -> bool {
-        let Some(mut f) = self.faces.remove(&id) else { return false };
-        self.events.push((FaceEventKind::Destroyed, f.status()));
-        match &mut f.link {
-            Link::Stream(s) => {
-                let _ = registry.deregister(s.socket.source());
-            }
-            Link::Udp(a) => {
-                self.by_udp_remote.remove(a);
-            }
-            Link::Multicast(m) => {
-                let _ = registry.deregister(m.source());
-            }
-        }
-        self.reassembler.face_down(id);
-        tracing::info!(face = id, uri = %f.uri, "face down");
-        true
-    }
-
-    fn flush_udp(&mut self, drops: &DropCounters) {
-        let Some(sock) = self.udp.as_ref() else { return };
-        if !self.udp_out.is_empty() {
-            for _ in 0..self.udp_out.flush(sock.as_raw_fd()) {
-                drops.count(Drop::SendBufferFull);
-            }
-        }
-    }
-
-    fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
-        if id == MANAGEMENT_FACE {
-            return; // A routing daemon's answer to a readvertisement: nothing waits for it.
-        }
-        let Some(f) = self.faces.get_mut(&id) else {
-            drops.count(Drop::FaceGone);
-            return;
-        };
-        match &mut f.link {
-            Link::Stream(s) => {
-                if s.pending() + bytes.len() > self.send_limit {
-                    drops.count(Drop::SendBufferFull);
-                    return;
-                }
-                if s.pending() == 0 {
-                    self.dirty.push(id);
-                    // The first packet since the face's queue was written out: what the kernel
-                    // still holds now (the face may have been idle since it was last looked at).
-                    if f.marker.enabled {
-                        f.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
-                    }
-                }
-                if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
-                    self.marked.clear();
-                    with_mark(bytes, &mut self.marked);
-                    s.queue(&self.marked);
-                } else {
-                    s.queue(bytes);
-                }
-            }
-            Link::Multicast(_) if kind == PacketKind::Nack => {
-                // Never on a multi-access link (as NFD): it would tell the whole LAN.
-                drops.count(Drop::NackOnMultiAccess);
-                return;
-            }
-            Link::Multicast(m) => {
-                let sent = if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
-                    m.send(bytes)
-                } else {
-                    self.fragments.clear();
-                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
-                        drops.count(why);
-                        return;
-                    }
-                    self.fragments.iter().try_for_each(|piece| m.send(piece))
-                };
-                if sent.is_err() {
-                    drops.count(Drop::SendBufferFull);
-                    return;
-                }
-            }
-            Link::Udp(remote) => {
-                if self.udp.is_none() {
-                    return;
-                }
-                if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
-                    self.udp_out.push(bytes, Some(*remote));
-                } else {
-                    self.fragments.clear();
-                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
-                        drops.count(why);
-                        return;
-                    }
-                    for piece in &self.fragments {
-                        self.udp_out.push(piece, Some(*remote));
-                    }
-                }
-            }
-        }
-        f.count_out(kind, bytes.len());
     }
 }
 
@@ -1277,220 +1099,4 @@ pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, 
         routes.push((name, uri.to_string(), cost, at()));
     }
     Ok(routes)
-}
-
-/// The runtime as the manager sees it.
-struct RuntimeHost<'a> {
-    faces: &'a mut Faces,
-    forwarding: &'a mut Forwarding,
-    registry: &'a Registry,
-    io_drops: &'a DropCounters,
-    cs: &'a mut CsState,
-    listening: &'a Listening,
-    now_ms: u64,
-}
-
-/// The content store as `cs/config` left it, forwarder-wide (each shard has its own store).
-#[derive(Debug, Clone, Copy)]
-struct CsState {
-    /// The packets each shard's store allocated (0: no content store).
-    allocated: u32,
-    shards: u32,
-    /// What every shard was told.
-    policy: CsPolicy,
-}
-
-impl CsState {
-    /// Packets all shards may hold together.
-    fn capacity(&self) -> u64 {
-        u64::from(self.policy.limit) * u64::from(self.shards)
-    }
-
-    /// `cs/info`'s Flags: bit 0 admit, bit 1 serve.
-    fn flags(&self) -> u64 {
-        u64::from(self.policy.admit) | u64::from(self.policy.serve) << 1
-    }
-}
-
-impl Host for RuntimeHost<'_> {
-    fn face(&self, id: FaceId) -> Option<FaceStatus> {
-        self.faces.faces.get(&id).map(Face::status)
-    }
-
-    fn faces(&self) -> Vec<FaceStatus> {
-        let mut v: Vec<FaceStatus> = self.faces.faces.values().map(Face::status).collect();
-        v.sort_by_key(|f| f.face_id);
-        v
-    }
-
-    fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool {
-        let Some(f) = self.faces.faces.get_mut(&id) else { return false };
-        if matches!(f.link, Link::Udp(_)) {
-            f.persistency = persistency;
-        }
-        f.persistency == persistency
-    }
-
-    fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus> {
-        let f = self.faces.faces.get_mut(&id)?;
-        let m = &mut f.marker;
-        m.enabled = on.unwrap_or(m.enabled) && matches!(f.link, Link::Stream(_));
-        m.interval_ns = interval_ns.unwrap_or(m.interval_ns);
-        m.threshold = threshold.unwrap_or(m.threshold);
-        Some(f.status())
-    }
-
-    fn channels(&self) -> Vec<String> {
-        let l = self.listening;
-        let ip = |scheme: &str, a: &SocketAddr| format!("{scheme}{}://{a}", if a.is_ipv4() { "4" } else { "6" });
-        let mut v: Vec<String> = l.unix.iter().map(|p| format!("unix://{p}")).collect();
-        v.extend(l.tcp.iter().map(|a| ip("tcp", a)));
-        v.extend(l.udp.iter().map(|a| ip("udp", a)));
-        v.extend(l.websocket.iter().map(|a| format!("ws://{a}")));
-        v
-    }
-
-    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
-        match uri {
-            FaceUri::Udp(remote) if remote.ip().is_multicast() => {
-                // The group is reached through a multicast face of the configuration (the first,
-                // if several interfaces have one): a route to the group's URI uses it.
-                match self.faces.faces.values().find(|f| f.link.is_multi_access() && f.uri == *uri) {
-                    Some(f) => Ok((f.status(), false)),
-                    None => Err(Box::new(ControlResponse::error(406, "multicast faces are made from faces.udp_multicast"))),
-                }
-            }
-            FaceUri::Udp(remote) => {
-                if let Some(&id) = self.faces.by_udp_remote.get(remote) {
-                    let f = self.faces.faces.get_mut(&id).expect("indexed face exists");
-                    if f.persistency == Persistency::OnDemand {
-                        f.persistency = persistency;
-                    }
-                    return Ok((f.status(), false));
-                }
-                let Some(local) = self.faces.udp_local else { return Err(Box::new(ControlResponse::error(406, "no UDP listener"))) };
-                if local.is_ipv4() != remote.is_ipv4() {
-                    return Err(Box::new(ControlResponse::error(406, "the UDP listener is of the other address family")));
-                }
-                let id = self
-                    .faces
-                    .add(
-                        self.registry,
-                        uri.clone(),
-                        FaceUri::Udp(local).to_string(),
-                        persistency,
-                        Link::Udp(*remote),
-                        self.now_ms,
-                        self.forwarding,
-                    )
-                    .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
-                Ok((self.faces.faces[&id].status(), true))
-            }
-            FaceUri::Tcp(remote) => {
-                if let Some(f) = self.faces.faces.values().find(|f| f.uri == *uri) {
-                    return Ok((f.status(), false));
-                }
-                let s = TcpStream::connect(*remote).map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
-                let _ = s.set_nodelay(true);
-                let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
-                let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
-                let id = self
-                    .faces
-                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms, self.forwarding)
-                    .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
-                Ok((self.faces.faces[&id].status(), true))
-            }
-            _ => Err(Box::new(ControlResponse::error(406, "unsupported scheme"))),
-        }
-    }
-
-    fn destroy_face(&mut self, id: FaceId) -> bool {
-        self.faces.remove(self.registry, id)
-    }
-
-    fn apply(&mut self, op: Control) {
-        if let Control::LocalFields(id, on) = op {
-            if let Some(f) = self.faces.faces.get_mut(&id) {
-                f.local_fields = on;
-            }
-        }
-        self.forwarding.apply(op);
-    }
-
-    fn general(&self) -> (GeneralStatus, CsInfo) {
-        let mut g = GeneralStatus::default();
-        let mut cs = CsInfo { capacity: self.cs.capacity(), flags: self.cs.flags(), ..Default::default() };
-        for f in self.faces.faces.values() {
-            let c = &f.counts;
-            g.counts.in_interests += c.in_interests;
-            g.counts.in_data += c.in_data;
-            g.counts.in_nacks += c.in_nacks;
-            g.counts.out_interests += c.out_interests;
-            g.counts.out_data += c.out_data;
-            g.counts.out_nacks += c.out_nacks;
-        }
-        for s in self.forwarding.counters() {
-            g.fib_entries = s.fib_entries.get(); // one FIB, shared or the only shard's
-            g.pit_entries += s.pit_entries.get();
-            g.cs_entries += s.cs_entries.get();
-            g.satisfied += s.satisfied.get();
-            g.unsatisfied += s.unsatisfied.get();
-            cs.entries += s.cs_entries.get();
-            cs.hits += s.cs_hits.get();
-            cs.misses += s.cs_misses.get();
-        }
-        (g, cs)
-    }
-
-    fn configure_cs(&mut self, capacity: Option<u64>, admit: Option<bool>, serve: Option<bool>) -> (u64, u64) {
-        let cs = &mut *self.cs;
-        if let Some(c) = capacity {
-            let per_shard = c.div_ceil(u64::from(cs.shards.max(1)));
-            cs.policy.limit = per_shard.min(u64::from(cs.allocated)) as u32;
-        }
-        cs.policy.admit = admit.unwrap_or(cs.policy.admit);
-        cs.policy.serve = serve.unwrap_or(cs.policy.serve);
-        self.forwarding.apply(Control::ConfigureCs(cs.policy));
-        // Answered once in force, so that cs/info then shows the store within its new limit.
-        self.forwarding.wait_done();
-        (cs.capacity(), cs.flags())
-    }
-
-    fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool) {
-        self.forwarding.erase_cs(prefix, max)
-    }
-
-    fn drops(&self) -> Vec<(&'static str, u64)> {
-        let mut v = self.io_drops.snapshot();
-        for s in self.forwarding.counters() {
-            add_up(&mut v, s.drops.snapshot());
-        }
-        v
-    }
-
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        let mut v = ShardCounters::default().snapshot();
-        for s in self.forwarding.counters() {
-            add_up(&mut v, s.snapshot());
-        }
-        // The I/O thread's own: packets it marked congested, the faces there are now together.
-        v.push(("congestion_marks", self.faces.faces.values().map(|f| f.marker.marked).sum()));
-        v
-    }
-
-    fn express(&mut self, interest: &[u8]) {
-        let Ok(Some(incoming)) = classify(interest) else { return };
-        let mut out = Outbox::new();
-        self.forwarding.forward(self.now_ms, MANAGEMENT_FACE, FaceScope::Local, &incoming, interest, &mut out);
-        for (face, kind, bytes) in out.iter() {
-            self.faces.send(self.io_drops, face, kind, bytes);
-        }
-    }
-}
-
-/// Adds `more` (the same labels in the same order) into `total`.
-fn add_up(total: &mut [(&'static str, u64)], more: Vec<(&'static str, u64)>) {
-    for (t, (_, n)) in total.iter_mut().zip(more) {
-        t.1 += n;
-    }
 }

@@ -1,0 +1,206 @@
+//! The I/O thread's faces: every face by id, the UDP socket the unicast UDP faces share with
+//! its index by remote address, and sending — each face's send buffer, UDP datagrams batched
+//! for `sendmmsg`, NDNLPv2 fragments for packets over the UDP MTU, congestion marks on stream
+//! faces.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+
+use mio::net::UdpSocket;
+use mio::{Interest, Registry, Token};
+
+use super::face::{Face, Link};
+use super::Forwarding;
+use crate::congestion::{with_mark, Marker};
+use crate::counters::{Drop, DropCounters};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::fragmentation::{fragment, Reassembler};
+use crate::mgmt::dataset::{FaceCounts, FaceStatus};
+use crate::mgmt::events::FaceEventKind;
+use crate::outbox::PacketKind;
+use crate::shard::Control;
+use crate::socket_queue;
+use crate::udp_batch::SendBatch;
+
+/// Faces and the sockets they share.
+#[derive(Debug)]
+pub(super) struct Faces {
+    pub(super) faces: HashMap<FaceId, Face>,
+    pub(super) by_udp_remote: HashMap<SocketAddr, FaceId>,
+    pub(super) udp: Option<UdpSocket>,
+    pub(super) udp_local: Option<SocketAddr>,
+    /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
+    pub(super) udp_out: SendBatch,
+    pub(super) next_id: FaceId,
+    pub(super) dirty: Vec<FaceId>,
+    pub(super) send_limit: usize,
+    /// Largest datagram sent on a UDP face; larger packets go as NDNLPv2 fragments (0: never).
+    pub(super) udp_mtu: usize,
+    /// Fragments received, waiting for the rest of their packet (every face).
+    pub(super) reassembler: Reassembler,
+    /// Fragments being sent.
+    pub(super) fragments: Vec<Vec<u8>>,
+    /// New stream faces mark congestion (`faces.congestion_marking`).
+    pub(super) congestion_marking: bool,
+    /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
+    pub(super) now_ns: u64,
+    /// A packet being marked.
+    pub(super) marked: Vec<u8>,
+    /// Faces made and closed since the manager last heard (for `faces/events`).
+    pub(super) events: Vec<(FaceEventKind, FaceStatus)>,
+}
+
+impl Faces {
+    /// Adds a face; one that reaches beyond this host is made known to the forwarding shards.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn add(
+        &mut self,
+        registry: &Registry,
+        uri: FaceUri,
+        local_uri: String,
+        persistency: Persistency,
+        mut link: Link,
+        now_ms: u64,
+        forwarding: &mut Forwarding,
+    ) -> io::Result<FaceId> {
+        let id = self.next_id;
+        self.next_id += 1;
+        match &mut link {
+            Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
+            Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
+            Link::Udp(a) => {
+                self.by_udp_remote.insert(*a, id);
+            }
+        }
+        let scope = uri.scope();
+        // UDP faces share one socket, whose queue says nothing about one face: they do not mark.
+        let marks = self.congestion_marking && matches!(link, Link::Stream(_));
+        tracing::info!(face = id, %uri, "face up");
+        if scope == FaceScope::NonLocal {
+            forwarding.apply(Control::NonLocalFace(id));
+        }
+        self.faces.insert(
+            id,
+            Face {
+                id,
+                uri,
+                local_uri,
+                scope,
+                persistency,
+                link,
+                counts: FaceCounts::default(),
+                last_rx_ms: now_ms,
+                local_fields: false,
+                lp_sequence: 0,
+                marker: Marker::new(marks, self.send_limit as u64),
+                kernel_queued: 0,
+            },
+        );
+        if let Some(f) = self.faces.get(&id) {
+            self.events.push((FaceEventKind::Created, f.status()));
+        }
+        Ok(id)
+    }
+
+    pub(super) fn remove(&mut self, registry: &Registry, id: FaceId) -> bool {
+        let Some(mut f) = self.faces.remove(&id) else { return false };
+        self.events.push((FaceEventKind::Destroyed, f.status()));
+        match &mut f.link {
+            Link::Stream(s) => {
+                let _ = registry.deregister(s.socket.source());
+            }
+            Link::Udp(a) => {
+                self.by_udp_remote.remove(a);
+            }
+            Link::Multicast(m) => {
+                let _ = registry.deregister(m.source());
+            }
+        }
+        self.reassembler.face_down(id);
+        tracing::info!(face = id, uri = %f.uri, "face down");
+        true
+    }
+
+    pub(super) fn flush_udp(&mut self, drops: &DropCounters) {
+        let Some(sock) = self.udp.as_ref() else { return };
+        if !self.udp_out.is_empty() {
+            for _ in 0..self.udp_out.flush(sock.as_raw_fd()) {
+                drops.count(Drop::SendBufferFull);
+            }
+        }
+    }
+
+    pub(super) fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
+        if id == MANAGEMENT_FACE {
+            return; // A routing daemon's answer to a readvertisement: nothing waits for it.
+        }
+        let Some(f) = self.faces.get_mut(&id) else {
+            drops.count(Drop::FaceGone);
+            return;
+        };
+        match &mut f.link {
+            Link::Stream(s) => {
+                if s.pending() + bytes.len() > self.send_limit {
+                    drops.count(Drop::SendBufferFull);
+                    return;
+                }
+                if s.pending() == 0 {
+                    self.dirty.push(id);
+                    // The first packet since the face's queue was written out: what the kernel
+                    // still holds now (the face may have been idle since it was last looked at).
+                    if f.marker.enabled {
+                        f.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
+                    }
+                }
+                if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
+                    self.marked.clear();
+                    with_mark(bytes, &mut self.marked);
+                    s.queue(&self.marked);
+                } else {
+                    s.queue(bytes);
+                }
+            }
+            Link::Multicast(_) if kind == PacketKind::Nack => {
+                // Never on a multi-access link (as NFD): it would tell the whole LAN.
+                drops.count(Drop::NackOnMultiAccess);
+                return;
+            }
+            Link::Multicast(m) => {
+                let sent = if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
+                    m.send(bytes)
+                } else {
+                    self.fragments.clear();
+                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
+                        drops.count(why);
+                        return;
+                    }
+                    self.fragments.iter().try_for_each(|piece| m.send(piece))
+                };
+                if sent.is_err() {
+                    drops.count(Drop::SendBufferFull);
+                    return;
+                }
+            }
+            Link::Udp(remote) => {
+                if self.udp.is_none() {
+                    return;
+                }
+                if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
+                    self.udp_out.push(bytes, Some(*remote));
+                } else {
+                    self.fragments.clear();
+                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
+                        drops.count(why);
+                        return;
+                    }
+                    for piece in &self.fragments {
+                        self.udp_out.push(piece, Some(*remote));
+                    }
+                }
+            }
+        }
+        f.count_out(kind, bytes.len());
+    }
+}
