@@ -13,18 +13,14 @@
 //!   byte array and checks them all at once when reached.
 //! - **Vector form**: first-child/next-sibling, with next-sibling implicit (siblings are
 //!   consecutive, the last one flagged) and first-child an index.
-//! - **Sibling order** ([`SiblingOrder`]): a list is sorted by position, *descending* by
-//!   default (ours; the terminator of a descriptor that ends at the parent first), or ascending
-//!   as the paper draws it (that terminator last). Both walks push a list's children in list
-//!   order and pop the last pushed first: descending, they pop the lowest position first — the
-//!   child with the most query bits still ahead of it, the highest potential — and among
-//!   children FLS ranks alike (its bounds tie often) that is the one most likely to hold the
-//!   heavy match that lets FLS prune the rest. Ascending, ties went to the highest position
-//!   and FLS met its final best late (measured: series `ascending` of the `tagnet` experiment).
+//! - **Sibling order** ([`SiblingOrder`]): a list is sorted by position, ascending as the
+//!   paper draws it (the terminator of a descriptor that ends at the parent last), or
+//!   descending (kept to measure against: series `descending` of the `tagnet` experiment).
+//!   Ascending, FLS stops reading a list at the first sibling that can no longer beat its best
+//!   match; descending, it has to pass over the head of the list instead.
 //! - **Layouts** ([`Layout`]): siblings' subtrees are placed in sibling order (SOL) or in reverse
-//!   (SROL). The walks pop the last sibling first, so SROL puts what is read next right after
-//!   what was just read — for FLS too once lists descend, since then its order (highest bound,
-//!   ties to the lowest position) is the stack's order.
+//!   (SROL). The walks push a list's children in list order and pop the last pushed first, so
+//!   SROL puts what FAS reads next right after what it just read.
 //!
 //! The trie is built straight into the vector from the descriptors sorted as position sequences
 //! (no pointer trie in between): a node is a range of the sorted array that shares a prefix, its
@@ -188,20 +184,19 @@ impl Node {
 /// The order of a sibling list (see the module overview).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum SiblingOrder {
-    /// Highest position first (ours, the default): the walks then pop the highest potential
-    /// first, and SROL follows FLS's order too.
+    /// Lowest position first, as the paper draws its tries (the default).
     #[default]
-    Descending,
-    /// Lowest position first, as the paper draws its tries.
     Ascending,
+    /// Highest position first (measured against the default).
+    Descending,
 }
 
 impl SiblingOrder {
     /// The name in reports.
     pub fn name(self) -> &'static str {
         match self {
-            SiblingOrder::Descending => "descending",
             SiblingOrder::Ascending => "ascending",
+            SiblingOrder::Descending => "descending",
         }
     }
 }
@@ -742,11 +737,11 @@ mod tests {
         let inner: Vec<(u8, u8, u32)> = fib.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c, n.skip())).collect();
         assert_eq!(inner, [(fib.perm[10], fib.perm[40], 0)]);
         // Popular first, 20 has the single child 30 (a skip); 40 has four children. The root's
-        // list descends: 20 (renumbered 1) before 40 (renumbered 0).
+        // list ascends: 40 (renumbered 0) before 20 (renumbered 1).
         let unguarded = CompiledFib::build(v.iter().copied(), v.len(), Compression::PermChain, Layout::Sol).unwrap();
         let inner: Vec<(u8, u8, u32)> = unguarded.nodes.iter().filter(|n| !n.is(TERMINAL)).map(|n| (n.a, n.c, n.skip())).collect();
         let p = |x: usize| unguarded.perm[x];
-        assert_eq!(inner, [(p(20), p(30), 1), (p(40), p(40), 0)]);
+        assert_eq!(inner, [(p(40), p(40), 0), (p(20), p(30), 1)]);
     }
 
     #[test]

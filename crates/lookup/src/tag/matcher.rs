@@ -10,38 +10,31 @@
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
 //! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far;
-//!    as positions ascend along a list the potential only falls, so FLS stops reading a list at
-//!    the first sibling past the position where it can no longer beat the best (ours);
+//!    the potential falls as positions rise, so the siblings past the query position where it
+//!    can no longer beat the best are passed over all at once (ours);
 //! 4. (guarded compressions, not the paper's) the node's guard position must be in the query.
 //!
-//! FLS walks best bound first (not the paper's order; see [`CompiledFib::fls`]): the child lists a
-//! sibling list pushes are ordered by the most a match below each can weigh, so a heavy match is
-//! met early and rule 3 then prunes what cannot beat it. The order is a stable sort of what the
-//! list pushed, so children with equal bounds (frequent: a bound is capped by the child's
-//! maximum depth) pop in stack order — with the default descending sibling lists
-//! ([`super::SiblingOrder`]) the lowest position first, the child with the most query bits
-//! still ahead of it. Ties broken the other way (ascending lists) left FLS meeting its final
-//! best late, much slower (series `ascending` of the `tagnet` experiment). A global priority
-//! queue instead (always the highest bound in the whole walk) measured slower: at the shallow
-//! levels bounds tie, and the walk turned breadth-first; with ties broken deepest first it read
-//! somewhat fewer nodes but still ran slower (the heap, and the prefetches of lists it never
-//! pops). Probe programs counting nodes (1M Zipf FIB, ties then to the highest position) had
-//! found most of what FLS read to come before its final best, in subtrees whose bound exceeds
-//! it, and concluded that order could not help; the tie-break showed which subtree a tie
-//! enters first decides how soon that best comes.
+//! **FLS's order** (ours; the paper's is plain depth-first): the child lists one sibling list
+//! pushes are sorted by the most a match below each can weigh, so a heavy match is met early
+//! and rule 3 prunes what cannot beat it; a popped list whose bound no longer beats the best is
+//! dropped unread. Bounds tie often (a bound is capped by the child's maximum depth), and ties
+//! pop lowest position first: that child has the most query bits still ahead and most often
+//! holds the heavy match. (Broken the other way, as the stack's order alone breaks them with
+//! the paper's ascending lists, FLS met its final best late and read far more.) A global
+//! priority queue (the highest bound of the whole walk first) measured slower: bounds tie at
+//! the shallow levels, the walk turns breadth-first, and the heap and the prefetches of lists
+//! it never pops cost more than the nodes it spares.
 //!
-//! Each child list is prefetched when it is pushed: it is read when popped, after the rest of
-//! its parent's list. Eight cache lines of it, not one: a popped list is read to its end and, in
-//! the SROL layout, its subtrees follow it, so the lines after its first are read next (in a
-//! 10M-descriptor FIB a probe program measured the walks faster with every line added up to
-//! eight, and eight faster than the list's own lines alone; the `tagnet` figures are from
-//! `nexthop bench`). Popping a list pushed several pushes earlier, to give its prefetch longer,
-//! made no difference there; interleaving the walks of 8 packets of a batch, one list of each
-//! in turn, measured slower. So did testing a list 8 nodes at a time without branches (bit
-//! masks of the passing nodes and of the list's end, then only the passing nodes visited): once
-//! each node is one well-predicted test, the masks cost more than the branches they replace.
-//! [`CompiledFib::set_prefetch`] turns the prefetch off, to measure what the layouts give
-//! alone (the `tagnet` experiment's series `no_prefetch`).
+//! **Prefetch**: a child list is read when popped, after the rest of its parent's list, so it
+//! is prefetched when pushed — eight cache lines, since a popped list is read to its end and,
+//! in SROL, the subtree read next follows it. [`CompiledFib::set_prefetch`] turns this off, to
+//! measure what the layouts give alone. Tried and slower: interleaving the walks of a batch's
+//! packets; testing 8 nodes at a time with bit masks instead of a branch per node.
+//!
+//! **Counting**: [`CompiledFib::fas_counted`] and [`CompiledFib::fls_counted`] run the same
+//! walks and count the lists and nodes they read, and where FLS met its final best
+//! ([`WalkCounts`]); the uncounted walks compile the counting away. The `tagnet` experiment
+//! reports these beside the times, and the README the history of what was measured.
 //!
 //! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
 //! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
@@ -394,6 +387,11 @@ impl CompiledFib {
                 i += 1;
             }
             if stack.len() > pushed + 1 {
+                // Ties pop lowest position first: the push order for descending lists, its
+                // reverse for ascending ones (the sort is stable).
+                if self.order == SiblingOrder::Ascending {
+                    stack[pushed..].reverse();
+                }
                 stack[pushed..].sort_by_key(|&(bound, _, _)| bound);
             }
         }
