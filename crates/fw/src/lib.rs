@@ -30,6 +30,8 @@ pub mod dispatch;
 pub mod face;
 pub mod fib;
 pub mod fragmentation;
+#[allow(unsafe_code)]
+pub mod interfaces;
 pub mod mgmt;
 pub mod outbox;
 pub mod packet;

@@ -19,11 +19,11 @@ use nexthop_wire::{Data, DataView, Emit, Interest, InterestView, LpPacketView, N
 
 mod common;
 
-/// The multicast face of `fw`: (FaceId, LocalUri, FaceScope, FacePersistency, LinkType).
-fn multicast_face(fw: &Forwarder, group: &str) -> (u64, String, u64, u64, u64) {
+/// The multicast faces of `fw`: (FaceId, LocalUri, FaceScope, FacePersistency, LinkType).
+fn multicast_faces(fw: &Forwarder, group: &str) -> Vec<(u64, String, u64, u64, u64)> {
     let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
     let uri = format!("udp4://{group}");
-    let faces: Vec<_> = TlvReader::new(&list)
+    TlvReader::new(&list)
         .map(Result::unwrap)
         .filter_map(|f| {
             let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
@@ -31,9 +31,31 @@ fn multicast_face(fw: &Forwarder, group: &str) -> (u64, String, u64, u64, u64) {
             let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
             (text(0x72) == uri).then(|| (num(0x69), text(0x81), num(0x84), num(0x85), num(0x86)))
         })
-        .collect();
+        .collect()
+}
+
+/// The one multicast face of `fw`.
+fn multicast_face(fw: &Forwarder, group: &str) -> (u64, String, u64, u64, u64) {
+    let faces = multicast_faces(fw, group);
     assert_eq!(faces.len(), 1, "one multicast face");
     faces[0].clone()
+}
+
+/// With no interfaces listed, every interface that is up, can multicast and is not loopback
+/// gets a multicast face (NFD's default), bound to that interface's address.
+#[test]
+fn with_no_interface_listed_every_multicast_capable_one_gets_a_face() {
+    use nexthop_fw::interfaces::{ipv4_interfaces, multicast_capable};
+    let group = format!("224.0.23.170:{}", 40_000 + std::process::id() % 10_000);
+    let port = group.rsplit(':').next().unwrap().to_string();
+    let dir = scratch("multicast-any");
+    let fw = Forwarder::start_with(&dir, "s", 1, |c| c.faces.udp_multicast = group.clone());
+    let mut want: Vec<String> = multicast_capable(&ipv4_interfaces().unwrap()).iter().map(|a| format!("udp4://{a}:{port}")).collect();
+    let mut got: Vec<String> = multicast_faces(&fw, &group).into_iter().map(|f| f.1).collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    assert!(!got.iter().any(|uri| uri.starts_with("udp4://127.")), "not on loopback: {got:?}");
 }
 
 /// Answers the next Interest `producer` receives with Data of `size` bytes of content.

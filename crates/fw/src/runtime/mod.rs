@@ -539,10 +539,28 @@ impl Runtime {
         };
         if !cfg.faces.udp_multicast.is_empty() {
             let group: SocketAddrV4 = cfg.faces.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
-            for interface in &cfg.faces.udp_multicast_interfaces {
-                let address: Ipv4Addr =
-                    interface.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {interface:?}")))?;
-                let link = MulticastLink::open(group, address).map_err(io_err(format!("joining {group} on {address}")))?;
+            // Listed interfaces must all work; with none listed, every interface that can
+            // multicast gets a face, and one that refuses is skipped (as NFD).
+            let listed = !cfg.faces.udp_multicast_interfaces.is_empty();
+            let addresses: Vec<Ipv4Addr> = if listed {
+                cfg.faces
+                    .udp_multicast_interfaces
+                    .iter()
+                    .map(|i| i.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {i:?}"))))
+                    .collect::<Result<_, _>>()?
+            } else {
+                let all = crate::interfaces::ipv4_interfaces().map_err(io_err("listing the network interfaces"))?;
+                crate::interfaces::multicast_capable(&all)
+            };
+            for address in addresses {
+                let link = match MulticastLink::open(group, address) {
+                    Ok(link) => link,
+                    Err(e) if !listed => {
+                        tracing::warn!(%group, %address, error = %e, "no multicast face on this interface");
+                        continue;
+                    }
+                    Err(e) => return Err(io_err(format!("joining {group} on {address}"))(e)),
+                };
                 let local = link.local_uri();
                 let now = self.now_ms();
                 self.faces

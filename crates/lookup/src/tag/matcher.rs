@@ -316,11 +316,11 @@ impl CompiledFib {
     ///
     /// Best bound first: each child list is pushed with the most a match below it can weigh
     /// (the child's maximum depth, capped by its potential matching weight), the lists pushed from
-    /// one sibling list are ordered so the highest bound is popped first, and a popped list whose
-    /// bound no longer beats the best match is dropped unread. A heavy match is then found early
-    /// (the packet's own descriptor on the first descent, when it has no extra tags), and rule 3
-    /// prunes what cannot beat it (the paper's depth-first order found it only after the lighter
-    /// subtrees of lower positions).
+    /// one sibling list are ordered so the highest bound is popped first (equal bounds lowest
+    /// position first), and a popped list whose bound no longer beats the best match is dropped
+    /// unread. A heavy match is then found early (the packet's own descriptor on the first
+    /// descent, when it has no extra tags), and rule 3 prunes what cannot beat it (the paper's
+    /// plain depth-first order found it late).
     pub fn fls(&self, query: &Descriptor, scratch: &mut MatchScratch) -> Option<Largest> {
         self.fls_walk(query, scratch, &mut ())
     }
