@@ -104,6 +104,7 @@ impl Faces {
         Ok(id)
     }
 
+    /// Removes face `id` (false: no such face), recording the event for `faces/events`.
     pub(super) fn remove(&mut self, registry: &Registry, id: FaceId) -> bool {
         let Some(mut f) = self.faces.remove(&id) else { return false };
         self.events.push((FaceEventKind::Destroyed, f.status()));
@@ -123,6 +124,7 @@ impl Faces {
         true
     }
 
+    /// Sends the UDP datagrams batched so far; those the socket refuses are counted as drops.
     pub(super) fn flush_udp(&mut self, drops: &DropCounters) {
         let Some(sock) = self.udp.as_ref() else { return };
         if !self.udp_out.is_empty() {
@@ -132,6 +134,9 @@ impl Faces {
         }
     }
 
+    /// Queues `bytes` (a packet of `kind`) on face `id`: into a stream face's send buffer
+    /// (marked when its queue stays long), the UDP batch, or a multicast face's socket, cut
+    /// into fragments over the UDP MTU; what cannot be queued is counted as a drop.
     pub(super) fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
         if id == MANAGEMENT_FACE {
             return; // A routing daemon's answer to a readvertisement: nothing waits for it.

@@ -10,8 +10,8 @@
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
 //! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far;
-//!    the potential falls as positions rise, so the siblings past the query position where it
-//!    can no longer beat the best are passed over all at once (ours);
+//!    the potential falls as positions rise, so FLS stops reading a list at the first sibling
+//!    past the query position where it can no longer beat the best (ours);
 //! 4. (guarded compressions, not the paper's) the node's guard position must be in the query.
 //!
 //! **FLS's order** (ours; the paper's is plain depth-first): the child lists one sibling list
