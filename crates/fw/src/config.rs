@@ -353,4 +353,25 @@ mod tests {
             .to_string();
         assert!(e.contains("line 4"), "{e}");
     }
+
+    #[test]
+    fn a_value_of_the_wrong_shape_anywhere_is_refused_at_its_line() {
+        for (text, line) in [
+            ("forwarder = 5\n", 1),
+            ("[[forwarder]]\nthreads = 1\n", 1),
+            ("forwarder = { threads = \"x\" }\n", 1),
+            ("faces.unix = 3\n", 1),
+            ("route = 1\n", 1),
+            ("[[route]]\n", 1),
+            ("[[route]]\nprefix = 1\nface = \"udp4://10.0.0.1\"\n", 2),
+            ("route_files = [1]\n", 1),
+            ("[content_store]\ncapacity = 99999999999999\n", 2),
+            ("[forwarder]\nthreads = 1.5\n", 2),
+            ("[faces]\ncongestion_marking = \"yes\"\n", 2),
+        ] {
+            let e = Config::parse(text, Path::new("t.toml")).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("t.toml: TOML parse error at line {line},")), "{text:?}: {e}");
+        }
+        assert_eq!(Config::parse("", Path::new("t.toml")).unwrap(), Config::default());
+    }
 }
