@@ -79,8 +79,14 @@ pub struct FacesConfig {
     /// The UDP multicast group NDN nodes on a LAN meet in (NFD's `224.0.23.170:56363`; "" =
     /// no multicast faces).
     pub udp_multicast: String,
-    /// IPv4 addresses of the interfaces to make a multicast face on, one face each.
+    /// IPv4 addresses of the interfaces to make a multicast face on, one face each (none: every
+    /// interface that is up, can multicast and is not loopback).
     pub udp_multicast_interfaces: Vec<String>,
+    /// The IPv6 UDP multicast group (NFD's `[ff02::1234]:56363`; "" = no IPv6 multicast faces).
+    pub udp6_multicast: String,
+    /// Names of the interfaces to make an IPv6 multicast face on, from their link-local address
+    /// (none: every interface that is up, can multicast and is not loopback).
+    pub udp6_multicast_interfaces: Vec<String>,
     /// Mark packets sent on a stream face whose send queue stays long (NDNLPv2 CongestionMark,
     /// as NFD's `enable_congestion_marking`; see [`crate::congestion`]).
     pub congestion_marking: bool,
@@ -283,6 +289,12 @@ impl Config {
                 }
             }
         }
+        if !self.faces.udp6_multicast.is_empty() {
+            let group = self.faces.udp6_multicast.parse::<std::net::SocketAddrV6>();
+            if !group.is_ok_and(|g| g.ip().is_multicast()) {
+                return bad(format!("faces.udp6_multicast = {:?} is not an IPv6 multicast [address]:port", self.faces.udp6_multicast));
+            }
+        }
         for (k, v) in [("faces.tcp", &self.faces.tcp), ("faces.udp", &self.faces.udp)] {
             if !v.is_empty() && v.parse::<std::net::SocketAddr>().is_err() {
                 return bad(format!("{k} = {v:?} is not an address:port"));
@@ -338,6 +350,12 @@ mod tests {
         assert!(e.contains("unsolicited_policy"), "{e}");
         let e = Config::parse("[forwarder]\nnetwork_regions = [\"no-slash\"]\n", Path::new("t.toml")).unwrap_err().to_string();
         assert!(e.contains("network_regions"), "{e}");
+        for group in ["[fe80::1]:56363", "ff02::1234", "224.0.23.170:56363"] {
+            let e = Config::parse(&format!("[faces]\nudp6_multicast = {group:?}\n"), Path::new("t.toml")).unwrap_err().to_string();
+            assert!(e.contains("udp6_multicast"), "{e}");
+        }
+        let c = Config::parse("[faces]\nudp6_multicast = \"[ff02::1234]:56363\"\n", Path::new("t.toml")).unwrap();
+        assert_eq!(c.faces.udp6_multicast, "[ff02::1234]:56363");
     }
 
     #[test]

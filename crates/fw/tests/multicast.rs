@@ -45,12 +45,12 @@ fn multicast_face(fw: &Forwarder, group: &str) -> (u64, String, u64, u64, u64) {
 /// gets a multicast face (NFD's default), bound to that interface's address.
 #[test]
 fn with_no_interface_listed_every_multicast_capable_one_gets_a_face() {
-    use nexthop_fw::interfaces::{ipv4_interfaces, multicast_capable};
+    use nexthop_fw::interfaces::{interface_addresses, multicast_capable};
     let group = format!("224.0.23.170:{}", 40_000 + std::process::id() % 10_000);
     let port = group.rsplit(':').next().unwrap().to_string();
     let dir = scratch("multicast-any");
     let fw = Forwarder::start_with(&dir, "s", 1, |c| c.faces.udp_multicast = group.clone());
-    let mut want: Vec<String> = multicast_capable(&ipv4_interfaces().unwrap()).iter().map(|a| format!("udp4://{a}:{port}")).collect();
+    let mut want: Vec<String> = multicast_capable(&interface_addresses().unwrap()).iter().map(|a| format!("udp4://{a}:{port}")).collect();
     let mut got: Vec<String> = multicast_faces(&fw, &group).into_iter().map(|f| f.1).collect();
     want.sort();
     got.sort();
@@ -127,6 +127,79 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let create = ControlParameters { uri: Some(format!("udp4://{group}")), ..Default::default() };
     let r = operator.command("faces", "create", &create).unwrap();
     assert_eq!((r.code, r.body.and_then(|p| p.face_id)), (409, Some(face_a)), "the multicast face exists");
+}
+
+/// The same over IPv6 (NFD's ff02::1234), on the link-local address of the host's first
+/// interface that can carry it (IPv6 multicast does not loop back on `lo`): large Data crosses
+/// as fragments.
+#[test]
+fn two_forwarders_reach_each_other_through_ipv6_multicast_faces() {
+    use nexthop_fw::interfaces::{interface_addresses, multicast_capable_v6};
+    let Some(&(index, address)) = multicast_capable_v6(&interface_addresses().unwrap(), &[]).first() else {
+        eprintln!("no interface with an IPv6 link-local address that can multicast: nothing to join");
+        return;
+    };
+    let port = 30_000 + std::process::id() % 10_000;
+    let configure = |c: &mut nexthop_fw::config::Config| c.faces.udp6_multicast = format!("[ff02::1234]:{port}");
+    let a_dir = scratch("multicast6-a");
+    let a = Forwarder::start_with(&a_dir, "a", 1, configure);
+    let b_dir = scratch("multicast6-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, configure);
+    let group = format!("[ff02::1234%{index}]:{port}");
+    let faces = |fw: &Forwarder| {
+        let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
+        TlvReader::new(&list)
+            .map(Result::unwrap)
+            .filter_map(|f| {
+                let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+                let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
+                let id = fields.iter().find(|t| t.ty == 0x69).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
+                (text(0x72) == format!("udp6://{group}")).then(|| (id, text(0x81)))
+            })
+            .collect::<Vec<_>>()
+    };
+    let on_a = faces(&a);
+    assert_eq!(on_a.len(), 1, "one IPv6 multicast face on interface {index}: {on_a:?}");
+    assert_eq!(on_a[0].1, format!("udp6://[{address}%{index}]:{port}"));
+    assert_eq!(faces(&b).len(), 1);
+
+    let mut producer = b.client();
+    let register = |c: &mut Client, face_id: Option<u64>| {
+        c.command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/mc6").unwrap()), face_id, ..Default::default() })
+            .unwrap()
+            .code
+    };
+    assert_eq!(register(&mut producer, None), 200);
+    assert_eq!(register(&mut a.client(), Some(on_a[0].0)), 200);
+    let mut consumer = a.client();
+    for (n, size) in [("small", 100), ("large", 5000)] {
+        let mut i = Interest::new(Name::from_uri(&format!("/mc6/{n}")).unwrap());
+        i.nonce = Some(consumer.next_nonce());
+        consumer.send(&i.to_bytes()).unwrap();
+        assert_eq!(answer_next(&mut producer, size), format!("/mc6/{n}"));
+        let wire = consumer.recv(Duration::from_secs(3)).unwrap().expect("the Data crosses the group");
+        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
+        assert_eq!(DataView::decode(&packet).unwrap().content().map(<[u8]>::len), Some(size), "{n}");
+    }
+}
+
+/// A listed interface that cannot carry the group stops the forwarder from starting, naming it.
+#[test]
+fn a_listed_interface_without_an_address_for_the_group_is_an_error() {
+    let dir = scratch("multicast-bad");
+    let mut cfg = nexthop_fw::config::Config::default();
+    cfg.faces.unix = dir.path().join("s.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = String::new();
+    cfg.faces.udp6_multicast = "[ff02::1234]:56363".into();
+    cfg.faces.udp6_multicast_interfaces = vec!["no-such-if0".into()];
+    let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
+    assert!(e.contains("\"no-such-if0\" has no IPv6 link-local address"), "{e}");
+    cfg.faces.udp6_multicast = String::new();
+    cfg.faces.udp_multicast = "224.0.23.170:56363".into();
+    cfg.faces.udp_multicast_interfaces = vec!["192.0.2.254".into()];
+    let e = nexthop_fw::runtime::Runtime::new(cfg).unwrap_err().to_string();
+    assert!(e.contains("joining 224.0.23.170:56363 on 192.0.2.254"), "{e}");
 }
 
 /// Both forwarders run NFD's self-learning strategy. The producer announces `/sl` to its own

@@ -29,7 +29,7 @@ mod worker;
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -537,45 +537,7 @@ impl Runtime {
                 .map(|(s, _)| s.face_id)
                 .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
         };
-        if !cfg.faces.udp_multicast.is_empty() {
-            let group: SocketAddrV4 = cfg.faces.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
-            // Listed interfaces must all work; with none listed, every interface that can
-            // multicast gets a face, and one that refuses is skipped (as NFD).
-            let listed = !cfg.faces.udp_multicast_interfaces.is_empty();
-            let addresses: Vec<Ipv4Addr> = if listed {
-                cfg.faces
-                    .udp_multicast_interfaces
-                    .iter()
-                    .map(|i| i.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {i:?}"))))
-                    .collect::<Result<_, _>>()?
-            } else {
-                let all = crate::interfaces::ipv4_interfaces().map_err(io_err("listing the network interfaces"))?;
-                crate::interfaces::multicast_capable(&all)
-            };
-            for address in addresses {
-                let link = match MulticastLink::open(group, address) {
-                    Ok(link) => link,
-                    Err(e) if !listed => {
-                        tracing::warn!(%group, %address, error = %e, "no multicast face on this interface");
-                        continue;
-                    }
-                    Err(e) => return Err(io_err(format!("joining {group} on {address}"))(e)),
-                };
-                let local = link.local_uri();
-                let now = self.now_ms();
-                self.faces
-                    .add(
-                        self.poll.registry(),
-                        FaceUri::Udp(SocketAddr::V4(group)),
-                        local,
-                        Persistency::Permanent,
-                        Link::Multicast(Box::new(link)),
-                        now,
-                        &mut self.forwarding,
-                    )
-                    .map_err(io_err("registering a multicast face"))?;
-            }
-        }
+        self.make_multicast_faces(&cfg)?;
         for f in &cfg.face {
             face_of(self, &f.uri)?;
         }
@@ -621,6 +583,59 @@ impl Runtime {
             manager.set_strategy(&mut host, &prefix, strategy);
         }
         self.forwarding.publish_fib();
+        Ok(())
+    }
+
+    /// The multicast faces of `faces.udp_multicast` and `faces.udp6_multicast`: on the listed
+    /// interfaces, each of which must work, or with none listed on every interface that is up,
+    /// can multicast and is not loopback, skipping one that refuses (as NFD).
+    fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
+        let f = &cfg.faces;
+        let all = || crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"));
+        // (what was tried, the link or why not, whether the interface was listed)
+        let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
+        if !f.udp_multicast.is_empty() {
+            let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
+            let listed = !f.udp_multicast_interfaces.is_empty();
+            let addresses: Vec<Ipv4Addr> = if listed {
+                f.udp_multicast_interfaces
+                    .iter()
+                    .map(|i| i.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {i:?}"))))
+                    .collect::<Result<_, _>>()?
+            } else {
+                crate::interfaces::multicast_capable(&all()?)
+            };
+            links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
+        }
+        if !f.udp6_multicast.is_empty() {
+            let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
+            let interfaces = all()?;
+            let names = &f.udp6_multicast_interfaces;
+            let chosen = crate::interfaces::multicast_capable_v6(&interfaces, names);
+            for name in names {
+                if !interfaces.iter().any(|i| &i.name == name && chosen.iter().any(|c| c.0 == i.index)) {
+                    return Err(StartError::Config(format!("faces.udp6_multicast_interfaces: {name:?} has no IPv6 link-local address")));
+                }
+            }
+            links.extend(chosen.into_iter().map(|(index, a)| {
+                (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), !names.is_empty())
+            }));
+        }
+        for (what, link, listed) in links {
+            let link = match link {
+                Ok(link) => link,
+                Err(e) if !listed => {
+                    tracing::warn!(error = %e, "no multicast face: {what}");
+                    continue;
+                }
+                Err(e) => return Err(io_err(what)(e)),
+            };
+            let now = self.now_ms();
+            let (group, local) = (FaceUri::Udp(link.group()), link.local_uri());
+            self.faces
+                .add(self.poll.registry(), group, local, Persistency::Permanent, Link::Multicast(Box::new(link)), now, &mut self.forwarding)
+                .map_err(io_err("registering a multicast face"))?;
+        }
         Ok(())
     }
 

@@ -1,15 +1,15 @@
-//! UDP multicast faces, as NFD's `face_system.udp` makes them (`mcast`, group 224.0.23.170,
-//! port 56363): one face per interface, a *multi-access* link to every NDN node on that LAN
-//! that joined the group — what lets forwarders on one network reach each other without
-//! configuring one another.
+//! UDP multicast faces, as NFD's `face_system.udp` makes them (`mcast`, group 224.0.23.170 and
+//! ff02::1234, port 56363): one face per interface and address family, a *multi-access* link to
+//! every NDN node on that LAN that joined the group — what lets forwarders on one network reach
+//! each other without configuring one another.
 //!
 //! # Overview
 //! - Two sockets per face. The receiving one is bound to the group's address and port (so it
 //!   takes that group's datagrams only, and several forwarders on one host can each bind it:
 //!   `SO_REUSEADDR`), joined on the interface, and takes only what arrives for its own
 //!   memberships (`IP_MULTICAST_ALL` off). The sending one is bound to the interface's address
-//!   and sends to the group through it (`IP_MULTICAST_IF`), with loopback on, so forwarders on
-//!   one host hear each other.
+//!   (IPv6: its link-local address) and sends to the group through it (`IP_MULTICAST_IF`), with
+//!   loopback on, so forwarders on one host hear each other, and a hop limit of 1.
 //! - A datagram whose source is the face's own sending socket is its own packet come back, and
 //!   is skipped.
 //! - What the runtime does differently for such a face: it never sends a Nack on it (as NFD: a
@@ -18,7 +18,7 @@
 //!   `faces/list` shows its LinkType as multi-access.
 
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, UdpSocket};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6, UdpSocket};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -28,8 +28,9 @@ pub struct MulticastLink {
     recv: mio::net::UdpSocket,
     send: UdpSocket,
     own: SocketAddr,
-    group: SocketAddrV4,
-    interface: Ipv4Addr,
+    /// The group (IPv6: with the interface's index as its scope).
+    group: SocketAddr,
+    interface: IpAddr,
 }
 
 impl MulticastLink {
@@ -46,17 +47,52 @@ impl MulticastLink {
         recv.bind(&SocketAddr::V4(group).into())?;
         recv.join_multicast_v4(group.ip(), &interface)?;
         recv.set_multicast_all_v4(false)?;
-        recv.set_nonblocking(true)?;
         let send = Socket::new(Domain::IPV4, Type::DGRAM, Some(Protocol::UDP))?;
         send.bind(&SocketAddr::V4(SocketAddrV4::new(interface, 0)).into())?;
         send.set_multicast_if_v4(&interface)?;
         send.set_multicast_loop_v4(true)?;
         send.set_multicast_ttl_v4(1)?;
+        MulticastLink::finish(recv, send, SocketAddr::V4(group), IpAddr::V4(interface))
+    }
+
+    /// Joins the IPv6 `group` on the interface of index `interface`, sending from `address`, its
+    /// link-local address.
+    ///
+    /// # Errors
+    /// As [`MulticastLink::open`].
+    pub fn open_v6(group: SocketAddrV6, interface: u32, address: Ipv6Addr) -> io::Result<Self> {
+        if !group.ip().is_multicast() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a multicast address", group.ip())));
+        }
+        let group = SocketAddrV6::new(*group.ip(), group.port(), 0, interface);
+        let recv = Socket::new(Domain::IPV6, Type::DGRAM, Some(Protocol::UDP))?;
+        recv.set_only_v6(true)?;
+        recv.set_reuse_address(true)?;
+        recv.bind(&SocketAddr::V6(group).into())?;
+        recv.join_multicast_v6(group.ip(), interface)?;
+        recv.set_multicast_all_v6(false)?;
+        let send = Socket::new(Domain::IPV6, Type::DGRAM, Some(Protocol::UDP))?;
+        send.set_only_v6(true)?;
+        send.bind(&SocketAddr::V6(SocketAddrV6::new(address, 0, 0, interface)).into())?;
+        send.set_multicast_if_v6(interface)?;
+        send.set_multicast_loop_v6(true)?;
+        send.set_multicast_hops_v6(1)?;
+        MulticastLink::finish(recv, send, SocketAddr::V6(group), IpAddr::V6(address))
+    }
+
+    /// The link from its two sockets, both made non-blocking.
+    fn finish(recv: Socket, send: Socket, group: SocketAddr, interface: IpAddr) -> io::Result<Self> {
+        recv.set_nonblocking(true)?;
         send.set_nonblocking(true)?;
         crate::udp_batch::set_socket_buffers(std::os::fd::AsRawFd::as_raw_fd(&recv), crate::udp_batch::SOCKET_BUFFER_BYTES);
         let send: UdpSocket = send.into();
         let own = send.local_addr()?;
         Ok(MulticastLink { recv: mio::net::UdpSocket::from_std(recv.into()), send, own, group, interface })
+    }
+
+    /// The group, as the face's remote URI names it (IPv6: scoped to the interface).
+    pub fn group(&self) -> SocketAddr {
+        self.group
     }
 
     /// The next datagram from another node, into `buf`: its length and sender; `None` once
@@ -89,9 +125,13 @@ impl MulticastLink {
         &mut self.recv
     }
 
-    /// The face's LocalUri: the interface's address and the group's port (as NFD shows it).
+    /// The face's LocalUri: the interface's address and the group's port (as NFD shows it; an
+    /// IPv6 one scoped by the interface's index, where NFD writes its name).
     pub fn local_uri(&self) -> String {
-        format!("udp4://{}:{}", self.interface, self.group.port())
+        match (self.interface, self.group) {
+            (IpAddr::V6(a), SocketAddr::V6(g)) => format!("udp6://{}", SocketAddrV6::new(a, g.port(), 0, g.scope_id())),
+            (a, g) => format!("udp4://{a}:{}", g.port()),
+        }
     }
 }
 
@@ -122,5 +162,37 @@ mod tests {
         assert_eq!(a.local_uri(), format!("udp4://127.0.0.1:{port}"));
         let unicast = SocketAddrV4::new(Ipv4Addr::new(192, 0, 2, 1), port);
         assert!(MulticastLink::open(unicast, Ipv4Addr::LOCALHOST).is_err());
+    }
+
+    /// Two IPv6 links on the host's first interface that can carry them (IPv6 multicast does
+    /// not loop back on `lo`): each hears the other, never itself.
+    #[test]
+    fn ipv6_links_hear_each_other_not_themselves() {
+        let all = crate::interfaces::interface_addresses().unwrap();
+        let Some(&(index, address)) = crate::interfaces::multicast_capable_v6(&all, &[]).first() else {
+            eprintln!("no interface with an IPv6 link-local address that can multicast: nothing to join");
+            return;
+        };
+        let port = 40_000 + (std::process::id() % 20_000) as u16;
+        let group = SocketAddrV6::new("ff02::1234".parse().unwrap(), port, 0, 0);
+        let a = MulticastLink::open_v6(group, index, address).unwrap();
+        let b = MulticastLink::open_v6(group, index, address).unwrap();
+        a.send(b"from a").unwrap();
+        let mut buf = [0u8; 64];
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let got = loop {
+            if let Some((n, from)) = b.recv(&mut buf).unwrap() {
+                break (buf[..n].to_vec(), from);
+            }
+            assert!(std::time::Instant::now() < deadline, "b never heard a");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(got, (b"from a".to_vec(), a.own));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert_eq!(a.recv(&mut buf).unwrap(), None, "a skips its own datagram");
+        assert_eq!(a.group(), SocketAddr::V6(SocketAddrV6::new(*group.ip(), port, 0, index)));
+        assert_eq!(a.local_uri(), format!("udp6://[{address}%{index}]:{port}"));
+        let parsed = crate::face::FaceUri::parse(&format!("udp6://[ff02::1234%{index}]:{port}")).unwrap();
+        assert_eq!(parsed, crate::face::FaceUri::Udp(a.group()), "the face's remote URI parses back");
     }
 }
