@@ -73,6 +73,21 @@ fn answer_next(producer: &mut Client, size: usize) -> String {
     interest.name().to_string()
 }
 
+/// `consumer` fetches `<prefix>/small` (100 bytes) and `<prefix>/large` (5000 bytes, which
+/// cross as NDNLPv2 fragments) from `producer`, across the group.
+fn fetch_small_and_large(consumer: &mut Client, producer: &mut Client, prefix: &str) {
+    for (n, size) in [("small", 100), ("large", 5000)] {
+        let mut i = Interest::new(Name::from_uri(&format!("{prefix}/{n}")).unwrap());
+        i.nonce = Some(consumer.next_nonce());
+        consumer.send(&i.to_bytes()).unwrap();
+        assert_eq!(answer_next(producer, size), format!("{prefix}/{n}"));
+        let wire = consumer.recv(Duration::from_secs(3)).unwrap().expect("the Data crosses the group");
+        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
+        let data = DataView::decode(&packet).unwrap();
+        assert_eq!(data.content().map(<[u8]>::len), Some(size), "{n}");
+    }
+}
+
 #[test]
 fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let group = format!("224.0.23.170:{}", 30_000 + std::process::id() % 10_000);
@@ -102,16 +117,7 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
 
     let mut consumer = a.client();
-    for (n, size) in [("small", 100), ("large", 5000)] {
-        let mut i = Interest::new(Name::from_uri(&format!("/mc/{n}")).unwrap());
-        i.nonce = Some(consumer.next_nonce());
-        consumer.send(&i.to_bytes()).unwrap();
-        assert_eq!(answer_next(&mut producer, size), format!("/mc/{n}"));
-        let wire = consumer.recv(Duration::from_secs(3)).unwrap().expect("the Data crosses the group");
-        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
-        let data = DataView::decode(&packet).unwrap();
-        assert_eq!(data.content().map(<[u8]>::len), Some(size), "{n} (5000 bytes come as NDNLPv2 fragments)");
-    }
+    fetch_small_and_large(&mut consumer, &mut producer, "/mc");
 
     // B has no route for /nowhere: it sends no Nack to the group, so A's consumer hears nothing.
     let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
@@ -171,16 +177,7 @@ fn two_forwarders_reach_each_other_through_ipv6_multicast_faces() {
     };
     assert_eq!(register(&mut producer, None), 200);
     assert_eq!(register(&mut a.client(), Some(on_a[0].0)), 200);
-    let mut consumer = a.client();
-    for (n, size) in [("small", 100), ("large", 5000)] {
-        let mut i = Interest::new(Name::from_uri(&format!("/mc6/{n}")).unwrap());
-        i.nonce = Some(consumer.next_nonce());
-        consumer.send(&i.to_bytes()).unwrap();
-        assert_eq!(answer_next(&mut producer, size), format!("/mc6/{n}"));
-        let wire = consumer.recv(Duration::from_secs(3)).unwrap().expect("the Data crosses the group");
-        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
-        assert_eq!(DataView::decode(&packet).unwrap().content().map(<[u8]>::len), Some(size), "{n}");
-    }
+    fetch_small_and_large(&mut a.client(), &mut producer, "/mc6");
 }
 
 /// A listed interface that cannot carry the group stops the forwarder from starting, naming it.

@@ -139,13 +139,8 @@ impl MulticastLink {
 mod tests {
     use super::*;
 
-    /// Two links on loopback in one group: each hears the other, never itself.
-    #[test]
-    fn links_hear_each_other_not_themselves() {
-        let port = 40_000 + (std::process::id() % 20_000) as u16;
-        let group = SocketAddrV4::new(Ipv4Addr::new(224, 0, 23, 170), port);
-        let a = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
-        let b = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
+    /// `b` hears what `a` sends to the group, and `a` does not hear itself.
+    fn hear_each_other_not_themselves(a: &MulticastLink, b: &MulticastLink) {
         a.send(b"from a").unwrap();
         let mut buf = [0u8; 64];
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
@@ -159,6 +154,16 @@ mod tests {
         assert_eq!(got, (b"from a".to_vec(), a.own));
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert_eq!(a.recv(&mut buf).unwrap(), None, "a skips its own datagram");
+    }
+
+    /// Two links on loopback in one group: each hears the other, never itself.
+    #[test]
+    fn links_hear_each_other_not_themselves() {
+        let port = 40_000 + (std::process::id() % 20_000) as u16;
+        let group = SocketAddrV4::new(Ipv4Addr::new(224, 0, 23, 170), port);
+        let a = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
+        let b = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
+        hear_each_other_not_themselves(&a, &b);
         assert_eq!(a.local_uri(), format!("udp4://127.0.0.1:{port}"));
         let unicast = SocketAddrV4::new(Ipv4Addr::new(192, 0, 2, 1), port);
         assert!(MulticastLink::open(unicast, Ipv4Addr::LOCALHOST).is_err());
@@ -177,19 +182,7 @@ mod tests {
         let group = SocketAddrV6::new("ff02::1234".parse().unwrap(), port, 0, 0);
         let a = MulticastLink::open_v6(group, index, address).unwrap();
         let b = MulticastLink::open_v6(group, index, address).unwrap();
-        a.send(b"from a").unwrap();
-        let mut buf = [0u8; 64];
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        let got = loop {
-            if let Some((n, from)) = b.recv(&mut buf).unwrap() {
-                break (buf[..n].to_vec(), from);
-            }
-            assert!(std::time::Instant::now() < deadline, "b never heard a");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        };
-        assert_eq!(got, (b"from a".to_vec(), a.own));
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        assert_eq!(a.recv(&mut buf).unwrap(), None, "a skips its own datagram");
+        hear_each_other_not_themselves(&a, &b);
         assert_eq!(a.group(), SocketAddr::V6(SocketAddrV6::new(*group.ip(), port, 0, index)));
         assert_eq!(a.local_uri(), format!("udp6://[{address}%{index}]:{port}"));
         let parsed = crate::face::FaceUri::parse(&format!("udp6://[ff02::1234%{index}]:{port}")).unwrap();
