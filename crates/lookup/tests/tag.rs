@@ -32,8 +32,7 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
     let mut scratch = MatchScratch::new();
     let orders = [SiblingOrder::Descending, SiblingOrder::Ascending];
     for ((c, l), order) in VARIANTS.into_iter().flat_map(|v| orders.map(|o| (v, o))) {
-        let entries: Vec<(Descriptor, PortSet)> = fib.entries().map(|(d, p)| (*d, *p)).collect();
-        let compiled = CompiledFib::build_ordered(entries.iter().copied(), entries.len(), c, l, order).unwrap();
+        let compiled = CompiledFib::build_ordered(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), c, l, order).unwrap();
         prop_assert_eq!(compiled.sibling_order(), order);
         prop_assert_eq!(compiled.len(), fib.len());
         for q in queries {

@@ -591,7 +591,10 @@ impl Runtime {
     /// can multicast and is not loopback, skipping one that refuses (as NFD).
     fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
-        let all = || crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"));
+        if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() {
+            return Ok(());
+        }
+        let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
         // (what was tried, the link or why not, whether the interface was listed)
         let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
         if !f.udp_multicast.is_empty() {
@@ -603,13 +606,12 @@ impl Runtime {
                     .map(|i| i.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {i:?}"))))
                     .collect::<Result<_, _>>()?
             } else {
-                crate::interfaces::multicast_capable(&all()?)
+                crate::interfaces::multicast_capable(&interfaces)
             };
             links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
         }
         if !f.udp6_multicast.is_empty() {
             let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
-            let interfaces = all()?;
             let names = &f.udp6_multicast_interfaces;
             let chosen = crate::interfaces::multicast_capable_v6(&interfaces, names);
             for name in names {

@@ -127,7 +127,7 @@ pub(super) fn measure(
         let mut ctl = Client::connect(&fw.unix)?;
         let choice = ControlParameters {
             name: Some(Name::from_uri(PREFIX)?),
-            strategy: Some(Name::from_uri(&format!("/localhost/nfd/strategy/{strategy}"))?),
+            strategy: Some(Name::from_uri(&nexthop_fw::strategy::full_name(strategy))?),
             ..Default::default()
         };
         let r = ctl.command("strategy-choice", "set", &choice)?;
