@@ -87,6 +87,12 @@ pub struct FacesConfig {
     /// Names of the interfaces to make an IPv6 multicast face on, from their link-local address
     /// (none: every interface that is up, can multicast and is not loopback).
     pub udp6_multicast_interfaces: Vec<String>,
+    /// The Ethernet multicast group of NDN's frames (NFD's `01:00:5e:00:17:aa`; "" = no
+    /// Ethernet faces).
+    pub ether_multicast: String,
+    /// Names of the interfaces to make an Ethernet multicast face on (none: every interface that
+    /// is up, can multicast and is not loopback).
+    pub ether_multicast_interfaces: Vec<String>,
     /// Mark packets sent on a stream face whose send queue stays long (NDNLPv2 CongestionMark,
     /// as NFD's `enable_congestion_marking`; see [`crate::congestion`]).
     pub congestion_marking: bool,
@@ -295,6 +301,11 @@ impl Config {
                 return bad(format!("faces.udp6_multicast = {:?} is not an IPv6 multicast [address]:port", self.faces.udp6_multicast));
             }
         }
+        if !self.faces.ether_multicast.is_empty()
+            && !crate::ether::Mac::parse(&self.faces.ether_multicast).is_some_and(crate::ether::Mac::is_multicast)
+        {
+            return bad(format!("faces.ether_multicast = {:?} is not an Ethernet multicast address", self.faces.ether_multicast));
+        }
         for (k, v) in [("faces.tcp", &self.faces.tcp), ("faces.udp", &self.faces.udp)] {
             if !v.is_empty() && v.parse::<std::net::SocketAddr>().is_err() {
                 return bad(format!("{k} = {v:?} is not an address:port"));
@@ -356,6 +367,12 @@ mod tests {
         }
         let c = Config::parse("[faces]\nudp6_multicast = \"[ff02::1234]:56363\"\n", Path::new("t.toml")).unwrap();
         assert_eq!(c.faces.udp6_multicast, "[ff02::1234]:56363");
+        for group in ["02:00:00:00:00:01", "01:00:5e:00:17", "eth0"] {
+            let e = Config::parse(&format!("[faces]\nether_multicast = {group:?}\n"), Path::new("t.toml")).unwrap_err().to_string();
+            assert!(e.contains("ether_multicast"), "{e}");
+        }
+        let c = Config::parse("[faces]\nether_multicast = \"01:00:5e:00:17:aa\"\n", Path::new("t.toml")).unwrap();
+        assert_eq!(c.faces.ether_multicast, "01:00:5e:00:17:aa");
     }
 
     #[test]

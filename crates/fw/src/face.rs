@@ -84,6 +84,8 @@ pub enum FaceUri {
     /// `wsclient://a.b.c.d:port`: a WebSocket client that connected (NFD's name; such faces are
     /// accepted, not created).
     WebSocket(SocketAddr),
+    /// `ether://[01:00:5e:00:17:aa]`: an Ethernet address (a multicast face's group).
+    Ether(crate::ether::Mac),
     /// `internal://` (the management face).
     Internal,
     /// `null://`.
@@ -102,7 +104,8 @@ pub struct FaceUriError {
 
 impl FaceUri {
     /// Parses `unix://…`, `tcp[46]://host:port`, `udp[46]://host:port`, `ws://host:port` (or
-    /// `wsclient://`; host an IP address; port 6363 when left out), `internal://`, `null://`.
+    /// `wsclient://`; host an IP address; port 6363 when left out), `ether://[mac]`,
+    /// `internal://`, `null://`.
     ///
     /// # Errors
     /// [`FaceUriError`] naming the problem.
@@ -134,9 +137,15 @@ impl FaceUri {
             "udp4" => Ok(FaceUri::Udp(addr(Some(false))?)),
             "udp6" => Ok(FaceUri::Udp(addr(Some(true))?)),
             "ws" | "wsclient" => Ok(FaceUri::WebSocket(addr(None)?)),
+            "ether" => rest
+                .strip_prefix('[')
+                .and_then(|r| r.strip_suffix(']'))
+                .and_then(crate::ether::Mac::parse)
+                .map(FaceUri::Ether)
+                .ok_or_else(|| err("host must be an Ethernet address in brackets")),
             "internal" => Ok(FaceUri::Internal),
             "null" => Ok(FaceUri::Null),
-            _ => Err(err("scheme must be unix, tcp4, tcp6, udp4, udp6, ws, internal or null")),
+            _ => Err(err("scheme must be unix, tcp4, tcp6, udp4, udp6, ws, ether, internal or null")),
         }
     }
 
@@ -146,7 +155,7 @@ impl FaceUri {
             FaceUri::Unix(_) | FaceUri::Internal | FaceUri::Null => FaceScope::Local,
             // As NFD: a UDP face is never local, even to a loopback address (it is how
             // forwarders reach each other; apps on this host use the Unix socket or TCP).
-            FaceUri::Udp(_) => FaceScope::NonLocal,
+            FaceUri::Udp(_) | FaceUri::Ether(_) => FaceScope::NonLocal,
             FaceUri::Tcp(a) | FaceUri::WebSocket(a) if a.ip().is_loopback() => FaceScope::Local,
             FaceUri::Tcp(_) | FaceUri::WebSocket(_) => FaceScope::NonLocal,
         }
@@ -161,6 +170,7 @@ impl fmt::Display for FaceUri {
             FaceUri::Tcp(a) => write!(f, "tcp{}://{a}", v(a)),
             FaceUri::Udp(a) => write!(f, "udp{}://{a}", v(a)),
             FaceUri::WebSocket(a) => write!(f, "wsclient://{a}"),
+            FaceUri::Ether(m) => write!(f, "ether://[{m}]"),
             FaceUri::Internal => write!(f, "internal://"),
             FaceUri::Null => write!(f, "null://"),
         }
@@ -173,7 +183,14 @@ mod tests {
 
     #[test]
     fn uris_round_trip() {
-        for s in ["unix:///run/nfd/nfd.sock", "tcp4://127.0.0.1:6363", "udp6://[::1]:6363", "internal://", "null://"] {
+        for s in [
+            "unix:///run/nfd/nfd.sock",
+            "tcp4://127.0.0.1:6363",
+            "udp6://[::1]:6363",
+            "ether://[01:00:5e:00:17:aa]",
+            "internal://",
+            "null://",
+        ] {
             assert_eq!(FaceUri::parse(s).unwrap().to_string(), s);
         }
         assert_eq!(FaceUri::parse("udp4://10.0.0.1").unwrap(), FaceUri::Udp("10.0.0.1:6363".parse().unwrap()));
@@ -182,7 +199,17 @@ mod tests {
 
     #[test]
     fn bad_uris_are_errors() {
-        for s in ["", "udp4://", "udp4://host.example:6363", "udp6://1.2.3.4:1", "ether://aa", "unix://", "tcp4://1.2.3.4:99999"] {
+        for s in [
+            "",
+            "udp4://",
+            "udp4://host.example:6363",
+            "udp6://1.2.3.4:1",
+            "ether://aa",
+            "ether://01:00:5e:00:17:aa",
+            "ether://[01:00:5e:00:17]",
+            "unix://",
+            "tcp4://1.2.3.4:99999",
+        ] {
             assert!(FaceUri::parse(s).is_err(), "{s}");
         }
     }

@@ -3,8 +3,12 @@
 //! is not loopback, as NFD does by default (`face_system.udp`, `whitelist { * }`) — on its IPv4
 //! address for the IPv4 group, on its IPv6 link-local address for the IPv6 one.
 //!
-//! [`interface_addresses`] reads the kernel's list (`getifaddrs`); [`multicast_capable`] and
-//! [`multicast_capable_v6`] are the choice, on plain data.
+//! The Ethernet multicast faces choose the same way among every interface, by name, whether or
+//! not it has an IP address.
+//!
+//! [`interface_addresses`] and [`link_interfaces`] read the kernel's list (`getifaddrs`);
+//! [`multicast_capable`], [`multicast_capable_v6`] and [`ether_capable`] are the choice, on
+//! plain data.
 
 use std::ffi::CStr;
 use std::io;
@@ -34,11 +38,35 @@ impl InterfaceAddr {
     }
 }
 
-/// Every IPv4 and IPv6 address of every interface of this host.
-///
-/// # Errors
-/// `getifaddrs` failed.
-pub fn interface_addresses() -> io::Result<Vec<InterfaceAddr>> {
+/// One interface as the link layer sees it, whether or not it has an IP address (Ethernet
+/// faces need none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkInterface {
+    /// The interface's name (`eth0`).
+    pub name: String,
+    /// Its index.
+    pub index: u32,
+    /// Its `IFF_*` flags.
+    pub flags: u32,
+    /// Its hardware address, if it is a 6-byte (Ethernet) one.
+    pub mac: Option<[u8; 6]>,
+}
+
+impl LinkInterface {
+    fn has(&self, flag: libc::c_int) -> bool {
+        self.flags & flag as u32 != 0
+    }
+}
+
+/// What one `getifaddrs` entry says, for [`interface_addresses`] and [`link_interfaces`].
+enum Entry {
+    Ip(InterfaceAddr),
+    Link(LinkInterface),
+}
+
+/// Every entry of the kernel's interface list (`getifaddrs`) that has an IPv4, IPv6 or
+/// link-layer (`AF_PACKET`) address.
+fn entries() -> io::Result<Vec<Entry>> {
     let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
     // SAFETY: getifaddrs writes the head of a list it allocates through the pointer, which points
     // at a live local; on failure it writes nothing and returns -1.
@@ -51,34 +79,76 @@ pub fn interface_addresses() -> io::Result<Vec<InterfaceAddr>> {
         // SAFETY: `node` is a node of the list getifaddrs returned, which stays allocated until
         // freeifaddrs below.
         let ifa = unsafe { &*node };
-        // SAFETY: a non-null ifa_addr points at a sockaddr whose family says its real type
-        // (AF_INET: sockaddr_in, AF_INET6: sockaddr_in6); ifa_name is a NUL-terminated string
-        // of the same list.
-        let address = unsafe {
-            match ifa.ifa_addr.as_ref().map(|a| i32::from(a.sa_family)) {
-                Some(libc::AF_INET) => {
-                    let sin = &*ifa.ifa_addr.cast::<libc::sockaddr_in>();
-                    Some(IpAddr::V4(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr))))
-                }
-                Some(libc::AF_INET6) => {
-                    let sin6 = &*ifa.ifa_addr.cast::<libc::sockaddr_in6>();
-                    Some(IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)))
-                }
-                _ => None,
-            }
-        };
-        if let Some(address) = address {
-            // SAFETY: ifa_name is a NUL-terminated string of the list, alive until freeifaddrs.
-            let name = unsafe { CStr::from_ptr(ifa.ifa_name) };
-            // SAFETY: if_nametoindex reads the NUL-terminated name and returns 0 if unknown.
-            let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
-            out.push(InterfaceAddr { name: name.to_string_lossy().into_owned(), index, flags: ifa.ifa_flags, address });
-        }
         node = ifa.ifa_next;
+        // SAFETY: a non-null ifa_addr points at a sockaddr of the list.
+        let Some(family) = (unsafe { ifa.ifa_addr.as_ref() }).map(|a| i32::from(a.sa_family)) else { continue };
+        // SAFETY: ifa_name is a NUL-terminated string of the list, alive until freeifaddrs.
+        let name = unsafe { CStr::from_ptr(ifa.ifa_name) };
+        // SAFETY: if_nametoindex reads the NUL-terminated name and returns 0 if unknown.
+        let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        let (name, flags) = (name.to_string_lossy().into_owned(), ifa.ifa_flags);
+        let entry = match family {
+            libc::AF_INET => {
+                // SAFETY: an AF_INET address is a sockaddr_in.
+                let sin = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in>() };
+                let address = IpAddr::V4(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)));
+                Entry::Ip(InterfaceAddr { name, index, flags, address })
+            }
+            libc::AF_INET6 => {
+                // SAFETY: an AF_INET6 address is a sockaddr_in6.
+                let sin6 = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in6>() };
+                Entry::Ip(InterfaceAddr { name, index, flags, address: IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)) })
+            }
+            libc::AF_PACKET => {
+                // SAFETY: an AF_PACKET address is a sockaddr_ll.
+                let sll = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_ll>() };
+                let mac = (sll.sll_halen == 6).then(|| core::array::from_fn(|i| sll.sll_addr[i]));
+                Entry::Link(LinkInterface { name, index, flags, mac })
+            }
+            _ => continue,
+        };
+        out.push(entry);
     }
     // SAFETY: `head` came from getifaddrs and is freed once, after the last use of its nodes.
     unsafe { libc::freeifaddrs(head) };
     Ok(out)
+}
+
+/// Every IPv4 and IPv6 address of every interface of this host.
+///
+/// # Errors
+/// `getifaddrs` failed.
+pub fn interface_addresses() -> io::Result<Vec<InterfaceAddr>> {
+    Ok(entries()?
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Ip(a) => Some(a),
+            Entry::Link(_) => None,
+        })
+        .collect())
+}
+
+/// Every interface of this host, once each, as the link layer sees it.
+///
+/// # Errors
+/// `getifaddrs` failed.
+pub fn link_interfaces() -> io::Result<Vec<LinkInterface>> {
+    Ok(entries()?
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Link(l) => Some(l),
+            Entry::Ip(_) => None,
+        })
+        .collect())
+}
+
+/// The interfaces an Ethernet multicast face is made on: those named in `names` (every one that
+/// is up and multicast-capable when `names` is empty) that have an Ethernet address and are not
+/// loopback (whose all-zero address is not one).
+pub fn ether_capable<'a>(interfaces: &'a [LinkInterface], names: &[String]) -> Vec<&'a LinkInterface> {
+    let wanted =
+        |i: &LinkInterface| if names.is_empty() { i.has(libc::IFF_UP) && i.has(libc::IFF_MULTICAST) } else { names.contains(&i.name) };
+    interfaces.iter().filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK) && wanted(i)).collect()
 }
 
 /// The IPv4 addresses of the interfaces an IPv4 multicast face is made on when none are listed:
@@ -146,6 +216,40 @@ mod tests {
         // Named: even one that is down (its face then fails to open and says why).
         assert_eq!(multicast_capable_v6(&host(), &["eth1".into()]), [(3, fe80("fe80::3"))]);
         assert!(multicast_capable_v6(&host(), &["tun0".into(), "wlan0".into()]).is_empty());
+    }
+
+    #[test]
+    fn ethernet_faces_go_on_interfaces_with_an_ethernet_address_and_never_loopback() {
+        let link = |name: &str, index, flags: libc::c_int, mac: Option<[u8; 6]>| LinkInterface {
+            name: name.into(),
+            index,
+            flags: flags as u32,
+            mac,
+        };
+        let up_mc = libc::IFF_UP | libc::IFF_MULTICAST;
+        let all = vec![
+            link("lo", 1, up_mc | libc::IFF_LOOPBACK, Some([0; 6])),
+            link("eth0", 2, up_mc, Some([2, 0, 0, 0, 0, 2])),
+            link("eth1", 3, libc::IFF_MULTICAST, Some([2, 0, 0, 0, 0, 3])),
+            link("tun0", 4, up_mc | libc::IFF_POINTOPOINT, None),
+            link("veth9", 5, up_mc, Some([2, 0, 0, 0, 0, 5])),
+        ];
+        let names = |chosen: Vec<&LinkInterface>| chosen.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(ether_capable(&all, &[])), ["eth0", "veth9"]);
+        // Named: even one that is down (its face then fails to open and says why).
+        assert_eq!(names(ether_capable(&all, &["eth1".into(), "lo".into(), "tun0".into()])), ["eth1"]);
+    }
+
+    #[test]
+    fn the_host_lists_its_interfaces_once_each_with_their_ethernet_address() {
+        let links = link_interfaces().unwrap();
+        let lo = links.iter().find(|l| l.name == "lo").expect("lo is listed");
+        assert!(lo.has(libc::IFF_LOOPBACK) && lo.index > 0, "{lo:?}");
+        let mut indexes: Vec<u32> = links.iter().map(|l| l.index).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        assert_eq!(indexes.len(), links.len(), "once each: {links:?}");
+        assert!(ether_capable(&links, &[]).iter().all(|l| l.mac.is_some_and(|m| m != [0; 6])));
     }
 
     #[test]

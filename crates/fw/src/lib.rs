@@ -1,4 +1,4 @@
-//! nexthop-fw: the NDN forwarder — faces (Unix, TCP, UDP), PIT, strategies, the forwarding
+//! nexthop-fw: the NDN forwarder — faces (Unix, TCP, UDP, WebSocket, Ethernet), PIT, strategies, the forwarding
 //! pipeline, NFD-compatible management and configuration. The only layer with I/O.
 //!
 //! # Overview
@@ -27,6 +27,8 @@ pub mod congestion;
 pub mod counters;
 pub mod dead_nonce;
 pub mod dispatch;
+#[allow(unsafe_code)]
+pub mod ether;
 pub mod face;
 pub mod fib;
 pub mod fragmentation;

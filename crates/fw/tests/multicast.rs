@@ -1,4 +1,5 @@
-//! UDP multicast faces between two running forwarders on one host (joined on loopback): each
+//! Multicast faces between two running forwarders on one host (UDP joined on loopback or the
+//! host's interface, Ethernet on the two ends of a veth pair): each
 //! makes one multi-access face to the group; an Interest routed to it reaches the other
 //! forwarder's producer and the Data comes back the same way, fragmented when large; a
 //! forwarder with no route stays silent on the group instead of sending a Nack to the LAN.
@@ -271,5 +272,126 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
                 })
         });
         assert!(learned, "after Interest {n}, A routes /sl to the group, learned");
+    }
+}
+
+/// A veth pair made for one test (two interfaces joined like a cable) and removed after it.
+/// Making one needs CAP_NET_ADMIN: without it the test fails, saying so, unless
+/// `NEXTHOP_SKIP_NET_ADMIN=1` is set.
+struct VethPair {
+    a: String,
+    b: String,
+}
+
+impl VethPair {
+    fn new(tag: &str) -> Option<VethPair> {
+        let n = std::process::id() % 100_000;
+        let (a, b) = (format!("nx{tag}{n}a"), format!("nx{tag}{n}b"));
+        let ip = |args: &[&str]| {
+            std::process::Command::new("ip")
+                .args(args)
+                .output()
+                .map(|o| (o.status.success(), String::from_utf8_lossy(&o.stderr).into_owned()))
+        };
+        let _ = ip(&["link", "del", &a]);
+        match ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]) {
+            Ok((true, _)) => {}
+            failed => {
+                let skip = std::env::var("NEXTHOP_SKIP_NET_ADMIN").is_ok_and(|v| v == "1");
+                assert!(skip, "making a veth pair (needs CAP_NET_ADMIN; NEXTHOP_SKIP_NET_ADMIN=1 skips this test): {failed:?}");
+                eprintln!("no veth pair ({failed:?}): skipped");
+                return None;
+            }
+        }
+        let pair = VethPair { a, b };
+        for end in [&pair.a, &pair.b] {
+            // No IPv6 on them, so that tests of IPv6 multicast on every interface do not see them.
+            let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{end}/disable_ipv6"), "1");
+            assert!(ip(&["link", "set", end, "up"]).unwrap().0, "setting {end} up");
+        }
+        Some(pair)
+    }
+}
+
+impl Drop for VethPair {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip").args(["link", "del", &self.a]).output();
+    }
+}
+
+/// Two forwarders on the two ends of a veth pair, each with an Ethernet multicast face (NFD's
+/// group and EtherType) on its end, which has no IP address: an Interest routed to the face
+/// reaches the other forwarder's producer, and the Data comes back, in NDNLPv2 fragments when
+/// it is over the interface's 1500-byte MTU; no Nack goes out on it.
+#[test]
+fn two_forwarders_reach_each_other_through_ethernet_multicast_faces() {
+    let Some(veth) = VethPair::new("e") else { return };
+    let group = "01:00:5e:00:17:aa";
+    let start = |dir: &tempfile::TempDir, name: &str, interface: &str| {
+        Forwarder::start_with(dir, name, 1, |c| {
+            c.faces.ether_multicast = group.into();
+            c.faces.ether_multicast_interfaces = vec![interface.into()];
+        })
+    };
+    let a_dir = scratch("ether-a");
+    let a = start(&a_dir, "a", &veth.a);
+    let b_dir = scratch("ether-b");
+    let b = start(&b_dir, "b", &veth.b);
+    let ether_faces = |fw: &Forwarder| {
+        let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
+        TlvReader::new(&list)
+            .map(Result::unwrap)
+            .filter_map(|f| {
+                let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+                let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
+                let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
+                text(0x72).starts_with("ether://").then(|| (num(0x69), text(0x72), text(0x81), num(0x84), num(0x85), num(0x86)))
+            })
+            .collect::<Vec<_>>()
+    };
+    let on_a = ether_faces(&a);
+    assert_eq!(on_a.len(), 1, "{on_a:?}");
+    let (face_a, uri, local, scope, persistency, link_type) = on_a[0].clone();
+    assert_eq!(uri, format!("ether://[{group}]"));
+    assert_eq!((local, scope, persistency, link_type), (format!("dev://{}", veth.a), 0, 2, 1), "non-local, permanent, multi-access");
+    assert_eq!(ether_faces(&b).len(), 1);
+
+    let mut producer = b.client();
+    let register = |c: &mut Client, prefix: &str, face_id: Option<u64>| {
+        c.command("rib", "register", &ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), face_id, ..Default::default() })
+            .unwrap()
+            .code
+    };
+    assert_eq!(register(&mut producer, "/eth", None), 200);
+    let mut operator = a.client();
+    assert_eq!(register(&mut operator, "/eth", Some(face_a)), 200);
+    assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
+    let mut consumer = a.client();
+    fetch_small_and_large(&mut consumer, &mut producer, "/eth");
+
+    let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
+    i.nonce = Some(consumer.next_nonce());
+    i.lifetime_ms = Some(400);
+    match consumer.express(&i, Duration::from_millis(800)) {
+        Err(ClientError::Timeout(_)) => {}
+        other => panic!("no Nack crosses the segment: {other:?}"),
+    }
+    assert!(b.drops("nack-on-multi-access") >= 1, "B's Nack stayed home, counted");
+}
+
+/// A listed interface that is not there, or has no Ethernet address, stops the forwarder from
+/// starting, naming it.
+#[test]
+fn a_listed_interface_that_is_not_ethernet_is_an_error() {
+    let dir = scratch("ether-bad");
+    let mut cfg = nexthop_fw::config::Config::default();
+    cfg.faces.unix = dir.path().join("s.sock").to_string_lossy().into_owned();
+    cfg.faces.tcp = String::new();
+    cfg.faces.udp = String::new();
+    cfg.faces.ether_multicast = "01:00:5e:00:17:aa".into();
+    for name in ["no-such-if0", "lo"] {
+        cfg.faces.ether_multicast_interfaces = vec![name.into()];
+        let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
+        assert!(e.contains(&format!("{name:?} is not an Ethernet interface")), "{e}");
     }
 }

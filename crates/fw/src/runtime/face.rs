@@ -1,7 +1,7 @@
 //! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, WebSocket
 //! faces (a TCP stream whose packets travel as WebSocket messages, [`crate::websocket`]), UDP
 //! faces (one remote endpoint on a shared socket), UDP multicast faces (a LAN's group,
-//! [`super::multicast`]), and their counters.
+//! [`super::multicast`]), Ethernet multicast faces ([`crate::ether`]), and their counters.
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -17,6 +17,7 @@ use crate::packet::MAX_PACKET_BYTES;
 use crate::websocket::{put_packet_header, WsCodec};
 
 use super::multicast::MulticastLink;
+use crate::ether::EtherLink;
 
 /// The socket of a stream face.
 #[derive(Debug)]
@@ -218,13 +219,15 @@ pub enum Link {
     Udp(SocketAddr),
     /// A multicast group on one interface: every node of the LAN that joined it.
     Multicast(Box<MulticastLink>),
+    /// An Ethernet multicast group on one interface: every NDN node on the segment.
+    Ether(Box<EtherLink>),
 }
 
 impl Link {
     /// Whether the link reaches many nodes at once (NFD's multi-access LinkType): no Nack is
     /// sent on it.
     pub fn is_multi_access(&self) -> bool {
-        matches!(self, Link::Multicast(_))
+        matches!(self, Link::Multicast(_) | Link::Ether(_))
     }
 }
 

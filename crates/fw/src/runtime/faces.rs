@@ -8,6 +8,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 
+use mio::unix::SourceFd;
+
 use mio::net::UdpSocket;
 use mio::{Interest, Registry, Token};
 
@@ -70,6 +72,7 @@ impl Faces {
         match &mut link {
             Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
             Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
+            Link::Ether(e) => registry.register(&mut SourceFd(&e.raw_fd()), Token(id as usize), Interest::READABLE)?,
             Link::Udp(a) => {
                 self.by_udp_remote.insert(*a, id);
             }
@@ -117,6 +120,9 @@ impl Faces {
             }
             Link::Multicast(m) => {
                 let _ = registry.deregister(m.source());
+            }
+            Link::Ether(e) => {
+                let _ = registry.deregister(&mut SourceFd(&e.raw_fd()));
             }
         }
         self.reassembler.face_down(id);
@@ -167,24 +173,20 @@ impl Faces {
                     s.queue(bytes);
                 }
             }
-            Link::Multicast(_) if kind == PacketKind::Nack => {
+            Link::Multicast(_) | Link::Ether(_) if kind == PacketKind::Nack => {
                 // Never on a multi-access link (as NFD): it would tell the whole LAN.
                 drops.count(Drop::NackOnMultiAccess);
                 return;
             }
             Link::Multicast(m) => {
-                let sent = if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
-                    m.send(bytes)
-                } else {
-                    self.fragments.clear();
-                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
-                        drops.count(why);
-                        return;
-                    }
-                    self.fragments.iter().try_for_each(|piece| m.send(piece))
-                };
-                if sent.is_err() {
-                    drops.count(Drop::SendBufferFull);
+                if let Err(why) = send_fitted(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments, |p| m.send(p)) {
+                    drops.count(why);
+                    return;
+                }
+            }
+            Link::Ether(e) => {
+                if let Err(why) = send_fitted(bytes, e.mtu(), &mut f.lp_sequence, &mut self.fragments, |p| e.send(p)) {
+                    drops.count(why);
                     return;
                 }
             }
@@ -192,20 +194,36 @@ impl Faces {
                 if self.udp.is_none() {
                     return;
                 }
-                if self.udp_mtu == 0 || bytes.len() <= self.udp_mtu {
-                    self.udp_out.push(bytes, Some(*remote));
-                } else {
-                    self.fragments.clear();
-                    if let Err(why) = fragment(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments) {
-                        drops.count(why);
-                        return;
-                    }
-                    for piece in &self.fragments {
-                        self.udp_out.push(piece, Some(*remote));
-                    }
+                let udp_out = &mut self.udp_out;
+                let queue = |piece: &[u8]| {
+                    udp_out.push(piece, Some(*remote));
+                    Ok(())
+                };
+                if let Err(why) = send_fitted(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments, queue) {
+                    drops.count(why);
+                    return;
                 }
             }
         }
         f.count_out(kind, bytes.len());
     }
+}
+
+/// Sends `bytes` through `send`, whole or, over `mtu` (0: no limit), as NDNLPv2 fragments cut
+/// into `fragments`: why not, as a drop reason (a send error is a full send buffer).
+fn send_fitted(
+    bytes: &[u8],
+    mtu: usize,
+    lp_sequence: &mut u64,
+    fragments: &mut Vec<Vec<u8>>,
+    mut send: impl FnMut(&[u8]) -> io::Result<()>,
+) -> Result<(), Drop> {
+    let sent = if mtu == 0 || bytes.len() <= mtu {
+        send(bytes)
+    } else {
+        fragments.clear();
+        fragment(bytes, mtu, lp_sequence, fragments)?;
+        fragments.iter().try_for_each(|piece| send(piece))
+    };
+    sent.map_err(|_| Drop::SendBufferFull)
 }

@@ -46,6 +46,7 @@ use nexthop_wire::{Name, NameView};
 use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
+use crate::ether::{EtherLink, Mac, Received};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::Reassembler;
@@ -58,7 +59,7 @@ use crate::shared_fib::FibWriter;
 use crate::strategy::{self, Strategy};
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
-use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
+use face::{Link, ReadOutcome, Stream, StreamSocket};
 use faces::Faces;
 use host::{CsState, RuntimeHost};
 use worker::{ToWorker, Worker, PARKED_POLL};
@@ -87,7 +88,7 @@ const UDP_BATCHES_PER_TURN: usize = 4;
 const MULTICAST_READS_PER_TURN: usize = 64;
 
 /// A number that tells apart the senders on a multi-access face (for reassembly).
-fn endpoint_key(from: &SocketAddr) -> u64 {
+fn endpoint_key(from: &impl std::hash::Hash) -> u64 {
     use std::hash::BuildHasher;
     foldhash::fast::FixedState::with_seed(0x6e64_6e5f_6d63_6173).hash_one(from) | 1
 }
@@ -586,17 +587,19 @@ impl Runtime {
         Ok(())
     }
 
-    /// The multicast faces of `faces.udp_multicast` and `faces.udp6_multicast`: on the listed
-    /// interfaces, each of which must work, or with none listed on every interface that is up,
-    /// can multicast and is not loopback, skipping one that refuses (as NFD).
+    /// The multicast faces of `faces.udp_multicast`, `faces.udp6_multicast` and
+    /// `faces.ether_multicast`: on the listed interfaces, each of which must work, or with none
+    /// listed on every interface that is up, can multicast and is not loopback, skipping one that
+    /// refuses (as NFD).
     fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
-        if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() {
+        if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() && f.ether_multicast.is_empty() {
             return Ok(());
         }
         let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
         // (what was tried, the link or why not, whether the interface was listed)
-        let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
+        let mut links: Vec<(String, io::Result<Link>, bool)> = Vec::new();
+        let udp = |m: io::Result<MulticastLink>| m.map(|m| Link::Multicast(Box::new(m)));
         if !f.udp_multicast.is_empty() {
             let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
             let listed = !f.udp_multicast_interfaces.is_empty();
@@ -608,7 +611,7 @@ impl Runtime {
             } else {
                 crate::interfaces::multicast_capable(&interfaces)
             };
-            links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
+            links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), udp(MulticastLink::open(group, a)), listed)));
         }
         if !f.udp6_multicast.is_empty() {
             let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
@@ -620,7 +623,21 @@ impl Runtime {
                 }
             }
             links.extend(chosen.into_iter().map(|(index, a)| {
-                (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), !names.is_empty())
+                (format!("joining {group} on interface {index} ({a})"), udp(MulticastLink::open_v6(group, index, a)), !names.is_empty())
+            }));
+        }
+        if !f.ether_multicast.is_empty() {
+            let group = Mac::parse(&f.ether_multicast).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?;
+            let all = crate::interfaces::link_interfaces().map_err(io_err("listing the network interfaces"))?;
+            let names = &f.ether_multicast_interfaces;
+            let chosen = crate::interfaces::ether_capable(&all, names);
+            if let Some(name) = names.iter().find(|n| !chosen.iter().any(|c| &c.name == *n)) {
+                return Err(StartError::Config(format!("faces.ether_multicast_interfaces: {name:?} is not an Ethernet interface")));
+            }
+            links.extend(chosen.into_iter().map(|i| {
+                let mac = Mac(i.mac.unwrap_or_default());
+                let link = EtherLink::open(&i.name, i.index, mac, group).map(|e| Link::Ether(Box::new(e)));
+                (format!("joining {group} on {}", i.name), link, !names.is_empty())
             }));
         }
         for (what, link, listed) in links {
@@ -632,10 +649,14 @@ impl Runtime {
                 }
                 Err(e) => return Err(io_err(what)(e)),
             };
+            let (group, local) = match &link {
+                Link::Multicast(m) => (FaceUri::Udp(m.group()), m.local_uri()),
+                Link::Ether(e) => (FaceUri::Ether(e.group()), e.local_uri()),
+                Link::Stream(_) | Link::Udp(_) => continue,
+            };
             let now = self.now_ms();
-            let (group, local) = (FaceUri::Udp(link.group()), link.local_uri());
             self.faces
-                .add(self.poll.registry(), group, local, Persistency::Permanent, Link::Multicast(Box::new(link)), now, &mut self.forwarding)
+                .add(self.poll.registry(), group, local, Persistency::Permanent, link, now, &mut self.forwarding)
                 .map_err(io_err("registering a multicast face"))?;
         }
         Ok(())
@@ -851,32 +872,46 @@ impl Runtime {
         true
     }
 
-    /// Reads what the group sent a multicast face: at most [`MULTICAST_READS_PER_TURN`]
-    /// datagrams a turn, so a flooding LAN cannot starve the other faces; a face with more
-    /// waiting is read again next turn (the poll reports a socket only when it becomes
-    /// readable).
+    /// Reads what the group sent a multicast face (UDP or Ethernet): at most
+    /// [`MULTICAST_READS_PER_TURN`] packets a turn, so a flooding LAN cannot starve the other
+    /// faces; a face with more waiting is read again next turn (the poll reports a socket only
+    /// when it becomes readable).
     fn read_multicast(&mut self, now: u64, id: FaceId) {
         let mut buf = std::mem::take(&mut self.multicast_buf);
-        buf.resize(MAX_PACKET_BYTES + 1, 0);
+        buf.resize(crate::ether::HEADER_BYTES + MAX_PACKET_BYTES + 1, 0);
         for i in 0.. {
             if i == MULTICAST_READS_PER_TURN {
                 self.multicast_more.push(id);
                 break;
             }
-            let Some(Face { link: Link::Multicast(m), .. }) = self.faces.faces.get(&id) else { break };
-            let (n, from) = match m.recv(&mut buf) {
-                Ok(Some(got)) => got,
+            let received = match self.faces.faces.get(&id).map(|f| &f.link) {
+                Some(Link::Multicast(m)) => m.recv(&mut buf).map(|got| got.map(|(n, from)| Ok((0..n, endpoint_key(&from))))),
+                Some(Link::Ether(e)) => e.recv(&mut buf).map(|got| {
+                    got.map(|r| match r {
+                        Received::Packet { at, from } => Ok((at, endpoint_key(&from))),
+                        Received::Malformed => Err(Drop::Malformed),
+                        Received::Oversize => Err(Drop::Oversize),
+                    })
+                }),
+                _ => break,
+            };
+            let (at, endpoint) = match received {
+                Ok(Some(Ok(got))) => got,
+                Ok(Some(Err(why))) => {
+                    self.io_drops.count(why);
+                    continue;
+                }
                 Ok(None) => break,
                 Err(e) => {
                     tracing::debug!(face = id, "multicast receive: {e}");
                     break;
                 }
             };
-            if n > MAX_PACKET_BYTES {
+            if at.len() > MAX_PACKET_BYTES {
                 self.io_drops.count(Drop::Oversize);
                 continue;
             }
-            self.on_packet_from(now, id, endpoint_key(&from), &buf[..n]);
+            self.on_packet_from(now, id, endpoint, &buf[at]);
         }
         self.multicast_buf = buf;
         self.flush_workers();
@@ -884,7 +919,7 @@ impl Runtime {
 
     fn read_stream(&mut self, now: u64, id: FaceId) {
         let Some(face) = self.faces.faces.get_mut(&id) else { return };
-        if matches!(face.link, Link::Multicast(_)) {
+        if face.link.is_multi_access() {
             return self.read_multicast(now, id);
         }
         let Link::Stream(stream) = &mut face.link else { return };

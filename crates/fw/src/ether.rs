@@ -1,0 +1,329 @@
+//! Ethernet multicast faces, as NFD's `face_system.ether` makes them (`mcast yes`): NDN packets
+//! straight in Ethernet frames of EtherType 0x8624, sent to the group address
+//! 01:00:5e:00:17:aa — a multi-access link to every NDN node on the segment, with no IP
+//! configuration at all (an interface needs no address).
+//!
+//! # Overview
+//! - The frame format is sans-I/O: [`put_header`] writes the 14-byte header (destination,
+//!   source, EtherType); [`parse_frame`] takes a received frame apart and keeps it only if it is
+//!   NDN's EtherType, addressed to the face's group and sent by another node. Its payload is
+//!   cut to its first TLV element: a frame shorter than Ethernet's 60-byte minimum arrives
+//!   padded with zeros, which are not part of the packet (as NFD does).
+//! - [`EtherLink`] is the face's socket: a raw packet socket (`AF_PACKET`, which needs
+//!   `CAP_NET_RAW`) bound to the interface and to NDN's EtherType, a member of the group
+//!   (`PACKET_ADD_MEMBERSHIP`). It sends whole frames; the payload's MTU is the interface's,
+//!   and the runtime cuts larger packets into NDNLPv2 fragments to fit.
+//! - Everything else (no Nack on a multi-access link, reassembly per sender) is the runtime's,
+//!   as for the UDP multicast faces.
+
+use std::fmt;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use nexthop_wire::packet::frame_len;
+
+/// NDN's EtherType.
+pub const NDN_ETHERTYPE: u16 = 0x8624;
+
+/// NDN's Ethernet multicast group (NFD's default `mcast_group`).
+pub const NDN_ETHER_GROUP: Mac = Mac([0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa]);
+
+/// Bytes of an Ethernet header: destination, source, EtherType.
+pub const HEADER_BYTES: usize = 14;
+
+/// An Ethernet (MAC) address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mac(pub [u8; 6]);
+
+impl Mac {
+    /// Parses `01:00:5e:00:17:aa` (or with `-` between the bytes; either case).
+    pub fn parse(text: &str) -> Option<Mac> {
+        let mut out = [0u8; 6];
+        let mut parts = text.split([':', '-']);
+        for byte in &mut out {
+            let part = parts.next()?;
+            if part.len() != 2 || !part.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return None;
+            }
+            *byte = u8::from_str_radix(part, 16).ok()?;
+        }
+        parts.next().is_none().then_some(Mac(out))
+    }
+
+    /// A group (multicast) address: the lowest bit of its first byte is set.
+    pub fn is_multicast(self) -> bool {
+        self.0[0] & 1 == 1
+    }
+}
+
+impl fmt::Display for Mac {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        write!(f, "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", b[0], b[1], b[2], b[3], b[4], b[5])
+    }
+}
+
+/// Writes the header of a frame from `source` to `destination` carrying an NDN packet.
+pub fn put_header(out: &mut [u8; HEADER_BYTES], destination: Mac, source: Mac) {
+    out[..6].copy_from_slice(&destination.0);
+    out[6..12].copy_from_slice(&source.0);
+    out[12..].copy_from_slice(&NDN_ETHERTYPE.to_be_bytes());
+}
+
+/// What a received frame is to a face of group `group` on an interface whose address is `own`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame<'a> {
+    /// An NDN packet for the group from another node: its sender and the packet (padding cut).
+    Packet {
+        /// The sender's address.
+        from: Mac,
+        /// The packet: the frame's first TLV element.
+        packet: &'a [u8],
+    },
+    /// Not for this face: another EtherType or destination, or the face's own frame.
+    NotOurs,
+    /// For this face, but its payload does not start with a whole TLV element.
+    Malformed,
+}
+
+/// Takes apart a frame received on a face of group `group` on the interface whose address is
+/// `own` (see [`Frame`]).
+pub fn parse_frame(frame: &[u8], group: Mac, own: Mac) -> Frame<'_> {
+    let Some((header, payload)) = frame.split_first_chunk::<HEADER_BYTES>() else { return Frame::NotOurs };
+    let mac = |at: usize| Mac(core::array::from_fn(|i| header[at + i]));
+    let (destination, from) = (mac(0), mac(6));
+    if u16::from_be_bytes([header[12], header[13]]) != NDN_ETHERTYPE || destination != group || from == own {
+        return Frame::NotOurs;
+    }
+    match frame_len(payload, payload.len()) {
+        Ok(Some(len)) if len <= payload.len() => Frame::Packet { from, packet: &payload[..len] },
+        _ => Frame::Malformed,
+    }
+}
+
+/// What [`EtherLink::recv`] took in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    /// A packet from another node, at `at` in the buffer.
+    Packet {
+        /// Where the packet lies in the buffer.
+        at: std::ops::Range<usize>,
+        /// The sender's address.
+        from: Mac,
+    },
+    /// A frame for the face whose payload does not start with a whole TLV element.
+    Malformed,
+    /// A frame for the face larger than the buffer.
+    Oversize,
+}
+
+/// An Ethernet multicast face's socket, on one interface.
+#[derive(Debug)]
+pub struct EtherLink {
+    fd: OwnedFd,
+    interface: String,
+    own: Mac,
+    group: Mac,
+    mtu: usize,
+}
+
+/// The `sockaddr_ll` of interface `index` for NDN's EtherType.
+fn link_address(index: u32) -> io::Result<libc::sockaddr_ll> {
+    // SAFETY: sockaddr_ll is plain data, valid all zeros.
+    let mut a: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    a.sll_family = libc::AF_PACKET as u16;
+    a.sll_protocol = NDN_ETHERTYPE.to_be();
+    a.sll_ifindex = i32::try_from(index).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface index out of range"))?;
+    Ok(a)
+}
+
+/// -1 from a libc call as the error it set.
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+impl EtherLink {
+    /// Joins `group` on the interface named `interface`, of index `index` and address `own`.
+    ///
+    /// # Errors
+    /// A group that is not a multicast address; the socket call that failed (`EPERM` without
+    /// `CAP_NET_RAW`, `ENODEV` for an interface that went away); an MTU too small to carry a
+    /// fragment.
+    pub fn open(interface: &str, index: u32, own: Mac, group: Mac) -> io::Result<EtherLink> {
+        if !group.is_multicast() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{group} is not a multicast address")));
+        }
+        let mtu = interface_mtu(interface)?;
+        if mtu < crate::fragmentation::MIN_MTU {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{interface}'s MTU of {mtu} is too small for NDN")));
+        }
+        let kind = libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
+        // SAFETY: socket takes no pointers; a non-negative result is a new descriptor we own.
+        let fd = check(unsafe { libc::socket(libc::AF_PACKET, kind, i32::from(NDN_ETHERTYPE.to_be())) })?;
+        // SAFETY: `fd` was just returned by socket and is owned by nothing else.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let address = link_address(index)?;
+        // SAFETY: the pointer and length describe `address`, a live sockaddr_ll.
+        check(unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&raw const address).cast::<libc::sockaddr>(),
+                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        })?;
+        // SAFETY: packet_mreq is plain data, valid all zeros.
+        let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
+        membership.mr_ifindex = address.sll_ifindex;
+        membership.mr_type = libc::PACKET_MR_MULTICAST as u16;
+        membership.mr_alen = 6;
+        membership.mr_address[..6].copy_from_slice(&group.0);
+        // SAFETY: the pointer and length describe `membership`, a live packet_mreq.
+        check(unsafe {
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_ADD_MEMBERSHIP,
+                (&raw const membership).cast::<libc::c_void>(),
+                std::mem::size_of::<libc::packet_mreq>() as libc::socklen_t,
+            )
+        })?;
+        crate::udp_batch::set_socket_buffers(fd.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
+        Ok(EtherLink { fd, interface: interface.to_string(), own, group, mtu })
+    }
+
+    /// The group.
+    pub fn group(&self) -> Mac {
+        self.group
+    }
+
+    /// The largest packet one frame carries (the interface's MTU).
+    pub fn mtu(&self) -> usize {
+        self.mtu
+    }
+
+    /// The face's LocalUri, as NFD shows it: `dev://<interface>`.
+    pub fn local_uri(&self) -> String {
+        format!("dev://{}", self.interface)
+    }
+
+    /// The socket, for the poll.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// The next frame for this face, received into `buf`; `None` once nothing is waiting.
+    /// Frames that are not the face's ([`Frame::NotOurs`]) are skipped.
+    ///
+    /// # Errors
+    /// A receive error other than would-block.
+    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<Received>> {
+        loop {
+            // SAFETY: the pointer and length describe `buf`, writable for its whole length.
+            let n = unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), libc::MSG_TRUNC) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::WouldBlock => return Ok(None),
+                    io::ErrorKind::Interrupted => continue,
+                    _ => return Err(e),
+                }
+            }
+            // MSG_TRUNC: the frame's whole length, also when longer than `buf` (which holds
+            // more than any packet, so such a frame is cut short and refused).
+            let n = n as usize;
+            let frame = &buf[..n.min(buf.len())];
+            return Ok(Some(match parse_frame(frame, self.group, self.own) {
+                Frame::NotOurs => continue,
+                _ if n > buf.len() => Received::Oversize,
+                Frame::Packet { from, packet } => Received::Packet { at: HEADER_BYTES..HEADER_BYTES + packet.len(), from },
+                Frame::Malformed => Received::Malformed,
+            }));
+        }
+    }
+
+    /// Sends `packet` (at most [`EtherLink::mtu`] bytes) to the group in one frame.
+    ///
+    /// # Errors
+    /// The send error (would-block when the socket's buffer is full).
+    pub fn send(&self, packet: &[u8]) -> io::Result<()> {
+        let mut header = [0u8; HEADER_BYTES];
+        put_header(&mut header, self.group, self.own);
+        let parts = [
+            libc::iovec { iov_base: header.as_mut_ptr().cast(), iov_len: HEADER_BYTES },
+            libc::iovec { iov_base: packet.as_ptr().cast_mut().cast(), iov_len: packet.len() },
+        ];
+        // SAFETY: both iovecs describe live buffers of their lengths, which writev only reads.
+        let n = unsafe { libc::writev(self.fd.as_raw_fd(), parts.as_ptr(), 2) };
+        check(n as libc::c_int).map(|_| ())
+    }
+}
+
+/// The MTU of the interface named `interface` (from sysfs).
+fn interface_mtu(interface: &str) -> io::Result<usize> {
+    if interface.is_empty() || interface.contains('/') || interface.starts_with('.') {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{interface:?} is not an interface name")));
+    }
+    let text = std::fs::read_to_string(format!("/sys/class/net/{interface}/mtu"))?;
+    text.trim().parse().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, format!("{interface}'s MTU: {text:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: Mac = Mac([2, 0, 0, 0, 0, 0xa]);
+    const B: Mac = Mac([2, 0, 0, 0, 0, 0xb]);
+
+    fn frame(destination: Mac, source: Mac, payload: &[u8]) -> Vec<u8> {
+        let mut header = [0u8; HEADER_BYTES];
+        put_header(&mut header, destination, source);
+        [&header[..], payload].concat()
+    }
+
+    #[test]
+    fn addresses_parse_and_print_as_nfd_writes_them() {
+        assert_eq!(Mac::parse("01:00:5E:00:17:AA"), Some(NDN_ETHER_GROUP));
+        assert_eq!(Mac::parse("01-00-5e-00-17-aa"), Some(NDN_ETHER_GROUP));
+        assert_eq!(NDN_ETHER_GROUP.to_string(), "01:00:5e:00:17:aa");
+        assert!(NDN_ETHER_GROUP.is_multicast() && !A.is_multicast());
+        for bad in ["", "01:00:5e:00:17", "01:00:5e:00:17:aa:00", "1:00:5e:00:17:aa", "01:00:5e:00:17:ag", "01:00:5e:00:17:+a"] {
+            assert_eq!(Mac::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_frame_for_the_group_from_another_node_gives_its_packet_without_padding() {
+        let interest = [0x05, 0x03, 0x07, 0x01, 0x08];
+        let mut padded = interest.to_vec();
+        padded.resize(46, 0); // Ethernet's minimum payload
+        let f = frame(NDN_ETHER_GROUP, B, &padded);
+        assert_eq!(f[12..14], [0x86, 0x24]);
+        assert_eq!(parse_frame(&f, NDN_ETHER_GROUP, A), Frame::Packet { from: B, packet: &interest });
+    }
+
+    #[test]
+    fn frames_not_for_the_face_are_passed_over_and_bad_ones_are_told_apart() {
+        let packet = [0x05, 0x00];
+        assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, A, &packet), NDN_ETHER_GROUP, A), Frame::NotOurs, "its own");
+        assert_eq!(parse_frame(&frame(B, A, &packet), NDN_ETHER_GROUP, B), Frame::NotOurs, "unicast");
+        let mut ipv4 = frame(NDN_ETHER_GROUP, B, &packet);
+        ipv4[12..14].copy_from_slice(&[0x08, 0x00]);
+        assert_eq!(parse_frame(&ipv4, NDN_ETHER_GROUP, A), Frame::NotOurs, "another EtherType");
+        assert_eq!(parse_frame(&[0u8; 13], NDN_ETHER_GROUP, A), Frame::NotOurs, "shorter than a header");
+        for payload in [&[][..], &[0x05][..], &[0x05, 0x09, 0x07][..]] {
+            assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, B, payload), NDN_ETHER_GROUP, A), Frame::Malformed, "{payload:?}");
+        }
+    }
+
+    #[test]
+    fn an_interface_name_cannot_leave_sysfs() {
+        for bad in ["", "../../etc", "a/b", ".."] {
+            assert!(interface_mtu(bad).is_err(), "{bad:?}");
+        }
+        assert!(interface_mtu("lo").unwrap() >= 1500);
+    }
+}
