@@ -1,5 +1,6 @@
-//! nexthop-fw: the NDN forwarder — faces (Unix, TCP, UDP, WebSocket, Ethernet), PIT, strategies, the forwarding
-//! pipeline, NFD-compatible management and configuration. The only layer with I/O.
+//! nexthop-fw: the NDN forwarder — faces (Unix, TCP, UDP, WebSocket, Ethernet), PIT,
+//! strategies, the forwarding pipeline, NFD-compatible management and configuration. The only
+//! layer with I/O.
 //!
 //! # Overview
 //! The forwarding core is sans-I/O and testable without sockets:
