@@ -20,23 +20,49 @@ use nexthop_wire::{Data, DataView, Emit, Interest, InterestView, LpPacketView, N
 
 mod common;
 
-/// The multicast faces of `fw`: (FaceId, LocalUri, FaceScope, FacePersistency, LinkType).
-fn multicast_faces(fw: &Forwarder, group: &str) -> Vec<(u64, String, u64, u64, u64)> {
+/// A face as `faces/list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    id: u64,
+    uri: String,
+    local: String,
+    /// (FaceScope, FacePersistency, LinkType).
+    kind: (u64, u64, u64),
+}
+
+/// The faces of `fw` whose remote URI `wanted` accepts.
+fn faces_where(fw: &Forwarder, wanted: impl Fn(&str) -> bool) -> Vec<Listed> {
     let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
-    let uri = format!("udp4://{group}");
     TlvReader::new(&list)
         .map(Result::unwrap)
         .filter_map(|f| {
             let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
             let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
             let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
-            (text(0x72) == uri).then(|| (num(0x69), text(0x81), num(0x84), num(0x85), num(0x86)))
+            let uri = text(0x72);
+            wanted(&uri).then(|| Listed { id: num(0x69), uri, local: text(0x81), kind: (num(0x84), num(0x85), num(0x86)) })
         })
         .collect()
 }
 
-/// The one multicast face of `fw`.
-fn multicast_face(fw: &Forwarder, group: &str) -> (u64, String, u64, u64, u64) {
+/// The multicast faces of `fw` to the IPv4 `group`.
+fn multicast_faces(fw: &Forwarder, group: &str) -> Vec<Listed> {
+    let uri = format!("udp4://{group}");
+    faces_where(fw, |u| u == uri)
+}
+
+/// A non-local, permanent, multi-access face, as `Listed::kind`.
+const MULTI_ACCESS: (u64, u64, u64) = (0, 2, 1);
+
+/// Registers `prefix` from `client`'s face (`face_id` None) or to face `face_id`: the status
+/// code.
+fn register(client: &mut Client, prefix: &str, face_id: Option<u64>) -> u64 {
+    let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), face_id, ..Default::default() };
+    client.command("rib", "register", &params).unwrap().code
+}
+
+/// The one multicast face of `fw` to the IPv4 `group`.
+fn multicast_face(fw: &Forwarder, group: &str) -> Listed {
     let faces = multicast_faces(fw, group);
     assert_eq!(faces.len(), 1, "one multicast face");
     faces[0].clone()
@@ -52,7 +78,7 @@ fn with_no_interface_listed_every_multicast_capable_one_gets_a_face() {
     let dir = scratch("multicast-any");
     let fw = Forwarder::start_with(&dir, "s", 1, |c| c.faces.udp_multicast = group.clone());
     let mut want: Vec<String> = multicast_capable(&interface_addresses().unwrap()).iter().map(|a| format!("udp4://{a}:{port}")).collect();
-    let mut got: Vec<String> = multicast_faces(&fw, &group).into_iter().map(|f| f.1).collect();
+    let mut got: Vec<String> = multicast_faces(&fw, &group).into_iter().map(|f| f.local).collect();
     want.sort();
     got.sort();
     assert_eq!(got, want);
@@ -89,6 +115,28 @@ fn fetch_small_and_large(consumer: &mut Client, producer: &mut Client, prefix: &
     }
 }
 
+/// B has a producer of `prefix`; A routes `prefix` and `/nowhere` to its multi-access face
+/// `face_a`. A's consumer fetches small and large Data across the link; B has no route for
+/// `/nowhere`, and sends no Nack to the link, so A's consumer hears nothing (B counts it).
+fn across_the_link(a: &Forwarder, b: &Forwarder, face_a: u64, prefix: &str) {
+    let mut producer = b.client();
+    assert_eq!(register(&mut producer, prefix, None), 200);
+    let mut operator = a.client();
+    assert_eq!(register(&mut operator, prefix, Some(face_a)), 200);
+    assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
+    let mut consumer = a.client();
+    fetch_small_and_large(&mut consumer, &mut producer, prefix);
+
+    let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
+    i.nonce = Some(consumer.next_nonce());
+    i.lifetime_ms = Some(400);
+    match consumer.express(&i, Duration::from_millis(800)) {
+        Err(ClientError::Timeout(_)) => {}
+        other => panic!("no Nack crosses the link: {other:?}"),
+    }
+    assert!(b.drops("nack-on-multi-access") >= 1, "B's Nack stayed home, counted");
+}
+
 #[test]
 fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let group = format!("224.0.23.170:{}", 30_000 + std::process::id() % 10_000);
@@ -101,35 +149,14 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let b_dir = scratch("multicast-b");
     let b = Forwarder::start_with(&b_dir, "b", 1, configure);
     let port = group.rsplit(':').next().unwrap();
-    let (face_a, local, scope, persistency, link_type) = multicast_face(&a, &group);
-    assert_eq!((local, scope, persistency, link_type), (format!("udp4://127.0.0.1:{port}"), 0, 2, 1), "non-local, permanent, multi-access");
+    let on_a = multicast_face(&a, &group);
+    assert_eq!((on_a.local, on_a.kind), (format!("udp4://127.0.0.1:{port}"), MULTI_ACCESS));
+    let face_a = on_a.id;
     multicast_face(&b, &group);
 
-    // B has the producer; A routes /mc to its multicast face.
-    let mut producer = b.client();
-    let register = |c: &mut Client, prefix: &str, face_id: Option<u64>| {
-        c.command("rib", "register", &ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), face_id, ..Default::default() })
-            .unwrap()
-            .code
-    };
-    assert_eq!(register(&mut producer, "/mc", None), 200);
+    across_the_link(&a, &b, face_a, "/mc");
+    assert!(b.drops("no-route") >= 1, "B had no route for /nowhere");
     let mut operator = a.client();
-    assert_eq!(register(&mut operator, "/mc", Some(face_a)), 200);
-    assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
-
-    let mut consumer = a.client();
-    fetch_small_and_large(&mut consumer, &mut producer, "/mc");
-
-    // B has no route for /nowhere: it sends no Nack to the group, so A's consumer hears nothing.
-    let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
-    i.nonce = Some(consumer.next_nonce());
-    i.lifetime_ms = Some(400);
-    match consumer.express(&i, Duration::from_millis(800)) {
-        Err(ClientError::Timeout(_)) => {}
-        other => panic!("no Nack crosses the group: {other:?}"),
-    }
-    assert!(b.drops("no-route") >= 1, "B had no route");
-    assert!(b.drops("nack-on-multi-access") >= 1, "and its Nack stayed home, counted");
     // Management refuses to make another face to the group.
     let create = ControlParameters { uri: Some(format!("udp4://{group}")), ..Default::default() };
     let r = operator.command("faces", "create", &create).unwrap();
@@ -152,38 +179,22 @@ fn two_forwarders_reach_each_other_through_ipv6_multicast_faces() {
     let a = Forwarder::start_with(&a_dir, "a", 1, configure);
     let b_dir = scratch("multicast6-b");
     let b = Forwarder::start_with(&b_dir, "b", 1, configure);
-    let group = format!("[ff02::1234%{index}]:{port}");
-    let faces = |fw: &Forwarder| {
-        let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
-        TlvReader::new(&list)
-            .map(Result::unwrap)
-            .filter_map(|f| {
-                let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
-                let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
-                let id = fields.iter().find(|t| t.ty == 0x69).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
-                (text(0x72) == format!("udp6://{group}")).then(|| (id, text(0x81)))
-            })
-            .collect::<Vec<_>>()
-    };
-    let on_a = faces(&a);
+    let group = format!("udp6://[ff02::1234%{index}]:{port}");
+    let on_a = faces_where(&a, |u| u == group);
     assert_eq!(on_a.len(), 1, "one IPv6 multicast face on interface {index}: {on_a:?}");
-    assert_eq!(on_a[0].1, format!("udp6://[{address}%{index}]:{port}"));
-    assert_eq!(faces(&b).len(), 1);
+    assert_eq!((on_a[0].local.clone(), on_a[0].kind), (format!("udp6://[{address}%{index}]:{port}"), MULTI_ACCESS));
+    assert_eq!(faces_where(&b, |u| u == group).len(), 1);
 
     let mut producer = b.client();
-    let register = |c: &mut Client, face_id: Option<u64>| {
-        c.command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/mc6").unwrap()), face_id, ..Default::default() })
-            .unwrap()
-            .code
-    };
-    assert_eq!(register(&mut producer, None), 200);
-    assert_eq!(register(&mut a.client(), Some(on_a[0].0)), 200);
+    assert_eq!(register(&mut producer, "/mc6", None), 200);
+    assert_eq!(register(&mut a.client(), "/mc6", Some(on_a[0].id)), 200);
     fetch_small_and_large(&mut a.client(), &mut producer, "/mc6");
 }
 
-/// A listed interface that cannot carry the group stops the forwarder from starting, naming it.
+/// A listed interface that cannot carry the group (UDP over IPv4 or IPv6, Ethernet) stops the
+/// forwarder from starting, naming it.
 #[test]
-fn a_listed_interface_without_an_address_for_the_group_is_an_error() {
+fn a_listed_interface_that_cannot_carry_the_group_is_an_error() {
     let dir = scratch("multicast-bad");
     let mut cfg = nexthop_fw::config::Config::default();
     cfg.faces.unix = dir.path().join("s.sock").to_string_lossy().into_owned();
@@ -196,8 +207,16 @@ fn a_listed_interface_without_an_address_for_the_group_is_an_error() {
     cfg.faces.udp6_multicast = String::new();
     cfg.faces.udp_multicast = "224.0.23.170:56363".into();
     cfg.faces.udp_multicast_interfaces = vec!["192.0.2.254".into()];
-    let e = nexthop_fw::runtime::Runtime::new(cfg).unwrap_err().to_string();
+    let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
     assert!(e.contains("joining 224.0.23.170:56363 on 192.0.2.254"), "{e}");
+    // Ethernet: an interface that is not there, or is loopback (no Ethernet address).
+    cfg.faces.udp_multicast = String::new();
+    cfg.faces.ether_multicast = "01:00:5e:00:17:aa".into();
+    for name in ["no-such-if0", "lo"] {
+        cfg.faces.ether_multicast_interfaces = vec![name.into()];
+        let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
+        assert!(e.contains(&format!("{name:?} is not an Ethernet interface")), "{e}");
+    }
 }
 
 /// Both forwarders run NFD's self-learning strategy. The producer announces `/sl` to its own
@@ -230,7 +249,7 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
     let a = Forwarder::start_with(&a_dir, "a", threads, configure);
     let b_dir = scratch(&format!("self-learning-b{threads}"));
     let b = Forwarder::start_with(&b_dir, "b", threads, configure);
-    let (face_a, ..) = multicast_face(&a, &group);
+    let face_a = multicast_face(&a, &group).id;
 
     // The producer announces /sl to B (a prefix announcement in rib/announce's parameters).
     let mut producer = b.client();
@@ -337,61 +356,12 @@ fn two_forwarders_reach_each_other_through_ethernet_multicast_faces() {
     let a = start(&a_dir, "a", &veth.a);
     let b_dir = scratch("ether-b");
     let b = start(&b_dir, "b", &veth.b);
-    let ether_faces = |fw: &Forwarder| {
-        let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
-        TlvReader::new(&list)
-            .map(Result::unwrap)
-            .filter_map(|f| {
-                let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
-                let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
-                let text = |ty| fields.iter().find(|t| t.ty == ty).map(|t| String::from_utf8_lossy(t.value).into_owned()).unwrap();
-                text(0x72).starts_with("ether://").then(|| (num(0x69), text(0x72), text(0x81), num(0x84), num(0x85), num(0x86)))
-            })
-            .collect::<Vec<_>>()
-    };
-    let on_a = ether_faces(&a);
+    let on_a = faces_where(&a, |u| u.starts_with("ether://"));
     assert_eq!(on_a.len(), 1, "{on_a:?}");
-    let (face_a, uri, local, scope, persistency, link_type) = on_a[0].clone();
-    assert_eq!(uri, format!("ether://[{group}]"));
-    assert_eq!((local, scope, persistency, link_type), (format!("dev://{}", veth.a), 0, 2, 1), "non-local, permanent, multi-access");
-    assert_eq!(ether_faces(&b).len(), 1);
+    let face_a = on_a[0].id;
+    assert_eq!(on_a[0].uri, format!("ether://[{group}]"));
+    assert_eq!((on_a[0].local.clone(), on_a[0].kind), (format!("dev://{}", veth.a), MULTI_ACCESS));
+    assert_eq!(faces_where(&b, |u| u.starts_with("ether://")).len(), 1);
 
-    let mut producer = b.client();
-    let register = |c: &mut Client, prefix: &str, face_id: Option<u64>| {
-        c.command("rib", "register", &ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), face_id, ..Default::default() })
-            .unwrap()
-            .code
-    };
-    assert_eq!(register(&mut producer, "/eth", None), 200);
-    let mut operator = a.client();
-    assert_eq!(register(&mut operator, "/eth", Some(face_a)), 200);
-    assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
-    let mut consumer = a.client();
-    fetch_small_and_large(&mut consumer, &mut producer, "/eth");
-
-    let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
-    i.nonce = Some(consumer.next_nonce());
-    i.lifetime_ms = Some(400);
-    match consumer.express(&i, Duration::from_millis(800)) {
-        Err(ClientError::Timeout(_)) => {}
-        other => panic!("no Nack crosses the segment: {other:?}"),
-    }
-    assert!(b.drops("nack-on-multi-access") >= 1, "B's Nack stayed home, counted");
-}
-
-/// A listed interface that is not there, or has no Ethernet address, stops the forwarder from
-/// starting, naming it.
-#[test]
-fn a_listed_interface_that_is_not_ethernet_is_an_error() {
-    let dir = scratch("ether-bad");
-    let mut cfg = nexthop_fw::config::Config::default();
-    cfg.faces.unix = dir.path().join("s.sock").to_string_lossy().into_owned();
-    cfg.faces.tcp = String::new();
-    cfg.faces.udp = String::new();
-    cfg.faces.ether_multicast = "01:00:5e:00:17:aa".into();
-    for name in ["no-such-if0", "lo"] {
-        cfg.faces.ether_multicast_interfaces = vec![name.into()];
-        let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
-        assert!(e.contains(&format!("{name:?} is not an Ethernet interface")), "{e}");
-    }
+    across_the_link(&a, &b, face_a, "/eth");
 }
