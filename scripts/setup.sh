@@ -42,6 +42,13 @@ if [ ! -f /usr/lib/python3/dist-packages/data/ipasn_20140513.dat.gz ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-pyasn >/dev/null
 fi
 
+# iproute2's `ip`, with which the Ethernet face tests make a veth pair (crates/fw/tests/multicast.rs).
+if ! command -v ip >/dev/null; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends iproute2 >/dev/null
+fi
+
 # NDNts, the TypeScript NDN library of browser and Node.js apps: its Node.js and WebSocket
 # transports, NFD prefix registration and segmented objects, from npm into .peers/ndnts, for the forwarder's
 # application tests (crates/fw/tests/ndnts.rs). Node.js and npm come from Debian if missing.

@@ -87,12 +87,15 @@ pub struct FacesConfig {
     /// Names of the interfaces to make an IPv6 multicast face on, from their link-local address
     /// (none: every interface that is up, can multicast and is not loopback).
     pub udp6_multicast_interfaces: Vec<String>,
-    /// The Ethernet multicast group of NDN's frames (NFD's `01:00:5e:00:17:aa`; "" = no
-    /// Ethernet faces).
+    /// Names of the interfaces Ethernet faces go on (none: every interface that is up, can
+    /// multicast, has an Ethernet address and is not loopback).
+    pub ether_interfaces: Vec<String>,
+    /// The group of one Ethernet multicast face per interface (NFD's `01:00:5e:00:17:aa`; "" =
+    /// none).
     pub ether_multicast: String,
-    /// Names of the interfaces to make an Ethernet multicast face on (none: every interface that
-    /// is up, can multicast and is not loopback).
-    pub ether_multicast_interfaces: Vec<String>,
+    /// A peer's frame to an interface's own address makes an on-demand unicast face to it (NFD's
+    /// `listen`).
+    pub ether_listen: bool,
     /// Mark packets sent on a stream face whose send queue stays long (NDNLPv2 CongestionMark,
     /// as NFD's `enable_congestion_marking`; see [`crate::congestion`]).
     pub congestion_marking: bool,
@@ -130,8 +133,11 @@ pub struct CsConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StaticFace {
-    /// FaceUri (udp4/udp6/tcp4/tcp6).
+    /// FaceUri (udp4/udp6/tcp4/tcp6, or ether for a unicast Ethernet face).
     pub uri: String,
+    /// An Ethernet face's interface, `dev://<interface>` (needed when several interfaces have
+    /// Ethernet faces).
+    pub local: Option<String>,
 }
 
 /// `[[route]]`.
@@ -373,6 +379,10 @@ mod tests {
         }
         let c = Config::parse("[faces]\nether_multicast = \"01:00:5e:00:17:aa\"\n", Path::new("t.toml")).unwrap();
         assert_eq!(c.faces.ether_multicast, "01:00:5e:00:17:aa");
+        let text = "[[face]]\nuri = \"ether://[02:00:00:00:00:01]\"\nlocal = \"dev://eth0\"\n[[face]]\nuri = \"udp4://192.0.2.1\"\n";
+        let c = Config::parse(text, Path::new("t.toml")).unwrap();
+        assert_eq!(c.face[0], StaticFace { uri: "ether://[02:00:00:00:00:01]".into(), local: Some("dev://eth0".into()) });
+        assert_eq!(c.face[1].local, None);
     }
 
     #[test]

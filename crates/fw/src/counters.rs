@@ -46,6 +46,9 @@ pub enum Drop {
     /// A Nack for a multicast face: never sent on a multi-access link (as NFD), where it would
     /// answer for the whole LAN.
     NackOnMultiAccess,
+    /// An Ethernet frame to this interface from a peer with no face, while on-demand Ethernet
+    /// faces are off (`faces.ether_listen`).
+    UnknownPeer,
     /// A management command that may not come from where it came from.
     ManagementNotLocal,
     /// A management Interest that is not a command or dataset nexthop knows.
@@ -54,7 +57,7 @@ pub enum Drop {
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 19] = [
+    pub const ALL: [Drop; 20] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
@@ -72,6 +75,7 @@ impl Drop {
         Drop::FaceGone,
         Drop::SendBufferFull,
         Drop::NackOnMultiAccess,
+        Drop::UnknownPeer,
         Drop::ManagementNotLocal,
         Drop::ManagementUnknown,
     ];
@@ -96,6 +100,7 @@ impl Drop {
             Drop::FaceGone => "face-gone",
             Drop::SendBufferFull => "send-buffer-full",
             Drop::NackOnMultiAccess => "nack-on-multi-access",
+            Drop::UnknownPeer => "unknown-peer",
             Drop::ManagementNotLocal => "management-not-local",
             Drop::ManagementUnknown => "management-unknown",
         }

@@ -1,20 +1,25 @@
-//! Ethernet multicast faces, as NFD's `face_system.ether` makes them (`mcast yes`): NDN packets
-//! straight in Ethernet frames of EtherType 0x8624, sent to the group address
-//! 01:00:5e:00:17:aa — a multi-access link to every NDN node on the segment, with no IP
-//! configuration at all (an interface needs no address).
+//! Ethernet faces, as NFD's `face_system.ether` makes them: NDN packets straight in Ethernet
+//! frames of EtherType 0x8624, with no IP configuration at all (an interface needs no address).
+//! A *multicast* face sends to the group address 01:00:5e:00:17:aa, a multi-access link to every
+//! NDN node on the segment (NFD's `mcast`); a *unicast* face sends to one peer's address, made
+//! by management (`faces/create ether://[mac]` with LocalUri `dev://<interface>`) or on demand
+//! when a peer's frame arrives addressed to this interface (NFD's `listen`).
 //!
 //! # Overview
 //! - The frame format is sans-I/O: [`put_header`] writes the 14-byte header (destination,
 //!   source, EtherType); [`parse_frame`] takes a received frame apart and keeps it only if it is
-//!   NDN's EtherType, addressed to the face's group and sent by another node. Its payload is
-//!   cut to its first TLV element: a frame shorter than Ethernet's 60-byte minimum arrives
-//!   padded with zeros, which are not part of the packet (as NFD does).
-//! - [`EtherLink`] is the face's socket: a raw packet socket (`AF_PACKET`, which needs
-//!   `CAP_NET_RAW`) bound to the interface and to NDN's EtherType, a member of the group
+//!   NDN's EtherType, sent by another node, and addressed to the port's group or to the
+//!   interface itself ([`Destination`]). Its payload is cut to its first TLV element: a frame
+//!   shorter than Ethernet's 60-byte minimum arrives padded with zeros, which are not part of
+//!   the packet (as NFD does).
+//! - [`EtherPort`] is one interface's socket, which every Ethernet face on that interface
+//!   shares: a raw packet socket (`AF_PACKET`, which needs `CAP_NET_RAW`) bound to the
+//!   interface and to NDN's EtherType, a member of the group when there is one
 //!   (`PACKET_ADD_MEMBERSHIP`). It sends whole frames; the payload's MTU is the interface's,
 //!   and the runtime cuts larger packets into NDNLPv2 fragments to fit.
-//! - Everything else (no Nack on a multi-access link, reassembly per sender) is the runtime's,
-//!   as for the UDP multicast faces.
+//! - Which face a frame belongs to (the port's multicast face, or the unicast face of its
+//!   sender), making on-demand faces, no Nack on a multi-access link and reassembly per sender
+//!   are the runtime's, as for UDP.
 
 use std::fmt;
 use std::io;
@@ -70,38 +75,58 @@ pub fn put_header(out: &mut [u8; HEADER_BYTES], destination: Mac, source: Mac) {
     out[12..].copy_from_slice(&NDN_ETHERTYPE.to_be_bytes());
 }
 
-/// What a received frame is to a face of group `group` on an interface whose address is `own`.
+/// Whom a frame kept by [`parse_frame`] was sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    /// The port's multicast group.
+    Group,
+    /// This interface alone.
+    Us,
+}
+
+/// What a received frame is to a port whose interface's address is `own` and whose group, if
+/// it has one, is `group`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Frame<'a> {
-    /// An NDN packet for the group from another node: its sender and the packet (padding cut).
+    /// An NDN packet from another node, to the group or to this interface: its sender, whom it
+    /// was sent to and the packet (padding cut).
     Packet {
         /// The sender's address.
         from: Mac,
+        /// Whom it was sent to.
+        to: Destination,
         /// The packet: the frame's first TLV element.
         packet: &'a [u8],
     },
-    /// Not for this face: another EtherType or destination, or the face's own frame.
+    /// Not for this port: another EtherType or destination, or its own frame.
     NotOurs,
-    /// For this face, but its payload does not start with a whole TLV element.
+    /// For this port, but its payload does not start with a whole TLV element.
     Malformed,
 }
 
-/// Takes apart a frame received on a face of group `group` on the interface whose address is
-/// `own` (see [`Frame`]).
-pub fn parse_frame(frame: &[u8], group: Mac, own: Mac) -> Frame<'_> {
+/// Takes apart a frame received on a port whose interface's address is `own` and whose group
+/// is `group` (see [`Frame`]).
+pub fn parse_frame(frame: &[u8], own: Mac, group: Option<Mac>) -> Frame<'_> {
     let Some((header, payload)) = frame.split_first_chunk::<HEADER_BYTES>() else { return Frame::NotOurs };
     let mac = |at: usize| Mac(core::array::from_fn(|i| header[at + i]));
     let (destination, from) = (mac(0), mac(6));
-    if u16::from_be_bytes([header[12], header[13]]) != NDN_ETHERTYPE || destination != group || from == own {
+    let to = if destination == own {
+        Destination::Us
+    } else if Some(destination) == group {
+        Destination::Group
+    } else {
+        return Frame::NotOurs;
+    };
+    if u16::from_be_bytes([header[12], header[13]]) != NDN_ETHERTYPE || from == own {
         return Frame::NotOurs;
     }
     match frame_len(payload, payload.len()) {
-        Ok(Some(len)) if len <= payload.len() => Frame::Packet { from, packet: &payload[..len] },
+        Ok(Some(len)) if len <= payload.len() => Frame::Packet { from, to, packet: &payload[..len] },
         _ => Frame::Malformed,
     }
 }
 
-/// What [`EtherLink::recv`] took in.
+/// What [`EtherPort::recv`] took in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Received {
     /// A packet from another node, at `at` in the buffer.
@@ -110,20 +135,22 @@ pub enum Received {
         at: std::ops::Range<usize>,
         /// The sender's address.
         from: Mac,
+        /// Whom it was sent to.
+        to: Destination,
     },
-    /// A frame for the face whose payload does not start with a whole TLV element.
+    /// A frame for the port whose payload does not start with a whole TLV element.
     Malformed,
-    /// A frame for the face larger than the buffer.
+    /// A frame for the port larger than the buffer.
     Oversize,
 }
 
-/// An Ethernet multicast face's socket, on one interface.
+/// One interface's Ethernet socket, shared by the Ethernet faces on it.
 #[derive(Debug)]
-pub struct EtherLink {
+pub struct EtherPort {
     fd: OwnedFd,
     interface: String,
     own: Mac,
-    group: Mac,
+    group: Option<Mac>,
     mtu: usize,
 }
 
@@ -146,15 +173,16 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-impl EtherLink {
-    /// Joins `group` on the interface named `interface`, of index `index` and address `own`.
+impl EtherPort {
+    /// Opens the port of the interface named `interface`, of index `index` and address `own`,
+    /// joining `group` if there is one.
     ///
     /// # Errors
     /// A group that is not a multicast address; the socket call that failed (`EPERM` without
     /// `CAP_NET_RAW`, `ENODEV` for an interface that went away); an MTU too small to carry a
     /// fragment.
-    pub fn open(interface: &str, index: u32, own: Mac, group: Mac) -> io::Result<EtherLink> {
-        if !group.is_multicast() {
+    pub fn open(interface: &str, index: u32, own: Mac, group: Option<Mac>) -> io::Result<EtherPort> {
+        if let Some(group) = group.filter(|g| !g.is_multicast()) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{group} is not a multicast address")));
         }
         let mtu = interface_mtu(interface)?;
@@ -175,29 +203,36 @@ impl EtherLink {
                 std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
             )
         })?;
-        // SAFETY: packet_mreq is plain data, valid all zeros.
-        let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
-        membership.mr_ifindex = address.sll_ifindex;
-        membership.mr_type = libc::PACKET_MR_MULTICAST as u16;
-        membership.mr_alen = 6;
-        membership.mr_address[..6].copy_from_slice(&group.0);
-        // SAFETY: the pointer and length describe `membership`, a live packet_mreq.
-        check(unsafe {
-            libc::setsockopt(
-                fd.as_raw_fd(),
-                libc::SOL_PACKET,
-                libc::PACKET_ADD_MEMBERSHIP,
-                (&raw const membership).cast::<libc::c_void>(),
-                std::mem::size_of::<libc::packet_mreq>() as libc::socklen_t,
-            )
-        })?;
+        if let Some(group) = group {
+            // SAFETY: packet_mreq is plain data, valid all zeros.
+            let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
+            membership.mr_ifindex = address.sll_ifindex;
+            membership.mr_type = libc::PACKET_MR_MULTICAST as u16;
+            membership.mr_alen = 6;
+            membership.mr_address[..6].copy_from_slice(&group.0);
+            // SAFETY: the pointer and length describe `membership`, a live packet_mreq.
+            check(unsafe {
+                libc::setsockopt(
+                    fd.as_raw_fd(),
+                    libc::SOL_PACKET,
+                    libc::PACKET_ADD_MEMBERSHIP,
+                    (&raw const membership).cast::<libc::c_void>(),
+                    std::mem::size_of::<libc::packet_mreq>() as libc::socklen_t,
+                )
+            })?;
+        }
         crate::udp_batch::set_socket_buffers(fd.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
-        Ok(EtherLink { fd, interface: interface.to_string(), own, group, mtu })
+        Ok(EtherPort { fd, interface: interface.to_string(), own, group, mtu })
     }
 
-    /// The group.
-    pub fn group(&self) -> Mac {
+    /// The group it joined, if any.
+    pub fn group(&self) -> Option<Mac> {
         self.group
+    }
+
+    /// The interface's name.
+    pub fn interface(&self) -> &str {
+        &self.interface
     }
 
     /// The largest packet one frame carries (the interface's MTU).
@@ -205,7 +240,7 @@ impl EtherLink {
         self.mtu
     }
 
-    /// The face's LocalUri, as NFD shows it: `dev://<interface>`.
+    /// The LocalUri of its faces, as NFD shows it: `dev://<interface>`.
     pub fn local_uri(&self) -> String {
         format!("dev://{}", self.interface)
     }
@@ -215,8 +250,8 @@ impl EtherLink {
         self.fd.as_raw_fd()
     }
 
-    /// The next frame for this face, received into `buf`; `None` once nothing is waiting.
-    /// Frames that are not the face's ([`Frame::NotOurs`]) are skipped.
+    /// The next frame for this port, received into `buf`; `None` once nothing is waiting.
+    /// Frames that are not the port's ([`Frame::NotOurs`]) are skipped.
     ///
     /// # Errors
     /// A receive error other than would-block.
@@ -236,22 +271,23 @@ impl EtherLink {
             // more than any packet, so such a frame is cut short and refused).
             let n = n as usize;
             let frame = &buf[..n.min(buf.len())];
-            return Ok(Some(match parse_frame(frame, self.group, self.own) {
+            return Ok(Some(match parse_frame(frame, self.own, self.group) {
                 Frame::NotOurs => continue,
                 _ if n > buf.len() => Received::Oversize,
-                Frame::Packet { from, packet } => Received::Packet { at: HEADER_BYTES..HEADER_BYTES + packet.len(), from },
+                Frame::Packet { from, to, packet } => Received::Packet { at: HEADER_BYTES..HEADER_BYTES + packet.len(), from, to },
                 Frame::Malformed => Received::Malformed,
             }));
         }
     }
 
-    /// Sends `packet` (at most [`EtherLink::mtu`] bytes) to the group in one frame.
+    /// Sends `packet` (at most [`EtherPort::mtu`] bytes) to `to` (the group or a peer) in one
+    /// frame.
     ///
     /// # Errors
     /// The send error (would-block when the socket's buffer is full).
-    pub fn send(&self, packet: &[u8]) -> io::Result<()> {
+    pub fn send(&self, to: Mac, packet: &[u8]) -> io::Result<()> {
         let mut header = [0u8; HEADER_BYTES];
-        put_header(&mut header, self.group, self.own);
+        put_header(&mut header, to, self.own);
         let parts = [
             libc::iovec { iov_base: header.as_mut_ptr().cast(), iov_len: HEADER_BYTES },
             libc::iovec { iov_base: packet.as_ptr().cast_mut().cast(), iov_len: packet.len() },
@@ -302,20 +338,30 @@ mod tests {
         padded.resize(46, 0); // Ethernet's minimum payload
         let f = frame(NDN_ETHER_GROUP, B, &padded);
         assert_eq!(f[12..14], [0x86, 0x24]);
-        assert_eq!(parse_frame(&f, NDN_ETHER_GROUP, A), Frame::Packet { from: B, packet: &interest });
+        assert_eq!(parse_frame(&f, A, Some(NDN_ETHER_GROUP)), Frame::Packet { from: B, to: Destination::Group, packet: &interest });
+        let to_a = frame(A, B, &padded);
+        for group in [None, Some(NDN_ETHER_GROUP)] {
+            assert_eq!(parse_frame(&to_a, A, group), Frame::Packet { from: B, to: Destination::Us, packet: &interest }, "unicast");
+        }
     }
 
     #[test]
     fn frames_not_for_the_face_are_passed_over_and_bad_ones_are_told_apart() {
         let packet = [0x05, 0x00];
-        assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, A, &packet), NDN_ETHER_GROUP, A), Frame::NotOurs, "its own");
-        assert_eq!(parse_frame(&frame(B, A, &packet), NDN_ETHER_GROUP, B), Frame::NotOurs, "unicast");
+        let group = Some(NDN_ETHER_GROUP);
+        assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, A, &packet), A, group), Frame::NotOurs, "its own");
+        assert_eq!(parse_frame(&frame(A, A, &packet), A, group), Frame::NotOurs, "its own, to itself");
+        assert_eq!(parse_frame(&frame(B, A, &packet), Mac([2, 0, 0, 0, 0, 0xc]), group), Frame::NotOurs, "to another node");
+        assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, B, &packet), A, None), Frame::NotOurs, "to a group it did not join");
+        let other_group = Mac([0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb]);
+        assert_eq!(parse_frame(&frame(other_group, B, &packet), A, group), Frame::NotOurs, "to another group");
         let mut ipv4 = frame(NDN_ETHER_GROUP, B, &packet);
         ipv4[12..14].copy_from_slice(&[0x08, 0x00]);
-        assert_eq!(parse_frame(&ipv4, NDN_ETHER_GROUP, A), Frame::NotOurs, "another EtherType");
-        assert_eq!(parse_frame(&[0u8; 13], NDN_ETHER_GROUP, A), Frame::NotOurs, "shorter than a header");
+        assert_eq!(parse_frame(&ipv4, A, group), Frame::NotOurs, "another EtherType");
+        assert_eq!(parse_frame(&[0u8; 13], A, group), Frame::NotOurs, "shorter than a header");
         for payload in [&[][..], &[0x05][..], &[0x05, 0x09, 0x07][..]] {
-            assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, B, payload), NDN_ETHER_GROUP, A), Frame::Malformed, "{payload:?}");
+            assert_eq!(parse_frame(&frame(NDN_ETHER_GROUP, B, payload), A, group), Frame::Malformed, "{payload:?}");
+            assert_eq!(parse_frame(&frame(A, B, payload), A, None), Frame::Malformed, "{payload:?}");
         }
     }
 

@@ -213,9 +213,9 @@ fn a_listed_interface_that_cannot_carry_the_group_is_an_error() {
     cfg.faces.udp_multicast = String::new();
     cfg.faces.ether_multicast = "01:00:5e:00:17:aa".into();
     for name in ["no-such-if0", "lo"] {
-        cfg.faces.ether_multicast_interfaces = vec![name.into()];
+        cfg.faces.ether_interfaces = vec![name.into()];
         let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
-        assert!(e.contains(&format!("{name:?} is not an Ethernet interface")), "{e}");
+        assert!(e.contains(&format!("faces.ether_interfaces: {name:?} is not an Ethernet interface")), "{e}");
     }
 }
 
@@ -338,6 +338,11 @@ impl Drop for VethPair {
     }
 }
 
+/// The address of interface `name`.
+fn mac_of(name: &str) -> String {
+    std::fs::read_to_string(format!("/sys/class/net/{name}/address")).unwrap().trim().to_string()
+}
+
 /// Two forwarders on the two ends of a veth pair, each with an Ethernet multicast face (NFD's
 /// group and EtherType) on its end, which has no IP address: an Interest routed to the face
 /// reaches the other forwarder's producer, and the Data comes back, in NDNLPv2 fragments when
@@ -349,7 +354,7 @@ fn two_forwarders_reach_each_other_through_ethernet_multicast_faces() {
     let start = |dir: &tempfile::TempDir, name: &str, interface: &str| {
         Forwarder::start_with(dir, name, 1, |c| {
             c.faces.ether_multicast = group.into();
-            c.faces.ether_multicast_interfaces = vec![interface.into()];
+            c.faces.ether_interfaces = vec![interface.into()];
         })
     };
     let a_dir = scratch("ether-a");
@@ -364,4 +369,110 @@ fn two_forwarders_reach_each_other_through_ethernet_multicast_faces() {
     assert_eq!(faces_where(&b, |u| u.starts_with("ether://")).len(), 1);
 
     across_the_link(&a, &b, face_a, "/eth");
+}
+
+/// Unicast Ethernet faces on a veth pair, as NFD makes them: A creates one to B's address with
+/// `faces/create ether://[mac]` and LocalUri `dev://<interface>` (persistent, point-to-point); B,
+/// listening (`faces.ether_listen`), makes an on-demand face to A when A's first frame arrives.
+/// Data crosses back through it, in fragments when large, and so does a Nack (a unicast face
+/// is point-to-point). A forwarder there without `ether_listen` counts A's frames as
+/// `unknown-peer` drops.
+#[test]
+fn unicast_ethernet_faces_are_created_by_management_and_on_demand() {
+    let Some(veth) = VethPair::new("u") else { return };
+    // Listening, or with a multicast face and not listening.
+    let start = |dir: &tempfile::TempDir, name: &str, interface: &str, listen: bool| {
+        Forwarder::start_with(dir, name, 1, |c| {
+            c.faces.ether_listen = listen;
+            c.faces.ether_interfaces = vec![interface.into()];
+            if !listen {
+                c.faces.ether_multicast = "01:00:5e:00:17:aa".into();
+            }
+        })
+    };
+    let a_dir = scratch("ether-unicast-a");
+    let a = start(&a_dir, "a", &veth.a, true);
+    let b_dir = scratch("ether-unicast-b");
+    let b = start(&b_dir, "b", &veth.b, true);
+    let (mac_a, mac_b) = (mac_of(&veth.a), mac_of(&veth.b));
+    assert!(faces_where(&a, |u| u.starts_with("ether://")).is_empty(), "no multicast face without a group");
+
+    let mut operator = a.client();
+    let create = |op: &mut Client, local: Option<String>| {
+        let params = ControlParameters { uri: Some(format!("ether://[{mac_b}]")), local_uri: local, ..Default::default() };
+        let r = op.command("faces", "create", &params).unwrap();
+        (r.code, r.body)
+    };
+    let (code, body) = create(&mut operator, Some(format!("dev://{}", veth.a)));
+    assert_eq!(code, 200);
+    let body = body.unwrap();
+    assert_eq!(
+        (body.uri.as_deref(), body.local_uri.clone()),
+        (Some(format!("ether://[{mac_b}]").as_str()), Some(format!("dev://{}", veth.a)))
+    );
+    let face_a = body.face_id.unwrap();
+    assert_eq!(create(&mut operator, None).0, 409, "the one Ethernet port is found without a LocalUri, and the face exists");
+    assert_eq!(create(&mut operator, Some("dev://nowhere0".into())).0, 406);
+    let listed = faces_where(&a, |u| u.starts_with("ether://"));
+    assert_eq!(listed.iter().map(|f| (f.id, f.kind)).collect::<Vec<_>>(), [(face_a, (0, 0, 0))], "non-local, persistent, point-to-point");
+
+    let mut producer = b.client();
+    assert_eq!(register(&mut producer, "/uni", None), 200);
+    assert_eq!(register(&mut operator, "/uni", Some(face_a)), 200);
+    assert_eq!(register(&mut operator, "/nowhere", Some(face_a)), 200);
+    let mut consumer = a.client();
+    fetch_small_and_large(&mut consumer, &mut producer, "/uni");
+    let on_b = faces_where(&b, |u| u.starts_with("ether://"));
+    assert_eq!(on_b.len(), 1, "{on_b:?}");
+    assert_eq!(
+        (on_b[0].uri.clone(), on_b[0].local.clone(), on_b[0].kind),
+        (format!("ether://[{mac_a}]"), format!("dev://{}", veth.b), (0, 1, 0)),
+        "on-demand"
+    );
+
+    // B has no route for /nowhere: its Nack crosses the point-to-point face.
+    let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
+    i.nonce = Some(consumer.next_nonce());
+    match consumer.express(&i, Duration::from_secs(2)) {
+        Ok(nexthop_fw::client::Answer::Nack(nexthop_wire::NackReason::NoRoute)) => {}
+        other => panic!("a Nack NoRoute from B: {other:?}"),
+    }
+    drop(b);
+    // A forwarder that does not listen takes no frame from a peer it has no face to.
+    let quiet_dir = scratch("ether-unicast-quiet");
+    let quiet = start(&quiet_dir, "q", &veth.b, false);
+    let mut i = Interest::new(Name::from_uri("/uni/again").unwrap());
+    i.nonce = Some(consumer.next_nonce());
+    i.lifetime_ms = Some(300);
+    assert!(matches!(consumer.express(&i, Duration::from_millis(600)), Err(ClientError::Timeout(_))));
+    assert!(quiet.drops("unknown-peer") >= 1, "counted");
+    assert_eq!(faces_where(&quiet, |u| u.starts_with("ether://")).len(), 1, "its multicast face alone");
+}
+
+/// A unicast Ethernet face and a route through it from the configuration (`[[face]]` with its
+/// LocalUri, `[[route]]` naming it by URI): the face is permanent, and the route carries an
+/// Interest to the forwarder at the other end, whose listening port makes a face for it.
+#[test]
+fn a_configured_unicast_ethernet_face_carries_its_route() {
+    use nexthop_fw::config::{StaticFace, StaticRoute};
+    let Some(veth) = VethPair::new("s") else { return };
+    let peer = format!("ether://[{}]", mac_of(&veth.b));
+    let a_dir = scratch("ether-static-a");
+    let a = Forwarder::start_with(&a_dir, "a", 1, |c| {
+        c.faces.ether_listen = true;
+        c.faces.ether_interfaces = vec![veth.a.clone()];
+        c.face.push(StaticFace { uri: peer.clone(), local: Some(format!("dev://{}", veth.a)) });
+        c.route.push(StaticRoute { prefix: "/cfg".into(), face: peer.clone(), cost: 0 });
+    });
+    let b_dir = scratch("ether-static-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, |c| {
+        c.faces.ether_listen = true;
+        c.faces.ether_interfaces = vec![veth.b.clone()];
+    });
+    let on_a = faces_where(&a, |u| u == peer);
+    assert_eq!(on_a.iter().map(|f| f.kind).collect::<Vec<_>>(), [(0, 2, 0)], "permanent, point-to-point");
+    assert!(a.has_route(&Name::from_uri("/cfg").unwrap()));
+    let mut producer = b.client();
+    assert_eq!(register(&mut producer, "/cfg", None), 200);
+    fetch_small_and_large(&mut a.client(), &mut producer, "/cfg");
 }

@@ -60,11 +60,17 @@ pub trait Host {
     fn faces(&self) -> Vec<FaceStatus>;
     /// The LocalUri of every listener (`faces/channels`).
     fn channels(&self) -> Vec<String>;
-    /// Makes a face to `uri` (or finds the one there: `Ok((status, false))`).
+    /// Makes a face to `uri` from `local` (an Ethernet face's `dev://<interface>`; other faces
+    /// take none), or finds the one there: `Ok((status, false))`.
     ///
     /// # Errors
     /// The ControlResponse to answer with (unsupported scheme, socket error).
-    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
+    fn create_face(
+        &mut self,
+        uri: &FaceUri,
+        local: Option<&str>,
+        persistency: Persistency,
+    ) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
     /// Closes a face; whether it existed.
     fn destroy_face(&mut self, id: FaceId) -> bool;
     /// Gives a face another persistency, if its kind allows (a UDP face takes any; a stream
@@ -458,8 +464,8 @@ impl Manager {
             (b"faces", b"create") => {
                 let Some(uri) = p.uri.as_deref() else { return ControlResponse::error(400, "Uri is required") };
                 let uri = match FaceUri::parse(uri) {
-                    Ok(u @ (FaceUri::Udp(_) | FaceUri::Tcp(_))) => u,
-                    Ok(_) => return ControlResponse::error(406, "only udp and tcp faces can be created"),
+                    Ok(u @ (FaceUri::Udp(_) | FaceUri::Tcp(_) | FaceUri::Ether(_))) => u,
+                    Ok(_) => return ControlResponse::error(406, "only udp, tcp and ether faces can be created"),
                     Err(e) => return ControlResponse::error(400, e.to_string()),
                 };
                 let persistency = match p.face_persistency.map(Persistency::from_code) {
@@ -468,7 +474,7 @@ impl Manager {
                     Some(Some(x)) => x,
                     Some(None) => return ControlResponse::error(400, "unknown FacePersistency"),
                 };
-                match host.create_face(&uri, persistency) {
+                match host.create_face(&uri, p.local_uri.as_deref(), persistency) {
                     Ok((mut status, created)) => {
                         if let Some(s) = Self::update_marking(host, status.face_id, &p) {
                             status = s;
@@ -695,7 +701,7 @@ mod tests {
         fn channels(&self) -> Vec<String> {
             vec!["unix:///x".into()]
         }
-        fn create_face(&mut self, _: &FaceUri, _: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
+        fn create_face(&mut self, _: &FaceUri, _: Option<&str>, _: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
             Err(Box::new(ControlResponse::error(406, "none here")))
         }
         fn destroy_face(&mut self, _: FaceId) -> bool {

@@ -1,7 +1,8 @@
 //! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, WebSocket
 //! faces (a TCP stream whose packets travel as WebSocket messages, [`crate::websocket`]), UDP
 //! faces (one remote endpoint on a shared socket), UDP multicast faces (a LAN's group,
-//! [`super::multicast`]), Ethernet multicast faces ([`crate::ether`]), and their counters.
+//! [`super::multicast`]), Ethernet faces (a peer or group through an interface's port,
+//! [`crate::ether`]), and their counters.
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -17,7 +18,7 @@ use crate::packet::MAX_PACKET_BYTES;
 use crate::websocket::{put_packet_header, WsCodec};
 
 use super::multicast::MulticastLink;
-use crate::ether::EtherLink;
+use crate::ether::Mac;
 
 /// The socket of a stream face.
 #[derive(Debug)]
@@ -219,15 +220,25 @@ pub enum Link {
     Udp(SocketAddr),
     /// A multicast group on one interface: every node of the LAN that joined it.
     Multicast(Box<MulticastLink>),
-    /// An Ethernet multicast group on one interface: every NDN node on the segment.
-    Ether(Box<EtherLink>),
+    /// An Ethernet peer (a unicast face) or group (a multicast face: every NDN node on the
+    /// segment that joined it), through the port of its interface (`Faces::ether_ports`).
+    Ether {
+        /// The port's index.
+        port: usize,
+        /// The peer's or the group's address.
+        peer: Mac,
+    },
 }
 
 impl Link {
     /// Whether the link reaches many nodes at once (NFD's multi-access LinkType): no Nack is
     /// sent on it.
     pub fn is_multi_access(&self) -> bool {
-        matches!(self, Link::Multicast(_) | Link::Ether(_))
+        match self {
+            Link::Multicast(_) => true,
+            Link::Ether { peer, .. } => peer.is_multicast(),
+            Link::Stream(_) | Link::Udp(_) => false,
+        }
     }
 }
 

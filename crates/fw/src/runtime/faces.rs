@@ -8,8 +8,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 
-use mio::unix::SourceFd;
-
 use mio::net::UdpSocket;
 use mio::{Interest, Registry, Token};
 
@@ -17,6 +15,7 @@ use super::face::{Face, Link};
 use super::Forwarding;
 use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters};
+use crate::ether::{EtherPort, Mac};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
 use crate::fragmentation::{fragment, Reassembler};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
@@ -31,6 +30,10 @@ use crate::udp_batch::SendBatch;
 pub(super) struct Faces {
     pub(super) faces: HashMap<FaceId, Face>,
     pub(super) by_udp_remote: HashMap<SocketAddr, FaceId>,
+    /// The Ethernet ports, one per interface with Ethernet faces.
+    pub(super) ether_ports: Vec<EtherPort>,
+    /// The Ethernet faces by (port, peer or group address).
+    pub(super) by_ether_peer: HashMap<(usize, Mac), FaceId>,
     pub(super) udp: Option<UdpSocket>,
     pub(super) udp_local: Option<SocketAddr>,
     /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
@@ -72,7 +75,9 @@ impl Faces {
         match &mut link {
             Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
             Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
-            Link::Ether(e) => registry.register(&mut SourceFd(&e.raw_fd()), Token(id as usize), Interest::READABLE)?,
+            Link::Ether { port, peer } => {
+                self.by_ether_peer.insert((*port, *peer), id);
+            }
             Link::Udp(a) => {
                 self.by_udp_remote.insert(*a, id);
             }
@@ -121,8 +126,8 @@ impl Faces {
             Link::Multicast(m) => {
                 let _ = registry.deregister(m.source());
             }
-            Link::Ether(e) => {
-                let _ = registry.deregister(&mut SourceFd(&e.raw_fd()));
+            Link::Ether { port, peer } => {
+                self.by_ether_peer.remove(&(*port, *peer));
             }
         }
         self.reassembler.face_down(id);
@@ -173,7 +178,7 @@ impl Faces {
                     s.queue(bytes);
                 }
             }
-            Link::Multicast(_) | Link::Ether(_) if kind == PacketKind::Nack => {
+            link if kind == PacketKind::Nack && link.is_multi_access() => {
                 // Never on a multi-access link (as NFD): it would tell the whole LAN.
                 drops.count(Drop::NackOnMultiAccess);
                 return;
@@ -184,8 +189,9 @@ impl Faces {
                     return;
                 }
             }
-            Link::Ether(e) => {
-                if let Err(why) = send_fitted(bytes, e.mtu(), &mut f.lp_sequence, &mut self.fragments, |p| e.send(p)) {
+            Link::Ether { port, peer } => {
+                let Some(p) = self.ether_ports.get(*port) else { return };
+                if let Err(why) = send_fitted(bytes, p.mtu(), &mut f.lp_sequence, &mut self.fragments, |piece| p.send(*peer, piece)) {
                     drops.count(why);
                     return;
                 }

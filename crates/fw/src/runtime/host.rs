@@ -12,6 +12,7 @@ use nexthop_wire::Name;
 use super::face::{Face, Link, Stream, StreamSocket};
 use super::{Faces, Forwarding, Listening};
 use crate::counters::{DropCounters, ShardCounters};
+use crate::ether::EtherPort;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
 use crate::mgmt::dataset::{CsInfo, FaceStatus, GeneralStatus};
 use crate::mgmt::params::ControlResponse;
@@ -66,7 +67,7 @@ impl Host for RuntimeHost<'_> {
 
     fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool {
         let Some(f) = self.faces.faces.get_mut(&id) else { return false };
-        if matches!(f.link, Link::Udp(_)) {
+        if matches!(f.link, Link::Udp(_)) || matches!(f.link, Link::Ether { peer, .. } if !peer.is_multicast()) {
             f.persistency = persistency;
         }
         f.persistency == persistency
@@ -88,11 +89,55 @@ impl Host for RuntimeHost<'_> {
         v.extend(l.tcp.iter().map(|a| ip("tcp", a)));
         v.extend(l.udp.iter().map(|a| ip("udp", a)));
         v.extend(l.websocket.iter().map(|a| format!("ws://{a}")));
+        v.extend(self.faces.ether_ports.iter().map(EtherPort::local_uri));
         v
     }
 
-    fn create_face(&mut self, uri: &FaceUri, persistency: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
+    fn create_face(
+        &mut self,
+        uri: &FaceUri,
+        local: Option<&str>,
+        persistency: Persistency,
+    ) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
+        let refuse = |code, text: String| Box::new(ControlResponse::error(code, text));
         match uri {
+            FaceUri::Ether(peer) => {
+                let ports = &self.faces.ether_ports;
+                let port = match local {
+                    Some(l) => {
+                        let name =
+                            l.strip_prefix("dev://").ok_or_else(|| refuse(400, format!("LocalUri {l:?} is not dev://<interface>")))?;
+                        ports
+                            .iter()
+                            .position(|p| p.interface() == name)
+                            .ok_or_else(|| refuse(406, format!("no Ethernet faces on {name:?}")))?
+                    }
+                    None if ports.len() == 1 => 0,
+                    None if ports.is_empty() => {
+                        return Err(refuse(406, "no Ethernet faces (faces.ether_multicast, faces.ether_listen)".into()))
+                    }
+                    None => {
+                        return Err(refuse(400, "LocalUri dev://<interface> is required: several interfaces have Ethernet faces".into()))
+                    }
+                };
+                if let Some(&id) = self.faces.by_ether_peer.get(&(port, *peer)) {
+                    let f = self.faces.faces.get_mut(&id).expect("indexed face exists");
+                    if f.persistency == Persistency::OnDemand {
+                        f.persistency = persistency;
+                    }
+                    return Ok((f.status(), false));
+                }
+                if peer.is_multicast() {
+                    return Err(refuse(406, "Ethernet multicast faces are made from faces.ether_multicast".into()));
+                }
+                let link = Link::Ether { port, peer: *peer };
+                let local = ports[port].local_uri();
+                let id = self
+                    .faces
+                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms, self.forwarding)
+                    .map_err(|e| refuse(504, e.to_string()))?;
+                Ok((self.faces.faces[&id].status(), true))
+            }
             FaceUri::Udp(remote) if remote.ip().is_multicast() => {
                 // The group is reached through a multicast face of the configuration (the first,
                 // if several interfaces have one): a route to the group's URI uses it.

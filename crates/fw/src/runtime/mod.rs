@@ -46,7 +46,7 @@ use nexthop_wire::{Name, NameView};
 use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
-use crate::ether::{EtherLink, Mac, Received};
+use crate::ether::{Destination, EtherPort, Mac, Received};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::Reassembler;
@@ -59,7 +59,7 @@ use crate::shared_fib::FibWriter;
 use crate::strategy::{self, Strategy};
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
-use face::{Link, ReadOutcome, Stream, StreamSocket};
+use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
 use faces::Faces;
 use host::{CsState, RuntimeHost};
 use worker::{ToWorker, Worker, PARKED_POLL};
@@ -75,6 +75,11 @@ const WAKER: Token = Token(3);
 /// The inline shard's content store: an SSD read finished.
 const CS_SIGNAL: Token = Token(4);
 const WS_LISTENER: Token = Token(5);
+/// The first of the Ethernet ports' tokens (port i has `ETHER_PORTS + i`; face ids, the
+/// other faces' tokens, start at 256).
+const ETHER_PORTS: Token = Token(16);
+/// Interfaces with Ethernet faces, at most.
+const MAX_ETHER_PORTS: usize = FIRST_FACE_ID as usize - 16;
 
 /// Bytes of partial packets (NDNLPv2 fragments) held for reassembly, over every face.
 const REASSEMBLY_BYTES: usize = 16 << 20;
@@ -251,6 +256,8 @@ pub struct Runtime {
     closing: Vec<FaceId>,
     /// Multicast faces that stopped reading with datagrams possibly left.
     multicast_more: Vec<FaceId>,
+    /// Ethernet ports that stopped reading with frames possibly left.
+    ether_more: Vec<usize>,
     /// The buffer multicast datagrams are received into (kept between reads).
     multicast_buf: Vec<u8>,
     /// Where it listens (fixed once bound).
@@ -456,6 +463,8 @@ impl Runtime {
             faces: Faces {
                 faces: HashMap::new(),
                 by_udp_remote: HashMap::new(),
+                ether_ports: Vec::new(),
+                by_ether_peer: HashMap::new(),
                 udp,
                 udp_local,
                 udp_out: SendBatch::default(),
@@ -480,6 +489,7 @@ impl Runtime {
             cs_signal: false,
             closing: Vec::new(),
             multicast_more: Vec::new(),
+            ether_more: Vec::new(),
             multicast_buf: Vec::new(),
             listening: Listening::default(),
         };
@@ -531,16 +541,20 @@ impl Runtime {
 
     fn apply_static_config(&mut self) -> Result<(), StartError> {
         let cfg = self.cfg.clone();
-        let face_of = |rt: &mut Runtime, uri: &str| -> Result<FaceId, StartError> {
+        let face_of = |rt: &mut Runtime, uri: &str, local: Option<&str>| -> Result<FaceId, StartError> {
             let parsed = FaceUri::parse(uri).map_err(|e| StartError::Config(e.to_string()))?;
             let (_, mut host) = rt.host();
-            host.create_face(&parsed, Persistency::Permanent)
+            host.create_face(&parsed, local, Persistency::Permanent)
                 .map(|(s, _)| s.face_id)
                 .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
         };
         self.make_multicast_faces(&cfg)?;
+        self.make_ether_faces(&cfg)?;
+        // A route names its face by URI: the faces listed first, with their LocalUri.
+        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
         for f in &cfg.face {
-            face_of(self, &f.uri)?;
+            let id = face_of(self, &f.uri, f.local.as_deref())?;
+            faces_by_uri.insert(f.uri.clone(), id);
         }
         let mut routes: Vec<(Name, String, u64, String)> = Vec::new();
         for r in &cfg.route {
@@ -550,13 +564,12 @@ impl Runtime {
         for path in &cfg.route_files {
             routes.extend(read_route_file(path)?);
         }
-        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
         let total = routes.len();
         for (i, (name, uri, cost, origin)) in routes.into_iter().enumerate() {
             let face = match faces_by_uri.get(&uri) {
                 Some(&f) => f,
                 None => {
-                    let f = face_of(self, &uri)?;
+                    let f = face_of(self, &uri, None)?;
                     faces_by_uri.insert(uri.clone(), f);
                     f
                 }
@@ -587,19 +600,17 @@ impl Runtime {
         Ok(())
     }
 
-    /// The multicast faces of `faces.udp_multicast`, `faces.udp6_multicast` and
-    /// `faces.ether_multicast`: on the listed interfaces, each of which must work, or with none
-    /// listed on every interface that is up, can multicast and is not loopback, skipping one that
-    /// refuses (as NFD).
+    /// The multicast faces of `faces.udp_multicast` and `faces.udp6_multicast`: on the listed
+    /// interfaces, each of which must work, or with none listed on every interface that is up,
+    /// can multicast and is not loopback, skipping one that refuses (as NFD).
     fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
-        if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() && f.ether_multicast.is_empty() {
+        if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() {
             return Ok(());
         }
         let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
         // (what was tried, the link or why not, whether the interface was listed)
-        let mut links: Vec<(String, io::Result<Link>, bool)> = Vec::new();
-        let udp = |m: io::Result<MulticastLink>| m.map(|m| Link::Multicast(Box::new(m)));
+        let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
         if !f.udp_multicast.is_empty() {
             let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
             let listed = !f.udp_multicast_interfaces.is_empty();
@@ -611,7 +622,7 @@ impl Runtime {
             } else {
                 crate::interfaces::multicast_capable(&interfaces)
             };
-            links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), udp(MulticastLink::open(group, a)), listed)));
+            links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
         }
         if !f.udp6_multicast.is_empty() {
             let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
@@ -623,21 +634,7 @@ impl Runtime {
                 }
             }
             links.extend(chosen.into_iter().map(|(index, a)| {
-                (format!("joining {group} on interface {index} ({a})"), udp(MulticastLink::open_v6(group, index, a)), !names.is_empty())
-            }));
-        }
-        if !f.ether_multicast.is_empty() {
-            let group = Mac::parse(&f.ether_multicast).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?;
-            let all = crate::interfaces::link_interfaces().map_err(io_err("listing the network interfaces"))?;
-            let names = &f.ether_multicast_interfaces;
-            let chosen = crate::interfaces::ether_capable(&all, names);
-            if let Some(name) = names.iter().find(|n| !chosen.iter().any(|c| &c.name == *n)) {
-                return Err(StartError::Config(format!("faces.ether_multicast_interfaces: {name:?} is not an Ethernet interface")));
-            }
-            links.extend(chosen.into_iter().map(|i| {
-                let mac = Mac(i.mac.unwrap_or_default());
-                let link = EtherLink::open(&i.name, i.index, mac, group).map(|e| Link::Ether(Box::new(e)));
-                (format!("joining {group} on {}", i.name), link, !names.is_empty())
+                (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), !names.is_empty())
             }));
         }
         for (what, link, listed) in links {
@@ -649,15 +646,63 @@ impl Runtime {
                 }
                 Err(e) => return Err(io_err(what)(e)),
             };
-            let (group, local) = match &link {
-                Link::Multicast(m) => (FaceUri::Udp(m.group()), m.local_uri()),
-                Link::Ether(e) => (FaceUri::Ether(e.group()), e.local_uri()),
-                Link::Stream(_) | Link::Udp(_) => continue,
-            };
             let now = self.now_ms();
+            let (group, local) = (FaceUri::Udp(link.group()), link.local_uri());
             self.faces
-                .add(self.poll.registry(), group, local, Persistency::Permanent, link, now, &mut self.forwarding)
+                .add(self.poll.registry(), group, local, Persistency::Permanent, Link::Multicast(Box::new(link)), now, &mut self.forwarding)
                 .map_err(io_err("registering a multicast face"))?;
+        }
+        Ok(())
+    }
+
+    /// The Ethernet faces of `faces.ether_*`: a port on each listed interface (which must
+    /// work) or, none listed, on every interface that is up, can multicast, has an Ethernet
+    /// address and is not loopback (skipping one that refuses, as NFD), with a multicast face
+    /// if `faces.ether_multicast` names a group.
+    fn make_ether_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
+        let f = &cfg.faces;
+        if f.ether_multicast.is_empty() && !f.ether_listen {
+            return Ok(());
+        }
+        let group = match f.ether_multicast.as_str() {
+            "" => None,
+            g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
+        };
+        let all = crate::interfaces::link_interfaces().map_err(io_err("listing the network interfaces"))?;
+        let names = &f.ether_interfaces;
+        let chosen = crate::interfaces::ether_capable(&all, names);
+        if let Some(name) = names.iter().find(|n| !chosen.iter().any(|c| &c.name == *n)) {
+            return Err(StartError::Config(format!("faces.ether_interfaces: {name:?} is not an Ethernet interface")));
+        }
+        for i in chosen {
+            let own = Mac(i.mac.unwrap_or_default());
+            let port = match EtherPort::open(&i.name, i.index, own, group) {
+                Ok(port) => port,
+                Err(e) if names.is_empty() => {
+                    tracing::warn!(error = %e, "no Ethernet faces on {}", i.name);
+                    continue;
+                }
+                Err(e) => return Err(io_err(format!("opening {} for Ethernet faces", i.name))(e)),
+            };
+            let index = self.faces.ether_ports.len();
+            if index == MAX_ETHER_PORTS {
+                tracing::warn!("no Ethernet faces on {}: at most {MAX_ETHER_PORTS} interfaces", i.name);
+                break;
+            }
+            let token = Token(ETHER_PORTS.0 + index);
+            self.poll
+                .registry()
+                .register(&mut mio::unix::SourceFd(&port.raw_fd()), token, Interest::READABLE)
+                .map_err(io_err("registering"))?;
+            let local = port.local_uri();
+            self.faces.ether_ports.push(port);
+            if let Some(group) = group {
+                let now = self.now_ms();
+                let link = Link::Ether { port: index, peer: group };
+                self.faces
+                    .add(self.poll.registry(), FaceUri::Ether(group), local, Persistency::Permanent, link, now, &mut self.forwarding)
+                    .map_err(io_err("registering an Ethernet multicast face"))?;
+            }
         }
         Ok(())
     }
@@ -673,7 +718,7 @@ impl Runtime {
         let mut last_tick = 0u64;
         let mut last_second = 0u64;
         while !stop.load(Ordering::Relaxed) {
-            let wait = if udp_more || !self.multicast_more.is_empty() {
+            let wait = if udp_more || !self.multicast_more.is_empty() || !self.ether_more.is_empty() {
                 Duration::ZERO
             } else if self.forwarding.has_parked() && !self.cs_signal {
                 PARKED_POLL // (epoll rounds it up to 1 ms)
@@ -694,6 +739,9 @@ impl Runtime {
             for id in std::mem::take(&mut self.multicast_more) {
                 self.read_multicast(now, id);
             }
+            for port in std::mem::take(&mut self.ether_more) {
+                self.read_ether(now, port);
+            }
             for ev in events.iter() {
                 match ev.token() {
                     UNIX_LISTENER => self.accept_unix(now),
@@ -702,6 +750,7 @@ impl Runtime {
                     UDP_SOCKET => udp_more = self.read_udp(now, &mut udp_batch),
                     WAKER => {}
                     CS_SIGNAL => cs_ready = true,
+                    Token(t) if (ETHER_PORTS.0..ETHER_PORTS.0 + MAX_ETHER_PORTS).contains(&t) => self.read_ether(now, t - ETHER_PORTS.0),
                     Token(t) => {
                         let id = t as FaceId;
                         if ev.is_readable() || ev.is_read_closed() {
@@ -765,7 +814,11 @@ impl Runtime {
             .faces
             .faces
             .values()
-            .filter(|f| f.persistency == Persistency::OnDemand && matches!(f.link, Link::Udp(_)) && now.saturating_sub(f.last_rx_ms) > idle)
+            .filter(|f| {
+                f.persistency == Persistency::OnDemand
+                    && matches!(f.link, Link::Udp(_) | Link::Ether { .. })
+                    && now.saturating_sub(f.last_rx_ms) > idle
+            })
             .map(|f| f.id)
             .collect();
         self.closing.extend(idle_faces);
@@ -872,46 +925,101 @@ impl Runtime {
         true
     }
 
-    /// Reads what the group sent a multicast face (UDP or Ethernet): at most
-    /// [`MULTICAST_READS_PER_TURN`] packets a turn, so a flooding LAN cannot starve the other
-    /// faces; a face with more waiting is read again next turn (the poll reports a socket only
-    /// when it becomes readable).
+    /// Reads what the group sent a multicast face: at most [`MULTICAST_READS_PER_TURN`]
+    /// datagrams a turn, so a flooding LAN cannot starve the other faces; a face with more
+    /// waiting is read again next turn (the poll reports a socket only when it becomes
+    /// readable).
     fn read_multicast(&mut self, now: u64, id: FaceId) {
         let mut buf = std::mem::take(&mut self.multicast_buf);
-        buf.resize(crate::ether::HEADER_BYTES + MAX_PACKET_BYTES + 1, 0);
+        buf.resize(MAX_PACKET_BYTES + 1, 0);
         for i in 0.. {
             if i == MULTICAST_READS_PER_TURN {
                 self.multicast_more.push(id);
                 break;
             }
-            let received = match self.faces.faces.get(&id).map(|f| &f.link) {
-                Some(Link::Multicast(m)) => m.recv(&mut buf).map(|got| got.map(|(n, from)| Ok((0..n, endpoint_key(&from))))),
-                Some(Link::Ether(e)) => e.recv(&mut buf).map(|got| {
-                    got.map(|r| match r {
-                        Received::Packet { at, from } => Ok((at, endpoint_key(&from))),
-                        Received::Malformed => Err(Drop::Malformed),
-                        Received::Oversize => Err(Drop::Oversize),
-                    })
-                }),
-                _ => break,
-            };
-            let (at, endpoint) = match received {
-                Ok(Some(Ok(got))) => got,
-                Ok(Some(Err(why))) => {
-                    self.io_drops.count(why);
-                    continue;
-                }
+            let Some(Face { link: Link::Multicast(m), .. }) = self.faces.faces.get(&id) else { break };
+            let (n, from) = match m.recv(&mut buf) {
+                Ok(Some(got)) => got,
                 Ok(None) => break,
                 Err(e) => {
                     tracing::debug!(face = id, "multicast receive: {e}");
                     break;
                 }
             };
+            if n > MAX_PACKET_BYTES {
+                self.io_drops.count(Drop::Oversize);
+                continue;
+            }
+            self.on_packet_from(now, id, endpoint_key(&from), &buf[..n]);
+        }
+        self.multicast_buf = buf;
+        self.flush_workers();
+    }
+
+    /// Reads what arrived at Ethernet port `port`: at most [`MULTICAST_READS_PER_TURN`] frames
+    /// a turn, as a multicast face. A frame goes to the face of its group or of its sender; a
+    /// sender with no face gets an on-demand one with `faces.ether_listen`, and is otherwise
+    /// counted as a drop.
+    fn read_ether(&mut self, now: u64, port: usize) {
+        let mut buf = std::mem::take(&mut self.multicast_buf);
+        buf.resize(crate::ether::HEADER_BYTES + MAX_PACKET_BYTES + 1, 0);
+        for i in 0.. {
+            if i == MULTICAST_READS_PER_TURN {
+                self.ether_more.push(port);
+                break;
+            }
+            let Some(p) = self.faces.ether_ports.get(port) else { break };
+            let (at, from, to) = match p.recv(&mut buf) {
+                Ok(Some(Received::Packet { at, from, to })) => (at, from, to),
+                Ok(Some(Received::Malformed)) => {
+                    self.io_drops.count(Drop::Malformed);
+                    continue;
+                }
+                Ok(Some(Received::Oversize)) => {
+                    self.io_drops.count(Drop::Oversize);
+                    continue;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::debug!(port = p.interface(), "Ethernet receive: {e}");
+                    break;
+                }
+            };
+            let peer = match to {
+                Destination::Group => p.group().unwrap_or(from),
+                Destination::Us => from,
+            };
+            let id = match self.faces.by_ether_peer.get(&(port, peer)) {
+                Some(&id) => id,
+                None if to == Destination::Us && self.cfg.faces.ether_listen => {
+                    let local = p.local_uri();
+                    let link = Link::Ether { port, peer };
+                    match self.faces.add(
+                        self.poll.registry(),
+                        FaceUri::Ether(peer),
+                        local,
+                        Persistency::OnDemand,
+                        link,
+                        now,
+                        &mut self.forwarding,
+                    ) {
+                        Ok(id) => id,
+                        Err(e) => {
+                            tracing::warn!("no on-demand Ethernet face to {peer}: {e}");
+                            continue;
+                        }
+                    }
+                }
+                None => {
+                    self.io_drops.count(Drop::UnknownPeer);
+                    continue;
+                }
+            };
             if at.len() > MAX_PACKET_BYTES {
                 self.io_drops.count(Drop::Oversize);
                 continue;
             }
-            self.on_packet_from(now, id, endpoint, &buf[at]);
+            self.on_packet_from(now, id, endpoint_key(&from), &buf[at]);
         }
         self.multicast_buf = buf;
         self.flush_workers();
@@ -919,7 +1027,7 @@ impl Runtime {
 
     fn read_stream(&mut self, now: u64, id: FaceId) {
         let Some(face) = self.faces.faces.get_mut(&id) else { return };
-        if face.link.is_multi_access() {
+        if matches!(face.link, Link::Multicast(_)) {
             return self.read_multicast(now, id);
         }
         let Link::Stream(stream) = &mut face.link else { return };
