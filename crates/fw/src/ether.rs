@@ -78,8 +78,8 @@ pub fn put_header(out: &mut [u8; HEADER_BYTES], destination: Mac, source: Mac) {
 /// Whom a frame kept by [`parse_frame`] was sent to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Destination {
-    /// The port's multicast group.
-    Group,
+    /// The port's multicast group, this address.
+    Group(Mac),
     /// This interface alone.
     Us,
 }
@@ -113,7 +113,7 @@ pub fn parse_frame(frame: &[u8], own: Mac, group: Option<Mac>) -> Frame<'_> {
     let to = if destination == own {
         Destination::Us
     } else if Some(destination) == group {
-        Destination::Group
+        Destination::Group(destination)
     } else {
         return Frame::NotOurs;
     };
@@ -225,11 +225,6 @@ impl EtherPort {
         Ok(EtherPort { fd, interface: interface.to_string(), own, group, mtu })
     }
 
-    /// The group it joined, if any.
-    pub fn group(&self) -> Option<Mac> {
-        self.group
-    }
-
     /// The interface's name.
     pub fn interface(&self) -> &str {
         &self.interface
@@ -338,7 +333,10 @@ mod tests {
         padded.resize(46, 0); // Ethernet's minimum payload
         let f = frame(NDN_ETHER_GROUP, B, &padded);
         assert_eq!(f[12..14], [0x86, 0x24]);
-        assert_eq!(parse_frame(&f, A, Some(NDN_ETHER_GROUP)), Frame::Packet { from: B, to: Destination::Group, packet: &interest });
+        assert_eq!(
+            parse_frame(&f, A, Some(NDN_ETHER_GROUP)),
+            Frame::Packet { from: B, to: Destination::Group(NDN_ETHER_GROUP), packet: &interest }
+        );
         let to_a = frame(A, B, &padded);
         for group in [None, Some(NDN_ETHER_GROUP)] {
             assert_eq!(parse_frame(&to_a, A, group), Frame::Packet { from: B, to: Destination::Us, packet: &interest }, "unicast");

@@ -84,7 +84,8 @@ pub enum FaceUri {
     /// `wsclient://a.b.c.d:port`: a WebSocket client that connected (NFD's name; such faces are
     /// accepted, not created).
     WebSocket(SocketAddr),
-    /// `ether://[01:00:5e:00:17:aa]`: an Ethernet address (a multicast face's group).
+    /// `ether://[01:00:5e:00:17:aa]`: an Ethernet address (a unicast face's peer, or a
+    /// multicast face's group).
     Ether(crate::ether::Mac),
     /// `internal://` (the management face).
     Internal,

@@ -49,8 +49,9 @@ enum What {
     RouteAdd { prefix: String, face: String, cost: Option<u64> },
     /// Remove a route: PREFIX FACE-ID.
     RouteRemove { prefix: String, face: u64 },
-    /// Make a face to a udp4/tcp4 URI.
-    FaceCreate { uri: String },
+    /// Make a face to a udp4/tcp4 URI, or an ether://[mac] one from LOCAL (dev://<interface>,
+    /// needed when several interfaces have Ethernet faces).
+    FaceCreate { uri: String, local: Option<String> },
     /// Close a face.
     FaceDestroy { id: u64 },
     /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, or a full strategy
@@ -132,8 +133,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ControlParameters { name: Some(Name::from_uri(&prefix)?), face_id: Some(face), origin: Some(255), ..Default::default() };
             show(c.command("rib", "unregister", &p)?)?;
         }
-        What::FaceCreate { uri } => {
-            let r = c.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() })?;
+        What::FaceCreate { uri, local } => {
+            let r = c.command("faces", "create", &ControlParameters { uri: Some(uri), local_uri: local, ..Default::default() })?;
             check(&r, &[200, 409])?;
             out!("{} {}: face {}", r.code, r.text, r.body.and_then(|b| b.face_id).unwrap_or(0));
         }

@@ -67,7 +67,13 @@ impl Host for RuntimeHost<'_> {
 
     fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool {
         let Some(f) = self.faces.faces.get_mut(&id) else { return false };
-        if matches!(f.link, Link::Udp(_)) || matches!(f.link, Link::Ether { peer, .. } if !peer.is_multicast()) {
+        // Datagram faces to one peer change; stream and multicast faces keep theirs.
+        let changes = match &f.link {
+            Link::Udp(_) => true,
+            Link::Ether { peer, .. } => !peer.is_multicast(),
+            Link::Stream(_) | Link::Multicast(_) => false,
+        };
+        if changes {
             f.persistency = persistency;
         }
         f.persistency == persistency

@@ -985,24 +985,19 @@ impl Runtime {
                     break;
                 }
             };
+            if at.len() > MAX_PACKET_BYTES {
+                self.io_drops.count(Drop::Oversize);
+                continue;
+            }
             let peer = match to {
-                Destination::Group => p.group().unwrap_or(from),
+                Destination::Group(group) => group,
                 Destination::Us => from,
             };
             let id = match self.faces.by_ether_peer.get(&(port, peer)) {
                 Some(&id) => id,
                 None if to == Destination::Us && self.cfg.faces.ether_listen => {
-                    let local = p.local_uri();
-                    let link = Link::Ether { port, peer };
-                    match self.faces.add(
-                        self.poll.registry(),
-                        FaceUri::Ether(peer),
-                        local,
-                        Persistency::OnDemand,
-                        link,
-                        now,
-                        &mut self.forwarding,
-                    ) {
+                    let (uri, local, link) = (FaceUri::Ether(peer), p.local_uri(), Link::Ether { port, peer });
+                    match self.faces.add(self.poll.registry(), uri, local, Persistency::OnDemand, link, now, &mut self.forwarding) {
                         Ok(id) => id,
                         Err(e) => {
                             tracing::warn!("no on-demand Ethernet face to {peer}: {e}");
@@ -1015,10 +1010,6 @@ impl Runtime {
                     continue;
                 }
             };
-            if at.len() > MAX_PACKET_BYTES {
-                self.io_drops.count(Drop::Oversize);
-                continue;
-            }
             self.on_packet_from(now, id, endpoint_key(&from), &buf[at]);
         }
         self.multicast_buf = buf;

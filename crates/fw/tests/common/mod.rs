@@ -88,3 +88,55 @@ impl Drop for Forwarder {
         }
     }
 }
+
+/// A veth pair made for one test (two interfaces joined like a cable) and removed after it.
+/// Making one needs CAP_NET_ADMIN: without it the test fails, saying so, unless
+/// `NEXTHOP_SKIP_NET_ADMIN=1` is set.
+pub struct VethPair {
+    /// One end.
+    pub a: String,
+    /// The other.
+    pub b: String,
+}
+
+impl VethPair {
+    /// A pair named after `tag` and the process; `None` when skipped.
+    pub fn new(tag: &str) -> Option<VethPair> {
+        let n = std::process::id() % 100_000;
+        let (a, b) = (format!("nx{tag}{n}a"), format!("nx{tag}{n}b"));
+        let ip = |args: &[&str]| {
+            std::process::Command::new("ip")
+                .args(args)
+                .output()
+                .map(|o| (o.status.success(), String::from_utf8_lossy(&o.stderr).into_owned()))
+        };
+        let _ = ip(&["link", "del", &a]);
+        match ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]) {
+            Ok((true, _)) => {}
+            failed => {
+                let skip = std::env::var("NEXTHOP_SKIP_NET_ADMIN").is_ok_and(|v| v == "1");
+                assert!(skip, "making a veth pair (needs CAP_NET_ADMIN; NEXTHOP_SKIP_NET_ADMIN=1 skips this test): {failed:?}");
+                eprintln!("no veth pair ({failed:?}): skipped");
+                return None;
+            }
+        }
+        let pair = VethPair { a, b };
+        for end in [&pair.a, &pair.b] {
+            // No IPv6 on them, so that tests of IPv6 multicast on every interface do not see them.
+            let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{end}/disable_ipv6"), "1");
+            assert!(ip(&["link", "set", end, "up"]).unwrap().0, "setting {end} up");
+        }
+        Some(pair)
+    }
+}
+
+impl Drop for VethPair {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip").args(["link", "del", &self.a]).output();
+    }
+}
+
+/// The address of interface `name`.
+pub fn mac_of(name: &str) -> String {
+    std::fs::read_to_string(format!("/sys/class/net/{name}/address")).unwrap().trim().to_string()
+}
