@@ -1,13 +1,14 @@
 //! Congestion marking on a running nexthop: a consumer that stops reading lets its face's send
 //! queue grow past 64 KiB; Data sent to it 100 ms later carries CongestionMark, Data sent
-//! before does not, and with marking turned off for the face (faces/update) none does. And a
+//! before does not, and with marking turned off for the face (faces/update) none does. The same
+//! on an Ethernet face, whose queue is its interface's kernel queue (a throttled veth). And a
 //! mark that Data brings from upstream reaches the consumer.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{scratch, Forwarder};
+use common::{mac_of, scratch, Forwarder, VethPair};
 use nexthop_fw::client::Client;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::traffic;
@@ -129,4 +130,64 @@ fn a_mark_from_upstream_reaches_the_consumer() {
     producer.send(&answer).unwrap();
     let got = answers(&mut consumer, 1);
     assert_eq!(got, [("x".to_string(), true)]);
+}
+
+/// NFD marks on datagram faces by their socket's kernel queue; nexthop does on an Ethernet face
+/// by its interface port's. A's end of a veth pair is throttled (tbf, 8 Mbit/s), so the 8 KB Data
+/// A's producer sends back to B's consumer (each as six fragments) wait in the interface's
+/// queue, charged to the port's socket: the second round of Interests, 150 ms into the
+/// backlog, is answered with marks (A's: the consumer keeps reading, so B's face to it never
+/// queues).
+#[test]
+fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
+    let Some(veth) = VethPair::new("c") else { return };
+    let throttle = ["qdisc", "add", "dev", &veth.a, "root", "tbf", "rate", "8mbit", "burst", "32kbit", "latency", "2s"];
+    let out = std::process::Command::new("tc").args(throttle).output().expect("tc runs (iproute2)");
+    assert!(out.status.success(), "tc: {}", String::from_utf8_lossy(&out.stderr));
+    let listen_on = |end: &str| {
+        let end = end.to_string();
+        move |c: &mut nexthop_fw::config::Config| {
+            c.faces.ether_listen = true;
+            c.faces.ether_interfaces = vec![end];
+        }
+    };
+    let a_dir = scratch("congestion-ether-a");
+    let a = Forwarder::start_with(&a_dir, "a", 1, listen_on(&veth.a));
+    let b_dir = scratch("congestion-ether-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, listen_on(&veth.b));
+    let stop = Arc::new(AtomicBool::new(false));
+    let producer = traffic::start_producer(&a.unix(), &a.unix(), &Name::from_uri("/big").unwrap(), 8000, stop.clone()).unwrap();
+    let mut c = b.client();
+    let params = ControlParameters {
+        uri: Some(format!("ether://[{}]", mac_of(&veth.a))),
+        local_uri: Some(format!("dev://{}", veth.b)),
+        ..Default::default()
+    };
+    let face = c.command("faces", "create", &params).unwrap().body.unwrap().face_id.unwrap();
+    let route = ControlParameters { name: Some(Name::from_uri("/big").unwrap()), face_id: Some(face), ..Default::default() };
+    assert_eq!(c.command("rib", "register", &route).unwrap().code, 200);
+
+    for i in 0..5 {
+        ask(&mut c, "calm", i..i + 1);
+        assert!(!answers(&mut c, 1)[0].1, "an Interest at a time");
+    }
+    // The consumer reads as Data arrive, so that B's face to it never queues: every mark is A's.
+    ask(&mut c, "r1a", 0..100);
+    let mut got = Vec::new();
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_millis(150) {
+        got.extend(answers(&mut c, 1));
+    }
+    ask(&mut c, "r1b", 0..50);
+    got.extend(answers(&mut c, 150 - got.len()));
+    let marked: Vec<&str> = got.iter().filter(|a| a.1).map(|a| a.0.as_str()).collect();
+    assert!(marked.iter().any(|n| n.starts_with("r1b")), "a queue above 64 KiB for 100 ms marks: {marked:?}");
+    assert!((0..5).all(|i| !marked.contains(&format!("r1a{i}").as_str())), "{marked:?}");
+    let marks = |fw: &Forwarder| {
+        let counters = nexthop_fw::mgmt::dataset::parse_labelled_counts(&fw.client().dataset("/localhost/nfd/status/counters").unwrap());
+        counters.iter().find(|(label, _)| label == "congestion_marks").unwrap().1
+    };
+    assert_eq!((marks(&a), marks(&b)), (marked.len() as u64, 0), "A made every mark");
+    stop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
 }

@@ -1,7 +1,7 @@
 //! The I/O thread's faces: every face by id, the UDP socket the unicast UDP faces share with
-//! its index by remote address, and sending — each face's send buffer, UDP datagrams batched
-//! for `sendmmsg`, NDNLPv2 fragments for packets over the UDP MTU, congestion marks on stream
-//! faces.
+//! its index by remote address, the Ethernet ports with their index by peer, and sending — each
+//! face's send buffer, UDP datagrams batched for `sendmmsg`, NDNLPv2 fragments for packets over
+//! the link's MTU, congestion marks on every face whose send queue can be measured.
 
 use std::collections::HashMap;
 use std::io;
@@ -84,7 +84,7 @@ impl Faces {
         }
         let scope = uri.scope();
         // UDP faces share one socket, whose queue says nothing about one face: they do not mark.
-        let marks = self.congestion_marking && matches!(link, Link::Stream(_));
+        let marks = self.congestion_marking && link.can_mark();
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
@@ -184,6 +184,7 @@ impl Faces {
                 return;
             }
             Link::Multicast(m) => {
+                let bytes = marked_if_congested(&mut f.marker, self.now_ns, m.send_fd(), bytes, &mut self.marked);
                 if let Err(why) = send_fitted(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments, |p| m.send(p)) {
                     drops.count(why);
                     return;
@@ -191,6 +192,7 @@ impl Faces {
             }
             Link::Ether { port, peer } => {
                 let Some(p) = self.ether_ports.get(*port) else { return };
+                let bytes = marked_if_congested(&mut f.marker, self.now_ns, p.raw_fd(), bytes, &mut self.marked);
                 if let Err(why) = send_fitted(bytes, p.mtu(), &mut f.lp_sequence, &mut self.fragments, |piece| p.send(*peer, piece)) {
                     drops.count(why);
                     return;
@@ -232,4 +234,16 @@ fn send_fitted(
         fragments.iter().try_for_each(|piece| send(piece))
     };
     sent.map_err(|_| Drop::SendBufferFull)
+}
+
+/// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of the kernel
+/// send queue of the datagram socket `fd` — NFD's rule for its datagram transports, whose
+/// whole send queue is the socket's.
+fn marked_if_congested<'a>(marker: &mut Marker, now_ns: u64, fd: std::os::fd::RawFd, bytes: &'a [u8], marked: &'a mut Vec<u8>) -> &'a [u8] {
+    if !marker.enabled || !marker.should_mark(now_ns, socket_queue::unsent_bytes(fd).unwrap_or(0)) {
+        return bytes;
+    }
+    marked.clear();
+    with_mark(bytes, marked);
+    marked
 }

@@ -120,6 +120,11 @@ impl MulticastLink {
         self.send.send_to(bytes, self.group).map(|_| ())
     }
 
+    /// The sending socket, whose kernel queue is the face's send queue.
+    pub fn send_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.send)
+    }
+
     /// The receiving socket, for the poll.
     pub fn source(&mut self) -> &mut mio::net::UdpSocket {
         &mut self.recv
