@@ -363,6 +363,30 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any bytes from the wire: no panic, and a packet is whole, inside the frame, from
+        /// another node, to the group or to this interface.
+        #[test]
+        fn any_frame_is_taken_apart_without_panicking(
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            to_us in proptest::prelude::any::<bool>(),
+            ours in proptest::prelude::any::<bool>(),
+        ) {
+            let mut frame = body.clone();
+            if ours && frame.len() >= HEADER_BYTES {
+                let mut header = [0u8; HEADER_BYTES];
+                put_header(&mut header, if to_us { A } else { NDN_ETHER_GROUP }, B);
+                frame[..HEADER_BYTES].copy_from_slice(&header);
+            }
+            if let Frame::Packet { from, to, packet } = parse_frame(&frame, A, Some(NDN_ETHER_GROUP)) {
+                proptest::prop_assert_ne!(from, A);
+                proptest::prop_assert!(matches!(to, Destination::Us | Destination::Group(NDN_ETHER_GROUP)));
+                proptest::prop_assert_eq!(&frame[HEADER_BYTES..HEADER_BYTES + packet.len()], packet);
+                proptest::prop_assert_eq!(frame_len(packet, packet.len()).ok().flatten(), Some(packet.len()));
+            }
+        }
+    }
+
     #[test]
     fn an_interface_name_cannot_leave_sysfs() {
         for bad in ["", "../../etc", "a/b", ".."] {
