@@ -427,3 +427,51 @@ fn a_configured_unicast_ethernet_face_carries_its_route() {
     assert_eq!(register(&mut producer, "/cfg", None), 200);
     fetch_small_and_large(&mut a.client(), &mut producer, "/cfg");
 }
+
+/// On-demand faces close when idle (`faces.udp_idle_timeout_ms`, for UDP and Ethernet alike),
+/// and one that management made persistent (`faces/update`) stays: B's on-demand face to A's
+/// address goes 1 s after A's last frame, and comes back, persistent this time, at the next.
+#[test]
+fn an_idle_on_demand_ethernet_face_closes_unless_made_persistent() {
+    let Some(veth) = VethPair::new("i") else { return };
+    let a_dir = scratch("ether-idle-a");
+    let a = Forwarder::start_with(&a_dir, "a", 1, |c| {
+        c.faces.ether_listen = true;
+        c.faces.ether_interfaces = vec![veth.a.clone()];
+    });
+    let b_dir = scratch("ether-idle-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, |c| {
+        c.faces.ether_listen = true;
+        c.faces.ether_interfaces = vec![veth.b.clone()];
+        c.faces.udp_idle_timeout_ms = 1000;
+    });
+    let to_b = ControlParameters {
+        uri: Some(format!("ether://[{}]", mac_of(&veth.b))),
+        local_uri: Some(format!("dev://{}", veth.a)),
+        ..Default::default()
+    };
+    let mut operator = a.client();
+    let face_a = operator.command("faces", "create", &to_b).unwrap().body.unwrap().face_id.unwrap();
+    assert_eq!(register(&mut operator, "/idle", Some(face_a)), 200);
+    let from_a = format!("ether://[{}]", mac_of(&veth.a));
+    let ping = |consumer: &mut Client| {
+        let mut i = Interest::new(Name::from_uri("/idle/x").unwrap());
+        i.nonce = Some(consumer.next_nonce());
+        i.lifetime_ms = Some(200);
+        let _ = consumer.express(&i, Duration::from_millis(400)); // B has no route: a Nack or nothing
+    };
+    let mut consumer = a.client();
+    ping(&mut consumer);
+    let on_b = faces_where(&b, |u| u == from_a);
+    assert_eq!(on_b.iter().map(|f| f.kind.1).collect::<Vec<_>>(), [1], "on demand");
+    std::thread::sleep(Duration::from_millis(2600));
+    assert!(faces_where(&b, |u| u == from_a).is_empty(), "closed when idle");
+    assert_eq!(faces_where(&a, |u| u.starts_with("ether://")).len(), 1, "A's persistent face stays");
+
+    ping(&mut consumer);
+    let id = faces_where(&b, |u| u == from_a)[0].id;
+    let persistent = ControlParameters { face_id: Some(id), face_persistency: Some(0), ..Default::default() };
+    assert_eq!(b.client().command("faces", "update", &persistent).unwrap().code, 200);
+    std::thread::sleep(Duration::from_millis(2600));
+    assert_eq!(faces_where(&b, |u| u == from_a).iter().map(|f| f.kind.1).collect::<Vec<_>>(), [0], "persistent, kept");
+}
