@@ -1,10 +1,12 @@
-//! The host's network interfaces, for the UDP multicast faces: with a multicast group set and no
-//! interfaces listed, a multicast face is made on every interface that is up, can multicast and
-//! is not loopback, as NFD does by default (`face_system.udp`, `whitelist { * }`) — on its IPv4
-//! address for the IPv4 group, on its IPv6 link-local address for the IPv6 one.
+//! The host's network interfaces, for the multicast and Ethernet faces: with a UDP multicast
+//! group set and no interfaces listed, a multicast face is made on every interface that is up,
+//! can multicast and is not loopback, as NFD does by default (`face_system.udp`,
+//! `whitelist { * }`) — on its IPv4 address for the IPv4 group, on its IPv6 link-local address
+//! for the IPv6 one.
 //!
-//! The Ethernet multicast faces choose the same way among every interface, by name, whether or
-//! not it has an IP address.
+//! The Ethernet faces' interfaces are chosen the same way (by name, or every one that is up and
+//! can multicast), among every interface with an Ethernet address, whether or not it has an IP
+//! address.
 //!
 //! [`interface_addresses`] and [`link_interfaces`] read the kernel's list (`getifaddrs`);
 //! [`multicast_capable`], [`multicast_capable_v6`] and [`ether_capable`] are the choice, on
@@ -142,7 +144,7 @@ pub fn link_interfaces() -> io::Result<Vec<LinkInterface>> {
         .collect())
 }
 
-/// The interfaces an Ethernet multicast face is made on: those named in `names` (every one that
+/// The interfaces Ethernet faces go on (one port each): those named in `names` (every one that
 /// is up and multicast-capable when `names` is empty) that have an Ethernet address and are not
 /// loopback (whose all-zero address is not one).
 pub fn ether_capable<'a>(interfaces: &'a [LinkInterface], names: &[String]) -> Vec<&'a LinkInterface> {
