@@ -112,31 +112,31 @@ fn segmented_object_of_several_megabytes_arrives_intact() {
     assert!(want.split(' ').next().unwrap().parse::<usize>().unwrap() > 3_000_000);
 }
 
+/// A's producer serves `/far`; on B, `faces/create` with `face` makes a face to A and a route
+/// for `/far` goes over it; then B's consumer (`consume`: consume-v1 or consume-v2) and segment
+/// fetcher reach the producer through it.
+fn across(home: &Path, a: &Forwarder, b: &Forwarder, face: &ControlParameters, consume: &str) {
+    let _p = producer(home, &a.socket, "v2", "/far");
+    let mut ctl = b.client();
+    let made = ctl.command("faces", "create", face).unwrap();
+    assert_eq!(made.code, 200, "{}", made.text);
+    let face_id = made.body.unwrap().face_id.unwrap();
+    let route = ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(face_id), ..Default::default() };
+    let reg = ctl.command("rib", "register", &route).unwrap();
+    assert_eq!(reg.code, 200, "{}", reg.text);
+    assert_eq!(run(home, &b.socket, &[consume, "/far/away"]), "DATA /far/away hello /far/away");
+    let got = run(home, &b.socket, &["fetch-v1", "/far/big"]);
+    let want = run(home, &b.socket, &["big-sha256"]);
+    assert_eq!(got, format!("FETCHED {want}"));
+}
+
 #[test]
 fn two_forwarders_over_a_udp_face() {
     let keychain = keychain_home("udp");
     let home = keychain.path();
     let a = Forwarder::start(home, "a", 1);
     let b = Forwarder::start(home, "b", 1);
-    let _p = producer(home, &a.socket, "v2", "/far");
-    // On B: a UDP face to A and a route over it, through management.
-    let mut ctl = b.client();
-    let uri = format!("udp4://{}", a.udp);
-    let made = ctl.command("faces", "create", &ControlParameters { uri: Some(uri), ..Default::default() }).unwrap();
-    assert_eq!(made.code, 200, "{}", made.text);
-    let face = made.body.unwrap().face_id.unwrap();
-    let reg = ctl
-        .command(
-            "rib",
-            "register",
-            &ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(face), ..Default::default() },
-        )
-        .unwrap();
-    assert_eq!(reg.code, 200, "{}", reg.text);
-    assert_eq!(run(home, &b.socket, &["consume-v1", "/far/away"]), "DATA /far/away hello /far/away");
-    let got = run(home, &b.socket, &["fetch-v1", "/far/big"]);
-    let want = run(home, &b.socket, &["big-sha256"]);
-    assert_eq!(got, format!("FETCHED {want}"));
+    across(home, &a, &b, &ControlParameters { uri: Some(format!("udp4://{}", a.udp)), ..Default::default() }, "consume-v1");
 }
 
 /// The same across an Ethernet link (the two ends of a veth pair, no IP addresses): B makes a
@@ -156,28 +156,12 @@ fn two_forwarders_over_an_ethernet_face() {
     };
     let a = Forwarder::start_with(home, "a", 1, listen_on(&veth.a));
     let b = Forwarder::start_with(home, "b", 1, listen_on(&veth.b));
-    let _p = producer(home, &a.socket, "v2", "/far");
-    let mut ctl = b.client();
-    let params = ControlParameters {
+    let face = ControlParameters {
         uri: Some(format!("ether://[{}]", mac_of(&veth.a))),
         local_uri: Some(format!("dev://{}", veth.b)),
         ..Default::default()
     };
-    let made = ctl.command("faces", "create", &params).unwrap();
-    assert_eq!(made.code, 200, "{}", made.text);
-    let face = made.body.unwrap().face_id.unwrap();
-    let reg = ctl
-        .command(
-            "rib",
-            "register",
-            &ControlParameters { name: Some(Name::from_uri("/far").unwrap()), face_id: Some(face), ..Default::default() },
-        )
-        .unwrap();
-    assert_eq!(reg.code, 200, "{}", reg.text);
-    assert_eq!(run(home, &b.socket, &["consume-v2", "/far/away"]), "DATA /far/away hello /far/away");
-    let got = run(home, &b.socket, &["fetch-v1", "/far/big"]);
-    let want = run(home, &b.socket, &["big-sha256"]);
-    assert_eq!(got, format!("FETCHED {want}"));
+    across(home, &a, &b, &face, "consume-v2");
 }
 
 /// python-ndn's `pynfdc` (its nfdc, an operator's tool) against nexthop: status, faces, routes

@@ -26,7 +26,15 @@ const MTU: usize = 1420;
 fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
     let scratch = tempfile::Builder::new().prefix("nexthop-ndnd-interop-").tempdir().unwrap();
     let dir = scratch.path();
-    let setup = Setup { threads: 1, cs_capacity: 64, route_file: None, pit_max: (1 << 16, 1 << 14), udp_mtu: MTU, ssd: None };
+    let setup = Setup {
+        threads: 1,
+        cs_capacity: 64,
+        route_file: None,
+        pit_max: (1 << 16, 1 << 14),
+        udp_mtu: MTU,
+        ssd: None,
+        ether_interface: None,
+    };
     let ndnd = Forwarder::ndnd(dir, &setup).expect("NDNd starts (scripts/setup.sh builds it)");
     let FaceUri::Udp(ndnd_udp) = ndnd.udp else { unreachable!() };
 

@@ -37,7 +37,7 @@ use nexthop_fw::traffic::{self, TrafficResult};
 use nexthop_lookup::name::NextHops;
 use nexthop_wire::{Component, Data, Emit, Interest, LpPacket, Name};
 
-use super::forwarder_strategies;
+use super::{forwarder_hops, forwarder_strategies};
 use crate::peers::forwarder::{Forwarder, Setup};
 use crate::plot::{Chart, Plot};
 use crate::{Report, Row, RunConfig};
@@ -47,7 +47,7 @@ use crate::{Report, Row, RunConfig};
 pub struct ForwarderExperiment;
 
 pub(super) const WINDOW: usize = 256;
-const SYSTEMS: [&str; 2] = ["nexthop", "ndnd"];
+pub(super) const SYSTEMS: [&str; 2] = ["nexthop", "ndnd"];
 /// Both forwarders' default UDP MTU; every Data measured (≤ 1000-byte payloads) fits in one
 /// datagram.
 const UDP_MTU: usize = 1420;
@@ -165,6 +165,7 @@ impl super::Experiment for ForwarderExperiment {
         let dir = std::env::temp_dir().join(format!("nexthop-forwarder-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let mut rows = Vec::new();
+        let mut left_out = Vec::new();
         for system in SYSTEMS {
             for (threads, routes) in [(1usize, 0usize), (1, big), (2, big)] {
                 let setup = Setup {
@@ -174,6 +175,7 @@ impl super::Experiment for ForwarderExperiment {
                     pit_max: PIT_BOUND,
                     udp_mtu: UDP_MTU,
                     ssd: None,
+                    ether_interface: None,
                 };
                 let fw = start(system, &dir, &setup)?;
                 let (_loader, load_s) = load_routes(&fw, routes)?;
@@ -196,9 +198,25 @@ impl super::Experiment for ForwarderExperiment {
             for rate in [Some(100_000.0), None] {
                 rows.push(flood(system, &dir, if cfg.quick { 1.0 } else { 10.0 }, rate)?);
             }
-            let plain = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU, ssd: None };
+            let plain = Setup {
+                threads: 1,
+                cs_capacity: 4096,
+                route_file: None,
+                pit_max: PIT_BOUND,
+                udp_mtu: UDP_MTU,
+                ssd: None,
+                ether_interface: None,
+            };
             let (warmup, measured) = if cfg.quick { (1.0, 1.0) } else { (6.0, seconds) };
             rows.extend(forwarder_strategies::measure(system, || start(system, &dir, &plain), warmup, measured)?);
+            let hop = |name: &str, ether: Option<String>| {
+                let at = dir.join(format!("{system}-hop-{name}"));
+                std::fs::create_dir_all(&at)?;
+                start(system, &at, &Setup { ether_interface: ether, ..plain.clone() })
+            };
+            let (hop_rows, hop_notes) = forwarder_hops::measure(system, hop, seconds)?;
+            rows.extend(hop_rows);
+            left_out.extend(hop_notes);
         }
         for routes in [0, big] {
             let kpps = pipeline_rate(routes, if cfg.quick { 100_000 } else { 1_000_000 })?;
@@ -237,6 +255,16 @@ impl super::Experiment for ForwarderExperiment {
                 r.num("rss_mb_peak").unwrap_or(0.0),
             ));
         }
+        for r in rows.iter().filter(|r| r.str("transport") == Some("two-hops")) {
+            summary.push(format!(
+                "{} two hops over {} (1000 B): {:.0}k satisfied Interests/s, p50 {:.0} µs",
+                r.str("system").unwrap_or(""),
+                r.str("link").unwrap_or(""),
+                r.num("kinterests_per_s").unwrap_or(0.0),
+                r.num("p50_us").unwrap_or(0.0)
+            ));
+        }
+        summary.extend(left_out);
         for r in rows.iter().filter(|r| r.str("transport") == Some("strategy")) {
             summary.push(format!(
                 "{} {} (cheaper upstream {} ms slower): {:.1}k/s, p50 {:.0} µs, {:.0}% of Interests to the slow upstream, {:.2} sent upstream per satisfied",
@@ -258,7 +286,8 @@ impl super::Experiment for ForwarderExperiment {
 /// during, the forwarder's peak resident memory (sampled every 50 ms), and its PIT size at the
 /// end of the flood.
 fn flood(system: &str, dir: &std::path::Path, seconds: f64, rate: Option<f64>) -> anyhow::Result<Row> {
-    let setup = Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU, ssd: None };
+    let setup =
+        Setup { threads: 1, cs_capacity: 4096, route_file: None, pit_max: PIT_BOUND, udp_mtu: UDP_MTU, ssd: None, ether_interface: None };
     let fw = start(system, dir, &setup)?;
     let mut ctl = Client::connect(&fw.unix)?;
     let sink = ctl.command("faces", "create", &ControlParameters { uri: Some("udp4://127.0.0.1:9".into()), ..Default::default() })?;
@@ -390,9 +419,9 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     // Rate: one group per (threads, payload, routes), one bar per system × transport.
     let mut groups: Vec<String> = Vec::new();
     let mut series: Vec<(String, Vec<f64>)> = Vec::new();
-    let measured = rows
-        .iter()
-        .filter(|r| SYSTEMS.contains(&r.str("system").unwrap_or("")) && !matches!(r.str("transport"), Some("flood" | "strategy")));
+    let measured = rows.iter().filter(|r| {
+        SYSTEMS.contains(&r.str("system").unwrap_or("")) && !matches!(r.str("transport"), Some("flood" | "strategy" | "two-hops"))
+    });
     for r in measured {
         let g = format!(
             "{}t {}B {}r",
@@ -444,5 +473,6 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         });
     }
     plots.extend(forwarder_strategies::plot(rows));
+    plots.extend(forwarder_hops::plot(rows));
     plots
 }

@@ -101,7 +101,7 @@ impl Contender {
             chunk_reads: self.chunk_reads,
         });
         let cs_capacity = if ssd.is_some() { L1_PACKETS } else { objects + L1_PACKETS };
-        Setup { threads: 1, cs_capacity, route_file: None, pit_max: (1 << 20, 1 << 18), udp_mtu: 1420, ssd }
+        Setup { threads: 1, cs_capacity, route_file: None, pit_max: (1 << 20, 1 << 18), udp_mtu: 1420, ssd, ether_interface: None }
     }
 }
 

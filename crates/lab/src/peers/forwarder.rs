@@ -60,6 +60,9 @@ pub struct Setup {
     pub udp_mtu: usize,
     /// nexthop only: a content-store SSD tier.
     pub ssd: Option<SsdTier>,
+    /// nexthop only: an interface for Ethernet faces, listening for peers
+    /// (`faces.ether_interfaces`, `faces.ether_listen`).
+    pub ether_interface: Option<String>,
 }
 
 /// nexthop's content-store SSD tier (`content_store.l2_*`).
@@ -127,13 +130,14 @@ impl Forwarder {
         let config = format!(
             "route_files = [{routes}]\n\
              [forwarder]\nthreads = {}\npit_max_entries = {}\npit_max_per_face = {}\n\
-             [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\nwebsocket = \"127.0.0.1:{ws_port}\"\nudp_mtu = {}\n\
+             [faces]\nunix = {:?}\ntcp = \"127.0.0.1:{port}\"\nudp = \"127.0.0.1:{port}\"\nwebsocket = \"127.0.0.1:{ws_port}\"\nudp_mtu = {}\n{}\
              [content_store]\ncapacity = {}\n{}",
             setup.threads,
             setup.pit_max.0,
             setup.pit_max.1,
             unix.display().to_string(),
             setup.udp_mtu,
+            setup.ether_interface.as_ref().map_or(String::new(), |i| format!("ether_interfaces = [{i:?}]\nether_listen = true\n")),
             setup.cs_capacity,
             setup.ssd.as_ref().map_or(String::new(), |t| format!(
                 "l2_path = {:?}\nl2_bytes = {}\nl2_read_ahead = {}\nl2_background_reads = {}\nl2_slot_bytes = {}\nl2_chunk_reads = {}\n",

@@ -6,3 +6,4 @@ pub mod flat;
 pub mod forwarder;
 pub mod ip;
 pub mod name;
+pub mod veth;

@@ -1,0 +1,131 @@
+//! The `forwarder` experiment's series `two_hops`: a consumer and a producer on two forwarders
+//! joined by one face, as forwarders carry traffic across a network.
+//!
+//! # Overview
+//! Two forwarders of one system, A and B. B's producer registers `/gen/hop-<link>` on B's Unix
+//! socket; on A, `faces/create` makes a face to B and `rib/register` routes the prefix to it; A's
+//! consumer keeps [`WINDOW`] Interests outstanding on A's Unix socket, so every Interest
+//! crosses A, the link and B to the producer, and its Data comes back the same way. Links:
+//! - `udp`: B's UDP listener on loopback (`udp4://`), for both systems;
+//! - `ether` (nexthop only; NDNd has no Ethernet faces): the two ends of a veth pair made for
+//!   the run, a unicast Ethernet face from A's end to B's address, B listening (its face back
+//!   is made on demand). Without CAP_NET_ADMIN (to make the pair) the row is left out and the
+//!   summary says why.
+//!
+//! Every Data (1000 bytes of content) fits one datagram or frame. Rows carry the consumer's
+//! rate and round trips and A's resident memory.
+
+use nexthop_fw::client::Client;
+use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::traffic;
+
+use super::forwarder::{with_traffic, Producer, WINDOW};
+use crate::peers::forwarder::Forwarder;
+use crate::peers::veth::VethPair;
+use crate::plot::{Chart, Plot};
+use crate::Row;
+
+/// Content bytes per Data.
+const PAYLOAD: usize = 1000;
+
+/// A's face to B over `link`, made through A's management: its id.
+fn face_to(a: &Forwarder, b: &Forwarder, link: &Link) -> anyhow::Result<u64> {
+    let params = match link {
+        Link::Udp => ControlParameters { uri: Some(b.udp.to_string()), ..Default::default() },
+        Link::Ether(pair) => ControlParameters {
+            uri: Some(format!("ether://[{}]", VethPair::mac(&pair.b)?)),
+            local_uri: Some(format!("dev://{}", pair.a)),
+            ..Default::default()
+        },
+    };
+    let r = Client::connect(&a.unix)?.command("faces", "create", &params)?;
+    anyhow::ensure!(matches!(r.code, 200 | 409), "{} faces/create {:?}: {} {}", a.system, params.uri, r.code, r.text);
+    r.body.and_then(|b| b.face_id).ok_or_else(|| anyhow::anyhow!("faces/create answered without a FaceId"))
+}
+
+/// What joins A and B.
+enum Link {
+    Udp,
+    Ether(VethPair),
+}
+
+impl Link {
+    fn name(&self) -> &'static str {
+        match self {
+            Link::Udp => "udp",
+            Link::Ether(_) => "ether",
+        }
+    }
+}
+
+/// The series for `system`, its forwarders started by `start(name, Ethernet interface)` ("a" or
+/// "b"; an interface for the `ether` link): one row per link it has, and for each link left
+/// out, why.
+pub(super) fn measure(
+    system: &str,
+    start: impl Fn(&str, Option<String>) -> anyhow::Result<Forwarder>,
+    seconds: f64,
+) -> anyhow::Result<(Vec<Row>, Vec<String>)> {
+    let mut links = vec![Link::Udp];
+    let mut left_out = Vec::new();
+    if system == "nexthop" {
+        match VethPair::new(&format!("nxh{}", std::process::id() % 100_000)) {
+            Ok(pair) => links.push(Link::Ether(pair)),
+            Err(e) => left_out.push(format!("{system} two hops over ether: left out, no veth pair ({e})")),
+        }
+    }
+    let mut rows = Vec::new();
+    for link in &links {
+        let (a_if, b_if) = match link {
+            Link::Udp => (None, None),
+            Link::Ether(pair) => (Some(pair.a.clone()), Some(pair.b.clone())),
+        };
+        let a = start("a", a_if)?;
+        let b = start("b", b_if)?;
+        let producer = Producer::start(&b, "unix", &format!("hop-{}", link.name()), PAYLOAD)?;
+        let face = face_to(&a, &b, link)?;
+        let route = ControlParameters { name: Some(producer.prefix.clone()), face_id: Some(face), ..Default::default() };
+        let r = Client::connect(&a.unix)?.command("rib", "register", &route)?;
+        anyhow::ensure!(r.code == 200, "{system} rib/register: {} {}", r.code, r.text);
+        let r = traffic::run_consumer(&a.unix, &producer.prefix, WINDOW, PAYLOAD, std::time::Duration::from_secs_f64(seconds))?;
+        let kips = r.satisfied as f64 / r.seconds / 1e3;
+        eprintln!("  {system} two hops over {}: {kips:.1} k/s", link.name());
+        let row = Row::new(system)
+            .with("transport", "two-hops")
+            .with("link", link.name())
+            .with("fib_routes", 0u64)
+            .with("payload_bytes", PAYLOAD as u64)
+            .with("threads", 1u64)
+            .with("window", WINDOW as u64);
+        rows.push(with_traffic(row, &r, &a));
+    }
+    Ok((rows, left_out))
+}
+
+/// The series' chart: thousand satisfied Interests/s by link, one bar per system.
+pub(super) fn plot(rows: &[Row]) -> Option<Plot> {
+    let hops: Vec<&Row> = rows.iter().filter(|r| r.str("transport") == Some("two-hops")).collect();
+    if hops.is_empty() {
+        return None;
+    }
+    let groups: Vec<String> =
+        ["udp", "ether"].into_iter().filter(|l| hops.iter().any(|r| r.str("link") == Some(l))).map(String::from).collect();
+    let series = super::forwarder::SYSTEMS
+        .iter()
+        .map(|&system| {
+            let at = |link: &String| {
+                hops.iter()
+                    .find(|r| r.str("system") == Some(system) && r.str("link") == Some(link.as_str()))
+                    .and_then(|r| r.num("kinterests_per_s"))
+                    .unwrap_or(f64::NAN)
+            };
+            (system.to_string(), groups.iter().map(at).collect())
+        })
+        .collect();
+    Some(Plot {
+        file_tag: "two-hops".into(),
+        title: format!("Two forwarders joined by one face: satisfied Interests/s ({PAYLOAD}-byte Data, 1 thread each)"),
+        y_label: "thousand Interests/s".into(),
+        chart: Chart::Bars { groups, series },
+    })
+}
