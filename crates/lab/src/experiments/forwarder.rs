@@ -16,7 +16,9 @@
 //! consumer keeps fetching on the Unix face; rows carry the legitimate rate before and during the
 //! flood, the forwarder's peak resident memory and its PIT size. Strategies (series
 //! `strategies`, [`super::forwarder_strategies`]): two upstreams of one prefix, the cheaper one
-//! slow, under each strategy each forwarder has.
+//! slow, under each strategy each forwarder has. Two hops (series `two_hops`,
+//! [`super::forwarder_hops`]): two forwarders joined by a UDP face (both systems) or an
+//! Ethernet face on a veth pair (nexthop), the consumer on one and the producer on the other.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -156,7 +158,7 @@ impl super::Experiment for ForwarderExperiment {
     }
 
     fn about(&self) -> &'static str {
-        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; in-process pipeline rate"
+        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; strategies; two forwarders over UDP and Ethernet; in-process pipeline rate"
     }
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
