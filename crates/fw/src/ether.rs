@@ -16,7 +16,9 @@
 //!   shares: a raw packet socket (`AF_PACKET`, which needs `CAP_NET_RAW`) bound to the
 //!   interface and to NDN's EtherType, a member of the group when there is one
 //!   (`PACKET_ADD_MEMBERSHIP`). It sends whole frames; the payload's MTU is the interface's,
-//!   and the runtime cuts larger packets into NDNLPv2 fragments to fit.
+//!   and the runtime cuts larger packets into NDNLPv2 fragments to fit. The runtime receives
+//!   frames in batches (`recvmmsg`, [`crate::udp_batch::RecvBatch`]) and hands each to
+//!   [`EtherPort::take`].
 //! - Which face a frame belongs to (the port's multicast face, or the unicast face of its
 //!   sender), making on-demand faces, no Nack on a multi-access link and reassembly per sender
 //!   are the runtime's, as for UDP.
@@ -126,12 +128,12 @@ pub fn parse_frame(frame: &[u8], own: Mac, group: Option<Mac>) -> Frame<'_> {
     }
 }
 
-/// What [`EtherPort::recv`] took in.
+/// What a received frame is to a port ([`EtherPort::take`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Received {
-    /// A packet from another node, at `at` in the buffer.
+    /// A packet from another node, at `at` in the frame.
     Packet {
-        /// Where the packet lies in the buffer.
+        /// Where the packet lies in the frame.
         at: std::ops::Range<usize>,
         /// The sender's address.
         from: Mac,
@@ -245,34 +247,16 @@ impl EtherPort {
         self.fd.as_raw_fd()
     }
 
-    /// The next frame for this port, received into `buf`; `None` once nothing is waiting.
-    /// Frames that are not the port's ([`Frame::NotOurs`]) are skipped.
-    ///
-    /// # Errors
-    /// A receive error other than would-block.
-    pub fn recv(&self, buf: &mut [u8]) -> io::Result<Option<Received>> {
-        loop {
-            // SAFETY: the pointer and length describe `buf`, writable for its whole length.
-            let n = unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), libc::MSG_TRUNC) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                match e.kind() {
-                    io::ErrorKind::WouldBlock => return Ok(None),
-                    io::ErrorKind::Interrupted => continue,
-                    _ => return Err(e),
-                }
-            }
-            // MSG_TRUNC: the frame's whole length, also when longer than `buf` (which holds
-            // more than any packet, so such a frame is cut short and refused).
-            let n = n as usize;
-            let frame = &buf[..n.min(buf.len())];
-            return Ok(Some(match parse_frame(frame, self.own, self.group) {
-                Frame::NotOurs => continue,
-                _ if n > buf.len() => Received::Oversize,
-                Frame::Packet { from, to, packet } => Received::Packet { at: HEADER_BYTES..HEADER_BYTES + packet.len(), from, to },
-                Frame::Malformed => Received::Malformed,
-            }));
-        }
+    /// What a frame the port's socket received is to it (`None`: not its, [`Frame::NotOurs`]);
+    /// `cut_short` says the frame was longer than the buffer it was received into (which holds
+    /// more than any packet, so such a frame is refused as oversize).
+    pub fn take(&self, frame: &[u8], cut_short: bool) -> Option<Received> {
+        Some(match parse_frame(frame, self.own, self.group) {
+            Frame::NotOurs => return None,
+            _ if cut_short => Received::Oversize,
+            Frame::Packet { from, to, packet } => Received::Packet { at: HEADER_BYTES..HEADER_BYTES + packet.len(), from, to },
+            Frame::Malformed => Received::Malformed,
+        })
     }
 
     /// Sends `packet` (at most [`EtherPort::mtu`] bytes) to `to` (the group or a peer) in one

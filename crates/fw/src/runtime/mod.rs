@@ -714,6 +714,8 @@ impl Runtime {
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
         let mut events = Events::with_capacity(1024);
         let mut udp_batch = RecvBatch::default();
+        // Made at the first Ethernet frame (a forwarder without Ethernet faces needs none).
+        let mut ether_batch: Option<Box<RecvBatch>> = None;
         let mut udp_more = false;
         let mut last_tick = 0u64;
         let mut last_second = 0u64;
@@ -740,7 +742,7 @@ impl Runtime {
                 self.read_multicast(now, id);
             }
             for port in std::mem::take(&mut self.ether_more) {
-                self.read_ether(now, port);
+                self.read_ether(now, port, ether_batch.get_or_insert_default());
             }
             for ev in events.iter() {
                 match ev.token() {
@@ -750,7 +752,9 @@ impl Runtime {
                     UDP_SOCKET => udp_more = self.read_udp(now, &mut udp_batch),
                     WAKER => {}
                     CS_SIGNAL => cs_ready = true,
-                    Token(t) if (ETHER_PORTS.0..ETHER_PORTS.0 + MAX_ETHER_PORTS).contains(&t) => self.read_ether(now, t - ETHER_PORTS.0),
+                    Token(t) if (ETHER_PORTS.0..ETHER_PORTS.0 + MAX_ETHER_PORTS).contains(&t) => {
+                        self.read_ether(now, t - ETHER_PORTS.0, ether_batch.get_or_insert_default())
+                    }
                     Token(t) => {
                         let id = t as FaceId;
                         if ev.is_readable() || ev.is_read_closed() {
@@ -956,33 +960,31 @@ impl Runtime {
         self.flush_workers();
     }
 
-    /// Reads what arrived at Ethernet port `port`: at most [`MULTICAST_READS_PER_TURN`] frames
-    /// a turn, as a multicast face. A frame goes to the face of its group or of its sender; a
-    /// sender with no face gets an on-demand one with `faces.ether_listen`, and is otherwise
-    /// counted as a drop.
-    fn read_ether(&mut self, now: u64, port: usize) {
-        let mut buf = std::mem::take(&mut self.multicast_buf);
-        buf.resize(crate::ether::HEADER_BYTES + MAX_PACKET_BYTES + 1, 0);
-        for i in 0.. {
-            if i == MULTICAST_READS_PER_TURN {
-                self.ether_more.push(port);
-                break;
-            }
+    /// Reads what arrived at Ethernet port `port`: one batch of frames (`recvmmsg`) a turn, as
+    /// a multicast face reads; a port with more waiting is read again next turn. A frame goes
+    /// to the face of its group or of its sender; a sender with no face gets an on-demand one
+    /// with `faces.ether_listen`, and is otherwise counted as a drop.
+    fn read_ether(&mut self, now: u64, port: usize, batch: &mut RecvBatch) {
+        let Some(fd) = self.faces.ether_ports.get(port).map(EtherPort::raw_fd) else { return };
+        match batch.recv(fd) {
+            Ok(n) if n == crate::udp_batch::BATCH => self.ether_more.push(port),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => tracing::debug!(port, "Ethernet receive: {e}"),
+        }
+        for i in 0..batch.len() {
+            let (frame, _, cut_short) = batch.get(i);
             let Some(p) = self.faces.ether_ports.get(port) else { break };
-            let (at, from, to) = match p.recv(&mut buf) {
-                Ok(Some(Received::Packet { at, from, to })) => (at, from, to),
-                Ok(Some(Received::Malformed)) => {
+            let (at, from, to) = match p.take(frame, cut_short) {
+                None => continue,
+                Some(Received::Packet { at, from, to }) => (at, from, to),
+                Some(Received::Malformed) => {
                     self.io_drops.count(Drop::Malformed);
                     continue;
                 }
-                Ok(Some(Received::Oversize)) => {
+                Some(Received::Oversize) => {
                     self.io_drops.count(Drop::Oversize);
                     continue;
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    tracing::debug!(port = p.interface(), "Ethernet receive: {e}");
-                    break;
                 }
             };
             if at.len() > MAX_PACKET_BYTES {
@@ -1010,9 +1012,8 @@ impl Runtime {
                     continue;
                 }
             };
-            self.on_packet_from(now, id, endpoint_key(&from), &buf[at]);
+            self.on_packet_from(now, id, endpoint_key(&from), &frame[at]);
         }
-        self.multicast_buf = buf;
         self.flush_workers();
     }
 
