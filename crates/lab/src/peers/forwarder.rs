@@ -112,6 +112,22 @@ fn free_port() -> anyhow::Result<u16> {
     anyhow::bail!("no port free for both TCP and UDP")
 }
 
+/// Starts a forwarder with `start(port, WebSocket port)` on ports that were free a moment ago;
+/// when one was taken before the forwarder bound it (another process's connection can get it
+/// in between), again on others, at most three times in all.
+fn on_free_ports(start: impl Fn(u16, u16) -> anyhow::Result<Forwarder>) -> anyhow::Result<Forwarder> {
+    let mut attempt = 1;
+    loop {
+        match start(free_port()?, free_tcp_port()?) {
+            Err(e) if attempt < 3 && format!("{e:#}").contains("already in use") => {
+                eprintln!("  a port was taken ({e:#}); again");
+                attempt += 1;
+            }
+            started => return started,
+        }
+    }
+}
+
 /// A loopback TCP port that was free a moment ago (the WebSocket listener's).
 fn free_tcp_port() -> anyhow::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -123,8 +139,10 @@ impl Forwarder {
     /// # Errors
     /// No nexthop binary, or it does not come up in 120 s (a large route file loads first).
     pub fn nexthop(dir: &Path, setup: &Setup) -> anyhow::Result<Forwarder> {
-        let port = free_port()?;
-        let ws_port = free_tcp_port()?;
+        on_free_ports(|port, ws_port| Forwarder::nexthop_on(dir, setup, port, ws_port))
+    }
+
+    fn nexthop_on(dir: &Path, setup: &Setup, port: u16, ws_port: u16) -> anyhow::Result<Forwarder> {
         let unix = dir.join("nexthop.sock");
         let routes = setup.route_file.as_ref().map(|p| format!("{:?}", p.display().to_string())).unwrap_or_default();
         let config = format!(
@@ -164,8 +182,10 @@ impl Forwarder {
     pub fn ndnd(dir: &Path, setup: &Setup) -> anyhow::Result<Forwarder> {
         let bin = ndnd_binary();
         anyhow::ensure!(bin.exists(), "NDNd not found at {} (scripts/setup.sh builds it; NEXTHOP_NDND names another)", bin.display());
-        let port = free_port()?;
-        let ws_port = free_tcp_port()?;
+        on_free_ports(|port, ws_port| Forwarder::ndnd_on(&bin, dir, setup, port, ws_port))
+    }
+
+    fn ndnd_on(bin: &Path, dir: &Path, setup: &Setup, port: u16, ws_port: u16) -> anyhow::Result<Forwarder> {
         let unix = dir.join("ndnd.sock");
         let config = format!(
             "core:\n  log_level: WARN\n\
