@@ -320,6 +320,18 @@ fn two_forwarders_reach_each_other_through_ethernet_multicast_faces() {
     assert_eq!(faces_where(&b, |u| u.starts_with("ether://")).len(), 1);
 
     across_the_link(&a, &b, face_a, "/eth");
+    // Management finds the multicast face for the group's URI (409, with it), and lists the
+    // interface's port among the channels.
+    let create = ControlParameters { uri: Some(format!("ether://[{group}]")), ..Default::default() };
+    let r = a.client().command("faces", "create", &create).unwrap();
+    assert_eq!((r.code, r.body.and_then(|p| p.face_id)), (409, Some(face_a)));
+    let channels = a.client().dataset("/localhost/nfd/faces/channels").unwrap();
+    let local_uris: Vec<String> = TlvReader::new(&channels)
+        .map(Result::unwrap)
+        .filter_map(|c| TlvReader::new(c.value).map(Result::unwrap).find(|t| t.ty == 0x81))
+        .map(|t| String::from_utf8_lossy(t.value).into_owned())
+        .collect();
+    assert!(local_uris.contains(&format!("dev://{}", veth.a)), "{local_uris:?}");
 }
 
 /// Unicast Ethernet faces on a veth pair, as NFD makes them: A creates one to B's address with
