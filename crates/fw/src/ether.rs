@@ -29,6 +29,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use nexthop_wire::packet::frame_len;
 
+use crate::packet::MAX_PACKET_BYTES;
+
 /// NDN's EtherType.
 pub const NDN_ETHERTYPE: u16 = 0x8624;
 
@@ -142,7 +144,7 @@ pub enum Received {
     },
     /// A frame for the port whose payload does not start with a whole TLV element.
     Malformed,
-    /// A frame for the port larger than the buffer.
+    /// A frame for the port larger than the buffer, or a packet over the packet limit.
     Oversize,
 }
 
@@ -249,11 +251,13 @@ impl EtherPort {
 
     /// What a frame the port's socket received is to it (`None`: not its, [`Frame::NotOurs`]);
     /// `cut_short` says the frame was longer than the buffer it was received into (which holds
-    /// more than any packet, so such a frame is refused as oversize).
+    /// more than any packet). A packet over the packet limit, or in a frame cut short, is
+    /// [`Received::Oversize`].
     pub fn take(&self, frame: &[u8], cut_short: bool) -> Option<Received> {
         Some(match parse_frame(frame, self.own, self.group) {
             Frame::NotOurs => return None,
             _ if cut_short => Received::Oversize,
+            Frame::Packet { packet, .. } if packet.len() > MAX_PACKET_BYTES => Received::Oversize,
             Frame::Packet { from, to, packet } => Received::Packet { at: HEADER_BYTES..HEADER_BYTES + packet.len(), from, to },
             Frame::Malformed => Received::Malformed,
         })

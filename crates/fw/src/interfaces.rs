@@ -60,22 +60,16 @@ impl LinkInterface {
     }
 }
 
-/// What one `getifaddrs` entry says, for [`interface_addresses`] and [`link_interfaces`].
-enum Entry {
-    Ip(InterfaceAddr),
-    Link(LinkInterface),
-}
-
-/// Every entry of the kernel's interface list (`getifaddrs`) that has an IPv4, IPv6 or
-/// link-layer (`AF_PACKET`) address.
-fn entries() -> io::Result<Vec<Entry>> {
+/// The kernel's interface list (`getifaddrs`): its IPv4 and IPv6 addresses, and its link-layer
+/// (`AF_PACKET`) entries, one per interface.
+fn entries() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterface>)> {
     let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
     // SAFETY: getifaddrs writes the head of a list it allocates through the pointer, which points
     // at a live local; on failure it writes nothing and returns -1.
     if unsafe { libc::getifaddrs(&mut head) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    let mut out = Vec::new();
+    let (mut addresses, mut links) = (Vec::new(), Vec::new());
     let mut node = head;
     while !node.is_null() {
         // SAFETY: `node` is a node of the list getifaddrs returned, which stays allocated until
@@ -89,31 +83,30 @@ fn entries() -> io::Result<Vec<Entry>> {
         // SAFETY: if_nametoindex reads the NUL-terminated name and returns 0 if unknown.
         let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
         let (name, flags) = (name.to_string_lossy().into_owned(), ifa.ifa_flags);
-        let entry = match family {
+        match family {
             libc::AF_INET => {
                 // SAFETY: an AF_INET address is a sockaddr_in.
                 let sin = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in>() };
                 let address = IpAddr::V4(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)));
-                Entry::Ip(InterfaceAddr { name, index, flags, address })
+                addresses.push(InterfaceAddr { name, index, flags, address });
             }
             libc::AF_INET6 => {
                 // SAFETY: an AF_INET6 address is a sockaddr_in6.
                 let sin6 = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in6>() };
-                Entry::Ip(InterfaceAddr { name, index, flags, address: IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)) })
+                addresses.push(InterfaceAddr { name, index, flags, address: IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)) });
             }
             libc::AF_PACKET => {
                 // SAFETY: an AF_PACKET address is a sockaddr_ll.
                 let sll = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_ll>() };
                 let mac = (sll.sll_halen == 6).then(|| core::array::from_fn(|i| sll.sll_addr[i]));
-                Entry::Link(LinkInterface { name, index, flags, mac })
+                links.push(LinkInterface { name, index, flags, mac });
             }
-            _ => continue,
-        };
-        out.push(entry);
+            _ => {}
+        }
     }
     // SAFETY: `head` came from getifaddrs and is freed once, after the last use of its nodes.
     unsafe { libc::freeifaddrs(head) };
-    Ok(out)
+    Ok((addresses, links))
 }
 
 /// Every IPv4 and IPv6 address of every interface of this host.
@@ -121,13 +114,7 @@ fn entries() -> io::Result<Vec<Entry>> {
 /// # Errors
 /// `getifaddrs` failed.
 pub fn interface_addresses() -> io::Result<Vec<InterfaceAddr>> {
-    Ok(entries()?
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Ip(a) => Some(a),
-            Entry::Link(_) => None,
-        })
-        .collect())
+    Ok(entries()?.0)
 }
 
 /// Every interface of this host, once each, as the link layer sees it.
@@ -135,13 +122,7 @@ pub fn interface_addresses() -> io::Result<Vec<InterfaceAddr>> {
 /// # Errors
 /// `getifaddrs` failed.
 pub fn link_interfaces() -> io::Result<Vec<LinkInterface>> {
-    Ok(entries()?
-        .into_iter()
-        .filter_map(|e| match e {
-            Entry::Link(l) => Some(l),
-            Entry::Ip(_) => None,
-        })
-        .collect())
+    Ok(entries()?.1)
 }
 
 /// The interfaces Ethernet faces go on (one port each): those named in `names` (every one that

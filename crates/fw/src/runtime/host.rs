@@ -54,6 +54,53 @@ impl CsState {
     }
 }
 
+/// A management error answer.
+fn refuse(code: u64, text: impl ToString) -> Box<ControlResponse> {
+    Box::new(ControlResponse::error(code, text.to_string()))
+}
+
+impl RuntimeHost<'_> {
+    /// An existing face asked for again (`faces/create`'s 409): an on-demand one takes the
+    /// persistency asked for.
+    fn found(&mut self, id: FaceId, persistency: Persistency) -> (FaceStatus, bool) {
+        let f = self.faces.faces.get_mut(&id).expect("indexed face exists");
+        if f.persistency == Persistency::OnDemand {
+            f.persistency = persistency;
+        }
+        (f.status(), false)
+    }
+
+    /// A new face to `uri` over `link`, from `local`.
+    fn made(
+        &mut self,
+        uri: &FaceUri,
+        local: String,
+        persistency: Persistency,
+        link: Link,
+    ) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
+        let id = self
+            .faces
+            .add(self.registry, uri.clone(), local, persistency, link, self.now_ms, self.forwarding)
+            .map_err(|e| refuse(504, e))?;
+        Ok((self.faces.faces[&id].status(), true))
+    }
+
+    /// The Ethernet port an Ethernet face from `local` (`dev://<interface>`) goes through; with
+    /// no LocalUri, the only port there is.
+    fn ether_port(&self, local: Option<&str>) -> Result<usize, Box<ControlResponse>> {
+        let ports = &self.faces.ether_ports;
+        match local {
+            Some(l) => {
+                let name = l.strip_prefix("dev://").ok_or_else(|| refuse(400, format!("LocalUri {l:?} is not dev://<interface>")))?;
+                ports.iter().position(|p| p.interface() == name).ok_or_else(|| refuse(406, format!("no Ethernet faces on {name:?}")))
+            }
+            None if ports.len() == 1 => Ok(0),
+            None if ports.is_empty() => Err(refuse(406, "no Ethernet faces (faces.ether_multicast, faces.ether_listen)")),
+            None => Err(refuse(400, "LocalUri dev://<interface> is required: several interfaces have Ethernet faces")),
+        }
+    }
+}
+
 impl Host for RuntimeHost<'_> {
     fn face(&self, id: FaceId) -> Option<FaceStatus> {
         self.faces.faces.get(&id).map(Face::status)
@@ -105,94 +152,46 @@ impl Host for RuntimeHost<'_> {
         local: Option<&str>,
         persistency: Persistency,
     ) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
-        let refuse = |code, text: String| Box::new(ControlResponse::error(code, text));
         match uri {
             FaceUri::Ether(peer) => {
-                let ports = &self.faces.ether_ports;
-                let port = match local {
-                    Some(l) => {
-                        let name =
-                            l.strip_prefix("dev://").ok_or_else(|| refuse(400, format!("LocalUri {l:?} is not dev://<interface>")))?;
-                        ports
-                            .iter()
-                            .position(|p| p.interface() == name)
-                            .ok_or_else(|| refuse(406, format!("no Ethernet faces on {name:?}")))?
-                    }
-                    None if ports.len() == 1 => 0,
-                    None if ports.is_empty() => {
-                        return Err(refuse(406, "no Ethernet faces (faces.ether_multicast, faces.ether_listen)".into()))
-                    }
-                    None => {
-                        return Err(refuse(400, "LocalUri dev://<interface> is required: several interfaces have Ethernet faces".into()))
-                    }
-                };
+                let port = self.ether_port(local)?;
                 if let Some(&id) = self.faces.by_ether_peer.get(&(port, *peer)) {
-                    let f = self.faces.faces.get_mut(&id).expect("indexed face exists");
-                    if f.persistency == Persistency::OnDemand {
-                        f.persistency = persistency;
-                    }
-                    return Ok((f.status(), false));
+                    return Ok(self.found(id, persistency));
                 }
                 if peer.is_multicast() {
-                    return Err(refuse(406, "Ethernet multicast faces are made from faces.ether_multicast".into()));
+                    return Err(refuse(406, "Ethernet multicast faces are made from faces.ether_multicast"));
                 }
-                let link = Link::Ether { port, peer: *peer };
-                let local = ports[port].local_uri();
-                let id = self
-                    .faces
-                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms, self.forwarding)
-                    .map_err(|e| refuse(504, e.to_string()))?;
-                Ok((self.faces.faces[&id].status(), true))
+                let local = self.faces.ether_ports[port].local_uri();
+                self.made(uri, local, persistency, Link::Ether { port, peer: *peer })
             }
             FaceUri::Udp(remote) if remote.ip().is_multicast() => {
                 // The group is reached through a multicast face of the configuration (the first,
                 // if several interfaces have one): a route to the group's URI uses it.
                 match self.faces.faces.values().find(|f| f.link.is_multi_access() && f.uri == *uri) {
                     Some(f) => Ok((f.status(), false)),
-                    None => Err(Box::new(ControlResponse::error(406, "multicast faces are made from faces.udp_multicast"))),
+                    None => Err(refuse(406, "multicast faces are made from faces.udp_multicast")),
                 }
             }
             FaceUri::Udp(remote) => {
                 if let Some(&id) = self.faces.by_udp_remote.get(remote) {
-                    let f = self.faces.faces.get_mut(&id).expect("indexed face exists");
-                    if f.persistency == Persistency::OnDemand {
-                        f.persistency = persistency;
-                    }
-                    return Ok((f.status(), false));
+                    return Ok(self.found(id, persistency));
                 }
-                let Some(local) = self.faces.udp_local else { return Err(Box::new(ControlResponse::error(406, "no UDP listener"))) };
+                let Some(local) = self.faces.udp_local else { return Err(refuse(406, "no UDP listener")) };
                 if local.is_ipv4() != remote.is_ipv4() {
-                    return Err(Box::new(ControlResponse::error(406, "the UDP listener is of the other address family")));
+                    return Err(refuse(406, "the UDP listener is of the other address family"));
                 }
-                let id = self
-                    .faces
-                    .add(
-                        self.registry,
-                        uri.clone(),
-                        FaceUri::Udp(local).to_string(),
-                        persistency,
-                        Link::Udp(*remote),
-                        self.now_ms,
-                        self.forwarding,
-                    )
-                    .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
-                Ok((self.faces.faces[&id].status(), true))
+                self.made(uri, FaceUri::Udp(local).to_string(), persistency, Link::Udp(*remote))
             }
             FaceUri::Tcp(remote) => {
                 if let Some(f) = self.faces.faces.values().find(|f| f.uri == *uri) {
                     return Ok((f.status(), false));
                 }
-                let s = TcpStream::connect(*remote).map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
+                let s = TcpStream::connect(*remote).map_err(|e| refuse(504, e))?;
                 let _ = s.set_nodelay(true);
                 let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
-                let link = Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s))));
-                let id = self
-                    .faces
-                    .add(self.registry, uri.clone(), local, persistency, link, self.now_ms, self.forwarding)
-                    .map_err(|e| Box::new(ControlResponse::error(504, e.to_string())))?;
-                Ok((self.faces.faces[&id].status(), true))
+                self.made(uri, local, persistency, Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s)))))
             }
-            _ => Err(Box::new(ControlResponse::error(406, "unsupported scheme"))),
+            _ => Err(refuse(406, "unsupported scheme")),
         }
     }
 

@@ -675,6 +675,11 @@ impl Runtime {
             return Err(StartError::Config(format!("faces.ether_interfaces: {name:?} is not an Ethernet interface")));
         }
         for i in chosen {
+            let index = self.faces.ether_ports.len();
+            if index == MAX_ETHER_PORTS {
+                tracing::warn!("no Ethernet faces on {}: at most {MAX_ETHER_PORTS} interfaces", i.name);
+                break;
+            }
             let own = Mac(i.mac.unwrap_or_default());
             let port = match EtherPort::open(&i.name, i.index, own, group) {
                 Ok(port) => port,
@@ -684,11 +689,6 @@ impl Runtime {
                 }
                 Err(e) => return Err(io_err(format!("opening {} for Ethernet faces", i.name))(e)),
             };
-            let index = self.faces.ether_ports.len();
-            if index == MAX_ETHER_PORTS {
-                tracing::warn!("no Ethernet faces on {}: at most {MAX_ETHER_PORTS} interfaces", i.name);
-                break;
-            }
             let token = Token(ETHER_PORTS.0 + index);
             self.poll
                 .registry()
@@ -987,10 +987,6 @@ impl Runtime {
                     continue;
                 }
             };
-            if at.len() > MAX_PACKET_BYTES {
-                self.io_drops.count(Drop::Oversize);
-                continue;
-            }
             let peer = match to {
                 Destination::Group(group) => group,
                 Destination::Us => from,
