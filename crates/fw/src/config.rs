@@ -96,8 +96,8 @@ pub struct FacesConfig {
     /// A peer's frame to an interface's own address makes an on-demand unicast face to it (NFD's
     /// `listen`).
     pub ether_listen: bool,
-    /// Mark packets sent on a stream face whose send queue stays long (NDNLPv2 CongestionMark,
-    /// as NFD's `enable_congestion_marking`; see [`crate::congestion`]).
+    /// Mark packets sent on a face whose send queue stays long (NDNLPv2 CongestionMark, as
+    /// NFD's `enable_congestion_marking`; see [`crate::congestion`]).
     pub congestion_marking: bool,
 }
 

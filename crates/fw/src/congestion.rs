@@ -4,7 +4,11 @@
 //! A consumer that keeps many Interests outstanding (NDNts's and ndncatchunks' segment fetchers)
 //! shrinks its window when Data comes back marked, before anything is lost. The forwarder marks
 //! when a face's send queue — the bytes it holds for the face plus those the kernel holds in the
-//! socket — stays above a threshold (64 KiB, or half the queue's capacity if that is smaller):
+//! socket — stays above a threshold (64 KiB, or half the queue's capacity if that is smaller).
+//! Faces that share a datagram socket share its kernel queue: the unicast UDP faces (one socket,
+//! where NFD gives each face a connected socket of its own) and an interface's Ethernet faces
+//! (its port's socket); a UDP face's queue is that socket's plus the datagrams batched for it.
+//! Marking works on that queue as on a face's own:
 //! - the first packet sent above the threshold starts an *episode* and is not marked;
 //! - a packet sent at least the base interval (100 ms) later, still above it, is marked, and the
 //!   next mark is due `interval / sqrt(marks in this episode + 1)` after the previous one was

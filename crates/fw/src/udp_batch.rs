@@ -127,6 +127,11 @@ impl SendBatch {
         self.items.is_empty()
     }
 
+    /// Bytes queued (the datagrams' payloads).
+    pub fn bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Sends everything queued and empties the batch. Returns how many datagrams could not be
     /// sent: a full socket buffer on a non-blocking socket drops the rest, and a datagram the
     /// kernel refuses (e.g. a remote's ICMP error reported back) is skipped.

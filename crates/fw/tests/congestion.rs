@@ -1,14 +1,14 @@
 //! Congestion marking on a running nexthop: a consumer that stops reading lets its face's send
 //! queue grow past 64 KiB; Data sent to it 100 ms later carries CongestionMark, Data sent
 //! before does not, and with marking turned off for the face (faces/update) none does. The same
-//! on an Ethernet face, whose queue is its interface's kernel queue (a throttled veth). And a
-//! mark that Data brings from upstream reaches the consumer.
+//! on an Ethernet face and on a UDP face, whose queues are their sockets' kernel queues (behind
+//! a throttled veth). And a mark that Data brings from upstream reaches the consumer.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{mac_of, scratch, Forwarder, VethPair};
+use common::{mac_of, scratch, Forwarder, Netns, VethPair};
 use nexthop_fw::client::Client;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::traffic;
@@ -132,38 +132,19 @@ fn a_mark_from_upstream_reaches_the_consumer() {
     assert_eq!(got, [("x".to_string(), true)]);
 }
 
-/// NFD marks on datagram faces by their socket's kernel queue; nexthop does on an Ethernet face
-/// by its interface port's. A's end of a veth pair is throttled (tbf, 8 Mbit/s), so the 8 KB Data
-/// A's producer sends back to B's consumer (each as six fragments) wait in the interface's
-/// queue, charged to the port's socket: the second round of Interests, 150 ms into the
-/// backlog, is answered with marks (A's: the consumer keeps reading, so B's face to it never
-/// queues).
-#[test]
-fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
-    let Some(veth) = VethPair::new("c") else { return };
-    let throttle = ["qdisc", "add", "dev", &veth.a, "root", "tbf", "rate", "8mbit", "burst", "32kbit", "latency", "2s"];
-    let out = std::process::Command::new("tc").args(throttle).output().expect("tc runs (iproute2)");
-    assert!(out.status.success(), "tc: {}", String::from_utf8_lossy(&out.stderr));
-    let listen_on = |end: &str| {
-        let end = end.to_string();
-        move |c: &mut nexthop_fw::config::Config| {
-            c.faces.ether_listen = true;
-            c.faces.ether_interfaces = vec![end];
-        }
-    };
-    let a_dir = scratch("congestion-ether-a");
-    let a = Forwarder::start_with(&a_dir, "a", 1, listen_on(&veth.a));
-    let b_dir = scratch("congestion-ether-b");
-    let b = Forwarder::start_with(&b_dir, "b", 1, listen_on(&veth.b));
+/// NFD marks on datagram faces by their socket's kernel queue, and so does nexthop: on an
+/// Ethernet face by its interface port's socket, on a UDP face by the UDP faces' socket. A's end
+/// of the link is throttled (tbf, 8 Mbit/s), so the 8 KB Data A's producer sends back to B's
+/// consumer (each as six fragments) wait in the interface's queue, charged to A's socket: the
+/// second round of Interests, 150 ms into the backlog, is answered with marks (A's: the consumer
+/// keeps reading, so B's face to it never queues).
+fn marks_behind_a_slow_link(a: &Forwarder, b: &Forwarder, face: &ControlParameters) {
     let stop = Arc::new(AtomicBool::new(false));
     let producer = traffic::start_producer(&a.unix(), &a.unix(), &Name::from_uri("/big").unwrap(), 8000, stop.clone()).unwrap();
     let mut c = b.client();
-    let params = ControlParameters {
-        uri: Some(format!("ether://[{}]", mac_of(&veth.a))),
-        local_uri: Some(format!("dev://{}", veth.b)),
-        ..Default::default()
-    };
-    let face = c.command("faces", "create", &params).unwrap().body.unwrap().face_id.unwrap();
+    let made = c.command("faces", "create", face).unwrap();
+    assert_eq!(made.code, 200, "{}", made.text);
+    let face = made.body.unwrap().face_id.unwrap();
     let route = ControlParameters { name: Some(Name::from_uri("/big").unwrap()), face_id: Some(face), ..Default::default() };
     assert_eq!(c.command("rib", "register", &route).unwrap().code, 200);
 
@@ -187,7 +168,54 @@ fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
         let counters = nexthop_fw::mgmt::dataset::parse_labelled_counts(&fw.client().dataset("/localhost/nfd/status/counters").unwrap());
         counters.iter().find(|(label, _)| label == "congestion_marks").unwrap().1
     };
-    assert_eq!((marks(&a), marks(&b)), (marked.len() as u64, 0), "A made every mark");
+    assert_eq!((marks(a), marks(b)), (marked.len() as u64, 0), "A made every mark");
     stop.store(true, Ordering::Relaxed);
     producer.join().unwrap();
+}
+
+/// A token bucket of 8 Mbit/s on interface `dev` (of namespace `netns`, if any).
+fn throttle(netns: Option<&str>, dev: &str) {
+    let mut args = netns.map_or(Vec::new(), |n| vec!["-n", n]);
+    args.extend(["qdisc", "add", "dev", dev, "root", "tbf", "rate", "8mbit", "burst", "32kbit", "latency", "2s"]);
+    let out = std::process::Command::new("tc").args(&args).output().expect("tc runs (iproute2)");
+    assert!(out.status.success(), "tc {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Across a veth pair: B makes a unicast Ethernet face to A's end, A (listening) one back.
+#[test]
+fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
+    let Some(veth) = VethPair::new("c") else { return };
+    throttle(None, &veth.a);
+    let listen_on = |end: &str| {
+        let end = end.to_string();
+        move |c: &mut nexthop_fw::config::Config| {
+            c.faces.ether_listen = true;
+            c.faces.ether_interfaces = vec![end];
+        }
+    };
+    let a_dir = scratch("congestion-ether-a");
+    let a = Forwarder::start_with(&a_dir, "a", 1, listen_on(&veth.a));
+    let b_dir = scratch("congestion-ether-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, listen_on(&veth.b));
+    let face = ControlParameters {
+        uri: Some(format!("ether://[{}]", mac_of(&veth.a))),
+        local_uri: Some(format!("dev://{}", veth.b)),
+        ..Default::default()
+    };
+    marks_behind_a_slow_link(&a, &b, &face);
+}
+
+/// Across a veth pair into a network namespace, where A runs: B makes a UDP face to A's
+/// address, A an on-demand one back, which shares A's UDP socket and its kernel queue.
+#[test]
+fn a_udp_face_marks_when_its_socket_queue_stays_long() {
+    let Some(ns) = Netns::new("cu") else { return };
+    throttle(Some(&ns.name), &ns.inside);
+    let a_dir = scratch("congestion-udp-a");
+    let inside = ns.inside_ip;
+    let a = Forwarder::start_in(Some(&ns), &a_dir, "a", 1, |c| c.faces.udp = format!("{inside}:0"));
+    let b_dir = scratch("congestion-udp-b");
+    let b = Forwarder::start_with(&b_dir, "b", 1, |c| c.faces.udp = "0.0.0.0:0".into());
+    let face = ControlParameters { uri: Some(format!("udp4://{}", a.udp)), ..Default::default() };
+    marks_behind_a_slow_link(&a, &b, &face);
 }

@@ -231,13 +231,6 @@ pub enum Link {
 }
 
 impl Link {
-    /// Whether the link's send queue can be measured, so the face can mark congestion: a stream
-    /// socket, or a datagram socket of its own (a UDP multicast face's, an Ethernet port's,
-    /// shared by its interface's faces); not the UDP faces' one shared socket.
-    pub fn can_mark(&self) -> bool {
-        !matches!(self, Link::Udp(_))
-    }
-
     /// Whether the link reaches many nodes at once (NFD's multi-access LinkType): no Nack is
     /// sent on it.
     pub fn is_multi_access(&self) -> bool {

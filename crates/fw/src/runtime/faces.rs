@@ -38,6 +38,9 @@ pub(super) struct Faces {
     pub(super) udp_local: Option<SocketAddr>,
     /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
     pub(super) udp_out: SendBatch,
+    /// What the UDP socket's kernel send queue held when the first datagram of `udp_out` was
+    /// queued (read then only if a face marks congestion): with `udp_out`, the UDP faces' queue.
+    pub(super) udp_kernel_queued: u64,
     pub(super) next_id: FaceId,
     pub(super) dirty: Vec<FaceId>,
     pub(super) send_limit: usize,
@@ -47,7 +50,7 @@ pub(super) struct Faces {
     pub(super) reassembler: Reassembler,
     /// Fragments being sent.
     pub(super) fragments: Vec<Vec<u8>>,
-    /// New stream faces mark congestion (`faces.congestion_marking`).
+    /// New faces mark congestion (`faces.congestion_marking`).
     pub(super) congestion_marking: bool,
     /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
     pub(super) now_ns: u64,
@@ -83,8 +86,6 @@ impl Faces {
             }
         }
         let scope = uri.scope();
-        // UDP faces share one socket, whose queue says nothing about one face: they do not mark.
-        let marks = self.congestion_marking && link.can_mark();
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
@@ -102,7 +103,7 @@ impl Faces {
                 last_rx_ms: now_ms,
                 local_fields: false,
                 lp_sequence: 0,
-                marker: Marker::new(marks, self.send_limit as u64),
+                marker: Marker::new(self.congestion_marking, self.send_limit as u64),
                 kernel_queued: 0,
             },
         );
@@ -199,9 +200,23 @@ impl Faces {
                 }
             }
             Link::Udp(remote) => {
-                if self.udp.is_none() {
-                    return;
-                }
+                let Some(sock) = self.udp.as_ref() else { return };
+                let bytes = if f.marker.enabled {
+                    if self.udp_out.is_empty() {
+                        // The first datagram since the batch was flushed: what the kernel holds now.
+                        self.udp_kernel_queued = socket_queue::unsent_bytes(sock.as_raw_fd()).unwrap_or(0);
+                    }
+                    let queued = self.udp_kernel_queued + self.udp_out.bytes() as u64;
+                    if f.marker.should_mark(self.now_ns, queued) {
+                        self.marked.clear();
+                        with_mark(bytes, &mut self.marked);
+                        &self.marked[..]
+                    } else {
+                        bytes
+                    }
+                } else {
+                    bytes
+                };
                 let udp_out = &mut self.udp_out;
                 let queue = |piece: &[u8]| {
                     udp_out.push(piece, Some(*remote));

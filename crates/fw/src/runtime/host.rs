@@ -129,7 +129,7 @@ impl Host for RuntimeHost<'_> {
     fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus> {
         let f = self.faces.faces.get_mut(&id)?;
         let m = &mut f.marker;
-        m.enabled = on.unwrap_or(m.enabled) && f.link.can_mark();
+        m.enabled = on.unwrap_or(m.enabled);
         m.interval_ns = interval_ns.unwrap_or(m.interval_ns);
         m.threshold = threshold.unwrap_or(m.threshold);
         Some(f.status())

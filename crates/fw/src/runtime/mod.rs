@@ -468,6 +468,7 @@ impl Runtime {
                 udp,
                 udp_local,
                 udp_out: SendBatch::default(),
+                udp_kernel_queued: 0,
                 next_id: FIRST_FACE_ID,
                 dirty: Vec::new(),
                 send_limit: cfg.faces.send_buffer_bytes,

@@ -37,22 +37,39 @@ impl Forwarder {
         Forwarder::start_with(dir, name, threads, |_| {})
     }
 
-    /// [`Forwarder::start`] with the configuration changed by `configure` first.
+    /// [`Forwarder::start`] with the configuration changed by `configure` (which may also
+    /// change the listeners).
     pub fn start_with(dir: impl AsRef<Path>, name: &str, threads: usize, configure: impl FnOnce(&mut Config)) -> Self {
+        Forwarder::start_in(None, dir, name, threads, configure)
+    }
+
+    /// [`Forwarder::start_with`] in network namespace `netns` (its sockets, and those it makes
+    /// later, are the namespace's; its Unix socket is a file like any other).
+    pub fn start_in(netns: Option<&Netns>, dir: impl AsRef<Path>, name: &str, threads: usize, configure: impl FnOnce(&mut Config)) -> Self {
         let mut cfg = Config::default();
-        configure(&mut cfg);
-        cfg.forwarder.threads = threads;
         cfg.faces.unix = dir.as_ref().join(format!("{name}.sock")).to_string_lossy().into_owned();
         cfg.faces.tcp = String::new();
         cfg.faces.udp = "127.0.0.1:0".into();
         cfg.faces.websocket = "127.0.0.1:0".into();
-        let mut rt = Runtime::new(cfg.clone()).expect("forwarder starts");
-        let udp = rt.listening().udp.expect("a UDP listener");
-        let websocket = rt.listening().websocket.expect("a WebSocket listener");
+        configure(&mut cfg);
+        cfg.forwarder.threads = threads;
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
-        let thread = std::thread::spawn(move || rt.run(&s).expect("runs"));
-        Forwarder { socket: cfg.faces.unix, udp, websocket, stop, thread: Some(thread) }
+        let socket = cfg.faces.unix.clone();
+        let netns = netns.map(|n| format!("/run/netns/{}", n.name));
+        let (started, listening) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            if let Some(path) = netns {
+                enter_netns(&path);
+            }
+            let mut rt = Runtime::new(cfg).expect("forwarder starts");
+            let udp = rt.listening().udp.expect("a UDP listener");
+            let websocket = rt.listening().websocket.expect("a WebSocket listener");
+            started.send((udp, websocket)).expect("the test waits");
+            rt.run(&s).expect("runs");
+        });
+        let (udp, websocket) = listening.recv().expect("the forwarder starts");
+        Forwarder { socket, udp, websocket, stop, thread: Some(thread) }
     }
 
     /// The Unix face's URI.
@@ -133,6 +150,65 @@ impl VethPair {
 impl Drop for VethPair {
     fn drop(&mut self) {
         let _ = std::process::Command::new("ip").args(["link", "del", &self.a]).output();
+    }
+}
+
+/// Moves the calling thread into the network namespace at `path` (threads it starts later are
+/// in it too).
+#[allow(unsafe_code)]
+fn enter_netns(path: &str) {
+    use std::os::fd::AsRawFd;
+    let ns = std::fs::File::open(path).expect("the namespace's file");
+    // SAFETY: setns only reads the descriptor, a namespace file open for the call; it changes
+    // the calling thread's network namespace and touches no memory of this process.
+    let rc = unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) };
+    assert_eq!(rc, 0, "setns: {}", std::io::Error::last_os_error());
+}
+
+/// A network namespace made for one test, joined to this one by a veth pair with an IPv4
+/// address at each end (`10.77.x.1` inside, `10.77.x.2` outside), and removed after it: a link
+/// that traffic between two forwarders of this process really crosses (between two addresses
+/// of one namespace it would go over loopback). Skipped or failing like [`VethPair`]; making the
+/// namespace also needs CAP_SYS_ADMIN.
+pub struct Netns {
+    /// Its name (`ip netns`).
+    pub name: String,
+    /// The veth end inside it.
+    pub inside: String,
+    /// That end's address.
+    pub inside_ip: std::net::Ipv4Addr,
+    /// The address of the end outside.
+    pub outside_ip: std::net::Ipv4Addr,
+    _pair: VethPair,
+}
+
+impl Netns {
+    /// A namespace named after `tag` and the process; `None` when skipped.
+    pub fn new(tag: &str) -> Option<Netns> {
+        let pair = VethPair::new(tag)?;
+        let name = format!("{}ns", pair.a);
+        let x = (std::process::id() % 250 + 1) as u8;
+        let (inside_ip, outside_ip) = (std::net::Ipv4Addr::new(10, 77, x, 1), std::net::Ipv4Addr::new(10, 77, x, 2));
+        let ip = |args: &[&str]| {
+            let out = std::process::Command::new("ip").args(args).output().expect("ip runs");
+            assert!(out.status.success(), "ip {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        let _ = std::process::Command::new("ip").args(["netns", "del", &name]).output();
+        ip(&["netns", "add", &name]);
+        let ns = Netns { name: name.clone(), inside: pair.a.clone(), inside_ip, outside_ip, _pair: pair };
+        ip(&["link", "set", &ns.inside, "netns", &name]);
+        ip(&["-n", &name, "addr", "add", &format!("{inside_ip}/24"), "dev", &ns.inside]);
+        ip(&["-n", &name, "link", "set", &ns.inside, "up"]);
+        ip(&["-n", &name, "link", "set", "lo", "up"]);
+        ip(&["addr", "add", &format!("{outside_ip}/24"), "dev", &ns._pair.b]);
+        Some(ns)
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        // Its end of the pair goes with it, and the other end with that.
+        let _ = std::process::Command::new("ip").args(["netns", "del", &self.name]).output();
     }
 }
 
