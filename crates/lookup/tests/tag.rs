@@ -1,4 +1,4 @@
-//! TagNet: the compiled-trie matchers (every compression × layout × sibling order) and the inverted index against
+//! TagNet: the compiled-trie matchers (every compression × layout × sibling order × list scan) and the inverted index against
 //! the linear-scan oracle on random FIBs; Thorup–Zwick delivery on random trees; the engine on
 //! good and bad headers.
 
@@ -29,31 +29,49 @@ fn entries() -> impl Strategy<Value = Vec<(Vec<u16>, u8)>> {
 fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCaseError> {
     let scan = LinearScan::new(fib.entries());
     let inverted = InvertedIndex::new(fib.entries());
-    let mut scratch = MatchScratch::new();
     let orders = [SiblingOrder::Descending, SiblingOrder::Ascending];
     for ((c, l), order) in VARIANTS.into_iter().flat_map(|v| orders.map(|o| (v, o))) {
-        let compiled = CompiledFib::build_ordered(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), c, l, order).unwrap();
+        let mut compiled = CompiledFib::build_ordered(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), c, l, order).unwrap();
         prop_assert_eq!(compiled.sibling_order(), order);
         prop_assert_eq!(compiled.len(), fib.len());
-        for q in queries {
-            let all = scan.fas(q, Fanout::ALL, &PortSet::ALL);
-            prop_assert_eq!(compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut scratch), all, "{:?}/{:?} fas {:?}", c, l, q);
-            for k in [1, 2, 3] {
-                let some = compiled.fas(q, Fanout::new(k).unwrap(), &PortSet::ALL, &mut scratch);
-                prop_assert!(some.is_subset_of(&all) && some.len() == all.len().min(k));
+        // Both list scans: node by node, and AVX-512 where this CPU has it.
+        for simd in [false, true] {
+            if compiled.set_simd(simd) != simd {
+                continue;
             }
-            let tree0 = fib.tree_ports(0);
-            prop_assert_eq!(compiled.fas(q, Fanout::ALL, &tree0, &mut scratch), all.intersection(&tree0));
-            let (weight, sets) = scan.fls_answers(q);
-            match compiled.fls(q, &mut scratch) {
-                None => prop_assert!(sets.is_empty(), "{:?}/{:?} fls missed {:?}", c, l, q),
-                Some(best) => prop_assert!(best.weight == weight && sets.contains(&best.ports), "{:?}/{:?} fls {:?}", c, l, q),
-            }
+            check_compiled(fib, &compiled, &scan, queries, (c, l))?;
         }
     }
     for q in queries {
         prop_assert_eq!(inverted.fas(q, Fanout::ALL, &PortSet::ALL), scan.fas(q, Fanout::ALL, &PortSet::ALL));
         prop_assert_eq!(inverted.fls(q).map(|b| b.weight), scan.fls(q).map(|b| b.weight));
+    }
+    Ok(())
+}
+
+/// FAS (every fan-out, restricted to a tree) and FLS of `compiled` against the linear scan.
+fn check_compiled(
+    fib: &DescriptorFib,
+    compiled: &CompiledFib,
+    scan: &LinearScan,
+    queries: &[Descriptor],
+    (c, l): (Compression, Layout),
+) -> Result<(), TestCaseError> {
+    let mut scratch = MatchScratch::new();
+    for q in queries {
+        let all = scan.fas(q, Fanout::ALL, &PortSet::ALL);
+        prop_assert_eq!(compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut scratch), all, "{:?}/{:?} fas {:?}", c, l, q);
+        for k in [1, 2, 3] {
+            let some = compiled.fas(q, Fanout::new(k).unwrap(), &PortSet::ALL, &mut scratch);
+            prop_assert!(some.is_subset_of(&all) && some.len() == all.len().min(k));
+        }
+        let tree0 = fib.tree_ports(0);
+        prop_assert_eq!(compiled.fas(q, Fanout::ALL, &tree0, &mut scratch), all.intersection(&tree0));
+        let (weight, sets) = scan.fls_answers(q);
+        match compiled.fls(q, &mut scratch) {
+            None => prop_assert!(sets.is_empty(), "{:?}/{:?} fls missed {:?}", c, l, q),
+            Some(best) => prop_assert!(best.weight == weight && sets.contains(&best.ports), "{:?}/{:?} fls {:?}", c, l, q),
+        }
     }
     Ok(())
 }

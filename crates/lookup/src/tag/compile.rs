@@ -232,6 +232,9 @@ pub struct CompiledFib {
     /// Whether the walks prefetch each child list they push (on unless turned off, to measure
     /// what the layouts give without it).
     pub(super) prefetch: bool,
+    /// Whether the walks read lists eight nodes at a time with AVX-512 (where the CPU has it,
+    /// unless turned off; see [`super::list_scan`]).
+    pub(super) simd: bool,
 }
 
 /// Positions renumbered by decreasing popularity (ties by position), or increasing when
@@ -601,6 +604,7 @@ impl CompiledFib {
             layout,
             order,
             prefetch: true,
+            simd: super::matcher::simd_supported(),
         })
     }
 
@@ -662,6 +666,19 @@ impl CompiledFib {
     /// shows what the node layout alone gives — the paper describes no prefetch).
     pub fn set_prefetch(&mut self, on: bool) {
         self.prefetch = on;
+    }
+
+    /// Turns the walks' AVX-512 list scan on (where the CPU has AVX-512F; on by default there)
+    /// or off (node by node, as on other CPUs); returns whether it is on. The answers are the
+    /// same either way.
+    pub fn set_simd(&mut self, on: bool) -> bool {
+        self.simd = on && super::matcher::simd_supported();
+        self.simd
+    }
+
+    /// Whether the walks read lists with AVX-512 ([`CompiledFib::set_simd`]).
+    pub fn simd(&self) -> bool {
+        self.simd
     }
 }
 

@@ -3,7 +3,7 @@
 //!
 //! # Overview
 //! Both walks are depth-first over the vector with an explicit stack of sibling lists: a list is
-//! read node by node (next sibling = next cell, until the one flagged last), a node whose position
+//! read in order (next sibling = next cell, until the one flagged last), a node whose position
 //! is set in the query pushes its first child's list, and a terminator is a match once its chain
 //! (if any) is also in the query. Before a node is followed:
 //! 1. its minimum depth must not exceed the query's weight,
@@ -29,7 +29,16 @@
 //! is prefetched when pushed — eight cache lines, since a popped list is read to its end and,
 //! in SROL, the subtree read next follows it. [`CompiledFib::set_prefetch`] turns this off, to
 //! measure what the layouts give alone. Tried and slower: interleaving the walks of a batch's
-//! packets; testing 8 nodes at a time with bit masks instead of a branch per node.
+//! packets; testing 8 nodes at a time with scalar bit masks instead of a branch per node.
+//!
+//! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
+//! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
+//! nodes at a time: one AVX-512 load and a handful of vector instructions give the nodes that
+//! pass as a bit mask, and the walk acts on those alone. Where the CPU has no AVX-512F, or
+//! [`CompiledFib::set_simd`] turns it off, the same walk tests node by node. The walks are
+//! written once, generic over the scan, and the AVX-512 instances are compiled inside
+//! functions that enable the feature. When FLS meets a new best in the middle of eight, it
+//! scans again from the node after it, against the new best.
 //!
 //! **Counting**: [`CompiledFib::fas_counted`] and [`CompiledFib::fls_counted`] run the same
 //! walks and count the lists and nodes they read, and where FLS met its final best
@@ -43,6 +52,9 @@ use core::num::NonZeroUsize;
 
 use super::chain::Record;
 use super::compile::{permute, CompiledFib, Node, SiblingOrder, LAST, TERMINAL};
+#[cfg(target_arch = "x86_64")]
+use super::list_scan::Avx512Scan;
+use super::list_scan::{ListScan, ScalarScan};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
 /// Cache lines prefetched from the start of each child list the walks push.
@@ -97,28 +109,30 @@ pub struct WalkCounts {
 /// Counting for the walks, compiled away in the uncounted ones (`()`).
 trait Tally {
     fn list(&mut self);
-    fn node(&mut self);
-    fn best(&mut self);
+    /// `n` more nodes read.
+    fn nodes(&mut self, n: u32);
+    /// A new best match, `extra` nodes after those counted so far.
+    fn best(&mut self, extra: u32);
 }
 
 impl Tally for () {
     #[inline(always)]
     fn list(&mut self) {}
     #[inline(always)]
-    fn node(&mut self) {}
+    fn nodes(&mut self, _: u32) {}
     #[inline(always)]
-    fn best(&mut self) {}
+    fn best(&mut self, _: u32) {}
 }
 
 impl Tally for WalkCounts {
     fn list(&mut self) {
         self.lists += 1;
     }
-    fn node(&mut self) {
-        self.nodes += 1;
+    fn nodes(&mut self, n: u32) {
+        self.nodes += u64::from(n);
     }
-    fn best(&mut self) {
-        self.nodes_to_best = self.nodes;
+    fn best(&mut self, extra: u32) {
+        self.nodes_to_best = self.nodes + u64::from(extra);
     }
 }
 
@@ -159,12 +173,6 @@ impl Query {
     #[inline]
     fn bit(&self, p: usize) -> u64 {
         self.bits[p >> 6] >> (p & 63) & 1
-    }
-
-    /// Whether positions a and b are both in the query, with one branch for the caller.
-    #[inline]
-    fn has_both(&self, a: u8, b: u8) -> bool {
-        self.bit(usize::from(a)) & self.bit(usize::from(b)) == 1
     }
 
     /// Query bits at positions ≥ p.
@@ -214,6 +222,14 @@ impl Descending {
     }
 }
 
+/// Whether this CPU runs the walks' AVX-512 list scan.
+pub(super) fn simd_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return Avx512Scan::supported();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 impl CompiledFib {
     fn query(&self, q: &Descriptor) -> Query {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
@@ -256,17 +272,60 @@ impl CompiledFib {
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
     /// `allowed` (the packet's tree), stopping once `fanout` ports are chosen.
     pub fn fas(&self, query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> PortSet {
-        self.fas_walk(query, fanout, allowed, scratch, &mut ())
+        self.fas_dispatch(query, fanout, allowed, scratch, &mut ())
     }
 
     /// [`CompiledFib::fas`], counting what the walk read.
     pub fn fas_counted(&self, query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> (PortSet, WalkCounts) {
         let mut counts = WalkCounts::default();
-        (self.fas_walk(query, fanout, allowed, scratch, &mut counts), counts)
+        (self.fas_dispatch(query, fanout, allowed, scratch, &mut counts), counts)
     }
 
     #[inline(always)]
-    fn fas_walk(
+    #[allow(unsafe_code)]
+    fn fas_dispatch(
+        &self,
+        query: &Descriptor,
+        fanout: Fanout,
+        allowed: &PortSet,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> PortSet {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
+            return unsafe { self.fas_avx512(query, fanout, allowed, scratch, tally) };
+        }
+        // SAFETY: the scalar scan runs on any CPU.
+        unsafe { self.fas_walk::<ScalarScan>(query, fanout, allowed, scratch, tally) }
+    }
+
+    /// The FAS walk with the AVX-512 scan inlined.
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(unsafe_code)]
+    unsafe fn fas_avx512(
+        &self,
+        query: &Descriptor,
+        fanout: Fanout,
+        allowed: &PortSet,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> PortSet {
+        // SAFETY: this function runs only where AVX-512F does (its own contract).
+        unsafe { self.fas_walk::<Avx512Scan>(query, fanout, allowed, scratch, tally) }
+    }
+
+    /// The FAS walk over lists read with scan `S`.
+    ///
+    /// # Safety
+    /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn fas_walk<S: ListScan>(
         &self,
         query: &Descriptor,
         fanout: Fanout,
@@ -280,33 +339,42 @@ impl CompiledFib {
         }
         let limit = fanout.get();
         let q = self.query(query);
+        // SAFETY: the caller's contract.
+        let scan = unsafe { S::new(q.bits) };
         let stack = &mut scratch.stack;
         stack.clear();
         stack.push((0, 1));
         while let Some((list, depth)) = stack.pop() {
             tally.list();
             let mut i = list as usize;
-            while let Some(n) = self.nodes.get(i) {
-                tally.node();
-                if !q.has_both(n.a, n.c) {
-                    // Neither a match nor a subtree to enter (most nodes).
-                } else if n.is(TERMINAL) {
-                    if let Some(set) = self.terminal_match(&q, n, i, depth) {
-                        let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
-                        if limit >= MAX_PORTS {
-                            out = out.union(&ports);
-                        } else if out.union_up_to(&ports, limit) {
-                            return out;
+            loop {
+                // Most nodes fail the scan's test (neither a match nor a subtree to enter).
+                // SAFETY: the caller's contract.
+                let chunk = unsafe { scan.chunk(&self.nodes, i, 0, i32::MAX) };
+                tally.nodes(chunk.read);
+                let mut pass = chunk.pass;
+                while pass != 0 {
+                    let k = i + pass.trailing_zeros() as usize;
+                    pass &= pass - 1;
+                    let Some(n) = self.nodes.get(k) else { break };
+                    if n.is(TERMINAL) {
+                        if let Some(set) = self.terminal_match(&q, n, k, depth) {
+                            let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
+                            if limit >= MAX_PORTS {
+                                out = out.union(&ports);
+                            } else if out.union_up_to(&ports, limit) {
+                                return out;
+                            }
                         }
+                    } else if n.min() < depth + q.from(n.pos()) {
+                        self.prefetch_children(n);
+                        stack.push((n.child() as u32, depth + 1 + n.skip()));
                     }
-                } else if n.min() < depth + q.from(n.pos()) {
-                    self.prefetch_children(n);
-                    stack.push((n.child() as u32, depth + 1 + n.skip()));
                 }
-                if n.is(LAST) {
+                if chunk.ended {
                     break;
                 }
-                i += 1;
+                i += 8;
             }
         }
         out
@@ -322,22 +390,54 @@ impl CompiledFib {
     /// descent, when it has no extra tags), and rule 3 prunes what cannot beat it (the paper's
     /// plain depth-first order found it late).
     pub fn fls(&self, query: &Descriptor, scratch: &mut MatchScratch) -> Option<Largest> {
-        self.fls_walk(query, scratch, &mut ())
+        self.fls_dispatch(query, scratch, &mut ())
     }
 
     /// [`CompiledFib::fls`], counting what the walk read.
     pub fn fls_counted(&self, query: &Descriptor, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
         let mut counts = WalkCounts::default();
-        (self.fls_walk(query, scratch, &mut counts), counts)
+        (self.fls_dispatch(query, scratch, &mut counts), counts)
     }
 
     #[inline(always)]
-    fn fls_walk(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+    #[allow(unsafe_code)]
+    fn fls_dispatch(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
+            return unsafe { self.fls_avx512(query, scratch, tally) };
+        }
+        // SAFETY: the scalar scan runs on any CPU.
+        unsafe { self.fls_walk::<ScalarScan>(query, scratch, tally) }
+    }
+
+    /// The FLS walk with the AVX-512 scan inlined.
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(unsafe_code)]
+    unsafe fn fls_avx512(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+        // SAFETY: this function runs only where AVX-512F does (its own contract).
+        unsafe { self.fls_walk::<Avx512Scan>(query, scratch, tally) }
+    }
+
+    /// The FLS walk over lists read with scan `S`.
+    ///
+    /// # Safety
+    /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn fls_walk<S: ListScan>(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
         if self.nodes.is_empty() {
             return None;
         }
         let q = self.query(query);
+        // SAFETY: the caller's contract.
+        let scan = unsafe { S::new(q.bits) };
         let descending = Descending::new(&q);
+        let ascending = self.order == SiblingOrder::Ascending;
         let (mut best_weight, mut best_set) = (0u32, usize::MAX);
         let stack = &mut scratch.bounded;
         stack.clear();
@@ -350,46 +450,52 @@ impl CompiledFib {
             let mut last_useful = descending.last_useful(best_weight, depth);
             let pushed = stack.len();
             let mut i = list as usize;
-            while let Some(n) = self.nodes.get(i) {
-                tally.node();
-                if i32::from(n.a) > last_useful {
-                    if self.order == SiblingOrder::Ascending {
-                        break; // No sibling from here on can beat the best match.
+            'list: loop {
+                // The scan tests heavier-than-best, position and guard at once, and in an
+                // ascending list stops at the cut: no sibling from there on can beat the best.
+                let cut = if ascending { last_useful } else { i32::MAX };
+                // SAFETY: the caller's contract.
+                let chunk = unsafe { scan.chunk(&self.nodes, i, best_weight, cut) };
+                let mut pass = chunk.pass;
+                while pass != 0 {
+                    let lane = pass.trailing_zeros();
+                    pass &= pass - 1;
+                    let k = i + lane as usize;
+                    let Some(n) = self.nodes.get(k) else { break };
+                    if i32::from(n.a) > last_useful {
+                        // Descending: the head of the list, past the cut (lower ones may pass).
+                    } else if n.is(TERMINAL) {
+                        if let Some(set) = self.terminal_match(&q, n, k, depth) {
+                            best_weight = u32::from(n.max);
+                            best_set = set;
+                            tally.best(lane + 1);
+                            last_useful = descending.last_useful(best_weight, depth);
+                            // The rest of the list is tested against the new best.
+                            tally.nodes(lane + 1);
+                            if n.is(LAST) {
+                                break 'list;
+                            }
+                            i = k + 1;
+                            continue 'list;
+                        }
+                    } else {
+                        let potential = depth - 1 + q.from(n.pos());
+                        if (n.min() <= potential) & (potential > best_weight) {
+                            self.prefetch_children(n);
+                            stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1 + n.skip()));
+                        }
                     }
-                    // Descending: this one cannot, the next ones (lower) may.
-                    if n.is(LAST) {
-                        break;
-                    }
-                    i += 1;
-                    continue;
                 }
-                // The three tests as bits and one branch (written with `has_both` and a bool `|`,
-                // the compiler branched again and the walk measured slower).
-                if u64::from(u32::from(n.max) > best_weight) & q.bit(usize::from(n.a)) & q.bit(usize::from(n.c)) == 0 {
-                    // Nothing heavier below, or nothing below in the query.
-                } else if n.is(TERMINAL) {
-                    if let Some(set) = self.terminal_match(&q, n, i, depth) {
-                        best_weight = u32::from(n.max);
-                        best_set = set;
-                        tally.best();
-                        last_useful = descending.last_useful(best_weight, depth);
-                    }
-                } else {
-                    let potential = depth - 1 + q.from(n.pos());
-                    if (n.min() <= potential) & (potential > best_weight) {
-                        self.prefetch_children(n);
-                        stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1 + n.skip()));
-                    }
-                }
-                if n.is(LAST) {
+                tally.nodes(chunk.read);
+                if chunk.ended {
                     break;
                 }
-                i += 1;
+                i += 8;
             }
             if stack.len() > pushed + 1 {
                 // Ties pop lowest position first: the push order for descending lists, its
                 // reverse for ascending ones (the sort is stable).
-                if self.order == SiblingOrder::Ascending {
+                if ascending {
                     stack[pushed..].reverse();
                 }
                 stack[pushed..].sort_by_key(|&(bound, _, _)| bound);

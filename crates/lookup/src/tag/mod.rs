@@ -23,6 +23,7 @@ mod engine;
 mod entries;
 mod fib;
 mod inverted;
+mod list_scan;
 mod matcher;
 mod ports;
 mod scan;
