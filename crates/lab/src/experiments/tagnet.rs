@@ -15,6 +15,9 @@
 //!
 //! Rows: `system` fas / fls / linear-scan / inverted-index (with `match` fas or fls) for
 //! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
+//! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); rows of a series
+//! name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`, `scalar` — the walks without
+//! the AVX-512 list scan, `descending`, `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
@@ -145,6 +148,7 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
         r.with("compression", fib.compression().name())
             .with("layout", fib.layout().name())
             .with("sibling_order", fib.sibling_order().name())
+            .with("list_scan", if fib.simd() { "avx512" } else { "scalar" })
             .with("extra_tags", extra_tags)
             .with("fib_bytes", fib.memory_bytes())
     };
@@ -328,11 +332,36 @@ fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> 
 /// FAS/FLS on `fibs` with the walks' prefetch of pushed child lists turned off (sweep
 /// `no_prefetch`): what each layout gives alone, as in the paper, which describes no prefetch.
 fn without_prefetch(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
+    switched_off(cfg, w, fibs, "no_prefetch", |fib, on| {
+        fib.set_prefetch(on);
+        true
+    })
+}
+
+/// FAS/FLS on `fibs` with the walks reading sibling lists node by node instead of eight nodes
+/// per AVX-512 scan (sweep `scalar`): what the scan gives. Nothing where this CPU has no
+/// AVX-512F (the main rows are then node by node, `list_scan` says so).
+fn without_simd(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
+    switched_off(cfg, w, fibs, "scalar", CompiledFib::set_simd)
+}
+
+/// FAS/FLS rows (sweep `sweep`) of each of `fibs` with a walk option turned off by `set(fib,
+/// false)`, which says whether it was on (else the FIB is skipped); turned on again after.
+fn switched_off(
+    cfg: &RunConfig,
+    w: &Workload<'_>,
+    fibs: &mut [CompiledFib],
+    sweep: &str,
+    set: impl Fn(&mut CompiledFib, bool) -> bool,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for fib in fibs {
-        fib.set_prefetch(false);
-        rows.extend(measure_trie(cfg, w, fib, 2).into_iter().map(|r| r.with("sweep", "no_prefetch")));
-        fib.set_prefetch(true);
+        if !set(fib, true) {
+            continue;
+        }
+        set(fib, false);
+        rows.extend(measure_trie(cfg, w, fib, 2).into_iter().map(|r| r.with("sweep", sweep)));
+        set(fib, true);
     }
     rows
 }
@@ -668,6 +697,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(measure_peers(cfg, &w, scan_q));
             if largest {
                 rows.extend(without_prefetch(cfg, &w, &mut fibs));
+                rows.extend(without_simd(cfg, &w, &mut fibs));
                 rows.extend(descending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
@@ -684,6 +714,7 @@ impl crate::Experiment for TagnetExperiment {
             let (r, mut fibs) = variants(cfg, &w, &[BEST_FIB])?;
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
+            rows.extend(without_simd(cfg, &w, &mut fibs));
             if let Some(best) = fibs.pop() {
                 rows.extend(mixed(cfg, &w, best, &loc));
             }
@@ -906,6 +937,16 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             chart: Chart::Lines { x_label: x_label.into(), log_x: false, series },
         });
     }
+    let gains = scan_gains(rows);
+    plots.push(Plot {
+        file_tag: "list-scan".into(),
+        title: "Reading sibling lists eight nodes per AVX-512 scan: speed-up over node by node (1 thread)".into(),
+        y_label: "× node-by-node matches/s".into(),
+        chart: Chart::Bars {
+            groups: gains.iter().map(|(f, c, l, _, _)| format!("{f} {c} {l}")).collect(),
+            series: vec![("fas".into(), gains.iter().map(|g| g.3).collect()), ("fls".into(), gains.iter().map(|g| g.4).collect())],
+        },
+    });
     let savings = permutation_savings(rows);
     plots.push(Plot {
         file_tag: "skew".into(),
@@ -920,6 +961,27 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         },
     });
     plots
+}
+
+/// For each (FIB, compression, layout) of sweep `scalar`: how much faster the main rows' AVX-512
+/// list scan ran FAS and FLS than the node-by-node walk, one thread.
+fn scan_gains(rows: &[Row]) -> Vec<(String, String, String, f64, f64)> {
+    let mut out = Vec::new();
+    for r in rows.iter().filter(|r| r.str("sweep") == Some("scalar") && r.str("system") == Some("fas")) {
+        let (Some(f), Some(c), Some(l)) = (r.str("fib"), r.str("compression"), r.str("layout")) else { continue };
+        let gain = |alg: &str| {
+            let scalar = rows.iter().find(|s| {
+                s.str("sweep") == Some("scalar")
+                    && s.str("system") == Some(alg)
+                    && s.str("fib") == Some(f)
+                    && s.str("compression") == Some(c)
+                    && s.str("layout") == Some(l)
+            });
+            num(find(rows, alg, f, &[("compression", c), ("layout", l)]), "kmatches_per_s") / num(scalar, "kmatches_per_s")
+        };
+        out.push((f.to_string(), c.to_string(), l.to_string(), gain("fas"), gain("fls")));
+    }
+    out
 }
 
 /// (x, µs per match) of `alg` on `compression`/SROL in sweep `sweep`, x being field `x`: the
@@ -1026,6 +1088,9 @@ fn summary(rows: &[Row]) -> Vec<String> {
             let ratio = |a: &str| speed(a, c, "srol") / speed(a, c, "sol");
             out.push(format!("tagnet {f} {c} without prefetch: SROL/SOL FAS {:.2}× FLS {:.2}×", ratio("fas"), ratio("fls")));
         }
+    }
+    for (f, c, l, fas, fls) in scan_gains(rows) {
+        out.push(format!("tagnet {f} {c}/{l}: AVX-512 list scan ÷ node by node: FAS {fas:.2}× FLS {fls:.2}×"));
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending")).and_then(|r| r.str("fib")) {
         let speed = |a: &str, c: &str, l: &str, descending: bool| {
