@@ -98,7 +98,8 @@ pub struct Largest {
 pub struct WalkCounts {
     /// Sibling lists read (FLS: not counting those dropped unread, their bound beaten).
     pub lists: u64,
-    /// Nodes read, passed over by FLS's cut or not.
+    /// Nodes read: in a descending list those FLS passes over at its cut too; an ascending list
+    /// is read up to its cut, the node there not included.
     pub nodes: u64,
     /// FLS: nodes read up to and including the terminator of its final best match. The rest
     /// proved that nothing heavier matches: no order of the walk can spare them, only tighter
