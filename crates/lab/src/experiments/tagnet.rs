@@ -745,10 +745,15 @@ fn size_label(n: usize) -> String {
 
 /// Rows of `system` on `fib` with every (key, value) string field equal.
 fn find<'a>(rows: &'a [Row], system: &str, fib: &str, fields: &[(&str, &str)]) -> Option<&'a Row> {
+    find_in(rows, None, system, fib, fields)
+}
+
+/// [`find`] among the rows of sweep `sweep` (`None`: the main rows).
+fn find_in<'a>(rows: &'a [Row], sweep: Option<&str>, system: &str, fib: &str, fields: &[(&str, &str)]) -> Option<&'a Row> {
     rows.iter().find(|r| {
         r.str("system") == Some(system)
             && r.str("fib") == Some(fib)
-            && r.str("sweep").is_none()
+            && r.str("sweep") == sweep
             && fields.iter().all(|(k, v)| r.str(k) == Some(v))
     })
 }
@@ -969,15 +974,9 @@ fn scan_gains(rows: &[Row]) -> Vec<(String, String, String, f64, f64)> {
     let mut out = Vec::new();
     for r in rows.iter().filter(|r| r.str("sweep") == Some("scalar") && r.str("system") == Some("fas")) {
         let (Some(f), Some(c), Some(l)) = (r.str("fib"), r.str("compression"), r.str("layout")) else { continue };
+        let form = [("compression", c), ("layout", l)];
         let gain = |alg: &str| {
-            let scalar = rows.iter().find(|s| {
-                s.str("sweep") == Some("scalar")
-                    && s.str("system") == Some(alg)
-                    && s.str("fib") == Some(f)
-                    && s.str("compression") == Some(c)
-                    && s.str("layout") == Some(l)
-            });
-            num(find(rows, alg, f, &[("compression", c), ("layout", l)]), "kmatches_per_s") / num(scalar, "kmatches_per_s")
+            num(find(rows, alg, f, &form), "kmatches_per_s") / num(find_in(rows, Some("scalar"), alg, f, &form), "kmatches_per_s")
         };
         out.push((f.to_string(), c.to_string(), l.to_string(), gain("fas"), gain("fls")));
     }
@@ -1076,13 +1075,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("no_prefetch")).and_then(|r| r.str("fib")) {
         let speed = |a: &str, c: &str, l: &str| {
-            let r = rows.iter().find(|r| {
-                r.str("sweep") == Some("no_prefetch")
-                    && r.str("system") == Some(a)
-                    && r.str("compression") == Some(c)
-                    && r.str("layout") == Some(l)
-            });
-            num(r, "kmatches_per_s")
+            num(find_in(rows, Some("no_prefetch"), a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
         };
         for c in ["perm+chain", "rare+chain"] {
             let ratio = |a: &str| speed(a, c, "srol") / speed(a, c, "sol");

@@ -56,10 +56,16 @@ pub(super) struct ScalarScan {
     bits: [u64; 3],
 }
 
+/// Bit `p` of a query's (renumbered) words, 0 or 1 (to combine tests without a branch each).
+#[inline(always)]
+pub(super) fn query_bit(bits: &[u64; 3], p: usize) -> u64 {
+    bits[p >> 6] >> (p & 63) & 1
+}
+
 impl ScalarScan {
     #[inline(always)]
     fn has(self, p: u8) -> u64 {
-        self.bits[usize::from(p >> 6)] >> (p & 63) & 1
+        query_bit(&self.bits, usize::from(p))
     }
 }
 

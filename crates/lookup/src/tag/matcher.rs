@@ -54,7 +54,7 @@ use super::chain::Record;
 use super::compile::{permute, CompiledFib, Node, SiblingOrder, LAST, TERMINAL};
 #[cfg(target_arch = "x86_64")]
 use super::list_scan::Avx512Scan;
-use super::list_scan::{ListScan, ScalarScan};
+use super::list_scan::{query_bit, ListScan, ScalarScan};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
 /// Cache lines prefetched from the start of each child list the walks push.
@@ -173,7 +173,7 @@ impl Query {
     /// Bit p of the query, 0 or 1 (to combine tests without a branch each).
     #[inline]
     fn bit(&self, p: usize) -> u64 {
-        self.bits[p >> 6] >> (p & 63) & 1
+        query_bit(&self.bits, p)
     }
 
     /// Query bits at positions ≥ p.
