@@ -26,6 +26,8 @@ enum Command {
     Ctl(cmd::ctl::Args),
     /// Run an experiment (or all of them) and write JSON results and plots.
     Bench(cmd::bench::Args),
+    /// Build a lookup table (TagNet descriptors, IP routes) from your file and look keys up in it.
+    Fib(cmd::fib::Args),
     /// Decode an NDN packet given in hex and print its fields.
     Packet(cmd::packet::Args),
     /// Traffic generator: a producer and a consumer through any running forwarder.
@@ -38,6 +40,7 @@ fn main() -> anyhow::Result<()> {
         Command::Run(args) => cmd::run::run(args),
         Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Fib(args) => cmd::fib::run(args),
         Command::Packet(args) => cmd::packet::run(args),
         Command::Traffic(args) => cmd::traffic::run(args),
     }

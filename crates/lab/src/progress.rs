@@ -14,3 +14,15 @@ pub fn bar(len: u64, what: &str) -> ProgressBar {
     bar.set_message(what.to_string());
     bar
 }
+
+/// A counter of steps of unknown number labelled `what` (lines of a file being read); hidden
+/// when stderr is not a TTY.
+pub fn counter(what: &str) -> ProgressBar {
+    let target = if std::io::stderr().is_terminal() { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() };
+    let bar = ProgressBar::with_draw_target(None, target);
+    let style =
+        ProgressStyle::with_template("{msg:>24} {spinner} {human_pos} ({per_sec})").unwrap_or_else(|_| ProgressStyle::default_spinner());
+    bar.set_style(style);
+    bar.set_message(what.to_string());
+    bar
+}

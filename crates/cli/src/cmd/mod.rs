@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod ctl;
+pub mod fib;
 pub mod packet;
 pub mod run;
 pub mod traffic;

@@ -80,6 +80,11 @@ impl DescriptorFib {
         self.entries.iter()
     }
 
+    /// Distinct (tree, interface) pairs.
+    pub fn port_count(&self) -> usize {
+        self.ports.len()
+    }
+
     /// The (tree, interface) pair behind `id`.
     pub fn port(&self, id: PortId) -> Option<Port> {
         self.ports.get(usize::from(id)).copied()

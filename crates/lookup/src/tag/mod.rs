@@ -4,7 +4,8 @@
 //! # Overview
 //! - [`Descriptor`]: a set of tags as a 192-bit Bloom filter (7 hashes per tag); hierarchical
 //!   names as depth-tagged components.
-//! - [`DescriptorFib`]: the control side — descriptors → sets of (tree, interface) [`Port`]s —
+//! - [`DescriptorFib`]: the control side — descriptors → sets of (tree, interface) [`Port`]s,
+//!   read from a text file by [`read_fib_file`] —
 //!   compiled ([`DescriptorFib::compile`]) into a [`CompiledFib`]: the prefix trie of 1-bit
 //!   positions as one vector, with bit permutation, terminal-chain removal and the SOL or SROL
 //!   layout ([`Compression`], [`Layout`]).
@@ -22,6 +23,7 @@ mod descriptor;
 mod engine;
 mod entries;
 mod fib;
+mod fib_file;
 mod inverted;
 mod list_scan;
 mod matcher;
@@ -33,6 +35,7 @@ pub use compile::{CompiledFib, Compression, Layout, SiblingOrder, VARIANTS};
 pub use descriptor::{tag_positions, Descriptor, DESCRIPTOR_BYTES, FILTER_BITS, HASHES_PER_TAG};
 pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingState, DESCRIPTOR_HEADER, FANOUT_ALL, LOCATOR_HEADER};
 pub use fib::DescriptorFib;
+pub use fib_file::{parse_descriptor, read_fib_file, FibFileError};
 pub use inverted::InvertedIndex;
 pub use matcher::{Fanout, Largest, MatchScratch, WalkCounts};
 pub use ports::{Port, PortId, PortSet, MAX_PORTS};

@@ -1,0 +1,223 @@
+//! `nexthop fib` on files written by the test: every answer the command prints is checked against
+//! the oracles (the linear scan for descriptors, the binary trie for addresses), keys given on
+//! the command line and on standard input; a bad file line is named and refuses the file; a bad
+//! key is reported while the others are answered.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use nexthop_lookup::ip::{BinaryTrie, NO_ROUTE};
+use nexthop_lookup::tag::{self, DescriptorFib, Fanout, LinearScan, PortSet};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// Runs `nexthop fib ARGS` with `stdin` on its standard input.
+fn nexthop_fib(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nexthop"))
+        .arg("fib")
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .env("RUST_LIB_BACKTRACE", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The (key, answer) pairs printed, one per line.
+fn answers(out: &Output) -> Vec<(String, String)> {
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    text.lines().map(|l| l.split_once('\t').map(|(k, a)| (k.to_string(), a.to_string())).unwrap()).collect()
+}
+
+/// `set`'s ports as the command prints them, sorted.
+fn port_names(fib: &DescriptorFib, set: &PortSet) -> BTreeSet<String> {
+    set.iter().filter_map(|id| fib.port(id)).map(|p| format!("{}:{}", p.tree, p.interface)).collect()
+}
+
+fn printed_ports(answer: &str) -> BTreeSet<String> {
+    if answer == "-" {
+        BTreeSet::new()
+    } else {
+        answer.split(' ').map(str::to_string).collect()
+    }
+}
+
+/// A descriptor FIB file of tag sets and names over a small vocabulary (so packets contain many
+/// entries), and packets: entries plus up to two extra tags, and a few that match nothing.
+fn tag_workload(path: &Path) -> Vec<String> {
+    let mut rng = SmallRng::seed_from_u64(7);
+    let tag = |rng: &mut SmallRng| format!("t{}", rng.gen_range(0..40));
+    let mut lines = vec!["# written by the test".to_string()];
+    let mut keys = Vec::new();
+    for i in 0..1500 {
+        let key = if i % 10 == 0 {
+            (0..rng.gen_range(1..=3)).map(|_| format!("/{}", tag(&mut rng))).collect::<String>()
+        } else {
+            (0..rng.gen_range(1..=4)).map(|_| tag(&mut rng)).collect::<Vec<_>>().join(" ")
+        };
+        let ports: Vec<String> = (0..rng.gen_range(1..=2)).map(|_| format!("{}:{}", rng.gen_range(0..4), rng.gen_range(0..16))).collect();
+        lines.push(format!("{key} -> {}", ports.join(" ")));
+        keys.push(key);
+    }
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    let mut packets: Vec<String> = (0..150)
+        .map(|i| {
+            let key = &keys[rng.gen_range(0..keys.len())];
+            if key.starts_with('/') {
+                format!("{key}/{}", tag(&mut rng))
+            } else {
+                let extra: Vec<String> = (0..i % 3).map(|_| tag(&mut rng)).collect();
+                format!("{key} {}", extra.join(" ")).trim().to_string()
+            }
+        })
+        .collect();
+    packets.extend(["nothing here", "/not/in/the/fib"].map(String::from));
+    packets
+}
+
+#[test]
+fn tag_answers_are_the_linear_scans() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tags.fib");
+    let packets = tag_workload(&path);
+    let file = path.to_str().unwrap();
+    let fib = tag::read_fib_file(std::fs::File::open(&path).map(std::io::BufReader::new).unwrap(), |_| {}).unwrap();
+    let scan = LinearScan::new(fib.entries());
+    let stdin = packets.join("\n") + "\n";
+    for form in [["--compression", "rare+chain", "--layout", "srol"], ["--compression", "perm+chain", "--layout", "sol"]] {
+        // FAS, all ports and those of tree 2.
+        for tree in [None, Some(2u16)] {
+            let mut args = vec!["tag", file];
+            args.extend(form);
+            let tree_arg = tree.map(|t| t.to_string());
+            if let Some(t) = &tree_arg {
+                args.extend(["--tree", t]);
+            }
+            let out = nexthop_fib(&args, &stdin);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let got = answers(&out);
+            assert_eq!(got.len(), packets.len());
+            let allowed = tree.map_or(PortSet::ALL, |t| fib.tree_ports(t));
+            let mut matched = 0;
+            for ((key, answer), packet) in got.iter().zip(&packets) {
+                assert_eq!(key, packet);
+                let want = scan.fas(&tag::parse_descriptor(packet).unwrap(), Fanout::ALL, &allowed);
+                matched += usize::from(!want.is_empty());
+                assert_eq!(printed_ports(answer), port_names(&fib, &want), "{form:?} {tree:?} {packet:?}");
+            }
+            assert!(matched > packets.len() / 2, "most packets match something: {matched}");
+        }
+        // FLS: the weight of the heaviest entry the packet contains, and the ports of one of them.
+        let mut args = vec!["tag", file, "--fls"];
+        args.extend(form);
+        let out = nexthop_fib(&args, &stdin);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        for ((_, answer), packet) in answers(&out).iter().zip(&packets) {
+            let (weight, candidates) = scan.fls_answers(&tag::parse_descriptor(packet).unwrap());
+            if candidates.is_empty() {
+                assert_eq!(answer, "-", "{packet:?}");
+                continue;
+            }
+            let (w, ports) = answer.strip_prefix("weight ").and_then(|a| a.split_once(": ")).unwrap();
+            assert_eq!(w.parse::<u32>().unwrap(), weight, "{packet:?}");
+            assert!(candidates.iter().any(|c| port_names(&fib, c) == printed_ports(ports)), "{packet:?}: {answer}");
+        }
+    }
+    // Keys on the command line, and a fan-out limit.
+    let out = nexthop_fib(&["tag", file, "--fanout", "1", &packets[0], &packets[1]], "");
+    assert!(out.status.success());
+    let got = answers(&out);
+    assert_eq!(got.len(), 2);
+    assert!(got.iter().all(|(_, a)| a == "-" || printed_ports(a).len() == 1), "{got:?}");
+}
+
+#[test]
+fn ip_answers_are_the_binary_tries() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("routes.txt");
+    let mut rng = SmallRng::seed_from_u64(9);
+    let (mut v4, mut v6) = (BinaryTrie::<u32>::new(), BinaryTrie::<u128>::new());
+    let mut lines = vec!["; written by the test".to_string()];
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..3000u32 {
+        let hop = rng.gen_range(0..1000u32);
+        if i % 3 == 0 {
+            let len = rng.gen_range(16..=64u8);
+            let prefix = (u128::from(rng.gen::<u16>() % 4 + 0x2001) << 112 | u128::from(rng.gen::<u64>()) << 48)
+                & (!0u128 << (128 - u32::from(len)));
+            if seen.insert((6, prefix, len)) {
+                v6.insert(prefix, len, hop).unwrap();
+                lines.push(format!("{}/{len} {hop}", std::net::Ipv6Addr::from(prefix)));
+            }
+        } else {
+            let len = rng.gen_range(8..=32u8);
+            let prefix = (rng.gen::<u32>() & 0x0fff_ffff | 0x0a00_0000) & (!0u32 << (32 - u32::from(len)));
+            if seen.insert((4, u128::from(prefix), len)) {
+                v4.insert(prefix, len, hop).unwrap();
+                lines.push(format!("{}/{len} {hop}", std::net::Ipv4Addr::from(prefix)));
+            }
+        }
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let addrs: Vec<String> = (0..2000)
+        .map(|i| {
+            if i % 2 == 0 {
+                std::net::Ipv4Addr::from(rng.gen::<u32>() & 0x0fff_ffff | 0x0a00_0000).to_string()
+            } else {
+                std::net::Ipv6Addr::from(u128::from(rng.gen::<u16>() % 4 + 0x2001) << 112 | u128::from(rng.gen::<u64>()) << 48).to_string()
+            }
+        })
+        .collect();
+    let out = nexthop_fib(&["ip", path.to_str().unwrap()], &(addrs.join("\n") + "\n"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = answers(&out);
+    assert_eq!(got.len(), addrs.len());
+    let mut routed = 0;
+    for ((key, answer), addr) in got.iter().zip(&addrs) {
+        assert_eq!(key, addr);
+        let want = match addr.parse::<std::net::IpAddr>().unwrap() {
+            std::net::IpAddr::V4(a) => v4.lookup(u32::from(a)),
+            std::net::IpAddr::V6(a) => v6.lookup(u128::from(a)),
+        };
+        routed += usize::from(want != NO_ROUTE);
+        assert_eq!(answer, &if want == NO_ROUTE { "-".to_string() } else { want.to_string() }, "{addr}");
+    }
+    assert!(routed > addrs.len() / 4, "many addresses have a route: {routed}");
+}
+
+#[test]
+fn a_bad_line_refuses_the_file_and_a_bad_key_only_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let tags = dir.path().join("bad.fib");
+    std::fs::write(&tags, "a b -> 0:1\n# fine\nc -> 0:x\n").unwrap();
+    let out = nexthop_fib(&["tag", tags.to_str().unwrap(), "a b"], "");
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.fib: line 3: bad interface"), "{err}");
+
+    let routes = dir.path().join("bad.routes");
+    std::fs::write(&routes, "10.0.0.0/8 1\n10.0.0.1/8 2\n").unwrap();
+    let out = nexthop_fib(&["ip", routes.to_str().unwrap(), "10.1.1.1"], "");
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 2: "), "{}", String::from_utf8_lossy(&out.stderr));
+
+    std::fs::write(&routes, "10.0.0.0/8 1\n").unwrap();
+    let out = nexthop_fib(&["ip", routes.to_str().unwrap()], "10.1.1.1\nnot-an-address\n\n# comment\n11.0.0.1\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(answers(&out), [("10.1.1.1", "1"), ("11.0.0.1", "-")].map(|(k, a)| (k.to_string(), a.to_string())));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"not-an-address\": not an IP address"));
+
+    std::fs::write(&tags, "a -> 0:1\n").unwrap();
+    let out = nexthop_fib(&["tag", tags.to_str().unwrap(), "a z", "", "/"], "");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(answers(&out), [("a z".to_string(), "0:1".to_string())]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr).matches("at least one tag").count(), 2);
+}

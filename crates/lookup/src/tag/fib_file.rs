@@ -1,0 +1,153 @@
+//! Descriptors and descriptor FIBs written as text, for people and files.
+//!
+//! # Overview
+//! A descriptor is written as its tags separated by white space (`music rock 80s`), or, starting
+//! with `/`, as a hierarchical name whose component i becomes the tag `i:component`
+//! (`/org/gnu/software`, the paper's section 2.1): [`parse_descriptor`].
+//!
+//! A descriptor FIB file has one entry per line: a descriptor, `->`, and the ports it forwards
+//! to, each `tree:interface` (decimal), separated by white space:
+//!
+//! ```text
+//! # descriptor -> tree:interface ...
+//! music rock 80s -> 0:1 0:2
+//! /org/gnu/software -> 1:3
+//! ```
+//!
+//! Blank lines and lines starting with `#` are skipped; a descriptor on several lines forwards to
+//! the union of their ports. [`read_fib_file`] refuses the whole file at its first bad line — no
+//! `->`, no tags, a bad port, one port too many for the FIB — with an error naming the line, so a
+//! FIB is built from a file only when all of it is good.
+
+use std::io::BufRead;
+
+use super::{Descriptor, DescriptorFib, Port, TagError, MAX_PORTS};
+
+/// Lines read between two calls of [`read_fib_file`]'s progress callback.
+pub const PROGRESS_EVERY: usize = 65_536;
+
+/// A line of a descriptor FIB file that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct FibFileError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// The descriptor written as `text`: white-space separated tags, or a `/`-separated name.
+///
+/// # Errors
+/// [`TagError::EmptyDescriptor`] for text with no tags (blank, or the name `/`).
+pub fn parse_descriptor(text: &str) -> Result<Descriptor, TagError> {
+    let text = text.trim();
+    if text.starts_with('/') {
+        Descriptor::from_name(text)
+    } else {
+        Descriptor::from_tags(text.split_whitespace())
+    }
+}
+
+/// The port written as `tree:interface`.
+fn parse_port(text: &str) -> Result<Port, String> {
+    let (tree, interface) = text.split_once(':').ok_or_else(|| format!("port {text:?} is not tree:interface"))?;
+    let number = |what: &str, s: &str| s.parse::<u16>().map_err(|_| format!("bad {what} {s:?} in port {text:?} (0–65535)"));
+    Ok(Port { tree: number("tree", tree)?, interface: number("interface", interface)? })
+}
+
+/// Parses one entry line (no comment, not blank) into `fib`; on error `fib` is unchanged.
+fn parse_line(line: &str, fib: &mut DescriptorFib) -> Result<(), String> {
+    let (descriptor, ports) = line.split_once("->").ok_or("expected `descriptor -> tree:interface ...`")?;
+    let d = parse_descriptor(descriptor).map_err(|e| e.to_string())?;
+    let ports = ports.split_whitespace().map(parse_port).collect::<Result<Vec<_>, _>>()?;
+    if ports.is_empty() {
+        return Err("no ports after `->`".into());
+    }
+    let mut new: Vec<Port> = ports.iter().copied().filter(|&p| fib.port_id(p).is_none()).collect();
+    new.sort_unstable();
+    new.dedup();
+    if fib.port_count() + new.len() > MAX_PORTS {
+        return Err(TagError::TooManyPorts.to_string());
+    }
+    for p in ports {
+        fib.insert(d, p).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Reads a descriptor FIB file; `progress(lines)` is called every [`PROGRESS_EVERY`] lines.
+///
+/// # Errors
+/// [`FibFileError`] for the first line that does not parse (or cannot be read).
+pub fn read_fib_file(reader: impl BufRead, mut progress: impl FnMut(usize)) -> Result<DescriptorFib, FibFileError> {
+    let mut fib = DescriptorFib::new();
+    for (i, line) in reader.lines().enumerate() {
+        let bad = |reason: String| FibFileError { line: i + 1, reason };
+        let line = line.map_err(|e| bad(e.to_string()))?;
+        let t = line.trim();
+        if !(t.is_empty() || t.starts_with('#')) {
+            parse_line(t, &mut fib).map_err(bad)?;
+        }
+        if (i + 1) % PROGRESS_EVERY == 0 {
+            progress(i + 1);
+        }
+    }
+    Ok(fib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<DescriptorFib, FibFileError> {
+        read_fib_file(text.as_bytes(), |_| {})
+    }
+
+    #[test]
+    fn descriptors_are_tags_or_names() {
+        assert_eq!(parse_descriptor("  rock  music ").unwrap(), Descriptor::from_tags(["music", "rock"]).unwrap());
+        assert_eq!(parse_descriptor("/org/gnu/software").unwrap(), Descriptor::from_tags(["1:org", "2:gnu", "3:software"]).unwrap());
+        assert_eq!(parse_descriptor(" \t"), Err(TagError::EmptyDescriptor));
+        assert_eq!(parse_descriptor("/"), Err(TagError::EmptyDescriptor));
+    }
+
+    #[test]
+    fn reads_entries_and_merges_repeated_descriptors() {
+        let fib = read("# a FIB\n\nmusic rock -> 0:1 0:2\n/org/gnu -> 1:3\n  rock music->0:4\n").unwrap();
+        assert_eq!(fib.len(), 2);
+        let d = Descriptor::from_tags(["music", "rock"]).unwrap();
+        let (_, set) = fib.entries().find(|(e, _)| **e == d).unwrap();
+        let ports: Vec<Port> = set.iter().filter_map(|id| fib.port(id)).collect();
+        assert_eq!(ports, [(0, 1), (0, 2), (0, 4)].map(|(tree, interface)| Port { tree, interface }));
+        assert_eq!(fib.tree_ports(1).len(), 1);
+    }
+
+    #[test]
+    fn bad_lines_are_named_and_refuse_the_file() {
+        let cases = [
+            ("a -> 0:1\nb 0:1\n", 2, "expected"),
+            ("-> 0:1\n", 1, "at least one tag"),
+            ("/ -> 0:1\n", 1, "at least one tag"),
+            ("a ->\n", 1, "no ports"),
+            ("a -> 1\n", 1, "not tree:interface"),
+            ("a -> x:1\n", 1, "bad tree"),
+            ("a -> 0:65536\n", 1, "bad interface"),
+        ];
+        for (text, line, what) in cases {
+            let e = read(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}");
+            assert!(e.to_string().contains(what), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_line_past_the_port_limit_adds_none_of_its_ports() {
+        let mut text: String = (0..MAX_PORTS - 1).map(|i| format!("t{i} -> 0:{i}\n")).collect();
+        let mut fib = read(&text).unwrap();
+        assert_eq!(parse_line("x -> 1:1 1:2", &mut fib).unwrap_err(), TagError::TooManyPorts.to_string());
+        assert_eq!((fib.len(), fib.port_count()), (MAX_PORTS - 1, MAX_PORTS - 1), "nothing of the bad line stays");
+        text.push_str("y -> 1:1\n");
+        assert_eq!(read(&text).unwrap().port_count(), MAX_PORTS);
+    }
+}
