@@ -1,9 +1,10 @@
 //! `nexthop fib` on files written by the test: every answer the command prints is checked against
-//! the oracles (the linear scan for descriptors, the binary trie for addresses), keys given on
+//! an oracle (the linear scan for descriptors, the binary trie for addresses, a longest-match
+//! scan of a map for names, the file itself for flat names), keys given on
 //! the command line and on standard input; a bad file line is named and refuses the file; a bad
 //! key is reported while the others are answered.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -192,6 +193,64 @@ fn ip_answers_are_the_binary_tries() {
 }
 
 #[test]
+fn name_answers_are_the_longest_routes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("names.routes");
+    let mut rng = SmallRng::seed_from_u64(11);
+    let component = |rng: &mut SmallRng| ["a", "b", "c", "d", "e"][rng.gen_range(0..5)];
+    // Routes of 1–4 components (and the root once), each with 1–3 faces over several lines.
+    let mut routes: HashMap<String, BTreeMap<u32, u32>> = HashMap::new();
+    let mut lines = vec!["/ 99 7".to_string()];
+    routes.entry("/".into()).or_default().insert(99, 7);
+    for _ in 0..300 {
+        let prefix: String = (0..rng.gen_range(1..=4)).map(|_| format!("/{}", component(&mut rng))).collect();
+        for _ in 0..rng.gen_range(1..=3) {
+            let (face, cost) = (rng.gen_range(1..20u32), rng.gen_range(0..100u32));
+            let hops = routes.entry(prefix.clone()).or_default();
+            let kept = hops.entry(face).or_insert(cost);
+            *kept = (*kept).min(cost);
+            lines.push(format!("{prefix} {face} {cost}"));
+        }
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let names: Vec<String> = (0..500).map(|_| (0..rng.gen_range(1..=6)).map(|_| format!("/{}", component(&mut rng))).collect()).collect();
+    let out = nexthop_fib(&["name", path.to_str().unwrap()], &(names.join("\n") + "\n"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = answers(&out);
+    assert_eq!(got.len(), names.len());
+    for ((key, answer), name) in got.iter().zip(&names) {
+        assert_eq!(key, name);
+        let parts: Vec<&str> = name.split('/').skip(1).collect();
+        let route = (0..=parts.len()).rev().map(|n| format!("/{}", parts[..n].join("/"))).find(|p| routes.contains_key(p)).unwrap();
+        let mut hops: Vec<(u32, u32)> = routes[&route].iter().map(|(&f, &c)| (c, f)).collect();
+        hops.sort_unstable();
+        let want = format!("{route} {}", hops.iter().map(|(c, f)| format!("{f}:{c}")).collect::<Vec<_>>().join(" "));
+        assert_eq!(answer, &want, "{name}");
+    }
+}
+
+#[test]
+fn flat_answers_names_in_the_fib_and_rejects_most_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flat.names");
+    let inside: Vec<(String, u32)> = (0..5000u32).map(|i| (format!("host-{i}.example"), i * 7919 % 100_000)).collect();
+    let text: String = inside.iter().map(|(n, a)| format!("{n} {a}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let outside: Vec<String> = (0..1000).map(|i| format!("other-{i}.example")).collect();
+    let keys: Vec<&str> = inside.iter().map(|(n, _)| n.as_str()).chain(outside.iter().map(String::as_str)).collect();
+    let out = nexthop_fib(&["flat", path.to_str().unwrap()], &(keys.join("\n") + "\n"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = answers(&out);
+    assert_eq!(got.len(), keys.len());
+    for ((key, answer), (name, action)) in got.iter().zip(&inside) {
+        assert_eq!((key, answer), (name, &action.to_string()));
+    }
+    // 8 checksum bits: an outside name slips through with probability 1/256.
+    let slipped = got[inside.len()..].iter().filter(|(_, a)| a != "-").count();
+    assert!(slipped <= 20, "{slipped} of 1000 outside names got an action");
+}
+
+#[test]
 fn a_bad_line_refuses_the_file_and_a_bad_key_only_itself() {
     let dir = tempfile::tempdir().unwrap();
     let tags = dir.path().join("bad.fib");
@@ -220,4 +279,16 @@ fn a_bad_line_refuses_the_file_and_a_bad_key_only_itself() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(answers(&out), [("a z".to_string(), "0:1".to_string())]);
     assert_eq!(String::from_utf8_lossy(&out.stderr).matches("at least one tag").count(), 2);
+
+    for (table, text, what) in [
+        ("name", "/a 1\n/b x\n", "line 2: bad face"),
+        ("name", "a/b 1\n", "line 1: bad prefix"),
+        ("flat", "x 1\ny 2\nx 3\n", "line 3: \"x\" is already in the file"),
+        ("flat", "x 16777216\n", "line 1: bad action"),
+    ] {
+        std::fs::write(&tags, text).unwrap();
+        let out = nexthop_fib(&[table, tags.to_str().unwrap(), "/a"], "");
+        assert!(!out.status.success() && out.stdout.is_empty(), "{table} {text:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(what), "{table} {text:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }

@@ -8,6 +8,13 @@
 //! - `nexthop fib ip FILE [ADDRESS ...]`: IPv4/IPv6 routes (`prefix/len next-hop` per line, the
 //!   pyasn format, [`nexthop_lookup::ip::parse_routes`]) in the Bloom-filter tables; each address
 //!   is answered with the next hop of its longest matching prefix.
+//! - `nexthop fib name FILE [NAME ...]`: NDN name routes (`/prefix face [cost]` per line; a prefix
+//!   on several lines gets each face) in the binary search of hash tables; each name is answered
+//!   with its longest matching route and that route's next hops (`face:cost`, cheapest first).
+//! - `nexthop fib flat FILE [NAME ...]`: flat names (`name action` per line, a name any string
+//!   without white space) in a Concise FIB (Othello); each name is answered with its action, or
+//!   `-` when its checksum bits say it is not in the FIB (`--checksum-bits r`: a name outside
+//!   slips through with probability 2^−r — the Concise FIB stores no names).
 //!
 //! Keys come from the command line or, when none is given there, one per line from standard
 //! input (blank lines and `#` lines skipped); answers go to standard output, one line per key:
@@ -15,6 +22,7 @@
 //! the others are still answered (the exit status is then 1). The table's size and build time
 //! go to standard error. A file with a bad line is refused whole, naming the line.
 
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::IpAddr;
@@ -22,9 +30,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context};
+use nexthop_fw::fib::Fib;
 use nexthop_lab::progress;
+use nexthop_lookup::flat::{Othello, OthelloConfig};
 use nexthop_lookup::ip::{self, Bloomfwd4, Bloomfwd6, NextHop, DEFAULT_FPR, NO_ROUTE};
+use nexthop_lookup::name::{self, NextHops};
 use nexthop_lookup::tag::{self, Compression, DescriptorFib, Fanout, Layout, MatchScratch, PortSet};
+use nexthop_wire::Name;
 
 /// Arguments of `nexthop fib`.
 #[derive(Debug, clap::Args)]
@@ -39,6 +51,10 @@ enum Table {
     Tag(TagArgs),
     /// IPv4/IPv6 routes in the Bloom-filter tables: longest prefix match of addresses.
     Ip(IpArgs),
+    /// NDN name routes in the binary search of hash tables: longest name prefix match.
+    Name(NameArgs),
+    /// Flat names in a Concise FIB (Othello hashing): exact match.
+    Flat(FlatArgs),
 }
 
 /// Arguments of `nexthop fib tag`.
@@ -83,6 +99,27 @@ struct IpArgs {
     fpr: f64,
 }
 
+/// Arguments of `nexthop fib name`.
+#[derive(Debug, clap::Args)]
+struct NameArgs {
+    /// The route file: `/prefix face [cost]` per line (face and cost: decimal numbers).
+    file: PathBuf,
+    /// Names to look up (NDN URIs); none: read them from standard input, one per line.
+    names: Vec<String>,
+}
+
+/// Arguments of `nexthop fib flat`.
+#[derive(Debug, clap::Args)]
+struct FlatArgs {
+    /// The name file: `name action` per line (action: a decimal number below 2^24).
+    file: PathBuf,
+    /// Names to look up; none: read them from standard input, one per line.
+    names: Vec<String>,
+    /// Checksum bits stored per name, to tell names outside the FIB (0–8).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=8))]
+    checksum_bits: u32,
+}
+
 fn parse_compression(s: &str) -> Result<Compression, String> {
     [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain]
         .into_iter()
@@ -99,6 +136,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bad_keys = match args.table {
         Table::Tag(a) => tag(&a)?,
         Table::Ip(a) => ip(&a)?,
+        Table::Name(a) => name(&a)?,
+        Table::Flat(a) => flat(&a)?,
     };
     if bad_keys > 0 {
         bail!("{bad_keys} key(s) could not be read");
@@ -217,4 +256,89 @@ fn ip(args: &IpArgs) -> anyhow::Result<usize> {
             IpAddr::V6(a) => hop(v6.lookup(u128::from(a))),
         })
     })
+}
+
+/// Reads `path` line by line: `parse(line)` for each line that is not blank or a `#` comment, with
+/// a line counter on stderr; the first error names the file and line.
+fn read_lines(path: &Path, mut parse: impl FnMut(&str) -> Result<(), String>) -> anyhow::Result<()> {
+    let (reader, bar) = open(path)?;
+    for (i, line) in reader.lines().enumerate() {
+        let at = || format!("{}: line {}", path.display(), i + 1);
+        let line = line.with_context(at)?;
+        let t = line.trim();
+        if !(t.is_empty() || t.starts_with('#')) {
+            parse(t).map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
+        }
+        if i % 65_536 == 0 {
+            bar.set_position(i as u64);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+fn name(args: &NameArgs) -> anyhow::Result<usize> {
+    let started = Instant::now();
+    let mut routes: HashMap<Name, Vec<name::NextHop>> = HashMap::new();
+    read_lines(&args.file, |line| {
+        let mut parts = line.split_whitespace();
+        let (Some(prefix), Some(face)) = (parts.next(), parts.next()) else { return Err("expected `/prefix face [cost]`".into()) };
+        let prefix = Name::from_uri(prefix).map_err(|e| format!("bad prefix {prefix:?}: {e}"))?;
+        let face = face.parse().map_err(|_| format!("bad face {face:?}"))?;
+        let cost = parts.next().map_or(Ok(0), |c| c.parse().map_err(|_| format!("bad cost {c:?}")))?;
+        if parts.next().is_some() {
+            return Err("too many fields".into());
+        }
+        routes.entry(prefix).or_default().push(name::NextHop { face, cost });
+        Ok(())
+    })?;
+    // The forwarder's FIB: the binary search of hash tables, plus the root route `/`.
+    let mut fib = Fib::default();
+    for (prefix, hops) in routes {
+        fib.insert(&prefix.as_view(), NextHops::new(hops)).map_err(|e| anyhow::anyhow!("route {prefix}: {e}"))?;
+    }
+    eprintln!("{}: {} routes, read and built in {:.2} s", args.file.display(), fib.len(), started.elapsed().as_secs_f64());
+    answer_each(&args.names, |key| {
+        let name = Name::from_uri(key).map_err(|e| anyhow::anyhow!("not an NDN name ({e})"))?;
+        let view = name.as_view();
+        let Some(hops) = fib.lookup(&view) else { return Ok("-".into()) };
+        // The route that answered: the longest prefix that is a route (a CLI's extra lookups).
+        let route =
+            (0..=view.len()).rev().map(|n| view.prefix(n)).find(|p| fib.get(p).is_some()).map(|r| r.to_string()).unwrap_or_default();
+        let hops: Vec<String> = hops.hops().iter().map(|h| format!("{}:{}", h.face, h.cost)).collect();
+        Ok(format!("{route} {}", hops.join(" ")))
+    })
+}
+
+fn flat(args: &FlatArgs) -> anyhow::Result<usize> {
+    const ACTION_BITS: u32 = 24;
+    let started = Instant::now();
+    let mut pairs: Vec<(Vec<u8>, u32)> = Vec::new();
+    let mut seen = HashSet::new();
+    read_lines(&args.file, |line| {
+        let mut parts = line.split_whitespace();
+        let (Some(key), Some(action), None) = (parts.next(), parts.next(), parts.next()) else {
+            return Err("expected `name action`".into());
+        };
+        let action: u32 =
+            action.parse().ok().filter(|&a| a < 1 << ACTION_BITS).ok_or_else(|| format!("bad action {action:?} (0 to 2^24 − 1)"))?;
+        if !seen.insert(key.to_string()) {
+            return Err(format!("{key:?} is already in the file"));
+        }
+        pairs.push((key.as_bytes().to_vec(), action));
+        Ok(())
+    })?;
+    let value_bits = pairs.iter().map(|p| p.1).max().map_or(1, |m| (32 - m.leading_zeros()).max(1));
+    let cfg = OthelloConfig { checksum_bits: args.checksum_bits, ..OthelloConfig::new(value_bits) };
+    let control = Othello::<u32>::construct(cfg, pairs.iter().map(|(k, a)| (k.as_slice(), *a))).context("building the Concise FIB")?;
+    let query = control.query();
+    eprintln!(
+        "{}: {} names, read and built in {:.2} s ({value_bits} action bits, {} checksum bits: {} bytes in the data plane)",
+        args.file.display(),
+        control.len(),
+        started.elapsed().as_secs_f64(),
+        args.checksum_bits,
+        query.bytes()
+    );
+    answer_each(&args.names, |key| Ok(query.lookup_checked(key.as_bytes()).map_or_else(|| "-".into(), |a| a.to_string())))
 }
