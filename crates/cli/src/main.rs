@@ -26,8 +26,8 @@ enum Command {
     Ctl(cmd::ctl::Args),
     /// Run an experiment (or all of them) and write JSON results and plots.
     Bench(cmd::bench::Args),
-    /// Build a lookup table (IP routes, NDN names, flat names, TagNet descriptors) from your file
-    /// and look keys up in it.
+    /// Build a lookup table (IP routes, NDN names, flat names, TagNet descriptors or locators)
+    /// from your file and look keys up in it.
     Fib(cmd::fib::Args),
     /// Decode an NDN packet given in hex and print its fields.
     Packet(cmd::packet::Args),

@@ -1,8 +1,8 @@
 //! `nexthop fib` on files written by the test: every answer the command prints is checked against
 //! an oracle (the linear scan for descriptors, the binary trie for addresses, a longest-match
-//! scan of a map for names, the file itself for flat names), keys given on
-//! the command line and on standard input; a bad file line is named and refuses the file; a bad
-//! key is reported while the others are answered.
+//! scan of a map for names, the file itself for flat names, the tree's path for locators), keys
+//! given on the command line and on standard input; a bad file line is named and refuses the
+//! file; a bad key is reported while the others are answered.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -251,6 +251,60 @@ fn flat_answers_names_in_the_fib_and_rejects_most_others() {
 }
 
 #[test]
+fn tz_paths_are_the_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("graph.txt");
+    let mut rng = SmallRng::seed_from_u64(13);
+    // A connected graph: a random tree over 400 nodes plus 300 more edges; nodes named "r<i>".
+    let n = 400u32;
+    let mut edges: Vec<(u32, u32)> = (1..n).map(|v| (rng.gen_range(0..v), v)).collect();
+    edges.extend((0..300).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))).filter(|(u, v)| u != v));
+    std::fs::write(&path, edges.iter().map(|(u, v)| format!("r{u} r{v}\n")).collect::<String>()).unwrap();
+    // The tree the command builds: ids in order of first appearance, BFS from the root given.
+    let mut ids: HashMap<u32, u32> = HashMap::new();
+    let mut adjacency: Vec<Vec<u32>> = Vec::new();
+    for &(u, v) in &edges {
+        let mut id = |x: u32| {
+            *ids.entry(x).or_insert_with(|| {
+                adjacency.push(Vec::new());
+                adjacency.len() as u32 - 1
+            })
+        };
+        let (a, b) = (id(u), id(v));
+        adjacency[a as usize].push(b);
+        adjacency[b as usize].push(a);
+    }
+    let tree = tag::Tree::bfs(&adjacency, ids[&7]).unwrap();
+    let up = |mut v: u32| {
+        let mut path = vec![v];
+        while tree.parent(v) != tag::NO_PARENT {
+            v = tree.parent(v);
+            path.push(v);
+        }
+        path
+    };
+    let name_of: HashMap<u32, u32> = ids.iter().map(|(&node, &id)| (id, node)).collect();
+    let pairs: Vec<(u32, u32)> = (0..300).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))).collect();
+    let keys: Vec<String> = pairs.iter().map(|(s, d)| format!("r{s} r{d}")).collect();
+    let out = nexthop_fib(&["tz", path.to_str().unwrap(), "--root", "r7"], &(keys.join("\n") + "\n"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = answers(&out);
+    assert_eq!(got.len(), pairs.len());
+    for ((key, answer), &(s, d)) in got.iter().zip(&pairs) {
+        assert_eq!(key, &format!("r{s} r{d}"));
+        // The tree path: up from the source to the lowest common ancestor, then down.
+        let (from_s, from_d) = (up(ids[&s]), up(ids[&d]));
+        let common = from_s.iter().find(|v| from_d.contains(v)).copied().unwrap();
+        let mut want: Vec<u32> = from_s.iter().copied().take_while(|&v| v != common).collect();
+        want.push(common);
+        want.extend(from_d.iter().copied().take_while(|&v| v != common).collect::<Vec<_>>().into_iter().rev());
+        let want: Vec<String> = want.iter().map(|id| format!("r{}", name_of[id])).collect();
+        let hops = answer.split_once(": ").unwrap().1;
+        assert_eq!(hops, format!("{} ({} hops)", want.join(" "), want.len() - 1), "{key}");
+    }
+}
+
+#[test]
 fn a_bad_line_refuses_the_file_and_a_bad_key_only_itself() {
     let dir = tempfile::tempdir().unwrap();
     let tags = dir.path().join("bad.fib");
@@ -285,6 +339,8 @@ fn a_bad_line_refuses_the_file_and_a_bad_key_only_itself() {
         ("name", "a/b 1\n", "line 1: bad prefix"),
         ("flat", "x 1\ny 2\nx 3\n", "line 3: \"x\" is already in the file"),
         ("flat", "x 16777216\n", "line 1: bad action"),
+        ("tz", "a b\nc\n", "line 2: expected `node node`"),
+        ("tz", "a b\nc d\n", "not connected"),
     ] {
         std::fs::write(&tags, text).unwrap();
         let out = nexthop_fib(&[table, tags.to_str().unwrap(), "/a"], "");

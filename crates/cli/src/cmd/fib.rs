@@ -15,6 +15,11 @@
 //!   without white space) in a Concise FIB (Othello); each name is answered with its action, or
 //!   `-` when its checksum bits say it is not in the FIB (`--checksum-bits r`: a name outside
 //!   slips through with probability 2^−r — the Concise FIB stores no names).
+//! - `nexthop fib tz FILE [PAIR ...]`: a graph (`node node` per edge, nodes any names without
+//!   white space), its BFS spanning tree from `--root` (default: the node of highest degree)
+//!   labelled by Thorup–Zwick; each pair `SRC DST` is answered with DST's locator (id and bits)
+//!   and the path a packet addressed by it takes from SRC, each router forwarding by its own
+//!   state alone (the paper's Figure 6).
 //!
 //! Keys come from the command line or, when none is given there, one per line from standard
 //! input (blank lines and `#` lines skipped); answers go to standard output, one line per key:
@@ -35,7 +40,7 @@ use nexthop_lab::progress;
 use nexthop_lookup::flat::{Othello, OthelloConfig};
 use nexthop_lookup::ip::{self, Bloomfwd4, Bloomfwd6, NextHop, DEFAULT_FPR, NO_ROUTE};
 use nexthop_lookup::name::{self, NextHops};
-use nexthop_lookup::tag::{self, Compression, DescriptorFib, Fanout, Layout, MatchScratch, PortSet};
+use nexthop_lookup::tag::{self, Compression, DescriptorFib, Fanout, Hop, Layout, MatchScratch, PortSet, Tree, TzLabels};
 use nexthop_wire::Name;
 
 /// Arguments of `nexthop fib`.
@@ -55,6 +60,8 @@ enum Table {
     Name(NameArgs),
     /// Flat names in a Concise FIB (Othello hashing): exact match.
     Flat(FlatArgs),
+    /// A graph's BFS tree labelled by Thorup–Zwick: locators and the paths packets take.
+    Tz(TzArgs),
 }
 
 /// Arguments of `nexthop fib tag`.
@@ -120,6 +127,18 @@ struct FlatArgs {
     checksum_bits: u32,
 }
 
+/// Arguments of `nexthop fib tz`.
+#[derive(Debug, clap::Args)]
+struct TzArgs {
+    /// The graph: `node node` per edge (node names without white space).
+    file: PathBuf,
+    /// Pairs `SRC DST` (one argument each, e.g. "a b"); none: read them from standard input.
+    pairs: Vec<String>,
+    /// The tree's root (default: the node of highest degree).
+    #[arg(long)]
+    root: Option<String>,
+}
+
 fn parse_compression(s: &str) -> Result<Compression, String> {
     [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain]
         .into_iter()
@@ -138,6 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Table::Ip(a) => ip(&a)?,
         Table::Name(a) => name(&a)?,
         Table::Flat(a) => flat(&a)?,
+        Table::Tz(a) => tz(&a)?,
     };
     if bad_keys > 0 {
         bail!("{bad_keys} key(s) could not be read");
@@ -341,4 +361,61 @@ fn flat(args: &FlatArgs) -> anyhow::Result<usize> {
         query.bytes()
     );
     answer_each(&args.names, |key| Ok(query.lookup_checked(key.as_bytes()).map_or_else(|| "-".into(), |a| a.to_string())))
+}
+
+fn tz(args: &TzArgs) -> anyhow::Result<usize> {
+    let started = Instant::now();
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut adjacency: Vec<Vec<u32>> = Vec::new();
+    let mut id = |name: &str, adjacency: &mut Vec<Vec<u32>>| {
+        *ids.entry(name.to_string()).or_insert_with(|| {
+            names.push(name.to_string());
+            adjacency.push(Vec::new());
+            (names.len() - 1) as u32
+        })
+    };
+    let mut edges = 0usize;
+    read_lines(&args.file, |line| {
+        let mut parts = line.split_whitespace();
+        let (Some(u), Some(v), None) = (parts.next(), parts.next(), parts.next()) else { return Err("expected `node node`".into()) };
+        if u == v {
+            return Err(format!("a loop at {u:?}"));
+        }
+        let (u, v) = (id(u, &mut adjacency), id(v, &mut adjacency));
+        adjacency[u as usize].push(v);
+        adjacency[v as usize].push(u);
+        edges += 1;
+        Ok(())
+    })?;
+    let root = match &args.root {
+        Some(r) => *ids.get(r).with_context(|| format!("--root {r:?} is not a node of the graph"))?,
+        None => (0..adjacency.len()).max_by_key(|&v| (adjacency[v].len(), std::cmp::Reverse(v))).context("the graph has no edges")? as u32,
+    };
+    let tree = Tree::bfs(&adjacency, root)
+        .map_err(|_| anyhow::anyhow!("the graph is not connected: not every node can be reached from {}", names[root as usize]))?;
+    let labels = TzLabels::build(&tree).context("labelling the tree")?;
+    let widest = (0..labels.len() as u32).map(|v| labels.label_bits(v)).max().unwrap_or(0);
+    eprintln!(
+        "{}: {} nodes, {edges} edges; BFS tree from {}, labelled in {:.2} s; labels up to {widest} bits",
+        args.file.display(),
+        names.len(),
+        names[root as usize],
+        started.elapsed().as_secs_f64()
+    );
+    answer_each(&args.pairs, |pair| {
+        let mut parts = pair.split_whitespace();
+        let (Some(src), Some(dst), None) = (parts.next(), parts.next(), parts.next()) else { bail!("expected `SRC DST`") };
+        let node = |n: &str| ids.get(n).copied().with_context(|| format!("{n:?} is not a node of the graph"));
+        let (mut at, dst) = (node(src)?, node(dst)?);
+        let label = labels.label(dst);
+        let mut path = vec![names[at as usize].as_str()];
+        // Each hop decided by the router there, from its own state and the locator alone.
+        while let Hop::Interface(port) = labels.router(at).forward(&label)? {
+            at = labels.neighbor(at, port).context("forwarded to an interface with no neighbour")?;
+            path.push(&names[at as usize]);
+            anyhow::ensure!(path.len() <= names.len(), "the locator led round a loop");
+        }
+        Ok(format!("locator {} ({} bits): {} ({} hops)", label.id, labels.label_bits(dst), path.join(" "), path.len() - 1))
+    })
 }
