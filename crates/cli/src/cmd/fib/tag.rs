@@ -1,0 +1,97 @@
+//! `nexthop fib tag`: a TagNet descriptor FIB from a file, matched by Find All Subsets or Find
+//! Largest Subset.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use nexthop_lookup::tag::{self, Compression, DescriptorFib, Fanout, Layout, MatchScratch, PortSet};
+
+use super::{answer_each, open};
+
+/// Arguments of `nexthop fib tag`.
+#[derive(Debug, clap::Args)]
+pub(super) struct Args {
+    /// The FIB file: `descriptor -> tree:interface ...` per line (descriptor: tags separated by
+    /// spaces, or a /hierarchical/name).
+    file: PathBuf,
+    /// Descriptors to match (tags separated by spaces, in one argument, or a /name); none: read
+    /// them from standard input, one per line.
+    descriptors: Vec<String>,
+    /// Find Largest Subset (the entry of greatest weight the descriptor contains) instead of
+    /// Find All Subsets.
+    #[arg(long)]
+    fls: bool,
+    /// FAS: stop once this many ports are chosen (default: all of them).
+    #[arg(long, value_name = "K")]
+    fanout: Option<usize>,
+    /// Only the ports on this tree (what a packet travelling on it may be forwarded to).
+    #[arg(long)]
+    tree: Option<u16>,
+    /// How the trie is compressed: none, perm, perm+chain (the paper's) or rare+chain.
+    #[arg(long, default_value = "rare+chain", value_parser = parse_compression)]
+    compression: Compression,
+    /// Node layout: sol or srol.
+    #[arg(long, default_value = "srol", value_parser = parse_layout)]
+    layout: Layout,
+}
+
+fn parse_compression(s: &str) -> Result<Compression, String> {
+    [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain]
+        .into_iter()
+        .find(|c| c.name() == s)
+        .ok_or_else(|| format!("unknown compression {s:?} (none, perm, perm+chain, rare+chain)"))
+}
+
+fn parse_layout(s: &str) -> Result<Layout, String> {
+    [Layout::Sol, Layout::Srol].into_iter().find(|l| l.name() == s).ok_or_else(|| format!("unknown layout {s:?} (sol, srol)"))
+}
+
+pub(super) fn run(args: &Args) -> anyhow::Result<usize> {
+    let started = Instant::now();
+    let (reader, bar) = open(&args.file)?;
+    let fib = tag::read_fib_file(reader, |n| bar.set_position(n as u64));
+    bar.finish_and_clear();
+    let fib = fib.map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    eprintln!(
+        "{}: {} descriptors, {} ports, read in {:.2} s",
+        args.file.display(),
+        fib.len(),
+        fib.port_count(),
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    let compiled = fib.compile(args.compression, args.layout).context("compiling the FIB")?;
+    eprintln!(
+        "compiled {}/{}: {} nodes, {} bytes, in {:.2} s",
+        args.compression.name(),
+        args.layout.name(),
+        compiled.node_count(),
+        compiled.memory_bytes(),
+        started.elapsed().as_secs_f64()
+    );
+    let allowed = args.tree.map_or(PortSet::ALL, |t| fib.tree_ports(t));
+    let fanout = args.fanout.map_or(Ok(Fanout::ALL), Fanout::new)?;
+    let mut scratch = MatchScratch::new();
+    answer_each(&args.descriptors, |key| {
+        let d = tag::parse_descriptor(key)?;
+        Ok(if args.fls {
+            match compiled.fls(&d, &mut scratch) {
+                Some(best) => format!("weight {}: {}", best.weight, ports(&fib, &best.ports.intersection(&allowed))),
+                None => "-".into(),
+            }
+        } else {
+            ports(&fib, &compiled.fas(&d, fanout, &allowed, &mut scratch))
+        })
+    })
+}
+
+/// `set` as `tree:interface` pairs, or `-`.
+fn ports(fib: &DescriptorFib, set: &PortSet) -> String {
+    let all: Vec<String> = set.iter().filter_map(|id| fib.port(id)).map(|p| format!("{}:{}", p.tree, p.interface)).collect();
+    if all.is_empty() {
+        "-".into()
+    } else {
+        all.join(" ")
+    }
+}
