@@ -35,6 +35,10 @@ pub enum Drop {
     PitFull,
     /// No FIB entry (answered with Nack NoRoute).
     NoRoute,
+    /// Self-learning: a route, or faces to broadcast a discovery on, but none of them eligible
+    /// (the Interest came from the only one): dropped without a Nack, as NFD's strategy sends
+    /// nothing then (a Nack NoRoute would make a self-learning downstream unlearn its route).
+    NoEligibleHop,
     /// Data that no PIT entry wanted.
     Unsolicited,
     /// A Nack that no out-record wanted.
@@ -57,7 +61,7 @@ pub enum Drop {
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 20] = [
+    pub const ALL: [Drop; 21] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
@@ -70,6 +74,7 @@ impl Drop {
         Drop::Loop,
         Drop::PitFull,
         Drop::NoRoute,
+        Drop::NoEligibleHop,
         Drop::Unsolicited,
         Drop::UnsolicitedNack,
         Drop::FaceGone,
@@ -95,6 +100,7 @@ impl Drop {
             Drop::Loop => "loop",
             Drop::PitFull => "pit-full",
             Drop::NoRoute => "no-route",
+            Drop::NoEligibleHop => "no-eligible-hop",
             Drop::Unsolicited => "unsolicited-data",
             Drop::UnsolicitedNack => "unsolicited-nack",
             Drop::FaceGone => "face-gone",

@@ -255,6 +255,10 @@ struct Plan {
     asf: Option<(Vec<u8>, AsfParams, Option<FaceId>)>,
     /// Self-learning: the Interest follows a known route (it goes out marked NonDiscovery).
     non_discovery: bool,
+    /// Self-learning: with no hop chosen, drop the Interest without a Nack (NFD's strategy
+    /// sends nothing when a route's next hops, or the faces a discovery goes to, are all
+    /// ineligible; only a NonDiscovery Interest with no route is Nacked).
+    silent: bool,
 }
 
 /// How a forwarder sends its copy of an Interest: where its HopLimit and Nonce are (to
@@ -388,6 +392,17 @@ impl Shard {
     fn fields<'t>(&self, token: Option<&'t [u8]>, nack: Option<NackReason>, to: FaceId, from: FaceId) -> LpFields<'t> {
         let incoming_face_id = (!self.local_fields.is_empty() && self.local_fields.contains(&to)).then_some(from);
         LpFields { pit_token: token, nack, incoming_face_id, ..LpFields::default() }
+    }
+
+    /// An Interest the strategy found no hop for: Nack NoRoute back, or, where `plan` says so
+    /// (self-learning), dropped without one.
+    fn no_hop(&mut self, face: FaceId, link: &LinkInfo<'_>, plan: &Plan, interest: &InterestView<'_>, out: &mut Outbox) {
+        if plan.silent {
+            self.counters.drops.count(Drop::NoEligibleHop);
+        } else {
+            self.counters.drops.count(Drop::NoRoute);
+            self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
+        }
     }
 
     fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
@@ -527,11 +542,13 @@ impl Shard {
                         Some((_, route)) if !route.hops().is_empty() => {
                             hops.extend(route.hops().iter().map(|h| u64::from(h.face)).filter(|&h| usable(h)));
                             plan.non_discovery = true;
+                            plan.silent = true;
                         }
                         // A discovery Interest with none: every face to another host.
                         _ if !link.non_discovery => {
                             hops.extend(nonlocal.iter().copied().filter(|&h| usable(h)));
                             hops.sort_unstable();
+                            plan.silent = true;
                         }
                         _ => {} // NonDiscovery with no route: Nack NoRoute.
                     }
@@ -647,8 +664,7 @@ impl Shard {
         let strategy = self.strategies.find(&name);
         let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
         if self.hops.is_empty() {
-            self.counters.drops.count(Drop::NoRoute);
-            self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
+            self.no_hop(face, link, &plan, interest, out);
             return;
         }
         if !self.face_has_room(face) {
@@ -731,8 +747,7 @@ impl Shard {
         }
         let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
         if self.hops.is_empty() {
-            self.counters.drops.count(Drop::NoRoute);
-            self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
+            self.no_hop(face, link, &plan, interest, out);
             if let Some(e) = self.pit.get_mut(slot) {
                 e.in_records.retain(|r| r.face != face);
                 let empty = e.in_records.is_empty();

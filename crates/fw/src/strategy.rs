@@ -20,7 +20,10 @@
 //!   marked) with no route is broadcast on every face to another host; the Data that answers it
 //!   carries a prefix announcement from the producer's forwarder, and each forwarder on the way
 //!   back learns a route from it (the shard keeps the announcements to attach and asks the RIB
-//!   to learn: [`crate::shard`]). A Nack NoRoute along a learned route unlearns it.
+//!   to learn: [`crate::shard`]). A Nack NoRoute along a learned route unlearns it. As NFD's, it
+//!   Nacks only a NonDiscovery Interest with no route; one whose route (or broadcast) leaves no
+//!   eligible face is dropped without a Nack (counted `no-eligible-hop`), since a Nack NoRoute
+//!   would make a self-learning downstream unlearn its route through this forwarder.
 //!
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
 //! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access`,

@@ -651,6 +651,36 @@ fn self_learning_broadcasts_discovers_and_unlearns() {
     assert_eq!((out[0].0, nack_reason(&out[0].1)), (PRODUCER, Some(NackReason::NoRoute)));
 }
 
+/// Self-learning as NFD's: an Interest whose route, or whose broadcast, leaves no eligible face
+/// (it came from the only one) is dropped without a Nack — a Nack NoRoute would make the
+/// self-learning forwarder downstream unlearn its route — and counted as such; best-route
+/// Nacks the same Interest.
+#[test]
+fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
+    use nexthop_fw::counters::Drop;
+    use nexthop_fw::strategy::Strategy;
+    let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
+    s.apply(&Control::SetStrategy(Name::from_uri("/sl").unwrap(), Strategy::SelfLearning));
+    s.apply(&Control::NonLocalFace(PRODUCER));
+    s.apply(&Control::SetRoute(Name::from_uri("/sl/known").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
+    s.apply(&Control::SetRoute(Name::from_uri("/br").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
+    // Its route's only next hop is where it came from.
+    assert!(feed(&mut s, 0, PRODUCER, &interest("/sl/known/1", 1)).is_empty());
+    // A discovery Interest with no route, from the only face to another host.
+    assert!(feed(&mut s, 1, PRODUCER, &interest("/sl/unknown/1", 2)).is_empty());
+    assert_eq!(s.counters().drops.get(Drop::NoEligibleHop), 2);
+    assert_eq!(s.counters().drops.get(Drop::NoRoute), 0);
+    // NonDiscovery with no route is still Nacked, and so is best-route's Interest.
+    let mut lp = LpPacket::wrap(interest("/sl/unknown/2", 3));
+    lp.non_discovery = true;
+    for wire in [lp.to_bytes(), interest("/br/1", 4)] {
+        let out = feed(&mut s, 2, PRODUCER, &wire);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].0, nack_reason(&out[0].1)), (PRODUCER, Some(NackReason::NoRoute)));
+    }
+    assert_eq!(s.counters().drops.get(Drop::NoRoute), 2);
+}
+
 /// Self-learning at the producer's forwarder: a discovery Interest from another host follows
 /// the producer's route (marked NonDiscovery on to the app), and the Data goes back with the
 /// producer's prefix announcement; Data for a NonDiscovery Interest goes back without one.
