@@ -126,6 +126,8 @@ pub struct HcsStats {
     pub reading: u64,
     /// Background reads those lookups started (the L2's `read_aheads` counts them too).
     pub background_reads: u64,
+    /// Data admitted to the L1 only: larger than an L2 chunk slot, so never staged or written.
+    pub l1_only: u64,
 }
 
 /// Chunks the read-ahead remembers as asked for lately (direct-mapped by chunk).
@@ -491,17 +493,29 @@ impl HierarchicalStore {
         self.l1.set_limit(limit)
     }
 
-    /// Admits a Data packet that arrived at `now_ms` into the L1 and stages it for the L2.
+    /// Admits a Data packet that arrived at `now_ms` into the L1 and stages it for the L2 — or,
+    /// larger than an L2 chunk slot, into the L1 only ([`HcsStats::l1_only`]): it is served while
+    /// the L1 keeps it, and not from the L2 after.
     ///
     /// # Errors
-    /// [`InsertError`] when the packet is malformed or larger than a slot; nothing changes then.
+    /// [`InsertError`] when the packet is malformed or larger than an L1 slot; nothing changes
+    /// then.
     pub fn insert(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
         let data = DataView::decode(wire)?;
-        self.check_fits(wire)?;
+        let l1_max = self.l1.config().slot_bytes as usize;
+        if wire.len() > l1_max {
+            return Err(InsertError::TooLarge { len: wire.len(), max: l1_max });
+        }
         if self.l1.limit() == 0 {
             return Ok(()); // Configured to hold nothing.
         }
         self.l1.insert_view(&data, now_ms)?;
+        if wire.len() > self.l2_max() {
+            if self.l2.is_some() {
+                self.stats.l1_only += 1;
+            }
+            return Ok(());
+        }
         self.stage(&data, now_ms)
     }
 
@@ -516,10 +530,14 @@ impl HierarchicalStore {
         self.stage(&data, now_ms)
     }
 
+    /// The largest packet an L2 chunk slot holds (no limit without an L2).
+    fn l2_max(&self) -> usize {
+        self.l2.as_ref().map_or(usize::MAX, |l2| l2.config().chunk_slot_bytes as usize - crate::l2::HEADER_BYTES)
+    }
+
     fn check_fits(&self, wire: &[u8]) -> Result<(), InsertError> {
-        let l1_max = self.l1.config().slot_bytes as usize;
-        let l2_max = self.l2.as_ref().map_or(usize::MAX, |l2| l2.config().chunk_slot_bytes as usize - crate::l2::HEADER_BYTES);
-        let max = l1_max.min(l2_max);
+        let max = self.l1.config().slot_bytes as usize;
+        let max = max.min(self.l2_max());
         if wire.len() > max {
             return Err(InsertError::TooLarge { len: wire.len(), max });
         }

@@ -196,11 +196,33 @@ fn corrupt_l2_chunks_are_counted_and_never_served() {
 fn oversize_and_malformed_packets_change_nothing() {
     let mut s = store(Backing::Memory { tau_bits_per_s: None }, 30);
     let big = chunk(1, 5000).1;
-    assert!(matches!(s.insert(&big, 0), Err(InsertError::TooLarge { max: 4064, .. })));
+    assert!(matches!(s.insert(&big, 0), Err(InsertError::TooLarge { max: 4096, .. })));
+    assert!(matches!(s.insert_l2_only(&chunk(1, 4080).1, 0), Err(InsertError::TooLarge { max: 4064, .. })));
     assert!(matches!(s.insert(&[6, 0], 0), Err(InsertError::Malformed(_))));
     assert!(s.l1().is_empty());
     s.flush().unwrap();
     assert_eq!(s.l2().unwrap().batches(), 0);
+}
+
+/// Data larger than an SSD chunk slot but not than a DRAM slot is cached in DRAM only: served
+/// from the L1 while it stays, never written to the L2, and counted.
+#[test]
+fn data_too_large_for_the_l2_is_kept_in_the_l1_only() {
+    let mut s = store_cfg(Backing::Memory { tau_bits_per_s: None }, 30, false, false, 2048);
+    let (big_name, big) = chunk(1, 3000);
+    s.insert(&big, 0).unwrap();
+    s.insert(&chunk(2, 1000).1, 0).unwrap();
+    let served = s.lookup(&Request::exact(big_name.as_view()), 0).unwrap();
+    assert_eq!((served.wire, served.tier), (big.as_slice(), Tier::L1));
+    assert_eq!(s.stats().l1_only, 1);
+    s.flush().unwrap();
+    assert_eq!(s.l2().unwrap().batches(), 1, "the small chunk's batch only");
+    // Once the L1 lets it go, it is gone: the L2 never had it; its small neighbour comes back.
+    s.set_l1_limit(0);
+    s.set_l1_limit(30);
+    let (small_name, _) = chunk(2, 1000);
+    assert_eq!(s.lookup(&Request::exact(small_name.as_view()), 0).map(|d| d.tier), Some(Tier::L2));
+    assert!(s.lookup(&Request::exact(big_name.as_view()), 0).is_none());
 }
 
 #[test]

@@ -116,7 +116,8 @@ pub struct CsConfig {
     /// SSD tier bytes.
     pub l2_bytes: u64,
     /// Bytes of one packet's slot on the SSD tier (a 32-byte header, then the packet): a
-    /// multiple of 2048, so a batch of 10 is whole 4096-byte blocks; larger Data is not cached.
+    /// multiple of 2048, so a batch of 10 is whole 4096-byte blocks; larger Data is cached in
+    /// DRAM only (counted as `cs_dram_only`).
     pub l2_slot_bytes: u32,
     /// Read the next batch of a content ahead from the SSD tier.
     pub l2_read_ahead: bool,

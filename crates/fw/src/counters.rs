@@ -213,6 +213,9 @@ pub struct ShardCounters {
     pub cs_l2_chunk_reads: Counter,
     /// Gauge: bytes read from the SSD tier.
     pub cs_l2_read_bytes: Counter,
+    /// Gauge: Data cached in DRAM only, too large for an SSD-tier slot
+    /// (`content_store.l2_slot_bytes`).
+    pub cs_dram_only: Counter,
     /// Interests parked while their content-store batch was read from the SSD tier.
     pub cs_parked: Counter,
     /// Gauge: Interests parked now.
@@ -245,6 +248,7 @@ impl ShardCounters {
             ("cs_l2_background_reads", &self.cs_l2_background_reads),
             ("cs_l2_chunk_reads", &self.cs_l2_chunk_reads),
             ("cs_l2_read_bytes", &self.cs_l2_read_bytes),
+            ("cs_dram_only", &self.cs_dram_only),
         ]
         .into_iter()
         .map(|(label, c)| (label, c.get()))

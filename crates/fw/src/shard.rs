@@ -829,8 +829,10 @@ impl Shard {
     fn update_cs_gauges(&self) {
         let Some(cs) = self.cs.as_ref() else { return };
         if cs.l2().is_some() {
-            let (background, l2) = (cs.stats().background_reads, cs.l2_stats());
+            let (stats, l2) = (cs.stats(), cs.l2_stats());
+            let background = stats.background_reads;
             self.counters.cs_l2_read_aheads.set(l2.read_aheads - background);
+            self.counters.cs_dram_only.set(stats.l1_only);
             self.counters.cs_l2_background_reads.set(background);
             self.counters.cs_l2_chunk_reads.set(l2.chunk_reads);
             self.counters.cs_l2_read_bytes.set(l2.read_bytes);

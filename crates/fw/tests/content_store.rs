@@ -93,6 +93,26 @@ fn serve_from_ssd(threads: usize) {
         let len = std::fs::metadata(&p).unwrap().len();
         assert!(len >= (64 << 20) / threads as u64 - (1 << 20), "{p}: {len} bytes");
     }
+    if threads == 1 {
+        // Data too large for a 2 KiB slot is still cached, in DRAM only, and counted.
+        let big = Name::from_uri("/big").unwrap();
+        let bstop = Arc::new(AtomicBool::new(false));
+        let producer = traffic::start_producer(&face, &face, &big, 3000, bstop.clone()).unwrap();
+        let mut x = Interest::new(big.clone().with(Component::segment(0)));
+        let mut fetch_big = |c: &mut Client| {
+            x.nonce = Some(c.next_nonce());
+            matches!(c.express(&x, Duration::from_secs(2)), Ok(Answer::Data(w)) if DataView::decode(&w).unwrap().content().map(<[u8]>::len) == Some(3000))
+        };
+        assert!(fetch_big(&mut c), "from the producer");
+        bstop.store(true, Ordering::Relaxed);
+        producer.join().unwrap();
+        assert!(fetch_big(&mut c), "from the DRAM tier, the producer gone");
+        let t0 = std::time::Instant::now();
+        while shards[0].cs_dram_only.get() == 0 {
+            assert!(t0.elapsed() < Duration::from_secs(5), "the gauge shows the DRAM-only Data");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     stop.store(true, Ordering::Relaxed);
     t.join().unwrap();
 }
