@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
@@ -12,7 +12,7 @@ use toml::Spanned;
 pub const DEFAULT_TOML: &str = include_str!("default.toml");
 
 /// The whole configuration.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// Threads and tables.
@@ -36,7 +36,7 @@ pub struct Config {
 }
 
 /// `[forwarder]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ForwarderConfig {
     /// Forwarding threads.
@@ -58,7 +58,7 @@ pub struct ForwarderConfig {
 }
 
 /// `[faces]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FacesConfig {
     /// Unix socket path ("" = none).
@@ -102,7 +102,7 @@ pub struct FacesConfig {
 }
 
 /// `[content_store]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CsConfig {
     /// Packets (0 = none).
@@ -131,18 +131,19 @@ pub struct CsConfig {
 }
 
 /// `[[face]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StaticFace {
     /// FaceUri (udp4/udp6/tcp4/tcp6, or ether for a unicast Ethernet face).
     pub uri: String,
     /// An Ethernet face's interface, `dev://<interface>` (needed when several interfaces have
     /// Ethernet faces).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub local: Option<String>,
 }
 
 /// `[[route]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StaticRoute {
     /// Name prefix.
@@ -155,7 +156,7 @@ pub struct StaticRoute {
 }
 
 /// `[[strategy]]`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StaticStrategy {
     /// Name prefix.
@@ -230,6 +231,11 @@ impl Config {
         let c = Config::deserialize(toml::de::Deserializer::from(Spanned::new(span, merged))).map_err(parse_err)?;
         c.validate()?;
         Ok(c)
+    }
+
+    /// The configuration as TOML: a whole file, which [`Config::parse`] reads back to the same.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a configuration is plain TOML values")
     }
 
     /// Reads a file on top of the default.

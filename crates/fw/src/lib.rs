@@ -36,6 +36,7 @@ pub mod fragmentation;
 #[allow(unsafe_code)]
 pub mod interfaces;
 pub mod mgmt;
+pub mod nfd_conf;
 pub mod outbox;
 pub mod packet;
 pub mod pit;

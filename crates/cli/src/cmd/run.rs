@@ -9,17 +9,25 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use nexthop_fw::config::{Config, DEFAULT_TOML};
+use nexthop_fw::nfd_conf;
 use nexthop_fw::runtime::Runtime;
 
 /// Arguments of `nexthop run`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Configuration file (TOML), read on top of the built-in default.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "nfd_conf")]
     config: Option<PathBuf>,
+    /// NFD's configuration file (nfd.conf) instead: what nexthop has a setting for is taken,
+    /// the rest named in warnings.
+    #[arg(long, value_name = "NFD_CONF")]
+    nfd_conf: Option<PathBuf>,
     /// Print the built-in default configuration and exit.
     #[arg(long)]
     print_default_config: bool,
+    /// Print the configuration in effect (from --config or --nfd-conf) as TOML and exit.
+    #[arg(long)]
+    print_config: bool,
 }
 
 /// Runs the forwarder until SIGTERM or SIGINT.
@@ -28,10 +36,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print!("{DEFAULT_TOML}");
         return Ok(());
     }
-    let cfg = match &args.config {
-        Some(p) => Config::load(p)?,
-        None => Config::default(),
+    let cfg = match (&args.config, &args.nfd_conf) {
+        (Some(p), _) => Config::load(p)?,
+        (None, Some(p)) => {
+            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            let (cfg, warnings) = nfd_conf::from_nfd_conf(&text).with_context(|| format!("{}", p.display()))?;
+            for w in warnings {
+                eprintln!("nexthop: {}: {w}", p.display());
+            }
+            cfg
+        }
+        (None, None) => Config::default(),
     };
+    if args.print_config {
+        print!("{}", cfg.to_toml());
+        return Ok(());
+    }
     let mut rt = Runtime::new(cfg).context("starting the forwarder")?;
     let l = rt.listening();
     tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, websocket = ?l.websocket, "nexthop forwarding");

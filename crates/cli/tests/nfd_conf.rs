@@ -1,0 +1,53 @@
+//! `nexthop run --nfd-conf`: a node moved from NFD keeps its `nfd.conf`. The test writes one,
+//! prints the configuration nexthop makes of it (TOML, warnings for what did not carry over),
+//! then runs the forwarder from it and checks through `nexthop ctl` that its Unix socket, its
+//! content-store capacity and its strategy choices are NFD's file's.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn the_forwarder_runs_from_nfds_configuration_file() {
+    let scratch = tempfile::Builder::new().prefix("nexthop-nfd-conf-").tempdir().unwrap();
+    let dir = scratch.path();
+    let sock = dir.join("nfd.sock");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let conf = dir.join("nfd.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "; moved from NFD\nlog\n{{\n  default_level INFO\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\n",
+            sock.display()
+        ),
+    )
+    .unwrap();
+    let exe = env!("CARGO_BIN_EXE_nexthop");
+    let conf_arg = conf.to_str().unwrap();
+
+    let out = Command::new(exe).args(["run", "--nfd-conf", conf_arg, "--print-config"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed: toml::Table = toml::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    assert_eq!(printed["faces"]["unix"].as_str(), sock.to_str());
+    assert_eq!(printed["faces"]["tcp"].as_str(), Some(format!("0.0.0.0:{port}").as_str()));
+    assert_eq!(printed["faces"]["udp"].as_str(), Some(""), "no udp section, no UDP channel (as NFD)");
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert!(warnings.contains("line 2: log: no nexthop counterpart, ignored"), "{warnings}");
+
+    let mut fw = Command::new(exe).args(["run", "--nfd-conf", conf_arg]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let t0 = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen on nfd.conf's socket");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ctl = |face: &str, args: &[&str]| {
+        let out = Command::new(exe).args(["ctl", "--face", face]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let unix = format!("unix://{}", sock.display());
+    assert!(ctl(&unix, &["cs"]).contains("capacity=500"), "tables.cs_max_packets");
+    let strategies = ctl(&format!("tcp4://127.0.0.1:{port}"), &["strategies"]);
+    assert!(strategies.lines().any(|l| l.contains("/m") && l.contains("multicast")), "{strategies}");
+    fw.kill().unwrap();
+    fw.wait().unwrap();
+}

@@ -1,0 +1,513 @@
+//! NFD's configuration file (`nfd.conf`) read into a [`Config`], for moving a node from NFD.
+//!
+//! # Overview
+//! `nfd.conf` is in Boost's INFO format: `key [value]` per line, a `{ … }` block of children
+//! after a key (on its line or the next), `;` comments, values in double quotes where they hold
+//! white space. [`parse_info`] reads that into a tree of [`InfoNode`]s, each with its line.
+//!
+//! [`from_nfd_conf`] then starts from what NFD does with an empty file — no channel, no
+//! multicast face — and takes what nexthop has a setting for:
+//! - `tables`: `cs_max_packets`, `cs_policy` (`lru`; `priority_fifo` becomes fifo),
+//!   `cs_unsolicited_policy`, `strategy_choice` (prefix → strategy) and `network_region`;
+//! - `face_system`: `general.enable_congestion_marking`; `unix.path`; `tcp`, `udp` and
+//!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: IPv4 where
+//!   enabled, else IPv6); `udp`'s `idle_timeout` (seconds), `unicast_mtu` and multicast (`mcast`,
+//!   `mcast_group`, `mcast_port`, `mcast_group_v6`, `mcast_port_v6`); `ether`'s `listen`, `mcast`,
+//!   `mcast_group` and a `whitelist` of `ifname`s;
+//! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
+//!   signatures are not checked: nexthop authorises by face scope).
+//!
+//! Everything else — `general`, `log`, `authorizations`, the rest of `rib`, the `whitelist`s
+//! and `blacklist`s of UDP multicast, keys nexthop has no counterpart for — is not an error: it
+//! comes back as a warning naming its line, so the operator sees what did not carry over. A
+//! value that does not parse (a port that is not a number, `listen maybe`) is an error naming
+//! its line, and nothing is returned.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use crate::config::{Config, ConfigError, StaticStrategy};
+
+/// One `key [value] [{ children }]` of an INFO file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfoNode {
+    /// The key.
+    pub key: String,
+    /// The value ("" when none).
+    pub value: String,
+    /// The block after it.
+    pub children: Vec<InfoNode>,
+    /// Its 1-based line.
+    pub line: usize,
+}
+
+/// A token of an INFO file and its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String, usize),
+    Open(usize),
+    Close(usize),
+    /// The end of a line (a key's value stops there).
+    Newline,
+}
+
+fn invalid(line: usize, what: impl std::fmt::Display) -> ConfigError {
+    ConfigError::Invalid(format!("nfd.conf line {line}: {what}"))
+}
+
+fn tokens(text: &str) -> Result<Vec<Token>, ConfigError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        let mut chars = line.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            match c {
+                ';' => break,
+                '{' => out.push(Token::Open(n)),
+                '}' => out.push(Token::Close(n)),
+                c if c.is_whitespace() => {}
+                '"' => {
+                    let mut word = String::new();
+                    loop {
+                        match chars.next() {
+                            Some((_, '"')) => break,
+                            Some((_, '\\')) => word.extend(chars.next().map(|(_, c)| c)),
+                            Some((_, c)) => word.push(c),
+                            None => return Err(invalid(n, "a quoted value is not closed")),
+                        }
+                    }
+                    out.push(Token::Word(word, n));
+                }
+                _ => {
+                    let mut end = line.len();
+                    while let Some(&(j, d)) = chars.peek() {
+                        if d.is_whitespace() || matches!(d, '{' | '}' | ';') {
+                            end = j;
+                            break;
+                        }
+                        chars.next();
+                    }
+                    out.push(Token::Word(line[at..end].to_string(), n));
+                }
+            }
+        }
+        out.push(Token::Newline);
+    }
+    Ok(out)
+}
+
+/// Parses INFO text into its top-level nodes.
+///
+/// # Errors
+/// [`ConfigError::Invalid`] naming the line of an unbalanced brace or an unclosed quote.
+pub fn parse_info(text: &str) -> Result<Vec<InfoNode>, ConfigError> {
+    let tokens = tokens(text)?;
+    let mut at = 0;
+    let nodes = parse_block(&tokens, &mut at, None)?;
+    Ok(nodes)
+}
+
+/// The nodes from `at` to the `}` that closes the block opened on line `opened` (or to the end).
+fn parse_block(tokens: &[Token], at: &mut usize, opened: Option<usize>) -> Result<Vec<InfoNode>, ConfigError> {
+    let mut nodes: Vec<InfoNode> = Vec::new();
+    while let Some(t) = tokens.get(*at) {
+        *at += 1;
+        match t {
+            Token::Newline => {}
+            Token::Close(n) => {
+                return match opened {
+                    Some(_) => Ok(nodes),
+                    None => Err(invalid(*n, "a `}` closes no block")),
+                }
+            }
+            Token::Open(n) => {
+                // A block with no key of its own belongs to the key before it (NFD's style puts
+                // the brace on the next line).
+                let Some(last) = nodes.last_mut().filter(|l| l.children.is_empty()) else {
+                    return Err(invalid(*n, "a `{` follows no key"));
+                };
+                last.children = parse_block(tokens, at, Some(*n))?;
+            }
+            Token::Word(key, n) => {
+                let mut node = InfoNode { key: key.clone(), value: String::new(), children: Vec::new(), line: *n };
+                if let Some(Token::Word(value, _)) = tokens.get(*at) {
+                    node.value = value.clone();
+                    *at += 1;
+                }
+                nodes.push(node);
+            }
+        }
+    }
+    match opened {
+        Some(n) => Err(invalid(n, "this `{` is never closed")),
+        None => Ok(nodes),
+    }
+}
+
+/// `nfd.conf`'s text as a nexthop configuration, and a warning for each thing that did not
+/// carry over.
+///
+/// # Errors
+/// [`ConfigError::Invalid`] naming the line of a value that does not parse, or the resulting
+/// configuration's first bad value.
+pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
+    let mut cfg = Config::default();
+    let f = &mut cfg.faces;
+    // NFD makes a channel only for a section that is there.
+    (f.unix, f.tcp, f.udp, f.websocket) = (String::new(), String::new(), String::new(), String::new());
+    let mut warnings = Vec::new();
+    for top in parse_info(text)? {
+        match top.key.as_str() {
+            "tables" => tables(&top, &mut cfg, &mut warnings)?,
+            "face_system" => face_system(&top, &mut cfg, &mut warnings)?,
+            "rib" => {
+                for n in &top.children {
+                    if n.key == "localhop_security" {
+                        cfg.forwarder.localhop_prefix_registration = true;
+                        warnings.push(format!(
+                            "line {}: rib.localhop_security: /localhop/nfd registration is served, its signatures not checked",
+                            n.line
+                        ));
+                    } else {
+                        ignored(n, "rib", &mut warnings);
+                    }
+                }
+            }
+            _ => ignored(&top, "", &mut warnings),
+        }
+    }
+    cfg.validate()?;
+    Ok((cfg, warnings))
+}
+
+fn ignored(n: &InfoNode, section: &str, warnings: &mut Vec<String>) {
+    let at = if section.is_empty() { n.key.clone() } else { format!("{section}.{}", n.key) };
+    warnings.push(format!("line {}: {at}: no nexthop counterpart, ignored", n.line));
+}
+
+fn yes(n: &InfoNode) -> Result<bool, ConfigError> {
+    match n.value.as_str() {
+        "yes" | "true" | "on" => Ok(true),
+        "no" | "false" | "off" => Ok(false),
+        v => Err(invalid(n.line, format_args!("{} = {v:?}: yes or no", n.key))),
+    }
+}
+
+fn number<T: std::str::FromStr>(n: &InfoNode) -> Result<T, ConfigError> {
+    value(n, "a number in range")
+}
+
+fn value<T: std::str::FromStr>(n: &InfoNode, what: &str) -> Result<T, ConfigError> {
+    n.value.parse().map_err(|_| invalid(n.line, format_args!("{} = {:?}: not {what}", n.key, n.value)))
+}
+
+fn tables(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> Result<(), ConfigError> {
+    for n in &section.children {
+        match n.key.as_str() {
+            "cs_max_packets" => cfg.content_store.capacity = number(n)?,
+            "cs_policy" => {
+                cfg.content_store.policy = match n.value.as_str() {
+                    "lru" => "lru".into(),
+                    "priority_fifo" => "fifo".into(),
+                    v => return Err(invalid(n.line, format_args!("cs_policy = {v:?}: lru or priority_fifo"))),
+                }
+            }
+            "cs_unsolicited_policy" => cfg.content_store.unsolicited_policy = n.value.clone(),
+            "strategy_choice" => {
+                cfg.strategy.extend(n.children.iter().map(|c| StaticStrategy { prefix: c.key.clone(), strategy: c.value.clone() }))
+            }
+            "network_region" => cfg.forwarder.network_regions.extend(n.children.iter().map(|c| c.key.clone())),
+            _ => ignored(n, "tables", warnings),
+        }
+    }
+    Ok(())
+}
+
+/// A channel's `listen`, `port`, `enable_v4` and `enable_v6` as one listen address ("" for none).
+fn listener(section: &InfoNode, default_port: u16, warnings: &mut Vec<String>) -> Result<String, ConfigError> {
+    let (mut listen, mut port, mut v4, mut v6) = (true, default_port, true, true);
+    for n in &section.children {
+        match n.key.as_str() {
+            "listen" => listen = yes(n)?,
+            "port" => port = number(n)?,
+            "enable_v4" => v4 = yes(n)?,
+            "enable_v6" => v6 = yes(n)?,
+            _ => {}
+        }
+    }
+    if !listen || !(v4 || v6) {
+        return Ok(String::new());
+    }
+    if v4 && v6 {
+        warnings.push(format!(
+            "line {}: face_system.{}: one listener, on IPv4 (0.0.0.0:{port}); NFD would listen on IPv6 too",
+            section.line, section.key
+        ));
+    }
+    Ok(if v4 { format!("{}:{port}", Ipv4Addr::UNSPECIFIED) } else { format!("[{}]:{port}", Ipv6Addr::UNSPECIFIED) })
+}
+
+fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> Result<(), ConfigError> {
+    let f = &mut cfg.faces;
+    for s in &section.children {
+        let known = |key: &str, extra: &[&str]| ["listen", "port", "enable_v4", "enable_v6"].contains(&key) || extra.contains(&key);
+        match s.key.as_str() {
+            "general" => {
+                for n in &s.children {
+                    match n.key.as_str() {
+                        "enable_congestion_marking" => f.congestion_marking = yes(n)?,
+                        _ => ignored(n, "face_system.general", warnings),
+                    }
+                }
+            }
+            "unix" => {
+                f.unix = "/run/nfd/nfd.sock".into(); // NFD's default path
+                for n in &s.children {
+                    match n.key.as_str() {
+                        "path" => f.unix = n.value.clone(),
+                        _ => ignored(n, "face_system.unix", warnings),
+                    }
+                }
+            }
+            "tcp" => {
+                f.tcp = listener(s, 6363, warnings)?;
+                s.children.iter().filter(|n| !known(&n.key, &[])).for_each(|n| ignored(n, "face_system.tcp", warnings));
+            }
+            "websocket" => {
+                f.websocket = listener(s, 9696, warnings)?;
+                s.children.iter().filter(|n| !known(&n.key, &[])).for_each(|n| ignored(n, "face_system.websocket", warnings));
+            }
+            "udp" => {
+                f.udp = listener(s, 6363, warnings)?;
+                let (mut mcast, mut group, mut port, mut group6, mut port6, mut v4, mut v6) = (
+                    true,
+                    Ipv4Addr::new(224, 0, 23, 170),
+                    56363u16,
+                    "ff02::1234".parse::<Ipv6Addr>().expect("an address"),
+                    56363u16,
+                    true,
+                    true,
+                );
+                for n in &s.children {
+                    match n.key.as_str() {
+                        "idle_timeout" => f.udp_idle_timeout_ms = number::<u64>(n)?.saturating_mul(1000),
+                        "unicast_mtu" => f.udp_mtu = number(n)?,
+                        "mcast" => mcast = yes(n)?,
+                        "mcast_group" => group = value(n, "an IPv4 address")?,
+                        "mcast_port" => port = number(n)?,
+                        "mcast_group_v6" => group6 = value(n, "an IPv6 address")?,
+                        "mcast_port_v6" => port6 = number(n)?,
+                        "enable_v4" => v4 = yes(n)?,
+                        "enable_v6" => v6 = yes(n)?,
+                        k if known(k, &[]) => {}
+                        _ => ignored(n, "face_system.udp", warnings),
+                    }
+                }
+                f.udp_multicast = if mcast && v4 { format!("{group}:{port}") } else { String::new() };
+                f.udp6_multicast = if mcast && v6 { format!("[{group6}]:{port6}") } else { String::new() };
+            }
+            "ether" => {
+                let (mut mcast, mut group) = (true, "01:00:5e:00:17:aa".to_string());
+                for n in &s.children {
+                    match n.key.as_str() {
+                        "listen" => f.ether_listen = yes(n)?,
+                        "mcast" => mcast = yes(n)?,
+                        "mcast_group" => group = n.value.clone(),
+                        "whitelist" => {
+                            for w in &n.children {
+                                match w.key.as_str() {
+                                    "ifname" => f.ether_interfaces.push(w.value.clone()),
+                                    "*" => {}
+                                    _ => ignored(w, "face_system.ether.whitelist", warnings),
+                                }
+                            }
+                        }
+                        _ => ignored(n, "face_system.ether", warnings),
+                    }
+                }
+                f.ether_multicast = if mcast { group } else { String::new() };
+            }
+            _ => ignored(s, "face_system", warnings),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sections of NFD's sample `nfd.conf` that nexthop reads, in its style (braces on their
+    /// own lines, comments), with values changed from the defaults so that each is seen.
+    const SAMPLE: &str = r#"
+; general section
+general
+{
+  ; user nfd
+}
+
+log
+{
+  default_level INFO
+}
+
+tables
+{
+  cs_max_packets 1000
+  cs_policy priority_fifo
+  cs_unsolicited_policy admit-local
+  strategy_choice
+  {
+    /               /localhost/nfd/strategy/best-route
+    /localhost      /localhost/nfd/strategy/multicast
+    /ndn/broadcast  /localhost/nfd/strategy/multicast
+  }
+  network_region
+  {
+    /example/region
+  }
+}
+
+face_system
+{
+  general
+  {
+    enable_congestion_marking no
+  }
+  unix
+  {
+    path "/tmp/nfd test.sock"
+  }
+  tcp
+  {
+    listen yes
+    port 6364
+    enable_v4 yes
+    enable_v6 no
+  }
+  udp
+  {
+    listen yes
+    port 6365
+    enable_v4 yes
+    enable_v6 yes
+    idle_timeout 30
+    unicast_mtu 8800
+    mcast yes
+    mcast_port 56364
+    mcast_group 224.0.23.171
+    mcast_port_v6 56365
+    mcast_group_v6 ff02::1235
+    whitelist
+    {
+      *
+    }
+  }
+  ether
+  {
+    listen yes
+    mcast no
+    whitelist
+    {
+      ifname eth1
+    }
+  }
+  websocket
+  {
+    listen no
+  }
+}
+
+authorizations
+{
+  authorize
+  {
+    certfile any
+  }
+}
+
+rib
+{
+  localhop_security
+  {
+    trust-anchor { type any }
+  }
+  auto_prefix_propagate { cost 15 }
+}
+"#;
+
+    #[test]
+    fn info_reads_keys_values_blocks_and_quotes() {
+        let nodes = parse_info("a 1 ; note\nb\n{\n  c \"x y\"\n  d { e 2 }\n}\n").unwrap();
+        assert_eq!(nodes.len(), 2);
+        assert_eq!((nodes[0].key.as_str(), nodes[0].value.as_str(), nodes[0].line), ("a", "1", 1));
+        assert_eq!(nodes[1].children[0].value, "x y");
+        assert_eq!(nodes[1].children[1].children[0], InfoNode { key: "e".into(), value: "2".into(), children: vec![], line: 5 });
+        for (bad, what) in
+            [("a {\n b 1\n", "line 1: this `{` is never closed"), ("}\n", "line 1: a `}` closes no block"), ("a \"b\n", "line 1: a quoted")]
+        {
+            let e = parse_info(bad).unwrap_err().to_string();
+            assert!(e.contains(what), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn nfds_sample_becomes_a_configuration() {
+        let (cfg, warnings) = from_nfd_conf(SAMPLE).unwrap();
+        assert_eq!((cfg.content_store.capacity, cfg.content_store.policy.as_str()), (1000, "fifo"));
+        assert_eq!(cfg.content_store.unsolicited_policy, "admit-local");
+        assert_eq!(cfg.strategy.len(), 3);
+        assert_eq!(
+            (cfg.strategy[2].prefix.as_str(), cfg.strategy[2].strategy.as_str()),
+            ("/ndn/broadcast", "/localhost/nfd/strategy/multicast")
+        );
+        assert_eq!(cfg.forwarder.network_regions, ["/example/region"]);
+        let f = &cfg.faces;
+        assert!(!f.congestion_marking);
+        assert_eq!(f.unix, "/tmp/nfd test.sock");
+        assert_eq!((f.tcp.as_str(), f.udp.as_str(), f.websocket.as_str()), ("0.0.0.0:6364", "0.0.0.0:6365", ""));
+        assert_eq!((f.udp_idle_timeout_ms, f.udp_mtu), (30_000, 8800));
+        assert_eq!((f.udp_multicast.as_str(), f.udp6_multicast.as_str()), ("224.0.23.171:56364", "[ff02::1235]:56365"));
+        assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
+        assert!(cfg.forwarder.localhop_prefix_registration);
+        // What did not carry over is named with its line.
+        let expected = [
+            (3, "general"),
+            (8, "log"),
+            (47, "face_system.udp: one listener"),
+            (60, "face_system.udp.whitelist"),
+            (80, "authorizations"),
+            (94, "rib.auto_prefix_propagate"),
+        ];
+        for (line, what) in expected {
+            assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
+        }
+    }
+
+    #[test]
+    fn the_configuration_prints_as_toml_that_reads_back_the_same() {
+        let (cfg, _) = from_nfd_conf(SAMPLE).unwrap();
+        let text = cfg.to_toml();
+        assert_eq!(Config::parse(&text, std::path::Path::new("printed.toml")).unwrap(), cfg, "{text}");
+    }
+
+    #[test]
+    fn an_empty_file_makes_no_channel_and_bad_values_name_their_line() {
+        let (cfg, warnings) = from_nfd_conf("").unwrap();
+        assert_eq!((cfg.faces.unix.as_str(), cfg.faces.tcp.as_str(), cfg.faces.udp.as_str()), ("", "", ""));
+        assert!(warnings.is_empty());
+        let (cfg, _) = from_nfd_conf("face_system\n{\n  unix\n  {\n  }\n  udp\n  {\n    mcast no\n  }\n}\n").unwrap();
+        assert_eq!(
+            (cfg.faces.unix.as_str(), cfg.faces.udp.as_str(), cfg.faces.udp_multicast.as_str()),
+            ("/run/nfd/nfd.sock", "0.0.0.0:6363", "")
+        );
+        for (text, what) in [
+            ("face_system {\n tcp {\n  port seven\n }\n}\n", "line 3: port = \"seven\""),
+            ("face_system {\n udp {\n  listen maybe\n }\n}\n", "line 3: listen = \"maybe\": yes or no"),
+            ("tables {\n cs_policy random\n}\n", "line 2: cs_policy"),
+            ("tables {\n cs_unsolicited_policy keep-all\n}\n", "unsolicited_policy"),
+        ] {
+            let e = from_nfd_conf(text).unwrap_err().to_string();
+            assert!(e.contains(what), "{text:?}: {e}");
+        }
+    }
+}
