@@ -225,6 +225,8 @@ impl Forwarder {
         let log_path = dir.join(format!("{system}.log"));
         let log = std::fs::File::create(&log_path)?;
         let t0 = Instant::now();
+        // No backtraces in the log: its last lines must be the error (see below).
+        cmd.env("RUST_BACKTRACE", "0").env("RUST_LIB_BACKTRACE", "0");
         let child = cmd.stdout(log.try_clone()?).stderr(log).stdin(Stdio::null()).spawn()?;
         let tcp: SocketAddr = ([127, 0, 0, 1], port).into();
         let mut me = Forwarder {
