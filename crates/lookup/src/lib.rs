@@ -18,6 +18,7 @@ pub mod flat;
 pub mod ip;
 pub mod mem;
 pub mod name;
+pub mod table_file;
 pub mod tag;
 
 /// The query side of a lookup table, shared by every family so the forwarder and the lab can

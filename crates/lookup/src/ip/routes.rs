@@ -11,6 +11,7 @@ use std::io::BufRead;
 use std::net::IpAddr;
 
 use super::{check_route, IpError, NextHop, MAX_NEXT_HOP};
+use crate::table_file::{for_each_line, BadLine};
 
 /// One route: a prefix (host bits zero), its length, its next hop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,8 +33,7 @@ pub struct RouteSet {
     pub v6: Vec<Route<u128>>,
 }
 
-/// Lines read between two calls of the progress callback.
-pub const PROGRESS_EVERY: usize = 65_536;
+pub use crate::table_file::PROGRESS_EVERY;
 
 /// Parses one route line (no comment, not blank).
 fn parse_line(line: &str, set: &mut RouteSet) -> Result<(), String> {
@@ -68,18 +68,10 @@ fn parse_line(line: &str, set: &mut RouteSet) -> Result<(), String> {
 ///
 /// # Errors
 /// [`IpError::BadLine`] for the first line that does not parse (or cannot be read).
-pub fn parse_routes(reader: impl BufRead, mut progress: impl FnMut(usize)) -> Result<RouteSet, IpError> {
+pub fn parse_routes(reader: impl BufRead, progress: impl FnMut(usize)) -> Result<RouteSet, IpError> {
     let mut set = RouteSet::default();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| IpError::BadLine { line: i + 1, reason: e.to_string() })?;
-        let t = line.trim();
-        if !(t.is_empty() || t.starts_with(';') || t.starts_with('#')) {
-            parse_line(t, &mut set).map_err(|reason| IpError::BadLine { line: i + 1, reason })?;
-        }
-        if (i + 1) % PROGRESS_EVERY == 0 {
-            progress(i + 1);
-        }
-    }
+    for_each_line(reader, &[';', '#'], progress, |line| parse_line(line, &mut set))
+        .map_err(|BadLine { line, reason }| IpError::BadLine { line, reason })?;
     Ok(set)
 }
 

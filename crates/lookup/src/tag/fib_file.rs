@@ -22,9 +22,7 @@
 use std::io::BufRead;
 
 use super::{Descriptor, DescriptorFib, Port, TagError, MAX_PORTS};
-
-/// Lines read between two calls of [`read_fib_file`]'s progress callback.
-pub const PROGRESS_EVERY: usize = 65_536;
+use crate::table_file::{for_each_line, BadLine};
 
 /// A line of a descriptor FIB file that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -76,23 +74,15 @@ fn parse_line(line: &str, fib: &mut DescriptorFib) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads a descriptor FIB file; `progress(lines)` is called every [`PROGRESS_EVERY`] lines.
+/// Reads a descriptor FIB file; `progress(lines)` is called every
+/// [`crate::table_file::PROGRESS_EVERY`] lines.
 ///
 /// # Errors
 /// [`FibFileError`] for the first line that does not parse (or cannot be read).
-pub fn read_fib_file(reader: impl BufRead, mut progress: impl FnMut(usize)) -> Result<DescriptorFib, FibFileError> {
+pub fn read_fib_file(reader: impl BufRead, progress: impl FnMut(usize)) -> Result<DescriptorFib, FibFileError> {
     let mut fib = DescriptorFib::new();
-    for (i, line) in reader.lines().enumerate() {
-        let bad = |reason: String| FibFileError { line: i + 1, reason };
-        let line = line.map_err(|e| bad(e.to_string()))?;
-        let t = line.trim();
-        if !(t.is_empty() || t.starts_with('#')) {
-            parse_line(t, &mut fib).map_err(bad)?;
-        }
-        if (i + 1) % PROGRESS_EVERY == 0 {
-            progress(i + 1);
-        }
-    }
+    for_each_line(reader, &['#'], progress, |line| parse_line(line, &mut fib))
+        .map_err(|BadLine { line, reason }| FibFileError { line, reason })?;
     Ok(fib)
 }
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use nexthop_lookup::ip::{self, Bloomfwd4, Bloomfwd6, NextHop, DEFAULT_FPR, NO_ROUTE};
 
-use super::{answer_each, open};
+use super::{answer_each, read_file};
 
 /// Arguments of `nexthop fib ip`.
 #[derive(Debug, clap::Args)]
@@ -26,10 +26,7 @@ pub(super) struct Args {
 
 pub(super) fn run(args: &Args) -> anyhow::Result<usize> {
     let started = Instant::now();
-    let (reader, bar) = open(&args.file)?;
-    let routes = ip::parse_routes(reader, |n| bar.set_position(n as u64));
-    bar.finish_and_clear();
-    let routes = routes.map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let routes = read_file(&args.file, |reader, progress| ip::parse_routes(reader, progress))?;
     eprintln!(
         "{}: {} IPv4 and {} IPv6 routes, read in {:.2} s",
         args.file.display(),

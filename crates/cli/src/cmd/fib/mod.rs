@@ -33,6 +33,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use nexthop_lab::progress;
+use nexthop_lookup::table_file::for_each_line;
 
 mod flat;
 mod ip;
@@ -76,10 +77,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Opens `path` for reading, with a spinner that counts lines while it is read.
-fn open(path: &Path) -> anyhow::Result<(BufReader<File>, indicatif::ProgressBar)> {
+/// Reads the file at `path` with `read`, which gets the file and a progress callback (lines read
+/// so far) that drives a line counter on stderr; an error names the file.
+fn read_file<T, E: std::fmt::Display>(
+    path: &Path,
+    read: impl FnOnce(BufReader<File>, &mut dyn FnMut(usize)) -> Result<T, E>,
+) -> anyhow::Result<T> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    Ok((BufReader::new(file), progress::counter("lines read")))
+    let bar = progress::counter("lines read");
+    let out = read(BufReader::new(file), &mut |n| bar.set_position(n as u64));
+    bar.finish_and_clear();
+    out.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Each key of `args` or, if there are none, each line of standard input (blank and `#` lines
@@ -116,19 +124,6 @@ fn answer_each(args: &[String], mut answer: impl FnMut(&str) -> anyhow::Result<S
 
 /// Reads `path` line by line: `parse(line)` for each line that is not blank or a `#` comment, with
 /// a line counter on stderr; the first error names the file and line.
-fn read_lines(path: &Path, mut parse: impl FnMut(&str) -> Result<(), String>) -> anyhow::Result<()> {
-    let (reader, bar) = open(path)?;
-    for (i, line) in reader.lines().enumerate() {
-        let at = || format!("{}: line {}", path.display(), i + 1);
-        let line = line.with_context(at)?;
-        let t = line.trim();
-        if !(t.is_empty() || t.starts_with('#')) {
-            parse(t).map_err(|e| anyhow::anyhow!("{}: {e}", at()))?;
-        }
-        if i % 65_536 == 0 {
-            bar.set_position(i as u64);
-        }
-    }
-    bar.finish_and_clear();
-    Ok(())
+fn read_lines(path: &Path, parse: impl FnMut(&str) -> Result<(), String>) -> anyhow::Result<()> {
+    read_file(path, |reader, progress| for_each_line(reader, &['#'], progress, parse))
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use nexthop_lookup::tag::{self, Compression, DescriptorFib, Fanout, Layout, MatchScratch, PortSet};
 
-use super::{answer_each, open};
+use super::{answer_each, read_file};
 
 /// Arguments of `nexthop fib tag`.
 #[derive(Debug, clap::Args)]
@@ -49,10 +49,7 @@ fn parse_layout(s: &str) -> Result<Layout, String> {
 
 pub(super) fn run(args: &Args) -> anyhow::Result<usize> {
     let started = Instant::now();
-    let (reader, bar) = open(&args.file)?;
-    let fib = tag::read_fib_file(reader, |n| bar.set_position(n as u64));
-    bar.finish_and_clear();
-    let fib = fib.map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    let fib = read_file(&args.file, |reader, progress| tag::read_fib_file(reader, progress))?;
     eprintln!(
         "{}: {} descriptors, {} ports, read in {:.2} s",
         args.file.display(),
