@@ -502,18 +502,15 @@ impl HierarchicalStore {
     /// then.
     pub fn insert(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
         let data = DataView::decode(wire)?;
-        let l1_max = self.l1.config().slot_bytes as usize;
-        if wire.len() > l1_max {
-            return Err(InsertError::TooLarge { len: wire.len(), max: l1_max });
+        if wire.len() > self.l1_max() {
+            return Err(InsertError::TooLarge { len: wire.len(), max: self.l1_max() });
         }
         if self.l1.limit() == 0 {
             return Ok(()); // Configured to hold nothing.
         }
         self.l1.insert_view(&data, now_ms)?;
         if wire.len() > self.l2_max() {
-            if self.l2.is_some() {
-                self.stats.l1_only += 1;
-            }
+            self.stats.l1_only += 1; // (never without an L2: no limit then)
             return Ok(());
         }
         self.stage(&data, now_ms)
@@ -530,14 +527,18 @@ impl HierarchicalStore {
         self.stage(&data, now_ms)
     }
 
+    /// The largest packet an L1 slot holds.
+    fn l1_max(&self) -> usize {
+        self.l1.config().slot_bytes as usize
+    }
+
     /// The largest packet an L2 chunk slot holds (no limit without an L2).
     fn l2_max(&self) -> usize {
         self.l2.as_ref().map_or(usize::MAX, |l2| l2.config().chunk_slot_bytes as usize - crate::l2::HEADER_BYTES)
     }
 
     fn check_fits(&self, wire: &[u8]) -> Result<(), InsertError> {
-        let max = self.l1.config().slot_bytes as usize;
-        let max = max.min(self.l2_max());
+        let max = self.l1_max().min(self.l2_max());
         if wire.len() > max {
             return Err(InsertError::TooLarge { len: wire.len(), max });
         }

@@ -222,8 +222,16 @@ fn tables(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> R
     Ok(())
 }
 
-/// A channel's `listen`, `port`, `enable_v4` and `enable_v6` as one listen address ("" for none).
-fn listener(section: &InfoNode, default_port: u16, warnings: &mut Vec<String>) -> Result<String, ConfigError> {
+/// A channel's listen address ("" for none) and which IP versions its section enables.
+struct Listener {
+    addr: String,
+    v4: bool,
+    v6: bool,
+}
+
+/// A channel section's `listen`, `port`, `enable_v4` and `enable_v6` as one listener; any other
+/// key not among `own_keys` (those the caller reads itself) is named in a warning.
+fn listener(section: &InfoNode, default_port: u16, own_keys: &[&str], warnings: &mut Vec<String>) -> Result<Listener, ConfigError> {
     let (mut listen, mut port, mut v4, mut v6) = (true, default_port, true, true);
     for n in &section.children {
         match n.key.as_str() {
@@ -231,25 +239,29 @@ fn listener(section: &InfoNode, default_port: u16, warnings: &mut Vec<String>) -
             "port" => port = number(n)?,
             "enable_v4" => v4 = yes(n)?,
             "enable_v6" => v6 = yes(n)?,
-            _ => {}
+            k if own_keys.contains(&k) => {}
+            _ => ignored(n, &format!("face_system.{}", section.key), warnings),
         }
     }
-    if !listen || !(v4 || v6) {
-        return Ok(String::new());
-    }
-    if v4 && v6 {
-        warnings.push(format!(
-            "line {}: face_system.{}: one listener, on IPv4 (0.0.0.0:{port}); NFD would listen on IPv6 too",
-            section.line, section.key
-        ));
-    }
-    Ok(if v4 { format!("{}:{port}", Ipv4Addr::UNSPECIFIED) } else { format!("[{}]:{port}", Ipv6Addr::UNSPECIFIED) })
+    let addr = if !listen || !(v4 || v6) {
+        String::new()
+    } else if v4 {
+        if v6 {
+            warnings.push(format!(
+                "line {}: face_system.{}: one listener, on IPv4 (0.0.0.0:{port}); NFD would listen on IPv6 too",
+                section.line, section.key
+            ));
+        }
+        format!("{}:{port}", Ipv4Addr::UNSPECIFIED)
+    } else {
+        format!("[{}]:{port}", Ipv6Addr::UNSPECIFIED)
+    };
+    Ok(Listener { addr, v4, v6 })
 }
 
 fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> Result<(), ConfigError> {
     let f = &mut cfg.faces;
     for s in &section.children {
-        let known = |key: &str, extra: &[&str]| ["listen", "port", "enable_v4", "enable_v6"].contains(&key) || extra.contains(&key);
         match s.key.as_str() {
             "general" => {
                 for n in &s.children {
@@ -268,25 +280,15 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                     }
                 }
             }
-            "tcp" => {
-                f.tcp = listener(s, 6363, warnings)?;
-                s.children.iter().filter(|n| !known(&n.key, &[])).for_each(|n| ignored(n, "face_system.tcp", warnings));
-            }
-            "websocket" => {
-                f.websocket = listener(s, 9696, warnings)?;
-                s.children.iter().filter(|n| !known(&n.key, &[])).for_each(|n| ignored(n, "face_system.websocket", warnings));
-            }
+            "tcp" => f.tcp = listener(s, 6363, &[], warnings)?.addr,
+            "websocket" => f.websocket = listener(s, 9696, &[], warnings)?.addr,
             "udp" => {
-                f.udp = listener(s, 6363, warnings)?;
-                let (mut mcast, mut group, mut port, mut group6, mut port6, mut v4, mut v6) = (
-                    true,
-                    Ipv4Addr::new(224, 0, 23, 170),
-                    56363u16,
-                    "ff02::1234".parse::<Ipv6Addr>().expect("an address"),
-                    56363u16,
-                    true,
-                    true,
-                );
+                const UDP_KEYS: [&str; 7] =
+                    ["idle_timeout", "unicast_mtu", "mcast", "mcast_group", "mcast_port", "mcast_group_v6", "mcast_port_v6"];
+                let Listener { addr, v4, v6 } = listener(s, 6363, &UDP_KEYS, warnings)?;
+                f.udp = addr;
+                let (mut mcast, mut group, mut port, mut group6, mut port6) =
+                    (true, Ipv4Addr::new(224, 0, 23, 170), 56363u16, "ff02::1234".parse::<Ipv6Addr>().expect("an address"), 56363u16);
                 for n in &s.children {
                     match n.key.as_str() {
                         "idle_timeout" => f.udp_idle_timeout_ms = number::<u64>(n)?.saturating_mul(1000),
@@ -296,10 +298,7 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "mcast_port" => port = number(n)?,
                         "mcast_group_v6" => group6 = value(n, "an IPv6 address")?,
                         "mcast_port_v6" => port6 = number(n)?,
-                        "enable_v4" => v4 = yes(n)?,
-                        "enable_v6" => v6 = yes(n)?,
-                        k if known(k, &[]) => {}
-                        _ => ignored(n, "face_system.udp", warnings),
+                        _ => {} // the listener's keys, or named by `listener`
                     }
                 }
                 f.udp_multicast = if mcast && v4 { format!("{group}:{port}") } else { String::new() };

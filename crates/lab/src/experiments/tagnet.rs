@@ -1087,15 +1087,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending")).and_then(|r| r.str("fib")) {
         let speed = |a: &str, c: &str, l: &str, descending: bool| {
-            let r = rows.iter().find(|r| {
-                (r.str("sweep") == Some("descending")) == descending
-                    && r.str("sweep").is_none_or(|s| s == "descending")
-                    && r.str("fib") == Some(f)
-                    && r.str("system") == Some(a)
-                    && r.str("compression") == Some(c)
-                    && r.str("layout") == Some(l)
-            });
-            num(r, "kmatches_per_s")
+            num(find_in(rows, descending.then_some("descending"), a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
         };
         for c in ["perm+chain", "rare+chain"] {
             for (order, desc) in [("ascending", false), ("descending", true)] {
