@@ -63,9 +63,9 @@ pub struct ForwarderConfig {
 pub struct FacesConfig {
     /// Unix socket path ("" = none).
     pub unix: String,
-    /// TCP listen address ("" = none).
+    /// TCP listen address ("" = none; `[::]:port` is dual-stack, IPv6 and IPv4).
     pub tcp: String,
-    /// UDP listen address ("" = none).
+    /// UDP listen address ("" = none; `[::]:port` is dual-stack, IPv6 and IPv4).
     pub udp: String,
     /// WebSocket listen address ("" = none): browser and Node.js apps (NFD's port is 9696).
     pub websocket: String,
@@ -357,7 +357,7 @@ mod tests {
             Config::parse("[faces]\nunix = \"/tmp/x.sock\"\n[[route]]\nprefix = \"/a\"\nface = \"udp4://10.0.0.1\"\n", Path::new("t.toml"))
                 .unwrap();
         assert_eq!(c.faces.unix, "/tmp/x.sock");
-        assert_eq!(c.faces.udp, "0.0.0.0:6363");
+        assert_eq!(c.faces.udp, "[::]:6363");
         assert_eq!(c.route.len(), 1);
         assert_eq!(c.route[0].cost, 0);
     }

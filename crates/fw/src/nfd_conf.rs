@@ -10,8 +10,8 @@
 //! - `tables`: `cs_max_packets`, `cs_policy` (`lru`; `priority_fifo` becomes fifo),
 //!   `cs_unsolicited_policy`, `strategy_choice` (prefix → strategy) and `network_region`;
 //! - `face_system`: `general.enable_congestion_marking`; `unix.path`; `tcp`, `udp` and
-//!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: IPv4 where
-//!   enabled, else IPv6); `udp`'s `idle_timeout` (seconds), `unicast_mtu` and multicast (`mcast`,
+//!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: `[::]`,
+//!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `udp`'s `idle_timeout` (seconds), `unicast_mtu` and multicast (`mcast`,
 //!   `mcast_group`, `mcast_port`, `mcast_group_v6`, `mcast_port_v6`); `ether`'s `listen`, `mcast`,
 //!   `mcast_group` and a `whitelist` of `ifname`s;
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
@@ -245,15 +245,15 @@ fn listener(section: &InfoNode, default_port: u16, own_keys: &[&str], warnings: 
     }
     let addr = if !listen || !(v4 || v6) {
         String::new()
-    } else if v4 {
-        if v6 {
+    } else if !v6 {
+        format!("{}:{port}", Ipv4Addr::UNSPECIFIED)
+    } else {
+        if !v4 {
             warnings.push(format!(
-                "line {}: face_system.{}: one listener, on IPv4 (0.0.0.0:{port}); NFD would listen on IPv6 too",
+                "line {}: face_system.{}: IPv6 only is not kept: [::]:{port} is dual-stack, IPv4 peers reach it too",
                 section.line, section.key
             ));
         }
-        format!("{}:{port}", Ipv4Addr::UNSPECIFIED)
-    } else {
         format!("[{}]:{port}", Ipv6Addr::UNSPECIFIED)
     };
     Ok(Listener { addr, v4, v6 })
@@ -463,20 +463,15 @@ rib
         let f = &cfg.faces;
         assert!(!f.congestion_marking);
         assert_eq!(f.unix, "/tmp/nfd test.sock");
-        assert_eq!((f.tcp.as_str(), f.udp.as_str(), f.websocket.as_str()), ("0.0.0.0:6364", "0.0.0.0:6365", ""));
+        // tcp enables IPv4 only; udp both, one dual-stack listener.
+        assert_eq!((f.tcp.as_str(), f.udp.as_str(), f.websocket.as_str()), ("0.0.0.0:6364", "[::]:6365", ""));
         assert_eq!((f.udp_idle_timeout_ms, f.udp_mtu), (30_000, 8800));
         assert_eq!((f.udp_multicast.as_str(), f.udp6_multicast.as_str()), ("224.0.23.171:56364", "[ff02::1235]:56365"));
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
         // What did not carry over is named with its line.
-        let expected = [
-            (3, "general"),
-            (8, "log"),
-            (47, "face_system.udp: one listener"),
-            (60, "face_system.udp.whitelist"),
-            (80, "authorizations"),
-            (94, "rib.auto_prefix_propagate"),
-        ];
+        let expected =
+            [(3, "general"), (8, "log"), (60, "face_system.udp.whitelist"), (80, "authorizations"), (94, "rib.auto_prefix_propagate")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }
@@ -497,8 +492,12 @@ rib
         let (cfg, _) = from_nfd_conf("face_system\n{\n  unix\n  {\n  }\n  udp\n  {\n    mcast no\n  }\n}\n").unwrap();
         assert_eq!(
             (cfg.faces.unix.as_str(), cfg.faces.udp.as_str(), cfg.faces.udp_multicast.as_str()),
-            ("/run/nfd/nfd.sock", "0.0.0.0:6363", "")
+            ("/run/nfd/nfd.sock", "[::]:6363", "")
         );
+        // IPv6 only becomes the dual-stack listener, with a warning.
+        let (cfg, warnings) = from_nfd_conf("face_system\n{\n  tcp\n  {\n    enable_v4 no\n  }\n}\n").unwrap();
+        assert_eq!(cfg.faces.tcp, "[::]:6363");
+        assert!(warnings.iter().any(|w| w.starts_with("line 3: face_system.tcp: IPv6 only")), "{warnings:?}");
         for (text, what) in [
             ("face_system {\n tcp {\n  port seven\n }\n}\n", "line 3: port = \"seven\""),
             ("face_system {\n udp {\n  listen maybe\n }\n}\n", "line 3: listen = \"maybe\": yes or no"),

@@ -36,6 +36,9 @@ pub(super) struct Faces {
     pub(super) by_ether_peer: HashMap<(usize, Mac), FaceId>,
     pub(super) udp: Option<UdpSocket>,
     pub(super) udp_local: Option<SocketAddr>,
+    /// Whether the UDP socket is dual-stack: its faces then keep an IPv4 peer IPv4-mapped (the
+    /// socket's form, in their `Link::Udp` and in `by_udp_remote`).
+    pub(super) udp_dual: super::listen::Dual,
     /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
     pub(super) udp_out: SendBatch,
     /// What the UDP socket's kernel send queue held when the first datagram of `udp_out` was

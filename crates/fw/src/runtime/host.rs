@@ -139,8 +139,14 @@ impl Host for RuntimeHost<'_> {
         let l = self.listening;
         let ip = |scheme: &str, a: &SocketAddr| format!("{scheme}{}://{a}", if a.is_ipv4() { "4" } else { "6" });
         let mut v: Vec<String> = l.unix.iter().map(|p| format!("unix://{p}")).collect();
-        v.extend(l.tcp.iter().map(|a| ip("tcp", a)));
-        v.extend(l.udp.iter().map(|a| ip("udp", a)));
+        // A dual-stack listener is NFD's two channels, IPv4 and IPv6.
+        let both = |scheme: &'static str, a: &SocketAddr| {
+            let dual = super::listen::Dual::of(*a);
+            let v4 = dual.0.then(|| ip(scheme, &dual.local_for(*a, SocketAddr::from(([0, 0, 0, 0], 0)))));
+            v4.into_iter().chain([ip(scheme, a)])
+        };
+        v.extend(l.tcp.iter().flat_map(|a| both("tcp", a)));
+        v.extend(l.udp.iter().flat_map(|a| both("udp", a)));
         v.extend(l.websocket.iter().map(|a| format!("ws://{a}")));
         v.extend(self.faces.ether_ports.iter().map(EtherPort::local_uri));
         v
@@ -173,14 +179,16 @@ impl Host for RuntimeHost<'_> {
                 }
             }
             FaceUri::Udp(remote) => {
-                if let Some(&id) = self.faces.by_udp_remote.get(remote) {
+                let dual = self.faces.udp_dual;
+                let peer = dual.socket_form(*remote);
+                if let Some(&id) = self.faces.by_udp_remote.get(&peer) {
                     return Ok(self.found(id, persistency));
                 }
                 let Some(local) = self.faces.udp_local else { return Err(refuse(406, "no UDP listener")) };
-                if local.is_ipv4() != remote.is_ipv4() {
+                if !dual.reaches(local, *remote) {
                     return Err(refuse(406, "the UDP listener is of the other address family"));
                 }
-                self.made(uri, FaceUri::Udp(local).to_string(), persistency, Link::Udp(*remote))
+                self.made(uri, FaceUri::Udp(dual.local_for(local, *remote)).to_string(), persistency, Link::Udp(peer))
             }
             FaceUri::Tcp(remote) => {
                 if let Some(f) = self.faces.faces.values().find(|f| f.uri == *uri) {

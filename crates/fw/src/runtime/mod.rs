@@ -23,6 +23,7 @@
 mod face;
 mod faces;
 mod host;
+mod listen;
 mod multicast;
 use multicast::MulticastLink;
 mod worker;
@@ -373,7 +374,8 @@ fn listen_tcp(poll: &Poll, addr: &str, what: &str, token: Token) -> Result<Optio
         return Ok(None);
     }
     let addr: SocketAddr = addr.parse().map_err(|_| StartError::Config(format!("faces.{what}")))?;
-    let mut l = TcpListener::bind(addr).map_err(io_err(format!("listening for {what} on {addr}")))?;
+    let socket = listen::bind(addr, listen::Kind::Tcp).map_err(io_err(format!("listening for {what} on {addr}")))?;
+    let mut l = TcpListener::from_std(socket.into());
     poll.registry().register(&mut l, token, Interest::READABLE).map_err(io_err("registering"))?;
     Ok(Some(l))
 }
@@ -399,7 +401,8 @@ impl Runtime {
         let mut udp = None;
         if !cfg.faces.udp.is_empty() {
             let addr: SocketAddr = cfg.faces.udp.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
-            let mut s = UdpSocket::bind(addr).map_err(io_err(format!("listening on udp {addr}")))?;
+            let socket = listen::bind(addr, listen::Kind::Udp).map_err(io_err(format!("listening on udp {addr}")))?;
+            let mut s = UdpSocket::from_std(socket.into());
             crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
             poll.registry().register(&mut s, UDP_SOCKET, Interest::READABLE).map_err(io_err("registering"))?;
             udp = Some(s);
@@ -467,6 +470,7 @@ impl Runtime {
                 by_ether_peer: HashMap::new(),
                 udp,
                 udp_local,
+                udp_dual: udp_local.map_or(listen::Dual(false), listen::Dual::of),
                 udp_out: SendBatch::default(),
                 udp_kernel_queued: 0,
                 next_id: FIRST_FACE_ID,
@@ -860,7 +864,9 @@ impl Runtime {
             match l.accept() {
                 Ok((s, peer)) => {
                     let _ = s.set_nodelay(true);
-                    let local = s.local_addr().ok();
+                    // A dual-stack listener's IPv4 peers are named as IPv4 (`listen`).
+                    let peer = listen::canonical(peer);
+                    let local = s.local_addr().ok().map(listen::canonical);
                     let (uri, local, stream) = if websocket {
                         let local = local.map(|a| format!("ws://{a}")).unwrap_or_default();
                         (FaceUri::WebSocket(peer), local, Stream::websocket(StreamSocket::Tcp(s)))
@@ -907,10 +913,13 @@ impl Runtime {
                 let id = match self.faces.by_udp_remote.get(&from) {
                     Some(&id) => id,
                     None => {
-                        let local = self.faces.udp_local.map(|a| FaceUri::Udp(a).to_string()).unwrap_or_default();
+                        // Named by its own family; kept in the socket's form (`listen`).
+                        let peer = listen::canonical(from);
+                        let dual = self.faces.udp_dual;
+                        let local = self.faces.udp_local.map(|a| FaceUri::Udp(dual.local_for(a, peer)).to_string()).unwrap_or_default();
                         match self.faces.add(
                             self.poll.registry(),
-                            FaceUri::Udp(from),
+                            FaceUri::Udp(peer),
                             local,
                             Persistency::OnDemand,
                             Link::Udp(from),
