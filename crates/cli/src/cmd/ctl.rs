@@ -26,7 +26,7 @@ macro_rules! out {
 /// Arguments of `nexthop ctl`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The forwarder's face: unix:///path or tcp4://host:port.
+    /// The forwarder's face: unix:///path, tcp4://host:port or tcp6://[addr]:port.
     #[arg(long, default_value = "unix:///run/nfd/nfd.sock")]
     face: String,
     #[command(subcommand)]
@@ -45,11 +45,11 @@ enum What {
     Cs,
     /// Strategy choices.
     Strategies,
-    /// Add a route: PREFIX FACE (a face id or a udp4/tcp4 URI, made if needed) [COST].
+    /// Add a route: PREFIX FACE (a face id or a udp4/udp6/tcp4/tcp6 URI, made if needed) [COST].
     RouteAdd { prefix: String, face: String, cost: Option<u64> },
     /// Remove a route: PREFIX FACE-ID.
     RouteRemove { prefix: String, face: u64 },
-    /// Make a face to a udp4/tcp4 URI, or an ether://[mac] one from LOCAL (dev://<interface>,
+    /// Make a face to a udp4/udp6/tcp4/tcp6 URI, or an ether://[mac] one from LOCAL (dev://<interface>,
     /// needed when several interfaces have Ethernet faces).
     FaceCreate { uri: String, local: Option<String> },
     /// Close a face.

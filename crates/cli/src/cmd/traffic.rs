@@ -14,7 +14,7 @@ use nexthop_wire::Name;
 /// Arguments.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The face both ends use: unix:///path, tcp4://host:port or udp4://host:port.
+    /// The face both ends use: unix:///path, tcp4://host:port, udp4://host:port (or tcp6/udp6 with [addr]:port).
     #[arg(long, default_value = "unix:///run/nfd/nfd.sock")]
     face: String,
     /// A Unix or TCP face for management when `--face` is UDP (the producer's face and route
