@@ -29,6 +29,8 @@ enum Command {
     /// Build a lookup table (IP routes, NDN names, flat names, TagNet descriptors or locators)
     /// from your file and look keys up in it.
     Fib(cmd::fib::Args),
+    /// Write an experiment's workload as files: a table `nexthop fib` reads and keys to look up.
+    Gen(cmd::gen::Args),
     /// Decode an NDN packet given in hex and print its fields.
     Packet(cmd::packet::Args),
     /// Traffic generator: a producer and a consumer through any running forwarder.
@@ -42,6 +44,7 @@ fn main() -> anyhow::Result<()> {
         Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Fib(args) => cmd::fib::run(args),
+        Command::Gen(args) => cmd::gen::run(args),
         Command::Packet(args) => cmd::packet::run(args),
         Command::Traffic(args) => cmd::traffic::run(args),
     }

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod ctl;
 pub mod fib;
+pub mod gen;
 pub mod packet;
 pub mod run;
 pub mod traffic;

@@ -53,22 +53,72 @@ pub fn tree_ports(tree: u8) -> PortSet {
     PortSet::of((0..PORTS).filter(|p| p % TREES == tree))
 }
 
-/// Adds the vocabulary's tag of popularity rank `rank` (0: the most popular).
-fn add_ranked_tag(d: &mut Descriptor, rank: u64) {
-    d.add_tag(format!("tag{rank}").as_bytes());
+/// Where a generator puts the tags it draws: a descriptor's filter, or ([`Written`]) that and
+/// the tags' text, for files.
+pub trait TagSink {
+    /// Adds `tag`.
+    fn add(&mut self, tag: &str);
 }
 
-fn add_zipf_tag(rng: &mut SmallRng, d: &mut Descriptor) {
+impl TagSink for Descriptor {
+    fn add(&mut self, tag: &str) {
+        self.add_tag(tag.as_bytes());
+    }
+}
+
+/// A generated descriptor with its text as a descriptor FIB file writes it (tags separated by
+/// spaces, or a `/`-name; `nexthop_lookup::tag::parse_descriptor` reads it back to
+/// `descriptor`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The filter.
+    pub descriptor: Descriptor,
+    /// The text.
+    pub text: String,
+}
+
+impl TagSink for Written {
+    fn add(&mut self, tag: &str) {
+        self.descriptor.add_tag(tag.as_bytes());
+        if !self.text.is_empty() {
+            self.text.push(' ');
+        }
+        self.text.push_str(tag);
+    }
+}
+
+/// Adds the vocabulary's tag of popularity rank `rank` (0: the most popular).
+fn add_ranked_tag(d: &mut dyn TagSink, rank: u64) {
+    d.add(&format!("tag{rank}"));
+}
+
+fn add_zipf_tag(rng: &mut SmallRng, d: &mut dyn TagSink) {
     add_ranked_tag(d, zipf(rng, VOCABULARY) as u64);
+}
+
+/// The tags of one Zipf descriptor: 1–4 Zipf(1) tags.
+fn zipf_tags(rng: &mut SmallRng, d: &mut dyn TagSink) {
+    for _ in 0..rng.gen_range(1..=4) {
+        add_zipf_tag(rng, d);
+    }
+}
+
+/// The tags of one app-tagged descriptor: an application tag, then 1–3 Zipf(1) tags.
+fn apps_tags(rng: &mut SmallRng, d: &mut dyn TagSink) {
+    d.add(&format!("app{}", zipf(rng, APPS)));
+    for _ in 0..rng.gen_range(1..=3) {
+        add_zipf_tag(rng, d);
+    }
 }
 
 /// `n` distinct Zipf-tagged descriptors with their ports.
 pub fn zipf_fib(n: usize, seed: u64) -> Entries {
-    distinct_fib(n, seed, "zipf descriptors", |rng, d| {
-        for _ in 0..rng.gen_range(1..=4) {
-            add_zipf_tag(rng, d);
-        }
-    })
+    distinct_fib(n, seed, "zipf descriptors", |d: &Descriptor| *d, zipf_tags)
+}
+
+/// [`zipf_fib`] with each descriptor's text (the same descriptors, for a file).
+pub fn zipf_fib_written(n: usize, seed: u64) -> FibOf<Written> {
+    distinct_fib(n, seed, "zipf descriptors", |w: &Written| w.descriptor, zipf_tags)
 }
 
 /// `n` distinct descriptors of 1–4 tags, each tag Zipf(`s`) over [`VOCABULARY`].
@@ -77,12 +127,18 @@ pub fn zipf_fib(n: usize, seed: u64) -> Entries {
 /// If `s` is negative or NaN (a caller's constant; s = 0 is uniform).
 pub fn zipf_s_fib(n: usize, s: f64, seed: u64) -> Entries {
     let tags = rand_distr::Zipf::new(VOCABULARY as u64, s).expect("a Zipf exponent ≥ 0");
-    distinct_fib(n, seed, "zipf(s) descriptors", |rng, d| {
-        for _ in 0..rng.gen_range(1..=4) {
-            let t: f64 = rng.sample(tags); // 1..=VOCABULARY
-            add_ranked_tag(d, t as u64 - 1);
-        }
-    })
+    distinct_fib(
+        n,
+        seed,
+        "zipf(s) descriptors",
+        |d: &Descriptor| *d,
+        |rng, d| {
+            for _ in 0..rng.gen_range(1..=4) {
+                let t: f64 = rng.sample(tags); // 1..=VOCABULARY
+                add_ranked_tag(d, t as u64 - 1);
+            }
+        },
+    )
 }
 
 /// Application tags [`apps_fib`] draws from.
@@ -90,24 +146,30 @@ pub const APPS: usize = 16;
 
 /// `n` distinct descriptors of one application tag (Zipf(1) over [`APPS`]) and 1–3 Zipf tags.
 pub fn apps_fib(n: usize, seed: u64) -> Entries {
-    distinct_fib(n, seed, "app-tagged descriptors", |rng, d| {
-        d.add_tag(format!("app{}", zipf(rng, APPS)).as_bytes());
-        for _ in 0..rng.gen_range(1..=3) {
-            add_zipf_tag(rng, d);
-        }
-    })
+    distinct_fib(n, seed, "app-tagged descriptors", |d: &Descriptor| *d, apps_tags)
 }
 
-/// `n` distinct descriptors, each made by `make`, with their ports.
-fn distinct_fib(n: usize, seed: u64, what: &str, mut make: impl FnMut(&mut SmallRng, &mut Descriptor)) -> Entries {
+/// [`apps_fib`] with each descriptor's text.
+pub fn apps_fib_written(n: usize, seed: u64) -> FibOf<Written> {
+    distinct_fib(n, seed, "app-tagged descriptors", |w: &Written| w.descriptor, apps_tags)
+}
+
+/// `n` entries of distinct descriptors, each drawn by `make` into a fresh `S`, with their ports.
+fn distinct_fib<S: TagSink + Default>(
+    n: usize,
+    seed: u64,
+    what: &str,
+    descriptor: impl Fn(&S) -> Descriptor,
+    mut make: impl FnMut(&mut SmallRng, &mut dyn TagSink),
+) -> FibOf<S> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut seen = HashSet::with_capacity(n);
     let mut out = Vec::with_capacity(n);
     let bar = crate::progress::bar(n as u64, what);
     while out.len() < n {
-        let mut d = Descriptor::EMPTY;
+        let mut d = S::default();
         make(&mut rng, &mut d);
-        if seen.insert(d) {
+        if seen.insert(descriptor(&d)) {
             out.push((d, ports_for(out.len())));
             bar.inc(1);
         }
@@ -145,11 +207,47 @@ pub fn name_descriptor(name: &[u8]) -> Descriptor {
 }
 
 /// A descriptor FIB: each entry's descriptor and ports.
-pub type Entries = Vec<(Descriptor, PortSet)>;
+pub type Entries = FibOf<Descriptor>;
+
+/// A FIB of descriptors as `S` ([`Descriptor`]s, or [`Written`] ones) with their ports.
+pub type FibOf<S> = Vec<(S, PortSet)>;
 
 /// `n` distinct descriptors of real URL names (see the module overview) and lookup names that
 /// extend FIB names by 0–3 components (as descriptors).
 pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, Vec<Descriptor>)> {
+    ccn(n, queries, seed, name_descriptor, |d: &Descriptor| *d)
+}
+
+/// [`ccn_fib`] written as names (`/c1/c2/…`), each component's bytes other than letters, digits
+/// and `-._~` percent-encoded, and each descriptor the one its text reads as.
+pub fn ccn_fib_written(n: usize, queries: usize, seed: u64) -> anyhow::Result<(FibOf<Written>, Vec<Written>)> {
+    ccn(n, queries, seed, name_written, |w: &Written| w.descriptor)
+}
+
+/// The name (a TLV value) written as a descriptor FIB file writes it, with its descriptor.
+fn name_written(name: &[u8]) -> Written {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for c in components(name) {
+        text.push('/');
+        for &b in c {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                text.push(char::from(b));
+            } else {
+                let _ = write!(text, "%{b:02X}");
+            }
+        }
+    }
+    Written { descriptor: Descriptor::from_name(&text).unwrap_or(Descriptor::EMPTY), text }
+}
+
+fn ccn<S>(
+    n: usize,
+    queries: usize,
+    seed: u64,
+    from_name: impl Fn(&[u8]) -> S,
+    descriptor: impl Fn(&S) -> Descriptor,
+) -> anyhow::Result<(FibOf<S>, Vec<S>)> {
     let list = super::names::load_url_list(seed)?;
     let w = FibWorkload { kind: FibKind::Url(list), rules: n + n / 8, seed };
     let mut seen = HashSet::with_capacity(n);
@@ -162,8 +260,9 @@ pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, 
         }
         name.clear();
         w.rule(i, &mut name);
-        let d = name_descriptor(&name);
-        if !d.is_empty() && seen.insert(d) {
+        let d = from_name(&name);
+        let key = descriptor(&d);
+        if !key.is_empty() && seen.insert(key) {
             fib.push((d, ports_for(fib.len())));
             bar.inc(1);
         }
@@ -173,7 +272,7 @@ pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, 
         .map(|j| {
             name.clear();
             w.query(j, &mut name);
-            name_descriptor(&name)
+            from_name(&name)
         })
         .collect();
     Ok((fib, q))
@@ -182,13 +281,19 @@ pub fn ccn_fib(n: usize, queries: usize, seed: u64) -> anyhow::Result<(Entries, 
 /// `count` packet descriptors, each a FIB descriptor plus 0..=`extra` Zipf tags (100% matching).
 pub fn queries(fib: &[(Descriptor, PortSet)], count: usize, extra: usize, seed: u64) -> Vec<Descriptor> {
     let mut rng = SmallRng::seed_from_u64(seed);
-    (0..count).map(|_| from_fib(&mut rng, fib, extra)).collect()
+    (0..count).map(|_| from_fib(&mut rng, fib.len(), extra, |i| fib[i].0)).collect()
 }
 
-/// A FIB descriptor plus 0..=`extra` Zipf tags.
-fn from_fib(rng: &mut SmallRng, fib: &[(Descriptor, PortSet)], extra: usize) -> Descriptor {
+/// [`queries`] with their text (the same draws, from a FIB made with its text).
+pub fn queries_written(fib: &[(Written, PortSet)], count: usize, extra: usize, seed: u64) -> Vec<Written> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..count).map(|_| from_fib(&mut rng, fib.len(), extra, |i| fib[i].0.clone())).collect()
+}
+
+/// FIB entry `entry(i)` for a random i < `len`, plus 0..=`extra` Zipf tags.
+fn from_fib<S: TagSink>(rng: &mut SmallRng, len: usize, extra: usize, entry: impl Fn(usize) -> S) -> S {
     let extras = rng.gen_range(0..=extra);
-    let mut d = fib[rng.gen_range(0..fib.len())].0;
+    let mut d = entry(rng.gen_range(0..len));
     for _ in 0..extras {
         add_zipf_tag(rng, &mut d);
     }
@@ -212,7 +317,7 @@ pub fn queries_matching(
 ) -> anyhow::Result<Vec<Descriptor>> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let hits = ((matching.clamp(0.0, 1.0) * count as f64).round() as usize).min(count);
-    let mut out: Vec<Descriptor> = (0..hits).map(|_| from_fib(&mut rng, fib, extra)).collect();
+    let mut out: Vec<Descriptor> = (0..hits).map(|_| from_fib(&mut rng, fib.len(), extra, |i| fib[i].0)).collect();
     let mut misses_in_a_row = 0;
     while out.len() < count {
         let mut d = Descriptor::EMPTY;
@@ -299,6 +404,28 @@ mod tests {
         assert_eq!(set.len(), 2000);
         let q = queries(&fib, 100, 2, 2);
         assert!(q.iter().all(|q| fib.iter().any(|(d, _)| d.is_subset_of(q))));
+    }
+
+    #[test]
+    fn written_workloads_are_the_same_draws_and_read_back_from_their_text() {
+        use nexthop_lookup::tag::parse_descriptor;
+        let fib = zipf_fib(500, 3);
+        let written = zipf_fib_written(500, 3);
+        assert_eq!(fib, written.iter().map(|(w, p)| (w.descriptor, *p)).collect::<Vec<_>>());
+        let q = queries(&fib, 200, 2, 5);
+        let qw = queries_written(&written, 200, 2, 5);
+        assert_eq!(q, qw.iter().map(|w| w.descriptor).collect::<Vec<_>>());
+        let apps = apps_fib_written(300, 4);
+        assert_eq!(apps_fib(300, 4), apps.iter().map(|(w, p)| (w.descriptor, *p)).collect::<Vec<_>>());
+        for w in written.iter().map(|e| &e.0).chain(&qw).chain(apps.iter().map(|e| &e.0)) {
+            assert_eq!(parse_descriptor(&w.text).unwrap(), w.descriptor, "{}", w.text);
+        }
+        let mut name = Vec::new();
+        super::super::names::push_component(&mut name, b"com");
+        super::super::names::push_component(&mut name, b"a b/c->d");
+        let w = name_written(&name);
+        assert_eq!(w.text, "/com/a%20b%2Fc-%3Ed");
+        assert_eq!(parse_descriptor(&w.text).unwrap(), w.descriptor);
     }
 
     #[test]
