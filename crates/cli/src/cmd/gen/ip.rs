@@ -56,6 +56,7 @@ fn destinations<A: Family>(routes: &[Route<A>], traffic: Traffic, n: usize, seed
 pub(super) fn run(args: &Args) -> anyhow::Result<()> {
     let seed = args.out.seed;
     let traffic = traffic(&args.traffic)?;
+    anyhow::ensure!((1..=100_000_000).contains(&args.routes), "--routes must be 1 to 100,000,000");
     let dir = routes::pyasn_dir();
     let (v4, v6) = match args.table.as_str() {
         "2015" => {
