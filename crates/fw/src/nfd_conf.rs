@@ -11,9 +11,9 @@
 //!   `cs_unsolicited_policy`, `strategy_choice` (prefix → strategy) and `network_region`;
 //! - `face_system`: `general.enable_congestion_marking`; `unix.path`; `tcp`, `udp` and
 //!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: `[::]`,
-//!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `udp`'s `idle_timeout` (seconds), `unicast_mtu` and multicast (`mcast`,
-//!   `mcast_group`, `mcast_port`, `mcast_group_v6`, `mcast_port_v6`); `ether`'s `listen`, `mcast`,
-//!   `mcast_group` and a `whitelist` of `ifname`s;
+//!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `udp`'s `idle_timeout` (seconds),
+//!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
+//!   `mcast_port_v6`); `ether`'s `listen`, `mcast`, `mcast_group` and a `whitelist` of `ifname`s;
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
 //!   signatures are not checked: nexthop authorises by face scope).
 //!

@@ -141,8 +141,7 @@ impl Host for RuntimeHost<'_> {
         let mut v: Vec<String> = l.unix.iter().map(|p| format!("unix://{p}")).collect();
         // A dual-stack listener is NFD's two channels, IPv4 and IPv6.
         let both = |scheme: &'static str, a: &SocketAddr| {
-            let dual = super::listen::Dual::of(*a);
-            let v4 = dual.0.then(|| ip(scheme, &dual.local_for(*a, SocketAddr::from(([0, 0, 0, 0], 0)))));
+            let v4 = super::listen::Dual::of(*a).0.then(|| ip(scheme, &SocketAddr::from(([0, 0, 0, 0], a.port()))));
             v4.into_iter().chain([ip(scheme, a)])
         };
         v.extend(l.tcp.iter().flat_map(|a| both("tcp", a)));

@@ -10,8 +10,8 @@
 //! IPv6 only).
 //!
 //! Faces name a peer the way NFD does, by its own family: [`canonical`] turns an IPv4-mapped
-//! address back into IPv4, so an IPv4 peer's face is `udp4://a.b.c.d:port` (and a loopback
-//! peer is local in scope) whichever listener it came through. The UDP socket is shared by its
+//! address back into IPv4, so an IPv4 peer's face is `udp4://a.b.c.d:port` (and a TCP peer on
+//! loopback is local in scope) whichever listener it came through. The UDP socket is shared by its
 //! unicast faces, so a face keeps its peer in the socket's own form ([`Dual::socket_form`]),
 //! which is what `sendmmsg` is given and what a received datagram's sender is looked up by.
 

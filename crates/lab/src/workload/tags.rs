@@ -22,6 +22,10 @@
 //!   `i` being tree `i % 4`.
 //! - [`as_graph`]: preferential attachment with the AS-level graph's size the paper used (42,113
 //!   nodes, 118,040 edges).
+//! - For files (`nexthop gen tag`): [`zipf_fib_written`], [`apps_fib_written`],
+//!   [`ccn_fib_written`] and [`queries_written`] draw the same descriptors with their text
+//!   ([`Written`]); each generator draws its tags once, into a [`TagSink`] — a descriptor, or a
+//!   descriptor and its text.
 
 use hashbrown::HashSet;
 use nexthop_lookup::tag::{Descriptor, PortSet};
