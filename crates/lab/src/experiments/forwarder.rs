@@ -15,9 +15,9 @@
 //! face that never answers — paced at 100K/s, then as fast as one thread sends — while the
 //! consumer keeps fetching on the Unix face; rows carry the legitimate rate before and during the
 //! flood, the forwarder's peak resident memory and its PIT size. Strategies (series
-//! `strategies`, [`super::forwarder_strategies`]): two upstreams of one prefix, the cheaper one
+//! `strategies`, `forwarder_strategies.rs`): two upstreams of one prefix, the cheaper one
 //! slow, under each strategy each forwarder has. Two hops (series `two_hops`,
-//! [`super::forwarder_hops`]): two forwarders joined by a UDP face (both systems) or an
+//! `forwarder_hops.rs`): two forwarders joined by a UDP face (both systems) or an
 //! Ethernet face on a veth pair (nexthop), the consumer on one and the producer on the other.
 
 use std::io::Write;
