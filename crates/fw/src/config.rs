@@ -79,8 +79,9 @@ pub struct FacesConfig {
     /// The UDP multicast group NDN nodes on a LAN meet in (NFD's `224.0.23.170:56363`; "" =
     /// no multicast faces).
     pub udp_multicast: String,
-    /// IPv4 addresses of the interfaces to make a multicast face on, one face each (none: every
-    /// interface that is up, can multicast and is not loopback).
+    /// The interfaces to make a multicast face on, each by an IPv4 address or by name (its IPv4
+    /// addresses), one face per address (none: every interface that is up, can multicast and is
+    /// not loopback).
     pub udp_multicast_interfaces: Vec<String>,
     /// The IPv6 UDP multicast group (NFD's `[ff02::1234]:56363`; "" = no IPv6 multicast faces).
     pub udp6_multicast: String,
@@ -303,8 +304,8 @@ impl Config {
                 return bad(format!("faces.udp_multicast = {:?} is not an IPv4 multicast address:port", self.faces.udp_multicast));
             }
             for i in &self.faces.udp_multicast_interfaces {
-                if i.parse::<std::net::Ipv4Addr>().is_err() {
-                    return bad(format!("faces.udp_multicast_interfaces: {i:?} is not an IPv4 address"));
+                if i.is_empty() || i.contains(char::is_whitespace) {
+                    return bad(format!("faces.udp_multicast_interfaces: {i:?} is neither an IPv4 address nor an interface name"));
                 }
             }
         }

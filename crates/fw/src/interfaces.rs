@@ -147,6 +147,28 @@ pub fn multicast_capable(interfaces: &[InterfaceAddr]) -> Vec<Ipv4Addr> {
         .collect()
 }
 
+/// The IPv4 addresses an IPv4 multicast face is made on for the listed `entries`: an entry is an
+/// address, or an interface's name standing for its IPv4 addresses; `Err` names an entry that
+/// is neither an address nor an interface with an IPv4 address.
+pub fn listed_v4(interfaces: &[InterfaceAddr], entries: &[String]) -> Result<Vec<Ipv4Addr>, String> {
+    let mut out = Vec::new();
+    for e in entries {
+        if let Ok(a) = e.parse::<Ipv4Addr>() {
+            out.push(a);
+            continue;
+        }
+        let before = out.len();
+        out.extend(interfaces.iter().filter(|i| &i.name == e).filter_map(|i| match i.address {
+            IpAddr::V4(a) => Some(a),
+            IpAddr::V6(_) => None,
+        }));
+        if out.len() == before {
+            return Err(format!("{e:?} is neither an IPv4 address nor an interface with one"));
+        }
+    }
+    Ok(out)
+}
+
 /// The interfaces an IPv6 multicast face is made on, as (index, link-local address): those named
 /// in `names` (every one that is up, multicast-capable and not loopback when `names` is empty)
 /// that have a link-local address, the first one each.
@@ -190,6 +212,18 @@ mod tests {
     fn only_interfaces_that_are_up_multicast_and_not_loopback_are_chosen() {
         assert_eq!(multicast_capable(&host()), [Ipv4Addr::new(192, 168, 1, 10), Ipv4Addr::new(10, 0, 0, 2)]);
         assert!(multicast_capable(&[]).is_empty());
+    }
+
+    #[test]
+    fn listed_ipv4_interfaces_are_addresses_or_names() {
+        let a = |s: &str| s.parse::<Ipv4Addr>().unwrap();
+        let listed = |names: &[&str]| listed_v4(&host(), &names.iter().map(|n| n.to_string()).collect::<Vec<_>>());
+        // A name stands for each of its IPv4 addresses (listed: even loopback, or one that is down).
+        assert_eq!(listed(&["eth0"]).unwrap(), [a("192.168.1.10"), a("10.0.0.2")]);
+        assert_eq!(listed(&["lo", "192.0.2.7", "eth1"]).unwrap(), [a("127.0.0.1"), a("192.0.2.7"), a("192.168.2.10")]);
+        assert!(listed(&["wlan0"]).unwrap_err().contains("\"wlan0\" is neither"));
+        let v6_only = [interface("v6", 9, libc::IFF_UP, "fe80::9")];
+        assert!(listed_v4(&v6_only, &["v6".into()]).is_err());
     }
 
     #[test]

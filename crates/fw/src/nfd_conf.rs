@@ -13,12 +13,14 @@
 //!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: `[::]`,
 //!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `udp`'s `idle_timeout` (seconds),
 //!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
-//!   `mcast_port_v6`); `ether`'s `listen`, `mcast`, `mcast_group` and a `whitelist` of `ifname`s;
+//!   `mcast_port_v6`, a `whitelist` of `ifname`s or `*`); `ether`'s `listen`, `mcast`,
+//!   `mcast_group` and a `whitelist` of `ifname`s;
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
 //!   signatures are not checked: nexthop authorises by face scope).
 //!
-//! Everything else — `general`, `log`, `authorizations`, the rest of `rib`, the `whitelist`s
-//! and `blacklist`s of UDP multicast, keys nexthop has no counterpart for — is not an error: it
+//! Everything else — `general`, `log`, `authorizations`, the rest of `rib`, whitelist entries
+//! other than `ifname` and `*` (`ether`, `subnet`), blacklist entries, keys nexthop has no
+//! counterpart for — is not an error: it
 //! comes back as a warning naming its line, so the operator sees what did not carry over. A
 //! value that does not parse (a port that is not a number, `listen maybe`) is an error naming
 //! its line, and nothing is returned.
@@ -283,8 +285,17 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
             "tcp" => f.tcp = listener(s, 6363, &[], warnings)?.addr,
             "websocket" => f.websocket = listener(s, 9696, &[], warnings)?.addr,
             "udp" => {
-                const UDP_KEYS: [&str; 7] =
-                    ["idle_timeout", "unicast_mtu", "mcast", "mcast_group", "mcast_port", "mcast_group_v6", "mcast_port_v6"];
+                const UDP_KEYS: [&str; 9] = [
+                    "idle_timeout",
+                    "unicast_mtu",
+                    "mcast",
+                    "mcast_group",
+                    "mcast_port",
+                    "mcast_group_v6",
+                    "mcast_port_v6",
+                    "whitelist",
+                    "blacklist",
+                ];
                 let Listener { addr, v4, v6 } = listener(s, 6363, &UDP_KEYS, warnings)?;
                 f.udp = addr;
                 let (mut mcast, mut group, mut port, mut group6, mut port6) =
@@ -298,6 +309,21 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "mcast_port" => port = number(n)?,
                         "mcast_group_v6" => group6 = value(n, "an IPv6 address")?,
                         "mcast_port_v6" => port6 = number(n)?,
+                        // The interfaces of the multicast faces: `ifname`s, or `*` (all, the
+                        // default); an empty blacklist excludes nothing.
+                        "whitelist" => {
+                            for w in &n.children {
+                                match w.key.as_str() {
+                                    "ifname" => {
+                                        f.udp_multicast_interfaces.push(w.value.clone());
+                                        f.udp6_multicast_interfaces.push(w.value.clone());
+                                    }
+                                    "*" => {}
+                                    _ => ignored(w, "face_system.udp.whitelist", warnings),
+                                }
+                            }
+                        }
+                        "blacklist" => n.children.iter().for_each(|b| ignored(b, "face_system.udp.blacklist", warnings)),
                         _ => {} // the listener's keys, or named by `listener`
                     }
                 }
@@ -470,11 +496,13 @@ rib
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
         // What did not carry over is named with its line.
-        let expected =
-            [(3, "general"), (8, "log"), (60, "face_system.udp.whitelist"), (80, "authorizations"), (94, "rib.auto_prefix_propagate")];
+        let expected = [(3, "general"), (8, "log"), (80, "authorizations"), (94, "rib.auto_prefix_propagate")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }
+        // `whitelist { * }` is the default: no warning, every interface.
+        assert!(!warnings.iter().any(|w| w.contains("whitelist")), "{warnings:#?}");
+        assert!(f.udp_multicast_interfaces.is_empty() && f.udp6_multicast_interfaces.is_empty());
     }
 
     #[test]
@@ -494,6 +522,16 @@ rib
             (cfg.faces.unix.as_str(), cfg.faces.udp.as_str(), cfg.faces.udp_multicast.as_str()),
             ("/run/nfd/nfd.sock", "[::]:6363", "")
         );
+        // UDP multicast on listed interfaces (both IP versions, by name); a subnet entry and a
+        // blacklist entry are not kept, and say so.
+        let (cfg, warnings) = from_nfd_conf(
+            "face_system\n{\n  udp\n  {\n    whitelist\n    {\n      ifname eth1\n      ifname wlan0\n      subnet 10.0.0.0/8\n    }\n    blacklist\n    {\n      ifname eth2\n    }\n  }\n}\n",
+        )
+        .unwrap();
+        assert_eq!(cfg.faces.udp_multicast_interfaces, ["eth1", "wlan0"]);
+        assert_eq!(cfg.faces.udp6_multicast_interfaces, ["eth1", "wlan0"]);
+        assert!(warnings.iter().any(|w| w.starts_with("line 9: face_system.udp.whitelist")), "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.starts_with("line 13: face_system.udp.blacklist")), "{warnings:?}");
         // IPv6 only becomes the dual-stack listener, with a warning.
         let (cfg, warnings) = from_nfd_conf("face_system\n{\n  tcp\n  {\n    enable_v4 no\n  }\n}\n").unwrap();
         assert_eq!(cfg.faces.tcp, "[::]:6363");

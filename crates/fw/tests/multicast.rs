@@ -147,12 +147,16 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let a_dir = scratch("multicast-a");
     let a = Forwarder::start_with(&a_dir, "a", 1, configure);
     let b_dir = scratch("multicast-b");
-    let b = Forwarder::start_with(&b_dir, "b", 1, configure);
+    // B lists the loopback interface by name (nfd.conf's `whitelist { ifname lo }`).
+    let b = Forwarder::start_with(&b_dir, "b", 1, |c| {
+        configure(c);
+        c.faces.udp_multicast_interfaces = vec!["lo".into()];
+    });
     let port = group.rsplit(':').next().unwrap();
     let on_a = multicast_face(&a, &group);
     assert_eq!((on_a.local, on_a.kind), (format!("udp4://127.0.0.1:{port}"), MULTI_ACCESS));
     let face_a = on_a.id;
-    multicast_face(&b, &group);
+    assert_eq!(multicast_face(&b, &group).local, format!("udp4://127.0.0.1:{port}"), "`lo` is 127.0.0.1");
 
     across_the_link(&a, &b, face_a, "/mc");
     assert!(b.drops("no-route") >= 1, "B had no route for /nowhere");

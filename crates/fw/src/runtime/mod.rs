@@ -620,10 +620,8 @@ impl Runtime {
             let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
             let listed = !f.udp_multicast_interfaces.is_empty();
             let addresses: Vec<Ipv4Addr> = if listed {
-                f.udp_multicast_interfaces
-                    .iter()
-                    .map(|i| i.parse().map_err(|_| StartError::Config(format!("faces.udp_multicast_interfaces: {i:?}"))))
-                    .collect::<Result<_, _>>()?
+                crate::interfaces::listed_v4(&interfaces, &f.udp_multicast_interfaces)
+                    .map_err(|e| StartError::Config(format!("faces.udp_multicast_interfaces: {e}")))?
             } else {
                 crate::interfaces::multicast_capable(&interfaces)
             };
