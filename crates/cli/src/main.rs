@@ -38,9 +38,19 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
+    use tracing_subscriber::prelude::*;
+    use tracing_subscriber::{fmt, reload, EnvFilter};
+    let (filter, filter_handle) = reload::Layer::new(EnvFilter::from_default_env());
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::registry().with(filter).with(fmt::layer().with_writer(std::io::stderr).with_ansi(colour)).init();
+    // `nexthop run` logs at its configuration's level, unless RUST_LOG says otherwise.
+    let log_level = move |level: &str| {
+        if std::env::var_os(EnvFilter::DEFAULT_ENV).is_none() {
+            let _ = filter_handle.reload(EnvFilter::new(level));
+        }
+    };
     match Cli::parse().command {
-        Command::Run(args) => cmd::run::run(args),
+        Command::Run(args) => cmd::run::run(args, &log_level),
         Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Fib(args) => cmd::fib::run(args),

@@ -1,7 +1,8 @@
 //! `nexthop run --nfd-conf`: a node moved from NFD keeps its `nfd.conf`. The test writes one,
 //! prints the configuration nexthop makes of it (TOML, warnings for what did not carry over),
 //! then runs the forwarder from it and checks through `nexthop ctl` that its Unix socket, its
-//! content-store capacity and its strategy choices are NFD's file's.
+//! content-store capacity and its strategy choices are NFD's file's, and in its log that it
+//! logs at the file's level.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,7 +17,7 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     std::fs::write(
         &conf,
         format!(
-            "; moved from NFD\nlog\n{{\n  default_level INFO\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\n",
+            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\n",
             sock.display()
         ),
     )
@@ -31,9 +32,17 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert_eq!(printed["faces"]["tcp"].as_str(), Some(format!("0.0.0.0:{port}").as_str()));
     assert_eq!(printed["faces"]["udp"].as_str(), Some(""), "no udp section, no UDP channel (as NFD)");
     let warnings = String::from_utf8_lossy(&out.stderr);
-    assert!(warnings.contains("line 2: log: no nexthop counterpart, ignored"), "{warnings}");
+    assert!(warnings.contains("line 5: log.Forwarder: no nexthop counterpart, ignored"), "{warnings}");
+    assert_eq!(printed["forwarder"]["log_level"].as_str(), Some("info"), "log.default_level");
 
-    let mut fw = Command::new(exe).args(["run", "--nfd-conf", conf_arg]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let log = dir.join("nexthop.log");
+    let mut fw = Command::new(exe)
+        .args(["run", "--nfd-conf", conf_arg])
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
     let t0 = Instant::now();
     while std::os::unix::net::UnixStream::connect(&sock).is_err() {
         assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen on nfd.conf's socket");
@@ -50,4 +59,7 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert!(strategies.lines().any(|l| l.contains("/m") && l.contains("multicast")), "{strategies}");
     fw.kill().unwrap();
     fw.wait().unwrap();
+    // default_level INFO: the faces `nexthop ctl` made and closed are logged.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("INFO") && logged.contains("face up"), "{logged}");
 }

@@ -55,7 +55,13 @@ pub struct ForwarderConfig {
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
     pub network_regions: Vec<String>,
+    /// What `nexthop run` logs to stderr: off, error, warn, info, debug or trace (NFD's
+    /// `log.default_level`); `RUST_LOG`, where set, decides instead.
+    pub log_level: String,
 }
+
+/// The levels `forwarder.log_level` takes, least first.
+pub const LOG_LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
 
 /// `[faces]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -256,6 +262,9 @@ impl Config {
         let bad = |s: String| Err(ConfigError::Invalid(s));
         if !(1..=64).contains(&self.forwarder.threads) {
             return bad(format!("forwarder.threads = {} (1 to 64)", self.forwarder.threads));
+        }
+        if !LOG_LEVELS.contains(&self.forwarder.log_level.as_str()) {
+            return bad(format!("forwarder.log_level = {:?} (one of {})", self.forwarder.log_level, LOG_LEVELS.join(", ")));
         }
         if self.forwarder.pit_max_entries == 0 {
             return bad("forwarder.pit_max_entries must be at least 1".into());

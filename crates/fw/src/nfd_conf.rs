@@ -15,10 +15,12 @@
 //!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
 //!   `mcast_port_v6`, a `whitelist` of `ifname`s or `*`); `ether`'s `listen`, `mcast`,
 //!   `mcast_group` and a `whitelist` of `ifname`s;
+//! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
+//!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
 //!   signatures are not checked: nexthop authorises by face scope).
 //!
-//! Everything else — `general`, `log`, `authorizations`, the rest of `rib`, whitelist entries
+//! Everything else — `general`, the rest of `log`, `authorizations`, the rest of `rib`, whitelist entries
 //! other than `ifname` and `*` (`ether`, `subnet`), blacklist entries, keys nexthop has no
 //! counterpart for — is not an error: it
 //! comes back as a warning naming its line, so the operator sees what did not carry over. A
@@ -161,6 +163,14 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
         match top.key.as_str() {
             "tables" => tables(&top, &mut cfg, &mut warnings)?,
             "face_system" => face_system(&top, &mut cfg, &mut warnings)?,
+            "log" => {
+                for n in &top.children {
+                    match n.key.as_str() {
+                        "default_level" => cfg.forwarder.log_level = log_level(n)?,
+                        _ => ignored(n, "log", &mut warnings),
+                    }
+                }
+            }
             "rib" => {
                 for n in &top.children {
                     if n.key == "localhop_security" {
@@ -179,6 +189,20 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
     }
     cfg.validate()?;
     Ok((cfg, warnings))
+}
+
+/// NFD's log level (`NONE`, `ERROR`, `WARN`, `INFO`, `DEBUG`, `TRACE`, `ALL`) as nexthop's.
+fn log_level(n: &InfoNode) -> Result<String, ConfigError> {
+    Ok(match n.value.to_ascii_uppercase().as_str() {
+        "NONE" => "off",
+        "ERROR" => "error",
+        "WARN" => "warn",
+        "INFO" => "info",
+        "DEBUG" => "debug",
+        "TRACE" | "ALL" => "trace",
+        v => return Err(invalid(n.line, format_args!("default_level = {v:?}: NONE, ERROR, WARN, INFO, DEBUG, TRACE or ALL"))),
+    }
+    .into())
 }
 
 fn ignored(n: &InfoNode, section: &str, warnings: &mut Vec<String>) {
@@ -496,7 +520,8 @@ rib
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
         // What did not carry over is named with its line.
-        let expected = [(3, "general"), (8, "log"), (80, "authorizations"), (94, "rib.auto_prefix_propagate")];
+        assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
+        let expected = [(3, "general"), (80, "authorizations"), (94, "rib.auto_prefix_propagate")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }
@@ -541,6 +566,7 @@ rib
             ("face_system {\n udp {\n  listen maybe\n }\n}\n", "line 3: listen = \"maybe\": yes or no"),
             ("tables {\n cs_policy random\n}\n", "line 2: cs_policy"),
             ("tables {\n cs_unsolicited_policy keep-all\n}\n", "unsolicited_policy"),
+            ("log {\n default_level LOUD\n}\n", "line 2: default_level = \"LOUD\""),
         ] {
             let e = from_nfd_conf(text).unwrap_err().to_string();
             assert!(e.contains(what), "{text:?}: {e}");

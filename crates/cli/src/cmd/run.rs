@@ -30,8 +30,9 @@ pub struct Args {
     print_config: bool,
 }
 
-/// Runs the forwarder until SIGTERM or SIGINT.
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// Runs the forwarder until SIGTERM or SIGINT, logging at the configuration's level
+/// (`forwarder.log_level`, given to `log_level`).
+pub fn run(args: Args, log_level: &dyn Fn(&str)) -> anyhow::Result<()> {
     if args.print_default_config {
         print!("{DEFAULT_TOML}");
         return Ok(());
@@ -52,6 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print!("{}", cfg.to_toml());
         return Ok(());
     }
+    log_level(&cfg.forwarder.log_level);
     let mut rt = Runtime::new(cfg).context("starting the forwarder")?;
     let l = rt.listening();
     tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, websocket = ?l.websocket, "nexthop forwarding");
