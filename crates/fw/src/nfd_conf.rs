@@ -285,6 +285,20 @@ fn listener(section: &InfoNode, default_port: u16, own_keys: &[&str], warnings: 
     Ok(Listener { addr, v4, v6 })
 }
 
+/// The interface names a `whitelist` block lists (`ifname X`; `*`, every interface, adds none:
+/// no list is the default); its other entries (`ether`, `subnet`) are named in warnings.
+fn whitelist(block: &InfoNode, section: &str, warnings: &mut Vec<String>) -> Vec<String> {
+    let mut names = Vec::new();
+    for w in &block.children {
+        match w.key.as_str() {
+            "ifname" => names.push(w.value.clone()),
+            "*" => {}
+            _ => ignored(w, section, warnings),
+        }
+    }
+    names
+}
+
 fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> Result<(), ConfigError> {
     let f = &mut cfg.faces;
     for s in &section.children {
@@ -336,16 +350,9 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         // The interfaces of the multicast faces: `ifname`s, or `*` (all, the
                         // default); an empty blacklist excludes nothing.
                         "whitelist" => {
-                            for w in &n.children {
-                                match w.key.as_str() {
-                                    "ifname" => {
-                                        f.udp_multicast_interfaces.push(w.value.clone());
-                                        f.udp6_multicast_interfaces.push(w.value.clone());
-                                    }
-                                    "*" => {}
-                                    _ => ignored(w, "face_system.udp.whitelist", warnings),
-                                }
-                            }
+                            let names = whitelist(n, "face_system.udp.whitelist", warnings);
+                            f.udp_multicast_interfaces.extend(names.iter().cloned());
+                            f.udp6_multicast_interfaces.extend(names);
                         }
                         "blacklist" => n.children.iter().for_each(|b| ignored(b, "face_system.udp.blacklist", warnings)),
                         _ => {} // the listener's keys, or named by `listener`
@@ -361,15 +368,7 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "listen" => f.ether_listen = yes(n)?,
                         "mcast" => mcast = yes(n)?,
                         "mcast_group" => group = n.value.clone(),
-                        "whitelist" => {
-                            for w in &n.children {
-                                match w.key.as_str() {
-                                    "ifname" => f.ether_interfaces.push(w.value.clone()),
-                                    "*" => {}
-                                    _ => ignored(w, "face_system.ether.whitelist", warnings),
-                                }
-                            }
-                        }
+                        "whitelist" => f.ether_interfaces.extend(whitelist(n, "face_system.ether.whitelist", warnings)),
                         _ => ignored(n, "face_system.ether", warnings),
                     }
                 }

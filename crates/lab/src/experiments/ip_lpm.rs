@@ -16,8 +16,7 @@
 //! give the chosen levels with the estimated and actual expanded sizes (the paper's Table 4).
 
 use nexthop_lookup::ip::{
-    dp_cpe, expanded_count, parallel_batch, simd, Address, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, Miht4, Miht6, NextHop, Route,
-    DEFAULT_FPR,
+    dp_cpe, expanded_count, parallel_batch, simd, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, Miht4, Miht6, NextHop, Route, DEFAULT_FPR,
 };
 
 use crate::harness::{compare, timed, Contender, Outcome};
@@ -79,15 +78,6 @@ impl<'a, A: Copy + Sync + 'a> System<'a, A> {
     }
 }
 
-/// The oracle holding `routes`.
-fn oracle<A: Address>(routes: &[Route<A>]) -> BinaryTrie<A> {
-    let mut t = BinaryTrie::new();
-    for r in routes {
-        let _ = t.insert(r.prefix, r.len, r.next_hop);
-    }
-    t
-}
-
 /// [`timed`], plus the bytes the build left allocated (0 unless the counting allocator is on).
 fn timed_bytes<T>(f: impl FnOnce() -> T) -> (T, f64, usize) {
     let before = crate::alloc::live_bytes();
@@ -123,7 +113,7 @@ impl crate::Experiment for IpLpmExperiment {
             }
         }
         for (table, routes) in &v4_tables {
-            let oracle = oracle(routes);
+            let oracle = workload::oracle(routes);
             rows.extend(run_v4(cfg, table, routes, &oracle, n_addrs)?);
             if table == "routeviews-2014" {
                 rows.extend(fpr_sweep(cfg, table, routes, &oracle, n_addrs)?);
@@ -231,7 +221,7 @@ fn fpr_sweep(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &Binar
 }
 
 fn run_v6(cfg: &RunConfig, table: &str, routes: &[Route<u128>], n_addrs: usize) -> anyhow::Result<Vec<Row>> {
-    let oracle = oracle(routes);
+    let oracle = workload::oracle(routes);
     let counts = nexthop_lookup::ip::bloomfwd6_histogram(routes);
     let mut rows = Vec::new();
     // Every DP-CPE level count whose estimated expansion fits in memory; and no CPE at all (a

@@ -73,6 +73,15 @@ pub fn synthetic_v4(like: &[Route<u32>], n: usize, seed: u64) -> Vec<Route<u32>>
     out
 }
 
+/// The oracle holding `routes` (a route it refuses is left out; table files are checked when read).
+pub fn oracle<A: Address>(routes: &[Route<A>]) -> BinaryTrie<A> {
+    let mut t = BinaryTrie::new();
+    for r in routes {
+        let _ = t.insert(r.prefix, r.len, r.next_hop);
+    }
+    t
+}
+
 /// A destination mix.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Traffic {

@@ -78,6 +78,9 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// Every compression, the paper's three first.
+    pub const ALL: [Compression; 4] = [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain];
+
     /// The name in result rows.
     pub fn name(self) -> &'static str {
         match self {
@@ -99,6 +102,9 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// Both layouts.
+    pub const ALL: [Layout; 2] = [Layout::Sol, Layout::Srol];
+
     /// The name in result rows.
     pub fn name(self) -> &'static str {
         match self {

@@ -24,15 +24,8 @@ use std::io::BufRead;
 use super::{Descriptor, DescriptorFib, Port, TagError, MAX_PORTS};
 use crate::table_file::{for_each_line, BadLine};
 
-/// A line of a descriptor FIB file that does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {reason}")]
-pub struct FibFileError {
-    /// 1-based line number.
-    pub line: usize,
-    /// What is wrong with it.
-    pub reason: String,
-}
+/// A line of a descriptor FIB file that does not parse: the table files' [`BadLine`].
+pub type FibFileError = BadLine;
 
 /// The descriptor written as `text`: white-space separated tags, or a `/`-separated name.
 ///
@@ -81,8 +74,7 @@ fn parse_line(line: &str, fib: &mut DescriptorFib) -> Result<(), String> {
 /// [`FibFileError`] for the first line that does not parse (or cannot be read).
 pub fn read_fib_file(reader: impl BufRead, progress: impl FnMut(usize)) -> Result<DescriptorFib, FibFileError> {
     let mut fib = DescriptorFib::new();
-    for_each_line(reader, &['#'], progress, |line| parse_line(line, &mut fib))
-        .map_err(|BadLine { line, reason }| FibFileError { line, reason })?;
+    for_each_line(reader, &['#'], progress, |line| parse_line(line, &mut fib))?;
     Ok(fib)
 }
 

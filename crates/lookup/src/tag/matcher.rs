@@ -599,7 +599,7 @@ mod tests {
         let fib = [(of(&[10, 40]), 1u8), (of(&[10]), 2), (of(&[5, 150]), 3), (of(&[5]), 4)];
         let entries = fib.iter().map(|&(d, p)| (d, PortSet::of([p])));
         let query = of(&[5, 10, 20]);
-        for c in [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain] {
+        for c in Compression::ALL {
             let compiled = CompiledFib::build(entries.clone(), fib.len(), c, Layout::Srol).unwrap();
             let best = compiled.fls(&query, &mut MatchScratch::new()).unwrap();
             assert_eq!(best.weight, 1, "{c:?}");

@@ -37,14 +37,14 @@ pub(super) struct Args {
 }
 
 fn parse_compression(s: &str) -> Result<Compression, String> {
-    [Compression::None, Compression::Perm, Compression::PermChain, Compression::RareChain]
+    Compression::ALL
         .into_iter()
         .find(|c| c.name() == s)
         .ok_or_else(|| format!("unknown compression {s:?} (none, perm, perm+chain, rare+chain)"))
 }
 
 fn parse_layout(s: &str) -> Result<Layout, String> {
-    [Layout::Sol, Layout::Srol].into_iter().find(|l| l.name() == s).ok_or_else(|| format!("unknown layout {s:?} (sol, srol)"))
+    Layout::ALL.into_iter().find(|l| l.name() == s).ok_or_else(|| format!("unknown layout {s:?} (sol, srol)"))
 }
 
 pub(super) fn run(args: &Args) -> anyhow::Result<usize> {

@@ -3,7 +3,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use nexthop_lab::workload::routes::{self, Family, Traffic};
-use nexthop_lookup::ip::{BinaryTrie, Route};
+use nexthop_lookup::ip::Route;
 
 use super::{write_files, Output};
 
@@ -42,15 +42,11 @@ fn traffic(text: &str) -> anyhow::Result<Traffic> {
 }
 
 /// `n` destinations of `traffic` for `routes` (none without routes).
-fn destinations<A: Family>(routes: &[Route<A>], traffic: Traffic, n: usize, seed: u64) -> anyhow::Result<Vec<A>> {
+fn destinations<A: Family>(routes: &[Route<A>], traffic: Traffic, n: usize, seed: u64) -> Vec<A> {
     if routes.is_empty() {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let mut oracle = BinaryTrie::new();
-    for r in routes {
-        oracle.insert(r.prefix, r.len, r.next_hop)?;
-    }
-    Ok(routes::addresses(routes, &oracle, traffic, n, seed))
+    routes::addresses(routes, &routes::oracle(routes), traffic, n, seed)
 }
 
 pub(super) fn run(args: &Args) -> anyhow::Result<()> {
@@ -70,8 +66,8 @@ pub(super) fn run(args: &Args) -> anyhow::Result<()> {
             (v4, Vec::new())
         }
     };
-    let to4 = destinations(&v4, traffic, args.addresses, seed)?;
-    let to6 = destinations(&v6, traffic, args.addresses, seed ^ 0x6)?;
+    let to4 = destinations(&v4, traffic, args.addresses, seed);
+    let to6 = destinations(&v6, traffic, args.addresses, seed ^ 0x6);
     let routes = if args.table == "synthetic" { format!(" --routes {}", args.routes) } else { String::new() };
     let header =
         format!("nexthop gen ip --table {}{routes} --addresses {} --traffic {} --seed {seed}", args.table, args.addresses, args.traffic);
