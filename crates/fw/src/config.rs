@@ -85,18 +85,26 @@ pub struct FacesConfig {
     /// The UDP multicast group NDN nodes on a LAN meet in (NFD's `224.0.23.170:56363`; "" =
     /// no multicast faces).
     pub udp_multicast: String,
-    /// The interfaces to make a multicast face on, each by an IPv4 address or by name (its IPv4
-    /// addresses), one face per address (none: every interface that is up, can multicast and is
-    /// not loopback).
+    /// Rules for the interfaces to make an IPv4 multicast face on, one face per address: names
+    /// (an interface's IPv4 addresses), name patterns, IPv4 addresses, subnets (the addresses in
+    /// them) or Ethernet addresses ([`crate::interface_rule`]; none: every interface that is up,
+    /// can multicast and is not loopback).
     pub udp_multicast_interfaces: Vec<String>,
     /// The IPv6 UDP multicast group (NFD's `[ff02::1234]:56363`; "" = no IPv6 multicast faces).
     pub udp6_multicast: String,
-    /// Names of the interfaces to make an IPv6 multicast face on, from their link-local address
-    /// (none: every interface that is up, can multicast and is not loopback).
+    /// Rules for the interfaces to make an IPv6 multicast face on, from their link-local
+    /// address (as `udp_multicast_interfaces`; none: every interface that is up, can multicast
+    /// and is not loopback).
     pub udp6_multicast_interfaces: Vec<String>,
-    /// Names of the interfaces Ethernet faces go on (none: every interface that is up, can
-    /// multicast, has an Ethernet address and is not loopback).
+    /// Rules for what no UDP multicast face (IPv4 or IPv6) goes on, whatever includes it (NFD's
+    /// `face_system.udp` `blacklist`).
+    pub udp_multicast_exclude: Vec<String>,
+    /// Rules for the interfaces Ethernet faces go on (as `udp_multicast_interfaces`; none: every
+    /// interface that is up, can multicast, has an Ethernet address and is not loopback).
     pub ether_interfaces: Vec<String>,
+    /// Rules for the interfaces no Ethernet face goes on, whatever includes them (NFD's
+    /// `face_system.ether` `blacklist`).
+    pub ether_exclude: Vec<String>,
     /// The group of one Ethernet multicast face per interface (NFD's `01:00:5e:00:17:aa`; "" =
     /// none).
     pub ether_multicast: String,
@@ -312,10 +320,17 @@ impl Config {
             if !group.is_ok_and(|g| g.ip().is_multicast()) {
                 return bad(format!("faces.udp_multicast = {:?} is not an IPv4 multicast address:port", self.faces.udp_multicast));
             }
-            for i in &self.faces.udp_multicast_interfaces {
-                if i.is_empty() || i.contains(char::is_whitespace) {
-                    return bad(format!("faces.udp_multicast_interfaces: {i:?} is neither an IPv4 address nor an interface name"));
-                }
+        }
+        let f = &self.faces;
+        for (key, rules) in [
+            ("faces.udp_multicast_interfaces", &f.udp_multicast_interfaces),
+            ("faces.udp6_multicast_interfaces", &f.udp6_multicast_interfaces),
+            ("faces.udp_multicast_exclude", &f.udp_multicast_exclude),
+            ("faces.ether_interfaces", &f.ether_interfaces),
+            ("faces.ether_exclude", &f.ether_exclude),
+        ] {
+            if let Err(e) = crate::interface_rule::InterfaceRules::parse(rules, &[]) {
+                return bad(format!("{key}: {e}"));
             }
         }
         if !self.faces.udp6_multicast.is_empty() {

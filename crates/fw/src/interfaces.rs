@@ -1,20 +1,22 @@
 //! The host's network interfaces, for the multicast and Ethernet faces: with a UDP multicast
 //! group set and no interfaces listed, a multicast face is made on every interface that is up,
 //! can multicast and is not loopback, as NFD does by default (`face_system.udp`,
-//! `whitelist { * }`) — on its IPv4 address for the IPv4 group, on its IPv6 link-local address
-//! for the IPv6 one.
+//! `whitelist { * }`) — on each of its IPv4 addresses for the IPv4 group, on its IPv6 link-local
+//! address for the IPv6 one. Lists of rules to include and to exclude (names, name patterns,
+//! addresses, subnets, Ethernet addresses: [`InterfaceRules`], NFD's `whitelist` and
+//! `blacklist`) narrow or widen that choice.
 //!
-//! The Ethernet faces' interfaces are chosen the same way (by name, or every one that is up and
-//! can multicast), among every interface with an Ethernet address, whether or not it has an IP
-//! address.
+//! The Ethernet faces' interfaces are chosen the same way, among every interface with an
+//! Ethernet address, whether or not it has an IP address.
 //!
 //! [`interface_addresses`] and [`link_interfaces`] read the kernel's list (`getifaddrs`);
-//! [`multicast_capable`], [`multicast_capable_v6`] and [`ether_capable`] are the choice, on
-//! plain data.
+//! [`udp_v4`], [`udp_v6`] and [`ether`] are the choice, on plain data.
 
 use std::ffi::CStr;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use crate::interface_rule::{Interface, InterfaceRule, InterfaceRules, Listed};
 
 /// One address of an interface.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +27,8 @@ pub struct InterfaceAddr {
     pub index: u32,
     /// Its `IFF_*` flags.
     pub flags: u32,
+    /// Its hardware address, if it is a 6-byte (Ethernet) one.
+    pub mac: Option<[u8; 6]>,
     /// The address.
     pub address: IpAddr,
 }
@@ -88,12 +92,18 @@ fn entries() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterface>)> {
                 // SAFETY: an AF_INET address is a sockaddr_in.
                 let sin = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in>() };
                 let address = IpAddr::V4(Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)));
-                addresses.push(InterfaceAddr { name, index, flags, address });
+                addresses.push(InterfaceAddr { name, index, flags, mac: None, address });
             }
             libc::AF_INET6 => {
                 // SAFETY: an AF_INET6 address is a sockaddr_in6.
                 let sin6 = unsafe { &*ifa.ifa_addr.cast::<libc::sockaddr_in6>() };
-                addresses.push(InterfaceAddr { name, index, flags, address: IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)) });
+                addresses.push(InterfaceAddr {
+                    name,
+                    index,
+                    flags,
+                    mac: None,
+                    address: IpAddr::V6(Ipv6Addr::from(sin6.sin6_addr.s6_addr)),
+                });
             }
             libc::AF_PACKET => {
                 // SAFETY: an AF_PACKET address is a sockaddr_ll.
@@ -106,6 +116,9 @@ fn entries() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterface>)> {
     }
     // SAFETY: `head` came from getifaddrs and is freed once, after the last use of its nodes.
     unsafe { libc::freeifaddrs(head) };
+    for a in &mut addresses {
+        a.mac = links.iter().find(|l| l.name == a.name).and_then(|l| l.mac);
+    }
     Ok((addresses, links))
 }
 
@@ -125,63 +138,115 @@ pub fn link_interfaces() -> io::Result<Vec<LinkInterface>> {
     Ok(entries()?.1)
 }
 
-/// The interfaces Ethernet faces go on (one port each): those named in `names` (every one that
-/// is up and multicast-capable when `names` is empty) that have an Ethernet address and are not
-/// loopback (whose all-zero address is not one).
-pub fn ether_capable<'a>(interfaces: &'a [LinkInterface], names: &[String]) -> Vec<&'a LinkInterface> {
-    let wanted =
-        |i: &LinkInterface| if names.is_empty() { i.has(libc::IFF_UP) && i.has(libc::IFF_MULTICAST) } else { names.contains(&i.name) };
-    interfaces.iter().filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK) && wanted(i)).collect()
-}
-
-/// The IPv4 addresses of the interfaces an IPv4 multicast face is made on when none are listed:
-/// up, multicast-capable, not loopback.
-pub fn multicast_capable(interfaces: &[InterfaceAddr]) -> Vec<Ipv4Addr> {
-    interfaces
-        .iter()
-        .filter(|i| i.multicasts())
-        .filter_map(|i| match i.address {
-            IpAddr::V4(a) => Some(a),
-            IpAddr::V6(_) => None,
-        })
-        .collect()
-}
-
-/// The IPv4 addresses an IPv4 multicast face is made on for the listed `entries`: an entry is an
-/// address, or an interface's name standing for its IPv4 addresses; `Err` names an entry that
-/// is neither an address nor an interface with an IPv4 address.
-pub fn listed_v4(interfaces: &[InterfaceAddr], entries: &[String]) -> Result<Vec<Ipv4Addr>, String> {
-    let mut out = Vec::new();
-    for e in entries {
-        if let Ok(a) = e.parse::<Ipv4Addr>() {
-            out.push(a);
-            continue;
+/// The interfaces of `addresses`, once each in the order listed, with all their addresses.
+fn grouped(addresses: &[InterfaceAddr]) -> Vec<(&InterfaceAddr, Vec<IpAddr>)> {
+    let mut out: Vec<(&InterfaceAddr, Vec<IpAddr>)> = Vec::new();
+    for a in addresses {
+        match out.iter_mut().find(|(i, _)| i.name == a.name) {
+            Some((_, all)) => all.push(a.address),
+            None => out.push((a, vec![a.address])),
         }
-        let before = out.len();
-        out.extend(interfaces.iter().filter(|i| &i.name == e).filter_map(|i| match i.address {
-            IpAddr::V4(a) => Some(a),
-            IpAddr::V6(_) => None,
-        }));
-        if out.len() == before {
-            return Err(format!("{e:?} is neither an IPv4 address nor an interface with one"));
+    }
+    out
+}
+
+/// The rules' view of an interface.
+fn view<'a>(i: &'a InterfaceAddr, all: &'a [IpAddr]) -> Interface<'a> {
+    Interface { name: &i.name, mac: i.mac, addresses: all, multicasts: i.multicasts() }
+}
+
+/// The IPv4 addresses an IPv4 multicast face is made on, one face each, as `rules` choose them
+/// among `interfaces`' addresses (see [`InterfaceRules`]), each with whether a rule named it
+/// exactly. An exact address on no interface is chosen too (joining the group there fails and
+/// says so).
+///
+/// # Errors
+/// A plain name of an interface with no IPv4 address.
+pub fn udp_v4(interfaces: &[InterfaceAddr], rules: &InterfaceRules) -> Result<Vec<(Ipv4Addr, Listed)>, String> {
+    let mut out = Vec::new();
+    for (i, all) in grouped(interfaces) {
+        for &a in &all {
+            if let (IpAddr::V4(v4), Some(listed)) = (a, rules.choose(&view(i, &all), Some(a))) {
+                out.push((v4, listed));
+            }
+        }
+    }
+    for rule in rules.exact() {
+        match *rule {
+            InterfaceRule::Address(a @ IpAddr::V4(v4)) if !interfaces.iter().any(|i| i.address == a) => {
+                let nowhere = Interface { name: "", mac: None, addresses: &[a], multicasts: false };
+                out.extend(rules.choose(&nowhere, Some(a)).map(|listed| (v4, listed)));
+            }
+            InterfaceRule::Name(ref name) if !interfaces.iter().any(|i| &i.name == name && i.address.is_ipv4()) => {
+                return Err(format!("{name:?} is neither an IPv4 address nor an interface with one"));
+            }
+            _ => {}
         }
     }
     Ok(out)
 }
 
-/// The interfaces an IPv6 multicast face is made on, as (index, link-local address): those named
-/// in `names` (every one that is up, multicast-capable and not loopback when `names` is empty)
-/// that have a link-local address, the first one each.
-pub fn multicast_capable_v6(interfaces: &[InterfaceAddr], names: &[String]) -> Vec<(u32, Ipv6Addr)> {
-    let mut out: Vec<(u32, Ipv6Addr)> = Vec::new();
-    for i in interfaces {
-        let wanted = if names.is_empty() { i.multicasts() } else { names.contains(&i.name) };
-        match i.address {
-            IpAddr::V6(a) if wanted && a.is_unicast_link_local() && !out.iter().any(|o| o.0 == i.index) => out.push((i.index, a)),
-            _ => {}
+/// The interfaces an IPv6 multicast face is made on, as (index, link-local address, whether a
+/// rule named it exactly): those `rules` choose (see [`InterfaceRules`]) that have a link-local
+/// address, on the first one each.
+///
+/// # Errors
+/// A plain name of an interface with no IPv6 link-local address.
+pub fn udp_v6(interfaces: &[InterfaceAddr], rules: &InterfaceRules) -> Result<Vec<(u32, Ipv6Addr, Listed)>, String> {
+    let mut out = Vec::new();
+    for (i, all) in grouped(interfaces) {
+        let link_local = all.iter().find_map(|a| match a {
+            IpAddr::V6(a) if a.is_unicast_link_local() => Some(*a),
+            _ => None,
+        });
+        if let (Some(a), Some(listed)) = (link_local, rules.choose(&view(i, &all), None)) {
+            out.push((i.index, a, listed));
         }
     }
-    out
+    let groups = grouped(interfaces);
+    let has_link_local = |all: &[IpAddr]| all.iter().any(|a| matches!(a, IpAddr::V6(a) if a.is_unicast_link_local()));
+    exact_rules_exist(rules, "an IPv6 link-local address", |rule| {
+        groups.iter().any(|(i, all)| has_link_local(all) && rule.picks(&view(i, all), None))
+    })?;
+    Ok(out)
+}
+
+/// The interfaces Ethernet faces go on (one port each), with whether a rule named each exactly:
+/// those `rules` choose (see [`InterfaceRules`]; `addresses` are for address and subnet rules)
+/// that have an Ethernet address and are not loopback (whose all-zero address is not one).
+///
+/// # Errors
+/// A plain name of an interface that is not there or has no Ethernet address.
+pub fn ether<'a>(
+    interfaces: &'a [LinkInterface],
+    addresses: &[InterfaceAddr],
+    rules: &InterfaceRules,
+) -> Result<Vec<(&'a LinkInterface, Listed)>, String> {
+    let mut out = Vec::new();
+    for i in interfaces.iter().filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK)) {
+        let all: Vec<IpAddr> = addresses.iter().filter(|a| a.name == i.name).map(|a| a.address).collect();
+        let multicasts = i.has(libc::IFF_UP) && i.has(libc::IFF_MULTICAST);
+        if let Some(listed) = rules.choose(&Interface { name: &i.name, mac: i.mac, addresses: &all, multicasts }, None) {
+            out.push((i, listed));
+        }
+    }
+    exact_rules_exist(rules, "an Ethernet address", |rule| {
+        interfaces.iter().filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK)).any(|i| {
+            let all: Vec<IpAddr> = addresses.iter().filter(|a| a.name == i.name).map(|a| a.address).collect();
+            rule.picks(&Interface { name: &i.name, mac: i.mac, addresses: &all, multicasts: false }, None)
+        })
+    })?;
+    Ok(out)
+}
+
+/// Checks that each exact include rule of `rules` names an interface `exists` finds (one with
+/// `what`), excluded or not.
+fn exact_rules_exist(rules: &InterfaceRules, what: &str, exists: impl Fn(&InterfaceRule) -> bool) -> Result<(), String> {
+    match rules.exact().find(|rule| !exists(rule)) {
+        Some(InterfaceRule::Name(name)) => Err(format!("{name:?} is no interface with {what}")),
+        Some(rule) => Err(format!("{rule} is on no interface with {what}")),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -189,7 +254,7 @@ mod tests {
     use super::*;
 
     fn interface(name: &str, index: u32, flags: libc::c_int, address: &str) -> InterfaceAddr {
-        InterfaceAddr { name: name.into(), index, flags: flags as u32, address: address.parse().unwrap() }
+        InterfaceAddr { name: name.into(), index, flags: flags as u32, mac: None, address: address.parse().unwrap() }
     }
 
     fn host() -> Vec<InterfaceAddr> {
@@ -208,31 +273,54 @@ mod tests {
         ]
     }
 
-    #[test]
-    fn only_interfaces_that_are_up_multicast_and_not_loopback_are_chosen() {
-        assert_eq!(multicast_capable(&host()), [Ipv4Addr::new(192, 168, 1, 10), Ipv4Addr::new(10, 0, 0, 2)]);
-        assert!(multicast_capable(&[]).is_empty());
+    fn rules(include: &[&str], exclude: &[&str]) -> InterfaceRules {
+        let list = |l: &[&str]| l.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        InterfaceRules::parse(&list(include), &list(exclude)).unwrap()
+    }
+
+    fn v4(s: &str) -> Ipv4Addr {
+        s.parse().unwrap()
     }
 
     #[test]
-    fn listed_ipv4_interfaces_are_addresses_or_names() {
-        let a = |s: &str| s.parse::<Ipv4Addr>().unwrap();
-        let listed = |names: &[&str]| listed_v4(&host(), &names.iter().map(|n| n.to_string()).collect::<Vec<_>>());
-        // A name stands for each of its IPv4 addresses (listed: even loopback, or one that is down).
-        assert_eq!(listed(&["eth0"]).unwrap(), [a("192.168.1.10"), a("10.0.0.2")]);
-        assert_eq!(listed(&["lo", "192.0.2.7", "eth1"]).unwrap(), [a("127.0.0.1"), a("192.0.2.7"), a("192.168.2.10")]);
-        assert!(listed(&["wlan0"]).unwrap_err().contains("\"wlan0\" is neither"));
+    fn with_no_rule_ipv4_faces_go_on_interfaces_that_are_up_multicast_and_not_loopback() {
+        assert_eq!(udp_v4(&host(), &rules(&[], &[])).unwrap(), [(v4("192.168.1.10"), false), (v4("10.0.0.2"), false)]);
+        assert!(udp_v4(&[], &rules(&[], &[])).unwrap().is_empty());
+    }
+
+    #[test]
+    fn ipv4_rules_pick_addresses_names_subnets_and_exclude() {
+        let chosen = |inc: &[&str], exc: &[&str]| udp_v4(&host(), &rules(inc, exc));
+        // A name stands for each of its IPv4 addresses (named: even loopback, or one that is down).
+        assert_eq!(chosen(&["eth0"], &[]).unwrap(), [(v4("192.168.1.10"), true), (v4("10.0.0.2"), true)]);
+        assert_eq!(
+            chosen(&["lo", "192.0.2.7", "eth1"], &[]).unwrap(),
+            [(v4("127.0.0.1"), true), (v4("192.168.2.10"), true), (v4("192.0.2.7"), true)]
+        );
+        assert!(chosen(&["wlan0"], &[]).unwrap_err().contains("\"wlan0\" is neither"));
         let v6_only = [interface("v6", 9, libc::IFF_UP, "fe80::9")];
-        assert!(listed_v4(&v6_only, &["v6".into()]).is_err());
+        assert!(udp_v4(&v6_only, &rules(&["v6"], &[])).is_err());
+        // A subnet picks the addresses in it, among interfaces that multicast; a pattern names.
+        assert_eq!(chosen(&["10.0.0.0/8"], &[]).unwrap(), [(v4("10.0.0.2"), false)]);
+        assert_eq!(chosen(&["eth*", "tun*"], &[]).unwrap(), [(v4("192.168.1.10"), false), (v4("10.0.0.2"), false)]);
+        // Exclusions win: by subnet (that address), by name (all of them), even over a name.
+        assert_eq!(chosen(&[], &["192.168.0.0/16"]).unwrap(), [(v4("10.0.0.2"), false)]);
+        assert!(chosen(&["eth0"], &["eth*"]).unwrap().is_empty());
+        assert!(chosen(&["192.0.2.7"], &["192.0.2.0/24"]).unwrap().is_empty());
+        assert!(chosen(&["10.0.0.2"], &["eth0"]).unwrap().is_empty(), "its interface is left out");
     }
 
     #[test]
     fn ipv6_faces_go_on_an_interface_s_first_link_local_address() {
         let fe80 = |s: &str| s.parse::<Ipv6Addr>().unwrap();
-        assert_eq!(multicast_capable_v6(&host(), &[]), [(2, fe80("fe80::1"))]);
+        let chosen = |inc: &[&str], exc: &[&str]| udp_v6(&host(), &rules(inc, exc));
+        assert_eq!(chosen(&[], &[]).unwrap(), [(2, fe80("fe80::1"), false)]);
         // Named: even one that is down (its face then fails to open and says why).
-        assert_eq!(multicast_capable_v6(&host(), &["eth1".into()]), [(3, fe80("fe80::3"))]);
-        assert!(multicast_capable_v6(&host(), &["tun0".into(), "wlan0".into()]).is_empty());
+        assert_eq!(chosen(&["eth1"], &[]).unwrap(), [(3, fe80("fe80::3"), true)]);
+        assert_eq!(chosen(&["fd00::/8"], &[]).unwrap(), [(2, fe80("fe80::1"), false)]);
+        assert!(chosen(&[], &["eth0"]).unwrap().is_empty());
+        assert!(chosen(&["tun0"], &[]).unwrap_err().contains("\"tun0\" is no interface with an IPv6 link-local address"));
+        assert!(chosen(&["fe80::5"], &[]).unwrap_err().contains("fe80::5 is on no interface"));
     }
 
     #[test]
@@ -251,10 +339,20 @@ mod tests {
             link("tun0", 4, up_mc | libc::IFF_POINTOPOINT, None),
             link("veth9", 5, up_mc, Some([2, 0, 0, 0, 0, 5])),
         ];
-        let names = |chosen: Vec<&LinkInterface>| chosen.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(ether_capable(&all, &[])), ["eth0", "veth9"]);
+        let addresses = host();
+        let chosen = |inc: &[&str], exc: &[&str]| {
+            ether(&all, &addresses, &rules(inc, exc)).map(|c| c.iter().map(|(i, listed)| (i.name.clone(), *listed)).collect::<Vec<_>>())
+        };
+        let named = |list: &[(&str, bool)]| list.iter().map(|&(n, l)| (n.to_string(), l)).collect::<Vec<_>>();
+        assert_eq!(chosen(&[], &[]).unwrap(), named(&[("eth0", false), ("veth9", false)]));
         // Named: even one that is down (its face then fails to open and says why).
-        assert_eq!(names(ether_capable(&all, &["eth1".into(), "lo".into(), "tun0".into()])), ["eth1"]);
+        assert_eq!(chosen(&["eth1"], &[]).unwrap(), named(&[("eth1", true)]));
+        for name in ["lo", "tun0", "wlan0"] {
+            let e = chosen(&[name], &[]).unwrap_err();
+            assert!(e.contains(&format!("{name:?} is no interface with an Ethernet address")), "{e}");
+        }
+        assert_eq!(chosen(&["02:00:00:00:00:05", "10.0.0.0/8"], &[]).unwrap(), named(&[("eth0", false), ("veth9", false)]));
+        assert_eq!(chosen(&["*"], &["veth*"]).unwrap(), named(&[("eth0", false)]));
     }
 
     #[test]
@@ -266,7 +364,13 @@ mod tests {
         indexes.sort_unstable();
         indexes.dedup();
         assert_eq!(indexes.len(), links.len(), "once each: {links:?}");
-        assert!(ether_capable(&links, &[]).iter().all(|l| l.mac.is_some_and(|m| m != [0; 6])));
+        let addresses = interface_addresses().unwrap();
+        let chosen = ether(&links, &addresses, &InterfaceRules::default()).unwrap();
+        assert!(chosen.iter().all(|(l, _)| l.mac.is_some_and(|m| m != [0; 6])));
+        // Each address carries its interface's Ethernet address.
+        for a in &addresses {
+            assert_eq!(a.mac, links.iter().find(|l| l.name == a.name).and_then(|l| l.mac), "{a:?}");
+        }
     }
 
     #[test]
@@ -274,7 +378,8 @@ mod tests {
         let all = interface_addresses().unwrap();
         let lo = all.iter().find(|i| i.address == IpAddr::V4(Ipv4Addr::LOCALHOST)).expect("127.0.0.1 is on an interface");
         assert!(lo.has(libc::IFF_LOOPBACK) && lo.index > 0, "{lo:?}");
-        assert!(!multicast_capable(&all).contains(&Ipv4Addr::LOCALHOST));
-        assert!(multicast_capable_v6(&all, &[]).iter().all(|(index, _)| *index != lo.index));
+        let none = InterfaceRules::default();
+        assert!(!udp_v4(&all, &none).unwrap().iter().any(|(a, _)| *a == Ipv4Addr::LOCALHOST));
+        assert!(udp_v6(&all, &none).unwrap().iter().all(|(index, _, _)| *index != lo.index));
     }
 }

@@ -33,6 +33,7 @@ pub mod ether;
 pub mod face;
 pub mod fib;
 pub mod fragmentation;
+pub mod interface_rule;
 #[allow(unsafe_code)]
 pub mod interfaces;
 pub mod mgmt;

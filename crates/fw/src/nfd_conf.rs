@@ -13,16 +13,17 @@
 //!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: `[::]`,
 //!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `udp`'s `idle_timeout` (seconds),
 //!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
-//!   `mcast_port_v6`, a `whitelist` of `ifname`s or `*`); `ether`'s `listen`, `mcast`,
-//!   `mcast_group` and a `whitelist` of `ifname`s;
+//!   `mcast_port_v6`); `ether`'s `listen`, `mcast` and `mcast_group`; for both, the
+//!   `whitelist` and `blacklist` of interfaces (`ifname` — a name or a pattern —, `ether`,
+//!   `subnet` and `*` entries) as the faces' include and exclude rules
+//!   ([`crate::interface_rule`]; an empty whitelist excludes everything);
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
 //!   signatures are not checked: nexthop authorises by face scope).
 //!
-//! Everything else — `general`, the rest of `log`, `authorizations`, the rest of `rib`, whitelist entries
-//! other than `ifname` and `*` (`ether`, `subnet`), blacklist entries, keys nexthop has no
-//! counterpart for — is not an error: it
+//! Everything else — `general`, the rest of `log`, `authorizations`, the rest of `rib`, keys
+//! nexthop has no counterpart for — is not an error: it
 //! comes back as a warning naming its line, so the operator sees what did not carry over. A
 //! value that does not parse (a port that is not a number, `listen maybe`) is an error naming
 //! its line, and nothing is returned.
@@ -30,6 +31,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::config::{Config, ConfigError, StaticStrategy};
+use crate::interface_rule::InterfaceRule;
 
 /// One `key [value] [{ children }]` of an INFO file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,18 +287,61 @@ fn listener(section: &InfoNode, default_port: u16, own_keys: &[&str], warnings: 
     Ok(Listener { addr, v4, v6 })
 }
 
-/// The interface names a `whitelist` block lists (`ifname X`; `*`, every interface, adds none:
-/// no list is the default); its other entries (`ether`, `subnet`) are named in warnings.
-fn whitelist(block: &InfoNode, section: &str, warnings: &mut Vec<String>) -> Vec<String> {
-    let mut names = Vec::new();
-    for w in &block.children {
-        match w.key.as_str() {
-            "ifname" => names.push(w.value.clone()),
-            "*" => {}
-            _ => ignored(w, section, warnings),
+/// The rules of a `whitelist` or `blacklist` block ([`crate::interface_rule`]): `ifname X`,
+/// `ether MAC`, `subnet CIDR` and `*` entries, each checked (an error names its line); other
+/// entries are warned about.
+fn interface_rules(block: &InfoNode, section: &str, warnings: &mut Vec<String>) -> Result<Vec<String>, ConfigError> {
+    let mut rules = Vec::new();
+    for entry in &block.children {
+        let rule = match entry.key.as_str() {
+            "*" => "*".to_string(),
+            "ifname" | "ether" | "subnet" => entry.value.clone(),
+            _ => {
+                ignored(entry, section, warnings);
+                continue;
+            }
+        };
+        let parsed = InterfaceRule::parse(&rule).map_err(|e| invalid(entry.line, format_args!("{section}: {e}")))?;
+        let wanted = match (entry.key.as_str(), &parsed) {
+            ("ifname", InterfaceRule::Name(_)) | ("ether", InterfaceRule::Mac(_)) | ("subnet", InterfaceRule::Subnet(..)) | ("*", _) => {
+                None
+            }
+            ("ifname", _) => Some("an interface name"),
+            ("ether", _) => Some("an Ethernet address"),
+            _ => Some("a subnet (address/length)"),
+        };
+        if let Some(wanted) = wanted {
+            return Err(invalid(entry.line, format_args!("{section}: {} {rule:?} is not {wanted}", entry.key)));
         }
+        rules.push(rule);
     }
-    names
+    Ok(rules)
+}
+
+/// A face kind's include and exclude rules from its `whitelist` and `blacklist` blocks: `{ * }`
+/// is no rule (the default: every interface); an empty whitelist leaves every interface out.
+#[derive(Default)]
+struct Lists {
+    include: Vec<String>,
+    exclude: Vec<String>,
+}
+
+impl Lists {
+    fn take(&mut self, block: &InfoNode, section: &str, warnings: &mut Vec<String>) -> Result<bool, ConfigError> {
+        match block.key.as_str() {
+            "whitelist" => {
+                let rules = interface_rules(block, &format!("{section}.whitelist"), warnings)?;
+                match rules.as_slice() {
+                    [] => self.exclude.push("*".into()),
+                    [all] if all == "*" => {}
+                    _ => self.include.extend(rules),
+                }
+            }
+            "blacklist" => self.exclude.extend(interface_rules(block, &format!("{section}.blacklist"), warnings)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }
 
 fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> Result<(), ConfigError> {
@@ -338,7 +383,11 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                 f.udp = addr;
                 let (mut mcast, mut group, mut port, mut group6, mut port6) =
                     (true, Ipv4Addr::new(224, 0, 23, 170), 56363u16, "ff02::1234".parse::<Ipv6Addr>().expect("an address"), 56363u16);
+                let mut lists = Lists::default();
                 for n in &s.children {
+                    if lists.take(n, "face_system.udp", warnings)? {
+                        continue;
+                    }
                     match n.key.as_str() {
                         "idle_timeout" => f.udp_idle_timeout_ms = number::<u64>(n)?.saturating_mul(1000),
                         "unicast_mtu" => f.udp_mtu = number(n)?,
@@ -347,31 +396,31 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "mcast_port" => port = number(n)?,
                         "mcast_group_v6" => group6 = value(n, "an IPv6 address")?,
                         "mcast_port_v6" => port6 = number(n)?,
-                        // The interfaces of the multicast faces: `ifname`s, or `*` (all, the
-                        // default); an empty blacklist excludes nothing.
-                        "whitelist" => {
-                            let names = whitelist(n, "face_system.udp.whitelist", warnings);
-                            f.udp_multicast_interfaces.extend(names.iter().cloned());
-                            f.udp6_multicast_interfaces.extend(names);
-                        }
-                        "blacklist" => n.children.iter().for_each(|b| ignored(b, "face_system.udp.blacklist", warnings)),
                         _ => {} // the listener's keys, or named by `listener`
                     }
                 }
+                f.udp_multicast_interfaces.clone_from(&lists.include);
+                f.udp6_multicast_interfaces = lists.include;
+                f.udp_multicast_exclude = lists.exclude;
                 f.udp_multicast = if mcast && v4 { format!("{group}:{port}") } else { String::new() };
                 f.udp6_multicast = if mcast && v6 { format!("[{group6}]:{port6}") } else { String::new() };
             }
             "ether" => {
                 let (mut mcast, mut group) = (true, "01:00:5e:00:17:aa".to_string());
+                let mut lists = Lists::default();
                 for n in &s.children {
+                    if lists.take(n, "face_system.ether", warnings)? {
+                        continue;
+                    }
                     match n.key.as_str() {
                         "listen" => f.ether_listen = yes(n)?,
                         "mcast" => mcast = yes(n)?,
                         "mcast_group" => group = n.value.clone(),
-                        "whitelist" => f.ether_interfaces.extend(whitelist(n, "face_system.ether.whitelist", warnings)),
                         _ => ignored(n, "face_system.ether", warnings),
                     }
                 }
+                f.ether_interfaces = lists.include;
+                f.ether_exclude = lists.exclude;
                 f.ether_multicast = if mcast { group } else { String::new() };
             }
             _ => ignored(s, "face_system", warnings),
@@ -546,16 +595,29 @@ rib
             (cfg.faces.unix.as_str(), cfg.faces.udp.as_str(), cfg.faces.udp_multicast.as_str()),
             ("/run/nfd/nfd.sock", "[::]:6363", "")
         );
-        // UDP multicast on listed interfaces (both IP versions, by name); a subnet entry and a
-        // blacklist entry are not kept, and say so.
+        // UDP multicast on the whitelisted interfaces (both IP versions), less the blacklisted;
+        // an entry nexthop has no rule for is warned about.
         let (cfg, warnings) = from_nfd_conf(
-            "face_system\n{\n  udp\n  {\n    whitelist\n    {\n      ifname eth1\n      ifname wlan0\n      subnet 10.0.0.0/8\n    }\n    blacklist\n    {\n      ifname eth2\n    }\n  }\n}\n",
+            "face_system\n{\n  udp\n  {\n    whitelist\n    {\n      ifname eth1\n      ifname wlan*\n      subnet 10.0.0.0/8\n      ether 02:00:00:00:00:01\n      vlan 7\n    }\n    blacklist\n    {\n      ifname wlan9\n      subnet 10.9.0.0/16\n    }\n  }\n  ether\n  {\n    whitelist\n    {\n    }\n  }\n}\n",
         )
         .unwrap();
-        assert_eq!(cfg.faces.udp_multicast_interfaces, ["eth1", "wlan0"]);
-        assert_eq!(cfg.faces.udp6_multicast_interfaces, ["eth1", "wlan0"]);
-        assert!(warnings.iter().any(|w| w.starts_with("line 9: face_system.udp.whitelist")), "{warnings:?}");
-        assert!(warnings.iter().any(|w| w.starts_with("line 13: face_system.udp.blacklist")), "{warnings:?}");
+        let f = &cfg.faces;
+        assert_eq!(f.udp_multicast_interfaces, ["eth1", "wlan*", "10.0.0.0/8", "02:00:00:00:00:01"]);
+        assert_eq!(f.udp6_multicast_interfaces, f.udp_multicast_interfaces);
+        assert_eq!(f.udp_multicast_exclude, ["wlan9", "10.9.0.0/16"]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("line 11: face_system.udp.whitelist.vlan"), "{warnings:?}");
+        // An empty whitelist leaves every interface out.
+        assert!(f.ether_interfaces.is_empty() && f.ether_exclude == ["*"], "{f:?}");
+        cfg.validate().unwrap();
+        for (entry, what) in [
+            ("subnet 10.0.0.0/40", "line 3: face_system.udp.whitelist: \"10.0.0.0/40\": the prefix length"),
+            ("ifname 10.0.0.1", "line 3: face_system.udp.whitelist: ifname \"10.0.0.1\" is not an interface name"),
+            ("ether eth0", "line 3: face_system.udp.whitelist: ether \"eth0\" is not an Ethernet address"),
+        ] {
+            let e = from_nfd_conf(&format!("face_system {{\n udp {{\n  whitelist {{ {entry}\n  }}\n }}\n}}\n")).unwrap_err().to_string();
+            assert!(e.contains(what), "{entry}: {e}");
+        }
         // IPv6 only becomes the dual-stack listener, with a warning.
         let (cfg, warnings) = from_nfd_conf("face_system\n{\n  tcp\n  {\n    enable_v4 no\n  }\n}\n").unwrap();
         assert_eq!(cfg.faces.tcp, "[::]:6363");

@@ -69,20 +69,45 @@ fn multicast_face(fw: &Forwarder, group: &str) -> Listed {
 }
 
 /// With no interfaces listed, every interface that is up, can multicast and is not loopback
-/// gets a multicast face (NFD's default), bound to that interface's address.
+/// gets a multicast face (NFD's default), bound to that interface's address; rules widen and
+/// narrow that (NFD's whitelist and blacklist).
 #[test]
 fn with_no_interface_listed_every_multicast_capable_one_gets_a_face() {
-    use nexthop_fw::interfaces::{interface_addresses, multicast_capable};
+    use nexthop_fw::interface_rule::InterfaceRules;
+    use nexthop_fw::interfaces::{interface_addresses, udp_v4};
     let group = format!("224.0.23.170:{}", 40_000 + std::process::id() % 10_000);
     let port = group.rsplit(':').next().unwrap().to_string();
     let dir = scratch("multicast-any");
     let fw = Forwarder::start_with(&dir, "s", 1, |c| c.faces.udp_multicast = group.clone());
-    let mut want: Vec<String> = multicast_capable(&interface_addresses().unwrap()).iter().map(|a| format!("udp4://{a}:{port}")).collect();
-    let mut got: Vec<String> = multicast_faces(&fw, &group).into_iter().map(|f| f.local).collect();
-    want.sort();
-    got.sort();
-    assert_eq!(got, want);
+    let all = interface_addresses().unwrap();
+    let capable = udp_v4(&all, &InterfaceRules::default()).unwrap();
+    let uris = |addresses: &mut dyn Iterator<Item = std::net::Ipv4Addr>| {
+        let mut v: Vec<String> = addresses.map(|a| format!("udp4://{a}:{port}")).collect();
+        v.sort();
+        v
+    };
+    let local_uris = |fw: &Forwarder| {
+        let mut got: Vec<String> = multicast_faces(fw, &group).into_iter().map(|f| f.local).collect();
+        got.sort();
+        got
+    };
+    let got = local_uris(&fw);
+    assert_eq!(got, uris(&mut capable.iter().map(|c| c.0)));
     assert!(!got.iter().any(|uri| uri.starts_with("udp4://127.")), "not on loopback: {got:?}");
+    drop(fw);
+    // `*` and loopback by name, less the first multicast-capable interface (by name).
+    let left_out = all.iter().find(|a| capable.iter().any(|c| std::net::IpAddr::V4(c.0) == a.address)).map(|a| a.name.clone());
+    let dir = scratch("multicast-rules");
+    let fw = Forwarder::start_with(&dir, "s", 1, |c| {
+        c.faces.udp_multicast = group.clone();
+        c.faces.udp_multicast_interfaces = vec!["*".into(), "lo".into()];
+        c.faces.udp_multicast_exclude = left_out.iter().cloned().collect();
+    });
+    let kept = capable
+        .iter()
+        .map(|c| c.0)
+        .filter(|a| !all.iter().any(|i| Some(&i.name) == left_out.as_ref() && i.address == std::net::IpAddr::V4(*a)));
+    assert_eq!(local_uris(&fw), uris(&mut kept.chain([std::net::Ipv4Addr::LOCALHOST])));
 }
 
 /// Answers the next Interest `producer` receives with Data of `size` bytes of content.
@@ -172,8 +197,9 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
 /// as fragments.
 #[test]
 fn two_forwarders_reach_each_other_through_ipv6_multicast_faces() {
-    use nexthop_fw::interfaces::{interface_addresses, multicast_capable_v6};
-    let Some(&(index, address)) = multicast_capable_v6(&interface_addresses().unwrap(), &[]).first() else {
+    use nexthop_fw::interfaces::{interface_addresses, udp_v6};
+    let chosen = udp_v6(&interface_addresses().unwrap(), &nexthop_fw::interface_rule::InterfaceRules::default()).unwrap();
+    let Some(&(index, address, _)) = chosen.first() else {
         eprintln!("no interface with an IPv6 link-local address that can multicast: nothing to join");
         return;
     };
@@ -207,7 +233,7 @@ fn a_listed_interface_that_cannot_carry_the_group_is_an_error() {
     cfg.faces.udp6_multicast = "[ff02::1234]:56363".into();
     cfg.faces.udp6_multicast_interfaces = vec!["no-such-if0".into()];
     let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
-    assert!(e.contains("\"no-such-if0\" has no IPv6 link-local address"), "{e}");
+    assert!(e.contains("faces.udp6_multicast_interfaces: \"no-such-if0\" is no interface with an IPv6 link-local address"), "{e}");
     cfg.faces.udp6_multicast = String::new();
     cfg.faces.udp_multicast = "224.0.23.170:56363".into();
     cfg.faces.udp_multicast_interfaces = vec!["192.0.2.254".into()];
@@ -219,7 +245,7 @@ fn a_listed_interface_that_cannot_carry_the_group_is_an_error() {
     for name in ["no-such-if0", "lo"] {
         cfg.faces.ether_interfaces = vec![name.into()];
         let e = nexthop_fw::runtime::Runtime::new(cfg.clone()).unwrap_err().to_string();
-        assert!(e.contains(&format!("faces.ether_interfaces: {name:?} is not an Ethernet interface")), "{e}");
+        assert!(e.contains(&format!("faces.ether_interfaces: {name:?} is no interface with an Ethernet address")), "{e}");
     }
 }
 

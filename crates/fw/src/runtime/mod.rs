@@ -30,7 +30,7 @@ mod worker;
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +51,7 @@ use crate::ether::{Destination, EtherPort, Mac, Received};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::Reassembler;
+use crate::interface_rule::InterfaceRules;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
@@ -605,39 +606,36 @@ impl Runtime {
         Ok(())
     }
 
-    /// The multicast faces of `faces.udp_multicast` and `faces.udp6_multicast`: on the listed
-    /// interfaces, each of which must work, or with none listed on every interface that is up,
-    /// can multicast and is not loopback, skipping one that refuses (as NFD).
+    /// The multicast faces of `faces.udp_multicast` and `faces.udp6_multicast`: on the
+    /// interfaces the rules of `faces.udp_multicast_interfaces` (or `udp6_…`) and
+    /// `faces.udp_multicast_exclude` choose ([`InterfaceRules`]; none listed: every interface
+    /// that is up, can multicast and is not loopback). A face on an interface named exactly must
+    /// open; one a pattern chose is skipped if it refuses (as NFD).
     fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
         if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() {
             return Ok(());
         }
         let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
-        // (what was tried, the link or why not, whether the interface was listed)
+        let rules = |include: &[String], key: &str| {
+            InterfaceRules::parse(include, &f.udp_multicast_exclude).map_err(|e| StartError::Config(format!("{key}: {e}")))
+        };
+        // (what was tried, the link or why not, whether the interface was named exactly)
         let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
         if !f.udp_multicast.is_empty() {
             let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
-            let listed = !f.udp_multicast_interfaces.is_empty();
-            let addresses: Vec<Ipv4Addr> = if listed {
-                crate::interfaces::listed_v4(&interfaces, &f.udp_multicast_interfaces)
-                    .map_err(|e| StartError::Config(format!("faces.udp_multicast_interfaces: {e}")))?
-            } else {
-                crate::interfaces::multicast_capable(&interfaces)
-            };
-            links.extend(addresses.into_iter().map(|a| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
+            let key = "faces.udp_multicast_interfaces";
+            let chosen = crate::interfaces::udp_v4(&interfaces, &rules(&f.udp_multicast_interfaces, key)?)
+                .map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+            links.extend(chosen.into_iter().map(|(a, listed)| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
         }
         if !f.udp6_multicast.is_empty() {
             let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
-            let names = &f.udp6_multicast_interfaces;
-            let chosen = crate::interfaces::multicast_capable_v6(&interfaces, names);
-            for name in names {
-                if !interfaces.iter().any(|i| &i.name == name && chosen.iter().any(|c| c.0 == i.index)) {
-                    return Err(StartError::Config(format!("faces.udp6_multicast_interfaces: {name:?} has no IPv6 link-local address")));
-                }
-            }
-            links.extend(chosen.into_iter().map(|(index, a)| {
-                (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), !names.is_empty())
+            let key = "faces.udp6_multicast_interfaces";
+            let chosen = crate::interfaces::udp_v6(&interfaces, &rules(&f.udp6_multicast_interfaces, key)?)
+                .map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+            links.extend(chosen.into_iter().map(|(index, a, listed)| {
+                (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), listed)
             }));
         }
         for (what, link, listed) in links {
@@ -658,10 +656,11 @@ impl Runtime {
         Ok(())
     }
 
-    /// The Ethernet faces of `faces.ether_*`: a port on each listed interface (which must
-    /// work) or, none listed, on every interface that is up, can multicast, has an Ethernet
-    /// address and is not loopback (skipping one that refuses, as NFD), with a multicast face
-    /// if `faces.ether_multicast` names a group.
+    /// The Ethernet faces of `faces.ether_*`: a port on each interface with an Ethernet address
+    /// that the rules of `faces.ether_interfaces` and `faces.ether_exclude` choose
+    /// ([`InterfaceRules`]; none listed: every one that is up, can multicast and is not
+    /// loopback) — one named exactly must open, one a pattern chose is skipped if it refuses (as
+    /// NFD) — with a multicast face if `faces.ether_multicast` names a group.
     fn make_ether_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
         if f.ether_multicast.is_empty() && !f.ether_listen {
@@ -672,12 +671,11 @@ impl Runtime {
             g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
         };
         let all = crate::interfaces::link_interfaces().map_err(io_err("listing the network interfaces"))?;
-        let names = &f.ether_interfaces;
-        let chosen = crate::interfaces::ether_capable(&all, names);
-        if let Some(name) = names.iter().find(|n| !chosen.iter().any(|c| &c.name == *n)) {
-            return Err(StartError::Config(format!("faces.ether_interfaces: {name:?} is not an Ethernet interface")));
-        }
-        for i in chosen {
+        let addresses = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
+        let key = "faces.ether_interfaces";
+        let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude).map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+        let chosen = crate::interfaces::ether(&all, &addresses, &rules).map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+        for (i, listed) in chosen {
             let index = self.faces.ether_ports.len();
             if index == MAX_ETHER_PORTS {
                 tracing::warn!("no Ethernet faces on {}: at most {MAX_ETHER_PORTS} interfaces", i.name);
@@ -686,7 +684,7 @@ impl Runtime {
             let own = Mac(i.mac.unwrap_or_default());
             let port = match EtherPort::open(&i.name, i.index, own, group) {
                 Ok(port) => port,
-                Err(e) if names.is_empty() => {
+                Err(e) if !listed => {
                     tracing::warn!(error = %e, "no Ethernet faces on {}", i.name);
                     continue;
                 }

@@ -179,7 +179,8 @@ mod tests {
     #[test]
     fn ipv6_links_hear_each_other_not_themselves() {
         let all = crate::interfaces::interface_addresses().unwrap();
-        let Some(&(index, address)) = crate::interfaces::multicast_capable_v6(&all, &[]).first() else {
+        let chosen = crate::interfaces::udp_v6(&all, &crate::interface_rule::InterfaceRules::default()).unwrap();
+        let Some(&(index, address, _)) = chosen.first() else {
             eprintln!("no interface with an IPv6 link-local address that can multicast: nothing to join");
             return;
         };
