@@ -72,6 +72,20 @@ fn check_compiled(
             None => prop_assert!(sets.is_empty(), "{:?}/{:?} fls missed {:?}", c, l, q),
             Some(best) => prop_assert!(best.weight == weight && sets.contains(&best.ports), "{:?}/{:?} fls {:?}", c, l, q),
         }
+        // Above a floor: the same answer while it is heavier than the floor, then none.
+        for floor in [weight.saturating_sub(1), weight, weight + 1] {
+            match compiled.fls_above(q, floor, &mut scratch) {
+                None => prop_assert!(sets.is_empty() || weight <= floor, "{:?}/{:?} fls above {} missed {:?}", c, l, floor, q),
+                Some(best) => prop_assert!(
+                    best.weight == weight && weight > floor && sets.contains(&best.ports),
+                    "{:?}/{:?} fls above {} {:?}",
+                    c,
+                    l,
+                    floor,
+                    q
+                ),
+            }
+        }
     }
     Ok(())
 }

@@ -94,15 +94,16 @@ fn invalid_fls(answers: &[Option<Largest>], reference: &[(u32, Vec<PortSet>)]) -
         .count() as u64
 }
 
-/// A batch matcher: `out[i]` for `queries[i]`.
-type Batch<'a, A> = &'a (dyn Fn(&[Descriptor], &mut [A]) + Sync);
+/// A batch matcher: `out[i]` for `queries[i]` (a packet descriptor, or one with what the walk
+/// is given besides).
+type Batch<'a, Q, A> = &'a (dyn Fn(&[Q], &mut [A]) + Sync);
 
 /// Times `f` on one thread and on all, both checked against `reference`.
-fn one_and_all<A: Copy + Default + PartialEq + Send>(
+fn one_and_all<Q: Sync, A: Copy + Default + PartialEq + Send>(
     cfg: &RunConfig,
-    queries: &[Descriptor],
+    queries: &[Q],
     reference: &[A],
-    f: Batch<'_, A>,
+    f: Batch<'_, Q, A>,
 ) -> (Outcome, Outcome) {
     let n = queries.len();
     let threads = cfg.threads;
@@ -168,6 +169,32 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     rows
 }
 
+/// FLS on `fib` started, for each packet, from its answer's weight less one as the best so far
+/// (sweep `given_best`, [`CompiledFib::fls_above`]): the walk's proof that nothing heavier
+/// matches, alone — the most that finding the answer sooner could make FLS gain. Checked like
+/// FLS: each walk must find its answer's weight.
+fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
+    let q = &w.queries;
+    let given: Vec<(Descriptor, u32)> = q.iter().zip(&w.fls_ref).map(|(d, r)| (*d, r.0.saturating_sub(1))).collect();
+    let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
+    let fls = |g: &[(Descriptor, u32)], o: &mut [u32]| {
+        let mut s = MatchScratch::new();
+        g.iter().zip(o).for_each(|((q, floor), o)| *o = fib.fls_above(q, *floor, &mut s).map_or(0, |b| b.weight));
+    };
+    let (one, all) = one_and_all(cfg, &given, &weights, &fls);
+    let mut s = MatchScratch::new();
+    let counts = given.iter().map(|(q, floor)| fib.fls_above_counted(q, *floor, &mut s).1);
+    let row = match_row("fls", w, q.len(), &one, &all, 0)
+        .with("compression", fib.compression().name())
+        .with("layout", fib.layout().name())
+        .with("sibling_order", fib.sibling_order().name())
+        .with("list_scan", if fib.simd() { "avx512" } else { "scalar" })
+        .with("extra_tags", 2)
+        .with("fib_bytes", fib.memory_bytes())
+        .with("sweep", "given_best");
+    with_counts(row, counts, &one, q.len())
+}
+
 /// `row` with what the walks read per match, counted in a separate, untimed pass over the
 /// queries ([`WalkCounts`]): lists and nodes, the time per node read (the timed run's, one
 /// thread), and for FLS the share of nodes read after its final best match was found (the
@@ -190,7 +217,7 @@ fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome
 }
 
 /// A peer: name, queries it answers, bytes, its FAS and its FLS (weights) batch.
-type Peer<'a> = (&'a str, usize, usize, Batch<'a, PortSet>, Batch<'a, u32>);
+type Peer<'a> = (&'a str, usize, usize, Batch<'a, Descriptor, PortSet>, Batch<'a, Descriptor, u32>);
 
 /// Linear-scan and inverted-index rows (the scan on the first `scan_queries` queries).
 fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<Row> {
@@ -300,6 +327,9 @@ fn variants(cfg: &RunConfig, w: &Workload<'_>, keep: &[(Compression, Layout)]) -
         );
         rows.push(fib_row(w, &fib, build_s));
         rows.extend(measure_trie(cfg, w, &fib, 2));
+        if matches!(c, Compression::PermChain | Compression::RareChain) {
+            rows.push(given_best(cfg, w, &fib));
+        }
         if let Some(at) = keep.iter().position(|&k| k == (c, l)) {
             kept.push((at, fib));
         }
@@ -820,6 +850,25 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
                 .collect(),
         },
     });
+    let forms: Vec<(String, String, &str, &str)> = fibs
+        .iter()
+        .flat_map(|f| {
+            [("perm+chain", "sol"), ("perm+chain", "srol"), ("rare+chain", "sol"), ("rare+chain", "srol")]
+                .map(|(c, l)| (format!("{f} {c} {l}"), f.clone(), c, l))
+        })
+        .collect();
+    plots.push(Plot {
+        file_tag: "given-best".into(),
+        title: "FLS throughput ÷ FAS: measured, and given each answer's weight − 1 (the proof alone; 1 thread)".into(),
+        y_label: "FLS ÷ FAS".into(),
+        chart: Chart::Bars {
+            groups: forms.iter().map(|g| g.0.clone()).collect(),
+            series: [("measured", None), ("given the answer's weight − 1", Some("given_best"))]
+                .iter()
+                .map(|&(name, sweep)| (name.to_string(), forms.iter().map(|(_, f, c, l)| fls_over_fas(rows, f, c, l, sweep)).collect()))
+                .collect(),
+        },
+    });
     plots.push(Plot {
         file_tag: "layout".into(),
         title: "Figure 9c: µs per match, SOL vs SROL (1 thread)".into(),
@@ -1032,6 +1081,18 @@ fn permutation_savings(rows: &[Row]) -> Vec<(String, f64, f64, f64)> {
         .collect()
 }
 
+/// FLS's throughput over FAS's on `fib`'s form `c`/`l`: as measured, and (sweep `given_best`)
+/// given each answer's weight less one.
+fn fls_over_fas(rows: &[Row], fib: &str, c: &str, l: &str, sweep: Option<&str>) -> f64 {
+    let fields = [("compression", c), ("layout", l)];
+    num(find_in(rows, sweep, "fls", fib, &fields), "kmatches_per_s") / num(find(rows, "fas", fib, &fields), "kmatches_per_s")
+}
+
+/// [`fls_over_fas`] given each answer's weight less one.
+fn given_best_ratio(rows: &[Row], fib: &str, c: &str, l: &str) -> f64 {
+    fls_over_fas(rows, fib, c, l, Some("given_best"))
+}
+
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     for f in fib_names(rows) {
@@ -1057,6 +1118,10 @@ fn summary(rows: &[Row]) -> Vec<String> {
                 fas / speed("inverted-index", &[("match", "fas")]),
                 fls / speed("inverted-index", &[("match", "fls")]),
             ));
+        }
+        for c in ["perm+chain", "rare+chain"] {
+            let [sol, srol] = ["sol", "srol"].map(|l| given_best_ratio(rows, &f, c, l));
+            out.push(format!("tagnet {f} {c} FLS given its answer's weight − 1 (the proof alone): {sol:.2}× FAS (SOL), {srol:.2}× (SROL)"));
         }
         if let Some(m) =
             rows.iter().find(|r| r.str("system") == Some("mixed") && r.str("fib") == Some(f.as_str()) && r.num("pull_pct") == Some(80.0))

@@ -391,25 +391,41 @@ impl CompiledFib {
     /// descent, when it has no extra tags), and rule 3 prunes what cannot beat it (the paper's
     /// plain depth-first order found it late).
     pub fn fls(&self, query: &Descriptor, scratch: &mut MatchScratch) -> Option<Largest> {
-        self.fls_dispatch(query, scratch, &mut ())
+        self.fls_dispatch(query, 0, scratch, &mut ())
     }
 
     /// [`CompiledFib::fls`], counting what the walk read.
     pub fn fls_counted(&self, query: &Descriptor, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
         let mut counts = WalkCounts::default();
-        (self.fls_dispatch(query, scratch, &mut counts), counts)
+        (self.fls_dispatch(query, 0, scratch, &mut counts), counts)
+    }
+
+    /// Find Largest Subset above a floor: an entry ⊆ `query` of the greatest weight if that
+    /// weight is above `floor`, else `None` — the walk started as if a match of weight `floor`
+    /// had been found already, so it prunes from the first list on. A caller that knows a
+    /// lower bound (a match from elsewhere) spares the search for it; with `floor` one below
+    /// the answer's weight, what is left is the walk's proof that nothing heavier matches (the
+    /// `tagnet` experiment measures that, the most a better first guess could gain).
+    pub fn fls_above(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch) -> Option<Largest> {
+        self.fls_dispatch(query, floor, scratch, &mut ())
+    }
+
+    /// [`CompiledFib::fls_above`], counting what the walk read.
+    pub fn fls_above_counted(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
+        let mut counts = WalkCounts::default();
+        (self.fls_dispatch(query, floor, scratch, &mut counts), counts)
     }
 
     #[inline(always)]
     #[allow(unsafe_code)]
-    fn fls_dispatch(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+    fn fls_dispatch(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
-            return unsafe { self.fls_avx512(query, scratch, tally) };
+            return unsafe { self.fls_avx512(query, floor, scratch, tally) };
         }
         // SAFETY: the scalar scan runs on any CPU.
-        unsafe { self.fls_walk::<ScalarScan>(query, scratch, tally) }
+        unsafe { self.fls_walk::<ScalarScan>(query, floor, scratch, tally) }
     }
 
     /// The FLS walk with the AVX-512 scan inlined.
@@ -419,18 +435,24 @@ impl CompiledFib {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     #[allow(unsafe_code)]
-    unsafe fn fls_avx512(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+    unsafe fn fls_avx512(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
         // SAFETY: this function runs only where AVX-512F does (its own contract).
-        unsafe { self.fls_walk::<Avx512Scan>(query, scratch, tally) }
+        unsafe { self.fls_walk::<Avx512Scan>(query, floor, scratch, tally) }
     }
 
-    /// The FLS walk over lists read with scan `S`.
+    /// The FLS walk over lists read with scan `S`, for a match heavier than `floor`.
     ///
     /// # Safety
     /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn fls_walk<S: ListScan>(&self, query: &Descriptor, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+    unsafe fn fls_walk<S: ListScan>(
+        &self,
+        query: &Descriptor,
+        floor: u32,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> Option<Largest> {
         if self.nodes.is_empty() {
             return None;
         }
@@ -439,7 +461,7 @@ impl CompiledFib {
         let scan = unsafe { S::new(q.bits) };
         let descending = Descending::new(&q);
         let ascending = self.order == SiblingOrder::Ascending;
-        let (mut best_weight, mut best_set) = (0u32, usize::MAX);
+        let (mut best_weight, mut best_set) = (floor, usize::MAX);
         let stack = &mut scratch.bounded;
         stack.clear();
         stack.push((u32::MAX, 0, 1));
@@ -584,6 +606,15 @@ mod tests {
                 assert!(fls.is_some(), "every query holds an entry");
                 assert!(fls_counts.nodes_to_best >= 1 && fls_counts.nodes_to_best <= fls_counts.nodes, "{fls_counts:?}");
                 assert!(fls_counts.nodes <= fas_counts.nodes, "FLS reads no more than FAS: {fls_counts:?} {fas_counts:?}");
+            }
+            // Given its answer's weight less one, FLS reads no more and answers the same.
+            for q in &queries {
+                let (fls, fls_counts) = compiled.fls_counted(q, &mut s);
+                let floor = fls.map_or(0, |b| b.weight - 1);
+                let (above, above_counts) = compiled.fls_above_counted(q, floor, &mut s);
+                assert_eq!(above.map(|b| b.weight), fls.map(|b| b.weight), "{c:?} {l:?}");
+                assert!(above_counts.nodes <= fls_counts.nodes, "{above_counts:?} {fls_counts:?}");
+                assert_eq!(compiled.fls_above(q, floor + 1, &mut s), None);
             }
             let nothing = compiled.fls_counted(&of(&[191]), &mut s);
             assert_eq!((nothing.0, nothing.1.nodes_to_best), (None, 0), "{c:?} {l:?}");
