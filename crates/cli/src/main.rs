@@ -1,6 +1,9 @@
 //! `nexthop`: the command-line entry point. One file per subcommand under `cmd/`.
 
 #![deny(unsafe_code)]
+// The subcommands' doc comments are their `--help` text, written for a terminal: `[addr]` and
+// `<prefix>` there are the usual argument notation, not links or HTML.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use clap::{Parser, Subcommand};
 

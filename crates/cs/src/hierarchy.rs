@@ -9,7 +9,7 @@
 //!   are gathered per batch in a few aligned batch buffers; a batch is written to the L2 when all
 //!   its B positions are filled, or, partially filled, when its buffer is needed for a newer batch
 //!   (oldest first). A lookup also finds chunks still staged.
-//! - **Read-ahead of the next batch** (the optimisation the paper leaves to its reference [8];
+//! - **Read-ahead of the next batch** (the optimisation the paper leaves to its reference \[8\];
 //!   [`HcsConfig::read_ahead`]): a request for a batch's second chunk whose first chunk was
 //!   asked for lately (a stream: a table of 16384 recent chunks remembers, so several streams of
 //!   one content are each followed) starts reading the content's next four batches from the L2

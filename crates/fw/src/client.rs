@@ -267,7 +267,8 @@ impl Client {
         }
     }
 
-    /// A fresh nonce (each client's sequence starts elsewhere: see [`first_nonce`]).
+    /// A fresh nonce (each client's sequence starts elsewhere: from its process id, the time and a
+    /// count of clients made).
     pub fn next_nonce(&mut self) -> [u8; 4] {
         self.nonce = self.nonce.wrapping_mul(1_103_515_245).wrapping_add(12345);
         self.nonce.to_be_bytes()
