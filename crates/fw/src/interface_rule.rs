@@ -25,6 +25,8 @@
 
 use std::net::IpAddr;
 
+use nexthop_lookup::ip::Address;
+
 use crate::ether::Mac;
 
 /// One rule of an interface list (see the module overview).
@@ -115,14 +117,8 @@ impl InterfaceRule {
 /// Whether `a` is in `net`/`len` (never across IP versions).
 fn in_subnet(a: IpAddr, net: IpAddr, len: u8) -> bool {
     match (a, net) {
-        (IpAddr::V4(a), IpAddr::V4(n)) => {
-            let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
-            u32::from(a) & mask == u32::from(n) & mask
-        }
-        (IpAddr::V6(a), IpAddr::V6(n)) => {
-            let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
-            u128::from(a) & mask == u128::from(n) & mask
-        }
+        (IpAddr::V4(a), IpAddr::V4(n)) => u32::from(a).masked(len) == u32::from(n).masked(len),
+        (IpAddr::V6(a), IpAddr::V6(n)) => u128::from(a).masked(len) == u128::from(n).masked(len),
         _ => false,
     }
 }
@@ -193,10 +189,7 @@ impl core::fmt::Display for InterfaceRule {
             InterfaceRule::Name(n) => f.write_str(n),
             InterfaceRule::Address(a) => write!(f, "{a}"),
             InterfaceRule::Subnet(n, l) => write!(f, "{n}/{l}"),
-            InterfaceRule::Mac(m) => {
-                let [a, b, c, d, e, g] = m.0;
-                write!(f, "{a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{g:02x}")
-            }
+            InterfaceRule::Mac(m) => write!(f, "{m}"),
         }
     }
 }

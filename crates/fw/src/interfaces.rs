@@ -9,7 +9,8 @@
 //! The Ethernet faces' interfaces are chosen the same way, among every interface with an
 //! Ethernet address, whether or not it has an IP address.
 //!
-//! [`interface_addresses`] and [`link_interfaces`] read the kernel's list (`getifaddrs`);
+//! [`interface_addresses`] and [`addresses_and_links`] (with the link-layer entries) read the
+//! kernel's list (`getifaddrs`);
 //! [`udp_v4`], [`udp_v6`] and [`ether`] are the choice, on plain data.
 
 use std::ffi::CStr;
@@ -64,9 +65,12 @@ impl LinkInterface {
     }
 }
 
-/// The kernel's interface list (`getifaddrs`): its IPv4 and IPv6 addresses, and its link-layer
-/// (`AF_PACKET`) entries, one per interface.
-fn entries() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterface>)> {
+/// The kernel's interface list (`getifaddrs`, read once): its IPv4 and IPv6 addresses, and its
+/// link-layer (`AF_PACKET`) entries, one per interface.
+///
+/// # Errors
+/// `getifaddrs` failed.
+pub fn addresses_and_links() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterface>)> {
     let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
     // SAFETY: getifaddrs writes the head of a list it allocates through the pointer, which points
     // at a live local; on failure it writes nothing and returns -1.
@@ -127,15 +131,7 @@ fn entries() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterface>)> {
 /// # Errors
 /// `getifaddrs` failed.
 pub fn interface_addresses() -> io::Result<Vec<InterfaceAddr>> {
-    Ok(entries()?.0)
-}
-
-/// Every interface of this host, once each, as the link layer sees it.
-///
-/// # Errors
-/// `getifaddrs` failed.
-pub fn link_interfaces() -> io::Result<Vec<LinkInterface>> {
-    Ok(entries()?.1)
+    Ok(addresses_and_links()?.0)
 }
 
 /// The interfaces of `addresses`, once each in the order listed, with all their addresses.
@@ -193,22 +189,19 @@ pub fn udp_v4(interfaces: &[InterfaceAddr], rules: &InterfaceRules) -> Result<Ve
 /// # Errors
 /// A plain name of an interface with no IPv6 link-local address.
 pub fn udp_v6(interfaces: &[InterfaceAddr], rules: &InterfaceRules) -> Result<Vec<(u32, Ipv6Addr, Listed)>, String> {
-    let mut out = Vec::new();
-    for (i, all) in grouped(interfaces) {
-        let link_local = all.iter().find_map(|a| match a {
-            IpAddr::V6(a) if a.is_unicast_link_local() => Some(*a),
-            _ => None,
-        });
-        if let (Some(a), Some(listed)) = (link_local, rules.choose(&view(i, &all), None)) {
-            out.push((i.index, a, listed));
-        }
-    }
-    let groups = grouped(interfaces);
-    let has_link_local = |all: &[IpAddr]| all.iter().any(|a| matches!(a, IpAddr::V6(a) if a.is_unicast_link_local()));
-    exact_rules_exist(rules, "an IPv6 link-local address", |rule| {
-        groups.iter().any(|(i, all)| has_link_local(all) && rule.picks(&view(i, all), None))
-    })?;
-    Ok(out)
+    // The interfaces with a link-local address, with their first one.
+    let candidates: Vec<(&InterfaceAddr, Vec<IpAddr>, Ipv6Addr)> = grouped(interfaces)
+        .into_iter()
+        .filter_map(|(i, all)| {
+            let link_local = all.iter().find_map(|a| match a {
+                IpAddr::V6(a) if a.is_unicast_link_local() => Some(*a),
+                _ => None,
+            })?;
+            Some((i, all, link_local))
+        })
+        .collect();
+    exact_rules_exist(rules, "an IPv6 link-local address", |rule| candidates.iter().any(|(i, all, _)| rule.picks(&view(i, all), None)))?;
+    Ok(candidates.iter().filter_map(|(i, all, a)| rules.choose(&view(i, all), None).map(|listed| (i.index, *a, listed))).collect())
 }
 
 /// The interfaces Ethernet faces go on (one port each), with whether a rule named each exactly:
@@ -222,21 +215,20 @@ pub fn ether<'a>(
     addresses: &[InterfaceAddr],
     rules: &InterfaceRules,
 ) -> Result<Vec<(&'a LinkInterface, Listed)>, String> {
-    let mut out = Vec::new();
-    for i in interfaces.iter().filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK)) {
-        let all: Vec<IpAddr> = addresses.iter().filter(|a| a.name == i.name).map(|a| a.address).collect();
-        let multicasts = i.has(libc::IFF_UP) && i.has(libc::IFF_MULTICAST);
-        if let Some(listed) = rules.choose(&Interface { name: &i.name, mac: i.mac, addresses: &all, multicasts }, None) {
-            out.push((i, listed));
-        }
-    }
-    exact_rules_exist(rules, "an Ethernet address", |rule| {
-        interfaces.iter().filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK)).any(|i| {
-            let all: Vec<IpAddr> = addresses.iter().filter(|a| a.name == i.name).map(|a| a.address).collect();
-            rule.picks(&Interface { name: &i.name, mac: i.mac, addresses: &all, multicasts: false }, None)
-        })
-    })?;
-    Ok(out)
+    // The interfaces with an Ethernet address (loopback's all-zero one is none), with their IP
+    // addresses.
+    let candidates: Vec<(&LinkInterface, Vec<IpAddr>)> = interfaces
+        .iter()
+        .filter(|i| i.mac.is_some() && !i.has(libc::IFF_LOOPBACK))
+        .map(|i| (i, addresses.iter().filter(|a| a.name == i.name).map(|a| a.address).collect()))
+        .collect();
+    exact_rules_exist(rules, "an Ethernet address", |rule| candidates.iter().any(|(i, all)| rule.picks(&link_view(i, all), None)))?;
+    Ok(candidates.iter().filter_map(|&(i, ref all)| rules.choose(&link_view(i, all), None).map(|listed| (i, listed))).collect())
+}
+
+/// The rules' view of a link-layer interface with its IP addresses `all`.
+fn link_view<'a>(i: &'a LinkInterface, all: &'a [IpAddr]) -> Interface<'a> {
+    Interface { name: &i.name, mac: i.mac, addresses: all, multicasts: i.has(libc::IFF_UP) && i.has(libc::IFF_MULTICAST) }
 }
 
 /// Checks that each exact include rule of `rules` names an interface `exists` finds (one with
@@ -357,14 +349,13 @@ mod tests {
 
     #[test]
     fn the_host_lists_its_interfaces_once_each_with_their_ethernet_address() {
-        let links = link_interfaces().unwrap();
+        let (addresses, links) = addresses_and_links().unwrap();
         let lo = links.iter().find(|l| l.name == "lo").expect("lo is listed");
         assert!(lo.has(libc::IFF_LOOPBACK) && lo.index > 0, "{lo:?}");
         let mut indexes: Vec<u32> = links.iter().map(|l| l.index).collect();
         indexes.sort_unstable();
         indexes.dedup();
         assert_eq!(indexes.len(), links.len(), "once each: {links:?}");
-        let addresses = interface_addresses().unwrap();
         let chosen = ether(&links, &addresses, &InterfaceRules::default()).unwrap();
         assert!(chosen.iter().all(|(l, _)| l.mac.is_some_and(|m| m != [0; 6])));
         // Each address carries its interface's Ethernet address.

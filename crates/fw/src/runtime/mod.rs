@@ -130,6 +130,11 @@ fn io_err(what: impl Into<String>) -> impl FnOnce(io::Error) -> StartError {
     move |error| StartError::Io { what, error }
 }
 
+/// [`StartError::Config`] for a value of configuration key `key` that is wrong as `why` says.
+fn config_err(key: &str) -> impl FnOnce(String) -> StartError + '_ {
+    move |why| StartError::Config(format!("{key}: {why}"))
+}
+
 /// Forwarding: in the I/O thread, or in forwarding threads.
 #[derive(Debug)]
 enum Forwarding {
@@ -617,23 +622,19 @@ impl Runtime {
             return Ok(());
         }
         let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
-        let rules = |include: &[String], key: &str| {
-            InterfaceRules::parse(include, &f.udp_multicast_exclude).map_err(|e| StartError::Config(format!("{key}: {e}")))
-        };
+        let rules = |include: &[String], key: &str| InterfaceRules::parse(include, &f.udp_multicast_exclude).map_err(config_err(key));
         // (what was tried, the link or why not, whether the interface was named exactly)
         let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
         if !f.udp_multicast.is_empty() {
             let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
             let key = "faces.udp_multicast_interfaces";
-            let chosen = crate::interfaces::udp_v4(&interfaces, &rules(&f.udp_multicast_interfaces, key)?)
-                .map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+            let chosen = crate::interfaces::udp_v4(&interfaces, &rules(&f.udp_multicast_interfaces, key)?).map_err(config_err(key))?;
             links.extend(chosen.into_iter().map(|(a, listed)| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
         }
         if !f.udp6_multicast.is_empty() {
             let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
             let key = "faces.udp6_multicast_interfaces";
-            let chosen = crate::interfaces::udp_v6(&interfaces, &rules(&f.udp6_multicast_interfaces, key)?)
-                .map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+            let chosen = crate::interfaces::udp_v6(&interfaces, &rules(&f.udp6_multicast_interfaces, key)?).map_err(config_err(key))?;
             links.extend(chosen.into_iter().map(|(index, a, listed)| {
                 (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), listed)
             }));
@@ -670,11 +671,10 @@ impl Runtime {
             "" => None,
             g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
         };
-        let all = crate::interfaces::link_interfaces().map_err(io_err("listing the network interfaces"))?;
-        let addresses = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
+        let (addresses, all) = crate::interfaces::addresses_and_links().map_err(io_err("listing the network interfaces"))?;
         let key = "faces.ether_interfaces";
-        let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude).map_err(|e| StartError::Config(format!("{key}: {e}")))?;
-        let chosen = crate::interfaces::ether(&all, &addresses, &rules).map_err(|e| StartError::Config(format!("{key}: {e}")))?;
+        let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude).map_err(config_err(key))?;
+        let chosen = crate::interfaces::ether(&all, &addresses, &rules).map_err(config_err(key))?;
         for (i, listed) in chosen {
             let index = self.faces.ether_ports.len();
             if index == MAX_ETHER_PORTS {

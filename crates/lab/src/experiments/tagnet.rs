@@ -68,6 +68,11 @@ impl<'a> Workload<'a> {
         Workload { name, entries, inverted, queries, fas_ref, fls_ref }
     }
 
+    /// The weight of each packet's heaviest match (0: none), what FLS rows are checked against.
+    fn fls_weights(&self) -> Vec<u32> {
+        self.fls_ref.iter().map(|r| r.0).collect()
+    }
+
     fn matching_pct(&self) -> f64 {
         100.0 * self.fas_ref.iter().filter(|p| !p.is_empty()).count() as f64 / self.fas_ref.len().max(1) as f64
     }
@@ -145,18 +150,11 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let q = &w.queries;
     let fas = |q: &[Descriptor], o: &mut [PortSet]| fib.fas_batch(q, Fanout::ALL, o, &mut MatchScratch::new());
     let (one, all) = one_and_all(cfg, q, &w.fas_ref, &fas);
-    let tag = |r: Row| {
-        r.with("compression", fib.compression().name())
-            .with("layout", fib.layout().name())
-            .with("sibling_order", fib.sibling_order().name())
-            .with("list_scan", if fib.simd() { "avx512" } else { "scalar" })
-            .with("extra_tags", extra_tags)
-            .with("fib_bytes", fib.memory_bytes())
-    };
+    let tag = |r: Row| with_form(r, fib, extra_tags);
     let mut s = MatchScratch::new();
     let fas_counts = q.iter().map(|q| fib.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s).1);
     let mut rows = vec![with_counts(tag(match_row("fas", w, q.len(), &one, &all, 0)), fas_counts, &one, q.len())];
-    let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
+    let weights = w.fls_weights();
     let fls = |q: &[Descriptor], o: &mut [u32]| {
         let mut s = MatchScratch::new();
         q.iter().zip(o).for_each(|(q, o)| *o = fib.fls(q, &mut s).map_or(0, |b| b.weight));
@@ -169,14 +167,24 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     rows
 }
 
+/// `row` with what names `fib`'s compiled form and the packets' extra tags.
+fn with_form(row: Row, fib: &CompiledFib, extra_tags: usize) -> Row {
+    row.with("compression", fib.compression().name())
+        .with("layout", fib.layout().name())
+        .with("sibling_order", fib.sibling_order().name())
+        .with("list_scan", if fib.simd() { "avx512" } else { "scalar" })
+        .with("extra_tags", extra_tags)
+        .with("fib_bytes", fib.memory_bytes())
+}
+
 /// FLS on `fib` started, for each packet, from its answer's weight less one as the best so far
 /// (sweep `given_best`, [`CompiledFib::fls_above`]): the walk's proof that nothing heavier
 /// matches, alone — the most that finding the answer sooner could make FLS gain. Checked like
 /// FLS: each walk must find its answer's weight.
 fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
     let q = &w.queries;
-    let given: Vec<(Descriptor, u32)> = q.iter().zip(&w.fls_ref).map(|(d, r)| (*d, r.0.saturating_sub(1))).collect();
-    let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
+    let weights = w.fls_weights();
+    let given: Vec<(Descriptor, u32)> = q.iter().zip(&weights).map(|(d, &weight)| (*d, weight.saturating_sub(1))).collect();
     let fls = |g: &[(Descriptor, u32)], o: &mut [u32]| {
         let mut s = MatchScratch::new();
         g.iter().zip(o).for_each(|((q, floor), o)| *o = fib.fls_above(q, *floor, &mut s).map_or(0, |b| b.weight));
@@ -184,14 +192,7 @@ fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
     let (one, all) = one_and_all(cfg, &given, &weights, &fls);
     let mut s = MatchScratch::new();
     let counts = given.iter().map(|(q, floor)| fib.fls_above_counted(q, *floor, &mut s).1);
-    let row = match_row("fls", w, q.len(), &one, &all, 0)
-        .with("compression", fib.compression().name())
-        .with("layout", fib.layout().name())
-        .with("sibling_order", fib.sibling_order().name())
-        .with("list_scan", if fib.simd() { "avx512" } else { "scalar" })
-        .with("extra_tags", 2)
-        .with("fib_bytes", fib.memory_bytes())
-        .with("sweep", "given_best");
+    let row = with_form(match_row("fls", w, q.len(), &one, &all, 0), fib, 2).with("sweep", "given_best");
     with_counts(row, counts, &one, q.len())
 }
 
@@ -223,7 +224,7 @@ type Peer<'a> = (&'a str, usize, usize, Batch<'a, Descriptor, PortSet>, Batch<'a
 fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<Row> {
     let scan = LinearScan::new(w.entries.iter().map(|(d, p)| (d, p)));
     let inv = w.inverted;
-    let weights: Vec<u32> = w.fls_ref.iter().map(|r| r.0).collect();
+    let weights = w.fls_weights();
     let mut rows = Vec::new();
     let peers: [Peer<'_>; 2] = [
         (
@@ -1088,11 +1089,6 @@ fn fls_over_fas(rows: &[Row], fib: &str, c: &str, l: &str, sweep: Option<&str>) 
     num(find_in(rows, sweep, "fls", fib, &fields), "kmatches_per_s") / num(find(rows, "fas", fib, &fields), "kmatches_per_s")
 }
 
-/// [`fls_over_fas`] given each answer's weight less one.
-fn given_best_ratio(rows: &[Row], fib: &str, c: &str, l: &str) -> f64 {
-    fls_over_fas(rows, fib, c, l, Some("given_best"))
-}
-
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     for f in fib_names(rows) {
@@ -1120,7 +1116,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
             ));
         }
         for c in ["perm+chain", "rare+chain"] {
-            let [sol, srol] = ["sol", "srol"].map(|l| given_best_ratio(rows, &f, c, l));
+            let [sol, srol] = ["sol", "srol"].map(|l| fls_over_fas(rows, &f, c, l, Some("given_best")));
             out.push(format!("tagnet {f} {c} FLS given its answer's weight − 1 (the proof alone): {sol:.2}× FAS (SOL), {srol:.2}× (SROL)"));
         }
         if let Some(m) =
