@@ -112,6 +112,19 @@ proptest! {
     }
 
     #[test]
+    fn the_counted_uncompressed_size_is_what_the_build_takes(entries in entries()) {
+        let fib = fib_of(&entries);
+        for (c, permuted) in [(Compression::None, false), (Compression::Perm, true)] {
+            let counted = CompiledFib::plain_size(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), permuted).unwrap();
+            for l in Layout::ALL {
+                let built = CompiledFib::build(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), c, l).unwrap();
+                prop_assert_eq!(counted.nodes, built.node_count() as u64, "{:?}/{:?}", c, l);
+                prop_assert_eq!(counted.bytes, built.memory_bytes() as u64, "{:?}/{:?}", c, l);
+            }
+        }
+    }
+
+    #[test]
     fn removals_are_seen_by_the_next_compile(entries in entries(), remove in prop::collection::vec(any::<prop::sample::Index>(), 1..30)) {
         let mut fib = fib_of(&entries);
         for i in &remove {

@@ -3,7 +3,8 @@
 //! index, reproducing the paper's Figure 9 (memory and time by compression and layout), Figure 10
 //! (threads, FIB size) and Table 1 (push/pull traffic mixes).
 //!
-//! FIBs: Zipf-tagged descriptors (1M and 10M, and 2.5M, 5M and 63M for the FIB-size series; quick:
+//! FIBs: Zipf-tagged descriptors (1M, 10M and the paper's 63M — its chain-removed forms
+//! measured, its uncompressed size counted — and 2.5M and 5M for the FIB-size series; quick:
 //! 100K) and a CCN-like FIB of real URL names converted to depth-tagged descriptors (10M; quick:
 //! 100K); in the `skew` series, FIBs of the largest Zipf size with more skew (an application tag
 //! in every descriptor; Zipf(s) tags, s = 1.25 and 1.5) to show what the bit permutation's saving
@@ -270,6 +271,50 @@ fn fib_row(w: &Workload<'_>, fib: &CompiledFib, build_s: f64) -> Row {
         .with("build_s", build_s)
 }
 
+/// The size of `w`'s FIB uncompressed (none and perm), counted without compiling it
+/// ([`CompiledFib::plain_size`]): rows like [`fib_row`]'s with `counted` set, for the 63M FIB,
+/// whose uncompressed trie is past the compiled vector's 2^29-node links.
+fn counted_fib_rows(w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for (c, permuted) in [(Compression::None, false), (Compression::Perm, true)] {
+        let (size, count_s) = timed(|| CompiledFib::plain_size(w.entries.iter().copied(), w.entries.len(), permuted));
+        let size = size?;
+        eprintln!("tagnet: {} {} (counted, not built): {} nodes, {:.1} MB", w.name, c.name(), size.nodes, size.bytes as f64 / 1e6);
+        for l in Layout::ALL {
+            rows.push(
+                Row::new("fib")
+                    .with("fib", w.name.as_str())
+                    .with("descriptors", w.entries.len())
+                    .with("compression", c.name())
+                    .with("layout", l.name())
+                    .with("nodes", size.nodes)
+                    .with("fib_bytes", size.bytes)
+                    .with("bytes_per_descriptor", size.bytes as f64 / w.entries.len() as f64)
+                    .with("counted", true)
+                    .with("count_s", count_s),
+            );
+        }
+    }
+    Ok(rows)
+}
+
+/// The paper's largest FIB size (quick: 200K, to run the same code).
+fn largest_size(cfg: &RunConfig) -> usize {
+    if cfg.quick {
+        200_000
+    } else {
+        63_000_000
+    }
+}
+
+/// The forms measured at [`largest_size`]: those whose trie fits the compiled vector at 63M.
+const LARGEST_FORMS: [(Compression, Layout); 4] = [
+    (Compression::PermChain, Layout::Sol),
+    (Compression::PermChain, Layout::Srol),
+    (Compression::RareChain, Layout::Sol),
+    (Compression::RareChain, Layout::Srol),
+];
+
 /// Shares of packets drawn from the FIB in the matching-rate sweep (Figure 7; 100% is the main
 /// measurement).
 const MATCHING_RATES: [f64; 4] = [0.0, 0.25, 0.5, 0.75];
@@ -314,9 +359,19 @@ const LAYOUT_FIBS: [(Compression, Layout); 4] =
 /// Every compression × layout on `w` (Figure 9), returning the rows and the FIBs compiled as
 /// `keep` asks, in its order.
 fn variants(cfg: &RunConfig, w: &Workload<'_>, keep: &[(Compression, Layout)]) -> anyhow::Result<(Vec<Row>, Vec<CompiledFib>)> {
+    variants_of(cfg, w, &VARIANTS, keep)
+}
+
+/// [`variants`] over the forms `forms` alone.
+fn variants_of(
+    cfg: &RunConfig,
+    w: &Workload<'_>,
+    forms: &[(Compression, Layout)],
+    keep: &[(Compression, Layout)],
+) -> anyhow::Result<(Vec<Row>, Vec<CompiledFib>)> {
     let mut rows = Vec::new();
     let mut kept: Vec<(usize, CompiledFib)> = Vec::new();
-    for (c, l) in VARIANTS {
+    for &(c, l) in forms {
         let (fib, build_s) = compile(w.entries, c, l)?;
         eprintln!(
             "tagnet: {} {}/{}: {} nodes, {:.1} MB, built in {build_s:.1} s",
@@ -751,9 +806,20 @@ impl crate::Experiment for TagnetExperiment {
             }
         }
         rows.extend(skew(cfg, zipf_sizes[zipf_sizes.len() - 1], n_q)?);
-        // Figure 10c: FIB size, rare+chain/SROL only — up to the paper's 63M descriptors in a full
-        // run (the compressed trie only: the uncompressed variants would take 10 GB at that size).
-        let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[2_500_000, 5_000_000, 63_000_000] };
+        {
+            // The paper's 63M FIB (Figures 9a and 9c): its chain-removed forms compiled and
+            // measured as above, less the peers; its uncompressed forms, about a billion nodes,
+            // counted (see `counted_fib_rows`).
+            let n = largest_size(cfg);
+            let entries = workload::zipf_fib(n, 0x2a + n as u64);
+            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+            let queries = workload::queries(&entries, n_q, 2, 0x51);
+            let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
+            rows.extend(counted_fib_rows(&w)?);
+            rows.extend(variants_of(cfg, &w, &LARGEST_FORMS, &[])?.0);
+        }
+        // Figure 10c: FIB size, rare+chain/SROL (with the main rows' 1M, 10M and 63M).
+        let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[2_500_000, 5_000_000] };
         for &n in sizes {
             let entries = workload::zipf_fib(n, 0x2a + n as u64);
             let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
@@ -1005,7 +1071,7 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     let savings = permutation_savings(rows);
     plots.push(Plot {
         file_tag: "skew".into(),
-        title: "Bytes the permutation saves as tag popularity gets more skewed (SROL; the paper: 48%)".into(),
+        title: "Bytes the permutation saves by FIB, size and tag skew (SROL; the paper: 48% at 10M, 42% 10M-CCN, 46% 63M)".into(),
         y_label: "% of the uncompressed FIB saved".into(),
         chart: Chart::Bars {
             groups: savings.iter().map(|s| s.0.clone()).collect(),
@@ -1059,14 +1125,13 @@ fn srol_bytes(rows: &[Row], fib: &str, compression: &str) -> f64 {
     num(r, "fib_bytes")
 }
 
-/// For the largest Zipf FIB and each FIB of the skew series: its name, the percentage of the
+/// For each main FIB and each FIB of the skew series: its name, the percentage of the
 /// uncompressed FIB's bytes the permutation saves alone and with chains removed, and the
 /// perm+chain FIB's MB.
 fn permutation_savings(rows: &[Row]) -> Vec<(String, f64, f64, f64)> {
     let skewed = |r: &&Row| r.str("system") == Some("fib") && r.str("sweep") == Some("skew");
     let mut names: Vec<String> = Vec::new();
-    let largest_zipf = fib_names(rows).into_iter().rfind(|f| f.starts_with("zipf"));
-    for f in largest_zipf.into_iter().chain(rows.iter().filter(skewed).filter_map(|r| r.str("fib").map(String::from))) {
+    for f in fib_names(rows).into_iter().chain(rows.iter().filter(skewed).filter_map(|r| r.str("fib").map(String::from))) {
         if !names.contains(&f) {
             names.push(f);
         }
@@ -1104,16 +1169,24 @@ fn summary(rows: &[Row]) -> Vec<String> {
         for (c, variant) in [("perm+chain", PAPER), ("rare+chain", BEST)] {
             let (fas, fls) = (speed("fas", &variant), speed("fls", &variant));
             let sol = |a: &str| speed(a, &[("compression", c), ("layout", "sol")]);
-            out.push(format!(
-                "tagnet {f} {c}: FAS {fas:.1}K/s, FLS {fls:.1}K/s ({:.2}×); SROL/SOL FAS {:.2}× FLS {:.2}×; vs scan FAS {:.0}× FLS {:.0}×; vs inverted FAS {:.1}× FLS {:.1}×",
+            let mut line = format!(
+                "tagnet {f} {c}: FAS {fas:.1}K/s, FLS {fls:.1}K/s ({:.2}×); SROL/SOL FAS {:.2}× FLS {:.2}×",
                 fls / fas,
                 fas / sol("fas"),
-                fls / sol("fls"),
-                fas / speed("linear-scan", &[("match", "fas")]),
-                fls / speed("linear-scan", &[("match", "fls")]),
-                fas / speed("inverted-index", &[("match", "fas")]),
-                fls / speed("inverted-index", &[("match", "fls")]),
-            ));
+                fls / sol("fls")
+            );
+            // The peers are not measured on every FIB (not at 63M).
+            let (scan, inverted) = (speed("linear-scan", &[("match", "fas")]), speed("inverted-index", &[("match", "fas")]));
+            if scan.is_finite() && inverted.is_finite() {
+                line += &format!(
+                    "; vs scan FAS {:.0}× FLS {:.0}×; vs inverted FAS {:.1}× FLS {:.1}×",
+                    fas / scan,
+                    fls / speed("linear-scan", &[("match", "fls")]),
+                    fas / inverted,
+                    fls / speed("inverted-index", &[("match", "fls")]),
+                );
+            }
+            out.push(line);
         }
         for c in ["perm+chain", "rare+chain"] {
             let [sol, srol] = ["sol", "srol"].map(|l| fls_over_fas(rows, &f, c, l, Some("given_best")));
@@ -1162,7 +1235,9 @@ fn summary(rows: &[Row]) -> Vec<String> {
             }
         }
     }
-    for (name, perm, chain, mb) in permutation_savings(rows) {
+    // The main FIBs' savings are on their own lines above.
+    let main = fib_names(rows);
+    for (name, perm, chain, mb) in permutation_savings(rows).into_iter().filter(|s| !main.contains(&s.0)) {
         out.push(format!("tagnet skew, {name}: perm alone saves {perm:.1}%, with chains {chain:.1}% ({mb:.1} MB)"));
     }
     if let Some(t) = rows.iter().find(|r| r.str("system") == Some("tz") && r.num("ns_per_forward").is_some()) {

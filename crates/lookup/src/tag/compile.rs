@@ -213,7 +213,8 @@ pub struct CompiledFib {
     /// The vector; the root's children are the list starting at 0.
     pub(super) nodes: Vec<Node>,
     /// Terminator records: the chains' positions after the three their nodes hold, one bit
-    /// stream in node order (see [`super::chain`]), then [`TAIL_PAD`] zero bytes.
+    /// stream in node order (see [`super::chain`]), then [`TAIL_PAD`] zero bytes (with chains
+    /// removed; the uncompressed forms have none).
     pub(super) records: Vec<u8>,
     /// Per block of 2^`block_shift` nodes, the byte of `records` its terminators' offsets count
     /// from.
@@ -263,6 +264,44 @@ fn popularity<'a>(descriptors: impl Iterator<Item = &'a Descriptor>, rarest_firs
         perm[p] = rank as u8;
     }
     perm
+}
+
+/// The permutation that keeps every position.
+const IDENTITY: [u8; FILTER_BITS] = {
+    let mut perm = [0u8; FILTER_BITS];
+    let mut p = 0;
+    while p < FILTER_BITS {
+        perm[p] = p as u8;
+        p += 1;
+    }
+    perm
+};
+
+/// The positions two descriptors' sequences share from their start, both held as
+/// [`sort_key`]s: the positions of `a` before the first position where the two differ.
+fn shared_prefix(a: &[u64; 3], b: &[u64; 3]) -> u32 {
+    let mut shared = 0;
+    for (&x, &y) in a.iter().zip(b) {
+        let differ = x ^ y;
+        if differ != 0 {
+            // Key bits run from the word's top bit down (position p is bit 63 − p % 64): the
+            // shared positions of this word are its bits above the first that differs.
+            let top = differ.leading_zeros();
+            let above = if top == 0 { 0 } else { x >> (64 - top) };
+            return shared + above.count_ones();
+        }
+        shared += x.count_ones();
+    }
+    shared
+}
+
+/// What an uncompressed FIB takes ([`CompiledFib::plain_size`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainSize {
+    /// Trie nodes.
+    pub nodes: u64,
+    /// Bytes, as [`CompiledFib::memory_bytes`] counts them.
+    pub bytes: u64,
 }
 
 /// `d` with its positions renumbered by `perm`.
@@ -505,7 +544,7 @@ impl CompiledFib {
     ) -> Result<Self, TagError> {
         let identity = compression == Compression::None;
         let perm = if identity {
-            core::array::from_fn(|p| p as u8)
+            IDENTITY
         } else {
             let all: Vec<Descriptor> = entries.clone().map(|(d, _)| d).collect();
             popularity(all.iter(), compression == Compression::RareChain)
@@ -588,13 +627,16 @@ impl CompiledFib {
         if !sorted.set.is_empty() {
             b.list(0, sorted.set.len(), 0)?;
         }
-        // Every block has a base (a block without records gets the stream's end).
-        let end = u32::try_from(b.records.bit_len() / 8).map_err(|_| TagError::TooLarge)?;
-        b.record_base.resize(b.nodes.len().div_ceil(1 << block_shift).max(b.record_base.len()), end);
+        // With chains removed every block has a base (a block without records gets the
+        // stream's end); the uncompressed forms have no records, and keep no bases.
+        if chains_removed {
+            let end = u32::try_from(b.records.bit_len() / 8).map_err(|_| TagError::TooLarge)?;
+            b.record_base.resize(b.nodes.len().div_ceil(1 << block_shift).max(b.record_base.len()), end);
+        }
         // Copied to exact size on huge pages: a walk reads lists all over the vector, and with
         // 4 KB pages nearly every list of a large FIB is also a TLB miss.
         let nodes = huge_collect(b.nodes.into_iter());
-        let records = huge_collect(b.records.finish().into_iter());
+        let records = if chains_removed { huge_collect(b.records.finish().into_iter()) } else { Vec::new() };
         Ok(CompiledFib {
             nodes,
             records,
@@ -612,6 +654,48 @@ impl CompiledFib {
             prefetch: true,
             simd: super::matcher::simd_supported(),
         })
+    }
+
+    /// The size [`CompiledFib::build`] would give `entries` uncompressed — [`Compression::None`],
+    /// or [`Compression::Perm`] when `permuted` — counted without building the vector: one
+    /// inner node per distinct non-empty prefix of the descriptors' position sequences, one
+    /// terminator per descriptor, and the bytes [`CompiledFib::memory_bytes`] would report. For
+    /// FIBs whose uncompressed trie is past the vector's 2^29-node links (the paper's 63M
+    /// descriptors take about a billion nodes).
+    ///
+    /// # Errors
+    /// [`TagError::EmptyDescriptor`] for a descriptor with no bits; [`TagError::TooLarge`]
+    /// for more than 65,535 distinct port sets.
+    pub fn plain_size(
+        entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
+        n: usize,
+        permuted: bool,
+    ) -> Result<PlainSize, TagError> {
+        let perm = if permuted { popularity(entries.clone().map(|(d, _)| d).collect::<Vec<_>>().iter(), false) } else { IDENTITY };
+        let mut sets = hashbrown::HashSet::new();
+        let mut keys: Vec<[u64; 3]> = Vec::with_capacity(n);
+        for (d, set) in entries {
+            if d.weight() == 0 {
+                return Err(TagError::EmptyDescriptor);
+            }
+            sets.insert(set);
+            keys.push(sort_key(&if permuted { permute(&d, &perm) } else { d }));
+        }
+        if sets.len() > usize::from(u16::MAX) {
+            return Err(TagError::TooLarge);
+        }
+        // Sorted, the sequences that share a prefix are neighbours: each adds the positions
+        // after the prefix it shares with the one before it.
+        keys.sort_unstable();
+        let mut nodes = keys.len() as u64;
+        let mut before: Option<&[u64; 3]> = None;
+        for key in &keys {
+            let weight: u32 = key.iter().map(|w| w.count_ones()).sum();
+            nodes += u64::from(weight - before.map_or(0, |b| shared_prefix(b, key)));
+            before = Some(key);
+        }
+        let bytes = nodes * core::mem::size_of::<Node>() as u64 + (sets.len() * core::mem::size_of::<PortSet>() + FILTER_BITS) as u64;
+        Ok(PlainSize { nodes, bytes })
     }
 
     /// The port-set id of terminator `n`.

@@ -31,7 +31,7 @@ mod ports;
 mod scan;
 mod tz;
 
-pub use compile::{CompiledFib, Compression, Layout, SiblingOrder, VARIANTS};
+pub use compile::{CompiledFib, Compression, Layout, PlainSize, SiblingOrder, VARIANTS};
 pub use descriptor::{tag_positions, Descriptor, DESCRIPTOR_BYTES, FILTER_BITS, HASHES_PER_TAG};
 pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingState, DESCRIPTOR_HEADER, FANOUT_ALL, LOCATOR_HEADER};
 pub use fib::DescriptorFib;
@@ -54,7 +54,7 @@ pub enum TagError {
     /// More distinct (tree, interface) pairs than [`MAX_PORTS`].
     #[error("more than {MAX_PORTS} distinct (tree, interface) pairs")]
     TooManyPorts,
-    /// A structure beyond its index widths (2^32 nodes, 65,535 port sets, 64-bit labels).
+    /// A structure beyond its index widths (2^29 trie nodes, 65,535 port sets, 64-bit labels).
     #[error("the structure is too large for its index widths")]
     TooLarge,
     /// A parent array or graph that is not a tree (or not connected).
