@@ -105,6 +105,11 @@ pub struct FacesConfig {
     /// Rules for the interfaces no Ethernet face goes on, whatever includes them (NFD's
     /// `face_system.ether` `blacklist`).
     pub ether_exclude: Vec<String>,
+    /// Whether an interface the include lists above name exactly (a plain name or an address)
+    /// must exist and get its face whatever its state (true), or is taken only while it is up,
+    /// can multicast and is not loopback, and skipped otherwise, as NFD's `ifname` (false; what
+    /// an nfd.conf gives).
+    pub named_interfaces_required: bool,
     /// The group of one Ethernet multicast face per interface (NFD's `01:00:5e:00:17:aa`; "" =
     /// none).
     pub ether_multicast: String,

@@ -4,8 +4,9 @@
 //! # Overview
 //! A rule ([`InterfaceRule::parse`]) is written as one of:
 //! - `*`: every interface;
-//! - a name, `eth0`, or a pattern of names where `*` stands for any run of characters and `?` for
-//!   one (`eth*`, `veth?`);
+//! - a name, `eth0`, or a pattern of names where `*` stands for any run of characters, `?` for
+//!   one and `[…]` for one of a set (`eth*`, `veth?`, `eth[0-3]`; `fnmatch(3)`'s patterns, as
+//!   NFD's `ifname`);
 //! - an address, `192.168.1.10` or `fe80::1`: the interface that has it (for IPv4 multicast
 //!   faces, which go on addresses, that address alone);
 //! - a subnet, `10.0.0.0/8` or `fd00::/8`: the interfaces with an address in it (for IPv4
@@ -19,7 +20,9 @@
 //! open, and an interface it names must exist (the caller reports it otherwise). The patterns
 //! (`*`, a name pattern, a subnet, an Ethernet address) pick among the interfaces that are up,
 //! can multicast and are not loopback, as NFD's rules do, and one of those that refuses a face is
-//! skipped. An exclude rule of any kind wins over every include rule.
+//! skipped. Rules read from `nfd.conf` treat exact rules as patterns too
+//! ([`InterfaceRules::exact_required`] false), as NFD does: `ifname eth1` is skipped while eth1
+//! is down. An exclude rule of any kind wins over every include rule.
 //!
 //! The rules decide on plain data ([`Interface`]); `crate::interfaces` reads the host's list.
 
@@ -34,7 +37,8 @@ use crate::ether::Mac;
 pub enum InterfaceRule {
     /// `*`: every interface.
     Any,
-    /// A name, or a pattern of names (`*`: any run of characters; `?`: one).
+    /// A name, or a pattern of names (`*`: any run of characters; `?`: one; `[…]`: one of a
+    /// set).
     Name(String),
     /// The interface that has this address (or, for faces on addresses, the address itself).
     Address(IpAddr),
@@ -91,7 +95,7 @@ impl InterfaceRule {
     /// the operator wants a face there, whatever the interface's state.
     pub fn is_exact(&self) -> bool {
         match self {
-            InterfaceRule::Name(n) => !n.contains(['*', '?']),
+            InterfaceRule::Name(n) => !n.contains(['*', '?', '[']),
             InterfaceRule::Address(_) => true,
             InterfaceRule::Any | InterfaceRule::Subnet(..) | InterfaceRule::Mac(_) => false,
         }
@@ -123,22 +127,69 @@ fn in_subnet(a: IpAddr, net: IpAddr, len: u8) -> bool {
     }
 }
 
-/// Whether `name` matches `pattern` (`*`: any run of bytes, `?`: one byte).
+/// Whether `name` matches `pattern`, as `fnmatch(3)` (which NFD's `ifname` uses) without
+/// escapes: `*` any run of bytes, `?` one byte, `[…]` one byte of a set (`a-z` ranges; `!` or
+/// `^` first negates it; a `]` first is a member), any other byte itself (a `[` with no
+/// closing `]` too).
 fn name_matches(pattern: &[u8], name: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => name.is_empty(),
-        Some((b'*', rest)) => (0..=name.len()).any(|skip| name_matches(rest, &name[skip..])),
-        Some((&p, rest)) => name.split_first().is_some_and(|(&c, tail)| (p == b'?' || p == c) && name_matches(rest, tail)),
+    let Some((&p, rest)) = pattern.split_first() else { return name.is_empty() };
+    if p == b'*' {
+        return (0..=name.len()).any(|skip| name_matches(rest, &name[skip..]));
+    }
+    let Some((&c, tail)) = name.split_first() else { return false };
+    match (p, bracket(rest)) {
+        (b'[', Some((set, after))) => in_set(set, c) && name_matches(after, tail),
+        _ => (p == b'?' || p == c) && name_matches(rest, tail),
     }
 }
 
+/// The set of a bracket expression whose `[` is just before `rest`, and what follows its
+/// closing `]`; `None` when it is not closed.
+fn bracket(rest: &[u8]) -> Option<(&[u8], &[u8])> {
+    let negated = usize::from(matches!(rest.first(), Some(b'!' | b'^')));
+    // A `]` right after the `[` (and its negation) is a member, not the end.
+    let first = negated + 1;
+    let close = first + rest.get(first..)?.iter().position(|&b| b == b']')?;
+    Some((&rest[..close], &rest[close + 1..]))
+}
+
+/// Whether `c` is in a bracket expression's `set` (see [`name_matches`]).
+fn in_set(set: &[u8], c: u8) -> bool {
+    let (negated, members) = match set.split_first() {
+        Some((b'!' | b'^', members)) => (true, members),
+        _ => (false, set),
+    };
+    let mut found = false;
+    let mut i = 0;
+    while i < members.len() {
+        if members.get(i + 1) == Some(&b'-') && i + 2 < members.len() {
+            found |= (members[i]..=members[i + 2]).contains(&c);
+            i += 3;
+        } else {
+            found |= members[i] == c;
+            i += 1;
+        }
+    }
+    found != negated
+}
+
 /// An `include` list less an `exclude` list (see the module overview).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InterfaceRules {
     /// What to include (none: every interface that is up, can multicast and is not loopback).
     pub include: Vec<InterfaceRule>,
     /// What to leave out, whatever includes it.
     pub exclude: Vec<InterfaceRule>,
+    /// Whether an exact include rule names an interface that must exist and whose face must
+    /// open, whatever its state (true, nexthop's own lists), or picks it only while it is up,
+    /// can multicast and is not loopback, like a pattern (false, as NFD's `ifname`).
+    pub exact_required: bool,
+}
+
+impl Default for InterfaceRules {
+    fn default() -> Self {
+        InterfaceRules { include: Vec::new(), exclude: Vec::new(), exact_required: true }
+    }
 }
 
 /// Whether a chosen interface (or address) was named exactly, so its face must open.
@@ -151,7 +202,12 @@ impl InterfaceRules {
     /// The first entry that is no rule ([`InterfaceRule::parse`]).
     pub fn parse(include: &[String], exclude: &[String]) -> Result<InterfaceRules, String> {
         let rules = |list: &[String]| list.iter().map(|r| InterfaceRule::parse(r)).collect::<Result<Vec<_>, _>>();
-        Ok(InterfaceRules { include: rules(include)?, exclude: rules(exclude)? })
+        Ok(InterfaceRules { include: rules(include)?, exclude: rules(exclude)?, exact_required: true })
+    }
+
+    /// These rules with exact include rules required or not ([`InterfaceRules::exact_required`]).
+    pub fn requiring_exact(self, required: bool) -> InterfaceRules {
+        InterfaceRules { exact_required: required, ..self }
     }
 
     /// Whether `interface` (with `address`: that address of it) is chosen, and if so whether an
@@ -166,7 +222,7 @@ impl InterfaceRules {
         let picked = self.include.iter().filter(|r| r.picks(interface, address));
         let mut chosen = None;
         for r in picked {
-            if r.is_exact() {
+            if r.is_exact() && self.exact_required {
                 return Some(true);
             }
             if interface.multicasts {
@@ -176,9 +232,10 @@ impl InterfaceRules {
         chosen
     }
 
-    /// The exact include rules (a plain name or an address), whose interface must exist.
+    /// The exact include rules (a plain name or an address) whose interface must exist (none
+    /// unless [`InterfaceRules::exact_required`]).
     pub fn exact(&self) -> impl Iterator<Item = &InterfaceRule> {
-        self.include.iter().filter(|r| r.is_exact())
+        self.include.iter().filter(|r| self.exact_required && r.is_exact())
     }
 }
 
@@ -226,6 +283,7 @@ mod tests {
         }
         assert!(rule("eth0").is_exact() && rule("10.1.2.3").is_exact());
         assert!(!rule("eth*").is_exact() && !rule("*").is_exact() && !rule("10.0.0.0/8").is_exact());
+        assert!(!rule("eth[01]").is_exact());
     }
 
     #[test]
@@ -240,6 +298,17 @@ mod tests {
             ("e*h*1", "eth-0-1", true),
             ("eth0", "eth0", true),
             ("eth0", "eth01", false),
+            ("eth[0-2]", "eth1", true),
+            ("eth[0-2]", "eth3", false),
+            ("eth[!0-2]", "eth3", true),
+            ("eth[^0-2]", "eth0", false),
+            ("en[ops]*", "enp3s0", true),
+            ("en[ops]*", "enx0", false),
+            ("a[]b]c", "a]c", true),
+            ("a[!]]c", "a]c", false),
+            ("eth[0", "eth[0", true),
+            ("eth[0", "eth0", false),
+            ("eth[]", "eth[]", true),
         ] {
             assert_eq!(name_matches(pattern.as_bytes(), name.as_bytes()), want, "{pattern} {name}");
         }
@@ -284,5 +353,10 @@ mod tests {
         assert_eq!(r.exact().map(ToString::to_string).collect::<Vec<_>>(), ["eth0", "docker0"]);
         assert!(InterfaceRules::parse(&["eth 0".into()], &[]).is_err());
         assert!(InterfaceRules::parse(&[], &["10.0.0.0/40".into()]).is_err());
+        // As NFD's `ifname`: a plain name picks only a multicast-capable interface, and
+        // requires nothing.
+        let r = rules(&["lo", "eth0"], &[]).requiring_exact(false);
+        assert_eq!([&lo, &eth0, &docker0].map(|i| r.choose(i, None)), [None, Some(false), None]);
+        assert_eq!(r.exact().count(), 0);
     }
 }

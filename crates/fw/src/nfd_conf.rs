@@ -16,7 +16,9 @@
 //!   `mcast_port_v6`); `ether`'s `listen`, `mcast` and `mcast_group`; for both, the
 //!   `whitelist` and `blacklist` of interfaces (`ifname` — a name or a pattern —, `ether`,
 //!   `subnet` and `*` entries) as the faces' include and exclude rules
-//!   ([`crate::interface_rule`]; an empty whitelist excludes everything);
+//!   ([`crate::interface_rule`]; an empty whitelist excludes everything; a plain `ifname`
+//!   picks its interface only while it is up and can multicast, as in NFD:
+//!   `faces.named_interfaces_required` is off);
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
@@ -160,6 +162,8 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
     let f = &mut cfg.faces;
     // NFD makes a channel only for a section that is there.
     (f.unix, f.tcp, f.udp, f.websocket) = (String::new(), String::new(), String::new(), String::new());
+    // `ifname eth1` picks eth1 while it is up and can multicast, and is skipped otherwise.
+    f.named_interfaces_required = false;
     let mut warnings = Vec::new();
     for top in parse_info(text)? {
         match top.key.as_str() {
@@ -605,6 +609,7 @@ rib
         assert_eq!(f.udp_multicast_interfaces, ["eth1", "wlan*", "10.0.0.0/8", "02:00:00:00:00:01"]);
         assert_eq!(f.udp6_multicast_interfaces, f.udp_multicast_interfaces);
         assert_eq!(f.udp_multicast_exclude, ["wlan9", "10.9.0.0/16"]);
+        assert!(!f.named_interfaces_required, "ifname eth1 is skipped while eth1 is down, as in NFD");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("line 11: face_system.udp.whitelist.vlan"), "{warnings:?}");
         // An empty whitelist leaves every interface out.

@@ -615,14 +615,18 @@ impl Runtime {
     /// interfaces the rules of `faces.udp_multicast_interfaces` (or `udp6_…`) and
     /// `faces.udp_multicast_exclude` choose ([`InterfaceRules`]; none listed: every interface
     /// that is up, can multicast and is not loopback). A face on an interface named exactly must
-    /// open; one a pattern chose is skipped if it refuses (as NFD).
+    /// open (unless `faces.named_interfaces_required` is off); one a pattern chose is skipped if
+    /// it refuses (as NFD).
     fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
         if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() {
             return Ok(());
         }
         let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
-        let rules = |include: &[String], key: &str| InterfaceRules::parse(include, &f.udp_multicast_exclude).map_err(config_err(key));
+        let rules = |include: &[String], key: &str| {
+            let rules = InterfaceRules::parse(include, &f.udp_multicast_exclude).map_err(config_err(key))?;
+            Ok::<_, StartError>(rules.requiring_exact(f.named_interfaces_required))
+        };
         // (what was tried, the link or why not, whether the interface was named exactly)
         let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
         if !f.udp_multicast.is_empty() {
@@ -660,8 +664,9 @@ impl Runtime {
     /// The Ethernet faces of `faces.ether_*`: a port on each interface with an Ethernet address
     /// that the rules of `faces.ether_interfaces` and `faces.ether_exclude` choose
     /// ([`InterfaceRules`]; none listed: every one that is up, can multicast and is not
-    /// loopback) — one named exactly must open, one a pattern chose is skipped if it refuses (as
-    /// NFD) — with a multicast face if `faces.ether_multicast` names a group.
+    /// loopback) — one named exactly must open (unless `faces.named_interfaces_required` is off),
+    /// one a pattern chose is skipped if it refuses (as NFD) — with a multicast face if
+    /// `faces.ether_multicast` names a group.
     fn make_ether_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
         let f = &cfg.faces;
         if f.ether_multicast.is_empty() && !f.ether_listen {
@@ -673,7 +678,9 @@ impl Runtime {
         };
         let (addresses, all) = crate::interfaces::addresses_and_links().map_err(io_err("listing the network interfaces"))?;
         let key = "faces.ether_interfaces";
-        let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude).map_err(config_err(key))?;
+        let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude)
+            .map_err(config_err(key))?
+            .requiring_exact(f.named_interfaces_required);
         let chosen = crate::interfaces::ether(&all, &addresses, &rules).map_err(config_err(key))?;
         for (i, listed) in chosen {
             let index = self.faces.ether_ports.len();
