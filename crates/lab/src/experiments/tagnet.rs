@@ -260,15 +260,19 @@ fn compile(entries: &[(Descriptor, PortSet)], c: Compression, l: Layout) -> anyh
 
 /// The size of `fib`, compiled from `w` in `build_s` seconds.
 fn fib_row(w: &Workload<'_>, fib: &CompiledFib, build_s: f64) -> Row {
+    size_row(w, fib.compression(), fib.layout(), fib.node_count() as u64, fib.memory_bytes() as u64).with("build_s", build_s)
+}
+
+/// A `fib` row: `w`'s FIB in form `c`/`l` takes `nodes` nodes and `bytes` bytes.
+fn size_row(w: &Workload<'_>, c: Compression, l: Layout, nodes: u64, bytes: u64) -> Row {
     Row::new("fib")
         .with("fib", w.name.as_str())
         .with("descriptors", w.entries.len())
-        .with("compression", fib.compression().name())
-        .with("layout", fib.layout().name())
-        .with("nodes", fib.node_count())
-        .with("fib_bytes", fib.memory_bytes())
-        .with("bytes_per_descriptor", fib.memory_bytes() as f64 / w.entries.len() as f64)
-        .with("build_s", build_s)
+        .with("compression", c.name())
+        .with("layout", l.name())
+        .with("nodes", nodes)
+        .with("fib_bytes", bytes)
+        .with("bytes_per_descriptor", bytes as f64 / w.entries.len() as f64)
 }
 
 /// The size of `w`'s FIB uncompressed (none and perm), counted without compiling it
@@ -281,18 +285,7 @@ fn counted_fib_rows(w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
         let size = size?;
         eprintln!("tagnet: {} {} (counted, not built): {} nodes, {:.1} MB", w.name, c.name(), size.nodes, size.bytes as f64 / 1e6);
         for l in Layout::ALL {
-            rows.push(
-                Row::new("fib")
-                    .with("fib", w.name.as_str())
-                    .with("descriptors", w.entries.len())
-                    .with("compression", c.name())
-                    .with("layout", l.name())
-                    .with("nodes", size.nodes)
-                    .with("fib_bytes", size.bytes)
-                    .with("bytes_per_descriptor", size.bytes as f64 / w.entries.len() as f64)
-                    .with("counted", true)
-                    .with("count_s", count_s),
-            );
+            rows.push(size_row(w, c, l, size.nodes, size.bytes).with("counted", true).with("count_s", count_s));
         }
     }
     Ok(rows)
