@@ -765,9 +765,7 @@ impl crate::Experiment for TagnetExperiment {
         let (zipf_sizes, ccn_size, n_q, scan_q): (&[usize], usize, usize, usize) =
             if cfg.quick { (&[100_000], 100_000, 2_000, 200) } else { (&[1_000_000, 10_000_000], 10_000_000, 2_000, 50) };
         for (i, &n) in zipf_sizes.iter().enumerate() {
-            let entries = workload::zipf_fib(n, 0x2a + n as u64);
-            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-            let queries = workload::queries(&entries, n_q, 2, 0x51);
+            let (entries, inverted, queries) = zipf_inputs(n, n_q);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             let largest = i + 1 == zipf_sizes.len();
             let keep: &[_] = if largest { &LAYOUT_FIBS } else { &[BEST_FIB] };
@@ -804,9 +802,7 @@ impl crate::Experiment for TagnetExperiment {
             // measured as above, less the peers; its uncompressed forms, about a billion nodes,
             // counted (see `counted_fib_rows`).
             let n = largest_size(cfg);
-            let entries = workload::zipf_fib(n, 0x2a + n as u64);
-            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-            let queries = workload::queries(&entries, n_q, 2, 0x51);
+            let (entries, inverted, queries) = zipf_inputs(n, n_q);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             rows.extend(counted_fib_rows(&w)?);
             rows.extend(variants_of(cfg, &w, &LARGEST_FORMS, &[])?.0);
@@ -814,15 +810,22 @@ impl crate::Experiment for TagnetExperiment {
         // Figure 10c: FIB size, rare+chain/SROL (with the main rows' 1M, 10M and 63M).
         let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[2_500_000, 5_000_000] };
         for &n in sizes {
-            let entries = workload::zipf_fib(n, 0x2a + n as u64);
-            let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
-            let queries = workload::queries(&entries, n_q, 2, 0x51);
+            let (entries, inverted, queries) = zipf_inputs(n, n_q);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             let (fib, build_s) = compile(w.entries, BEST_FIB.0, BEST_FIB.1)?;
             rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "fib_size").with("build_s", build_s)));
         }
         Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
     }
+}
+
+/// The Zipf FIB of `n` descriptors, its inverted index (the oracle and a peer), and `n_q`
+/// packets drawn from it with up to 2 extra tags.
+fn zipf_inputs(n: usize, n_q: usize) -> (Vec<(Descriptor, PortSet)>, InvertedIndex, Vec<Descriptor>) {
+    let entries = workload::zipf_fib(n, 0x2a + n as u64);
+    let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
+    let queries = workload::queries(&entries, n_q, 2, 0x51);
+    (entries, inverted, queries)
 }
 
 fn size_label(n: usize) -> String {

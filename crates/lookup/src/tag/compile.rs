@@ -244,9 +244,18 @@ pub struct CompiledFib {
     pub(super) simd: bool,
 }
 
+/// The renumbering of positions `compression` applies to a FIB of `descriptors`: none, or by
+/// popularity ([`popularity`]).
+fn permutation(compression: Compression, descriptors: impl Iterator<Item = Descriptor>) -> [u8; FILTER_BITS] {
+    match compression {
+        Compression::None => IDENTITY,
+        c => popularity(descriptors, c == Compression::RareChain),
+    }
+}
+
 /// Positions renumbered by decreasing popularity (ties by position), or increasing when
 /// `rarest_first`: `perm[p]` is p's new number.
-fn popularity<'a>(descriptors: impl Iterator<Item = &'a Descriptor>, rarest_first: bool) -> [u8; FILTER_BITS] {
+fn popularity(descriptors: impl Iterator<Item = Descriptor>, rarest_first: bool) -> [u8; FILTER_BITS] {
     let mut count = [0u64; FILTER_BITS];
     for d in descriptors {
         for p in d.positions() {
@@ -293,6 +302,17 @@ fn shared_prefix(a: &[u64; 3], b: &[u64; 3]) -> u32 {
         shared += x.count_ones();
     }
     shared
+}
+
+/// The bytes a compiled FIB of `nodes` nodes, `records` bytes of terminator records,
+/// `bases` record bases and `port_sets` port sets takes, the permutation included
+/// ([`CompiledFib::memory_bytes`]).
+fn memory_of(nodes: usize, records: usize, bases: usize, port_sets: usize) -> usize {
+    nodes * core::mem::size_of::<Node>()
+        + records
+        + bases * core::mem::size_of::<u32>()
+        + port_sets * core::mem::size_of::<PortSet>()
+        + FILTER_BITS
 }
 
 /// What an uncompressed FIB takes ([`CompiledFib::plain_size`]).
@@ -543,12 +563,7 @@ impl CompiledFib {
         order: SiblingOrder,
     ) -> Result<Self, TagError> {
         let identity = compression == Compression::None;
-        let perm = if identity {
-            IDENTITY
-        } else {
-            let all: Vec<Descriptor> = entries.clone().map(|(d, _)| d).collect();
-            popularity(all.iter(), compression == Compression::RareChain)
-        };
+        let perm = permutation(compression, entries.clone().map(|(d, _)| d));
         // Port sets numbered as met, then renumbered by decreasing use (below): the most used
         // sets share the first cache lines of `port_sets`, which every match reads.
         let mut set_ids: HashMap<PortSet, u16> = HashMap::new();
@@ -671,7 +686,7 @@ impl CompiledFib {
         n: usize,
         permuted: bool,
     ) -> Result<PlainSize, TagError> {
-        let perm = if permuted { popularity(entries.clone().map(|(d, _)| d).collect::<Vec<_>>().iter(), false) } else { IDENTITY };
+        let perm = permutation(if permuted { Compression::Perm } else { Compression::None }, entries.clone().map(|(d, _)| d));
         let mut sets = hashbrown::HashSet::new();
         let mut keys: Vec<[u64; 3]> = Vec::with_capacity(n);
         for (d, set) in entries {
@@ -679,7 +694,7 @@ impl CompiledFib {
                 return Err(TagError::EmptyDescriptor);
             }
             sets.insert(set);
-            keys.push(sort_key(&if permuted { permute(&d, &perm) } else { d }));
+            keys.push(sort_key(&permute(&d, &perm)));
         }
         if sets.len() > usize::from(u16::MAX) {
             return Err(TagError::TooLarge);
@@ -694,8 +709,8 @@ impl CompiledFib {
             nodes += u64::from(weight - before.map_or(0, |b| shared_prefix(b, key)));
             before = Some(key);
         }
-        let bytes = nodes * core::mem::size_of::<Node>() as u64 + (sets.len() * core::mem::size_of::<PortSet>() + FILTER_BITS) as u64;
-        Ok(PlainSize { nodes, bytes })
+        // No records, so no record bases either.
+        Ok(PlainSize { nodes, bytes: memory_of(nodes as usize, 0, 0, sets.len()) as u64 })
     }
 
     /// The port-set id of terminator `n`.
@@ -730,11 +745,7 @@ impl CompiledFib {
     /// Bytes the matcher reads: nodes, terminator records and their block bases, port sets
     /// and the permutation.
     pub fn memory_bytes(&self) -> usize {
-        self.nodes.len() * core::mem::size_of::<Node>()
-            + self.records.len()
-            + self.record_base.len() * core::mem::size_of::<u32>()
-            + self.port_sets.len() * core::mem::size_of::<PortSet>()
-            + FILTER_BITS
+        memory_of(self.nodes.len(), self.records.len(), self.record_base.len(), self.port_sets.len())
     }
 
     /// The compression it was built with.
@@ -952,11 +963,11 @@ mod tests {
     #[test]
     fn popularity_puts_frequent_bits_first() {
         let v = [d(&[5, 9]), d(&[9]), d(&[9, 3])];
-        let perm = popularity(v.iter(), false);
+        let perm = popularity(v.into_iter(), false);
         assert_eq!(perm[9], 0);
         assert_eq!(perm[3], 1);
         assert_eq!(perm[5], 2);
-        let rare = popularity(v.iter(), true);
+        let rare = popularity(v.into_iter(), true);
         assert_eq!(rare[9], 191);
         assert!(rare[3] < rare[9] && rare[5] < rare[9]);
     }
