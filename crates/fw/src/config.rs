@@ -33,6 +33,9 @@ pub struct Config {
     /// Route files.
     #[serde(default)]
     pub route_files: Vec<PathBuf>,
+    /// Who may send management commands to which module (NFD's `authorizations`).
+    #[serde(default)]
+    pub authorize: Vec<Authorize>,
 }
 
 /// `[forwarder]`.
@@ -186,6 +189,17 @@ pub struct StaticStrategy {
     pub strategy: String,
 }
 
+/// `[[authorize]]`: one signer's management privileges (NFD's `authorize`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Authorize {
+    /// `any`, or an NDN certificate file whose key must sign the commands (relative to the
+    /// configuration file's folder).
+    pub certfile: String,
+    /// The modules it may command: `faces`, `fib`, `cs`, `strategy-choice`.
+    pub privileges: Vec<String>,
+}
+
 /// A configuration that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -248,9 +262,20 @@ impl Config {
         let top = DeTable::parse(text).map_err(parse_err)?;
         let span = top.span();
         merge(&mut merged, top.into_inner());
-        let c = Config::deserialize(toml::de::Deserializer::from(Spanned::new(span, merged))).map_err(parse_err)?;
+        let mut c = Config::deserialize(toml::de::Deserializer::from(Spanned::new(span, merged))).map_err(parse_err)?;
         c.validate()?;
+        c.resolve_paths(path.parent().unwrap_or(Path::new("")));
         Ok(c)
+    }
+
+    /// Makes the relative certificate paths of `authorize` relative to `dir` (the folder of the
+    /// file that names them, as NFD reads `certfile`).
+    pub fn resolve_paths(&mut self, dir: &Path) {
+        for a in &mut self.authorize {
+            if a.certfile != "any" && Path::new(&a.certfile).is_relative() {
+                a.certfile = dir.join(&a.certfile).display().to_string();
+            }
+        }
     }
 
     /// The configuration as TOML: a whole file, which [`Config::parse`] reads back to the same.
@@ -315,6 +340,14 @@ impl Config {
                 "content_store.l2_slot_bytes = {l2_slot}: more than the {header}-byte header, and {} slots (a batch) must make whole {align}-byte blocks: a multiple of 2048",
                 l2.batch_chunks
             ));
+        }
+        for a in &self.authorize {
+            if a.certfile.is_empty() {
+                return bad("authorize.certfile is empty (\"any\" or a certificate file)".into());
+            }
+            if let Some(p) = a.privileges.iter().find(|p| crate::mgmt::authorization::Module::parse(p.as_bytes()).is_none()) {
+                return bad(format!("authorize.privileges: {p:?} (faces, fib, cs or strategy-choice)"));
+            }
         }
         let mtu = self.faces.udp_mtu;
         if mtu != 0 && !(crate::fragmentation::MIN_MTU..=65_507).contains(&mtu) {

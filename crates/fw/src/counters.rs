@@ -57,11 +57,14 @@ pub enum Drop {
     ManagementNotLocal,
     /// A management Interest that is not a command or dataset nexthop knows.
     ManagementUnknown,
+    /// A management command that needs a signature ([`crate::mgmt::authorization`]) and has
+    /// none, or no KeyLocator name: NFD drops those without an answer.
+    ManagementUnsigned,
 }
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 21] = [
+    pub const ALL: [Drop; 22] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
@@ -83,6 +86,7 @@ impl Drop {
         Drop::UnknownPeer,
         Drop::ManagementNotLocal,
         Drop::ManagementUnknown,
+        Drop::ManagementUnsigned,
     ];
 
     /// Name in status output.
@@ -109,6 +113,7 @@ impl Drop {
             Drop::UnknownPeer => "unknown-peer",
             Drop::ManagementNotLocal => "management-not-local",
             Drop::ManagementUnknown => "management-unknown",
+            Drop::ManagementUnsigned => "management-unsigned",
         }
     }
 

@@ -24,7 +24,11 @@
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
 //!   signatures are not checked: nexthop authorises by face scope).
 //!
-//! Everything else — `general`, the rest of `log`, `authorizations`, the rest of `rib`, keys
+//! - `authorizations`: each `authorize`'s `certfile` and `privileges`
+//!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
+//!   `faces`, `fib`, `cs` or `strategy-choice` commands.
+//!
+//! Everything else — `general`, the rest of `log`, the rest of `rib`, keys
 //! nexthop has no counterpart for — is not an error: it
 //! comes back as a warning naming its line, so the operator sees what did not carry over. A
 //! value that does not parse (a port that is not a number, `listen maybe`) is an error naming
@@ -32,7 +36,7 @@
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::config::{Config, ConfigError, StaticStrategy};
+use crate::config::{Authorize, Config, ConfigError, StaticStrategy};
 use crate::interface_rule::InterfaceRule;
 
 /// One `key [value] [{ children }]` of an INFO file.
@@ -164,10 +168,14 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
     (f.unix, f.tcp, f.udp, f.websocket) = (String::new(), String::new(), String::new(), String::new());
     // `ifname eth1` picks eth1 while it is up and can multicast, and is skipped otherwise.
     f.named_interfaces_required = false;
+    // Without an `authorizations` section NFD refuses every faces, fib, cs and strategy-choice
+    // command.
+    cfg.authorize.clear();
     let mut warnings = Vec::new();
     for top in parse_info(text)? {
         match top.key.as_str() {
             "tables" => tables(&top, &mut cfg, &mut warnings)?,
+            "authorizations" => cfg.authorize = authorizations(&top)?,
             "face_system" => face_system(&top, &mut cfg, &mut warnings)?,
             "log" => {
                 for n in &top.children {
@@ -195,6 +203,32 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
     }
     cfg.validate()?;
     Ok((cfg, warnings))
+}
+
+/// `authorizations`: its `authorize` blocks, each a `certfile` (`any` or a path, relative to
+/// the file's folder: the caller resolves it) and `privileges` (the keys of that block; NFD
+/// reads no values there). As in NFD, anything else in the section, an `authorize` without
+/// `certfile` or `privileges`, an unknown privilege or an empty section is an error.
+fn authorizations(section: &InfoNode) -> Result<Vec<Authorize>, ConfigError> {
+    if section.children.is_empty() {
+        return Err(invalid(section.line, "authorizations has no authorize"));
+    }
+    let mut out = Vec::new();
+    for a in &section.children {
+        if a.key != "authorize" {
+            return Err(invalid(a.line, format_args!("{:?} is not permitted under authorizations", a.key)));
+        }
+        let child = |key: &str| a.children.iter().find(|c| c.key == key);
+        let certfile = child("certfile").filter(|c| !c.value.is_empty()).ok_or_else(|| invalid(a.line, "authorize has no certfile"))?;
+        let privileges = child("privileges").ok_or_else(|| invalid(a.line, "authorize has no privileges"))?;
+        for p in &privileges.children {
+            if crate::mgmt::authorization::Module::parse(p.key.as_bytes()).is_none() {
+                return Err(invalid(p.line, format_args!("unknown privilege {:?} (faces, fib, cs or strategy-choice)", p.key)));
+            }
+        }
+        out.push(Authorize { certfile: certfile.value.clone(), privileges: privileges.children.iter().map(|p| p.key.clone()).collect() });
+    }
+    Ok(out)
 }
 
 /// NFD's log level (`NONE`, `ERROR`, `WARN`, `INFO`, `DEBUG`, `TRACE`, `ALL`) as nexthop's.
@@ -522,7 +556,20 @@ authorizations
 {
   authorize
   {
+    certfile certs/operator.ndncert
+    privileges
+    {
+      faces
+      strategy-choice
+    }
+  }
+  authorize
+  {
     certfile any
+    privileges
+    {
+      fib
+    }
   }
 }
 
@@ -571,15 +618,33 @@ rib
         assert_eq!((f.udp_multicast.as_str(), f.udp6_multicast.as_str()), ("224.0.23.171:56364", "[ff02::1235]:56365"));
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
+        let grants: Vec<(&str, Vec<&str>)> =
+            cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.iter().map(String::as_str).collect())).collect();
+        assert_eq!(grants, [("certs/operator.ndncert", vec!["faces", "strategy-choice"]), ("any", vec!["fib"])]);
         // What did not carry over is named with its line.
         assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
-        let expected = [(3, "general"), (80, "authorizations"), (94, "rib.auto_prefix_propagate")];
+        let expected = [(3, "general"), (107, "rib.auto_prefix_propagate")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }
         // `whitelist { * }` is the default: no warning, every interface.
         assert!(!warnings.iter().any(|w| w.contains("whitelist")), "{warnings:#?}");
         assert!(f.udp_multicast_interfaces.is_empty() && f.udp6_multicast_interfaces.is_empty());
+    }
+
+    #[test]
+    fn authorizations_are_nfds_or_an_error_naming_the_line() {
+        assert!(from_nfd_conf("").unwrap().0.authorize.is_empty(), "no section: no one commands");
+        for (bad, what) in [
+            ("authorizations\n{\n}\n", "line 1: authorizations has no authorize"),
+            ("authorizations\n{\n  grant\n}\n", "line 3: \"grant\" is not permitted"),
+            ("authorizations\n{\n  authorize\n  {\n    certfile any\n  }\n}\n", "line 3: authorize has no privileges"),
+            ("authorizations\n{\n  authorize\n  {\n    privileges\n    {\n      fib\n    }\n  }\n}\n", "line 3: authorize has no certfile"),
+            ("authorizations\n{\n  authorize\n  {\n    certfile any\n    privileges\n    {\n      rib\n    }\n  }\n}\n", "line 8: unknown privilege"),
+        ] {
+            let e = from_nfd_conf(bad).unwrap_err().to_string();
+            assert!(e.contains(what), "{bad:?}: {e}");
+        }
     }
 
     #[test]

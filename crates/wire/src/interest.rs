@@ -459,16 +459,23 @@ impl Interest {
     /// Signs the Interest with DigestSha256 (an empty ApplicationParameters is added when absent)
     /// and updates the ParametersSha256DigestComponent.
     pub fn sign_digest_sha256(&mut self) {
+        self.sign_with(SignatureInfo::digest_sha256(), |signed| Sha256::digest(signed).to_vec());
+    }
+
+    /// Signs the Interest: `info` becomes its InterestSignatureInfo and what `sign` makes of the
+    /// signed portion its InterestSignatureValue (an empty ApplicationParameters is added when
+    /// absent); the ParametersSha256DigestComponent is updated.
+    pub fn sign_with(&mut self, info: SignatureInfo, sign: impl FnOnce(&[u8]) -> Vec<u8>) {
         self.app_parameters.get_or_insert_with(Vec::new);
-        self.signature_info = Some(SignatureInfo::digest_sha256());
-        self.signature_value = Some(vec![0; 32]);
+        self.signature_info = Some(info);
+        self.signature_value = Some(Vec::new());
         self.update_parameters_digest();
         let wire = self.to_bytes();
+        let mut signed = Vec::new();
         if let Ok(view) = InterestView::decode_structure(&wire) {
-            let mut h = Sha256::new();
-            view.signed_portion(|p| h.update(p));
-            self.signature_value = Some(h.finalize().to_vec());
+            view.signed_portion(|p| signed.extend_from_slice(p));
         }
+        self.signature_value = Some(sign(&signed));
         self.update_parameters_digest();
     }
 }

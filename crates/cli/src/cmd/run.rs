@@ -41,7 +41,8 @@ pub fn run(args: Args, log_level: &dyn Fn(&str)) -> anyhow::Result<()> {
         (Some(p), _) => Config::load(p)?,
         (None, Some(p)) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
-            let (cfg, warnings) = nfd_conf::from_nfd_conf(&text).with_context(|| format!("{}", p.display()))?;
+            let (mut cfg, warnings) = nfd_conf::from_nfd_conf(&text).with_context(|| format!("{}", p.display()))?;
+            cfg.resolve_paths(p.parent().unwrap_or(std::path::Path::new("")));
             for w in warnings {
                 eprintln!("nexthop: {}: {w}", p.display());
             }

@@ -8,9 +8,10 @@
 //! `/localhost/nfd/<module>/<verb>/<ControlParameters>/…` in either signed form (the older
 //! signed-command name with timestamp, nonce, SignatureInfo and SignatureValue components, or a
 //! v0.3 signed Interest with ParametersSha256Digest); the answer is a Data named like the
-//! Interest carrying a [`params::ControlResponse`]. Authorisation is by face scope, the
-//! signature is not verified (NFD's default trust for localhost commands checks a key the app
-//! made itself; a local face already proves as much). A dataset is
+//! Interest carrying a [`params::ControlResponse`]. Commands are taken from local faces only;
+//! those of the `faces`, `fib`, `cs` and `strategy-choice` modules must also pass the
+//! configured authorizations ([`authorization`]: NFD's, by default `any`), and `rib` commands,
+//! as in NFD's default trust for them, need no more than the local face. A dataset is
 //! `/localhost/nfd/<module>/list` (or `status/general`, `cs/info`): a new version is made,
 //! cut into segments, and segment 0 answers; later segments are answered from a small cache.
 //!
@@ -31,6 +32,7 @@
 //! way NFD's `readvertise_nlsr` does ([`readvertise`]).
 
 pub mod announce;
+pub mod authorization;
 pub mod dataset;
 pub mod events;
 pub mod params;
@@ -47,6 +49,7 @@ use crate::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
 use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
 use announce::PrefixAnnouncement;
+use authorization::{Authorizations, Rejection};
 use dataset::{CsInfo, FaceStatus, GeneralStatus};
 use events::{Delivery, FaceEventKind, FaceEvents};
 use params::{ControlParameters, ControlResponse};
@@ -114,6 +117,8 @@ pub struct Manager {
     nonce: u32,
     /// The `faces/events` notification stream.
     events: FaceEvents,
+    /// Who may command which module.
+    authorizations: Authorizations,
 }
 
 /// Datasets whose segments stay answerable.
@@ -136,7 +141,8 @@ pub const CS_ENABLE_ADMIT: u64 = 1;
 pub const CS_ENABLE_SERVE: u64 = 2;
 
 impl Manager {
-    /// A manager with an empty RIB; `started_ms` is reported by `status/general`.
+    /// A manager with an empty RIB that lets local faces send every command
+    /// ([`Authorizations::any`]); `started_ms` is reported by `status/general`.
     pub fn new(started_ms: u64) -> Self {
         Manager {
             rib: Rib::default(),
@@ -146,7 +152,13 @@ impl Manager {
             started_ms,
             nonce: started_ms as u32,
             events: FaceEvents::default(),
+            authorizations: Authorizations::any(),
         }
+    }
+
+    /// The manager with who may command which module (NFD's `authorizations`).
+    pub fn with_authorizations(self, authorizations: Authorizations) -> Self {
+        Manager { authorizations, ..self }
     }
 
     /// The RIB.
@@ -314,6 +326,19 @@ impl Manager {
         );
         if dataset {
             return self.dataset(host, now_ms, &name.to_name(), module, verb).map(Some).ok_or(Drop::ManagementUnknown);
+        }
+        if let Some(m) = authorization::Module::parse(module) {
+            match self.authorizations.authorize(m, interest, now_ms) {
+                Ok(()) => {}
+                Err(Rejection::Silent(why)) => {
+                    tracing::debug!(command = %name.to_name(), "management command dropped: {why}");
+                    return Err(Drop::ManagementUnsigned);
+                }
+                Err(Rejection::Forbidden(why)) => {
+                    tracing::debug!(command = %name.to_name(), "management command refused: {why}");
+                    return Ok(Some(reply(name.to_name(), ControlResponse::error(403, "authorization rejected").encode())));
+                }
+            }
         }
         if (module, verb) == (&b"rib"[..], &b"announce"[..]) {
             // The parameters are a prefix announcement in ApplicationParameters.

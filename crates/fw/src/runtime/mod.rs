@@ -52,6 +52,7 @@ use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::Reassembler;
 use crate::interface_rule::InterfaceRules;
+use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
@@ -394,6 +395,8 @@ impl Runtime {
     /// [`StartError`] naming the socket, file or setting at fault.
     pub fn new(cfg: Config) -> Result<Self, StartError> {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
+        let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
+        let authorizations = Authorizations::from_config(grants).map_err(|e| StartError::Config(format!("authorize: {e}")))?;
         let poll = Poll::new().map_err(io_err("creating the poll"))?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
         let mut unix = None;
@@ -491,7 +494,7 @@ impl Runtime {
                 events: Vec::new(),
             },
             forwarding,
-            manager: Manager::new(clock.start_wall_ms),
+            manager: Manager::new(clock.start_wall_ms).with_authorizations(authorizations),
             io_drops: Arc::new(DropCounters::default()),
             outbox: Outbox::new(),
             cfg,
