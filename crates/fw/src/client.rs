@@ -1,7 +1,8 @@
 //! A small blocking NDN client over a Unix or TCP face: what `nexthop ctl`, the tests and the
 //! traffic generator use to talk to a forwarder (nexthop or NFD). It sends Interests and reads
-//! back Data or Nacks, signs management commands (v0.3 signed Interests, DigestSha256) and
-//! fetches segmented status datasets.
+//! back Data or Nacks, signs management commands (v0.3 signed Interests: DigestSha256, or with a
+//! [`CommandKey`] where the forwarder's authorizations ask for one) and fetches segmented
+//! status datasets.
 
 use std::io::{self, Read, Write};
 use std::net::{TcpStream, UdpSocket};
@@ -14,6 +15,7 @@ use nexthop_wire::{Component, DataView, Emit, Interest, Kind, NackReason, Name};
 
 use crate::face::FaceUri;
 use crate::fragmentation::{is_fragment, Reassembler};
+use crate::mgmt::command_key::CommandKey;
 use crate::mgmt::params::{ControlParameters, ControlResponse};
 use crate::packet::{classify, Network};
 use crate::udp_batch::{RecvBatch, SendBatch};
@@ -65,6 +67,8 @@ pub struct Client {
     /// NDNLPv2 fragments received (a forwarder's UDP face cuts packets above its MTU).
     reassembler: Reassembler,
     opened: Instant,
+    /// What signs management commands (`None`: DigestSha256).
+    command_key: Option<CommandKey>,
 }
 
 impl std::fmt::Debug for Client {
@@ -121,6 +125,7 @@ impl Client {
             nonce: first_nonce(),
             reassembler: Reassembler::new(1 << 20),
             opened: Instant::now(),
+            command_key: None,
         };
         // A WebSocket client sends nothing more until the server has accepted the upgrade.
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -308,10 +313,22 @@ impl Client {
     pub fn command(&mut self, module: &str, verb: &str, params: &ControlParameters) -> Result<ControlResponse, ClientError> {
         let i = self.command_interest(module, verb, params);
         let name = i.name.to_string();
-        match self.express(&i, Duration::from_secs(4))? {
-            Answer::Data(w) => control_response(&w),
-            Answer::Nack(r) => Err(ClientError::Nack(r, name)),
+        match self.express(&i, Duration::from_secs(4)) {
+            Ok(Answer::Data(w)) => control_response(&w),
+            Ok(Answer::Nack(r)) => Err(ClientError::Nack(r, name)),
+            // NFD and nexthop drop a command without a key's signature, unanswered, where the
+            // authorizations want one.
+            Err(ClientError::Timeout(what)) if self.command_key.is_none() => {
+                Err(ClientError::Timeout(format!("{what} (signed with no key: a forwarder whose authorizations name certificates drops it)")))
+            }
+            Err(e) => Err(e),
         }
+    }
+
+    /// Signs management commands with `key` from now on (`None`: DigestSha256, which a
+    /// forwarder whose authorizations are `any` takes).
+    pub fn set_command_key(&mut self, key: Option<CommandKey>) {
+        self.command_key = key;
     }
 
     /// The signed command Interest for `/localhost/nfd/<module>/<verb>` with `params`.
@@ -321,7 +338,14 @@ impl Client {
         i.nonce = Some(self.next_nonce());
         i.lifetime_ms = Some(4000);
         i.set_app_parameters(Vec::new());
-        i.sign_digest_sha256();
+        let nonce = [self.next_nonce(), self.next_nonce()].concat().try_into().unwrap_or_default();
+        match &mut self.command_key {
+            Some(key) => {
+                let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+                key.sign(&mut i, now_ms, nonce);
+            }
+            None => i.sign_digest_sha256(),
+        }
         i
     }
 

@@ -10,19 +10,29 @@ Subcommands (the transport comes from NDN_CLIENT_TRANSPORT, the keychain from HO
                         FaceMonitor does) for N notifications, decoded with python-ndn's
                         FaceEventNotification: prints "SUBSCRIBED", then "EVENT <seq> <kind> <face id>
                         <uri>" for each
+  command FORM MODULE VERB PREFIX [FACE]
+                        sends the management command MODULE/VERB for PREFIX (with FaceId FACE),
+                        FORM being v03 (a signed Interest by the keychain's default key, with
+                        SignatureTime and SignatureNonce as ndn-cxx's command signer adds), v02
+                        (the older signed name: timestamp, nonce, SignatureInfo, SignatureValue
+                        components, by the same key) or digest (python-ndn's own make_command,
+                        DigestSha256); prints "STATUS <code>", or "TIMEOUT" when not answered
 A producer answers NAME with content "hello <NAME>", except names under PREFIX/big, which are
 the segments of a BIG_BYTES-byte object (byte i = i*7 mod 251) of 8000-byte segments. It prints
 "READY" once its prefix is registered.
 """
 import asyncio
 import hashlib
+import os
+import struct
 import sys
+import time
 
 from ndn import appv2, types
 from ndn.app import NDNApp
-from ndn.app_support.nfd_mgmt import FaceEventNotification
+from ndn.app_support.nfd_mgmt import ControlResponse, FaceEventNotification, make_command, make_command_v2
 from ndn.app_support.segment_fetcher import segment_fetcher
-from ndn.encoding import Component, Name
+from ndn.encoding import Component, Name, SignatureInfo, TypeNumber, get_tl_num_size, parse_and_check_tl, write_tl_num
 
 BIG_BYTES = 3 * 1024 * 1024 + 12345
 SEG = 8000
@@ -170,6 +180,72 @@ def face_events(count):
     app.run_forever(after_start=main())
 
 
+class CommandSigner:
+    """The keychain's signer, adding SignatureTime and SignatureNonce to the signature info (what
+    ndn-cxx's command Interest signer adds, and NFD's command policy requires)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def write_signature_info(self, signature_info):
+        self.inner.write_signature_info(signature_info)
+        signature_info.signature_time = int(time.time() * 1000)
+        signature_info.signature_nonce = int.from_bytes(os.urandom(8), 'big')
+
+    def get_signature_value_size(self):
+        return self.inner.get_signature_value_size()
+
+    def write_signature_value(self, wire, contents):
+        return self.inner.write_signature_value(wire, contents)
+
+
+def tlv(typ, value):
+    buf = bytearray(get_tl_num_size(typ) + get_tl_num_size(len(value)))
+    write_tl_num(len(value), buf, write_tl_num(typ, buf))
+    return bytes(buf) + bytes(value)
+
+
+def signed_name(module, verb, signer, **params):
+    """The older signed command name (as python-ndn's make_command, but signed by `signer`)."""
+    name = make_command_v2(module, verb, **params)
+    name.append(Component.from_bytes(struct.pack('!Q', int(time.time() * 1000))))
+    name.append(Component.from_bytes(os.urandom(8)))
+    info = SignatureInfo()
+    signer.write_signature_info(info)
+    name.append(Component.from_bytes(tlv(TypeNumber.SIGNATURE_INFO, info.encode())))
+    value = bytearray(signer.get_signature_value_size())
+    length = signer.write_signature_value(value, name)
+    name.append(Component.from_bytes(tlv(TypeNumber.SIGNATURE_VALUE, value[:length])))
+    return name
+
+
+def command(form, module, verb, prefix, face):
+    app = NDNApp()
+    params = {'name': prefix}
+    if face is not None:
+        params['face_id'] = face
+
+    async def main():
+        try:
+            signer = app.keychain.get_signer({})
+            if form == 'v03':
+                name = make_command_v2(module, verb, **params)
+                _, _, reply = await app.express_interest(name, app_param=b'', signer=CommandSigner(signer), lifetime=1000)
+            elif form == 'v02':
+                _, _, reply = await app.express_interest(signed_name(module, verb, signer, **params), lifetime=1000)
+            else:
+                _, _, reply = await app.express_interest(make_command(module, verb, **params), lifetime=1000)
+            # (python-ndn's parse_response fails on an answer without ControlParameters, as
+            # NFD's refusals are.)
+            print('STATUS', ControlResponse.parse(parse_and_check_tl(memoryview(reply), 0x65)).status_code)
+        except types.InterestTimeout:
+            print('TIMEOUT')
+        finally:
+            app.shutdown()
+
+    app.run_forever(after_start=main())
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'big-sha256':
@@ -185,6 +261,8 @@ if __name__ == '__main__':
         consume_v1(args[0], len(args) > 1)
     elif cmd == 'fetch-v1':
         fetch_v1(args[0])
+    elif cmd == 'command':
+        command(args[0], args[1], args[2], args[3], int(args[4]) if len(args) > 4 else None)
     elif cmd == 'face-events':
         face_events(int(args[0]))
     else:

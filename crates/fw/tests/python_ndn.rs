@@ -10,6 +10,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{mac_of, scratch, Forwarder, VethPair};
+use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_wire::Name;
 use tempfile::TempDir;
@@ -21,17 +22,29 @@ const APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndn_apps.py");
 
 /// A private HOME with a python-ndn keychain (made by `pyndnsec`).
 fn keychain_home(test: &str) -> TempDir {
+    keychain_with(test, "/nexthop-test", "e")
+}
+
+/// A private HOME whose python-ndn keychain's default identity is `identity`, with a key of
+/// `key_type` (`pyndnsec New-Item -t`: `e` ECDSA P-256, `r` RSA).
+fn keychain_with(test: &str, identity: &str, key_type: &str) -> TempDir {
     let dir = scratch(&format!("pyndn-{test}"));
-    for args in [&["Init-Pib"][..], &["New-Item", "/nexthop-test"]] {
-        let st = Command::new(format!("{VENV_BIN}/pyndnsec"))
-            .args(args)
-            .env("HOME", dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        assert!(st.expect("pyndnsec runs (scripts/setup.sh installs python-ndn in .venv)").success(), "pyndnsec {args:?}");
+    for args in [&["Init-Pib"][..], &["New-Item", "-t", key_type, identity]] {
+        pyndnsec(dir.path(), args);
     }
     dir
+}
+
+/// Runs `pyndnsec` on the keychain in `home`; its output.
+fn pyndnsec(home: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(format!("{VENV_BIN}/pyndnsec"))
+        .args(args)
+        .env("HOME", home)
+        .stderr(Stdio::null())
+        .output()
+        .expect("pyndnsec runs (scripts/setup.sh installs python-ndn in .venv)");
+    assert!(out.status.success(), "pyndnsec {args:?}");
+    out.stdout
 }
 
 fn app(home: &Path, socket: &str, args: &[&str]) -> Command {
@@ -307,4 +320,58 @@ fn python_ndn_accepts_data_with_a_congestion_mark() {
     producer.send(&answer).unwrap();
     let out = consumer.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "DATA /marked/x marked");
+}
+
+/// NFD's `authorizations` with real signatures. The operator's identity is made by python-ndn
+/// and its certificate exported with `pyndnsec Export-Cert` (base64, what `ndnsec cert-dump`
+/// writes for nfd.conf); the forwarder grants that certificate `fib` only. Commands signed by
+/// its key in both signed forms are accepted (replays and stale timestamps are refused too:
+/// the unit tests); python-ndn's own
+/// DigestSha256 commands are dropped unanswered and counted; another key, and another module,
+/// get 403. An RSA identity's certificate works the same, and nexthop's client signs with both
+/// keys from pyndnsec's file TPM.
+#[test]
+fn commands_need_a_granted_certificates_key() {
+    let op = keychain_with("authorize-op", "/operator", "e");
+    let stranger = keychain_with("authorize-stranger", "/stranger", "e");
+    let rsa = keychain_with("authorize-rsa", "/rsa-operator", "r");
+    let dir = scratch("authorize");
+    let grant = |home: &Path, file: &str| {
+        let path = dir.path().join(file);
+        std::fs::write(&path, pyndnsec(home, &["Export-Cert"])).unwrap();
+        nexthop_fw::config::Authorize { certfile: path.display().to_string(), privileges: vec!["fib".into()] }
+    };
+    let grants = vec![grant(op.path(), "operator.ndncert"), grant(rsa.path(), "rsa.ndncert")];
+    let fw = Forwarder::start_with(dir.path(), "fw", 1, |c| c.authorize = grants);
+    let command = |home: &Path, args: &[&str]| run(home, &fw.socket, &[&["command"][..], args].concat());
+
+    for form in ["v03", "v02"] {
+        let prefix = format!("/granted/{form}");
+        assert_eq!(command(op.path(), &[form, "fib", "add-nexthop", &prefix]), "STATUS 200", "{form}");
+    }
+    assert_eq!(command(rsa.path(), &["v03", "fib", "add-nexthop", "/granted/rsa"]), "STATUS 200");
+    assert_eq!(command(stranger.path(), &["v03", "fib", "add-nexthop", "/stranger"]), "STATUS 403");
+    assert_eq!(command(op.path(), &["v03", "faces", "destroy", "/x", "1"]), "STATUS 403", "faces is not granted");
+    assert!(!fw.has_route(&Name::from_uri("/stranger").unwrap()));
+    let unsigned = fw.drops("management-unsigned");
+    assert_eq!(command(op.path(), &["digest", "fib", "add-nexthop", "/digest"]), "TIMEOUT");
+    assert_eq!(fw.drops("management-unsigned"), unsigned + 1);
+    assert!(!fw.has_route(&Name::from_uri("/digest").unwrap()));
+    // nexthop's own client (`nexthop ctl --sign-key`) signs with the same keys, read from
+    // the file TPM pyndnsec keeps; unsigned, its command goes unanswered.
+    for (home, prefix) in [(op.path(), "/client/ec"), (rsa.path(), "/client/rsa")] {
+        let key_name = Name::from_uri(String::from_utf8(pyndnsec(home, &["Get-Default", "-k"])).unwrap().trim()).unwrap();
+        let tpm = CommandKey::tpm_file(&home.join(".ndn/ndnsec-key-file"), &key_name);
+        let mut client = fw.client();
+        client.set_command_key(Some(CommandKey::load(key_name, &tpm).unwrap()));
+        let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() };
+        assert_eq!(client.command("fib", "add-nexthop", &params).unwrap().code, 200, "{prefix}");
+        assert!(fw.has_route(&Name::from_uri(prefix).unwrap()), "{prefix}");
+    }
+    let params = ControlParameters { name: Some(Name::from_uri("/client/unsigned").unwrap()), ..Default::default() };
+    let refused = fw.client().command("fib", "add-nexthop", &params).unwrap_err().to_string();
+    assert!(refused.contains("signed with no key"), "{refused}");
+    // rib commands need only the local face (python-ndn registers with DigestSha256).
+    let _p = producer(op.path(), &fw.socket, "v2", "/registered");
+    assert_eq!(run(op.path(), &fw.socket, &["consume-v1", "/registered/x"]), "DATA /registered/x hello /registered/x");
 }

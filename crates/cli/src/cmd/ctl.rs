@@ -6,6 +6,7 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use nexthop_fw::client::Client;
 use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_fw::mgmt::{CS_ENABLE_ADMIT, CS_ENABLE_SERVE};
@@ -29,6 +30,16 @@ pub struct Args {
     /// The forwarder's face: unix:///path, tcp4://host:port or tcp6://[addr]:port.
     #[arg(long, default_value = "unix:///run/nfd/nfd.sock")]
     face: String,
+    /// Sign commands with this key (`/<identity>/KEY/<key id>`, as `ndnsec list -k` or
+    /// `pyndnsec Get-Default -k` shows it), for a forwarder whose authorizations name its
+    /// certificate; the key is read from the file TPM in ~/.ndn/ndnsec-key-file unless
+    /// --key-file says where. Without it commands are signed with DigestSha256.
+    #[arg(long)]
+    sign_key: Option<String>,
+    /// The file of --sign-key's private key (base64 DER: SEC1 or PKCS#8 for EC, PKCS#1 or
+    /// PKCS#8 for RSA).
+    #[arg(long, requires = "sign_key")]
+    key_file: Option<std::path::PathBuf>,
     #[command(subcommand)]
     what: What,
 }
@@ -89,6 +100,14 @@ fn on_off(s: &str) -> Result<bool, String> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let uri = FaceUri::parse(&args.face)?;
     let mut c = Client::connect(&uri).with_context(|| format!("connecting to {uri}"))?;
+    if let Some(name) = &args.sign_key {
+        let name = Name::from_uri(name).with_context(|| format!("--sign-key {name}"))?;
+        let key = match &args.key_file {
+            Some(path) => CommandKey::load(name, path)?,
+            None => CommandKey::from_home_tpm(name)?,
+        };
+        c.set_command_key(Some(key));
+    }
     match args.what {
         What::Status => {
             print_dataset(&c.dataset("/localhost/nfd/status/general")?, GENERAL, false);

@@ -33,6 +33,7 @@
 
 pub mod announce;
 pub mod authorization;
+pub mod command_key;
 pub mod dataset;
 pub mod events;
 pub mod params;
