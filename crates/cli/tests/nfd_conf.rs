@@ -1,7 +1,9 @@
 //! `nexthop run --nfd-conf`: a node moved from NFD keeps its `nfd.conf`. The test writes one,
 //! prints the configuration nexthop makes of it (TOML, warnings for what did not carry over),
 //! then runs the forwarder from it and checks through `nexthop ctl` that its Unix socket, its
-//! content-store capacity and its strategy choices are NFD's file's, and in its log that it
+//! content-store capacity and its strategy choices are NFD's file's, that its `authorizations`
+//! hold (a certificate file beside it, made by python-ndn's `pyndnsec`, grants `cs`: `nexthop
+//! ctl --sign-key` with that key changes the capacity, unsigned it is refused), and in its log that it
 //! logs at the file's level.
 
 use std::process::{Command, Stdio};
@@ -13,11 +15,23 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     let dir = scratch.path();
     let sock = dir.join("nfd.sock");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // An operator identity, its key in pyndnsec's file TPM under a private HOME, its
+    // certificate beside nfd.conf (named relative to it, as NFD reads `certfile`).
+    let venv = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/pyndnsec");
+    let pyndnsec = |args: &[&str]| {
+        let out = Command::new(venv).args(args).env("HOME", dir).stderr(Stdio::null()).output().unwrap();
+        assert!(out.status.success(), "pyndnsec {args:?} (scripts/setup.sh installs python-ndn in .venv)");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    pyndnsec(&["Init-Pib"]);
+    pyndnsec(&["New-Item", "/operator"]);
+    std::fs::write(dir.join("operator.ndncert"), pyndnsec(&["Export-Cert"])).unwrap();
+    let key = pyndnsec(&["Get-Default", "-k"]).trim().to_string();
     let conf = dir.join("nfd.conf");
     std::fs::write(
         &conf,
         format!(
-            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\n",
+            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\nauthorizations\n{{\n  authorize\n  {{\n    certfile operator.ndncert\n    privileges\n    {{\n      cs\n    }}\n  }}\n}}\n",
             sock.display()
         ),
     )
@@ -57,6 +71,17 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert!(ctl(&unix, &["cs"]).contains("capacity=500"), "tables.cs_max_packets");
     let strategies = ctl(&format!("tcp4://127.0.0.1:{port}"), &["strategies"]);
     assert!(strategies.lines().any(|l| l.contains("/m") && l.contains("multicast")), "{strategies}");
+    // cs is granted to the operator's key only.
+    let signed = Command::new(exe)
+        .args(["ctl", "--face", &unix, "--sign-key", &key, "cs-config", "--capacity", "400"])
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(signed.status.success(), "{}", String::from_utf8_lossy(&signed.stderr));
+    let unsigned = Command::new(exe).args(["ctl", "--face", &unix, "cs-config", "--capacity", "300"]).output().unwrap();
+    assert!(!unsigned.status.success());
+    assert!(String::from_utf8_lossy(&unsigned.stderr).contains("signed with no key"), "{}", String::from_utf8_lossy(&unsigned.stderr));
+    assert!(ctl(&unix, &["cs"]).contains("capacity=400"), "the signed cs/config only");
     fw.kill().unwrap();
     fw.wait().unwrap();
     // default_level INFO: the faces `nexthop ctl` made and closed are logged.

@@ -318,9 +318,9 @@ impl Client {
             Ok(Answer::Nack(r)) => Err(ClientError::Nack(r, name)),
             // NFD and nexthop drop a command without a key's signature, unanswered, where the
             // authorizations want one.
-            Err(ClientError::Timeout(what)) if self.command_key.is_none() => {
-                Err(ClientError::Timeout(format!("{what} (signed with no key: a forwarder whose authorizations name certificates drops it)")))
-            }
+            Err(ClientError::Timeout(what)) if self.command_key.is_none() => Err(ClientError::Timeout(format!(
+                "{what} (signed with no key: a forwarder whose authorizations name certificates drops it)"
+            ))),
             Err(e) => Err(e),
         }
     }

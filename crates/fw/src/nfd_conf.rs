@@ -640,7 +640,10 @@ rib
             ("authorizations\n{\n  grant\n}\n", "line 3: \"grant\" is not permitted"),
             ("authorizations\n{\n  authorize\n  {\n    certfile any\n  }\n}\n", "line 3: authorize has no privileges"),
             ("authorizations\n{\n  authorize\n  {\n    privileges\n    {\n      fib\n    }\n  }\n}\n", "line 3: authorize has no certfile"),
-            ("authorizations\n{\n  authorize\n  {\n    certfile any\n    privileges\n    {\n      rib\n    }\n  }\n}\n", "line 8: unknown privilege"),
+            (
+                "authorizations\n{\n  authorize\n  {\n    certfile any\n    privileges\n    {\n      rib\n    }\n  }\n}\n",
+                "line 8: unknown privilege",
+            ),
         ] {
             let e = from_nfd_conf(bad).unwrap_err().to_string();
             assert!(e.contains(what), "{bad:?}: {e}");

@@ -417,7 +417,10 @@ mod tests {
         let at = tampered.windows(3).position(|w| w == b"fib").expect("module");
         tampered[at] = b'F';
         assert!(matches!(decide(&mut a, Module::Fib, &tampered, NOW), Err(Rejection::Forbidden(_))));
-        assert!(matches!(decide(&mut a, Module::Fib, &command("fib", &k, "/elsewhere/KEY/k1", Some(NOW)), NOW), Err(Rejection::Forbidden(_))));
+        assert!(matches!(
+            decide(&mut a, Module::Fib, &command("fib", &k, "/elsewhere/KEY/k1", Some(NOW)), NOW),
+            Err(Rejection::Forbidden(_))
+        ));
     }
 
     #[test]

@@ -48,7 +48,7 @@ pub enum CommandKeyError {
 #[derive(Clone)]
 enum PrivateKey {
     EcdsaP256(p256::ecdsa::SigningKey),
-    Rsa(rsa::pkcs1v15::SigningKey<rsa::sha2::Sha256>),
+    Rsa(Box<rsa::pkcs1v15::SigningKey<rsa::sha2::Sha256>>),
 }
 
 /// A key that signs management commands, with the time of its last signature.
@@ -72,7 +72,7 @@ impl CommandKey {
         let key = if let Ok(k) = p256::SecretKey::from_sec1_der(der).or_else(|_| p256::SecretKey::from_pkcs8_der(der)) {
             PrivateKey::EcdsaP256(k.into())
         } else if let Ok(k) = rsa::RsaPrivateKey::from_pkcs1_der(der).or_else(|_| rsa::RsaPrivateKey::from_pkcs8_der(der)) {
-            PrivateKey::Rsa(rsa::pkcs1v15::SigningKey::new(k))
+            PrivateKey::Rsa(Box::new(rsa::pkcs1v15::SigningKey::new(k)))
         } else {
             return None;
         };
