@@ -426,6 +426,19 @@ mod tests {
     }
 
     #[test]
+    fn authorizations_default_to_any_and_a_file_replaces_them() {
+        let all = ["faces", "fib", "cs", "strategy-choice"].map(String::from).to_vec();
+        assert_eq!(Config::default().authorize, [Authorize { certfile: "any".into(), privileges: all }]);
+        let text = "[[authorize]]\ncertfile = \"op.ndncert\"\nprivileges = [\"fib\"]\n[[authorize]]\ncertfile = \"/abs/x.ndncert\"\nprivileges = []\n";
+        let c = Config::parse(text, Path::new("/etc/nexthop/n.toml")).unwrap();
+        let files: Vec<&str> = c.authorize.iter().map(|a| a.certfile.as_str()).collect();
+        assert_eq!(files, ["/etc/nexthop/op.ndncert", "/abs/x.ndncert"], "relative to the file's folder");
+        assert!(Config::parse("authorize = []\n", Path::new("t.toml")).unwrap().authorize.is_empty());
+        let e = Config::parse("[[authorize]]\ncertfile = \"any\"\nprivileges = [\"rib\"]\n", Path::new("t.toml")).unwrap_err();
+        assert!(e.to_string().contains("authorize.privileges: \"rib\""), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_problem() {
         let e = Config::parse("[faces]\nunx = \"/tmp\"\n", Path::new("t.toml")).unwrap_err().to_string();
         assert!(e.contains("unx"), "{e}");
