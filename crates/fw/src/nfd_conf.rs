@@ -22,7 +22,7 @@
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
-//!   signatures are not checked: nexthop authorises by face scope).
+//!   signatures are not checked: `rib` commands are authorised by face scope).
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
