@@ -123,8 +123,8 @@ fn start_up_errors_are_clear() {
     assert!(err.to_string().contains("4096"));
     std::fs::remove_file(&path).unwrap();
     let mut bad = cfg.clone();
-    bad.chunk_slot_bytes = 1000;
-    assert!(matches!(L2::open(bad), Err(L2Error::Config(_))));
+    bad.chunk_slot_bytes = nexthop_cs::l2::HEADER_BYTES as u32;
+    assert!(matches!(L2::open(bad), Err(L2Error::Config(e)) if e.contains("header")));
     let mut empty = cfg;
     empty.capacity_bytes = 100;
     assert!(matches!(L2::open(empty), Err(L2Error::Config(_))));
@@ -230,6 +230,39 @@ fn a_chunk_read_brings_one_chunk_and_a_whole_read_can_run_beside_it() {
     assert_eq!(l2.stats().read_aheads_stale, 2);
     drop(l2);
     std::fs::remove_file(path).unwrap();
+}
+
+/// Chunk slots of any size: a batch slot is padded to whole blocks, and a chunk read brings
+/// the blocks its slot straddles.
+#[test]
+fn slots_that_do_not_divide_blocks_round_trip() {
+    for engine in [IoEngine::IoUring, IoEngine::Pread] {
+        let path = temp_path(&format!("odd-{engine:?}"));
+        let mut cfg = file_config(path.clone(), engine, SlotReuse::Fifo, 0);
+        cfg.chunk_slot_bytes = 3200; // 4 × 3200 = 12,800 bytes: a 16,384-byte batch slot
+        assert_eq!(cfg.batch_bytes(), 16384);
+        cfg.capacity_bytes = 5 * cfg.batch_bytes() as u64;
+        let mut l2 = L2::open(cfg).unwrap();
+        let keys: Vec<u64> = (0..5).map(|b| write_batch(&mut l2, b)).collect();
+        for (b, &key) in keys.iter().enumerate() {
+            let got: Chunks =
+                l2.read(key).unwrap().expect("stored").iter().map(|c| (c.position, c.fresh_until_ms, c.wire.to_vec())).collect();
+            assert_eq!(got, want_batch(b as u64), "{engine:?} batch {b}");
+        }
+        if engine == IoEngine::IoUring {
+            // Chunk 2 lies in bytes 6,400..9,600: the blocks 4,096..12,288.
+            l2.sync().unwrap();
+            let before = l2.stats().read_bytes;
+            assert!(l2.start_chunk_read(keys[3], 2).unwrap());
+            let mut got = Chunks::new();
+            assert!(l2.finish_read_ahead(keys[3], &mut |c| got.push((c.position, c.fresh_until_ms, c.wire.to_vec()))).unwrap());
+            assert_eq!(got, want_batch(3)[2..3]);
+            assert_eq!(l2.stats().read_bytes - before, 8192);
+        }
+        assert_eq!(l2.stats().corrupt_chunks, 0);
+        drop(l2);
+        std::fs::remove_file(path).unwrap();
+    }
 }
 
 #[test]

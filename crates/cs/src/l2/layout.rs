@@ -1,5 +1,6 @@
-//! The on-disk layout of a batch slot: B chunk slots of `chunk_slot_bytes` each, every chunk slot a
-//! 32-byte header and the Data packet's wire bytes.
+//! The on-disk layout of a batch slot: B chunk slots of `chunk_slot_bytes` each (then zero
+//! padding to whole device blocks), every chunk slot a 32-byte header and the Data packet's
+//! wire bytes.
 //!
 //! ```text
 //! chunk slot:  magic "NHC1" u32 | wire_len u32 | batch key u64 | fresh_until_ms u64

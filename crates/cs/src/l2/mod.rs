@@ -69,7 +69,8 @@ pub struct L2Config {
     pub capacity_bytes: u64,
     /// Chunks per batch (B).
     pub batch_chunks: u32,
-    /// Bytes per chunk slot (header + the largest Data packet); B × this must be a multiple of 4096.
+    /// Bytes per chunk slot (header + the largest Data packet), more than the header; any size
+    /// (a batch slot is padded to whole device blocks).
     pub chunk_slot_bytes: u32,
     /// Slot reuse.
     pub reuse: SlotReuse,
@@ -83,9 +84,10 @@ impl L2Config {
         L2Config { capacity_bytes, batch_chunks: 10, chunk_slot_bytes: 8192, reuse: SlotReuse::Fifo, backing }
     }
 
-    /// Bytes per batch slot.
+    /// Bytes per batch slot: B chunk slots, padded to whole device blocks ([`ALIGN`]) so that
+    /// every batch slot starts on one (O_DIRECT).
     pub fn batch_bytes(&self) -> usize {
-        self.batch_chunks as usize * self.chunk_slot_bytes as usize
+        (self.batch_chunks as usize * self.chunk_slot_bytes as usize).next_multiple_of(ALIGN)
     }
 
     /// Batch slots that fit.
@@ -138,10 +140,11 @@ pub struct BatchBuf {
 }
 
 impl BatchBuf {
-    /// An empty batch for `key`.
+    /// An empty batch for `key`: B chunk slots, padded to whole device blocks (the padding
+    /// stays zero).
     fn new(batch_chunks: u32, chunk_slot: usize) -> Self {
         BatchBuf {
-            buf: AlignedBuf::new(batch_chunks as usize * chunk_slot),
+            buf: AlignedBuf::new((batch_chunks as usize * chunk_slot).next_multiple_of(ALIGN)),
             chunk_slot,
             key: 0,
             filled: vec![false; batch_chunks as usize],
@@ -294,8 +297,11 @@ impl L2 {
         if !(1..=1024).contains(&cfg.batch_chunks) {
             return Err(L2Error::Config(format!("batch of {} chunks (1..=1024)", cfg.batch_chunks)));
         }
-        if (cfg.chunk_slot_bytes as usize) <= HEADER_BYTES || !batch_bytes.is_multiple_of(ALIGN) {
-            return Err(L2Error::Config(format!("batch slot of {batch_bytes} bytes is not a multiple of {ALIGN}")));
+        if (cfg.chunk_slot_bytes as usize) <= HEADER_BYTES {
+            return Err(L2Error::Config(format!(
+                "chunk slot of {} bytes holds no more than its {HEADER_BYTES}-byte header",
+                cfg.chunk_slot_bytes
+            )));
         }
         let slots = u32::try_from(cfg.slots()).map_err(|_| L2Error::Config("more than 2^32 batch slots".into()))?;
         if slots == 0 {
