@@ -13,8 +13,8 @@
 //!   SignatureValue components;
 //! - its KeyLocator a name that is a prefix of the anchor certificate's name (the key name, or
 //!   the certificate's own);
-//! - its signature, over the form's signed portion, right for the anchor's key: ECDSA P-256 or
-//!   RSA (PKCS#1 v1.5), both over SHA-256, the SignatureType matching the key;
+//! - its signature, over the form's signed portion, right for the key of an anchor so named:
+//!   ECDSA P-256 or RSA (PKCS#1 v1.5), both over SHA-256, the SignatureType matching the key;
 //! - its timestamp (SignatureTime, or the name's timestamp component) within
 //!   [`GRACE_PERIOD_MS`] of now and later than the last one accepted from the same KeyLocator
 //!   for that module; [`MAX_RECORDS`] of those are kept, each for [`RECORD_LIFETIME_MS`].
@@ -285,11 +285,12 @@ impl Authorizations {
         if trust.last.get(&locator).is_some_and(|&(last, _)| timestamp <= last) {
             return Err(Rejection::Forbidden("the command's timestamp is not after the last one from its key".into()));
         }
-        let Some(anchor) = trust.anchors.iter().find(|a| locator.is_prefix_of(&a.name)) else {
+        let mut named = trust.anchors.iter().filter(|a| locator.is_prefix_of(&a.name)).peekable();
+        if named.peek().is_none() {
             return Err(Rejection::Forbidden(format!("no certificate granted {} is named by {locator}", module.name())));
-        };
-        if !anchor.verifies(command.info.signature_type, &command.signed, command.value) {
-            return Err(Rejection::Forbidden(format!("the signature is not {}'s", anchor.name)));
+        }
+        if !named.any(|a| a.verifies(command.info.signature_type, &command.signed, command.value)) {
+            return Err(Rejection::Forbidden(format!("the signature is not the key's of {locator}")));
         }
         if trust.last.len() >= MAX_RECORDS && !trust.last.contains_key(&locator) {
             // The least recently accepted goes, as ndn-cxx's queue drops its front.
