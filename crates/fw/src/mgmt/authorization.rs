@@ -424,6 +424,33 @@ mod tests {
         ));
     }
 
+    /// Every single-bit change of a signed command either fails to decode or is refused (and
+    /// one that passed would have to lie outside what was signed).
+    #[test]
+    fn a_changed_bit_passes_only_outside_the_signed_portion() {
+        let k = key(7);
+        let original = command("fib", &k, "/op/KEY/k1", Some(NOW));
+        let signed_portion = |wire: &[u8]| {
+            let mut out = Vec::new();
+            InterestView::decode(wire).expect("decodes").signed_portion(|p| out.extend_from_slice(p));
+            out
+        };
+        let signed = signed_portion(&original);
+        let (mut decoded, mut passed) = (0, 0);
+        for i in 0..original.len() {
+            let mut changed = original.clone();
+            changed[i] ^= 1 << (i % 8);
+            // (A change after ApplicationParameters breaks the name's parameters digest.)
+            let Ok(view) = InterestView::decode(&changed) else { continue };
+            decoded += 1;
+            if granted(&k, Module::Fib).authorize(Module::Fib, &view, NOW).is_ok() {
+                assert_eq!(signed_portion(&changed), signed, "byte {i} changed what was signed, and passed");
+                passed += 1;
+            }
+        }
+        assert!(decoded > 20 && passed == 0, "{decoded} changed commands decoded, {passed} passed");
+    }
+
     #[test]
     fn timestamps_must_be_fresh_and_increasing() {
         let k = key(7);
