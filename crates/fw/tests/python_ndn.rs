@@ -79,6 +79,23 @@ fn producer(home: &Path, socket: &str, api: &str, prefix: &str) -> Producer {
     Producer(child)
 }
 
+/// A `pyndntools` command (python-ndn's tools) with the keychain in `home`, through the
+/// forwarder's Unix socket `socket`.
+fn pyndntools(home: &Path, socket: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(format!("{VENV_BIN}/pyndntools"));
+    c.args(args).env("HOME", home).env("NDN_CLIENT_TRANSPORT", format!("unix://{socket}"));
+    c
+}
+
+/// Waits (at most 20 s) until `fw` routes `prefix`: `who`, a producer, has registered it.
+fn wait_for_route(fw: &Forwarder, prefix: &str, who: &str) {
+    let wait = std::time::Instant::now();
+    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
+        assert!(wait.elapsed() < Duration::from_secs(20), "{who} did not register {prefix}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn run(home: &Path, socket: &str, args: &[&str]) -> String {
     let out = app(home, socket, args).output().expect("python runs");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
@@ -228,22 +245,14 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
     let keychain = keychain_home("tools");
     let home = keychain.path();
     let fw = Forwarder::start(home, "fw", 1);
-    let tools = |args: &[&str]| {
-        let mut c = Command::new(format!("{VENV_BIN}/pyndntools"));
-        c.args(args).env("HOME", home).env("NDN_CLIENT_TRANSPORT", format!("unix://{}", fw.socket));
-        c
-    };
+    let tools = |args: &[&str]| pyndntools(home, &fw.socket, args);
     let object: Vec<u8> = (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let file = home.join("object");
     std::fs::write(&file, &object).unwrap();
     let _server = Producer(
         tools(&["putchunks", "/pytools/object", &file.to_string_lossy()]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap(),
     );
-    let wait = std::time::Instant::now();
-    while !fw.has_route(&Name::from_uri("/pytools/object").unwrap()) {
-        assert!(wait.elapsed() < Duration::from_secs(20), "putchunks did not register its prefix");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_route(&fw, "/pytools/object", "putchunks");
     let got = home.join("got");
     let out = tools(&["catchunks", "-o", &got.to_string_lossy(), "/pytools/object"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -254,10 +263,7 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
     std::io::Write::write_all(poke.stdin.as_mut().unwrap(), b"hello from poke").unwrap();
     drop(poke.stdin.take());
     let _poke = Producer(poke);
-    while !fw.has_route(&Name::from_uri("/pytools/poke").unwrap()) {
-        assert!(wait.elapsed() < Duration::from_secs(40), "poke did not register its prefix");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_route(&fw, "/pytools/poke", "poke");
     let out = tools(&["peek", "/pytools/poke"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("Received Data Name: /pytools/poke") && said.contains("size 15"), "{said}");
@@ -277,11 +283,7 @@ fn segments_of_up_to_8800_bytes_are_kept_by_the_ssd_tier() {
         c.content_store.l2_path = home.join("l2.cs").to_string_lossy().into_owned();
         c.content_store.l2_bytes = 16 << 20;
     });
-    let tools = |args: &[&str]| {
-        let mut c = Command::new(format!("{VENV_BIN}/pyndntools"));
-        c.args(args).env("HOME", home).env("NDN_CLIENT_TRANSPORT", format!("unix://{}", fw.socket));
-        c
-    };
+    let tools = |args: &[&str]| pyndntools(home, &fw.socket, args);
     let object: Vec<u8> = (0..1_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8).collect();
     let file = home.join("object");
     std::fs::write(&file, &object).unwrap();
@@ -292,11 +294,7 @@ fn segments_of_up_to_8800_bytes_are_kept_by_the_ssd_tier() {
             .spawn()
             .unwrap(),
     );
-    let wait = std::time::Instant::now();
-    while !fw.has_route(&Name::from_uri("/ssd/object").unwrap()) {
-        assert!(wait.elapsed() < Duration::from_secs(20), "putchunks did not register its prefix");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for_route(&fw, "/ssd/object", "putchunks");
     let got = home.join("got");
     let out = tools(&["catchunks", "-o", &got.to_string_lossy(), "/ssd/object"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -140,14 +140,14 @@ pub struct BatchBuf {
 }
 
 impl BatchBuf {
-    /// An empty batch for `key`: B chunk slots, padded to whole device blocks (the padding
-    /// stays zero).
-    fn new(batch_chunks: u32, chunk_slot: usize) -> Self {
+    /// An empty batch of `cfg`'s shape: its batch slot's bytes ([`L2Config::batch_bytes`], the
+    /// padding staying zero).
+    fn new(cfg: &L2Config) -> Self {
         BatchBuf {
-            buf: AlignedBuf::new((batch_chunks as usize * chunk_slot).next_multiple_of(ALIGN)),
-            chunk_slot,
+            buf: AlignedBuf::new(cfg.batch_bytes()),
+            chunk_slot: cfg.chunk_slot_bytes as usize,
             key: 0,
-            filled: vec![false; batch_chunks as usize],
+            filled: vec![false; cfg.batch_chunks as usize],
         }
     }
 
@@ -370,7 +370,7 @@ impl L2 {
 
     /// An empty batch buffer for [`L2::write`].
     pub fn batch_buf(&self, key: u64) -> BatchBuf {
-        let mut b = BatchBuf::new(self.cfg.batch_chunks, self.cfg.chunk_slot_bytes as usize);
+        let mut b = BatchBuf::new(&self.cfg);
         b.reset(key);
         b
     }

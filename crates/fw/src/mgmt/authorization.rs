@@ -158,10 +158,8 @@ impl TrustAnchor {
         if bytes.first() == Some(&(DATA as u8)) {
             return TrustAnchor::from_certificate(&bytes, &what);
         }
-        let text: Vec<u8> = bytes.into_iter().filter(|b| !b.is_ascii_whitespace()).collect();
-        let wire = data_encoding::BASE64
-            .decode(&text)
-            .map_err(|e| AuthorizationError::NotCertificate { what: what.clone(), why: format!("not base64: {e}") })?;
+        let wire =
+            base64_text(&bytes).map_err(|e| AuthorizationError::NotCertificate { what: what.clone(), why: format!("not base64: {e}") })?;
         TrustAnchor::from_certificate(&wire, &what)
     }
 
@@ -178,6 +176,13 @@ impl TrustAnchor {
             _ => false,
         }
     }
+}
+
+/// The bytes of base64 text, white space ignored (the files of `ndnsec`'s certificates and keys
+/// wrap it in lines).
+pub(super) fn base64_text(text: &[u8]) -> Result<Vec<u8>, data_encoding::DecodeError> {
+    let text: Vec<u8> = text.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+    data_encoding::BASE64.decode(&text)
 }
 
 /// Who a grant is for.

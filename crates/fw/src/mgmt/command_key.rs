@@ -86,8 +86,7 @@ impl CommandKey {
     pub fn load(name: Name, path: &Path) -> Result<CommandKey, CommandKeyError> {
         let shown = path.display().to_string();
         let text = std::fs::read(path).map_err(|error| CommandKeyError::Read { name: name.to_string(), path: shown.clone(), error })?;
-        let text: Vec<u8> = text.into_iter().filter(|b| !b.is_ascii_whitespace()).collect();
-        let der = data_encoding::BASE64.decode(&text).map_err(|_| CommandKeyError::NotKey { path: shown.clone() })?;
+        let der = super::authorization::base64_text(&text).map_err(|_| CommandKeyError::NotKey { path: shown.clone() })?;
         CommandKey::from_der(name, &der).ok_or(CommandKeyError::NotKey { path: shown })
     }
 

@@ -396,7 +396,7 @@ impl Runtime {
     pub fn new(cfg: Config) -> Result<Self, StartError> {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
         let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
-        let authorizations = Authorizations::from_config(grants).map_err(|e| StartError::Config(format!("authorize: {e}")))?;
+        let authorizations = Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))?;
         let poll = Poll::new().map_err(io_err("creating the poll"))?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
         let mut unix = None;
