@@ -19,10 +19,9 @@
 //! [`with_mark`] adds the field to an outgoing packet. Data that arrives marked keeps its mark on
 //! the way to its consumers (the shard copies it, [`crate::tlv::LpFields`]).
 
-use nexthop_wire::tlv::TlvReader;
-use nexthop_wire::types::{CONGESTION_MARK, FRAGMENT, LP_PACKET};
+use nexthop_wire::types::CONGESTION_MARK;
 
-use crate::tlv::{put_header, put_nonneg, put_tlv, tlv_len};
+use crate::tlv::{put_nonneg, put_with_lp_fields};
 
 /// NFD's base marking interval.
 pub const BASE_INTERVAL_NS: u64 = 100_000_000;
@@ -92,31 +91,9 @@ impl Marker {
 pub fn with_mark(packet: &[u8], out: &mut Vec<u8>) {
     let mut mark = Vec::with_capacity(4);
     put_nonneg(&mut mark, CONGESTION_MARK, 1);
-    let Some(lp) = nexthop_wire::tlv::Tlv::read(packet).ok().filter(|t| t.ty == LP_PACKET) else {
-        put_header(out, LP_PACKET, mark.len() + tlv_len(FRAGMENT, packet.len()));
-        out.extend_from_slice(&mark);
-        put_tlv(out, FRAGMENT, packet);
-        return;
-    };
-    let Ok(fields) = TlvReader::new(lp.value).collect::<Result<Vec<_>, _>>() else {
+    let marked = nexthop_wire::LpPacketView::decode(packet).is_ok_and(|lp| lp.congestion_mark.is_some());
+    if marked || !put_with_lp_fields(out, packet, CONGESTION_MARK, &mark) {
         out.extend_from_slice(packet);
-        return;
-    };
-    if fields.iter().any(|f| f.ty == CONGESTION_MARK) {
-        out.extend_from_slice(packet);
-        return;
-    }
-    put_header(out, LP_PACKET, lp.value.len() + mark.len());
-    let mut marked = false;
-    for f in &fields {
-        if !marked && (f.ty == FRAGMENT || f.ty > CONGESTION_MARK) {
-            out.extend_from_slice(&mark);
-            marked = true;
-        }
-        out.extend_from_slice(f.wire);
-    }
-    if !marked {
-        out.extend_from_slice(&mark);
     }
 }
 

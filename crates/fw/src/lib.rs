@@ -36,6 +36,7 @@ pub mod fragmentation;
 pub mod interface_rule;
 #[allow(unsafe_code)]
 pub mod interfaces;
+pub mod lp_reliability;
 pub mod mgmt;
 pub mod nfd_conf;
 pub mod outbox;

@@ -111,6 +111,36 @@ pub fn put_packet(out: &mut Vec<u8>, fields: &LpFields<'_>, packet: &[u8]) {
     put_tlv(out, FRAGMENT, packet);
 }
 
+/// `packet` (a bare Interest, Data or Nack, or an LpPacket) with the encoded LP header
+/// `fields` added, into `out`: a bare packet is wrapped in an LpPacket; in an LpPacket they go
+/// before its first field whose TLV-TYPE is above `ty` (the Fragment always last), since header
+/// fields ascend by type. `fields` must be elements of TLV-TYPE `ty` or of types no existing field
+/// falls between. False, and nothing appended, when `packet` is an LpPacket whose elements do not
+/// parse.
+pub fn put_with_lp_fields(out: &mut Vec<u8>, packet: &[u8], ty: u32, fields: &[u8]) -> bool {
+    let Some(lp) = nexthop_wire::tlv::Tlv::read(packet).ok().filter(|t| t.ty == LP_PACKET) else {
+        put_header(out, LP_PACKET, fields.len() + tlv_len(FRAGMENT, packet.len()));
+        out.extend_from_slice(fields);
+        put_tlv(out, FRAGMENT, packet);
+        return true;
+    };
+    let mut at = lp.value.len();
+    let mut reader = nexthop_wire::tlv::TlvReader::new(lp.value);
+    let mut offset = 0;
+    for element in reader.by_ref() {
+        let Ok(element) = element else { return false };
+        if element.ty == FRAGMENT || element.ty > ty {
+            at = at.min(offset);
+        }
+        offset += element.wire.len();
+    }
+    put_header(out, LP_PACKET, lp.value.len() + fields.len());
+    out.extend_from_slice(&lp.value[..at]);
+    out.extend_from_slice(fields);
+    out.extend_from_slice(&lp.value[at..]);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use nexthop_wire::{LpPacketView, NackReason};
