@@ -47,6 +47,11 @@ pub enum Drop {
     FaceGone,
     /// A face's send buffer was full.
     SendBufferFull,
+    /// A packet link reliability sent [`crate::lp_reliability::MAX_RETX`] + 1 times without an
+    /// Ack, given up.
+    RetxExhausted,
+    /// A piece received again on a face with link reliability (its Ack was lost): a repeat.
+    DuplicateSequence,
     /// A Nack for a multicast face: never sent on a multi-access link (as NFD), where it would
     /// answer for the whole LAN.
     NackOnMultiAccess,
@@ -64,7 +69,7 @@ pub enum Drop {
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 22] = [
+    pub const ALL: [Drop; 24] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
@@ -82,6 +87,8 @@ impl Drop {
         Drop::UnsolicitedNack,
         Drop::FaceGone,
         Drop::SendBufferFull,
+        Drop::RetxExhausted,
+        Drop::DuplicateSequence,
         Drop::NackOnMultiAccess,
         Drop::UnknownPeer,
         Drop::ManagementNotLocal,
@@ -109,6 +116,8 @@ impl Drop {
             Drop::UnsolicitedNack => "unsolicited-nack",
             Drop::FaceGone => "face-gone",
             Drop::SendBufferFull => "send-buffer-full",
+            Drop::RetxExhausted => "retx-exhausted",
+            Drop::DuplicateSequence => "duplicate-sequence",
             Drop::NackOnMultiAccess => "nack-on-multi-access",
             Drop::UnknownPeer => "unknown-peer",
             Drop::ManagementNotLocal => "management-not-local",

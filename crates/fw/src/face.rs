@@ -19,6 +19,8 @@ pub const FIRST_FACE_ID: FaceId = 256;
 /// Face flag (FaceStatus, faces/create and faces/update): congestion marking is on (NFD's
 /// CongestionMarkingEnabled, bit 2).
 pub const FLAG_CONGESTION_MARKING: u64 = 4;
+/// Face flag: NDNLPv2 link reliability is on (NFD's LpReliabilityEnabled, bit 1).
+pub const FLAG_LP_RELIABILITY: u64 = 2;
 
 /// Whether a face reaches only this host (`/localhost` packets may cross it) or the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -107,13 +107,29 @@ pub struct ReliabilityCounts {
     pub idle_out: u64,
 }
 
+impl ReliabilityCounts {
+    /// The counts, labelled as `nexthop ctl status` shows them.
+    pub fn labelled(&self) -> [(&'static str, u64); 8] {
+        [
+            ("lp_acknowledged", self.acknowledged),
+            ("lp_retransmitted", self.retransmitted),
+            ("lp_retx_exhausted", self.retx_exhausted),
+            ("lp_retransmissions", self.retransmissions),
+            ("lp_untracked", self.untracked),
+            ("lp_duplicates", self.duplicates),
+            ("lp_acks_in", self.acks_in),
+            ("lp_idle_out", self.idle_out),
+        ]
+    }
+}
+
 /// What to do with a received LpPacket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Received {
+pub enum Arrival {
     /// A new piece: go on with it.
-    Deliver,
+    New,
     /// A repeat of a piece already received: drop it (its Ack is queued again).
-    Duplicate,
+    Repeat,
     /// No Fragment (an IDLE packet): nothing more to do.
     Idle,
 }
@@ -197,21 +213,21 @@ impl Reliability {
     /// (a first transmission's round trip measured), pieces passed by [`LOSS_THRESHOLD`] later
     /// Acks are due for retransmission at the next [`Reliability::poll`], and a piece's
     /// TxSequence is queued to be acknowledged.
-    pub fn incoming(&mut self, now_ms: u64, lp: &LpPacketView<'_>) -> Received {
+    pub fn incoming(&mut self, now_ms: u64, lp: &LpPacketView<'_>) -> Arrival {
         for ack in lp.acks() {
             self.counts.acks_in += 1;
             self.on_ack(now_ms, ack);
         }
         if lp.fragment.is_none() {
-            return Received::Idle;
+            return Arrival::Idle;
         }
-        let Some(tx) = lp.tx_sequence else { return Received::Deliver };
+        let Some(tx) = lp.tx_sequence else { return Arrival::New };
         if self.acks.len() == MAX_PENDING {
             self.acks.pop_front();
         }
         self.acks.push_back(tx);
         self.idle_ack_at.get_or_insert(now_ms + IDLE_ACK_MS);
-        let Some(seq) = lp.sequence else { return Received::Deliver };
+        let Some(seq) = lp.sequence else { return Arrival::New };
         let window = u64::from(MAX_RETX + 1) * self.rtt.rto_ms();
         while let Some(&(old, at)) = self.recent_order.front() {
             if now_ms <= at + window && self.recent_order.len() < MAX_PENDING {
@@ -224,11 +240,11 @@ impl Reliability {
         }
         if self.recent.contains_key(&seq) {
             self.counts.duplicates += 1;
-            return Received::Duplicate;
+            return Arrival::Repeat;
         }
         self.recent.insert(seq, now_ms);
         self.recent_order.push_back((seq, now_ms));
-        Received::Deliver
+        Arrival::New
     }
 
     /// When [`Reliability::poll`] has something to do: a retransmission timeout, or Acks to send.
@@ -412,7 +428,11 @@ mod tests {
     #[test]
     fn sequenced_keeps_existing_header_fields_in_order() {
         let mut lp_in = Vec::new();
-        crate::tlv::put_packet(&mut lp_in, &crate::tlv::LpFields { pit_token: Some(&[1, 2]), non_discovery: true, ..Default::default() }, INTEREST);
+        crate::tlv::put_packet(
+            &mut lp_in,
+            &crate::tlv::LpFields { pit_token: Some(&[1, 2]), non_discovery: true, ..Default::default() },
+            INTEREST,
+        );
         let mut p = pieces(&lp_in, 0, &mut 3);
         let mut r = Reliability::new();
         r.acks.push_back(99);
@@ -426,14 +446,14 @@ mod tests {
     #[test]
     fn an_ack_settles_the_piece_and_measures_the_round_trip() {
         let (mut a, mut b, wire) = sent_one(1000);
-        assert_eq!(b.incoming(1010, &lp(&wire)), Received::Deliver);
+        assert_eq!(b.incoming(1010, &lp(&wire)), Arrival::New);
         assert_eq!(b.next_deadline(), Some(1010 + IDLE_ACK_MS));
         let mut out = Vec::new();
         b.poll(1015, 0, &mut out);
         assert_eq!(out.len(), 1, "one IDLE packet");
         let idle = lp(&out[0]);
         assert_eq!((idle.fragment, idle.acks().collect::<Vec<_>>()), (None, vec![0]));
-        assert_eq!(a.incoming(1040, &idle), Received::Idle);
+        assert_eq!(a.incoming(1040, &idle), Arrival::Idle);
         assert_eq!((a.unacked(), a.counts.acknowledged, a.next_deadline()), (0, 1, None));
         assert_eq!(a.rto_ms(), 200, "40 ms measured: srtt 40 + 4·20, at least 200");
     }
@@ -503,12 +523,12 @@ mod tests {
     #[test]
     fn a_repeat_is_dropped_but_acknowledged_again() {
         let (mut a, mut b, wire) = sent_one(0);
-        assert_eq!(b.incoming(0, &lp(&wire)), Received::Deliver);
+        assert_eq!(b.incoming(0, &lp(&wire)), Arrival::New);
         let mut out = Vec::new();
         b.poll(5, 0, &mut out); // This Ack is lost.
         a.poll(1000, 0, &mut out);
         let again = out.pop().unwrap();
-        assert_eq!(b.incoming(1001, &lp(&again)), Received::Duplicate);
+        assert_eq!(b.incoming(1001, &lp(&again)), Arrival::Repeat);
         assert_eq!(b.counts.duplicates, 1);
         b.poll(1006, 0, &mut out);
         a.incoming(1007, &lp(out.last().unwrap()));
@@ -607,7 +627,7 @@ mod tests {
                         a.incoming(now, &v);
                         continue;
                     }
-                    if b.incoming(now, &v) != Received::Deliver {
+                    if b.incoming(now, &v) != Arrival::New {
                         continue;
                     }
                     let whole = if v.is_whole() { Some(v.fragment.unwrap().to_vec()) } else {

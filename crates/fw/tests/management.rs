@@ -7,6 +7,7 @@ use std::sync::Arc;
 use common::{scratch, Forwarder};
 use nexthop_fw::client::{Answer, Client};
 use nexthop_fw::counters::ShardCounters;
+use nexthop_fw::lp_reliability::ReliabilityCounts;
 use nexthop_fw::mgmt::dataset::{parse_labelled_counts, FaceQueryFilter};
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_fw::packet::{classify, Incoming, Network};
@@ -127,6 +128,7 @@ fn commands_answer_with_the_right_codes() {
     let labels: Vec<&str> = counters.iter().map(|c| c.0.as_str()).collect();
     let mut expected: Vec<&str> = ShardCounters::default().snapshot().iter().map(|c| c.0).collect();
     expected.push("congestion_marks");
+    expected.extend(ReliabilityCounts::default().labelled().map(|c| c.0));
     assert_eq!(labels, expected);
 }
 

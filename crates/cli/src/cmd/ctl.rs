@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::{bail, Context};
 use nexthop_fw::client::Client;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::face::{FaceUri, FLAG_LP_RELIABILITY};
 use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
@@ -62,7 +62,20 @@ enum What {
     RouteRemove { prefix: String, face: u64 },
     /// Make a face to a udp4/udp6/tcp4/tcp6 URI, or an ether://[mac] one from LOCAL (dev://<interface>,
     /// needed when several interfaces have Ethernet faces).
-    FaceCreate { uri: String, local: Option<String> },
+    FaceCreate {
+        uri: String,
+        local: Option<String>,
+        /// NDNLPv2 link reliability (on or off), as `nfdc face create ... reliability on`; the
+        /// other end must turn it on too. Applied to the face if it exists already.
+        #[arg(long, value_parser = on_off)]
+        reliability: Option<bool>,
+    },
+    /// Change a face: NDNLPv2 link reliability (on or off).
+    FaceUpdate {
+        id: u64,
+        #[arg(long, value_parser = on_off)]
+        reliability: Option<bool>,
+    },
     /// Close a face.
     FaceDestroy { id: u64 },
     /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, or a full strategy
@@ -93,6 +106,27 @@ fn on_off(s: &str) -> Result<bool, String> {
         "on" => Ok(true),
         "off" => Ok(false),
         _ => Err(format!("{s:?}: on or off")),
+    }
+}
+
+/// `on` when `flags` has `bit`, else `off`.
+fn on_off_word(flags: u64, bit: u64) -> &'static str {
+    if flags & bit != 0 {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// ControlParameters whose Flags and Mask set LpReliabilityEnabled to `on`, where given.
+fn reliability_flag(on: Option<bool>) -> ControlParameters {
+    match on {
+        Some(on) => ControlParameters {
+            flags: Some(if on { FLAG_LP_RELIABILITY } else { 0 }),
+            mask: Some(FLAG_LP_RELIABILITY),
+            ..Default::default()
+        },
+        None => ControlParameters::default(),
     }
 }
 
@@ -152,10 +186,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ControlParameters { name: Some(Name::from_uri(&prefix)?), face_id: Some(face), origin: Some(255), ..Default::default() };
             show(c.command("rib", "unregister", &p)?)?;
         }
-        What::FaceCreate { uri, local } => {
-            let r = c.command("faces", "create", &ControlParameters { uri: Some(uri), local_uri: local, ..Default::default() })?;
+        What::FaceCreate { uri, local, reliability } => {
+            let p = ControlParameters { uri: Some(uri), local_uri: local, ..reliability_flag(reliability) };
+            let r = c.command("faces", "create", &p)?;
             check(&r, &[200, 409])?;
-            out!("{} {}: face {}", r.code, r.text, r.body.and_then(|b| b.face_id).unwrap_or(0));
+            let flags = r.body.as_ref().and_then(|b| b.flags).unwrap_or(0);
+            out!(
+                "{} {}: face {} reliability={}",
+                r.code,
+                r.text,
+                r.body.and_then(|b| b.face_id).unwrap_or(0),
+                on_off_word(flags, FLAG_LP_RELIABILITY)
+            );
+        }
+        What::FaceUpdate { id, reliability } => {
+            let r = c.command("faces", "update", &ControlParameters { face_id: Some(id), ..reliability_flag(reliability) })?;
+            check(&r, &[200])?;
+            let flags = r.body.and_then(|b| b.flags).unwrap_or(0);
+            out!("face {id} reliability={}", on_off_word(flags, FLAG_LP_RELIABILITY));
         }
         What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
         What::StrategySet { prefix, strategy } => {
@@ -196,8 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             check(&r, &[200])?;
             let body = r.body.context("cs/config answered without parameters")?;
             let (capacity, flags) = (body.capacity.unwrap_or(0), body.flags.unwrap_or(0));
-            let word = |bit| if flags & bit != 0 { "on" } else { "off" };
-            out!("capacity={capacity} admit={} serve={}", word(CS_ENABLE_ADMIT), word(CS_ENABLE_SERVE));
+            out!("capacity={capacity} admit={} serve={}", on_off_word(flags, CS_ENABLE_ADMIT), on_off_word(flags, CS_ENABLE_SERVE));
         }
     }
     Ok(())

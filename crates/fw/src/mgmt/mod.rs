@@ -45,7 +45,7 @@ use nexthop_lookup::name::{DEFAULT_MAX_NAME_BYTES, MAX_LEVELS};
 use nexthop_wire::{Data, Emit, InterestView, Kind, Name};
 
 use crate::counters::Drop;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, MANAGEMENT_FACE};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY, MANAGEMENT_FACE};
 use crate::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
 use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
@@ -84,6 +84,9 @@ pub trait Host {
     /// (bytes) — where given; a face that cannot mark (UDP) stays off. The face's status after,
     /// or `None` if there is no such face.
     fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus>;
+    /// Turns NDNLPv2 link reliability on or off ([`crate::lp_reliability`]); a multi-access
+    /// face keeps it off. The face's status after, or `None` if there is no such face.
+    fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus>;
     /// Applies a change to every forwarding shard.
     fn apply(&mut self, op: Control);
     /// Forwarder-wide figures for `status/general` and `cs/info`.
@@ -409,8 +412,8 @@ impl Manager {
     }
 
     /// The congestion marking a faces/create or faces/update asks for (the CongestionMarking
-    /// flag where Mask has its bit, the interval, the threshold), applied if it asks any; the
-    /// face's status after.
+    /// flag where Mask has its bit, the interval, the threshold), and the link reliability
+    /// (LpReliabilityEnabled), applied if it asks any; the face's status after.
     ///
     /// The answers to both carry the marking flag but not the interval and threshold, which
     /// NFD adds: python-ndn's ControlParameters expects them elsewhere in the element, and as
@@ -419,10 +422,10 @@ impl Manager {
     fn update_marking(host: &mut impl Host, id: FaceId, p: &ControlParameters) -> Option<FaceStatus> {
         let on = p.flag_bit(FLAG_CONGESTION_MARKING);
         let (interval, threshold) = (p.base_congestion_marking_interval, p.default_congestion_threshold);
-        if on.is_none() && interval.is_none() && threshold.is_none() {
-            return None;
-        }
-        host.update_marking(id, on, interval, threshold)
+        let marked =
+            if on.is_none() && interval.is_none() && threshold.is_none() { None } else { host.update_marking(id, on, interval, threshold) };
+        // Link reliability: the LpReliabilityEnabled flag where Mask has its bit.
+        p.flag_bit(FLAG_LP_RELIABILITY).and_then(|on| host.set_reliability(id, on)).or(marked)
     }
 
     fn command(
@@ -737,6 +740,9 @@ mod tests {
             false
         }
         fn update_marking(&mut self, id: FaceId, _: Option<bool>, _: Option<u64>, _: Option<u64>) -> Option<FaceStatus> {
+            self.face(id)
+        }
+        fn set_reliability(&mut self, id: FaceId, _: bool) -> Option<FaceStatus> {
             self.face(id)
         }
         fn apply(&mut self, _: Control) {}

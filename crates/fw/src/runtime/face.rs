@@ -11,7 +11,8 @@ use mio::net::{TcpStream, UnixStream};
 use nexthop_wire::packet::frame_len;
 
 use crate::congestion::Marker;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
+use crate::lp_reliability::Reliability;
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::outbox::PacketKind;
 use crate::packet::MAX_PACKET_BYTES;
@@ -274,6 +275,8 @@ pub struct Face {
     /// What the kernel held in the socket's send queue when the first packet since the face's
     /// own queue was last written out was sent (stream faces that mark).
     pub kernel_queued: u64,
+    /// NDNLPv2 link reliability, when turned on (`faces/create` or `faces/update`, Flags bit 1).
+    pub reliability: Option<Box<Reliability>>,
 }
 
 impl Face {
@@ -309,7 +312,9 @@ impl Face {
             scope: self.scope.code(),
             persistency: self.persistency.code(),
             link_type: if self.link.is_multi_access() { LINK_TYPE_MULTI_ACCESS } else { LINK_TYPE_POINT_TO_POINT },
-            flags: u64::from(self.local_fields) | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },
+            flags: u64::from(self.local_fields)
+                | if self.reliability.is_some() { FLAG_LP_RELIABILITY } else { 0 }
+                | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },
             marking: (self.marker.interval_ns, self.marker.threshold),
             counters: self.counts,
         }

@@ -18,6 +18,7 @@ use crate::counters::{Drop, DropCounters};
 use crate::ether::{EtherPort, Mac};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
 use crate::fragmentation::{fragment, Reassembler};
+use crate::lp_reliability::{sequenced, Reliability};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::mgmt::events::FaceEventKind;
 use crate::outbox::PacketKind;
@@ -61,6 +62,8 @@ pub(super) struct Faces {
     pub(super) marked: Vec<u8>,
     /// Faces made and closed since the manager last heard (for `faces/events`).
     pub(super) events: Vec<(FaceEventKind, FaceStatus)>,
+    /// The faces with link reliability on.
+    pub(super) reliable: Vec<FaceId>,
 }
 
 impl Faces {
@@ -108,6 +111,7 @@ impl Faces {
                 lp_sequence: 0,
                 marker: Marker::new(self.congestion_marking, self.send_limit as u64),
                 kernel_queued: 0,
+                reliability: None,
             },
         );
         if let Some(f) = self.faces.get(&id) {
@@ -135,8 +139,73 @@ impl Faces {
             }
         }
         self.reassembler.face_down(id);
+        self.reliable.retain(|&r| r != id);
         tracing::info!(face = id, uri = %f.uri, "face down");
         true
+    }
+
+    /// Turns link reliability on or off on face `id`; on a multi-access face it stays off (an
+    /// Ack cannot tell which of the LAN's nodes received). The face's status after, or `None`
+    /// if there is no such face.
+    pub(super) fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus> {
+        let f = self.faces.get_mut(&id)?;
+        let on = on && !f.link.is_multi_access();
+        if on != f.reliability.is_some() {
+            f.reliability = on.then(|| Box::new(Reliability::new()));
+            self.reliable.retain(|&r| r != id);
+            if on {
+                self.reliable.push(id);
+            }
+            tracing::info!(face = id, on, "link reliability");
+        }
+        Some(f.status())
+    }
+
+    /// Sends what link reliability has due on each face that has it (pieces whose Acks did not
+    /// come, sent again; IDLE packets with Acks that found no packet to ride on), counting the
+    /// packets it gave up. When it next has something due (ms), if ever.
+    pub(super) fn poll_reliability(&mut self, drops: &DropCounters) -> Option<u64> {
+        let now_ms = self.now_ns / 1_000_000;
+        let mut next: Option<u64> = None;
+        for &id in &self.reliable {
+            let Some(f) = self.faces.get_mut(&id) else { continue };
+            let Some(r) = f.reliability.as_deref_mut() else { continue };
+            if r.next_deadline().is_some_and(|at| at <= now_ms) {
+                let mtu = match &f.link {
+                    Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
+                    Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
+                    Link::Stream(_) => 0,
+                };
+                self.fragments.clear();
+                for _ in 0..r.poll(now_ms, mtu, &mut self.fragments) {
+                    drops.count(Drop::RetxExhausted);
+                }
+                for piece in &self.fragments {
+                    let sent = match &mut f.link {
+                        Link::Stream(s) => {
+                            if s.pending() == 0 {
+                                self.dirty.push(id);
+                            }
+                            s.queue(piece);
+                            Ok(())
+                        }
+                        Link::Udp(remote) => {
+                            self.udp_out.push(piece, Some(*remote));
+                            Ok(())
+                        }
+                        Link::Multicast(m) => m.send(piece),
+                        Link::Ether { port, peer } => self.ether_ports.get(*port).map_or(Ok(()), |p| p.send(*peer, piece)),
+                    };
+                    if sent.is_err() {
+                        drops.count(Drop::SendBufferFull);
+                    }
+                }
+            }
+            if let Some(at) = r.next_deadline() {
+                next = Some(next.map_or(at, |n| n.min(at)));
+            }
+        }
+        next
     }
 
     /// Sends the UDP datagrams batched so far; those the socket refuses are counted as drops.
@@ -160,6 +229,7 @@ impl Faces {
             drops.count(Drop::FaceGone);
             return;
         };
+        let now_ms = self.now_ns / 1_000_000;
         match &mut f.link {
             Link::Stream(s) => {
                 if s.pending() + bytes.len() > self.send_limit {
@@ -174,12 +244,21 @@ impl Faces {
                         f.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
                     }
                 }
-                if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
+                let bytes = if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
                     self.marked.clear();
                     with_mark(bytes, &mut self.marked);
-                    s.queue(&self.marked);
+                    &self.marked[..]
                 } else {
-                    s.queue(bytes);
+                    bytes
+                };
+                let queue = |piece: &[u8]| {
+                    s.queue(piece);
+                    Ok(())
+                };
+                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
+                if let Err(why) = send_fitted(bytes, 0, lp, &mut self.fragments, queue) {
+                    drops.count(why);
+                    return;
                 }
             }
             link if kind == PacketKind::Nack && link.is_multi_access() => {
@@ -189,7 +268,8 @@ impl Faces {
             }
             Link::Multicast(m) => {
                 let bytes = marked_if_congested(&mut f.marker, self.now_ns, m.send_fd(), bytes, &mut self.marked);
-                if let Err(why) = send_fitted(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments, |p| m.send(p)) {
+                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
+                if let Err(why) = send_fitted(bytes, self.udp_mtu, lp, &mut self.fragments, |p| m.send(p)) {
                     drops.count(why);
                     return;
                 }
@@ -197,7 +277,8 @@ impl Faces {
             Link::Ether { port, peer } => {
                 let Some(p) = self.ether_ports.get(*port) else { return };
                 let bytes = marked_if_congested(&mut f.marker, self.now_ns, p.raw_fd(), bytes, &mut self.marked);
-                if let Err(why) = send_fitted(bytes, p.mtu(), &mut f.lp_sequence, &mut self.fragments, |piece| p.send(*peer, piece)) {
+                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
+                if let Err(why) = send_fitted(bytes, p.mtu(), lp, &mut self.fragments, |piece| p.send(*peer, piece)) {
                     drops.count(why);
                     return;
                 }
@@ -225,7 +306,8 @@ impl Faces {
                     udp_out.push(piece, Some(*remote));
                     Ok(())
                 };
-                if let Err(why) = send_fitted(bytes, self.udp_mtu, &mut f.lp_sequence, &mut self.fragments, queue) {
+                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
+                if let Err(why) = send_fitted(bytes, self.udp_mtu, lp, &mut self.fragments, queue) {
                     drops.count(why);
                     return;
                 }
@@ -235,20 +317,34 @@ impl Faces {
     }
 }
 
+/// A face's NDNLPv2 sending state: the Sequence counter its fragments (and, with reliability,
+/// all its packets) take, and its link reliability if on.
+struct LinkLayer<'a> {
+    sequence: &'a mut u64,
+    reliability: Option<&'a mut Reliability>,
+    now_ms: u64,
+}
+
 /// Sends `bytes` through `send`, whole or, over `mtu` (0: no limit), as NDNLPv2 fragments cut
-/// into `fragments`: why not, as a drop reason (a send error is a full send buffer).
+/// into `fragments`; with link reliability, always as sequenced LpPackets kept for
+/// retransmission. Why not, as a drop reason (a send error is a full send buffer).
 fn send_fitted(
     bytes: &[u8],
     mtu: usize,
-    lp_sequence: &mut u64,
+    lp: LinkLayer<'_>,
     fragments: &mut Vec<Vec<u8>>,
     mut send: impl FnMut(&[u8]) -> io::Result<()>,
 ) -> Result<(), Drop> {
-    let sent = if mtu == 0 || bytes.len() <= mtu {
+    let sent = if let Some(reliability) = lp.reliability {
+        fragments.clear();
+        sequenced(bytes, mtu, lp.sequence, fragments)?;
+        reliability.outgoing(lp.now_ms, fragments, mtu);
+        fragments.iter().try_for_each(|piece| send(piece))
+    } else if mtu == 0 || bytes.len() <= mtu {
         send(bytes)
     } else {
         fragments.clear();
-        fragment(bytes, mtu, lp_sequence, fragments)?;
+        fragment(bytes, mtu, lp.sequence, fragments)?;
         fragments.iter().try_for_each(|piece| send(piece))
     };
     sent.map_err(|_| Drop::SendBufferFull)

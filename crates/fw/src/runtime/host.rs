@@ -14,6 +14,7 @@ use super::{Faces, Forwarding, Listening};
 use crate::counters::{DropCounters, ShardCounters};
 use crate::ether::EtherPort;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::lp_reliability::ReliabilityCounts;
 use crate::mgmt::dataset::{CsInfo, FaceStatus, GeneralStatus};
 use crate::mgmt::params::ControlResponse;
 use crate::mgmt::Host;
@@ -133,6 +134,10 @@ impl Host for RuntimeHost<'_> {
         m.interval_ns = interval_ns.unwrap_or(m.interval_ns);
         m.threshold = threshold.unwrap_or(m.threshold);
         Some(f.status())
+    }
+
+    fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus> {
+        self.faces.set_reliability(id, on)
     }
 
     fn channels(&self) -> Vec<String> {
@@ -273,6 +278,12 @@ impl Host for RuntimeHost<'_> {
         }
         // The I/O thread's own: packets it marked congested, the faces there are now together.
         v.push(("congestion_marks", self.faces.faces.values().map(|f| f.marker.marked).sum()));
+        // Link reliability, over the faces that have it now.
+        let mut lp = ReliabilityCounts::default().labelled();
+        for r in self.faces.faces.values().filter_map(|f| f.reliability.as_deref()) {
+            add_up(&mut lp, r.counts.labelled().to_vec());
+        }
+        v.extend(lp);
         v
     }
 

@@ -42,7 +42,8 @@ use mio::net::{TcpListener, UdpSocket, UnixListener};
 use mio::{Events, Interest, Poll, Token, Waker};
 use nexthop_cs::{HcsConfig, L1Config, L2Config, Policy};
 use nexthop_lookup::name::NameFibConfig;
-use nexthop_wire::{Name, NameView};
+use nexthop_wire::types::LP_PACKET;
+use nexthop_wire::{LpPacketView, Name, NameView};
 
 use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
@@ -52,6 +53,7 @@ use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::Reassembler;
 use crate::interface_rule::InterfaceRules;
+use crate::lp_reliability::Arrival;
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
@@ -492,6 +494,7 @@ impl Runtime {
                 now_ns: 0,
                 marked: Vec::new(),
                 events: Vec::new(),
+                reliable: Vec::new(),
             },
             forwarding,
             manager: Manager::new(clock.start_wall_ms).with_authorizations(authorizations),
@@ -728,6 +731,8 @@ impl Runtime {
         // Made at the first Ethernet frame (a forwarder without Ethernet faces needs none).
         let mut ether_batch: Option<Box<RecvBatch>> = None;
         let mut udp_more = false;
+        // When link reliability next has something to send (ms on the faces' clock).
+        let mut reliability_due: Option<u64> = None;
         let mut last_tick = 0u64;
         let mut last_second = 0u64;
         while !stop.load(Ordering::Relaxed) {
@@ -737,6 +742,10 @@ impl Runtime {
                 PARKED_POLL // (epoll rounds it up to 1 ms)
             } else {
                 Duration::from_millis(TICK_MS)
+            };
+            let wait = match reliability_due {
+                Some(at) => wait.min(Duration::from_millis(at.saturating_sub(self.clock.start.elapsed().as_millis() as u64))),
+                None => wait,
             };
             match self.poll.poll(&mut events, Some(wait)) {
                 Ok(()) => {}
@@ -782,6 +791,9 @@ impl Runtime {
                 self.poll_content_store(now);
             }
             self.drain_workers();
+            if !self.faces.reliable.is_empty() {
+                reliability_due = self.faces.poll_reliability(&self.io_drops);
+            }
             self.flush_faces();
             self.close_faces();
             if self.publish_face_events(now) {
@@ -1077,12 +1089,30 @@ impl Runtime {
     /// [`Runtime::on_packet`] for a packet from sender `endpoint` on a multi-access face (0 on
     /// others): its fragments are reassembled apart from other senders'.
     fn on_packet_from(&mut self, now: u64, id: FaceId, endpoint: u64, bytes: &[u8]) {
+        if let Some(reliability) = self.faces.faces.get_mut(&id).and_then(|f| f.reliability.as_deref_mut()) {
+            // Acks and TxSequence are read before reassembly: each fragment has its own.
+            if bytes.first() == Some(&(LP_PACKET as u8)) {
+                if let Ok(lp) = LpPacketView::decode(bytes) {
+                    match reliability.incoming(self.faces.now_ns / 1_000_000, &lp) {
+                        Arrival::New => {}
+                        Arrival::Idle => return,
+                        Arrival::Repeat => return self.io_drops.count(Drop::DuplicateSequence),
+                    }
+                }
+            }
+        }
+        self.on_link_packet(now, id, endpoint, bytes);
+    }
+
+    /// [`Runtime::on_packet_from`] past link reliability: a fragment to reassemble, or a packet
+    /// to classify and forward.
+    fn on_link_packet(&mut self, now: u64, id: FaceId, endpoint: u64, bytes: &[u8]) {
         let incoming = match classify(bytes) {
             Ok(Some(i)) => i,
             Ok(None) => return,
             Err(Drop::Fragment) => {
                 match self.faces.reassembler.feed_from(now, id, endpoint, bytes) {
-                    Ok(Some(whole)) => self.on_packet_from(now, id, endpoint, &whole),
+                    Ok(Some(whole)) => self.on_link_packet(now, id, endpoint, &whole),
                     Ok(None) => {}
                     Err(why) => self.io_drops.count(why),
                 }

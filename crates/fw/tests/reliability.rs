@@ -1,0 +1,214 @@
+//! NDNLPv2 link reliability between two forwarders over a lossy UDP link: a relay between them
+//! loses a quarter of the packets each way, and every fifth IDLE packet (Acks alone). Without
+//! reliability the consumer's Interests go unanswered in proportion; with it turned on at both
+//! ends (`faces/update`, Flags bit 1), every Interest is answered with no retransmission by the
+//! consumer, the forwarders having sent the lost packets again — 5000-byte Data too, whose
+//! fragments are each acknowledged and sent again alone.
+
+mod common;
+
+use std::collections::HashSet;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{scratch, Forwarder};
+use nexthop_fw::client::Client;
+use nexthop_fw::face::FLAG_LP_RELIABILITY;
+use nexthop_fw::mgmt::dataset::parse_labelled_counts;
+use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::traffic;
+use nexthop_wire::{Component, DataView, Emit, Interest, LpPacketView, Name};
+
+/// What the relay loses on one direction of the link.
+#[derive(Default)]
+struct Loss {
+    /// Packets sent without reliability, counted.
+    plain: u64,
+    /// First transmissions of reliable pieces (by Sequence), counted; and the Sequences seen.
+    first: u64,
+    seen: HashSet<u64>,
+    /// IDLE packets, counted.
+    idle: u64,
+}
+
+impl Loss {
+    /// Whether the relay passes `datagram` on: it loses every fourth packet — with reliability,
+    /// every fourth piece's first transmission, never a retransmission — and every fifth IDLE
+    /// packet.
+    fn passes(&mut self, datagram: &[u8]) -> bool {
+        match LpPacketView::decode(datagram) {
+            Ok(lp) if lp.fragment.is_none() => {
+                self.idle += 1;
+                !self.idle.is_multiple_of(5)
+            }
+            Ok(LpPacketView { sequence: Some(seq), tx_sequence: Some(_), .. }) => {
+                if !self.seen.insert(seq) {
+                    return true;
+                }
+                self.first += 1;
+                !self.first.is_multiple_of(4)
+            }
+            _ => {
+                self.plain += 1;
+                !self.plain.is_multiple_of(4)
+            }
+        }
+    }
+}
+
+/// A lossy link: `near` and `far` are the relay's ends (each forwarder's face points at one);
+/// what comes to `near` goes on to `far_peer` from `far`, and back.
+struct Relay {
+    near: SocketAddr,
+    far: SocketAddr,
+    lost: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Relay {
+    fn start(near_peer: SocketAddr, far_peer: SocketAddr) -> Relay {
+        let near = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let far = UdpSocket::bind("127.0.0.1:0").unwrap();
+        for s in [&near, &far] {
+            // Room for a burst of fragments: the relay loses by its rule, not by overflow.
+            socket2::SockRef::from(s).set_recv_buffer_size(4 << 20).unwrap();
+        }
+        let relay = Relay {
+            near: near.local_addr().unwrap(),
+            far: far.local_addr().unwrap(),
+            lost: Arc::new(AtomicU64::new(0)),
+            stop: Arc::new(AtomicBool::new(false)),
+        };
+        for (from, to, peer) in [(&near, &far, far_peer), (&far, &near, near_peer)] {
+            let (from, to) = (from.try_clone().unwrap(), to.try_clone().unwrap());
+            let (lost, stop) = (relay.lost.clone(), relay.stop.clone());
+            from.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+            std::thread::spawn(move || {
+                let mut loss = Loss::default();
+                let mut buf = vec![0u8; 9000];
+                while !stop.load(Ordering::Relaxed) {
+                    let Ok(n) = from.recv(&mut buf) else { continue };
+                    if loss.passes(&buf[..n]) {
+                        let _ = to.send_to(&buf[..n], peer);
+                    } else {
+                        lost.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+        relay
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Makes a UDP face to `remote`; its id.
+fn face_to(operator: &mut Client, remote: SocketAddr) -> u64 {
+    let create = ControlParameters { uri: Some(format!("udp4://{remote}")), ..Default::default() };
+    let r = operator.command("faces", "create", &create).unwrap();
+    assert_eq!(r.code, 200, "{r:?}");
+    let body = r.body.unwrap();
+    assert_eq!(body.flags.unwrap() & FLAG_LP_RELIABILITY, 0, "off unless asked");
+    body.face_id.unwrap()
+}
+
+/// Turns link reliability on for face `id`, checking the answer says so.
+fn reliability_on(operator: &mut Client, id: u64) {
+    let update =
+        ControlParameters { face_id: Some(id), flags: Some(FLAG_LP_RELIABILITY), mask: Some(FLAG_LP_RELIABILITY), ..Default::default() };
+    let r = operator.command("faces", "update", &update).unwrap();
+    assert_eq!(r.code, 200, "{r:?}");
+    assert_eq!(r.body.unwrap().flags.unwrap() & FLAG_LP_RELIABILITY, FLAG_LP_RELIABILITY);
+}
+
+/// Sends one Interest (lifetime 4 s, never repeated) for each of `<prefix>/0` … `<prefix>/<n-1>`
+/// at once, and counts the Data that come back within `wait`.
+fn fetch(consumer: &mut Client, prefix: &str, n: usize, wait: Duration) -> usize {
+    let mut waiting = HashSet::new();
+    for i in 0..n {
+        let name = Name::from_uri(prefix).unwrap().with(Component::generic(i.to_string().into_bytes()));
+        let mut interest = Interest::new(name.clone());
+        interest.nonce = Some(consumer.next_nonce());
+        interest.lifetime_ms = Some(4000);
+        consumer.send(&interest.to_bytes()).unwrap();
+        waiting.insert(name);
+    }
+    let deadline = Instant::now() + wait;
+    while !waiting.is_empty() && Instant::now() < deadline {
+        let Some(wire) = consumer.recv(Duration::from_millis(100)).unwrap() else { continue };
+        let packet = LpPacketView::decode(&wire).ok().and_then(|lp| lp.fragment).map_or(wire.clone(), <[u8]>::to_vec);
+        if let Ok(data) = DataView::decode(&packet) {
+            waiting.remove(&data.name().to_name());
+        }
+    }
+    n - waiting.len()
+}
+
+/// The `lp_*` counters of a forwarder's `status/counters`.
+fn lp_counts(fw: &Forwarder) -> Vec<(String, u64)> {
+    let all = parse_labelled_counts(&fw.client().dataset("/localhost/nfd/status/counters").unwrap());
+    all.into_iter().filter(|(label, _)| label.starts_with("lp_")).collect()
+}
+
+fn count(counts: &[(String, u64)], label: &str) -> u64 {
+    counts.iter().find(|(l, _)| l == label).map_or(0, |c| c.1)
+}
+
+#[test]
+fn link_reliability_recovers_what_a_lossy_link_loses() {
+    let dir = scratch("reliability");
+    let near_producer = Forwarder::start(&dir, "p", 1);
+    let near_consumer = Forwarder::start(&dir, "c", 1);
+    // The consumer's forwarder talks to the relay's near end, the producer's to its far end.
+    let relay = Relay::start(near_consumer.udp, near_producer.udp);
+    let consumer_face = face_to(&mut near_consumer.client(), relay.near);
+    let producer_face = face_to(&mut near_producer.client(), relay.far);
+    let route = ControlParameters { name: Some(Name::from_uri("/lossy").unwrap()), face_id: Some(consumer_face), ..Default::default() };
+    assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let prefix = Name::from_uri("/lossy").unwrap();
+    let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &prefix, 1000, stop.clone()).unwrap();
+    let mut consumer = near_consumer.client();
+
+    const N: usize = 200;
+    let without = fetch(&mut consumer, "/lossy/plain", N, Duration::from_secs(2));
+    let lost_without = relay.lost.load(Ordering::Relaxed);
+    assert!(lost_without > 0 && without < N * 9 / 10, "{without} of {N} answered with {lost_without} lost");
+
+    reliability_on(&mut near_consumer.client(), consumer_face);
+    reliability_on(&mut near_producer.client(), producer_face);
+    let with = fetch(&mut consumer, "/lossy/reliable", N, Duration::from_secs(6));
+    let lost_with = relay.lost.load(Ordering::Relaxed) - lost_without;
+    // Data of 5000 bytes cross the link as fragments (UDP MTU 1420), each piece sent again
+    // alone when lost; the consumer's forwarder puts every packet back together.
+    let big = Name::from_uri("/lossy/big").unwrap();
+    let big_producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &big, 5000, stop.clone()).unwrap();
+    let fragmented = fetch(&mut consumer, "/lossy/big", N / 4, Duration::from_secs(6));
+    stop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
+    big_producer.join().unwrap();
+    assert_eq!(fragmented, N / 4, "{} lost", relay.lost.load(Ordering::Relaxed) - lost_without - lost_with);
+
+    let (c, p) = (lp_counts(&near_consumer), lp_counts(&near_producer));
+    assert_eq!(with, N, "{with} of {N} answered with {lost_with} lost; consumer side {c:?}, producer side {p:?}");
+    assert!(lost_with >= (N / 4) as u64, "the relay lost {lost_with}");
+    assert!(count(&c, "lp_retransmissions") > 0 && count(&p, "lp_retransmissions") > 0, "{c:?} {p:?}");
+    assert_eq!(count(&c, "lp_retx_exhausted") + count(&p, "lp_retx_exhausted"), 0, "{c:?} {p:?}");
+    for side in [&c, &p] {
+        // Each of the packets sent reliably one way, once all its pieces' Acks are in.
+        assert!(count(side, "lp_acknowledged") + count(side, "lp_retransmitted") <= (N + N / 4) as u64, "{side:?}");
+    }
+    // Acks lost with the Data they rode on (and every fifth IDLE packet) bring repeats, dropped
+    // and counted as such.
+    let duplicates = count(&c, "lp_duplicates") + count(&p, "lp_duplicates");
+    assert!(duplicates > 0, "{c:?} {p:?}");
+    assert_eq!(duplicates, near_consumer.drops("duplicate-sequence") + near_producer.drops("duplicate-sequence"));
+    drop(relay);
+}
