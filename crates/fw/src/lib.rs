@@ -5,7 +5,8 @@
 //! # Overview
 //! The forwarding core is sans-I/O and testable without sockets:
 //! - [`packet`]: classify received bytes (NDNLPv2 fields + Interest/Data/Nack), drops by reason;
-//!   [`fragmentation`]: NDNLPv2 fragments cut for a face's MTU and put back together.
+//!   [`fragmentation`]: NDNLPv2 fragments cut for a face's MTU and put back together;
+//!   [`lp_reliability`]: NDNLPv2 link reliability (Acks, retransmission of what a link lost).
 //! - [`shard`]: the pipeline of one forwarding thread over its [`pit`], content-store shard,
 //!   [`dead_nonce`] list and its view of the [`fib`] ([`shared_fib`]: the one FIB every
 //!   forwarding thread reads, changed without stopping them); [`strategy`] picks upstreams,
