@@ -1,8 +1,8 @@
 //! `nexthop traffic` against a `nexthop run` started by the test: the generator's producer and
 //! consumer exchange Data over Unix, TCP and UDP faces, every Data checked; then `nexthop ctl
 //! status` shows the totals, the drops by reason and every face's in/out counters, and `nexthop
-//! ctl cs-erase` and `cs-config` change the content store the traffic filled; SIGTERM stops it
-//! cleanly.
+//! ctl cs-erase` and `cs-config` change the content store the traffic filled, `face-create` and
+//! `face-update` turn a face's link reliability on and off; SIGTERM stops it cleanly.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -67,6 +67,12 @@ fn the_generator_runs_over_every_face_kind() {
     assert_eq!(ctl(&["cs-config", "--capacity", "100", "--serve", "off"]), "capacity=100 admit=on serve=off");
     assert_eq!(ctl(&["cs-config"]), "capacity=100 admit=on serve=off", "nothing asked, nothing changed");
     assert!(entries(&ctl(&["cs"])) <= 100);
+    // NDNLPv2 link reliability, per face.
+    assert!(status.contains("  lp_retransmissions "), "{status}");
+    let made = ctl(&["face-create", "udp4://127.0.0.1:9", "--reliability", "on"]);
+    let id = made.strip_prefix("200 OK: face ").and_then(|r| r.strip_suffix(" reliability=on")).unwrap_or_else(|| panic!("{made}"));
+    assert_eq!(ctl(&["face-update", id, "--reliability", "off"]), format!("face {id} reliability=off"));
+    assert_eq!(ctl(&["face-create", "udp4://127.0.0.1:9"]), format!("409 face exists: face {id} reliability=off"));
     // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.
     let pid = libc::pid_t::try_from(fw.id()).unwrap();
     // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is
