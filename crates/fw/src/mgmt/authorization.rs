@@ -164,7 +164,7 @@ impl TrustAnchor {
     }
 
     /// Whether `signature` of type `ty` over `signed` is this key's.
-    fn verifies(&self, ty: u64, signed: &[u8], signature: &[u8]) -> bool {
+    pub(super) fn verifies(&self, ty: u64, signed: &[u8], signature: &[u8]) -> bool {
         use p256::ecdsa::signature::Verifier;
         match &self.key {
             PublicKey::EcdsaP256(k) if ty == signature_type::SHA256_WITH_ECDSA => {
@@ -208,8 +208,45 @@ pub enum Rejection {
 struct ModuleTrust {
     any: bool,
     anchors: Vec<TrustAnchor>,
+    timestamps: CommandTimestamps,
+}
+
+/// ndn-cxx's command-Interest timestamp policy, which NFD runs: a command's timestamp must be
+/// within [`GRACE_PERIOD_MS`] of now and after the last one accepted from its KeyLocator; at
+/// most [`MAX_RECORDS`] KeyLocators are remembered, each for [`RECORD_LIFETIME_MS`].
+#[derive(Debug, Clone, Default)]
+pub(super) struct CommandTimestamps {
     /// KeyLocator → (its last accepted timestamp, when it was accepted), both ms.
     last: HashMap<Name, (u64, u64)>,
+}
+
+impl CommandTimestamps {
+    /// Whether a command from `locator` with `timestamp` may be accepted at `now_ms` (nothing
+    /// is recorded: [`CommandTimestamps::record`] once it is).
+    pub(super) fn check(&mut self, locator: &Name, timestamp: Option<u64>, now_ms: u64) -> Result<u64, Rejection> {
+        let Some(timestamp) = timestamp else {
+            return Err(Rejection::Forbidden("the command has no timestamp".into()));
+        };
+        if timestamp.abs_diff(now_ms) > GRACE_PERIOD_MS {
+            return Err(Rejection::Forbidden("the command's timestamp is outside the grace period".into()));
+        }
+        self.last.retain(|_, (_, at)| now_ms.saturating_sub(*at) < RECORD_LIFETIME_MS);
+        if self.last.get(locator).is_some_and(|&(last, _)| timestamp <= last) {
+            return Err(Rejection::Forbidden("the command's timestamp is not after the last one from its key".into()));
+        }
+        Ok(timestamp)
+    }
+
+    /// Records the timestamp of a command accepted from `locator`.
+    pub(super) fn record(&mut self, locator: Name, timestamp: u64, now_ms: u64) {
+        if self.last.len() >= MAX_RECORDS && !self.last.contains_key(&locator) {
+            // The least recently accepted goes, as ndn-cxx's queue drops its front.
+            if let Some(oldest) = self.last.iter().min_by_key(|(_, (_, at))| *at).map(|(k, _)| k.clone()) {
+                self.last.remove(&oldest);
+            }
+        }
+        self.last.insert(locator, (timestamp, now_ms));
+    }
 }
 
 /// The grants, per module, and the command timestamps seen.
@@ -218,12 +255,15 @@ pub struct Authorizations {
     modules: [ModuleTrust; 4],
 }
 
-/// A signed command's parts: its signature's info and value, what was signed, and its timestamp.
-struct SignedCommand<'a> {
-    info: SignatureInfoView<'a>,
-    value: &'a [u8],
-    signed: Vec<u8>,
-    timestamp_ms: Option<u64>,
+/// A signed command's parts: its signature's info and value, what was signed, its timestamp,
+/// and how many name components its signature takes (1 for v0.3's ParametersSha256Digest, 4
+/// for the older form's timestamp, nonce, SignatureInfo and SignatureValue).
+pub(super) struct SignedCommand<'a> {
+    pub(super) info: SignatureInfoView<'a>,
+    pub(super) value: &'a [u8],
+    pub(super) signed: Vec<u8>,
+    pub(super) timestamp_ms: Option<u64>,
+    pub(super) signature_components: usize,
 }
 
 impl Authorizations {
@@ -279,17 +319,8 @@ impl Authorizations {
         let Some(KeyLocatorView::Name(locator)) = command.info.key_locator else {
             return Err(Rejection::Silent("the signature has no KeyLocator name".into()));
         };
-        let Some(timestamp) = command.timestamp_ms else {
-            return Err(Rejection::Forbidden("the command has no timestamp".into()));
-        };
-        if timestamp.abs_diff(now_ms) > GRACE_PERIOD_MS {
-            return Err(Rejection::Forbidden("the command's timestamp is outside the grace period".into()));
-        }
         let locator = locator.to_name();
-        trust.last.retain(|_, (_, at)| now_ms.saturating_sub(*at) < RECORD_LIFETIME_MS);
-        if trust.last.get(&locator).is_some_and(|&(last, _)| timestamp <= last) {
-            return Err(Rejection::Forbidden("the command's timestamp is not after the last one from its key".into()));
-        }
+        let timestamp = trust.timestamps.check(&locator, command.timestamp_ms, now_ms)?;
         let mut named = trust.anchors.iter().filter(|a| locator.is_prefix_of(&a.name)).peekable();
         if named.peek().is_none() {
             return Err(Rejection::Forbidden(format!("no certificate granted {} is named by {locator}", module.name())));
@@ -297,23 +328,17 @@ impl Authorizations {
         if !named.any(|a| a.verifies(command.info.signature_type, &command.signed, command.value)) {
             return Err(Rejection::Forbidden(format!("the signature is not the key's of {locator}")));
         }
-        if trust.last.len() >= MAX_RECORDS && !trust.last.contains_key(&locator) {
-            // The least recently accepted goes, as ndn-cxx's queue drops its front.
-            if let Some(oldest) = trust.last.iter().min_by_key(|(_, (_, at))| *at).map(|(k, _)| k.clone()) {
-                trust.last.remove(&oldest);
-            }
-        }
-        trust.last.insert(locator, (timestamp, now_ms));
+        trust.timestamps.record(locator, timestamp, now_ms);
         Ok(())
     }
 }
 
 /// The signature, signed portion and timestamp of a command in either signed form.
-fn signed_command<'a>(interest: &InterestView<'a>) -> Result<SignedCommand<'a>, Rejection> {
+pub(super) fn signed_command<'a>(interest: &InterestView<'a>) -> Result<SignedCommand<'a>, Rejection> {
     if let (Some(info), Some(value)) = (interest.signature_info(), interest.signature_value()) {
         let mut signed = Vec::new();
         interest.signed_portion(|part| signed.extend_from_slice(part));
-        return Ok(SignedCommand { info, value, signed, timestamp_ms: info.time });
+        return Ok(SignedCommand { info, value, signed, timestamp_ms: info.time, signature_components: 1 });
     }
     let unsigned = || Rejection::Silent("the command is not signed".into());
     let name = interest.name();
@@ -327,7 +352,8 @@ fn signed_command<'a>(interest: &InterestView<'a>) -> Result<SignedCommand<'a>, 
         return Err(unsigned());
     };
     let info = SignatureInfoView::parse(info).map_err(|_| unsigned())?;
-    Ok(SignedCommand { info, value, signed: name_before_last(&name).to_vec(), timestamp_ms: read_nonneg(0, component(n - 4)).ok() })
+    let timestamp_ms = read_nonneg(0, component(n - 4)).ok();
+    Ok(SignedCommand { info, value, signed: name_before_last(&name).to_vec(), timestamp_ms, signature_components: 4 })
 }
 
 /// The TLV-VALUE of `name` up to its last component: what the older signed-command form signs.

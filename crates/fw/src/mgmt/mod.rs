@@ -36,6 +36,7 @@ pub mod authorization;
 pub mod command_key;
 pub mod dataset;
 pub mod events;
+pub mod name_regex;
 pub mod params;
 pub mod readvertise;
 
