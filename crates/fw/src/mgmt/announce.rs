@@ -85,7 +85,7 @@ impl PrefixAnnouncement {
 }
 
 /// NotBefore and NotAfter of a ValidityPeriod's value, in ms since the Unix epoch.
-fn validity_period(value: &[u8]) -> Option<(u64, u64)> {
+pub(super) fn validity_period(value: &[u8]) -> Option<(u64, u64)> {
     let (mut before, mut after) = (None, None);
     for t in TlvReader::new(value) {
         let t = t.ok()?;

@@ -39,6 +39,7 @@ pub mod events;
 pub mod name_regex;
 pub mod params;
 pub mod readvertise;
+pub mod validator;
 
 use std::collections::VecDeque;
 
