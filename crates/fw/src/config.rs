@@ -54,6 +54,10 @@ pub struct ForwarderConfig {
     pub retry_interval_ms: u64,
     /// Serve `rib/register` and `rib/unregister` under `/localhop/nfd` to faces one hop away.
     pub localhop_prefix_registration: bool,
+    /// What checks those registrations: an ndn-cxx validator configuration (INFO text: `rule`
+    /// and `trust-anchor` sections, as nfd.conf's `rib.localhop_security`,
+    /// [`crate::mgmt::validator`]); empty: they are not checked.
+    pub localhop_security: String,
     /// The producer regions this forwarder is in (NFD's `tables.network_region`): an Interest
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
@@ -274,6 +278,22 @@ impl Config {
         for a in &mut self.authorize {
             if a.certfile != "any" && Path::new(&a.certfile).is_relative() {
                 a.certfile = dir.join(&a.certfile).display().to_string();
+            }
+        }
+        // The localhop validator's trust-anchor files and directories, as ndn-cxx resolves a
+        // validator file's (text that does not parse is left for the runtime to refuse).
+        if let Ok(mut nodes) = crate::nfd_conf::parse_info(&self.forwarder.localhop_security) {
+            let mut changed = false;
+            for anchor in nodes.iter_mut().filter(|n| n.key == "trust-anchor") {
+                for n in anchor.children.iter_mut().filter(|n| matches!(n.key.as_str(), "file-name" | "dir")) {
+                    if Path::new(&n.value).is_relative() {
+                        n.value = dir.join(&n.value).display().to_string();
+                        changed = true;
+                    }
+                }
+            }
+            if changed {
+                self.forwarder.localhop_security = crate::nfd_conf::info_text(&nodes);
             }
         }
     }

@@ -21,8 +21,9 @@
 //!   `faces.named_interfaces_required` is off);
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
-//! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served (its
-//!   signatures are not checked: `rib` commands are authorised by face scope).
+//! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
+//!   checked by the section's validator rules and trust anchors
+//!   ([`crate::mgmt::validator`]).
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
@@ -71,7 +72,7 @@ fn tokens(text: &str) -> Result<Vec<Token>, ConfigError> {
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         let mut chars = line.char_indices().peekable();
-        while let Some((at, c)) = chars.next() {
+        while let Some((_, c)) = chars.next() {
             match c {
                 ';' => break,
                 '{' => out.push(Token::Open(n)),
@@ -82,29 +83,92 @@ fn tokens(text: &str) -> Result<Vec<Token>, ConfigError> {
                     loop {
                         match chars.next() {
                             Some((_, '"')) => break,
-                            Some((_, '\\')) => word.extend(chars.next().map(|(_, c)| c)),
+                            Some((_, '\\')) => word.extend(chars.next().map(|(_, c)| unescape(c))),
                             Some((_, c)) => word.push(c),
                             None => return Err(invalid(n, "a quoted value is not closed")),
                         }
                     }
                     out.push(Token::Word(word, n));
                 }
-                _ => {
-                    let mut end = line.len();
-                    while let Some(&(j, d)) = chars.peek() {
-                        if d.is_whitespace() || matches!(d, '{' | '}' | ';') {
-                            end = j;
-                            break;
+                first => {
+                    // As Boost's reader: a word runs to white space or `;` (braces inside it,
+                    // as in a regex's `<>{1,3}`, are its own), escapes expanded.
+                    let mut word = String::new();
+                    let mut c = Some(first);
+                    while let Some(ch) = c {
+                        if ch == '\\' {
+                            word.extend(chars.next().map(|(_, e)| unescape(e)));
+                        } else {
+                            word.push(ch);
                         }
-                        chars.next();
+                        c = chars.next_if(|&(_, d)| !d.is_whitespace() && d != ';').map(|(_, d)| d);
                     }
-                    out.push(Token::Word(line[at..end].to_string(), n));
+                    out.push(Token::Word(word, n));
                 }
             }
         }
         out.push(Token::Newline);
     }
     Ok(out)
+}
+
+/// The character an INFO escape `\\c` stands for (Boost's: `\\t`, `\\n`, `\\0`…; any other is
+/// itself).
+fn unescape(c: char) -> char {
+    match c {
+        't' => '\t',
+        'n' => '\n',
+        'r' => '\r',
+        '0' => '\0',
+        c => c,
+    }
+}
+
+/// `nodes` written back as INFO text — values quoted, with escapes, where they hold white space,
+/// quotes, backslashes or `;`, or are empty — which [`parse_info`] reads back to the same tree
+/// (lines aside).
+pub fn info_text(nodes: &[InfoNode]) -> String {
+    fn write(out: &mut String, nodes: &[InfoNode], depth: usize) {
+        for n in nodes {
+            let indent = "  ".repeat(depth);
+            out.push_str(&indent);
+            out.push_str(&quoted(&n.key));
+            if !n.value.is_empty() {
+                out.push(' ');
+                out.push_str(&quoted(&n.value));
+            }
+            out.push('\n');
+            if !n.children.is_empty() {
+                out.push_str(&format!("{indent}{{\n"));
+                write(out, &n.children, depth + 1);
+                out.push_str(&format!("{indent}}}\n"));
+            }
+        }
+    }
+    fn quoted(s: &str) -> String {
+        let plain = !s.is_empty() && !s.starts_with(['{', '}']) && !s.chars().any(|c| c.is_whitespace() || matches!(c, '"' | '\\' | ';'));
+        if plain {
+            return s.to_string();
+        }
+        let mut q = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' | '\\' => {
+                    q.push('\\');
+                    q.push(c);
+                }
+                '\t' => q.push_str("\\t"),
+                '\n' => q.push_str("\\n"),
+                '\r' => q.push_str("\\r"),
+                c => q.push(c),
+            }
+        }
+        q.push('"');
+        q
+    }
+    let mut out = String::new();
+    write(&mut out, nodes, 0);
+    out
 }
 
 /// Parses INFO text into its top-level nodes.
@@ -189,10 +253,11 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
                 for n in &top.children {
                     if n.key == "localhop_security" {
                         cfg.forwarder.localhop_prefix_registration = true;
-                        warnings.push(format!(
-                            "line {}: rib.localhop_security: /localhop/nfd registration is served, its signatures not checked",
-                            n.line
-                        ));
+                        cfg.forwarder.localhop_security = info_text(&n.children);
+                        // Its trust-anchor files are read when the forwarder starts (relative to
+                        // nfd.conf's folder); the rest must already be right.
+                        crate::mgmt::validator::Validator::check(&n.children)
+                            .map_err(|e| invalid(e.line, format!("rib.localhop_security: {}", e.why)))?;
                     } else {
                         ignored(n, "rib", &mut warnings);
                     }
@@ -630,6 +695,71 @@ rib
         // `whitelist { * }` is the default: no warning, every interface.
         assert!(!warnings.iter().any(|w| w.contains("whitelist")), "{warnings:#?}");
         assert!(f.udp_multicast_interfaces.is_empty() && f.udp6_multicast_interfaces.is_empty());
+    }
+
+    #[test]
+    fn info_text_reads_back_the_same_with_regexes_quotes_and_escapes() {
+        let text = r#"rule
+{
+  id "Hyper Rule"
+  for data
+  filter
+  {
+    type name
+    regex ^<localhop><nfd><rib>[<register><unregister>]<>{1,3}$
+  }
+  checker
+  {
+    type customized
+    key-locator
+    {
+      type name
+      hyper-relation
+      {
+        k-regex ^([^<KEY>]*)<KEY><>{1,3}$
+        k-expand \\1
+        h-relation is-prefix-of
+        p-regex ^(<>*)$
+        p-expand "\\1"
+      }
+    }
+  }
+}
+"#;
+        let strip = |nodes: &mut Vec<InfoNode>| {
+            fn walk(nodes: &mut [InfoNode]) {
+                for n in nodes {
+                    n.line = 0;
+                    walk(&mut n.children);
+                }
+            }
+            walk(nodes);
+        };
+        let mut nodes = parse_info(text).unwrap();
+        let hyper = &nodes[0].children[3].children[1].children[1].children;
+        assert_eq!(nodes[0].children[2].children[1].value, "^<localhop><nfd><rib>[<register><unregister>]<>{1,3}$", "braces inside a word");
+        assert_eq!((hyper[1].value.as_str(), hyper[4].value.as_str()), ("\\1", "\\1"), "escapes, quoted or not");
+        let mut again = parse_info(&info_text(&nodes)).unwrap();
+        strip(&mut nodes);
+        strip(&mut again);
+        assert_eq!(again, nodes);
+    }
+
+    #[test]
+    fn localhop_security_carries_over_as_the_validators_configuration() {
+        let (cfg, _) = from_nfd_conf(SAMPLE).unwrap();
+        let nodes = parse_info(&cfg.forwarder.localhop_security).unwrap();
+        assert_eq!((nodes[0].key.as_str(), nodes[0].children[0].value.as_str()), ("trust-anchor", "any"));
+        let bad = "rib\n{\n  localhop_security\n  {\n    rule\n    {\n      for data\n    }\n  }\n}\n";
+        let e = from_nfd_conf(bad).unwrap_err().to_string();
+        assert!(e.contains("line 5: rib.localhop_security: a rule needs a checker"), "{e}");
+        // A trust anchor's file is read when the forwarder starts, relative to nfd.conf's folder.
+        let relative =
+            "rib\n{\n  localhop_security\n  {\n    trust-anchor\n    {\n      type file\n      file-name keys/root.cert\n    }\n  }\n}\n";
+        let (mut cfg, _) = from_nfd_conf(relative).unwrap();
+        cfg.resolve_paths(std::path::Path::new("/etc/ndn"));
+        let nodes = parse_info(&cfg.forwarder.localhop_security).unwrap();
+        assert_eq!(nodes[0].children[1].value, "/etc/ndn/keys/root.cert");
     }
 
     #[test]

@@ -17,11 +17,18 @@ Subcommands (the transport comes from NDN_CLIENT_TRANSPORT, the keychain from HO
                         (the older signed name: timestamp, nonce, SignatureInfo, SignatureValue
                         components, by the same key) or digest (python-ndn's own make_command,
                         DigestSha256); prints "STATUS <code>", or "TIMEOUT" when not answered
+  localhop-register FORM PREFIX [CERT-FILE]
+                        registers PREFIX one hop away (/localhop/nfd/rib/register), the command
+                        signed as `command` signs (FORM v03 or digest), while answering Interests
+                        for the certificate in CERT-FILE (base64, as pyndnsec writes it), which
+                        the forwarder fetches to validate the signer; prints "STATUS <code>" or
+                        "TIMEOUT"
 A producer answers NAME with content "hello <NAME>", except names under PREFIX/big, which are
 the segments of a BIG_BYTES-byte object (byte i = i*7 mod 251) of 8000-byte segments. It prints
 "READY" once its prefix is registered.
 """
 import asyncio
+import base64
 import hashlib
 import os
 import struct
@@ -32,7 +39,8 @@ from ndn import appv2, types
 from ndn.app import NDNApp
 from ndn.app_support.nfd_mgmt import ControlResponse, FaceEventNotification, make_command, make_command_v2
 from ndn.app_support.segment_fetcher import segment_fetcher
-from ndn.encoding import Component, Name, SignatureInfo, TypeNumber, get_tl_num_size, parse_and_check_tl, write_tl_num
+from ndn.encoding import (Component, Name, SignatureInfo, TypeNumber, get_tl_num_size, parse_and_check_tl, parse_data,
+                          write_tl_num)
 
 BIG_BYTES = 3 * 1024 * 1024 + 12345
 SEG = 8000
@@ -246,6 +254,35 @@ def command(form, module, verb, prefix, face):
     app.run_forever(after_start=main())
 
 
+def localhop_register(form, prefix, cert_file):
+    app = NDNApp()
+    if cert_file is not None:
+        with open(cert_file) as f:
+            cert = base64.standard_b64decode(''.join(f.read().split()))
+        cert_name = parse_data(cert)[0]
+        # /<identity>/KEY/<key id>: what a KeyLocator names, asked for with CanBePrefix.
+        app.set_interest_filter(cert_name[:-2], lambda name, _param, _app_param: app.put_raw_packet(cert))
+
+    async def main():
+        try:
+            name = make_command_v2('rib', 'register', name=prefix)
+            name[0] = Component.from_str('localhop')
+            signer = app.keychain.get_signer({})
+            if form == 'digest':
+                name = make_command('rib', 'register', name=prefix)
+                name[0] = Component.from_str('localhop')
+                _, _, reply = await app.express_interest(name, lifetime=8000)
+            else:
+                _, _, reply = await app.express_interest(name, app_param=b'', signer=CommandSigner(signer), lifetime=8000)
+            print('STATUS', ControlResponse.parse(parse_and_check_tl(memoryview(reply), 0x65)).status_code)
+        except types.InterestTimeout:
+            print('TIMEOUT')
+        finally:
+            app.shutdown()
+
+    app.run_forever(after_start=main())
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'big-sha256':
@@ -263,6 +300,8 @@ if __name__ == '__main__':
         fetch_v1(args[0])
     elif cmd == 'command':
         command(args[0], args[1], args[2], args[3], int(args[4]) if len(args) > 4 else None)
+    elif cmd == 'localhop-register':
+        localhop_register(args[0], args[1], args[2] if len(args) > 2 else None)
     elif cmd == 'face-events':
         face_events(int(args[0]))
     else:

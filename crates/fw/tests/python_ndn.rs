@@ -400,6 +400,104 @@ fn python_ndn_accepts_data_with_a_congestion_mark() {
 /// DigestSha256 commands are dropped unanswered and counted; another key, and another module,
 /// get 403. An RSA identity's certificate works the same, and nexthop's client signs with both
 /// keys from pyndnsec's file TPM.
+/// Prefix registration one hop away checked as NFD's `rib.localhop_security` checks it: the
+/// command's signer must chain to the trust anchor through certificates the forwarder fetches
+/// from the registering face. A testbed root (the anchor) issues alice's certificate; alice
+/// registers, answering the forwarder's Interest for her certificate. A self-signed identity is
+/// refused (403), an unsigned command dropped unanswered and counted, and a signer who does not
+/// answer for his certificate is refused once the fetch times out.
+#[test]
+fn localhop_registrations_are_validated_up_to_the_trust_anchor() {
+    let root = keychain_with("localhop-root", "/testbed", "e");
+    let alice = keychain_with("localhop-alice", "/testbed/alice", "e");
+    let mallory = keychain_with("localhop-mallory", "/testbed/mallory", "e");
+    let dir = scratch("localhop");
+    let anchor = dir.path().join("root.ndncert");
+    std::fs::write(&anchor, pyndnsec(root.path(), &["Export-Cert"])).unwrap();
+    // A sign request signed by the root (as an operator's `ndnsec cert-gen`), imported and made
+    // the default: python-ndn names the default certificate in KeyLocator.
+    let issue = |home: &Path, who: &str| {
+        let request = dir.path().join(format!("{who}.req"));
+        std::fs::write(&request, pyndnsec(home, &["Get-SignReq"])).unwrap();
+        let issued = pyndnsec(root.path(), &["Sign-Cert", "-i", "root", "/testbed", &request.display().to_string()]);
+        let file = dir.path().join(format!("{who}.ndncert"));
+        std::fs::write(&file, &issued).unwrap();
+        pyndnsec(home, &["Import-Cert", &file.display().to_string()]);
+        let text: Vec<u8> = issued.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+        let name = DataView::decode(&data_encoding::BASE64.decode(&text).unwrap()).unwrap().name().to_name();
+        pyndnsec(home, &["Set-Default", &name.to_string()]);
+        file
+    };
+    let alice_cert = issue(alice.path(), "alice");
+    let bob = keychain_with("localhop-bob", "/testbed/bob", "e");
+    issue(bob.path(), "bob");
+    let mallory_cert = dir.path().join("mallory.ndncert");
+    std::fs::write(&mallory_cert, pyndnsec(mallory.path(), &["Export-Cert"])).unwrap();
+    let rules = format!(
+        r#"
+rule
+{{
+  id "NRD Prefix Registration Command Rule"
+  for interest
+  filter
+  {{
+    type name
+    regex ^<localhop><nfd><rib>[<register><unregister>]<>{{1,3}}$
+  }}
+  checker
+  {{
+    type customized
+    sig-type ecdsa-sha256
+    key-locator
+    {{
+      type name
+      regex ^[^<KEY>]*<KEY><>{{1,3}}$
+    }}
+  }}
+}}
+rule
+{{
+  id "Testbed Hierarchy Rule"
+  for data
+  filter
+  {{
+    type name
+    regex ^[^<KEY>]*<KEY><>{{1,3}}$
+  }}
+  checker
+  {{
+    type hierarchical
+    sig-type ecdsa-sha256
+  }}
+}}
+trust-anchor
+{{
+  type file
+  file-name "{}"
+}}
+"#,
+        anchor.display()
+    );
+    let fw = Forwarder::start_with(dir.path(), "hub", 1, |c| {
+        c.forwarder.localhop_prefix_registration = true;
+        c.forwarder.localhop_security = rules;
+    });
+    let register = |home: &Path, args: &[&str]| run(home, &fw.socket, &[&["localhop-register"][..], args].concat());
+    let cert = |p: &Path| p.display().to_string();
+
+    // (The route goes to the app's face, and goes with it when the app exits.)
+    assert_eq!(register(alice.path(), &["v03", "/alice", &cert(&alice_cert)]), "STATUS 200");
+    assert_eq!(register(mallory.path(), &["v03", "/mallory", &cert(&mallory_cert)]), "STATUS 403", "self-signed, no anchor");
+    let unsigned = fw.drops("management-unsigned");
+    assert_eq!(register(alice.path(), &["digest", "/digest"]), "TIMEOUT");
+    assert_eq!(fw.drops("management-unsigned"), unsigned + 1);
+    // Signed by bob, whose certificate the root issued but who does not answer for it (nor has
+    // the content store it, as it has alice's now): refused when its fetch times out.
+    let t0 = std::time::Instant::now();
+    assert_eq!(register(bob.path(), &["v03", "/unserved"]), "STATUS 403");
+    assert!(t0.elapsed() >= Duration::from_secs(4), "{:?}", t0.elapsed());
+}
+
 #[test]
 fn commands_need_a_granted_certificates_key() {
     let op = keychain_with("authorize-op", "/operator", "e");

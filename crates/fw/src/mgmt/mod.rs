@@ -44,7 +44,7 @@ pub mod validator;
 use std::collections::VecDeque;
 
 use nexthop_lookup::name::{DEFAULT_MAX_NAME_BYTES, MAX_LEVELS};
-use nexthop_wire::{Data, Emit, InterestView, Kind, Name};
+use nexthop_wire::{Data, Emit, Interest, InterestView, Kind, Name};
 
 use crate::counters::Drop;
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY, MANAGEMENT_FACE};
@@ -57,6 +57,7 @@ use dataset::{CsInfo, FaceStatus, GeneralStatus};
 use events::{Delivery, FaceEventKind, FaceEvents};
 use params::{ControlParameters, ControlResponse};
 use readvertise::Announce;
+use validator::{Progress, Validator};
 
 /// What the manager needs from the runtime that holds the faces and shards.
 pub trait Host {
@@ -125,7 +126,31 @@ pub struct Manager {
     events: FaceEvents,
     /// Who may command which module.
     authorizations: Authorizations,
+    /// What checks prefix registrations from one hop away (`rib.localhop_security`); none:
+    /// they are accepted unchecked.
+    localhop: Option<Validator>,
+    /// Registrations from one hop away waiting for a certificate of their signer's chain.
+    validating: Vec<Validating>,
 }
+
+/// A command waiting for a certificate its validation fetches.
+#[derive(Debug)]
+struct Validating {
+    face: FaceId,
+    pit_token: Option<Vec<u8>>,
+    /// The command Interest.
+    interest: Vec<u8>,
+    /// Its validation so far.
+    pending: Box<validator::Pending>,
+    /// When it is refused if the certificate has not come.
+    deadline_ms: u64,
+}
+
+/// How long a certificate fetched for a command's validation is waited for (its Interest's
+/// lifetime, ndn-cxx's default).
+const CERTIFICATE_FETCH_MS: u64 = 4000;
+/// Commands waiting for certificates at most; more are refused.
+const MAX_VALIDATING: usize = 256;
 
 /// Datasets whose segments stay answerable.
 const KEPT_DATASETS: usize = 16;
@@ -159,7 +184,15 @@ impl Manager {
             nonce: started_ms as u32,
             events: FaceEvents::default(),
             authorizations: Authorizations::any(),
+            localhop: None,
+            validating: Vec::new(),
         }
+    }
+
+    /// The manager with a validator for prefix registrations from one hop away (NFD's
+    /// `rib.localhop_security`).
+    pub fn with_localhop_validator(self, validator: Validator) -> Self {
+        Manager { localhop: Some(validator), ..self }
     }
 
     /// The manager with who may command which module (NFD's `authorizations`).
@@ -334,18 +367,128 @@ impl Manager {
             return self.dataset(host, now_ms, &name.to_name(), module, verb).map(Some).ok_or(Drop::ManagementUnknown);
         }
         if let Some(m) = authorization::Module::parse(module) {
-            match self.authorizations.authorize(m, interest, now_ms) {
-                Ok(()) => {}
-                Err(Rejection::Silent(why)) => {
-                    tracing::debug!(command = %name.to_name(), "management command dropped: {why}");
-                    return Err(Drop::ManagementUnsigned);
-                }
-                Err(Rejection::Forbidden(why)) => {
-                    tracing::debug!(command = %name.to_name(), "management command refused: {why}");
-                    return Ok(Some(reply(name.to_name(), ControlResponse::error(403, "authorization rejected").encode())));
+            let decision = self.authorizations.authorize(m, interest, now_ms);
+            if let Err(why) = decision {
+                return refused(&name.to_name(), why).map(Some);
+            }
+        }
+        if localhop {
+            if let Some(v) = self.localhop.as_mut() {
+                match v.start(interest, now_ms) {
+                    Ok(Progress::Accepted) => {}
+                    Ok(Progress::Fetch(pending)) => {
+                        if self.validating.len() >= MAX_VALIDATING {
+                            let why = Rejection::Forbidden("too many commands wait for certificates".into());
+                            return refused(&name.to_name(), why).map(Some);
+                        }
+                        let wire = interest.wire().to_vec();
+                        self.fetch_certificate(host, face, &pending);
+                        let pit_token = pit_token.map(<[u8]>::to_vec);
+                        let deadline_ms = now_ms + CERTIFICATE_FETCH_MS;
+                        self.validating.push(Validating { face, pit_token, interest: wire, pending, deadline_ms });
+                        return Ok(None);
+                    }
+                    Err(why) => return refused(&name.to_name(), why).map(Some),
                 }
             }
         }
+        Ok(Some(self.execute(host, now_ms, face, interest)))
+    }
+
+    /// Asks for the certificate `pending` needs, straight from `face` (where the command came
+    /// from: NFD's direct fetch) with NextHopFaceId; its Data comes back to the management face
+    /// ([`Manager::on_answer`]).
+    fn fetch_certificate(&mut self, host: &mut impl Host, face: FaceId, pending: &validator::Pending) {
+        self.nonce = self.nonce.wrapping_add(1);
+        let mut interest = Interest::new(pending.wanted().clone());
+        interest.can_be_prefix = true;
+        interest.nonce = Some(self.nonce.to_be_bytes());
+        interest.lifetime_ms = Some(CERTIFICATE_FETCH_MS);
+        let packet = interest.to_bytes();
+        let mut fields = Vec::new();
+        crate::tlv::put_nonneg(&mut fields, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
+        crate::tlv::put_tlv(&mut fields, nexthop_wire::types::FRAGMENT, &packet);
+        let mut lp = Vec::new();
+        crate::tlv::put_tlv(&mut lp, nexthop_wire::types::LP_PACKET, &fields);
+        tracing::debug!(face, certificate = %pending.wanted(), "localhop command: fetching its signer's certificate");
+        host.express(&lp);
+    }
+
+    /// A Data or Nack that came back to the management face (`packet`, bare or in an
+    /// LpPacket): a certificate a waiting command's validation asked for goes on with it; the
+    /// answers to commands decided now.
+    pub fn on_answer(&mut self, host: &mut impl Host, now_ms: u64, packet: &[u8]) -> Vec<Delivery> {
+        let Ok(Some(incoming)) = crate::packet::classify(packet) else { return Vec::new() };
+        let (name, data) = match &incoming.packet {
+            crate::packet::Network::Data(d) => (d.name().to_name(), Some(d.wire())),
+            crate::packet::Network::Nack(_, i) => (i.name().to_name(), None),
+            crate::packet::Network::Interest(_) => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        let waiting: Vec<Validating> = {
+            let (matched, rest) = std::mem::take(&mut self.validating).into_iter().partition(|v| v.pending.wanted().is_prefix_of(&name));
+            self.validating = rest;
+            matched
+        };
+        let Some(v) = self.localhop.as_mut() else { return out };
+        let mut next = Vec::new();
+        for w in waiting {
+            let progress = match data {
+                Some(wire) => v.resume(w.pending, wire, now_ms),
+                None => Err(Rejection::Forbidden(format!("the certificate {name} was Nacked"))),
+            };
+            match progress {
+                Ok(Progress::Accepted) => next.push((w.face, w.pit_token, w.interest, None)),
+                Ok(Progress::Fetch(pending)) => {
+                    next.push((w.face, w.pit_token.clone(), w.interest.clone(), Some((pending, w.deadline_ms))));
+                }
+                Err(why) => {
+                    let command = InterestView::decode(&w.interest).map(|i| i.name().to_name()).unwrap_or_default();
+                    if let Ok(data) = refused(&command, why) {
+                        out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
+                    }
+                }
+            }
+        }
+        for (face, pit_token, interest, fetch) in next {
+            match fetch {
+                Some((pending, deadline_ms)) => {
+                    self.fetch_certificate(host, face, &pending);
+                    self.validating.push(Validating { face, pit_token, interest, pending, deadline_ms });
+                }
+                None => {
+                    let Ok(view) = InterestView::decode(&interest) else { continue };
+                    let data = self.execute(host, now_ms, face, &view);
+                    out.push(Delivery { face, pit_token, data });
+                }
+            }
+        }
+        out
+    }
+
+    /// Refuses the commands whose certificates have not come by `now_ms` (403), and forgets
+    /// those of faces that have gone.
+    pub fn expire_validations(&mut self, host: &impl Host, now_ms: u64) -> Vec<Delivery> {
+        let (late, waiting) = std::mem::take(&mut self.validating)
+            .into_iter()
+            .partition::<Vec<_>, _>(|v| v.deadline_ms <= now_ms || host.face(v.face).is_none());
+        self.validating = waiting;
+        late.into_iter()
+            .filter(|v| host.face(v.face).is_some())
+            .filter_map(|v| {
+                let command = InterestView::decode(&v.interest).map(|i| i.name().to_name()).unwrap_or_default();
+                let why = Rejection::Forbidden(format!("the certificate {} did not come", v.pending.wanted()));
+                refused(&command, why).ok().map(|data| Delivery { face: v.face, pit_token: v.pit_token, data })
+            })
+            .collect()
+    }
+
+    /// Carries out an authorised command Interest from `face`: the answer's Data.
+    fn execute(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, interest: &InterestView<'_>) -> Vec<u8> {
+        let name = interest.name();
+        let module = name.get(2).map(|c| c.value()).unwrap_or_default();
+        let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
+        let localhop = name.get(0).is_some_and(|c| c.value() == b"localhop");
         if (module, verb) == (&b"rib"[..], &b"announce"[..]) {
             // The parameters are a prefix announcement in ApplicationParameters.
             let response = match interest.app_parameters().map(PrefixAnnouncement::decode) {
@@ -356,7 +499,7 @@ impl Manager {
                     self.add_announced(host, now_ms, face, &pa, wire, None)
                 }
             };
-            return Ok(Some(reply(name.to_name(), response.encode())));
+            return reply(name.to_name(), response.encode());
         }
         let response = match name.get(4).map(|c| ControlParameters::decode(c.value())) {
             None => ControlResponse::error(400, "command has no ControlParameters"),
@@ -366,7 +509,7 @@ impl Manager {
                 self.command(host, now_ms, face, module, verb, ControlParameters { face_id: p.face_id.filter(|_| !localhop), ..p })
             }
         };
-        Ok(Some(reply(name.to_name(), response.encode())))
+        reply(name.to_name(), response.encode())
     }
 
     /// `rib/announce`: a route to the asking face for the announced prefix, of origin
@@ -695,6 +838,21 @@ fn check_route_name(prefix: &Name) -> Result<(), String> {
 }
 
 /// A signed (DigestSha256) Data answering a management Interest.
+/// A refused command's answer, as NFD refuses: none (the drop reason) when it carries no
+/// signature or KeyLocator name, else 403.
+fn refused(command: &Name, why: Rejection) -> Result<Vec<u8>, Drop> {
+    match why {
+        Rejection::Silent(why) => {
+            tracing::debug!(%command, "management command dropped: {why}");
+            Err(Drop::ManagementUnsigned)
+        }
+        Rejection::Forbidden(why) => {
+            tracing::debug!(%command, "management command refused: {why}");
+            Ok(reply(command.clone(), ControlResponse::error(403, "authorization rejected").encode()))
+        }
+    }
+}
+
 fn reply(name: Name, content: Vec<u8>) -> Vec<u8> {
     let mut d = Data::new(name, content);
     d.sign_digest_sha256();

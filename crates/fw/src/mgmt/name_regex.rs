@@ -122,7 +122,7 @@ impl NameRegex {
 
     /// Matches `name` and expands `template` — `\N` for group N's components, `<x>` for the
     /// literal component `x` — into a name; `None` when `name` does not match or a group named
-    /// does not exist. An empty template gives the whole match… as ndn-cxx: the groups' name.
+    /// does not exist. An empty template gives the empty name.
     pub fn expand(&self, name: &Name, template: &str) -> Option<Name> {
         let (uris, caps) = self.captures(name)?;
         let mut out = String::new();

@@ -296,10 +296,22 @@ fn rule(n: &InfoNode) -> Result<Rule, ValidatorError> {
     Ok(r)
 }
 
-/// Adds the trust anchors of a `trust-anchor` section to `v`.
-fn trust_anchor(n: &InfoNode, v: &mut Validator) -> Result<(), ValidatorError> {
+/// Adds the trust anchors of a `trust-anchor` section to `v` (with `read` false, checks the
+/// section's shape only, reading no file).
+fn trust_anchor(n: &InfoNode, v: &mut Validator, read: bool) -> Result<(), ValidatorError> {
     let load = |path: &Path, at: &InfoNode| TrustAnchor::load(path).map_err(|e| error(at, e.to_string()));
-    match child(n, "type")?.value.as_str() {
+    let ty = child(n, "type")?;
+    if !read {
+        let needs = match ty.value.as_str() {
+            "any" => None,
+            "file" => Some("file-name"),
+            "base64" => Some("base64-string"),
+            "dir" => Some("dir"),
+            t => return Err(error(n, format!("trust-anchor type {t:?}: file, base64, dir or any"))),
+        };
+        return needs.map_or(Ok(()), |k| child(n, k).map(|_| ()));
+    }
+    match ty.value.as_str() {
         "any" => v.any = true,
         "file" => {
             let f = child(n, "file-name")?;
@@ -332,11 +344,24 @@ impl Validator {
     /// # Errors
     /// The first section that cannot be used, with its line.
     pub fn from_info(nodes: &[InfoNode]) -> Result<Validator, ValidatorError> {
+        Validator::read(nodes, true)
+    }
+
+    /// Checks a configuration as [`Validator::from_info`] would read it, but for its trust
+    /// anchors' files (a reader that resolves their names later checks the rest first).
+    ///
+    /// # Errors
+    /// As [`Validator::from_info`], no file read.
+    pub fn check(nodes: &[InfoNode]) -> Result<(), ValidatorError> {
+        Validator::read(nodes, false).map(|_| ())
+    }
+
+    fn read(nodes: &[InfoNode], read_anchors: bool) -> Result<Validator, ValidatorError> {
         let mut v = Validator::default();
         for n in nodes {
             match n.key.as_str() {
                 "rule" => v.rules.push(rule(n)?),
-                "trust-anchor" => trust_anchor(n, &mut v)?,
+                "trust-anchor" => trust_anchor(n, &mut v, read_anchors)?,
                 k => return Err(error(n, format!("unknown {k:?}: a rule or a trust-anchor"))),
             }
         }

@@ -26,6 +26,9 @@ use crate::shard::Control;
 use crate::socket_queue;
 use crate::udp_batch::SendBatch;
 
+/// Packets held for the manager at most between two turns of the loop.
+const MAX_TO_MANAGER: usize = 1024;
+
 /// Faces and the sockets they share.
 #[derive(Debug)]
 pub(super) struct Faces {
@@ -64,6 +67,8 @@ pub(super) struct Faces {
     pub(super) events: Vec<(FaceEventKind, FaceStatus)>,
     /// The faces with link reliability on.
     pub(super) reliable: Vec<FaceId>,
+    /// Data and Nacks sent to the management face, for the manager (certificates it fetched).
+    pub(super) to_manager: Vec<Vec<u8>>,
 }
 
 impl Faces {
@@ -223,7 +228,12 @@ impl Faces {
     /// into fragments over the UDP MTU; what cannot be queued is counted as a drop.
     pub(super) fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
         if id == MANAGEMENT_FACE {
-            return; // A routing daemon's answer to a readvertisement: nothing waits for it.
+            // A certificate the manager fetched, or a routing daemon's answer to a
+            // readvertisement (which nothing waits for).
+            if kind != PacketKind::Interest && self.to_manager.len() < MAX_TO_MANAGER {
+                self.to_manager.push(bytes.to_vec());
+            }
+            return;
         }
         let Some(f) = self.faces.get_mut(&id) else {
             drops.count(Drop::FaceGone);

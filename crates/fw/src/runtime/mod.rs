@@ -55,6 +55,7 @@ use crate::fragmentation::Reassembler;
 use crate::interface_rule::InterfaceRules;
 use crate::lp_reliability::Arrival;
 use crate::mgmt::authorization::Authorizations;
+use crate::mgmt::validator::Validator;
 use crate::mgmt::{Host, Manager};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
@@ -399,6 +400,14 @@ impl Runtime {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
         let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
         let authorizations = Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))?;
+        let localhop = match cfg.forwarder.localhop_security.trim() {
+            "" => None,
+            text => {
+                let bad = |e: String| config_err("forwarder.localhop_security")(e);
+                let nodes = crate::nfd_conf::parse_info(text).map_err(|e| bad(e.to_string()))?;
+                Some(Validator::from_info(&nodes).map_err(|e| bad(e.to_string()))?)
+            }
+        };
         let poll = Poll::new().map_err(io_err("creating the poll"))?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
         let mut unix = None;
@@ -495,9 +504,16 @@ impl Runtime {
                 marked: Vec::new(),
                 events: Vec::new(),
                 reliable: Vec::new(),
+                to_manager: Vec::new(),
             },
             forwarding,
-            manager: Manager::new(clock.start_wall_ms).with_authorizations(authorizations),
+            manager: {
+                let m = Manager::new(clock.start_wall_ms).with_authorizations(authorizations);
+                match localhop {
+                    Some(v) => m.with_localhop_validator(v),
+                    None => m,
+                }
+            },
             io_drops: Arc::new(DropCounters::default()),
             outbox: Outbox::new(),
             cfg,
@@ -791,6 +807,7 @@ impl Runtime {
                 self.poll_content_store(now);
             }
             self.drain_workers();
+            self.answer_manager(now);
             if !self.faces.reliable.is_empty() {
                 reliability_due = self.faces.poll_reliability(&self.io_drops);
             }
@@ -835,6 +852,10 @@ impl Runtime {
     fn every_second(&mut self, now: u64) {
         let (manager, mut host) = self.host();
         manager.expire(&mut host, now);
+        let refused = manager.expire_validations(&host, now);
+        for d in refused {
+            self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+        }
         self.flush_workers();
         let idle = self.cfg.faces.udp_idle_timeout_ms;
         let idle_faces: Vec<FaceId> = self
@@ -1221,6 +1242,19 @@ impl Runtime {
                 s.want_write = want;
                 let interest = if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
                 let _ = self.poll.registry().reregister(s.socket.source(), Token(id as usize), interest);
+            }
+        }
+    }
+
+    /// Hands the manager the Data and Nacks that came back to the management face (the
+    /// certificates its validations fetch), and sends the answers of the commands decided.
+    fn answer_manager(&mut self, now: u64) {
+        while !self.faces.to_manager.is_empty() {
+            for packet in std::mem::take(&mut self.faces.to_manager) {
+                let (manager, mut host) = self.host();
+                for d in manager.on_answer(&mut host, now, &packet) {
+                    self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+                }
             }
         }
     }
