@@ -58,6 +58,9 @@ pub struct ForwarderConfig {
     /// and `trust-anchor` sections, as nfd.conf's `rib.localhop_security`,
     /// [`crate::mgmt::validator`]); empty: they are not checked.
     pub localhop_security: String,
+    /// What checks `rib` commands from local faces (nfd.conf's `rib.localhost_security`), the
+    /// same way; empty: the local face is enough (NFD's sample trusts any).
+    pub localhost_security: String,
     /// The producer regions this forwarder is in (NFD's `tables.network_region`): an Interest
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
@@ -282,7 +285,8 @@ impl Config {
         }
         // The localhop validator's trust-anchor files and directories, as ndn-cxx resolves a
         // validator file's (text that does not parse is left for the runtime to refuse).
-        if let Ok(mut nodes) = crate::nfd_conf::parse_info(&self.forwarder.localhop_security) {
+        for text in [&mut self.forwarder.localhop_security, &mut self.forwarder.localhost_security] {
+            let Ok(mut nodes) = crate::nfd_conf::parse_info(text) else { continue };
             let mut changed = false;
             for anchor in nodes.iter_mut().filter(|n| n.key == "trust-anchor") {
                 for n in anchor.children.iter_mut().filter(|n| matches!(n.key.as_str(), "file-name" | "dir")) {
@@ -293,7 +297,7 @@ impl Config {
                 }
             }
             if changed {
-                self.forwarder.localhop_security = crate::nfd_conf::info_text(&nodes);
+                *text = crate::nfd_conf::info_text(&nodes);
             }
         }
     }

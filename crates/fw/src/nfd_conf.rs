@@ -23,7 +23,8 @@
 //!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
 //!   checked by the section's validator rules and trust anchors
-//!   ([`crate::mgmt::validator`]).
+//!   ([`crate::mgmt::validator`]); `rib.localhost_security` checks `rib` commands from local
+//!   faces the same way.
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
@@ -251,13 +252,17 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
             }
             "rib" => {
                 for n in &top.children {
-                    if n.key == "localhop_security" {
-                        cfg.forwarder.localhop_prefix_registration = true;
-                        cfg.forwarder.localhop_security = info_text(&n.children);
+                    if matches!(n.key.as_str(), "localhop_security" | "localhost_security") {
                         // Its trust-anchor files are read when the forwarder starts (relative to
                         // nfd.conf's folder); the rest must already be right.
                         crate::mgmt::validator::Validator::check(&n.children)
-                            .map_err(|e| invalid(e.line, format!("rib.localhop_security: {}", e.why)))?;
+                            .map_err(|e| invalid(e.line, format!("rib.{}: {}", n.key, e.why)))?;
+                        if n.key == "localhop_security" {
+                            cfg.forwarder.localhop_prefix_registration = true;
+                            cfg.forwarder.localhop_security = info_text(&n.children);
+                        } else {
+                            cfg.forwarder.localhost_security = info_text(&n.children);
+                        }
                     } else {
                         ignored(n, "rib", &mut warnings);
                     }
@@ -760,6 +765,11 @@ rib
         cfg.resolve_paths(std::path::Path::new("/etc/ndn"));
         let nodes = parse_info(&cfg.forwarder.localhop_security).unwrap();
         assert_eq!(nodes[0].children[1].value, "/etc/ndn/keys/root.cert");
+        // localhost_security checks local rib commands; it serves nothing one hop away.
+        let (cfg, _) =
+            from_nfd_conf("rib\n{\n  localhost_security\n  {\n    trust-anchor\n    {\n      type any\n    }\n  }\n}\n").unwrap();
+        assert!(!cfg.forwarder.localhop_prefix_registration && cfg.forwarder.localhop_security.is_empty());
+        assert_eq!(parse_info(&cfg.forwarder.localhost_security).unwrap()[0].key, "trust-anchor");
     }
 
     #[test]

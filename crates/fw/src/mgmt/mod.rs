@@ -10,8 +10,10 @@
 //! v0.3 signed Interest with ParametersSha256Digest); the answer is a Data named like the
 //! Interest carrying a [`params::ControlResponse`]. Commands are taken from local faces only;
 //! those of the `faces`, `fib`, `cs` and `strategy-choice` modules must also pass the
-//! configured authorizations ([`authorization`]: NFD's, by default `any`), and `rib` commands,
-//! as in NFD's default trust for them, need no more than the local face. A dataset is
+//! configured authorizations ([`authorization`]: NFD's, by default `any`), and `rib` commands
+//! the `rib` section's validators ([`validator`]): `localhost_security` for those from local
+//! faces (by default none, NFD's sample `any`: the local face is enough), `localhop_security`
+//! for those one hop away (none: not checked). A dataset is
 //! `/localhost/nfd/<module>/list` (or `status/general`, `cs/info`): a new version is made,
 //! cut into segments, and segment 0 answers; later segments are answered from a small cache.
 //!
@@ -126,16 +128,26 @@ pub struct Manager {
     events: FaceEvents,
     /// Who may command which module.
     authorizations: Authorizations,
-    /// What checks prefix registrations from one hop away (`rib.localhop_security`); none:
-    /// they are accepted unchecked.
-    localhop: Option<Validator>,
+    /// What checks `rib` commands: from one hop away (`rib.localhop_security`) and from local
+    /// faces (`rib.localhost_security`); none: they are accepted unchecked.
+    validators: [Option<Validator>; 2],
     /// Registrations from one hop away waiting for a certificate of their signer's chain.
     validating: Vec<Validating>,
+}
+
+/// Which of the `rib` section's validators checks a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RibTrust {
+    /// `localhop_security`: commands under `/localhop/nfd` from one hop away.
+    Localhop = 0,
+    /// `localhost_security`: `rib` commands under `/localhost/nfd` from local faces.
+    Localhost = 1,
 }
 
 /// A command waiting for a certificate its validation fetches.
 #[derive(Debug)]
 struct Validating {
+    trust: RibTrust,
     face: FaceId,
     pit_token: Option<Vec<u8>>,
     /// The command Interest.
@@ -184,15 +196,16 @@ impl Manager {
             nonce: started_ms as u32,
             events: FaceEvents::default(),
             authorizations: Authorizations::any(),
-            localhop: None,
+            validators: [None, None],
             validating: Vec::new(),
         }
     }
 
-    /// The manager with a validator for prefix registrations from one hop away (NFD's
-    /// `rib.localhop_security`).
-    pub fn with_localhop_validator(self, validator: Validator) -> Self {
-        Manager { localhop: Some(validator), ..self }
+    /// The manager with a validator for `rib` commands: from one hop away (NFD's
+    /// `rib.localhop_security`) or from local faces (`rib.localhost_security`).
+    pub fn with_rib_validator(mut self, trust: RibTrust, validator: Validator) -> Self {
+        self.validators[trust as usize] = Some(validator);
+        self
     }
 
     /// The manager with who may command which module (NFD's `authorizations`).
@@ -372,8 +385,9 @@ impl Manager {
                 return refused(&name.to_name(), why).map(Some);
             }
         }
-        if localhop {
-            if let Some(v) = self.localhop.as_mut() {
+        let trust = if localhop { Some(RibTrust::Localhop) } else { (module == b"rib").then_some(RibTrust::Localhost) };
+        if let Some(trust) = trust {
+            if let Some(v) = self.validators[trust as usize].as_mut() {
                 match v.start(interest, now_ms) {
                     Ok(Progress::Accepted) => {}
                     Ok(Progress::Fetch(pending)) => {
@@ -385,7 +399,7 @@ impl Manager {
                         self.fetch_certificate(host, face, &pending);
                         let pit_token = pit_token.map(<[u8]>::to_vec);
                         let deadline_ms = now_ms + CERTIFICATE_FETCH_MS;
-                        self.validating.push(Validating { face, pit_token, interest: wire, pending, deadline_ms });
+                        self.validating.push(Validating { trust, face, pit_token, interest: wire, pending, deadline_ms });
                         return Ok(None);
                     }
                     Err(why) => return refused(&name.to_name(), why).map(Some),
@@ -410,7 +424,7 @@ impl Manager {
         crate::tlv::put_tlv(&mut fields, nexthop_wire::types::FRAGMENT, &packet);
         let mut lp = Vec::new();
         crate::tlv::put_tlv(&mut lp, nexthop_wire::types::LP_PACKET, &fields);
-        tracing::debug!(face, certificate = %pending.wanted(), "localhop command: fetching its signer's certificate");
+        tracing::debug!(face, certificate = %pending.wanted(), "rib command: fetching its signer's certificate");
         host.express(&lp);
     }
 
@@ -430,17 +444,17 @@ impl Manager {
             self.validating = rest;
             matched
         };
-        let Some(v) = self.localhop.as_mut() else { return out };
         let mut next = Vec::new();
         for w in waiting {
+            let Some(v) = self.validators[w.trust as usize].as_mut() else { continue };
             let progress = match data {
                 Some(wire) => v.resume(w.pending, wire, now_ms),
                 None => Err(Rejection::Forbidden(format!("the certificate {name} was Nacked"))),
             };
             match progress {
-                Ok(Progress::Accepted) => next.push((w.face, w.pit_token, w.interest, None)),
+                Ok(Progress::Accepted) => next.push((w.trust, w.face, w.pit_token, w.interest, None)),
                 Ok(Progress::Fetch(pending)) => {
-                    next.push((w.face, w.pit_token.clone(), w.interest.clone(), Some((pending, w.deadline_ms))));
+                    next.push((w.trust, w.face, w.pit_token.clone(), w.interest.clone(), Some((pending, w.deadline_ms))));
                 }
                 Err(why) => {
                     let command = InterestView::decode(&w.interest).map(|i| i.name().to_name()).unwrap_or_default();
@@ -450,11 +464,11 @@ impl Manager {
                 }
             }
         }
-        for (face, pit_token, interest, fetch) in next {
+        for (trust, face, pit_token, interest, fetch) in next {
             match fetch {
                 Some((pending, deadline_ms)) => {
                     self.fetch_certificate(host, face, &pending);
-                    self.validating.push(Validating { face, pit_token, interest, pending, deadline_ms });
+                    self.validating.push(Validating { trust, face, pit_token, interest, pending, deadline_ms });
                 }
                 None => {
                     let Ok(view) = InterestView::decode(&interest) else { continue };
@@ -922,6 +936,61 @@ mod tests {
             Vec::new()
         }
         fn express(&mut self, _: &[u8]) {}
+    }
+
+    /// `rib` commands from local faces are checked by `localhost_security` once it is set, and
+    /// only `rib` commands: here a rule that takes commands signed by the operator's key, whose
+    /// certificate is the trust anchor (nothing to fetch).
+    #[test]
+    fn rib_commands_from_local_faces_pass_localhost_security_when_set() {
+        use p256::ecdsa::signature::Signer as _;
+        use p256::pkcs8::EncodePublicKey;
+        const NOW: u64 = 1_800_000_000_000;
+        let dir = tempfile::tempdir().unwrap();
+        let key = p256::ecdsa::SigningKey::from_slice(&[3; 32]).unwrap();
+        let spki = key.verifying_key().to_public_key_der().unwrap().into_vec();
+        let mut cert = Data::new(Name::from_uri("/op/KEY/k/self/v1").unwrap(), spki);
+        cert.sign_digest_sha256();
+        let file = dir.path().join("op.cert");
+        std::fs::write(&file, cert.to_bytes()).unwrap();
+        let text = format!(
+            "rule\n{{\n  for interest\n  checker\n  {{\n    type customized\n    sig-type ecdsa-sha256\n    key-locator\n    {{\n      type name\n      name /op\n      relation equal\n    }}\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
+            file.display()
+        );
+        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
+        let mut m = Manager::new(0).with_rib_validator(RibTrust::Localhost, v);
+        let command = |module: &str, verb: &str, prefix: &str, signed: Option<u64>| {
+            let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() }.encode();
+            let name = Name::from_uri(&format!("/localhost/nfd/{module}/{verb}")).unwrap().with(Component::generic(params));
+            let mut i = Interest::new(name);
+            match signed {
+                Some(time) => {
+                    let info = nexthop_wire::SignatureInfo {
+                        signature_type: nexthop_wire::types::signature_type::SHA256_WITH_ECDSA,
+                        key_locator: Some(nexthop_wire::KeyLocator::Name(Name::from_uri("/op/KEY/k").unwrap())),
+                        time: Some(time),
+                        ..nexthop_wire::SignatureInfo::digest_sha256()
+                    };
+                    i.sign_with(info, |bytes| {
+                        let s: p256::ecdsa::Signature = key.sign(bytes);
+                        s.to_der().as_bytes().to_vec()
+                    });
+                }
+                None => i.sign_digest_sha256(),
+            }
+            i.to_bytes()
+        };
+        let mut ask = |wire: Vec<u8>| {
+            let view = InterestView::decode(&wire).unwrap();
+            m.handle(&mut NullHost, NOW, 300, FaceScope::Local, None, &view).map(|reply| {
+                let data = reply.expect("answered now");
+                ControlResponse::decode(nexthop_wire::DataView::decode(&data).unwrap().content().unwrap()).unwrap().code
+            })
+        };
+        assert_eq!(ask(command("rib", "register", "/signed", Some(NOW))), Ok(200));
+        assert_eq!(ask(command("rib", "register", "/replayed", Some(NOW))), Ok(403), "not after the last timestamp");
+        assert_eq!(ask(command("rib", "register", "/unsigned", None)), Err(Drop::ManagementUnsigned));
+        assert_eq!(ask(command("fib", "add-nexthop", "/fib", None)), Ok(200), "fib: the authorizations (any)");
     }
 
     const VERBS: [(&str, &str); 18] = [

@@ -56,7 +56,7 @@ use crate::interface_rule::InterfaceRules;
 use crate::lp_reliability::Arrival;
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::validator::Validator;
-use crate::mgmt::{Host, Manager};
+use crate::mgmt::{Host, Manager, RibTrust};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
@@ -400,14 +400,16 @@ impl Runtime {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
         let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
         let authorizations = Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))?;
-        let localhop = match cfg.forwarder.localhop_security.trim() {
-            "" => None,
-            text => {
-                let bad = |e: String| config_err("forwarder.localhop_security")(e);
-                let nodes = crate::nfd_conf::parse_info(text).map_err(|e| bad(e.to_string()))?;
-                Some(Validator::from_info(&nodes).map_err(|e| bad(e.to_string()))?)
+        let mut validators = Vec::new();
+        for (trust, key, text) in [
+            (RibTrust::Localhop, "forwarder.localhop_security", &cfg.forwarder.localhop_security),
+            (RibTrust::Localhost, "forwarder.localhost_security", &cfg.forwarder.localhost_security),
+        ] {
+            if !text.trim().is_empty() {
+                let nodes = crate::nfd_conf::parse_info(text).map_err(|e| config_err(key)(e.to_string()))?;
+                validators.push((trust, Validator::from_info(&nodes).map_err(|e| config_err(key)(e.to_string()))?));
             }
-        };
+        }
         let poll = Poll::new().map_err(io_err("creating the poll"))?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
         let mut unix = None;
@@ -507,13 +509,9 @@ impl Runtime {
                 to_manager: Vec::new(),
             },
             forwarding,
-            manager: {
-                let m = Manager::new(clock.start_wall_ms).with_authorizations(authorizations);
-                match localhop {
-                    Some(v) => m.with_localhop_validator(v),
-                    None => m,
-                }
-            },
+            manager: validators.into_iter().fold(Manager::new(clock.start_wall_ms).with_authorizations(authorizations), |m, (trust, v)| {
+                m.with_rib_validator(trust, v)
+            }),
             io_drops: Arc::new(DropCounters::default()),
             outbox: Outbox::new(),
             cfg,
