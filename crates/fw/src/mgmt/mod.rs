@@ -131,7 +131,7 @@ pub struct Manager {
     /// What checks `rib` commands: from one hop away (`rib.localhop_security`) and from local
     /// faces (`rib.localhost_security`); none: they are accepted unchecked.
     validators: [Option<Validator>; 2],
-    /// Registrations from one hop away waiting for a certificate of their signer's chain.
+    /// `rib` commands waiting for a certificate of their signer's chain.
     validating: Vec<Validating>,
 }
 
@@ -444,36 +444,27 @@ impl Manager {
             self.validating = rest;
             matched
         };
-        let mut next = Vec::new();
         for w in waiting {
-            let Some(v) = self.validators[w.trust as usize].as_mut() else { continue };
-            let progress = match data {
-                Some(wire) => v.resume(w.pending, wire, now_ms),
-                None => Err(Rejection::Forbidden(format!("the certificate {name} was Nacked"))),
+            let progress = match (self.validators[w.trust as usize].as_mut(), data) {
+                (Some(v), Some(wire)) => v.resume(w.pending, wire, now_ms),
+                (Some(_), None) => Err(Rejection::Forbidden(format!("the certificate {name} was Nacked"))),
+                (None, _) => continue,
             };
             match progress {
-                Ok(Progress::Accepted) => next.push((w.trust, w.face, w.pit_token, w.interest, None)),
+                Ok(Progress::Accepted) => {
+                    let Ok(view) = InterestView::decode(&w.interest) else { continue };
+                    let data = self.execute(host, now_ms, w.face, &view);
+                    out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
+                }
                 Ok(Progress::Fetch(pending)) => {
-                    next.push((w.trust, w.face, w.pit_token.clone(), w.interest.clone(), Some((pending, w.deadline_ms))));
+                    self.fetch_certificate(host, w.face, &pending);
+                    self.validating.push(Validating { pending, ..w });
                 }
                 Err(why) => {
                     let command = InterestView::decode(&w.interest).map(|i| i.name().to_name()).unwrap_or_default();
                     if let Ok(data) = refused(&command, why) {
                         out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
                     }
-                }
-            }
-        }
-        for (trust, face, pit_token, interest, fetch) in next {
-            match fetch {
-                Some((pending, deadline_ms)) => {
-                    self.fetch_certificate(host, face, &pending);
-                    self.validating.push(Validating { trust, face, pit_token, interest, pending, deadline_ms });
-                }
-                None => {
-                    let Ok(view) = InterestView::decode(&interest) else { continue };
-                    let data = self.execute(host, now_ms, face, &view);
-                    out.push(Delivery { face, pit_token, data });
                 }
             }
         }
@@ -578,7 +569,7 @@ impl Manager {
     /// NFD adds: python-ndn's ControlParameters expects them elsewhere in the element, and as
     /// critical elements out of its order they fail its whole answer (`pynfdc new-face`
     /// against NFD too). `faces/list` shows them.
-    fn update_marking(host: &mut impl Host, id: FaceId, p: &ControlParameters) -> Option<FaceStatus> {
+    fn update_link(host: &mut impl Host, id: FaceId, p: &ControlParameters) -> Option<FaceStatus> {
         let on = p.flag_bit(FLAG_CONGESTION_MARKING);
         let (interval, threshold) = (p.base_congestion_marking_interval, p.default_congestion_threshold);
         let marked =
@@ -664,7 +655,7 @@ impl Manager {
                 };
                 match host.create_face(&uri, p.local_uri.as_deref(), persistency) {
                     Ok((mut status, created)) => {
-                        if let Some(s) = Self::update_marking(host, status.face_id, &p) {
+                        if let Some(s) = Self::update_link(host, status.face_id, &p) {
                             status = s;
                         }
                         let body = ControlParameters {
@@ -712,7 +703,7 @@ impl Manager {
                         status.flags = (status.flags & !1) | u64::from(on);
                     }
                 }
-                if let Some(s) = Self::update_marking(host, id, &p) {
+                if let Some(s) = Self::update_link(host, id, &p) {
                     status = s;
                 }
                 ControlResponse::ok(ControlParameters {
