@@ -213,9 +213,10 @@ def tlv(typ, value):
     return bytes(buf) + bytes(value)
 
 
-def signed_name(module, verb, signer, **params):
+def signed_name(module, verb, signer, scope, **params):
     """The older signed command name (as python-ndn's make_command, but signed by `signer`)."""
     name = make_command_v2(module, verb, **params)
+    name[0] = Component.from_str(scope)
     name.append(Component.from_bytes(struct.pack('!Q', int(time.time() * 1000))))
     name.append(Component.from_bytes(os.urandom(8)))
     info = SignatureInfo()
@@ -227,35 +228,12 @@ def signed_name(module, verb, signer, **params):
     return name
 
 
-def command(form, module, verb, prefix, face):
+def command(form, module, verb, prefix, face, scope='localhost', cert_file=None, lifetime=1000):
+    """Sends one command under /<scope>/nfd, answering for the certificate in `cert_file` if any."""
     app = NDNApp()
     params = {'name': prefix}
     if face is not None:
         params['face_id'] = face
-
-    async def main():
-        try:
-            signer = app.keychain.get_signer({})
-            if form == 'v03':
-                name = make_command_v2(module, verb, **params)
-                _, _, reply = await app.express_interest(name, app_param=b'', signer=CommandSigner(signer), lifetime=1000)
-            elif form == 'v02':
-                _, _, reply = await app.express_interest(signed_name(module, verb, signer, **params), lifetime=1000)
-            else:
-                _, _, reply = await app.express_interest(make_command(module, verb, **params), lifetime=1000)
-            # (python-ndn's parse_response fails on an answer without ControlParameters, as
-            # NFD's refusals are.)
-            print('STATUS', ControlResponse.parse(parse_and_check_tl(memoryview(reply), 0x65)).status_code)
-        except types.InterestTimeout:
-            print('TIMEOUT')
-        finally:
-            app.shutdown()
-
-    app.run_forever(after_start=main())
-
-
-def localhop_register(form, prefix, cert_file):
-    app = NDNApp()
     if cert_file is not None:
         with open(cert_file) as f:
             cert = base64.standard_b64decode(''.join(f.read().split()))
@@ -265,15 +243,19 @@ def localhop_register(form, prefix, cert_file):
 
     async def main():
         try:
-            name = make_command_v2('rib', 'register', name=prefix)
-            name[0] = Component.from_str('localhop')
             signer = app.keychain.get_signer({})
-            if form == 'digest':
-                name = make_command('rib', 'register', name=prefix)
-                name[0] = Component.from_str('localhop')
-                _, _, reply = await app.express_interest(name, lifetime=8000)
+            if form == 'v03':
+                name = make_command_v2(module, verb, **params)
+                name[0] = Component.from_str(scope)
+                _, _, reply = await app.express_interest(name, app_param=b'', signer=CommandSigner(signer), lifetime=lifetime)
+            elif form == 'v02':
+                _, _, reply = await app.express_interest(signed_name(module, verb, signer, scope, **params), lifetime=lifetime)
             else:
-                _, _, reply = await app.express_interest(name, app_param=b'', signer=CommandSigner(signer), lifetime=8000)
+                name = make_command(module, verb, **params)
+                name[0] = Component.from_str(scope)  # (its digest is not checked: unsigned either way)
+                _, _, reply = await app.express_interest(name, lifetime=lifetime)
+            # (python-ndn's parse_response fails on an answer without ControlParameters, as
+            # NFD's refusals are.)
             print('STATUS', ControlResponse.parse(parse_and_check_tl(memoryview(reply), 0x65)).status_code)
         except types.InterestTimeout:
             print('TIMEOUT')
@@ -301,7 +283,7 @@ if __name__ == '__main__':
     elif cmd == 'command':
         command(args[0], args[1], args[2], args[3], int(args[4]) if len(args) > 4 else None)
     elif cmd == 'localhop-register':
-        localhop_register(args[0], args[1], args[2] if len(args) > 2 else None)
+        command(args[0], 'rib', 'register', args[1], None, 'localhop', args[2] if len(args) > 2 else None, 8000)
     elif cmd == 'face-events':
         face_events(int(args[0]))
     else:

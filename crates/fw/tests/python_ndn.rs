@@ -433,51 +433,8 @@ fn localhop_registrations_are_validated_up_to_the_trust_anchor() {
     issue(bob.path(), "bob");
     let mallory_cert = dir.path().join("mallory.ndncert");
     std::fs::write(&mallory_cert, pyndnsec(mallory.path(), &["Export-Cert"])).unwrap();
-    let rules = format!(
-        r#"
-rule
-{{
-  id "NRD Prefix Registration Command Rule"
-  for interest
-  filter
-  {{
-    type name
-    regex ^<localhop><nfd><rib>[<register><unregister>]<>{{1,3}}$
-  }}
-  checker
-  {{
-    type customized
-    sig-type ecdsa-sha256
-    key-locator
-    {{
-      type name
-      regex ^[^<KEY>]*<KEY><>{{1,3}}$
-    }}
-  }}
-}}
-rule
-{{
-  id "Testbed Hierarchy Rule"
-  for data
-  filter
-  {{
-    type name
-    regex ^[^<KEY>]*<KEY><>{{1,3}}$
-  }}
-  checker
-  {{
-    type hierarchical
-    sig-type ecdsa-sha256
-  }}
-}}
-trust-anchor
-{{
-  type file
-  file-name "{}"
-}}
-"#,
-        anchor.display()
-    );
+    let rules =
+        format!("{}trust-anchor\n{{\n  type file\n  file-name \"{}\"\n}}\n", nexthop_fw::mgmt::validator::SAMPLE_RULES, anchor.display());
     let fw = Forwarder::start_with(dir.path(), "hub", 1, |c| {
         c.forwarder.localhop_prefix_registration = true;
         c.forwarder.localhop_security = rules;

@@ -39,6 +39,10 @@ use super::authorization::{signed_command, CommandTimestamps, Rejection, TrustAn
 use super::name_regex::NameRegex;
 use crate::nfd_conf::InfoNode;
 
+/// NFD's sample `localhop_security` rules, with a hierarchical rule for certificates (INFO
+/// text, no trust anchor): what an operator starts from.
+pub const SAMPLE_RULES: &str = include_str!("localhop_security.sample");
+
 /// Certificates fetched for one command at most.
 pub const MAX_CHAIN: usize = 5;
 
@@ -521,53 +525,9 @@ mod tests {
         i.to_bytes()
     }
 
-    /// NFD's sample `localhop_security`, with a hierarchical rule for certificates.
+    /// The sample rules (`localhop_security.sample`) anchored at `anchor_file`.
     fn config(anchor_file: &Path) -> Validator {
-        let text = format!(
-            r#"
-rule
-{{
-  id "NRD Prefix Registration Command Rule"
-  for interest
-  filter
-  {{
-    type name
-    regex ^<localhop><nfd><rib>[<register><unregister>]<>{{1,3}}$
-  }}
-  checker
-  {{
-    type customized
-    sig-type ecdsa-sha256
-    key-locator
-    {{
-      type name
-      regex ^[^<KEY>]*<KEY><>{{1,3}}$
-    }}
-  }}
-}}
-rule
-{{
-  id "Hierarchy Rule"
-  for data
-  filter
-  {{
-    type name
-    regex ^[^<KEY>]*<KEY><>{{1,3}}$
-  }}
-  checker
-  {{
-    type hierarchical
-    sig-type ecdsa-sha256
-  }}
-}}
-trust-anchor
-{{
-  type file
-  file-name "{}"
-}}
-"#,
-            anchor_file.display()
-        );
+        let text = format!("{SAMPLE_RULES}trust-anchor\n{{\n  type file\n  file-name \"{}\"\n}}\n", anchor_file.display());
         Validator::from_info(&parse_info(&text).unwrap()).unwrap()
     }
 
