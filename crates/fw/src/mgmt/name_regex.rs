@@ -104,11 +104,12 @@ impl NameRegex {
     /// Whether `name` matches; its groups if so.
     fn captures(&self, name: &Name) -> Option<(Vec<String>, Captures)> {
         let uris: Vec<String> = name.components().map(|c| c.to_string()).collect();
-        let starts: Vec<usize> = if self.anchored_start { vec![0] } else { (0..=uris.len()).collect() };
+        let subject = Subject { uris: &uris, budget: std::cell::Cell::new(MATCH_STEPS) };
+        let starts = if self.anchored_start { 0..=0 } else { 0..=uris.len() };
         for start in starts {
             let mut caps = vec![None; self.groups];
             let end_ok = |pos: usize, _: &mut Captures| !self.anchored_end || pos == uris.len();
-            if match_items(&self.items, &uris, start, &mut caps, &mut { end_ok }) {
+            if match_items(&self.items, &subject, start, &mut caps, &mut { end_ok }) {
                 return Some((uris, caps));
             }
         }
@@ -154,16 +155,39 @@ impl NameRegex {
     }
 }
 
+/// Component tests one match may make before it gives up (no match): the names come from the
+/// network, and nested repetitions (`(<>*)*`) could otherwise backtrack for ever.
+const MATCH_STEPS: u32 = 100_000;
+
+/// A name's components (URI form) being matched, and the tests left to make.
+struct Subject<'a> {
+    uris: &'a [String],
+    budget: std::cell::Cell<u32>,
+}
+
+impl Subject<'_> {
+    /// Whether component `pos` exists and passes `test`, counting a step (none once the budget
+    /// is spent).
+    fn step(&self, pos: usize, test: impl FnOnce(&str) -> bool) -> bool {
+        let left = self.budget.get();
+        if left == 0 {
+            return false;
+        }
+        self.budget.set(left - 1);
+        self.uris.get(pos).is_some_and(|u| test(u))
+    }
+}
+
 /// Matches `items` from component `pos`, then calls `rest` with where they ended; backtracks.
 fn match_items(
     items: &[Item],
-    uris: &[String],
+    s: &Subject<'_>,
     pos: usize,
     caps: &mut Captures,
     rest: &mut dyn FnMut(usize, &mut Captures) -> bool,
 ) -> bool {
     let Some((first, others)) = items.split_first() else { return rest(pos, caps) };
-    repeat(first, 0, uris, pos, caps, &mut |p, c| match_items(others, uris, p, c, rest))
+    repeat(first, 0, s, pos, caps, &mut |p, c| match_items(others, s, p, c, rest))
 }
 
 /// Matches `item` `done` times already, then at least to its minimum and greedily up to its
@@ -171,24 +195,24 @@ fn match_items(
 fn repeat(
     item: &Item,
     done: usize,
-    uris: &[String],
+    s: &Subject<'_>,
     pos: usize,
     caps: &mut Captures,
     rest: &mut dyn FnMut(usize, &mut Captures) -> bool,
 ) -> bool {
     if done < item.max {
-        let mut more = |p: usize, c: &mut Captures| p != pos && repeat(item, done + 1, uris, p, c, rest);
-        if match_atom(&item.atom, uris, pos, caps, &mut more) {
+        let mut more = |p: usize, c: &mut Captures| p != pos && repeat(item, done + 1, s, p, c, rest);
+        if match_atom(&item.atom, s, pos, caps, &mut more) {
             return true;
         }
     }
     done >= item.min && rest(pos, caps)
 }
 
-fn match_atom(atom: &Atom, uris: &[String], pos: usize, caps: &mut Captures, rest: &mut dyn FnMut(usize, &mut Captures) -> bool) -> bool {
+fn match_atom(atom: &Atom, s: &Subject<'_>, pos: usize, caps: &mut Captures, rest: &mut dyn FnMut(usize, &mut Captures) -> bool) -> bool {
     match atom {
-        Atom::Component(t) => pos < uris.len() && t.matches(&uris[pos]) && rest(pos + 1, caps),
-        Atom::Set { negated, tests } => pos < uris.len() && tests.iter().any(|t| t.matches(&uris[pos])) != *negated && rest(pos + 1, caps),
+        Atom::Component(t) => s.step(pos, |u| t.matches(u)) && rest(pos + 1, caps),
+        Atom::Set { negated, tests } => s.step(pos, |u| tests.iter().any(|t| t.matches(u)) != *negated) && rest(pos + 1, caps),
         Atom::Group { index, items } => {
             let saved = caps[*index];
             let mut close = |p: usize, c: &mut Captures| {
@@ -199,7 +223,7 @@ fn match_atom(atom: &Atom, uris: &[String], pos: usize, caps: &mut Captures, res
                     false
                 }
             };
-            match_items(items, uris, pos, caps, &mut close) || {
+            match_items(items, s, pos, caps, &mut close) || {
                 caps[*index] = saved;
                 false
             }
@@ -373,6 +397,27 @@ mod tests {
         // A group inside a repetition keeps its last pass.
         let r = NameRegex::new("^(<>)*$").unwrap();
         assert_eq!(r.expand(&name("/x/y/z"), "\\1"), Some(name("/z")));
+    }
+
+    #[test]
+    fn nested_repetitions_give_up_instead_of_running_away() {
+        let long = format!("/{}", vec!["a"; 40].join("/"));
+        let t0 = std::time::Instant::now();
+        assert!(!matches("^(<>*)*<b>$", &long));
+        assert!(t0.elapsed() < std::time::Duration::from_secs(5), "{:?}", t0.elapsed());
+    }
+
+    proptest::proptest! {
+        /// Any pattern text compiles or says why, and any compiled pattern matches any name
+        /// without a panic.
+        #[test]
+        fn any_pattern_and_name_never_panic(pattern in "[<>\\[\\]^$(){},*+?a-c0-9 ]{0,24}", comps in proptest::collection::vec("[a-c]{0,2}", 0..8)) {
+            if let Ok(r) = NameRegex::new(&pattern) {
+                let n = Name::from_uri(&format!("/{}", comps.join("/"))).unwrap_or_else(|_| Name::from_uri("/").unwrap());
+                let _ = r.is_match(&n);
+                let _ = r.expand(&n, "\\1<x>");
+            }
+        }
     }
 
     #[test]
