@@ -629,6 +629,39 @@ mod tests {
         assert!(matches!(any.start(&InterestView::decode(&plain.to_bytes()).unwrap(), NOW), Ok(Progress::Accepted)));
     }
 
+    proptest::proptest! {
+        /// Whatever comes back for a certificate — any bytes, or a Data with any name suffix,
+        /// content and signature — is refused or taken, never a panic.
+        #[test]
+        fn any_certificate_answer_never_panics(
+            junk in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+            suffix in proptest::collection::vec("[a-z]{1,4}", 0..3),
+            content in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..120),
+            signature in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..80),
+            locator in "(/testbed(/site)?/KEY/k1)|(/x/y)|(/)",
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let fresh = rooted(dir.path());
+            let mut v = fresh.clone();
+            let wire = command(&key(3), "/testbed/site/alice/KEY/k1", NOW);
+            let start = || match fresh.clone().start(&InterestView::decode(&wire).unwrap(), NOW) {
+                Ok(Progress::Fetch(p)) => p,
+                other => panic!("{other:?}"),
+            };
+            let _ = v.resume(start(), &junk, NOW);
+            let name = Name::from_uri(&format!("/testbed/site/alice/KEY/k1/{}", suffix.join("/"))).unwrap();
+            let mut data = nexthop_wire::Data::new(name, content);
+            data.signature_info = SignatureInfo {
+                signature_type: signature_type::SHA256_WITH_ECDSA,
+                key_locator: Some(KeyLocator::Name(Name::from_uri(&locator).unwrap())),
+                validity_period: Some(validity()),
+                ..SignatureInfo::digest_sha256()
+            };
+            data.signature_value = signature;
+            let _ = v.resume(start(), &data.to_bytes(), NOW);
+        }
+    }
+
     #[test]
     fn bad_configurations_name_their_line() {
         for (text, line) in [
