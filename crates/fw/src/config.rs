@@ -36,6 +36,27 @@ pub struct Config {
     /// Who may send management commands to which module (NFD's `authorizations`).
     #[serde(default)]
     pub authorize: Vec<Authorize>,
+    /// The keys prefix propagation to a gateway signs with (NFD's `rib.auto_prefix_propagate`;
+    /// none: nothing is propagated).
+    #[serde(default)]
+    pub propagate: Vec<PropagateKey>,
+}
+
+/// `[[propagate]]`: a key that propagates its identity's prefix to the gateway
+/// ([`crate::mgmt::propagate`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PropagateKey {
+    /// The key's name, `/<identity>/KEY/<key id>` (as `ndnsec list -k` shows it).
+    pub key: String,
+    /// Its private key's file (base64 DER, as ndnsec's file TPM keeps it); empty: the file TPM
+    /// in `~/.ndn/ndnsec-key-file`.
+    #[serde(default)]
+    pub key_file: String,
+    /// Its certificate's file (base64, as `ndnsec cert-dump` writes it), which the forwarder
+    /// answers for when the gateway fetches it to validate; empty: not served here.
+    #[serde(default)]
+    pub certificate: String,
 }
 
 /// `[forwarder]`.
@@ -61,6 +82,12 @@ pub struct ForwarderConfig {
     /// What checks `rib` commands from local faces (nfd.conf's `rib.localhost_security`), the
     /// same way; empty: the local face is enough (NFD's sample trusts any).
     pub localhost_security: String,
+    /// Prefix propagation ([`Config::propagate`]): the cost of the routes on the gateway.
+    pub propagate_cost: u64,
+    /// … how long an answer is waited for (ms).
+    pub propagate_timeout_ms: u64,
+    /// … how often a registration is refreshed (ms).
+    pub propagate_refresh_ms: u64,
     /// The producer regions this forwarder is in (NFD's `tables.network_region`): an Interest
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
@@ -281,6 +308,13 @@ impl Config {
         for a in &mut self.authorize {
             if a.certfile != "any" && Path::new(&a.certfile).is_relative() {
                 a.certfile = dir.join(&a.certfile).display().to_string();
+            }
+        }
+        for k in &mut self.propagate {
+            for file in [&mut k.key_file, &mut k.certificate] {
+                if !file.is_empty() && Path::new(file.as_str()).is_relative() {
+                    *file = dir.join(file.as_str()).display().to_string();
+                }
             }
         }
         // The localhop validator's trust-anchor files and directories, as ndn-cxx resolves a

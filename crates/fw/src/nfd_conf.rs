@@ -24,7 +24,9 @@
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
 //!   checked by the section's validator rules and trust anchors
 //!   ([`crate::mgmt::validator`]); `rib.localhost_security` checks `rib` commands from local
-//!   faces the same way.
+//!   faces the same way; `rib.auto_prefix_propagate`'s `cost`, `timeout` (ms) and
+//!   `refresh_interval` (s) set prefix propagation's ([`crate::mgmt::propagate`]), whose signing
+//!   keys the configuration's `[[propagate]]` entries name.
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
@@ -263,6 +265,23 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
                         } else {
                             cfg.forwarder.localhost_security = info_text(&n.children);
                         }
+                    } else if n.key == "auto_prefix_propagate" {
+                        for c in &n.children {
+                            match c.key.as_str() {
+                                "cost" => cfg.forwarder.propagate_cost = value(c, "a number")?,
+                                "timeout" => cfg.forwarder.propagate_timeout_ms = value(c, "a number of ms")?,
+                                "refresh_interval" => {
+                                    let s: u64 = value(c, "a number of seconds")?;
+                                    cfg.forwarder.propagate_refresh_ms = s.saturating_mul(1000);
+                                }
+                                _ => ignored(c, "rib.auto_prefix_propagate", &mut warnings),
+                            }
+                        }
+                        // NFD signs with the identities of its keychain; nexthop reads no PIB.
+                        warnings.push(format!(
+                            "line {}: rib.auto_prefix_propagate: propagation signs with the keys [[propagate]] entries name (nexthop reads no PIB): add them to the configuration",
+                            n.line
+                        ));
                     } else {
                         ignored(n, "rib", &mut warnings);
                     }

@@ -400,6 +400,71 @@ fn python_ndn_accepts_data_with_a_congestion_mark() {
 /// DigestSha256 commands are dropped unanswered and counted; another key, and another module,
 /// get 403. An RSA identity's certificate works the same, and nexthop's client signs with both
 /// keys from pyndnsec's file TPM.
+/// Has the root in `root` issue a certificate to the key in `home` (its sign request signed as
+/// an operator's `ndnsec cert-gen` does), imported there and made the default (python-ndn names
+/// the default certificate in KeyLocator); the certificate's file, `<dir>/<who>.ndncert`.
+fn issue(root: &Path, home: &Path, dir: &Path, who: &str) -> std::path::PathBuf {
+    let request = dir.join(format!("{who}.req"));
+    std::fs::write(&request, pyndnsec(home, &["Get-SignReq"])).unwrap();
+    let issued = pyndnsec(root, &["Sign-Cert", "-i", "root", "/testbed", &request.display().to_string()]);
+    let file = dir.join(format!("{who}.ndncert"));
+    std::fs::write(&file, &issued).unwrap();
+    pyndnsec(home, &["Import-Cert", &file.display().to_string()]);
+    let text: Vec<u8> = issued.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+    let name = DataView::decode(&data_encoding::BASE64.decode(&text).unwrap()).unwrap().name().to_name();
+    pyndnsec(home, &["Set-Default", &name.to_string()]);
+    file
+}
+
+/// The sample `localhop_security` rules anchored at the certificate file `anchor`.
+fn localhop_rules(anchor: &Path) -> String {
+    format!("{}trust-anchor\n{{\n  type file\n  file-name \"{}\"\n}}\n", nexthop_fw::mgmt::validator::SAMPLE_RULES, anchor.display())
+}
+
+/// NFD's automatic prefix propagation, host to gateway, both ends nexthop: a python-ndn app on
+/// the host registers `/testbed/alice/app`; the host registers alice's identity prefix
+/// `/testbed/alice` on the hub over UDP (`/localhop/nfd/rib/register`, signed by alice's key),
+/// answering for her certificate when the hub fetches it to validate the command up to the
+/// testbed root. A consumer on the hub then reaches the app; when the app goes, the host
+/// withdraws the prefix from the hub.
+#[test]
+fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
+    let root = keychain_with("propagate-root", "/testbed", "e");
+    let alice = keychain_with("propagate-alice", "/testbed/alice", "e");
+    let dir = scratch("propagate");
+    let anchor = dir.path().join("root.ndncert");
+    std::fs::write(&anchor, pyndnsec(root.path(), &["Export-Cert"])).unwrap();
+    let alice_cert = issue(root.path(), alice.path(), dir.path(), "alice");
+    let key = Name::from_uri(String::from_utf8(pyndnsec(alice.path(), &["Get-Default", "-k"])).unwrap().trim()).unwrap();
+    let key_file = CommandKey::tpm_file(&alice.path().join(".ndn/ndnsec-key-file"), &key);
+
+    let hub = Forwarder::start_with(dir.path(), "hub", 1, |c| {
+        c.forwarder.localhop_prefix_registration = true;
+        c.forwarder.localhop_security = localhop_rules(&anchor);
+    });
+    let host = Forwarder::start_with(dir.path(), "host", 1, |c| {
+        c.propagate = vec![nexthop_fw::config::PropagateKey {
+            key: key.to_string(),
+            key_file: key_file.display().to_string(),
+            certificate: alice_cert.display().to_string(),
+        }];
+        // The route to the hub (what ndn-autoconfig makes): the gateway is reachable.
+        c.route.push(nexthop_fw::config::StaticRoute { prefix: "/localhop/nfd".into(), face: format!("udp4://{}", hub.udp), cost: 0 });
+    });
+
+    let app = producer(alice.path(), &host.socket, "v2", "/testbed/alice/app");
+    wait_for_route(&hub, "/testbed/alice", "the host's propagation");
+    assert!(!hub.has_route(&Name::from_uri("/testbed/alice/app").unwrap()), "the identity's prefix, not the app's");
+    let fetched = run(alice.path(), &hub.socket, &["consume-v2", "/testbed/alice/app/x"]);
+    assert_eq!(fetched, "DATA /testbed/alice/app/x hello /testbed/alice/app/x");
+    drop(app);
+    let wait = std::time::Instant::now();
+    while hub.has_route(&Name::from_uri("/testbed/alice").unwrap()) {
+        assert!(wait.elapsed() < Duration::from_secs(20), "the host did not withdraw /testbed/alice");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Prefix registration one hop away checked as NFD's `rib.localhop_security` checks it: the
 /// command's signer must chain to the trust anchor through certificates the forwarder fetches
 /// from the registering face. A testbed root (the anchor) issues alice's certificate; alice
@@ -414,23 +479,9 @@ fn localhop_registrations_are_validated_up_to_the_trust_anchor() {
     let dir = scratch("localhop");
     let anchor = dir.path().join("root.ndncert");
     std::fs::write(&anchor, pyndnsec(root.path(), &["Export-Cert"])).unwrap();
-    // A sign request signed by the root (as an operator's `ndnsec cert-gen`), imported and made
-    // the default: python-ndn names the default certificate in KeyLocator.
-    let issue = |home: &Path, who: &str| {
-        let request = dir.path().join(format!("{who}.req"));
-        std::fs::write(&request, pyndnsec(home, &["Get-SignReq"])).unwrap();
-        let issued = pyndnsec(root.path(), &["Sign-Cert", "-i", "root", "/testbed", &request.display().to_string()]);
-        let file = dir.path().join(format!("{who}.ndncert"));
-        std::fs::write(&file, &issued).unwrap();
-        pyndnsec(home, &["Import-Cert", &file.display().to_string()]);
-        let text: Vec<u8> = issued.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
-        let name = DataView::decode(&data_encoding::BASE64.decode(&text).unwrap()).unwrap().name().to_name();
-        pyndnsec(home, &["Set-Default", &name.to_string()]);
-        file
-    };
-    let alice_cert = issue(alice.path(), "alice");
+    let alice_cert = issue(root.path(), alice.path(), dir.path(), "alice");
     let bob = keychain_with("localhop-bob", "/testbed/bob", "e");
-    issue(bob.path(), "bob");
+    issue(root.path(), bob.path(), dir.path(), "bob");
     let mallory_cert = dir.path().join("mallory.ndncert");
     std::fs::write(&mallory_cert, pyndnsec(mallory.path(), &["Export-Cert"])).unwrap();
     let rules =

@@ -180,7 +180,7 @@ impl TrustAnchor {
 
 /// The bytes of base64 text, white space ignored (the files of `ndnsec`'s certificates and keys
 /// wrap it in lines).
-pub(super) fn base64_text(text: &[u8]) -> Result<Vec<u8>, data_encoding::DecodeError> {
+pub(crate) fn base64_text(text: &[u8]) -> Result<Vec<u8>, data_encoding::DecodeError> {
     let text: Vec<u8> = text.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
     data_encoding::BASE64.decode(&text)
 }

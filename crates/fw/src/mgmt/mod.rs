@@ -40,6 +40,7 @@ pub mod dataset;
 pub mod events;
 pub mod name_regex;
 pub mod params;
+pub mod propagate;
 pub mod readvertise;
 pub mod validator;
 
@@ -55,9 +56,11 @@ use crate::shard::Control;
 use crate::strategy::{Strategy, StrategyTable};
 use announce::PrefixAnnouncement;
 use authorization::{Authorizations, Rejection};
+use command_key::CommandKey;
 use dataset::{CsInfo, FaceStatus, GeneralStatus};
 use events::{Delivery, FaceEventKind, FaceEvents};
 use params::{ControlParameters, ControlResponse};
+use propagate::{PropagateSettings, Propagation};
 use readvertise::Announce;
 use validator::{Progress, Validator};
 
@@ -133,6 +136,18 @@ pub struct Manager {
     validators: [Option<Validator>; 2],
     /// `rib` commands waiting for a certificate of their signer's chain.
     validating: Vec<Validating>,
+    /// Prefix propagation to a gateway (`rib.auto_prefix_propagate`), and the keys that sign it.
+    propagation: Option<(Propagation, Vec<PropagationSigner>)>,
+}
+
+/// A key prefix propagation signs with, and the certificate the forwarder answers for when the
+/// gateway fetches it to validate the command.
+#[derive(Debug)]
+pub struct PropagationSigner {
+    /// The key.
+    pub key: CommandKey,
+    /// Its certificate (a Data packet), if the forwarder is to serve it.
+    pub certificate: Option<Vec<u8>>,
 }
 
 /// Which of the `rib` section's validators checks a command.
@@ -198,6 +213,7 @@ impl Manager {
             authorizations: Authorizations::any(),
             validators: [None, None],
             validating: Vec::new(),
+            propagation: None,
         }
     }
 
@@ -206,6 +222,22 @@ impl Manager {
     pub fn with_rib_validator(mut self, trust: RibTrust, validator: Validator) -> Self {
         self.validators[trust as usize] = Some(validator);
         self
+    }
+
+    /// The manager propagating its routes' identity prefixes to a gateway (NFD's
+    /// `rib.auto_prefix_propagate`), signed by `signers`, whose identities are the names before
+    /// `KEY` in their key names. The routes toward the management face for their certificates
+    /// are the runtime's to add ([`Manager::certificate_routes`]).
+    pub fn with_propagation(self, signers: Vec<PropagationSigner>, settings: PropagateSettings) -> Self {
+        let identities = signers.iter().map(|s| validator::identity_of(s.key.name())).collect();
+        Manager { propagation: Some((Propagation::new(identities, settings), signers)), ..self }
+    }
+
+    /// The prefixes under which the management face answers for propagation's certificates
+    /// (`/<identity>/KEY/<key id>`): routes to [`MANAGEMENT_FACE`] the runtime adds.
+    pub fn certificate_routes(&self) -> Vec<Name> {
+        let Some((_, signers)) = &self.propagation else { return Vec::new() };
+        signers.iter().filter(|s| s.certificate.is_some()).map(|s| s.key.name().clone()).collect()
     }
 
     /// The manager with who may command which module (NFD's `authorizations`).
@@ -240,7 +272,50 @@ impl Manager {
         } else if readvertise::is_announced(&route) {
             self.announce(host, Announce::Register, &[(prefix.clone(), route)]);
         }
+        self.propagation_changed(&[(prefix.clone(), route)], &[]);
         Ok(())
+    }
+
+    /// Tells prefix propagation of routes added and removed (those to the management face, its
+    /// own certificates', are not propagated).
+    fn propagation_changed(&mut self, added: &[(Name, Route)], removed: &[(Name, Route)]) {
+        let gateway = propagate::gateway_prefix();
+        let gateway_left = !(0..=gateway.len()).any(|n| !self.rib.routes(&gateway.prefix(n)).is_empty());
+        let Some((p, _)) = self.propagation.as_mut() else { return };
+        for (prefix, r) in added.iter().filter(|(_, r)| r.face != MANAGEMENT_FACE) {
+            p.route_added(prefix, r.face, r.origin);
+        }
+        for (prefix, r) in removed.iter().filter(|(_, r)| r.face != MANAGEMENT_FACE) {
+            p.route_removed(prefix, r.face, r.origin, gateway_left);
+        }
+    }
+
+    /// Signs and sends the propagation commands due by `now_ms` (wall-clock: the commands'
+    /// timestamps) toward the gateway.
+    fn propagate(&mut self, host: &mut impl Host, now_ms: u64) {
+        let Some((p, signers)) = self.propagation.as_mut() else { return };
+        for c in p.due(now_ms) {
+            let Some(signer) = signers.get_mut(c.signer) else { continue };
+            let verb = if c.register { "register" } else { "unregister" };
+            let params = ControlParameters {
+                name: Some(c.prefix.clone()),
+                cost: c.register.then_some(c.cost),
+                origin: Some(readvertise::ORIGIN_CLIENT),
+                ..Default::default()
+            };
+            let name =
+                propagate::gateway_prefix().with_generic("rib").with_generic(verb).with(nexthop_wire::Component::generic(params.encode()));
+            let mut interest = Interest::new(name);
+            self.nonce = self.nonce.wrapping_add(1);
+            interest.nonce = Some(self.nonce.to_be_bytes());
+            interest.lifetime_ms = Some(p.timeout_ms());
+            interest.set_app_parameters(Vec::new());
+            let signature_nonce = (u64::from(self.nonce) << 32 | now_ms & 0xffff_ffff).to_be_bytes();
+            signer.key.sign(&mut interest, now_ms, signature_nonce);
+            p.sent(&c.prefix, interest.name.clone(), now_ms);
+            tracing::debug!(prefix = %c.prefix, verb, "prefix propagation to the gateway");
+            host.express(&interest.to_bytes());
+        }
     }
 
     /// Removes the route of (`face`, `origin`) at `prefix` (`origin: None` = every origin) and
@@ -249,6 +324,7 @@ impl Manager {
         let (changes, removed) = self.rib.unregister(prefix, face, origin);
         apply_routes(host, changes);
         self.announce(host, Announce::Unregister, &removed);
+        self.propagation_changed(&[], &removed);
     }
 
     /// Adds a route of a bulk load (the configuration's routes and route files, at start) to the
@@ -273,6 +349,8 @@ impl Manager {
     /// Derives every FIB entry from the RIB and applies it (after [`Manager::insert_route`]).
     pub fn apply_all_routes(&mut self, host: &mut impl Host) {
         apply_routes(host, self.rib.entries());
+        let all: Vec<(Name, Route)> = self.rib.iter().flat_map(|(p, l)| l.iter().map(move |r| (p.clone(), *r))).collect();
+        self.propagation_changed(&all, &[]);
     }
 
     /// Forgets every route through a face that has gone (and tells the shards).
@@ -281,6 +359,7 @@ impl Manager {
         let (changes, removed) = self.rib.remove_face(face);
         apply_routes(host, changes);
         self.announce(host, Announce::Unregister, &removed);
+        self.propagation_changed(&[], &removed);
         host.apply(Control::FaceDown(face));
     }
 
@@ -318,6 +397,8 @@ impl Manager {
         let (changes, removed) = self.rib.expire(now_ms);
         apply_routes(host, changes);
         self.announce(host, Announce::Unregister, &removed);
+        self.propagation_changed(&[], &removed);
+        self.propagate(host, now_ms);
     }
 
     /// Tells the routing daemon, if one is registered, of the client routes among `routes`.
@@ -339,6 +420,22 @@ impl Manager {
     /// The drop reason when it is not answered (not from a local face; not a command or
     /// dataset nexthop knows).
     pub fn handle(
+        &mut self,
+        host: &mut impl Host,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        pit_token: Option<&[u8]>,
+        interest: &InterestView<'_>,
+    ) -> Result<Option<Vec<u8>>, Drop> {
+        let answer = self.answer_interest(host, now_ms, face, scope, pit_token, interest);
+        // A command may have added or removed a route to propagate.
+        self.propagate(host, now_ms);
+        answer
+    }
+
+    /// [`Manager::handle`] but for the propagation its command may start.
+    fn answer_interest(
         &mut self,
         host: &mut impl Host,
         now_ms: u64,
@@ -436,8 +533,21 @@ impl Manager {
         let (name, data) = match &incoming.packet {
             crate::packet::Network::Data(d) => (d.name().to_name(), Some(d.wire())),
             crate::packet::Network::Nack(_, i) => (i.name().to_name(), None),
-            crate::packet::Network::Interest(_) => return Vec::new(),
+            crate::packet::Network::Interest(i) => {
+                self.serve_certificate(host, i);
+                return Vec::new();
+            }
         };
+        if let Some((p, _)) = self.propagation.as_mut() {
+            let code = data
+                .and_then(|d| nexthop_wire::DataView::decode(d).ok())
+                .and_then(|d| ControlResponse::decode(d.content()?).ok())
+                .map_or(0, |r| r.code);
+            if p.answered(&name, code, now_ms) {
+                self.propagate(host, now_ms);
+                return Vec::new();
+            }
+        }
         let mut out = Vec::new();
         let waiting: Vec<Validating> = {
             let (matched, rest) = std::mem::take(&mut self.validating).into_iter().partition(|v| v.pending.wanted().is_prefix_of(&name));
@@ -469,6 +579,21 @@ impl Manager {
             }
         }
         out
+    }
+
+    /// Answers an Interest that reached the management face for the certificate of a key
+    /// propagation signs with (the gateway validating a propagated prefix fetches it).
+    fn serve_certificate(&mut self, host: &mut impl Host, interest: &InterestView<'_>) {
+        let Some((_, signers)) = &self.propagation else { return };
+        let asked = interest.name().to_name();
+        for cert in signers.iter().filter_map(|s| s.certificate.as_deref()) {
+            let Ok(data) = nexthop_wire::DataView::decode(cert) else { continue };
+            let name = data.name().to_name();
+            if name == asked || (interest.can_be_prefix() && asked.is_prefix_of(&name)) {
+                host.express(cert);
+                return;
+            }
+        }
     }
 
     /// Refuses the commands whose certificates have not come by `now_ms` (403), and forgets

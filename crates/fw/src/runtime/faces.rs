@@ -228,9 +228,9 @@ impl Faces {
     /// into fragments over the UDP MTU; what cannot be queued is counted as a drop.
     pub(super) fn send(&mut self, drops: &DropCounters, id: FaceId, kind: PacketKind, bytes: &[u8]) {
         if id == MANAGEMENT_FACE {
-            // A certificate the manager fetched, or a routing daemon's answer to a
-            // readvertisement (which nothing waits for).
-            if kind != PacketKind::Interest && self.to_manager.len() < MAX_TO_MANAGER {
+            // A certificate the manager fetched, an answer to a propagation or readvertisement,
+            // or an Interest for a certificate the manager serves.
+            if self.to_manager.len() < MAX_TO_MANAGER {
                 self.to_manager.push(bytes.to_vec());
             }
             return;

@@ -49,14 +49,16 @@ use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
 use crate::ether::{Destination, EtherPort, Mac, Received};
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::Reassembler;
 use crate::interface_rule::InterfaceRules;
 use crate::lp_reliability::Arrival;
 use crate::mgmt::authorization::Authorizations;
+use crate::mgmt::command_key::CommandKey;
+use crate::mgmt::propagate::PropagateSettings;
 use crate::mgmt::validator::Validator;
-use crate::mgmt::{Host, Manager, RibTrust};
+use crate::mgmt::{Host, Manager, PropagationSigner, RibTrust};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
 use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
@@ -400,6 +402,7 @@ impl Runtime {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
         let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
         let authorizations = Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))?;
+        let signers = cfg.propagate.iter().map(propagation_signer).collect::<Result<Vec<_>, _>>()?;
         let mut validators = Vec::new();
         for (trust, key, text) in [
             (RibTrust::Localhop, "forwarder.localhop_security", &cfg.forwarder.localhop_security),
@@ -509,9 +512,21 @@ impl Runtime {
                 to_manager: Vec::new(),
             },
             forwarding,
-            manager: validators.into_iter().fold(Manager::new(clock.start_wall_ms).with_authorizations(authorizations), |m, (trust, v)| {
-                m.with_rib_validator(trust, v)
-            }),
+            manager: {
+                let m = Manager::new(clock.start_wall_ms).with_authorizations(authorizations);
+                let m = validators.into_iter().fold(m, |m, (trust, v)| m.with_rib_validator(trust, v));
+                if signers.is_empty() {
+                    m
+                } else {
+                    let f = &cfg.forwarder;
+                    let settings = PropagateSettings {
+                        cost: f.propagate_cost,
+                        timeout_ms: f.propagate_timeout_ms,
+                        refresh_ms: f.propagate_refresh_ms,
+                    };
+                    m.with_propagation(signers, settings)
+                }
+            },
             io_drops: Arc::new(DropCounters::default()),
             outbox: Outbox::new(),
             cfg,
@@ -611,6 +626,11 @@ impl Runtime {
             if total >= 100_000 && (i + 1) % 100_000 == 0 {
                 tracing::info!("read {} of {total} routes", i + 1);
             }
+        }
+        // The certificates prefix propagation signs with are answered by the management face.
+        for prefix in self.manager.certificate_routes() {
+            let route = Route { face: MANAGEMENT_FACE, origin: ORIGIN_STATIC, cost: 0, flags: 0, expires_ms: None };
+            self.manager.insert_route(&prefix, route).map_err(|e| StartError::Config(format!("propagate {prefix}: {e}")))?;
         }
         let (manager, mut host) = self.host();
         manager.apply_all_routes(&mut host);
@@ -1312,6 +1332,30 @@ fn is_localhop_rib(name: &NameView<'_>) -> bool {
 
 fn is_management(name: &NameView<'_>) -> bool {
     name.get(1).is_some_and(|c| c.value() == b"nfd")
+}
+
+/// A `[[propagate]]` entry's key and certificate, read.
+fn propagation_signer(k: &crate::config::PropagateKey) -> Result<PropagationSigner, StartError> {
+    let bad = |why: String| StartError::Config(format!("propagate {}: {why}", k.key));
+    let name = Name::from_uri(&k.key).map_err(|e| bad(e.to_string()))?;
+    let key = if k.key_file.is_empty() { CommandKey::from_home_tpm(name) } else { CommandKey::load(name, Path::new(&k.key_file)) };
+    let key = key.map_err(|e| bad(e.to_string()))?;
+    let certificate = if k.certificate.is_empty() {
+        None
+    } else {
+        let bytes = std::fs::read(&k.certificate).map_err(|e| bad(format!("{}: {e}", k.certificate)))?;
+        let wire = if bytes.first() == Some(&(nexthop_wire::types::DATA as u8)) {
+            bytes
+        } else {
+            crate::mgmt::authorization::base64_text(&bytes).map_err(|e| bad(format!("{}: not base64: {e}", k.certificate)))?
+        };
+        let data = nexthop_wire::DataView::decode(&wire).map_err(|e| bad(format!("{}: {e}", k.certificate)))?;
+        if !key.name().is_prefix_of(&data.name().to_name()) {
+            return Err(bad(format!("{} is the certificate of another key", k.certificate)));
+        }
+        Some(wire)
+    };
+    Ok(PropagationSigner { key, certificate })
 }
 
 /// Reads a route file: `<prefix> <face-uri> [cost]` per line, `#` comments.
