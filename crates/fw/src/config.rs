@@ -376,6 +376,15 @@ impl Config {
                 return bad(format!("forwarder.network_regions: {r:?} is not a name"));
             }
         }
+        if self.forwarder.propagate_timeout_ms == 0 || self.forwarder.propagate_refresh_ms == 0 {
+            return bad("forwarder.propagate_timeout_ms and propagate_refresh_ms must be above 0".into());
+        }
+        for k in &self.propagate {
+            let key = nexthop_wire::Name::from_uri(&k.key).ok();
+            if !key.is_some_and(|n| (0..n.len()).any(|i| n.get(i).is_some_and(|c| c.value() == b"KEY"))) {
+                return bad(format!("propagate.key = {:?}: not a key name (/<identity>/KEY/<key id>)", k.key));
+            }
+        }
         if crate::shard::UnsolicitedPolicy::from_name(&self.content_store.unsolicited_policy).is_none() {
             return bad(format!(
                 "content_store.unsolicited_policy = {:?} (drop-all, admit-local, admit-network or admit-all)",
@@ -489,6 +498,16 @@ mod tests {
         assert!(Config::parse("authorize = []\n", Path::new("t.toml")).unwrap().authorize.is_empty());
         let e = Config::parse("[[authorize]]\ncertfile = \"any\"\nprivileges = [\"rib\"]\n", Path::new("t.toml")).unwrap_err();
         assert!(e.to_string().contains("authorize.privileges: \"rib\""), "{e}");
+    }
+
+    #[test]
+    fn propagation_keys_are_key_names_and_their_files_follow_the_configuration() {
+        let text = "[[propagate]]\nkey = \"/alice/KEY/k1\"\ncertificate = \"alice.ndncert\"\n";
+        let c = Config::parse(text, Path::new("/etc/nexthop/n.toml")).unwrap();
+        assert_eq!(c.propagate[0].certificate, "/etc/nexthop/alice.ndncert");
+        assert_eq!(c.propagate[0].key_file, "", "the file TPM");
+        let e = Config::parse("[[propagate]]\nkey = \"/alice\"\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("not a key name"), "{e}");
     }
 
     #[test]
