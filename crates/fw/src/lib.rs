@@ -37,6 +37,7 @@ pub mod fragmentation;
 pub mod interface_rule;
 #[allow(unsafe_code)]
 pub mod interfaces;
+pub mod lossy_link;
 pub mod lp_reliability;
 pub mod mgmt;
 pub mod nfd_conf;

@@ -8,14 +8,15 @@
 mod common;
 
 use std::collections::HashSet;
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
 use nexthop_fw::client::Client;
 use nexthop_fw::face::FLAG_LP_RELIABILITY;
+use nexthop_fw::lossy_link::{LossRule, LossyLink};
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::traffic;
@@ -55,56 +56,6 @@ impl Loss {
                 !self.plain.is_multiple_of(4)
             }
         }
-    }
-}
-
-/// A lossy link: `near` and `far` are the relay's ends (each forwarder's face points at one);
-/// what comes to `near` goes on to `far_peer` from `far`, and back.
-struct Relay {
-    near: SocketAddr,
-    far: SocketAddr,
-    lost: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
-}
-
-impl Relay {
-    fn start(near_peer: SocketAddr, far_peer: SocketAddr) -> Relay {
-        let near = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let far = UdpSocket::bind("127.0.0.1:0").unwrap();
-        for s in [&near, &far] {
-            // Room for a burst of fragments: the relay loses by its rule, not by overflow.
-            socket2::SockRef::from(s).set_recv_buffer_size(4 << 20).unwrap();
-        }
-        let relay = Relay {
-            near: near.local_addr().unwrap(),
-            far: far.local_addr().unwrap(),
-            lost: Arc::new(AtomicU64::new(0)),
-            stop: Arc::new(AtomicBool::new(false)),
-        };
-        for (from, to, peer) in [(&near, &far, far_peer), (&far, &near, near_peer)] {
-            let (from, to) = (from.try_clone().unwrap(), to.try_clone().unwrap());
-            let (lost, stop) = (relay.lost.clone(), relay.stop.clone());
-            from.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
-            std::thread::spawn(move || {
-                let mut loss = Loss::default();
-                let mut buf = vec![0u8; 9000];
-                while !stop.load(Ordering::Relaxed) {
-                    let Ok(n) = from.recv(&mut buf) else { continue };
-                    if loss.passes(&buf[..n]) {
-                        let _ = to.send_to(&buf[..n], peer);
-                    } else {
-                        lost.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            });
-        }
-        relay
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -166,7 +117,11 @@ fn link_reliability_recovers_what_a_lossy_link_loses() {
     let near_producer = Forwarder::start(&dir, "p", 1);
     let near_consumer = Forwarder::start(&dir, "c", 1);
     // The consumer's forwarder talks to the relay's near end, the producer's to its far end.
-    let relay = Relay::start(near_consumer.udp, near_producer.udp);
+    let rule = || -> LossRule {
+        let mut loss = Loss::default();
+        Box::new(move |d: &[u8]| loss.passes(d))
+    };
+    let relay = LossyLink::start(near_consumer.udp, near_producer.udp, rule(), rule()).unwrap();
     let consumer_face = face_to(&mut near_consumer.client(), relay.near);
     let producer_face = face_to(&mut near_producer.client(), relay.far);
     let route = ControlParameters { name: Some(Name::from_uri("/lossy").unwrap()), face_id: Some(consumer_face), ..Default::default() };
@@ -179,13 +134,13 @@ fn link_reliability_recovers_what_a_lossy_link_loses() {
 
     const N: usize = 200;
     let without = fetch(&mut consumer, "/lossy/plain", N, Duration::from_secs(2));
-    let lost_without = relay.lost.load(Ordering::Relaxed);
+    let lost_without = relay.lost();
     assert!(lost_without > 0 && without < N * 9 / 10, "{without} of {N} answered with {lost_without} lost");
 
     reliability_on(&mut near_consumer.client(), consumer_face);
     reliability_on(&mut near_producer.client(), producer_face);
     let with = fetch(&mut consumer, "/lossy/reliable", N, Duration::from_secs(6));
-    let lost_with = relay.lost.load(Ordering::Relaxed) - lost_without;
+    let lost_with = relay.lost() - lost_without;
     // Data of 5000 bytes cross the link as fragments (UDP MTU 1420), each piece sent again
     // alone when lost; the consumer's forwarder puts every packet back together.
     let big = Name::from_uri("/lossy/big").unwrap();
@@ -194,7 +149,7 @@ fn link_reliability_recovers_what_a_lossy_link_loses() {
     stop.store(true, Ordering::Relaxed);
     producer.join().unwrap();
     big_producer.join().unwrap();
-    assert_eq!(fragmented, N / 4, "{} lost", relay.lost.load(Ordering::Relaxed) - lost_without - lost_with);
+    assert_eq!(fragmented, N / 4, "{} lost", relay.lost() - lost_without - lost_with);
 
     let (c, p) = (lp_counts(&near_consumer), lp_counts(&near_producer));
     assert_eq!(with, N, "{with} of {N} answered with {lost_with} lost; consumer side {c:?}, producer side {p:?}");
@@ -210,5 +165,4 @@ fn link_reliability_recovers_what_a_lossy_link_loses() {
     let duplicates = count(&c, "lp_duplicates") + count(&p, "lp_duplicates");
     assert!(duplicates > 0, "{c:?} {p:?}");
     assert_eq!(duplicates, near_consumer.drops("duplicate-sequence") + near_producer.drops("duplicate-sequence"));
-    drop(relay);
 }
