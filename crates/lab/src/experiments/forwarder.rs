@@ -17,8 +17,10 @@
 //! flood, the forwarder's peak resident memory and its PIT size. Strategies (series
 //! `strategies`, `forwarder_strategies.rs`): two upstreams of one prefix, the cheaper one
 //! slow, under each strategy each forwarder has. Two hops (series `two_hops`,
-//! `forwarder_hops.rs`): two forwarders joined by a UDP face (both systems) or an
-//! Ethernet face on a veth pair (nexthop), the consumer on one and the producer on the other.
+//! `forwarder_hops.rs`): two forwarders joined by a UDP face (both systems), an Ethernet face
+//! on a veth pair (nexthop), or a UDP face through a relay that loses datagrams (both systems,
+//! and nexthop with NDNLPv2 link reliability), the consumer on one and the producer on the
+//! other.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -216,7 +218,7 @@ impl super::Experiment for ForwarderExperiment {
                 std::fs::create_dir_all(&at)?;
                 start(system, &at, &Setup { ether_interface: ether, ..plain.clone() })
             };
-            let (hop_rows, hop_notes) = forwarder_hops::measure(system, hop, seconds)?;
+            let (hop_rows, hop_notes) = forwarder_hops::measure(system, hop, seconds, cfg.quick)?;
             rows.extend(hop_rows);
             left_out.extend(hop_notes);
         }
