@@ -12,7 +12,8 @@
 //!   is made on demand). Without CAP_NET_ADMIN (to make the pair) the row is left out and the
 //!   summary says why;
 //! - `udp-loss-<p>`: UDP through a relay that loses each datagram with probability p% each way
-//!   ([`nexthop_fw::lossy_link`]), both faces made with `faces/create`; for nexthop also
+//!   ([`nexthop_fw::lossy_link`]; p = 0: the relay's own cost), both faces made with
+//!   `faces/create`; for nexthop also
 //!   `udp-loss-<p>-reliability`, both faces with NDNLPv2 link reliability on (NDNd has none).
 //!   An Interest unanswered after the consumer's 250 ms counts as lost, and its window slot
 //!   moves on.
@@ -86,9 +87,9 @@ impl Link {
     }
 }
 
-/// Loss rates of the lossy links (%), quick and full runs.
+/// Loss rates of the lossy links (%), quick and full runs (0: the relay alone, what it costs).
 const LOSS_PCT_QUICK: [u32; 1] = [5];
-const LOSS_PCT: [u32; 2] = [1, 5];
+const LOSS_PCT: [u32; 3] = [0, 1, 5];
 
 /// The series for `system`, its forwarders started by `start(name, Ethernet interface)` ("a" or
 /// "b"; an interface for the `ether` link): one row per link it has, and for each link left
