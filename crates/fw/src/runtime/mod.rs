@@ -826,9 +826,7 @@ impl Runtime {
             }
             self.drain_workers();
             self.answer_manager(now);
-            if !self.faces.reliable.is_empty() {
-                reliability_due = self.faces.poll_reliability(&self.io_drops);
-            }
+            reliability_due = if self.faces.reliable.is_empty() { None } else { self.faces.poll_reliability(&self.io_drops) };
             self.flush_faces();
             self.close_faces();
             if self.publish_face_events(now) {
