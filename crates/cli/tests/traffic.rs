@@ -71,6 +71,11 @@ fn the_generator_runs_over_every_face_kind() {
     assert!(status.contains("  lp_retransmissions "), "{status}");
     let made = ctl(&["face-create", "udp4://127.0.0.1:9", "--reliability", "on"]);
     let id = made.strip_prefix("200 OK: face ").and_then(|r| r.strip_suffix(" reliability=on")).unwrap_or_else(|| panic!("{made}"));
+    let flags = |listing: &str| -> u64 {
+        let line = listing.lines().find(|l| l.trim_start().starts_with(&format!("id={id} "))).unwrap_or_else(|| panic!("{listing}"));
+        line.split_whitespace().find_map(|f| f.strip_prefix("flags=")).unwrap_or_else(|| panic!("{line}")).parse().unwrap()
+    };
+    assert_eq!(flags(&ctl(&["faces"])) & 2, 2, "faces/list shows LpReliabilityEnabled");
     assert_eq!(ctl(&["face-update", id, "--reliability", "off"]), format!("face {id} reliability=off"));
     assert_eq!(ctl(&["face-create", "udp4://127.0.0.1:9"]), format!("409 face exists: face {id} reliability=off"));
     // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.

@@ -295,6 +295,7 @@ const FACE: &[(u32, F)] = &[
     (0x84, F::Num("scope")),
     (0x85, F::Num("persistency")),
     (0x86, F::Num("link_type")),
+    (0x6c, F::Num("flags")),
     (0x90, F::Num("in_interests")),
     (0x91, F::Num("in_data")),
     (0x97, F::Num("in_nacks")),
