@@ -5,8 +5,9 @@
 //! With reliability on, every LpPacket a face sends carries two numbers:
 //! - `Sequence`, the same on every transmission of that piece: a receiver drops a repeat (its
 //!   Ack was lost, so the sender sent it again). NFD remembers a Sequence for one RTO of the
-//!   receiver's; we keep it for [`MAX_RETX`] + 1, the span over which the sender may still send
-//!   it again, so that a receiver with a longer RTO than the sender's still knows it;
+//!   receiver's; we keep it for [`MAX_RETX`] + 1 of them, the span over which the sender may
+//!   still send it again, so that a receiver whose RTO is shorter than the sender's still
+//!   knows it;
 //! - `TxSequence`, new on every transmission: the receiver acknowledges it with an `Ack`
 //!   field, piggybacked on the next packet it sends the other way or, [`IDLE_ACK_MS`] later,
 //!   alone in an IDLE packet (an LpPacket with no Fragment).
