@@ -103,7 +103,8 @@ impl Filter {
 /// What a checker asks of the KeyLocator.
 #[derive(Debug, Clone)]
 enum KeyCheck {
-    /// The KeyLocator's identity stands in the relation to this name... the name to it.
+    /// This name stands in the relation to the KeyLocator's identity (`is-prefix-of`: the name
+    /// is a prefix of the identity), as ndn-cxx's name checker reads it.
     Name(Name, Relation),
     Regex(NameRegex),
     /// `k` expanded from the KeyLocator stands in the relation to `p` expanded from the packet.
