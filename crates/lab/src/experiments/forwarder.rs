@@ -160,7 +160,7 @@ impl super::Experiment for ForwarderExperiment {
     }
 
     fn about(&self) -> &'static str {
-        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; strategies; two forwarders over UDP and Ethernet; in-process pipeline rate"
+        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; strategies; two forwarders over UDP, Ethernet and a lossy UDP link (with and without link reliability); in-process pipeline rate"
     }
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
