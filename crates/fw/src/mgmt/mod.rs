@@ -279,6 +279,9 @@ impl Manager {
     /// Tells prefix propagation of routes added and removed (those to the management face, its
     /// own certificates', are not propagated).
     fn propagation_changed(&mut self, added: &[(Name, Route)], removed: &[(Name, Route)]) {
+        if self.propagation.is_none() {
+            return;
+        }
         let gateway = propagate::gateway_prefix();
         let gateway_left = !(0..=gateway.len()).any(|n| !self.rib.routes(&gateway.prefix(n)).is_empty());
         let Some((p, _)) = self.propagation.as_mut() else { return };
@@ -349,8 +352,10 @@ impl Manager {
     /// Derives every FIB entry from the RIB and applies it (after [`Manager::insert_route`]).
     pub fn apply_all_routes(&mut self, host: &mut impl Host) {
         apply_routes(host, self.rib.entries());
-        let all: Vec<(Name, Route)> = self.rib.iter().flat_map(|(p, l)| l.iter().map(move |r| (p.clone(), *r))).collect();
-        self.propagation_changed(&all, &[]);
+        if self.propagation.is_some() {
+            let all: Vec<(Name, Route)> = self.rib.iter().flat_map(|(p, l)| l.iter().map(move |r| (p.clone(), *r))).collect();
+            self.propagation_changed(&all, &[]);
+        }
     }
 
     /// Forgets every route through a face that has gone (and tells the shards).
