@@ -67,7 +67,8 @@ pub(super) struct Faces {
     pub(super) events: Vec<(FaceEventKind, FaceStatus)>,
     /// The faces with link reliability on.
     pub(super) reliable: Vec<FaceId>,
-    /// Data and Nacks sent to the management face, for the manager (certificates it fetched).
+    /// What forwarding sent to the management face, for the manager: the certificates and
+    /// command answers it waits for, and Interests for the certificates it serves.
     pub(super) to_manager: Vec<Vec<u8>>,
 }
 
