@@ -416,6 +416,26 @@ fn issue(root: &Path, home: &Path, dir: &Path, who: &str) -> std::path::PathBuf 
     file
 }
 
+/// A testbed: a root identity (the trust anchor, its certificate in `anchor`) and alice, whose
+/// certificate (`alice_cert`) the root issued, in keychains and a scratch directory for `tag`.
+struct Testbed {
+    root: TempDir,
+    alice: TempDir,
+    dir: TempDir,
+    anchor: std::path::PathBuf,
+    alice_cert: std::path::PathBuf,
+}
+
+fn testbed(tag: &str) -> Testbed {
+    let root = keychain_with(&format!("{tag}-root"), "/testbed", "e");
+    let alice = keychain_with(&format!("{tag}-alice"), "/testbed/alice", "e");
+    let dir = scratch(tag);
+    let anchor = dir.path().join("root.ndncert");
+    std::fs::write(&anchor, pyndnsec(root.path(), &["Export-Cert"])).unwrap();
+    let alice_cert = issue(root.path(), alice.path(), dir.path(), "alice");
+    Testbed { root, alice, dir, anchor, alice_cert }
+}
+
 /// The sample `localhop_security` rules anchored at the certificate file `anchor`.
 fn localhop_rules(anchor: &Path) -> String {
     format!("{}trust-anchor\n{{\n  type file\n  file-name \"{}\"\n}}\n", nexthop_fw::mgmt::validator::SAMPLE_RULES, anchor.display())
@@ -429,12 +449,7 @@ fn localhop_rules(anchor: &Path) -> String {
 /// withdraws the prefix from the hub.
 #[test]
 fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
-    let root = keychain_with("propagate-root", "/testbed", "e");
-    let alice = keychain_with("propagate-alice", "/testbed/alice", "e");
-    let dir = scratch("propagate");
-    let anchor = dir.path().join("root.ndncert");
-    std::fs::write(&anchor, pyndnsec(root.path(), &["Export-Cert"])).unwrap();
-    let alice_cert = issue(root.path(), alice.path(), dir.path(), "alice");
+    let Testbed { root: _root, alice, dir, anchor, alice_cert } = testbed("propagate");
     let key = Name::from_uri(String::from_utf8(pyndnsec(alice.path(), &["Get-Default", "-k"])).unwrap().trim()).unwrap();
     let key_file = CommandKey::tpm_file(&alice.path().join(".ndn/ndnsec-key-file"), &key);
 
@@ -473,19 +488,13 @@ fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
 /// answer for his certificate is refused once the fetch times out.
 #[test]
 fn localhop_registrations_are_validated_up_to_the_trust_anchor() {
-    let root = keychain_with("localhop-root", "/testbed", "e");
-    let alice = keychain_with("localhop-alice", "/testbed/alice", "e");
+    let Testbed { root, alice, dir, anchor, alice_cert } = testbed("localhop");
     let mallory = keychain_with("localhop-mallory", "/testbed/mallory", "e");
-    let dir = scratch("localhop");
-    let anchor = dir.path().join("root.ndncert");
-    std::fs::write(&anchor, pyndnsec(root.path(), &["Export-Cert"])).unwrap();
-    let alice_cert = issue(root.path(), alice.path(), dir.path(), "alice");
     let bob = keychain_with("localhop-bob", "/testbed/bob", "e");
     issue(root.path(), bob.path(), dir.path(), "bob");
     let mallory_cert = dir.path().join("mallory.ndncert");
     std::fs::write(&mallory_cert, pyndnsec(mallory.path(), &["Export-Cert"])).unwrap();
-    let rules =
-        format!("{}trust-anchor\n{{\n  type file\n  file-name \"{}\"\n}}\n", nexthop_fw::mgmt::validator::SAMPLE_RULES, anchor.display());
+    let rules = localhop_rules(&anchor);
     let fw = Forwarder::start_with(dir.path(), "hub", 1, |c| {
         c.forwarder.localhop_prefix_registration = true;
         c.forwarder.localhop_security = rules;

@@ -153,14 +153,7 @@ impl TrustAnchor {
     /// # Errors
     /// As [`TrustAnchor::from_certificate`], or [`AuthorizationError::Read`].
     pub fn load(path: &Path) -> Result<TrustAnchor, AuthorizationError> {
-        let what = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|error| AuthorizationError::Read { path: what.clone(), error })?;
-        if bytes.first() == Some(&(DATA as u8)) {
-            return TrustAnchor::from_certificate(&bytes, &what);
-        }
-        let wire =
-            base64_text(&bytes).map_err(|e| AuthorizationError::NotCertificate { what: what.clone(), why: format!("not base64: {e}") })?;
-        TrustAnchor::from_certificate(&wire, &what)
+        TrustAnchor::from_certificate(&certificate_file(path)?, &path.display().to_string())
     }
 
     /// Whether `signature` of type `ty` over `signed` is this key's.
@@ -178,9 +171,24 @@ impl TrustAnchor {
     }
 }
 
+/// The Data packet in a certificate file: base64 (what `ndnsec cert-dump` writes and NFD reads;
+/// white space ignored) or the binary packet (not checked further).
+///
+/// # Errors
+/// [`AuthorizationError::Read`], or [`AuthorizationError::NotCertificate`] for text that is
+/// not base64.
+pub fn certificate_file(path: &Path) -> Result<Vec<u8>, AuthorizationError> {
+    let what = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|error| AuthorizationError::Read { path: what.clone(), error })?;
+    if bytes.first() == Some(&(DATA as u8)) {
+        return Ok(bytes);
+    }
+    base64_text(&bytes).map_err(|e| AuthorizationError::NotCertificate { what, why: format!("not base64: {e}") })
+}
+
 /// The bytes of base64 text, white space ignored (the files of `ndnsec`'s certificates and keys
 /// wrap it in lines).
-pub(crate) fn base64_text(text: &[u8]) -> Result<Vec<u8>, data_encoding::DecodeError> {
+pub(super) fn base64_text(text: &[u8]) -> Result<Vec<u8>, data_encoding::DecodeError> {
     let text: Vec<u8> = text.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
     data_encoding::BASE64.decode(&text)
 }

@@ -173,6 +173,13 @@ struct Validating {
     deadline_ms: u64,
 }
 
+/// The answer refusing the waiting command Interest `interest` from `face` (none for a silent
+/// refusal).
+fn refused_waiting(face: FaceId, pit_token: Option<Vec<u8>>, interest: &[u8], why: Rejection) -> Option<Delivery> {
+    let command = InterestView::decode(interest).map(|i| i.name().to_name()).unwrap_or_default();
+    refused(&command, why).ok().map(|data| Delivery { face, pit_token, data })
+}
+
 /// How long a certificate fetched for a command's validation is waited for (its Interest's
 /// lifetime, ndn-cxx's default).
 const CERTIFICATE_FETCH_MS: u64 = 4000;
@@ -283,7 +290,7 @@ impl Manager {
             return;
         }
         let gateway = propagate::gateway_prefix();
-        let gateway_left = !(0..=gateway.len()).any(|n| !self.rib.routes(&gateway.prefix(n)).is_empty());
+        let gateway_left = !removed.is_empty() && !(0..=gateway.len()).any(|n| !self.rib.routes(&gateway.prefix(n)).is_empty());
         let Some((p, _)) = self.propagation.as_mut() else { return };
         for (prefix, r) in added.iter().filter(|(_, r)| r.face != MANAGEMENT_FACE) {
             p.route_added(prefix, r.face, r.origin);
@@ -433,22 +440,6 @@ impl Manager {
         pit_token: Option<&[u8]>,
         interest: &InterestView<'_>,
     ) -> Result<Option<Vec<u8>>, Drop> {
-        let answer = self.answer_interest(host, now_ms, face, scope, pit_token, interest);
-        // A command may have added or removed a route to propagate.
-        self.propagate(host, now_ms);
-        answer
-    }
-
-    /// [`Manager::handle`] but for the propagation its command may start.
-    fn answer_interest(
-        &mut self,
-        host: &mut impl Host,
-        now_ms: u64,
-        face: FaceId,
-        scope: FaceScope,
-        pit_token: Option<&[u8]>,
-        interest: &InterestView<'_>,
-    ) -> Result<Option<Vec<u8>>, Drop> {
         let name = interest.name();
         if name.len() < 4 {
             return Err(Drop::ManagementUnknown);
@@ -520,12 +511,10 @@ impl Manager {
         interest.can_be_prefix = true;
         interest.nonce = Some(self.nonce.to_be_bytes());
         interest.lifetime_ms = Some(CERTIFICATE_FETCH_MS);
-        let packet = interest.to_bytes();
-        let mut fields = Vec::new();
-        crate::tlv::put_nonneg(&mut fields, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
-        crate::tlv::put_tlv(&mut fields, nexthop_wire::types::FRAGMENT, &packet);
+        let mut next_hop = Vec::new();
+        crate::tlv::put_nonneg(&mut next_hop, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
         let mut lp = Vec::new();
-        crate::tlv::put_tlv(&mut lp, nexthop_wire::types::LP_PACKET, &fields);
+        crate::tlv::put_with_lp_fields(&mut lp, &interest.to_bytes(), nexthop_wire::types::NEXT_HOP_FACE_ID, &next_hop);
         tracing::debug!(face, certificate = %pending.wanted(), "rib command: fetching its signer's certificate");
         host.express(&lp);
     }
@@ -575,12 +564,7 @@ impl Manager {
                     self.fetch_certificate(host, w.face, &pending);
                     self.validating.push(Validating { pending, ..w });
                 }
-                Err(why) => {
-                    let command = InterestView::decode(&w.interest).map(|i| i.name().to_name()).unwrap_or_default();
-                    if let Ok(data) = refused(&command, why) {
-                        out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
-                    }
-                }
+                Err(why) => out.extend(refused_waiting(w.face, w.pit_token, &w.interest, why)),
             }
         }
         out
@@ -611,15 +595,22 @@ impl Manager {
         late.into_iter()
             .filter(|v| host.face(v.face).is_some())
             .filter_map(|v| {
-                let command = InterestView::decode(&v.interest).map(|i| i.name().to_name()).unwrap_or_default();
                 let why = Rejection::Forbidden(format!("the certificate {} did not come", v.pending.wanted()));
-                refused(&command, why).ok().map(|data| Delivery { face: v.face, pit_token: v.pit_token, data })
+                refused_waiting(v.face, v.pit_token, &v.interest, why)
             })
             .collect()
     }
 
-    /// Carries out an authorised command Interest from `face`: the answer's Data.
+    /// Carries out an authorised command Interest from `face`: the answer's Data. The routes it
+    /// added or removed are propagated to the gateway at once.
     fn execute(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, interest: &InterestView<'_>) -> Vec<u8> {
+        let answer = self.carry_out(host, now_ms, face, interest);
+        self.propagate(host, now_ms);
+        answer
+    }
+
+    /// [`Manager::execute`] but for the propagation.
+    fn carry_out(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, interest: &InterestView<'_>) -> Vec<u8> {
         let name = interest.name();
         let module = name.get(2).map(|c| c.value()).unwrap_or_default();
         let verb = name.get(3).map(|c| c.value()).unwrap_or_default();

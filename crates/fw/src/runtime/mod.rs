@@ -1126,7 +1126,10 @@ impl Runtime {
     /// [`Runtime::on_packet`] for a packet from sender `endpoint` on a multi-access face (0 on
     /// others): its fragments are reassembled apart from other senders'.
     fn on_packet_from(&mut self, now: u64, id: FaceId, endpoint: u64, bytes: &[u8]) {
-        if let Some(reliability) = self.faces.faces.get_mut(&id).and_then(|f| f.reliability.as_deref_mut()) {
+        // (Most forwarders have no face with reliability: no lookup for them.)
+        let reliability =
+            if self.faces.reliable.is_empty() { None } else { self.faces.faces.get_mut(&id).and_then(|f| f.reliability.as_deref_mut()) };
+        if let Some(reliability) = reliability {
             // Acks and TxSequence are read before reassembly: each fragment has its own.
             if bytes.first() == Some(&(LP_PACKET as u8)) {
                 if let Ok(lp) = LpPacketView::decode(bytes) {
@@ -1341,12 +1344,7 @@ fn propagation_signer(k: &crate::config::PropagateKey) -> Result<PropagationSign
     let certificate = if k.certificate.is_empty() {
         None
     } else {
-        let bytes = std::fs::read(&k.certificate).map_err(|e| bad(format!("{}: {e}", k.certificate)))?;
-        let wire = if bytes.first() == Some(&(nexthop_wire::types::DATA as u8)) {
-            bytes
-        } else {
-            crate::mgmt::authorization::base64_text(&bytes).map_err(|e| bad(format!("{}: not base64: {e}", k.certificate)))?
-        };
+        let wire = crate::mgmt::authorization::certificate_file(Path::new(&k.certificate)).map_err(|e| bad(e.to_string()))?;
         let data = nexthop_wire::DataView::decode(&wire).map_err(|e| bad(format!("{}: {e}", k.certificate)))?;
         if !key.name().is_prefix_of(&data.name().to_name()) {
             return Err(bad(format!("{} is the certificate of another key", k.certificate)));
