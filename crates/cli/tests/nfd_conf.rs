@@ -3,8 +3,9 @@
 //! then runs the forwarder from it and checks through `nexthop ctl` that its Unix socket, its
 //! content-store capacity and its strategy choices are NFD's file's, that its `authorizations`
 //! hold (a certificate file beside it, made by python-ndn's `pyndnsec`, grants `cs`: `nexthop
-//! ctl --sign-key` with that key changes the capacity, unsigned it is refused), and in its log that it
-//! logs at the file's level.
+//! ctl --sign-key` with that key, or `--sign-identity` as the keychain's default identity,
+//! changes the capacity, unsigned it is refused), that `rib.auto_prefix_propagate` carries over
+//! (propagation as the keychain's identities), and in its log that it logs at the file's level.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,7 +32,7 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     std::fs::write(
         &conf,
         format!(
-            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\nauthorizations\n{{\n  authorize\n  {{\n    certfile operator.ndncert\n    privileges\n    {{\n      cs\n    }}\n  }}\n}}\n",
+            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\nauthorizations\n{{\n  authorize\n  {{\n    certfile operator.ndncert\n    privileges\n    {{\n      cs\n    }}\n  }}\n}}\nrib\n{{\n  auto_prefix_propagate\n  {{\n    cost 20\n  }}\n}}\n",
             sock.display()
         ),
     )
@@ -48,10 +49,15 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     let warnings = String::from_utf8_lossy(&out.stderr);
     assert!(warnings.contains("line 5: log.Forwarder: no nexthop counterpart, ignored"), "{warnings}");
     assert_eq!(printed["forwarder"]["log_level"].as_str(), Some("info"), "log.default_level");
+    // Propagation signs as the keychain's identities, as NFD's does: no warning.
+    assert_eq!(printed["forwarder"]["propagate_keychain"].as_bool(), Some(true));
+    assert_eq!(printed["forwarder"]["propagate_cost"].as_integer(), Some(20));
+    assert!(!warnings.contains("auto_prefix_propagate"), "{warnings}");
 
     let log = dir.join("nexthop.log");
     let mut fw = Command::new(exe)
         .args(["run", "--nfd-conf", conf_arg])
+        .env("HOME", dir) // the keychain propagation reads
         .env_remove("RUST_LOG")
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
@@ -78,10 +84,18 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
         .output()
         .unwrap();
     assert!(signed.status.success(), "{}", String::from_utf8_lossy(&signed.stderr));
+    // As nfdc does: signed as the keychain's default identity.
+    let signed = Command::new(exe)
+        .args(["ctl", "--face", &unix, "--sign-identity", "cs-config", "--capacity", "450"])
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(signed.status.success(), "{}", String::from_utf8_lossy(&signed.stderr));
+    assert!(ctl(&unix, &["cs"]).contains("capacity=450"), "--sign-identity");
     let unsigned = Command::new(exe).args(["ctl", "--face", &unix, "cs-config", "--capacity", "300"]).output().unwrap();
     assert!(!unsigned.status.success());
     assert!(String::from_utf8_lossy(&unsigned.stderr).contains("signed with no key"), "{}", String::from_utf8_lossy(&unsigned.stderr));
-    assert!(ctl(&unix, &["cs"]).contains("capacity=400"), "the signed cs/config only");
+    assert!(ctl(&unix, &["cs"]).contains("capacity=450"), "the signed cs/config only");
     fw.kill().unwrap();
     fw.wait().unwrap();
     // default_level INFO: the faces `nexthop ctl` made and closed are logged.

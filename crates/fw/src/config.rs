@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::mgmt::keychain::{Keychain, KeychainError};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
@@ -37,24 +39,57 @@ pub struct Config {
     #[serde(default)]
     pub authorize: Vec<Authorize>,
     /// The keys prefix propagation to a gateway signs with (NFD's `rib.auto_prefix_propagate`;
-    /// none: nothing is propagated).
+    /// none, and `forwarder.propagate_keychain` off: nothing is propagated).
     #[serde(default)]
     pub propagate: Vec<PropagateKey>,
+    /// Where the keychain is that `[[propagate]]` and `forwarder.propagate_keychain` read.
+    pub keychain: KeychainConfig,
+}
+
+/// `[keychain]`: the keychain of ndnsec and pyndnsec ([`crate::mgmt::keychain`]).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeychainConfig {
+    /// The folder of its PIB (`pib.db`); empty: where ndn-cxx and python-ndn find it.
+    pub pib: String,
+    /// The folder of its file TPM; empty: likewise.
+    pub tpm: String,
+}
+
+impl KeychainConfig {
+    /// The keychain these settings name, the located one ([`Keychain::locate`]) where they are
+    /// empty.
+    ///
+    /// # Errors
+    /// As [`Keychain::locate`], when a setting is empty.
+    pub fn keychain(&self) -> Result<Keychain, KeychainError> {
+        let located = if self.pib.is_empty() || self.tpm.is_empty() { Some(Keychain::locate()?) } else { None };
+        let pick = |set: &str, found: fn(&Keychain) -> &Path| match &located {
+            Some(k) if set.is_empty() => found(k).to_path_buf(),
+            _ => PathBuf::from(set),
+        };
+        Ok(Keychain::at(&pick(&self.pib, Keychain::pib_dir), &pick(&self.tpm, Keychain::tpm_dir)))
+    }
 }
 
 /// `[[propagate]]`: a key that propagates its identity's prefix to the gateway
-/// ([`crate::mgmt::propagate`]).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+/// ([`crate::mgmt::propagate`]), named by `key` or by `identity`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PropagateKey {
     /// The key's name, `/<identity>/KEY/<key id>` (as `ndnsec list -k` shows it).
+    #[serde(default)]
     pub key: String,
-    /// Its private key's file (base64 DER, as ndnsec's file TPM keeps it); empty: the file TPM
-    /// in `~/.ndn/ndnsec-key-file`.
+    /// Instead of `key`: an identity of the keychain, which signs with its default key.
+    #[serde(default)]
+    pub identity: String,
+    /// The private key's file (base64 DER, as ndnsec's file TPM keeps it); empty: the
+    /// keychain's file TPM.
     #[serde(default)]
     pub key_file: String,
     /// Its certificate's file (base64, as `ndnsec cert-dump` writes it), which the forwarder
-    /// answers for when the gateway fetches it to validate; empty: not served here.
+    /// answers for when the gateway fetches it to validate; empty: the key's default
+    /// certificate in the keychain's PIB, if it has one (else none is served here).
     #[serde(default)]
     pub certificate: String,
 }
@@ -82,6 +117,9 @@ pub struct ForwarderConfig {
     /// What checks `rib` commands from local faces (nfd.conf's `rib.localhost_security`), the
     /// same way; empty: the local face is enough (NFD's sample trusts any).
     pub localhost_security: String,
+    /// Prefix propagation signing as every identity of the keychain (its default key), as NFD
+    /// does; besides [`Config::propagate`]'s keys.
+    pub propagate_keychain: bool,
     /// Prefix propagation ([`Config::propagate`]): the cost of the routes on the gateway.
     pub propagate_cost: u64,
     /// … how long an answer is waited for (ms).
@@ -310,11 +348,10 @@ impl Config {
                 a.certfile = dir.join(&a.certfile).display().to_string();
             }
         }
-        for k in &mut self.propagate {
-            for file in [&mut k.key_file, &mut k.certificate] {
-                if !file.is_empty() && Path::new(file.as_str()).is_relative() {
-                    *file = dir.join(file.as_str()).display().to_string();
-                }
+        let files = self.propagate.iter_mut().flat_map(|k| [&mut k.key_file, &mut k.certificate]);
+        for file in files.chain([&mut self.keychain.pib, &mut self.keychain.tpm]) {
+            if !file.is_empty() && Path::new(file.as_str()).is_relative() {
+                *file = dir.join(file.as_str()).display().to_string();
             }
         }
         // The localhop validator's trust-anchor files and directories, as ndn-cxx resolves a
@@ -380,6 +417,15 @@ impl Config {
             return bad("forwarder.propagate_timeout_ms and propagate_refresh_ms must be above 0".into());
         }
         for k in &self.propagate {
+            if k.key.is_empty() == k.identity.is_empty() {
+                return bad(format!("[[propagate]]: give either key or identity (key = {:?}, identity = {:?})", k.key, k.identity));
+            }
+            if !k.identity.is_empty() {
+                if nexthop_wire::Name::from_uri(&k.identity).is_err() {
+                    return bad(format!("propagate.identity = {:?}: not a name", k.identity));
+                }
+                continue;
+            }
             let key = nexthop_wire::Name::from_uri(&k.key).ok();
             if !key.is_some_and(|n| (0..n.len()).any(|i| n.get(i).is_some_and(|c| c.value() == b"KEY"))) {
                 return bad(format!("propagate.key = {:?}: not a key name (/<identity>/KEY/<key id>)", k.key));
@@ -508,6 +554,16 @@ mod tests {
         assert_eq!(c.propagate[0].key_file, "", "the file TPM");
         let e = Config::parse("[[propagate]]\nkey = \"/alice\"\n", Path::new("t.toml")).unwrap_err().to_string();
         assert!(e.contains("not a key name"), "{e}");
+        // Or an identity of the keychain, whose folders follow the configuration too.
+        let text = "[[propagate]]\nidentity = \"/alice\"\n[keychain]\npib = \"keys\"\ntpm = \"/var/tpm\"\n";
+        let c = Config::parse(text, Path::new("/etc/nexthop/n.toml")).unwrap();
+        assert_eq!((c.propagate[0].identity.as_str(), c.propagate[0].key.as_str()), ("/alice", ""));
+        let keychain = c.keychain.keychain().unwrap();
+        assert_eq!((keychain.pib_file(), keychain.tpm_dir()), (Path::new("/etc/nexthop/keys/pib.db"), Path::new("/var/tpm")));
+        for both_or_neither in ["key = \"/a/KEY/k\"\nidentity = \"/a\"", "certificate = \"a.ndncert\""] {
+            let e = Config::parse(&format!("[[propagate]]\n{both_or_neither}\n"), Path::new("t.toml")).unwrap_err().to_string();
+            assert!(e.contains("give either key or identity"), "{e}");
+        }
     }
 
     #[test]

@@ -24,9 +24,9 @@
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
 //!   checked by the section's validator rules and trust anchors
 //!   ([`crate::mgmt::validator`]); `rib.localhost_security` checks `rib` commands from local
-//!   faces the same way; `rib.auto_prefix_propagate`'s `cost`, `timeout` (ms) and
-//!   `refresh_interval` (s) set prefix propagation's ([`crate::mgmt::propagate`]), whose signing
-//!   keys the configuration's `[[propagate]]` entries name.
+//!   faces the same way; `rib.auto_prefix_propagate` turns on prefix propagation as every
+//!   identity of the keychain (`forwarder.propagate_keychain`, [`crate::mgmt::propagate`]), its
+//!   `cost`, `timeout` (ms) and `refresh_interval` (s) setting propagation's.
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
@@ -277,11 +277,8 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
                                 _ => ignored(c, "rib.auto_prefix_propagate", &mut warnings),
                             }
                         }
-                        // NFD signs with the identities of its keychain; nexthop reads no PIB.
-                        warnings.push(format!(
-                            "line {}: rib.auto_prefix_propagate: propagation signs with the keys [[propagate]] entries name (nexthop reads no PIB): add them to the configuration",
-                            n.line
-                        ));
+                        // NFD signs with the identities of its keychain: so does nexthop.
+                        cfg.forwarder.propagate_keychain = true;
                     } else {
                         ignored(n, "rib", &mut warnings);
                     }
@@ -712,7 +709,9 @@ rib
         assert_eq!(grants, [("certs/operator.ndncert", vec!["faces", "strategy-choice"]), ("any", vec!["fib"])]);
         // What did not carry over is named with its line.
         assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
-        let expected = [(3, "general"), (107, "rib.auto_prefix_propagate")];
+        assert!(cfg.forwarder.propagate_keychain, "rib.auto_prefix_propagate");
+        assert_eq!(cfg.forwarder.propagate_cost, 15);
+        let expected = [(3, "general")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }

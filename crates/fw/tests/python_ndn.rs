@@ -12,6 +12,7 @@ use std::time::Duration;
 use common::{mac_of, scratch, Forwarder, VethPair};
 use nexthop_fw::client::Answer;
 use nexthop_fw::mgmt::command_key::CommandKey;
+use nexthop_fw::mgmt::keychain::Keychain;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_wire::{Component, DataView, Interest, Name};
 use tempfile::TempDir;
@@ -446,31 +447,24 @@ fn localhop_rules(anchor: &Path) -> String {
 /// `/testbed/alice` on the hub over UDP (`/localhop/nfd/rib/register`, signed by alice's key),
 /// answering for her certificate when the hub fetches it to validate the command up to the
 /// testbed root. A consumer on the hub then reaches the app; when the app goes, the host
-/// withdraws the prefix from the hub.
-#[test]
-fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
-    let Testbed { root: _root, alice, dir, anchor, alice_cert } = testbed("propagate");
-    let key = Name::from_uri(String::from_utf8(pyndnsec(alice.path(), &["Get-Default", "-k"])).unwrap().trim()).unwrap();
-    let key_file = CommandKey::tpm_file(&alice.path().join(".ndn/ndnsec-key-file"), &key);
-
-    let hub = Forwarder::start_with(dir.path(), "hub", 1, |c| {
+/// withdraws the prefix from the hub. `sign` tells the host what to sign with.
+fn propagation(tag: &str, sign: impl FnOnce(&mut nexthop_fw::config::Config, &Testbed)) {
+    let testbed = testbed(tag);
+    let hub = Forwarder::start_with(testbed.dir.path(), "hub", 1, |c| {
         c.forwarder.localhop_prefix_registration = true;
-        c.forwarder.localhop_security = localhop_rules(&anchor);
+        c.forwarder.localhop_security = localhop_rules(&testbed.anchor);
     });
-    let host = Forwarder::start_with(dir.path(), "host", 1, |c| {
-        c.propagate = vec![nexthop_fw::config::PropagateKey {
-            key: key.to_string(),
-            key_file: key_file.display().to_string(),
-            certificate: alice_cert.display().to_string(),
-        }];
+    let host = Forwarder::start_with(testbed.dir.path(), "host", 1, |c| {
+        sign(c, &testbed);
         // The route to the hub (what ndn-autoconfig makes): the gateway is reachable.
         c.route.push(nexthop_fw::config::StaticRoute { prefix: "/localhop/nfd".into(), face: format!("udp4://{}", hub.udp), cost: 0 });
     });
 
-    let app = producer(alice.path(), &host.socket, "v2", "/testbed/alice/app");
+    let alice = testbed.alice.path();
+    let app = producer(alice, &host.socket, "v2", "/testbed/alice/app");
     wait_for_route(&hub, "/testbed/alice", "the host's propagation");
     assert!(!hub.has_route(&Name::from_uri("/testbed/alice/app").unwrap()), "the identity's prefix, not the app's");
-    let fetched = run(alice.path(), &hub.socket, &["consume-v2", "/testbed/alice/app/x"]);
+    let fetched = run(alice, &hub.socket, &["consume-v2", "/testbed/alice/app/x"]);
     assert_eq!(fetched, "DATA /testbed/alice/app/x hello /testbed/alice/app/x");
     drop(app);
     let wait = std::time::Instant::now();
@@ -478,6 +472,34 @@ fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
         assert!(wait.elapsed() < Duration::from_secs(20), "the host did not withdraw /testbed/alice");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Propagation signing with a key and certificate named by their files.
+#[test]
+fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
+    propagation("propagate", |c, testbed| {
+        let home = testbed.alice.path();
+        let key = Name::from_uri(String::from_utf8(pyndnsec(home, &["Get-Default", "-k"])).unwrap().trim()).unwrap();
+        let key_file = CommandKey::tpm_file(&home.join(".ndn/ndnsec-key-file"), &key);
+        c.propagate = vec![nexthop_fw::config::PropagateKey {
+            key: key.to_string(),
+            key_file: key_file.display().to_string(),
+            certificate: testbed.alice_cert.display().to_string(),
+            ..Default::default()
+        }];
+    });
+}
+
+/// Propagation as NFD's, signing as every identity of the keychain (pyndnsec's, alice's with
+/// her issued certificate as default): what `--nfd-conf` makes of `auto_prefix_propagate`.
+#[test]
+fn a_host_propagates_as_the_identities_of_its_keychain() {
+    propagation("propagate-keychain", |c, testbed| {
+        let ndn = testbed.alice.path().join(".ndn");
+        c.keychain =
+            nexthop_fw::config::KeychainConfig { pib: ndn.display().to_string(), tpm: ndn.join("ndnsec-key-file").display().to_string() };
+        c.forwarder.propagate_keychain = true;
+    });
 }
 
 /// Prefix registration one hop away checked as NFD's `rib.localhop_security` checks it: the
@@ -542,13 +564,20 @@ fn commands_need_a_granted_certificates_key() {
     assert_eq!(command(op.path(), &["digest", "fib", "add-nexthop", "/digest"]), "TIMEOUT");
     assert_eq!(fw.drops("management-unsigned"), unsigned + 1);
     assert!(!fw.has_route(&Name::from_uri("/digest").unwrap()));
-    // nexthop's own client (`nexthop ctl --sign-key`) signs with the same keys, read from
-    // the file TPM pyndnsec keeps; unsigned, its command goes unanswered.
-    for (home, prefix) in [(op.path(), "/client/ec"), (rsa.path(), "/client/rsa")] {
-        let key_name = Name::from_uri(String::from_utf8(pyndnsec(home, &["Get-Default", "-k"])).unwrap().trim()).unwrap();
-        let tpm = CommandKey::tpm_file(&home.join(".ndn/ndnsec-key-file"), &key_name);
+    // nexthop's own client (`nexthop ctl --sign-key`, `--sign-identity`) signs with the same
+    // keys, found through the keychain pyndnsec keeps (its PIB names the default identity, key
+    // and certificate, its file TPM holds the key); unsigned, its command goes unanswered.
+    for (home, identity, prefix) in [(op.path(), "/operator", "/client/ec"), (rsa.path(), "/rsa-operator", "/client/rsa")] {
+        let ndn = home.join(".ndn");
+        let keychain = Keychain::at(&ndn, &ndn.join("ndnsec-key-file"));
+        assert_eq!(keychain.default_identity().unwrap().to_string(), identity);
+        let key_name = keychain.default_key(&Name::from_uri(identity).unwrap()).unwrap();
+        assert_eq!(key_name.to_string(), String::from_utf8(pyndnsec(home, &["Get-Default", "-k"])).unwrap().trim());
+        let exported = data_encoding::BASE64
+            .decode(&pyndnsec(home, &["Export-Cert"]).into_iter().filter(|b| !b.is_ascii_whitespace()).collect::<Vec<_>>());
+        assert_eq!(keychain.default_certificate(&key_name).unwrap(), Some(exported.unwrap()), "{identity}");
         let mut client = fw.client();
-        client.set_command_key(Some(CommandKey::load(key_name, &tpm).unwrap()));
+        client.set_command_key(Some(keychain.private_key(key_name).unwrap()));
         let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() };
         assert_eq!(client.command("fib", "add-nexthop", &params).unwrap().code, 200, "{prefix}");
         assert!(fw.has_route(&Name::from_uri(prefix).unwrap()), "{prefix}");

@@ -8,6 +8,7 @@ use nexthop_fw::client::Client;
 use nexthop_fw::face::{FaceUri, FLAG_LP_RELIABILITY};
 use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
+use nexthop_fw::mgmt::keychain::Keychain;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_fw::mgmt::{CS_ENABLE_ADMIT, CS_ENABLE_SERVE};
 use nexthop_wire::tlv::TlvReader;
@@ -32,10 +33,15 @@ pub struct Args {
     face: String,
     /// Sign commands with this key (`/<identity>/KEY/<key id>`, as `ndnsec list -k` or
     /// `pyndnsec Get-Default -k` shows it), for a forwarder whose authorizations name its
-    /// certificate; the key is read from the file TPM in ~/.ndn/ndnsec-key-file unless
-    /// --key-file says where. Without it commands are signed with DigestSha256.
-    #[arg(long)]
+    /// certificate; the key is read from the keychain's file TPM (ndnsec's and pyndnsec's:
+    /// ~/.ndn/ndnsec-key-file, or where client.conf or NDN_CLIENT_TPM says) unless --key-file
+    /// says where. Without it or --sign-identity commands are signed with DigestSha256.
+    #[arg(long, conflicts_with = "sign_identity")]
     sign_key: Option<String>,
+    /// Sign commands as an identity of the keychain (`--sign-identity=/alice`), with its
+    /// default key; with no name, as the default identity (as `nfdc` signs).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "", value_name = "IDENTITY")]
+    sign_identity: Option<String>,
     /// The file of --sign-key's private key (base64 DER: SEC1 or PKCS#8 for EC, PKCS#1 or
     /// PKCS#8 for RSA).
     #[arg(long, requires = "sign_key")]
@@ -138,9 +144,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let name = Name::from_uri(name).with_context(|| format!("--sign-key {name}"))?;
         let key = match &args.key_file {
             Some(path) => CommandKey::load(name, path)?,
-            None => CommandKey::from_home_tpm(name)?,
+            None => Keychain::locate()?.private_key(name)?,
         };
         c.set_command_key(Some(key));
+    }
+    if let Some(identity) = &args.sign_identity {
+        let keychain = Keychain::locate()?;
+        let identity = match identity.as_str() {
+            "" => keychain.default_identity()?,
+            name => Name::from_uri(name).with_context(|| format!("--sign-identity {name}"))?,
+        };
+        let key = keychain.default_key(&identity)?;
+        c.set_command_key(Some(keychain.private_key(key)?));
     }
     match args.what {
         What::Status => {

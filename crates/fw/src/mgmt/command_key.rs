@@ -7,9 +7,10 @@
 //! a v0.3 signed Interest whose InterestSignatureInfo carries the key name as KeyLocator, a
 //! SignatureTime (later than the last one this key signed, so that two commands in one
 //! millisecond are both fresh) and an 8-byte SignatureNonce. Keys are read from the file TPM
-//! that ndn-cxx's `ndnsec` and python-ndn's `pyndnsec` keep, `~/.ndn/ndnsec-key-file`: one
-//! file per key named by the SHA-256 of the key name's encoding, holding the private key in
-//! base64 DER (SEC1 for EC, PKCS#1 for RSA; PKCS#8 is read too).
+//! that ndn-cxx's `ndnsec` and python-ndn's `pyndnsec` keep (by default
+//! `~/.ndn/ndnsec-key-file`, found by [`super::keychain::Keychain`]): one file per key named by
+//! the SHA-256 of the key name's encoding, holding the private key in base64 DER (SEC1 for EC,
+//! PKCS#1 for RSA; PKCS#8 is read too).
 
 use std::path::{Path, PathBuf};
 
@@ -39,9 +40,6 @@ pub enum CommandKeyError {
         /// The file.
         path: String,
     },
-    /// HOME is not set, so the file TPM (`$HOME/.ndn/ndnsec-key-file`) cannot be found.
-    #[error("no file TPM: HOME is not set")]
-    NoHome,
 }
 
 /// A private key that signs.
@@ -88,17 +86,6 @@ impl CommandKey {
         let text = std::fs::read(path).map_err(|error| CommandKeyError::Read { name: name.to_string(), path: shown.clone(), error })?;
         let der = super::authorization::base64_text(&text).map_err(|_| CommandKeyError::NotKey { path: shown.clone() })?;
         CommandKey::from_der(name, &der).ok_or(CommandKeyError::NotKey { path: shown })
-    }
-
-    /// The key `name` from the file TPM in `$HOME/.ndn/ndnsec-key-file` (ndnsec's and
-    /// pyndnsec's).
-    ///
-    /// # Errors
-    /// [`CommandKeyError::NoHome`], or as [`CommandKey::load`].
-    pub fn from_home_tpm(name: Name) -> Result<CommandKey, CommandKeyError> {
-        let home = std::env::var_os("HOME").ok_or(CommandKeyError::NoHome)?;
-        let path = CommandKey::tpm_file(&Path::new(&home).join(".ndn/ndnsec-key-file"), &name);
-        CommandKey::load(name, &path)
     }
 
     /// Where the file TPM in `dir` keeps key `name`: the hex SHA-256 of the name's encoding.

@@ -38,6 +38,7 @@ pub mod authorization;
 pub mod command_key;
 pub mod dataset;
 pub mod events;
+pub mod keychain;
 pub mod name_regex;
 pub mod params;
 pub mod propagate;

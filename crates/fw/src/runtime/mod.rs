@@ -56,6 +56,7 @@ use crate::interface_rule::InterfaceRules;
 use crate::lp_reliability::Arrival;
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::command_key::CommandKey;
+use crate::mgmt::keychain::Keychain;
 use crate::mgmt::propagate::PropagateSettings;
 use crate::mgmt::validator::Validator;
 use crate::mgmt::{Host, Manager, PropagationSigner, RibTrust};
@@ -402,7 +403,7 @@ impl Runtime {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
         let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
         let authorizations = Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))?;
-        let signers = cfg.propagate.iter().map(propagation_signer).collect::<Result<Vec<_>, _>>()?;
+        let signers = propagation_signers(&cfg)?;
         let mut validators = Vec::new();
         for (trust, key, text) in [
             (RibTrust::Localhop, "forwarder.localhop_security", &cfg.forwarder.localhop_security),
@@ -1335,21 +1336,74 @@ fn is_management(name: &NameView<'_>) -> bool {
     name.get(1).is_some_and(|c| c.value() == b"nfd")
 }
 
-/// A `[[propagate]]` entry's key and certificate, read.
-fn propagation_signer(k: &crate::config::PropagateKey) -> Result<PropagationSigner, StartError> {
-    let bad = |why: String| StartError::Config(format!("propagate {}: {why}", k.key));
-    let name = Name::from_uri(&k.key).map_err(|e| bad(e.to_string()))?;
-    let key = if k.key_file.is_empty() { CommandKey::from_home_tpm(name) } else { CommandKey::load(name, Path::new(&k.key_file)) };
-    let key = key.map_err(|e| bad(e.to_string()))?;
-    let certificate = if k.certificate.is_empty() {
-        None
+/// What prefix propagation signs with: each `[[propagate]]` entry's key and certificate, then,
+/// with `forwarder.propagate_keychain`, every other identity of the keychain (its default key
+/// and certificate). An entry that cannot be read stops the start; a keychain identity whose
+/// key cannot be read is left out with a warning, as is the whole keychain when it has no PIB.
+fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartError> {
+    // Found only once needed: entries with their own files need no HOME.
+    let located = cfg.keychain.keychain().map_err(|e| format!("keychain: {e}"));
+    let keychain = || located.as_ref().map_err(|e| StartError::Config(e.clone()));
+    let mut signers = Vec::new();
+    for entry in &cfg.propagate {
+        signers.push(propagation_signer(entry, &keychain)?);
+    }
+    if cfg.forwarder.propagate_keychain {
+        let keychain = keychain()?;
+        if !keychain.exists() {
+            tracing::warn!("forwarder.propagate_keychain: no PIB at {}: nothing propagated for it", keychain.pib_file().display());
+            return Ok(signers);
+        }
+        let identities = keychain.identities().map_err(|e| StartError::Config(format!("forwarder.propagate_keychain: {e}")))?;
+        for identity in identities {
+            let named = signers.iter().any(|s| s.key.name().prefix(s.key.name().len().saturating_sub(2)) == identity.name);
+            if named {
+                continue;
+            }
+            match keychain.signer(&identity.name) {
+                Ok((key, certificate)) => signers.push(PropagationSigner { key, certificate }),
+                Err(e) => tracing::warn!("forwarder.propagate_keychain: identity {} left out: {e}", identity.name),
+            }
+        }
+    }
+    Ok(signers)
+}
+
+/// A `[[propagate]]` entry's key and certificate, read (from the keychain where the entry
+/// names no file).
+fn propagation_signer<'k>(
+    k: &crate::config::PropagateKey,
+    keychain: &impl Fn() -> Result<&'k Keychain, StartError>,
+) -> Result<PropagationSigner, StartError> {
+    let shown = if k.identity.is_empty() { &k.key } else { &k.identity };
+    let bad = |why: String| StartError::Config(format!("propagate {shown}: {why}"));
+    let (key, pib_certificate) = if !k.identity.is_empty() {
+        let identity = Name::from_uri(&k.identity).map_err(|e| bad(e.to_string()))?;
+        keychain()?.signer(&identity).map_err(|e| bad(e.to_string()))?
     } else {
+        let name = Name::from_uri(&k.key).map_err(|e| bad(e.to_string()))?;
+        let key = if k.key_file.is_empty() {
+            keychain()?.private_key(name).map_err(|e| bad(e.to_string()))?
+        } else {
+            CommandKey::load(name, Path::new(&k.key_file)).map_err(|e| bad(e.to_string()))?
+        };
+        (key, None)
+    };
+    let certificate = if !k.certificate.is_empty() {
         let wire = crate::mgmt::authorization::certificate_file(Path::new(&k.certificate)).map_err(|e| bad(e.to_string()))?;
         let data = nexthop_wire::DataView::decode(&wire).map_err(|e| bad(format!("{}: {e}", k.certificate)))?;
         if !key.name().is_prefix_of(&data.name().to_name()) {
             return Err(bad(format!("{} is the certificate of another key", k.certificate)));
         }
         Some(wire)
+    } else if pib_certificate.is_some() {
+        pib_certificate
+    } else {
+        // A key named by name: its certificate from the PIB, when there is one.
+        match keychain() {
+            Ok(k) if k.exists() => k.default_certificate(key.name()).map_err(|e| bad(e.to_string()))?,
+            _ => None,
+        }
     };
     Ok(PropagationSigner { key, certificate })
 }
