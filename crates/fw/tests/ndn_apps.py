@@ -265,6 +265,25 @@ def command(form, module, verb, prefix, face, scope='localhost', cert_file=None,
     app.run_forever(after_start=main())
 
 
+def serve_cert(cert_file):
+    """Answers for the certificate in `cert_file` (base64) under its key's name: a certificate
+    repository on the network."""
+    app = NDNApp()
+    with open(cert_file) as f:
+        cert = base64.standard_b64decode(''.join(f.read().split()))
+    key_name = parse_data(cert)[0][:-2]
+
+    @app.route(key_name)
+    def on_interest(_name, _param, _app_param):
+        app.put_raw_packet(cert)
+
+    async def ready():
+        await asyncio.sleep(0.5)
+        print('READY', flush=True)
+
+    app.run_forever(after_start=ready())
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'big-sha256':
@@ -284,6 +303,8 @@ if __name__ == '__main__':
         command(args[0], args[1], args[2], args[3], int(args[4]) if len(args) > 4 else None)
     elif cmd == 'localhop-register':
         command(args[0], 'rib', 'register', args[1], None, 'localhop', args[2] if len(args) > 2 else None, 8000)
+    elif cmd == 'serve-cert':
+        serve_cert(args[0])
     elif cmd == 'face-events':
         face_events(int(args[0]))
     else:

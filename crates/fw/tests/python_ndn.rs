@@ -66,8 +66,12 @@ impl Drop for Producer {
 }
 
 fn producer(home: &Path, socket: &str, api: &str, prefix: &str) -> Producer {
-    let mut child =
-        app(home, socket, &[&format!("produce-{api}"), prefix]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
+    ready_app(home, socket, &[&format!("produce-{api}"), prefix])
+}
+
+/// An app of `ndn_apps.py` that serves until killed, once it has printed READY.
+fn ready_app(home: &Path, socket: &str, args: &[&str]) -> Producer {
+    let mut child = app(home, socket, args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("python runs");
     let out = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -507,13 +511,14 @@ fn a_host_propagates_as_the_identities_of_its_keychain() {
 /// from the registering face. A testbed root (the anchor) issues alice's certificate; alice
 /// registers, answering the forwarder's Interest for her certificate. A self-signed identity is
 /// refused (403), an unsigned command dropped unanswered and counted, and a signer who does not
-/// answer for his certificate is refused once the fetch times out.
+/// answer for his certificate is refused when neither his face nor the network has it — and
+/// accepted once a repository on the network serves it.
 #[test]
 fn localhop_registrations_are_validated_up_to_the_trust_anchor() {
     let Testbed { root, alice, dir, anchor, alice_cert } = testbed("localhop");
     let mallory = keychain_with("localhop-mallory", "/testbed/mallory", "e");
     let bob = keychain_with("localhop-bob", "/testbed/bob", "e");
-    issue(root.path(), bob.path(), dir.path(), "bob");
+    let bob_cert = issue(root.path(), bob.path(), dir.path(), "bob");
     let mallory_cert = dir.path().join("mallory.ndncert");
     std::fs::write(&mallory_cert, pyndnsec(mallory.path(), &["Export-Cert"])).unwrap();
     let rules = localhop_rules(&anchor);
@@ -531,10 +536,17 @@ fn localhop_registrations_are_validated_up_to_the_trust_anchor() {
     assert_eq!(register(alice.path(), &["digest", "/digest"]), "TIMEOUT");
     assert_eq!(fw.drops("management-unsigned"), unsigned + 1);
     // Signed by bob, whose certificate the root issued but who does not answer for it (nor has
-    // the content store it, as it has alice's now): refused when its fetch times out.
+    // the content store it, as it has alice's now): refused once his face has had a second to
+    // answer and the network has no route to it either.
     let t0 = std::time::Instant::now();
     assert_eq!(register(bob.path(), &["v03", "/unserved"]), "STATUS 403");
-    assert!(t0.elapsed() >= Duration::from_secs(4), "{:?}", t0.elapsed());
+    assert!(t0.elapsed() >= Duration::from_secs(1), "{:?}", t0.elapsed());
+    // Bob's certificate in a repository the forwarder routes to: asked of bob's face first,
+    // which stays silent, then of the network, which has it.
+    let _repository = ready_app(bob.path(), &fw.socket, &["serve-cert", &cert(&bob_cert)]);
+    let t0 = std::time::Instant::now();
+    assert_eq!(register(bob.path(), &["v03", "/served"]), "STATUS 200");
+    assert!(t0.elapsed() >= Duration::from_secs(1), "after the direct fetch's second: {:?}", t0.elapsed());
 }
 
 #[test]

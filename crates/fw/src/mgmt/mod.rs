@@ -151,6 +151,15 @@ pub struct PropagationSigner {
     pub certificate: Option<Vec<u8>>,
 }
 
+/// Where a certificate is asked for ([`Manager::fetch_certificate`]).
+#[derive(Debug, Clone, Copy)]
+enum Fetch {
+    /// Straight from this face.
+    Direct(FaceId),
+    /// From the network by the FIB, waiting this long.
+    Network { lifetime_ms: u64 },
+}
+
 /// Which of the `rib` section's validators checks a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RibTrust {
@@ -172,6 +181,11 @@ struct Validating {
     pending: Box<validator::Pending>,
     /// When it is refused if the certificate has not come.
     deadline_ms: u64,
+    /// When the certificate is asked of the network, if the command's face has not answered
+    /// by then; `None` once it has been.
+    network_at_ms: Option<u64>,
+    /// The nonce of the Interest that asked the network, once sent.
+    network_nonce: Option<[u8; 4]>,
 }
 
 /// The answer refusing the waiting command Interest `interest` from `face` (none for a silent
@@ -181,9 +195,12 @@ fn refused_waiting(face: FaceId, pit_token: Option<Vec<u8>>, interest: &[u8], wh
     refused(&command, why).ok().map(|data| Delivery { face, pit_token, data })
 }
 
-/// How long a certificate fetched for a command's validation is waited for (its Interest's
-/// lifetime, ndn-cxx's default).
+/// How long a certificate fetched for a command's validation is waited for (ndn-cxx's default
+/// Interest lifetime), all of its chain's certificates together.
 const CERTIFICATE_FETCH_MS: u64 = 4000;
+/// How long the command's own face has to answer for a certificate before the network is
+/// asked (the lifetime of the direct fetch's Interest).
+const DIRECT_FETCH_MS: u64 = 1000;
 /// Commands waiting for certificates at most; more are refused.
 const MAX_VALIDATING: usize = 256;
 
@@ -490,10 +507,18 @@ impl Manager {
                             return refused(&name.to_name(), why).map(Some);
                         }
                         let wire = interest.wire().to_vec();
-                        self.fetch_certificate(host, face, &pending);
+                        self.fetch_certificate(host, &pending, Fetch::Direct(face));
                         let pit_token = pit_token.map(<[u8]>::to_vec);
-                        let deadline_ms = now_ms + CERTIFICATE_FETCH_MS;
-                        self.validating.push(Validating { trust, face, pit_token, interest: wire, pending, deadline_ms });
+                        self.validating.push(Validating {
+                            trust,
+                            face,
+                            pit_token,
+                            interest: wire,
+                            pending,
+                            deadline_ms: now_ms + CERTIFICATE_FETCH_MS,
+                            network_at_ms: Some(now_ms + DIRECT_FETCH_MS),
+                            network_nonce: None,
+                        });
                         return Ok(None);
                     }
                     Err(why) => return refused(&name.to_name(), why).map(Some),
@@ -503,21 +528,39 @@ impl Manager {
         Ok(Some(self.execute(host, now_ms, face, interest)))
     }
 
-    /// Asks for the certificate `pending` needs, straight from `face` (where the command came
-    /// from: NFD's direct fetch) with NextHopFaceId; its Data comes back to the management face
-    /// ([`Manager::on_answer`]).
-    fn fetch_certificate(&mut self, host: &mut impl Host, face: FaceId, pending: &validator::Pending) {
+    /// Asks for the certificate `pending` needs, as ndn-cxx's direct fetcher does: first
+    /// straight from the face the command came from (NextHopFaceId), then, if that face has
+    /// not answered within [`DIRECT_FETCH_MS`] or Nacked, from the network by the FIB. Its Data
+    /// comes back to the management face ([`Manager::on_answer`]). The nonce sent.
+    fn fetch_certificate(&mut self, host: &mut impl Host, pending: &validator::Pending, how: Fetch) -> [u8; 4] {
         self.nonce = self.nonce.wrapping_add(1);
         let mut interest = Interest::new(pending.wanted().clone());
         interest.can_be_prefix = true;
         interest.nonce = Some(self.nonce.to_be_bytes());
-        interest.lifetime_ms = Some(CERTIFICATE_FETCH_MS);
-        let mut next_hop = Vec::new();
-        crate::tlv::put_nonneg(&mut next_hop, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
-        let mut lp = Vec::new();
-        crate::tlv::put_with_lp_fields(&mut lp, &interest.to_bytes(), nexthop_wire::types::NEXT_HOP_FACE_ID, &next_hop);
-        tracing::debug!(face, certificate = %pending.wanted(), "rib command: fetching its signer's certificate");
-        host.express(&lp);
+        match how {
+            Fetch::Direct(face) => {
+                interest.lifetime_ms = Some(DIRECT_FETCH_MS);
+                let mut next_hop = Vec::new();
+                crate::tlv::put_nonneg(&mut next_hop, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
+                let mut lp = Vec::new();
+                crate::tlv::put_with_lp_fields(&mut lp, &interest.to_bytes(), nexthop_wire::types::NEXT_HOP_FACE_ID, &next_hop);
+                tracing::debug!(face, certificate = %pending.wanted(), "rib command: fetching its signer's certificate from its face");
+                host.express(&lp);
+            }
+            Fetch::Network { lifetime_ms } => {
+                interest.lifetime_ms = Some(lifetime_ms.max(1));
+                tracing::debug!(certificate = %pending.wanted(), "rib command: fetching its signer's certificate from the network");
+                host.express(&interest.to_bytes());
+            }
+        }
+        self.nonce.to_be_bytes()
+    }
+
+    /// Asks the network for the certificate `w` waits for, now.
+    fn fetch_from_network(&mut self, host: &mut impl Host, now_ms: u64, w: &mut Validating) {
+        let lifetime_ms = w.deadline_ms.saturating_sub(now_ms);
+        w.network_nonce = Some(self.fetch_certificate(host, &w.pending, Fetch::Network { lifetime_ms }));
+        w.network_at_ms = None;
     }
 
     /// A Data or Nack that came back to the management face (`packet`, bare or in an
@@ -525,9 +568,9 @@ impl Manager {
     /// answers to commands decided now.
     pub fn on_answer(&mut self, host: &mut impl Host, now_ms: u64, packet: &[u8]) -> Vec<Delivery> {
         let Ok(Some(incoming)) = crate::packet::classify(packet) else { return Vec::new() };
-        let (name, data) = match &incoming.packet {
-            crate::packet::Network::Data(d) => (d.name().to_name(), Some(d.wire())),
-            crate::packet::Network::Nack(_, i) => (i.name().to_name(), None),
+        let (name, data, nacked_nonce) = match &incoming.packet {
+            crate::packet::Network::Data(d) => (d.name().to_name(), Some(d.wire()), None),
+            crate::packet::Network::Nack(_, i) => (i.name().to_name(), None, i.nonce()),
             crate::packet::Network::Interest(i) => {
                 self.serve_certificate(host, i);
                 return Vec::new();
@@ -549,7 +592,16 @@ impl Manager {
             self.validating = rest;
             matched
         };
-        for w in waiting {
+        for mut w in waiting {
+            if data.is_none() && nacked_nonce.is_none_or(|n| Some(n) != w.network_nonce) {
+                // The command's face Nacked: the network is asked at once; a Nack of an
+                // earlier direct fetch, once it has been, changes nothing.
+                if w.network_at_ms.is_some() {
+                    self.fetch_from_network(host, now_ms, &mut w);
+                }
+                self.validating.push(w);
+                continue;
+            }
             let progress = match (self.validators[w.trust as usize].as_mut(), data) {
                 (Some(v), Some(wire)) => v.resume(w.pending, wire, now_ms),
                 (Some(_), None) => Err(Rejection::Forbidden(format!("the certificate {name} was Nacked"))),
@@ -562,8 +614,9 @@ impl Manager {
                     out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
                 }
                 Ok(Progress::Fetch(pending)) => {
-                    self.fetch_certificate(host, w.face, &pending);
-                    self.validating.push(Validating { pending, ..w });
+                    self.fetch_certificate(host, &pending, Fetch::Direct(w.face));
+                    let network_at_ms = Some(now_ms + DIRECT_FETCH_MS);
+                    self.validating.push(Validating { pending, network_at_ms, network_nonce: None, ..w });
                 }
                 Err(why) => out.extend(refused_waiting(w.face, w.pit_token, &w.interest, why)),
             }
@@ -586,12 +639,16 @@ impl Manager {
         }
     }
 
-    /// Refuses the commands whose certificates have not come by `now_ms` (403), and forgets
-    /// those of faces that have gone.
-    pub fn expire_validations(&mut self, host: &impl Host, now_ms: u64) -> Vec<Delivery> {
-        let (late, waiting) = std::mem::take(&mut self.validating)
+    /// Refuses the commands whose certificates have not come by `now_ms` (403), forgets those
+    /// of faces that have gone, and asks the network for the certificates the commands' faces
+    /// did not answer for in time.
+    pub fn expire_validations(&mut self, host: &mut impl Host, now_ms: u64) -> Vec<Delivery> {
+        let (late, mut waiting) = std::mem::take(&mut self.validating)
             .into_iter()
             .partition::<Vec<_>, _>(|v| v.deadline_ms <= now_ms || host.face(v.face).is_none());
+        for w in waiting.iter_mut().filter(|w| w.network_at_ms.is_some_and(|t| t <= now_ms)) {
+            self.fetch_from_network(host, now_ms, w);
+        }
         self.validating = waiting;
         late.into_iter()
             .filter(|v| host.face(v.face).is_some())
@@ -994,8 +1051,11 @@ mod tests {
     use super::*;
     use crate::mgmt::dataset::FaceCounts;
 
-    /// A host with one face (300) and nothing behind it.
-    struct NullHost;
+    /// A host with one face (300) and nothing behind it; it keeps what the manager expresses.
+    #[derive(Default)]
+    struct NullHost {
+        expressed: Vec<Vec<u8>>,
+    }
 
     impl Host for NullHost {
         fn face(&self, id: FaceId) -> Option<FaceStatus> {
@@ -1048,7 +1108,9 @@ mod tests {
         fn counters(&self) -> Vec<(&'static str, u64)> {
             Vec::new()
         }
-        fn express(&mut self, _: &[u8]) {}
+        fn express(&mut self, packet: &[u8]) {
+            self.expressed.push(packet.to_vec());
+        }
     }
 
     /// `rib` commands from local faces are checked by `localhost_security` once it is set, and
@@ -1095,7 +1157,7 @@ mod tests {
         };
         let mut ask = |wire: Vec<u8>| {
             let view = InterestView::decode(&wire).unwrap();
-            m.handle(&mut NullHost, NOW, 300, FaceScope::Local, None, &view).map(|reply| {
+            m.handle(&mut NullHost::default(), NOW, 300, FaceScope::Local, None, &view).map(|reply| {
                 let data = reply.expect("answered now");
                 ControlResponse::decode(nexthop_wire::DataView::decode(&data).unwrap().content().unwrap()).unwrap().code
             })
@@ -1104,6 +1166,81 @@ mod tests {
         assert_eq!(ask(command("rib", "register", "/replayed", Some(NOW))), Ok(403), "not after the last timestamp");
         assert_eq!(ask(command("rib", "register", "/unsigned", None)), Err(Drop::ManagementUnsigned));
         assert_eq!(ask(command("fib", "add-nexthop", "/fib", None)), Ok(200), "fib: the authorizations (any)");
+    }
+
+    /// A certificate is asked of the command's face first (NextHopFaceId), then of the network
+    /// when that face has not answered within a second, or at once when it Nacks; the network's
+    /// answer validates the command, and a Nack from the network refuses it.
+    #[test]
+    fn certificates_the_commands_face_does_not_serve_are_asked_of_the_network() {
+        use validator::tests::{certificate, der, key};
+        const NOW: u64 = 1_800_000_000_000;
+        let dir = tempfile::tempdir().unwrap();
+        let (root_key, op_key) = (key(4), key(5));
+        let file = dir.path().join("root.cert");
+        std::fs::write(&file, certificate("/root", &root_key, &root_key, "/root/KEY/k1")).unwrap();
+        let op = certificate("/root/op", &op_key, &root_key, "/root/KEY/k1");
+        let text = format!(
+            "rule\n{{\n  for interest\n  checker\n  {{\n    type customized\n    sig-type ecdsa-sha256\n    key-locator\n    {{\n      type name\n      name /root\n      relation is-strict-prefix-of\n    }}\n  }}\n}}\nrule\n{{\n  for data\n  checker\n  {{\n    type hierarchical\n    sig-type ecdsa-sha256\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
+            file.display()
+        );
+        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
+        let mut m = Manager::new(0).with_rib_validator(RibTrust::Localhost, v);
+        let mut host = NullHost::default();
+        let register = |m: &mut Manager, host: &mut NullHost, prefix: &str, time: u64| {
+            let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() }.encode();
+            let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/register").unwrap().with(Component::generic(params)));
+            let info = nexthop_wire::SignatureInfo {
+                signature_type: nexthop_wire::types::signature_type::SHA256_WITH_ECDSA,
+                key_locator: Some(nexthop_wire::KeyLocator::Name(Name::from_uri("/root/op/KEY/k1").unwrap())),
+                time: Some(time),
+                ..nexthop_wire::SignatureInfo::digest_sha256()
+            };
+            i.sign_with(info, |bytes| der(&op_key, bytes));
+            let wire = i.to_bytes();
+            assert_eq!(m.handle(host, time, 300, FaceScope::Local, None, &InterestView::decode(&wire).unwrap()), Ok(None), "waits");
+        };
+        // What was expressed: (NextHopFaceId, lifetime, nonce) of a certificate Interest.
+        let asked = |host: &mut NullHost| {
+            let packet = host.expressed.pop().expect("an Interest expressed");
+            assert!(host.expressed.is_empty());
+            let Ok(Some(incoming)) = crate::packet::classify(&packet) else { panic!("not a packet") };
+            let crate::packet::Network::Interest(i) = &incoming.packet else { panic!("not an Interest") };
+            assert_eq!(i.name().to_name().to_string(), "/root/op/KEY/k1");
+            (incoming.link.next_hop_face_id, i.lifetime_ms(), i.nonce().unwrap())
+        };
+        let code = |d: &[Delivery]| {
+            assert_eq!(d.len(), 1);
+            ControlResponse::decode(nexthop_wire::DataView::decode(&d[0].data).unwrap().content().unwrap()).unwrap().code
+        };
+
+        // The face does not answer: after a second, the network is asked, until the deadline.
+        register(&mut m, &mut host, "/a", NOW);
+        assert_eq!(asked(&mut host).0, Some(300), "straight from the command's face");
+        assert!(m.expire_validations(&mut host, NOW + 999).is_empty() && host.expressed.is_empty());
+        assert!(m.expire_validations(&mut host, NOW + 1000).is_empty());
+        assert_eq!(asked(&mut host).0, None, "by the FIB");
+        assert_eq!(code(&m.on_answer(&mut host, NOW + 1100, &op)), 200);
+        assert!(m.expire_validations(&mut host, NOW + 5000).is_empty(), "nothing left waiting");
+
+        // The face Nacks: the network at once; the network Nacks: refused.
+        let nack = |name: &str, nonce: [u8; 4]| {
+            let mut i = Interest::new(Name::from_uri(name).unwrap());
+            i.can_be_prefix = true;
+            i.nonce = Some(nonce);
+            let mut lp = Vec::new();
+            let fields = crate::tlv::LpFields { nack: Some(nexthop_wire::NackReason::NoRoute), ..Default::default() };
+            crate::tlv::put_packet(&mut lp, &fields, &i.to_bytes());
+            lp
+        };
+        register(&mut m, &mut host, "/b", NOW + 2000);
+        let (_, _, direct) = asked(&mut host);
+        assert!(m.on_answer(&mut host, NOW + 2010, &nack("/root/op/KEY/k1", direct)).is_empty());
+        let (to, lifetime, network) = asked(&mut host);
+        assert_eq!((to, lifetime), (None, Some(3990)), "the rest of the 4 s");
+        assert!(m.on_answer(&mut host, NOW + 2020, &nack("/root/op/KEY/k1", direct)).is_empty(), "a late direct Nack: still waits");
+        assert!(host.expressed.is_empty());
+        assert_eq!(code(&m.on_answer(&mut host, NOW + 2030, &nack("/root/op/KEY/k1", network))), 403);
     }
 
     const VERBS: [(&str, &str); 18] = [
@@ -1149,8 +1286,8 @@ mod tests {
             let wire = i.to_bytes();
             let view = InterestView::decode(&wire).unwrap();
             let scope = if local { FaceScope::Local } else { FaceScope::NonLocal };
-            let _ = m.handle(&mut NullHost, 1_000, 300, scope, Some(&[7]), &view);
-            let _ = m.face_event(events::FaceEventKind::Created, &NullHost.face(300).unwrap(), 2_000);
+            let _ = m.handle(&mut NullHost::default(), 1_000, 300, scope, Some(&[7]), &view);
+            let _ = m.face_event(events::FaceEventKind::Created, &NullHost::default().face(300).unwrap(), 2_000);
         }
 
         /// Well-formed ControlParameters with any fields and values, for every command: an
@@ -1182,7 +1319,7 @@ mod tests {
             i.nonce = Some([1, 2, 3, 4]);
             let wire = i.to_bytes();
             let view = InterestView::decode(&wire).unwrap();
-            let answer = m.handle(&mut NullHost, 1_000, 300, FaceScope::Local, None, &view);
+            let answer = m.handle(&mut NullHost::default(), 1_000, 300, FaceScope::Local, None, &view);
             let command = !matches!(verb, "list" | "query" | "events" | "channels" | "info" | "general");
             if command {
                 let Ok(Some(reply)) = answer else { panic!("{module}/{verb}: {answer:?}") };

@@ -19,8 +19,8 @@
 //!    components) has a checker that passes on its signature type and KeyLocator;
 //! 2. its timestamp passes the command-Interest policy ([`super::authorization`]'s);
 //! 3. its KeyLocator names a trust anchor, or a certificate the caller fetches
-//!    ([`Progress::Fetch`]: an Interest for that name, sent back toward the command's face as
-//!    NFD's direct fetch does) and hands back ([`Validator::resume`]). That certificate must be
+//!    ([`Progress::Fetch`]: an Interest for that name, asked of the command's face and then of
+//!    the network as NFD's direct fetch does, [`super::Manager`]) and hands back ([`Validator::resume`]). That certificate must be
 //!    within its ValidityPeriod and pass the first `for data` rule matching its name, and its own
 //!    KeyLocator is resolved the same way, at most [`MAX_CHAIN`] certificates deep;
 //! 4. every signature on the chain verifies with the key above it, the last with the anchor's.
@@ -466,7 +466,7 @@ impl Validator {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use nexthop_wire::{Emit, Interest, KeyLocator, SignatureInfo};
     use p256::ecdsa::signature::Signer as _;
     use p256::ecdsa::SigningKey;
@@ -477,11 +477,11 @@ mod tests {
 
     const NOW: u64 = 1_800_000_000_000;
 
-    fn key(seed: u8) -> SigningKey {
+    pub(in crate::mgmt) fn key(seed: u8) -> SigningKey {
         SigningKey::from_slice(&[seed; 32]).expect("a valid scalar")
     }
 
-    fn der(key: &SigningKey, message: &[u8]) -> Vec<u8> {
+    pub(in crate::mgmt) fn der(key: &SigningKey, message: &[u8]) -> Vec<u8> {
         let s: p256::ecdsa::Signature = key.sign(message);
         s.to_der().as_bytes().to_vec()
     }
@@ -494,7 +494,7 @@ mod tests {
     }
 
     /// The certificate of `identity`'s key, signed by `signer` as `signer_name`.
-    fn certificate(identity: &str, key: &SigningKey, signer: &SigningKey, signer_name: &str) -> Vec<u8> {
+    pub(in crate::mgmt) fn certificate(identity: &str, key: &SigningKey, signer: &SigningKey, signer_name: &str) -> Vec<u8> {
         let name = Name::from_uri(&format!("{identity}/KEY/k1/issuer/v1")).unwrap();
         let spki = key.verifying_key().to_public_key_der().unwrap().into_vec();
         let mut data = nexthop_wire::Data::new(name, spki);

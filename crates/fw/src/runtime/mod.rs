@@ -869,7 +869,7 @@ impl Runtime {
     fn every_second(&mut self, now: u64) {
         let (manager, mut host) = self.host();
         manager.expire(&mut host, now);
-        let refused = manager.expire_validations(&host, now);
+        let refused = manager.expire_validations(&mut host, now);
         for d in refused {
             self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
         }
