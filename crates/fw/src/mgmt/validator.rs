@@ -12,7 +12,11 @@
 //!   (the signer's identity is a prefix of the packet's name);
 //! - a **trust-anchor** is a certificate: `type file` (`file-name`, base64 or binary), `type
 //!   base64` (`base64-string`), `type dir` (every file in `dir`), or `type any`, which accepts
-//!   every packet unchecked.
+//!   every packet unchecked. A `file` or `dir` anchor with `refresh` (`1h`, `10m`, `30s`; `0`
+//!   of any unit: an hour, as ndn-cxx) is read again when a validation needs anchors and that
+//!   long has passed since it was last read, so that certificates added to, replaced in or
+//!   removed from its folder take effect while the forwarder runs (files that are not
+//!   certificates are then skipped with a warning, as ndn-cxx skips them).
 //!
 //! A signed command ([`Validator::start`]) is accepted when, as ndn-cxx's policy decides:
 //! 1. the first `for interest` rule whose filter matches its name (without the signature's
@@ -197,8 +201,62 @@ pub enum Progress {
 pub struct Validator {
     rules: Vec<Rule>,
     anchors: Vec<TrustAnchor>,
+    refreshed: Vec<RefreshedAnchors>,
     any: bool,
     timestamps: CommandTimestamps,
+}
+
+/// A `file` or `dir` trust anchor with `refresh`: its certificates as last read.
+#[derive(Debug, Clone)]
+struct RefreshedAnchors {
+    path: std::path::PathBuf,
+    dir: bool,
+    period_ms: u64,
+    /// When a validation last read it (`None`: only at start).
+    read_ms: Option<u64>,
+    anchors: Vec<TrustAnchor>,
+}
+
+impl RefreshedAnchors {
+    /// Reads the anchors again if `period_ms` has passed since they were, or if no validation
+    /// has read them yet (a file that is not a certificate, or a folder or file gone, leaves
+    /// them out).
+    fn refresh(&mut self, now_ms: u64) {
+        if self.read_ms.is_some_and(|t| now_ms.saturating_sub(t) < self.period_ms) {
+            return;
+        }
+        self.read_ms = Some(now_ms);
+        let files = anchor_files(&self.path, self.dir);
+        let read = files.iter().filter_map(|p| TrustAnchor::load(p).inspect_err(|e| tracing::warn!("trust anchor skipped: {e}")).ok());
+        self.anchors = read.collect();
+    }
+}
+
+/// The files of a `file` or `dir` trust anchor at `path`, in name order (none if a folder
+/// cannot be read).
+fn anchor_files(path: &Path, dir: bool) -> Vec<std::path::PathBuf> {
+    if !dir {
+        return vec![path.to_path_buf()];
+    }
+    let Ok(entries) = std::fs::read_dir(path) else { return Vec::new() };
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
+    paths.sort();
+    paths
+}
+
+/// A trust anchor's `refresh` period in ms (`<n>h`, `<n>m` or `<n>s`; 0: an hour, ndn-cxx's
+/// default).
+fn refresh_period(n: &InfoNode) -> Result<u64, ValidatorError> {
+    let bad = || error(n, format!("refresh {:?}: a number and h, m or s", n.value));
+    let (number, unit) = n.value.split_at(n.value.len().saturating_sub(1));
+    let number: u64 = number.parse().map_err(|_| bad())?;
+    let unit_ms = match unit {
+        "h" => 3_600_000,
+        "m" => 60_000,
+        "s" => 1_000,
+        _ => return Err(bad()),
+    };
+    Ok(if number == 0 { 3_600_000 } else { number.saturating_mul(unit_ms) })
 }
 
 fn error(n: &InfoNode, why: impl Into<String>) -> ValidatorError {
@@ -306,6 +364,7 @@ fn rule(n: &InfoNode) -> Result<Rule, ValidatorError> {
 fn trust_anchor(n: &InfoNode, v: &mut Validator, read: bool) -> Result<(), ValidatorError> {
     let load = |path: &Path, at: &InfoNode| TrustAnchor::load(path).map_err(|e| error(at, e.to_string()));
     let ty = child(n, "type")?;
+    let refresh = n.children.iter().find(|c| c.key == "refresh").map(refresh_period).transpose()?;
     if !read {
         let needs = match ty.value.as_str() {
             "any" => None,
@@ -318,23 +377,23 @@ fn trust_anchor(n: &InfoNode, v: &mut Validator, read: bool) -> Result<(), Valid
     }
     match ty.value.as_str() {
         "any" => v.any = true,
-        "file" => {
-            let f = child(n, "file-name")?;
-            v.anchors.push(load(Path::new(&f.value), f)?);
+        "file" | "dir" => {
+            let dir = ty.value == "dir";
+            let at = child(n, if dir { "dir" } else { "file-name" })?;
+            let path = Path::new(&at.value);
+            if dir && !path.is_dir() {
+                return Err(error(at, format!("{}: not a folder", at.value)));
+            }
+            let anchors = anchor_files(path, dir).iter().map(|p| load(p, at)).collect::<Result<Vec<_>, _>>()?;
+            match refresh {
+                Some(period_ms) => v.refreshed.push(RefreshedAnchors { path: path.into(), dir, period_ms, read_ms: None, anchors }),
+                None => v.anchors.extend(anchors),
+            }
         }
         "base64" => {
             let b = child(n, "base64-string")?;
             let wire = super::authorization::base64_text(b.value.as_bytes()).map_err(|e| error(b, format!("not base64: {e}")))?;
             v.anchors.push(TrustAnchor::from_certificate(&wire, "base64-string").map_err(|e| error(b, e.to_string()))?);
-        }
-        "dir" => {
-            let d = child(n, "dir")?;
-            let entries = std::fs::read_dir(&d.value).map_err(|e| error(d, format!("{}: {e}", d.value)))?;
-            let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file()).collect();
-            paths.sort();
-            for p in paths {
-                v.anchors.push(load(&p, d)?);
-            }
         }
         t => return Err(error(n, format!("trust-anchor type {t:?}: file, base64, dir or any"))),
     }
@@ -445,7 +504,11 @@ impl Validator {
 
     /// Verifies the chain if its top is an anchor; else asks for the next certificate.
     fn resolve(&mut self, pending: Box<Pending>, now_ms: u64) -> Result<Progress, Rejection> {
-        let mut anchors = self.anchors.iter().filter(|a| pending.need.is_prefix_of(&a.name)).peekable();
+        for r in &mut self.refreshed {
+            r.refresh(now_ms);
+        }
+        let refreshed = self.refreshed.iter().flat_map(|r| &r.anchors);
+        let mut anchors = self.anchors.iter().chain(refreshed).filter(|a| pending.need.is_prefix_of(&a.name)).peekable();
         if anchors.peek().is_none() {
             if pending.keys.len() >= MAX_CHAIN {
                 return Err(Rejection::Forbidden(format!("no trust anchor within {MAX_CHAIN} certificates")));
@@ -593,6 +656,31 @@ pub(super) mod tests {
         assert_eq!(run(&mut v, &command(&alice, "/testbed/site/alice/KEY/k1", NOW + 10), &certs, NOW + 10), Ok(2));
     }
 
+    /// A `dir` anchor with `refresh` follows its folder: a root certificate added is trusted,
+    /// and one removed no longer, once the period has passed; before, what was read stays.
+    #[test]
+    fn refreshed_anchors_follow_their_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let anchors = dir.path().join("anchors");
+        std::fs::create_dir(&anchors).unwrap();
+        let text = format!("{SAMPLE_RULES}trust-anchor\n{{\n  type dir\n  dir \"{}\"\n  refresh 10s\n}}\n", anchors.display());
+        let mut v = Validator::from_info(&parse_info(&text).unwrap()).unwrap();
+        let root = key(1);
+        let signed = |t: u64| command(&root, "/testbed/KEY/k1", t);
+        let no_anchor = |r: Result<usize, Rejection>| matches!(&r, Err(Rejection::Forbidden(why)) if why.contains("test has no"));
+        assert!(no_anchor(run(&mut v, &signed(NOW), &[], NOW)), "an empty folder");
+        std::fs::write(anchors.join("root.ndncert"), certificate("/testbed", &root, &root, "/testbed/KEY/k1")).unwrap();
+        std::fs::write(anchors.join("README"), "not a certificate").unwrap();
+        assert!(no_anchor(run(&mut v, &signed(NOW + 5_000), &[], NOW + 5_000)), "read 5 s ago");
+        assert_eq!(run(&mut v, &signed(NOW + 10_000), &[], NOW + 10_000), Ok(0), "read again: trusted (README skipped)");
+        std::fs::remove_file(anchors.join("root.ndncert")).unwrap();
+        assert_eq!(run(&mut v, &signed(NOW + 15_000), &[], NOW + 15_000), Ok(0));
+        assert!(no_anchor(run(&mut v, &signed(NOW + 20_000), &[], NOW + 20_000)), "removed");
+        let node = |value: &str| InfoNode { key: "refresh".into(), value: value.into(), line: 1, children: Vec::new() };
+        assert_eq!(refresh_period(&node("2h")).unwrap(), 7_200_000);
+        assert_eq!(refresh_period(&node("0s")).unwrap(), 3_600_000, "0: ndn-cxx's hour");
+    }
+
     #[test]
     fn only_matching_commands_pass_the_interest_rule() {
         let dir = tempfile::tempdir().unwrap();
@@ -671,6 +759,9 @@ pub(super) mod tests {
             ("rule\n{\n  for data\n  checker\n  {\n    type fancy\n  }\n}\n", 4),
             ("rule\n{\n  for data\n  filter\n  {\n    type name\n    regex ^<a\n  }\n  checker\n  {\n    type hierarchical\n  }\n}\n", 7),
             ("trust-anchor\n{\n  type file\n  file-name /nonexistent/root.cert\n}\n", 4),
+            ("trust-anchor\n{\n  type dir\n  dir /nonexistent\n}\n", 4),
+            ("trust-anchor\n{\n  type dir\n  dir /\n  refresh 1d\n}\n", 5),
+            ("trust-anchor\n{\n  type dir\n  dir /\n  refresh h\n}\n", 5),
             ("policy\n{\n}\n", 1),
         ] {
             let e = Validator::from_info(&parse_info(text).unwrap()).unwrap_err();
