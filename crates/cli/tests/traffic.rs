@@ -2,7 +2,8 @@
 //! consumer exchange Data over Unix, TCP and UDP faces, every Data checked; then `nexthop ctl
 //! status` shows the totals, the drops by reason and every face's in/out counters, and `nexthop
 //! ctl cs-erase` and `cs-config` change the content store the traffic filled, `face-create` and
-//! `face-update` turn a face's link reliability on and off; SIGTERM stops it cleanly.
+//! `face-update` change a face's link reliability, congestion marking and persistency,
+//! `strategy-set` and `strategy-unset` a prefix's strategy; SIGTERM stops it cleanly.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -70,14 +71,28 @@ fn the_generator_runs_over_every_face_kind() {
     // NDNLPv2 link reliability, per face.
     assert!(status.contains("  lp_retransmissions "), "{status}");
     let made = ctl(&["face-create", "udp4://127.0.0.1:9", "--reliability", "on"]);
-    let id = made.strip_prefix("200 OK: face ").and_then(|r| r.strip_suffix(" reliability=on")).unwrap_or_else(|| panic!("{made}"));
+    let state = |persistency: &str, reliability: &str, marking: &str| {
+        format!("persistency={persistency} reliability={reliability} congestion-marking={marking}")
+    };
+    let id = made.strip_prefix("200 OK: face ").and_then(|r| r.strip_suffix(&format!(" {}", state("persistent", "on", "on"))));
+    let id = id.unwrap_or_else(|| panic!("{made}"));
     let flags = |listing: &str| -> u64 {
         let line = listing.lines().find(|l| l.trim_start().starts_with(&format!("id={id} "))).unwrap_or_else(|| panic!("{listing}"));
         line.split_whitespace().find_map(|f| f.strip_prefix("flags=")).unwrap_or_else(|| panic!("{line}")).parse().unwrap()
     };
     assert_eq!(flags(&ctl(&["faces"])) & 2, 2, "faces/list shows LpReliabilityEnabled");
-    assert_eq!(ctl(&["face-update", id, "--reliability", "off"]), format!("face {id} reliability=off"));
-    assert_eq!(ctl(&["face-create", "udp4://127.0.0.1:9"]), format!("409 face exists: face {id} reliability=off"));
+    let updated = ctl(&["face-update", id, "--reliability", "off", "--congestion-marking", "off", "--persistency", "permanent"]);
+    assert_eq!(updated, format!("face {id} {}", state("permanent", "off", "off")));
+    assert_eq!(flags(&ctl(&["faces"])) & 6, 0);
+    assert_eq!(ctl(&["face-create", "udp4://127.0.0.1:9"]), format!("409 face exists: face {id} {}", state("permanent", "off", "off")));
+    // As nfdc: asked of a face that exists, what differs is updated.
+    let again = ctl(&["face-create", "udp4://127.0.0.1:9", "--persistency", "persistent", "--congestion-marking", "on"]);
+    assert_eq!(again, format!("409 face exists: face {id} {}", state("persistent", "off", "on")));
+    // A strategy chosen and unset.
+    ctl(&["strategy-set", "/chosen", "multicast"]);
+    assert!(ctl(&["strategies"]).lines().any(|l| l.contains("/chosen") && l.contains("multicast")));
+    ctl(&["strategy-unset", "/chosen"]);
+    assert!(!ctl(&["strategies"]).contains("/chosen"));
     // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.
     let pid = libc::pid_t::try_from(fw.id()).unwrap();
     // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::{bail, Context};
 use nexthop_fw::client::Client;
-use nexthop_fw::face::{FaceUri, FLAG_LP_RELIABILITY};
+use nexthop_fw::face::{FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
 use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::keychain::Keychain;
@@ -71,22 +71,22 @@ enum What {
     FaceCreate {
         uri: String,
         local: Option<String>,
-        /// NDNLPv2 link reliability (on or off), as `nfdc face create ... reliability on`; the
-        /// other end must turn it on too. Applied to the face if it exists already.
-        #[arg(long, value_parser = on_off)]
-        reliability: Option<bool>,
+        #[command(flatten)]
+        options: FaceOptions,
     },
-    /// Change a face: NDNLPv2 link reliability (on or off).
+    /// Change a face: its persistency, link reliability, congestion marking.
     FaceUpdate {
         id: u64,
-        #[arg(long, value_parser = on_off)]
-        reliability: Option<bool>,
+        #[command(flatten)]
+        options: FaceOptions,
     },
     /// Close a face.
     FaceDestroy { id: u64 },
     /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, or a full strategy
     /// name (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
     StrategySet { prefix: String, strategy: String },
+    /// Remove the strategy choice of a prefix (it inherits its parent's again).
+    StrategyUnset { prefix: String },
     /// Erase the content store's packets under a prefix (all of them, repeating `cs/erase`
     /// until it erases none, or at most --count).
     CsErase {
@@ -124,16 +124,80 @@ fn on_off_word(flags: u64, bit: u64) -> &'static str {
     }
 }
 
-/// ControlParameters whose Flags and Mask set LpReliabilityEnabled to `on`, where given.
-fn reliability_flag(on: Option<bool>) -> ControlParameters {
-    match on {
-        Some(on) => ControlParameters {
-            flags: Some(if on { FLAG_LP_RELIABILITY } else { 0 }),
-            mask: Some(FLAG_LP_RELIABILITY),
-            ..Default::default()
-        },
-        None => ControlParameters::default(),
+/// What `face-create` and `face-update` set, each where given (as `nfdc face create` takes
+/// them); applied by `face-create` to a face that exists already, too.
+#[derive(Debug, clap::Args)]
+struct FaceOptions {
+    /// persistent, permanent (kept through socket errors) or on-demand (update only).
+    #[arg(long, value_parser = persistency)]
+    persistency: Option<Persistency>,
+    /// NDNLPv2 link reliability (on or off), as `nfdc face create ... reliability on`; the
+    /// other end must turn it on too.
+    #[arg(long, value_parser = on_off)]
+    reliability: Option<bool>,
+    /// Congestion marking (on or off).
+    #[arg(long, value_parser = on_off)]
+    congestion_marking: Option<bool>,
+    /// The base interval between congestion marks, in ms (nfdc's congestion-marking-interval).
+    #[arg(long)]
+    congestion_marking_interval_ms: Option<u64>,
+    /// The send queue, in bytes, above which marking starts (nfdc's
+    /// default-congestion-threshold).
+    #[arg(long)]
+    congestion_threshold: Option<u64>,
+}
+
+impl FaceOptions {
+    /// Whether any is given.
+    fn asks_anything(&self) -> bool {
+        self.params() != ControlParameters::default()
     }
+
+    /// The ControlParameters that ask for these: Flags and Mask carry the two flags.
+    fn params(&self) -> ControlParameters {
+        let mut flags = 0;
+        let mut mask = 0;
+        for (on, bit) in [(self.reliability, FLAG_LP_RELIABILITY), (self.congestion_marking, FLAG_CONGESTION_MARKING)] {
+            if let Some(on) = on {
+                mask |= bit;
+                flags |= if on { bit } else { 0 };
+            }
+        }
+        ControlParameters {
+            face_persistency: self.persistency.map(Persistency::code),
+            flags: (mask != 0).then_some(flags),
+            mask: (mask != 0).then_some(mask),
+            base_congestion_marking_interval: self.congestion_marking_interval_ms.map(|ms| ms.saturating_mul(1_000_000)),
+            default_congestion_threshold: self.congestion_threshold,
+            ..Default::default()
+        }
+    }
+}
+
+/// `persistent`, `permanent` or `on-demand`.
+fn persistency(s: &str) -> Result<Persistency, String> {
+    match s {
+        "persistent" => Ok(Persistency::Persistent),
+        "permanent" => Ok(Persistency::Permanent),
+        "on-demand" => Ok(Persistency::OnDemand),
+        _ => Err(format!("{s:?}: persistent, permanent or on-demand")),
+    }
+}
+
+/// A face's state after `face-create` or `face-update`, from the answer's body.
+fn face_line(body: Option<&ControlParameters>) -> String {
+    let flags = body.and_then(|b| b.flags).unwrap_or(0);
+    let persistency = match body.and_then(|b| b.face_persistency).and_then(Persistency::from_code) {
+        Some(Persistency::Persistent) => "persistent",
+        Some(Persistency::Permanent) => "permanent",
+        Some(Persistency::OnDemand) => "on-demand",
+        None => "?",
+    };
+    format!(
+        "persistency={persistency} reliability={} congestion-marking={}",
+        on_off_word(flags, FLAG_LP_RELIABILITY),
+        on_off_word(flags, FLAG_CONGESTION_MARKING)
+    )
 }
 
 /// Runs `nexthop ctl`.
@@ -201,30 +265,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ControlParameters { name: Some(Name::from_uri(&prefix)?), face_id: Some(face), origin: Some(255), ..Default::default() };
             show(c.command("rib", "unregister", &p)?)?;
         }
-        What::FaceCreate { uri, local, reliability } => {
-            let p = ControlParameters { uri: Some(uri), local_uri: local, ..reliability_flag(reliability) };
-            let r = c.command("faces", "create", &p)?;
+        What::FaceCreate { uri, local, options } => {
+            let p = ControlParameters { uri: Some(uri), local_uri: local, ..options.params() };
+            let mut r = c.command("faces", "create", &p)?;
             check(&r, &[200, 409])?;
-            let flags = r.body.as_ref().and_then(|b| b.flags).unwrap_or(0);
-            out!(
-                "{} {}: face {} reliability={}",
-                r.code,
-                r.text,
-                r.body.and_then(|b| b.face_id).unwrap_or(0),
-                on_off_word(flags, FLAG_LP_RELIABILITY)
-            );
+            let id = r.body.as_ref().and_then(|b| b.face_id).unwrap_or(0);
+            // A face that exists is answered 409 and keeps its persistency: what was asked is
+            // then asked of faces/update, as nfdc does.
+            if r.code == 409 && options.asks_anything() {
+                let update = c.command("faces", "update", &ControlParameters { face_id: Some(id), ..options.params() })?;
+                check(&update, &[200])?;
+                r.body = update.body;
+            }
+            out!("{} {}: face {id} {}", r.code, r.text, face_line(r.body.as_ref()));
         }
-        What::FaceUpdate { id, reliability } => {
-            let r = c.command("faces", "update", &ControlParameters { face_id: Some(id), ..reliability_flag(reliability) })?;
+        What::FaceUpdate { id, options } => {
+            let r = c.command("faces", "update", &ControlParameters { face_id: Some(id), ..options.params() })?;
             check(&r, &[200])?;
-            let flags = r.body.and_then(|b| b.flags).unwrap_or(0);
-            out!("face {id} reliability={}", on_off_word(flags, FLAG_LP_RELIABILITY));
+            out!("face {id} {}", face_line(r.body.as_ref()));
         }
         What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
         What::StrategySet { prefix, strategy } => {
             let s = nexthop_fw::strategy::full_name(&strategy);
             let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), strategy: Some(Name::from_uri(&s)?), ..Default::default() };
             show(c.command("strategy-choice", "set", &p)?)?;
+        }
+        What::StrategyUnset { prefix } => {
+            let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), ..Default::default() };
+            show(c.command("strategy-choice", "unset", &p)?)?;
         }
         What::CsErase { prefix, count } => {
             let name = Name::from_uri(&prefix)?;
