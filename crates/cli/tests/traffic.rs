@@ -3,7 +3,8 @@
 //! status` shows the totals, the drops by reason and every face's in/out counters, and `nexthop
 //! ctl cs-erase` and `cs-config` change the content store the traffic filled, `face-create` and
 //! `face-update` change a face's link reliability, congestion marking and persistency,
-//! `strategy-set` and `strategy-unset` a prefix's strategy; SIGTERM stops it cleanly.
+//! `strategy-set` and `strategy-unset` a prefix's strategy, `route-add` and `route-remove` a
+//! route with an origin, flags and a lifetime; SIGTERM stops it cleanly.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -93,6 +94,13 @@ fn the_generator_runs_over_every_face_kind() {
     assert!(ctl(&["strategies"]).lines().any(|l| l.contains("/chosen") && l.contains("multicast")));
     ctl(&["strategy-unset", "/chosen"]);
     assert!(!ctl(&["strategies"]).contains("/chosen"));
+    // A route with nfdc's options.
+    ctl(&["route-add", "/flagged", id, "7", "--capture", "--no-inherit", "--origin", "65", "--expires-ms", "600000"]);
+    let routes = ctl(&["routes"]);
+    let line = routes.lines().find(|l| l.contains("/flagged")).unwrap_or_else(|| panic!("{routes}"));
+    assert!(line.contains(&format!("route{{face={id} origin=65 cost=7 flags=2 expires_ms=")), "capture, not inherited: {line}");
+    ctl(&["route-remove", "/flagged", id, "--origin", "65"]);
+    assert!(!ctl(&["routes"]).contains("/flagged"));
     // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.
     let pid = libc::pid_t::try_from(fw.id()).unwrap();
     // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is

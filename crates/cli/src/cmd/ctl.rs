@@ -63,9 +63,31 @@ enum What {
     /// Strategy choices.
     Strategies,
     /// Add a route: PREFIX FACE (a face id or a udp4/udp6/tcp4/tcp6 URI, made if needed) [COST].
-    RouteAdd { prefix: String, face: String, cost: Option<u64> },
+    RouteAdd {
+        prefix: String,
+        face: String,
+        cost: Option<u64>,
+        /// The route's origin (nfdc's: 255, static).
+        #[arg(long, default_value_t = 255)]
+        origin: u64,
+        /// Not inherited by longer prefixes (child-inherit off).
+        #[arg(long)]
+        no_inherit: bool,
+        /// Hides the routes of shorter prefixes below this one (capture).
+        #[arg(long)]
+        capture: bool,
+        /// The route lapses after this many ms (none: it stays).
+        #[arg(long)]
+        expires_ms: Option<u64>,
+    },
     /// Remove a route: PREFIX FACE-ID.
-    RouteRemove { prefix: String, face: u64 },
+    RouteRemove {
+        prefix: String,
+        face: u64,
+        /// The route's origin.
+        #[arg(long, default_value_t = 255)]
+        origin: u64,
+    },
     /// Make a face to a udp4/udp6/tcp4/tcp6 URI, or an ether://[mac] one from LOCAL (dev://<interface>,
     /// needed when several interfaces have Ethernet faces).
     FaceCreate {
@@ -242,7 +264,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::Cs => print_dataset(&c.dataset("/localhost/nfd/cs/info")?, CS, true),
         What::Strategies => print_dataset(&c.dataset("/localhost/nfd/strategy-choice/list")?, STRATEGY, true),
-        What::RouteAdd { prefix, face, cost } => {
+        What::RouteAdd { prefix, face, cost, origin, no_inherit, capture, expires_ms } => {
             let face_id = match face.parse::<u64>() {
                 Ok(id) => id,
                 Err(_) => {
@@ -251,18 +273,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     r.body.and_then(|b| b.face_id).context("faces/create answered without a FaceId")?
                 }
             };
+            // Route flags: child-inherit (1, NFD's default when none are given) and capture (2).
+            let flags = (no_inherit || capture).then_some(u64::from(!no_inherit) | (u64::from(capture) << 1));
             let p = ControlParameters {
                 name: Some(Name::from_uri(&prefix)?),
                 face_id: Some(face_id),
                 cost,
-                origin: Some(255),
+                origin: Some(origin),
+                flags,
+                expiration_period: expires_ms,
                 ..Default::default()
             };
             show(c.command("rib", "register", &p)?)?;
         }
-        What::RouteRemove { prefix, face } => {
+        What::RouteRemove { prefix, face, origin } => {
             let p =
-                ControlParameters { name: Some(Name::from_uri(&prefix)?), face_id: Some(face), origin: Some(255), ..Default::default() };
+                ControlParameters { name: Some(Name::from_uri(&prefix)?), face_id: Some(face), origin: Some(origin), ..Default::default() };
             show(c.command("rib", "unregister", &p)?)?;
         }
         What::FaceCreate { uri, local, options } => {
