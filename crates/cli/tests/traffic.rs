@@ -2,7 +2,7 @@
 //! consumer exchange Data over Unix, TCP and UDP faces, every Data checked; then `nexthop ctl
 //! status` shows the totals, the drops by reason and every face's in/out counters, and `nexthop
 //! ctl cs-erase` and `cs-config` change the content store the traffic filled, `face-create` and
-//! `face-update` change a face's link reliability, congestion marking and persistency,
+//! `face-update` change a face's link reliability, congestion marking, persistency and MTU,
 //! `strategy-set` and `strategy-unset` a prefix's strategy, `route-add` and `route-remove` a
 //! route with an origin, flags and a lifetime; SIGTERM stops it cleanly.
 
@@ -89,6 +89,14 @@ fn the_generator_runs_over_every_face_kind() {
     // As nfdc: asked of a face that exists, what differs is updated.
     let again = ctl(&["face-create", "udp4://127.0.0.1:9", "--persistency", "persistent", "--congestion-marking", "on"]);
     assert_eq!(again, format!("409 face exists: face {id} {}", state("persistent", "off", "on")));
+    // An MTU override (a UDP face's), shown by `faces`; a stream face, or too small an MTU, refused.
+    assert_eq!(ctl(&["face-update", id, "--mtu", "600"]), format!("face {id} {}", state("persistent", "off", "on")));
+    let line = ctl(&["faces"]).lines().find(|l| l.trim_start().starts_with(&format!("id={id} "))).map(str::to_string);
+    assert!(line.as_ref().is_some_and(|l| l.contains(" mtu=600 ")), "{line:?}");
+    let refused = Command::new(exe).args(["ctl", "--face", &control, "face-update", id, "--mtu", "100"]).output().unwrap();
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("409"), "{refused:?}");
+    let tcp = Command::new(exe).args(["ctl", "--face", &control, "face-create", "tcp4://127.0.0.1:9", "--mtu", "1000"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&tcp.stderr).contains("406"), "{tcp:?}");
     // A strategy chosen and unset.
     ctl(&["strategy-set", "/chosen", "multicast"]);
     assert!(ctl(&["strategies"]).lines().any(|l| l.contains("/chosen") && l.contains("multicast")));

@@ -3,7 +3,8 @@
 //! reliability the consumer's Interests go unanswered in proportion; with it turned on at both
 //! ends (`faces/update`, Flags bit 1), every Interest is answered with no retransmission by the
 //! consumer, the forwarders having sent the lost packets again — 5000-byte Data too, whose
-//! fragments are each acknowledged and sent again alone.
+//! fragments are each acknowledged and sent again alone. And a face's MTU overridden by
+//! management cuts what it sends to that size.
 
 mod common;
 
@@ -165,4 +166,46 @@ fn link_reliability_recovers_what_a_lossy_link_loses() {
     let duplicates = count(&c, "lp_duplicates") + count(&p, "lp_duplicates");
     assert!(duplicates > 0, "{c:?} {p:?}");
     assert_eq!(duplicates, near_consumer.drops("duplicate-sequence") + near_producer.drops("duplicate-sequence"));
+}
+
+/// A face's MTU overridden through management, as `nfdc face create ... mtu 600` does
+/// (`faces/update` with Mtu): the producer's forwarder cuts 5000-byte Data into datagrams of at
+/// most 600 bytes on that face, which the relay measures, and the consumer's puts them back
+/// together. Before the override the same face sends up to the configured 1420.
+#[test]
+fn a_faces_mtu_override_cuts_what_it_sends() {
+    let dir = scratch("mtu");
+    let near_producer = Forwarder::start(&dir, "p", 1);
+    let near_consumer = Forwarder::start(&dir, "c", 1);
+    let largest = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = largest.clone();
+    let measured: LossRule = Box::new(move |d: &[u8]| {
+        seen.fetch_max(d.len(), Ordering::Relaxed);
+        true
+    });
+    let relay = LossyLink::start(near_consumer.udp, near_producer.udp, Box::new(|_| true), measured).unwrap();
+    let consumer_face = face_to(&mut near_consumer.client(), relay.near);
+    let producer_face = face_to(&mut near_producer.client(), relay.far);
+    let route = ControlParameters { name: Some(Name::from_uri("/mtu").unwrap()), face_id: Some(consumer_face), ..Default::default() };
+    assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
+    let stop = Arc::new(AtomicBool::new(false));
+    let prefix = Name::from_uri("/mtu").unwrap();
+    let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &prefix, 5000, stop.clone()).unwrap();
+    let mut consumer = near_consumer.client();
+
+    assert_eq!(fetch(&mut consumer, "/mtu/default", 20, Duration::from_secs(4)), 20);
+    let before = largest.swap(0, Ordering::Relaxed);
+    assert!(before > 1000 && before <= 1420, "{before}");
+    let update = ControlParameters { face_id: Some(producer_face), mtu: Some(600), ..Default::default() };
+    assert_eq!(near_producer.client().command("faces", "update", &update).unwrap().code, 200);
+    assert_eq!(fetch(&mut consumer, "/mtu/overridden", 20, Duration::from_secs(4)), 20);
+    let after = largest.load(Ordering::Relaxed);
+    assert!(after > 400 && after <= 600, "{after}");
+    stop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
+    // faces/list shows it; a stream face has no MTU to override.
+    let listed = near_producer.client().dataset("/localhost/nfd/faces/list").unwrap();
+    assert!(listed.windows(4).any(|w| w == [0x89, 0x02, 0x02, 0x58]), "Mtu 600 in faces/list");
+    let unix = ControlParameters { mtu: Some(600), ..Default::default() };
+    assert_eq!(near_producer.client().command("faces", "update", &unix).unwrap().code, 409, "the asking Unix face");
 }

@@ -167,6 +167,10 @@ struct FaceOptions {
     /// default-congestion-threshold).
     #[arg(long)]
     congestion_threshold: Option<u64>,
+    /// The largest packet sent whole, in bytes (datagram faces: larger ones go as NDNLPv2
+    /// fragments; nfdc's mtu). `faces` shows it.
+    #[arg(long)]
+    mtu: Option<u64>,
 }
 
 impl FaceOptions {
@@ -191,6 +195,7 @@ impl FaceOptions {
             mask: (mask != 0).then_some(mask),
             base_congestion_marking_interval: self.congestion_marking_interval_ms.map(|ms| ms.saturating_mul(1_000_000)),
             default_congestion_threshold: self.congestion_threshold,
+            mtu: self.mtu,
             ..Default::default()
         }
     }
@@ -405,6 +410,7 @@ const FACE: &[(u32, F)] = &[
     (0x85, F::Num("persistency")),
     (0x86, F::Num("link_type")),
     (0x6c, F::Num("flags")),
+    (0x89, F::Num("mtu")),
     (0x90, F::Num("in_interests")),
     (0x91, F::Num("in_data")),
     (0x97, F::Num("in_nacks")),

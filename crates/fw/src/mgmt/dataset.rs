@@ -33,6 +33,9 @@ pub struct FaceStatus {
     pub flags: u64,
     /// BaseCongestionMarkingInterval (ns) and DefaultCongestionThreshold (bytes).
     pub marking: (u64, u64),
+    /// Mtu: the largest packet sent whole (a face without a limit shows the largest packet,
+    /// 8800, as NFD's do).
+    pub mtu: u64,
     /// Packet and byte counters.
     pub counters: FaceCounts,
 }
@@ -185,6 +188,7 @@ impl FaceStatus {
         self.put_identity(&mut v);
         put_nonneg(&mut v, 0x87, self.marking.0);
         put_nonneg(&mut v, 0x88, self.marking.1);
+        put_nonneg(&mut v, 0x89, self.mtu);
         self.counters.encode_into(&mut v, true);
         put_nonneg(&mut v, 0x6c, self.flags);
         put_tlv(out, 0x80, &v);
@@ -382,6 +386,7 @@ mod tests {
             link_type: 0,
             flags: 0,
             marking: (0, 0),
+            mtu: 8800,
             counters: FaceCounts::default(),
         };
         assert!(f.matches(&face(300, "udp4://127.0.0.1:9", 1)));

@@ -174,6 +174,7 @@ mod tests {
             link_type: 0,
             flags: 0,
             marking: (0, 0),
+            mtu: 8800,
             counters: FaceCounts::default(),
         }
     }

@@ -96,6 +96,11 @@ pub trait Host {
     /// Turns NDNLPv2 link reliability on or off ([`crate::lp_reliability`]); a multi-access
     /// face keeps it off. The face's status after, or `None` if there is no such face.
     fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus>;
+    /// Whether face `id` can take `mtu` as its MTU (a datagram face, and `mtu` at least
+    /// [`crate::fragmentation::MIN_MTU`]).
+    fn can_override_mtu(&self, id: FaceId, mtu: u64) -> bool;
+    /// Overrides face `id`'s MTU (NFD's Mtu); its status after, or `None` if it cannot.
+    fn override_mtu(&mut self, id: FaceId, mtu: u64) -> Option<FaceStatus>;
     /// Applies a change to every forwarding shard.
     fn apply(&mut self, op: Control);
     /// Forwarder-wide figures for `status/general` and `cs/info`.
@@ -832,8 +837,22 @@ impl Manager {
                     Some(Some(x)) => x,
                     Some(None) => return ControlResponse::error(400, "unknown FacePersistency"),
                 };
+                // An MTU override, as NFD's factories take it: not on TCP, not below the least.
+                match p.mtu {
+                    Some(_) if matches!(uri, FaceUri::Tcp(_)) => {
+                        return ControlResponse::error(406, "TCP faces do not support MTU overrides")
+                    }
+                    Some(m) if m < crate::fragmentation::MIN_MTU as u64 => {
+                        let why = format!("Override MTU cannot be less than {}", crate::fragmentation::MIN_MTU);
+                        return ControlResponse::error(406, why);
+                    }
+                    _ => {}
+                }
                 match host.create_face(&uri, p.local_uri.as_deref(), persistency) {
                     Ok((mut status, created)) => {
+                        if let Some(s) = p.mtu.and_then(|m| host.override_mtu(status.face_id, m)) {
+                            status = s;
+                        }
                         if let Some(s) = Self::update_link(host, status.face_id, &p) {
                             status = s;
                         }
@@ -866,6 +885,11 @@ impl Manager {
                 if host.face(id).is_none() {
                     return ControlResponse::error(410, "face not found");
                 }
+                // Checked before anything changes, as NFD does (a stream face has no MTU).
+                if let Some(mtu) = p.mtu.filter(|&m| !host.can_override_mtu(id, m)) {
+                    let body = ControlParameters { mtu: Some(mtu), ..Default::default() };
+                    return ControlResponse { code: 409, text: "Invalid properties specified".into(), body: Some(body) };
+                }
                 match p.face_persistency.map(Persistency::from_code) {
                     None => {}
                     Some(None) => return ControlResponse::error(400, "unknown FacePersistency"),
@@ -874,7 +898,9 @@ impl Manager {
                     }
                     Some(Some(_)) => {}
                 }
-                let Some(mut status) = host.face(id) else { return ControlResponse::error(410, "face not found") };
+                let Some(mut status) = p.mtu.and_then(|m| host.override_mtu(id, m)).or_else(|| host.face(id)) else {
+                    return ControlResponse::error(410, "face not found");
+                };
                 if let (Some(flags), Some(mask)) = (p.flags, p.mask) {
                     if mask & 1 != 0 {
                         let on = flags & 1 != 0;
@@ -1068,6 +1094,7 @@ mod tests {
                 link_type: 0,
                 flags: 0,
                 marking: (0, 0),
+                mtu: 8800,
                 counters: FaceCounts::default(),
             })
         }
@@ -1091,6 +1118,12 @@ mod tests {
         }
         fn set_reliability(&mut self, id: FaceId, _: bool) -> Option<FaceStatus> {
             self.face(id)
+        }
+        fn can_override_mtu(&self, _: FaceId, _: u64) -> bool {
+            false
+        }
+        fn override_mtu(&mut self, _: FaceId, _: u64) -> Option<FaceStatus> {
+            None
         }
         fn apply(&mut self, _: Control) {}
         fn general(&self) -> (GeneralStatus, CsInfo) {
@@ -1241,6 +1274,29 @@ mod tests {
         assert!(m.on_answer(&mut host, NOW + 2020, &nack("/root/op/KEY/k1", direct)).is_empty(), "a late direct Nack: still waits");
         assert!(host.expressed.is_empty());
         assert_eq!(code(&m.on_answer(&mut host, NOW + 2030, &nack("/root/op/KEY/k1", network))), 403);
+    }
+
+    /// An MTU override is refused as NFD refuses it: on a TCP face or below the least MTU when
+    /// a face is made (406), on a face that cannot take it when one is updated (409, naming
+    /// the Mtu).
+    #[test]
+    fn mtu_overrides_the_faces_cannot_take_are_refused() {
+        let mut m = Manager::new(0);
+        let mut ask = |verb: &str, p: ControlParameters| {
+            let name = Name::from_uri(&format!("/localhost/nfd/faces/{verb}")).unwrap().with(Component::generic(p.encode()));
+            let mut i = Interest::new(name);
+            i.sign_digest_sha256();
+            let wire = i.to_bytes();
+            let data = m.handle(&mut NullHost::default(), 1_000, 300, FaceScope::Local, None, &InterestView::decode(&wire).unwrap());
+            ControlResponse::decode(nexthop_wire::DataView::decode(&data.unwrap().unwrap()).unwrap().content().unwrap()).unwrap()
+        };
+        let create = |uri: &str, mtu| ControlParameters { uri: Some(uri.into()), mtu: Some(mtu), ..Default::default() };
+        let r = ask("create", create("tcp4://127.0.0.1:6363", 1000));
+        assert_eq!((r.code, r.text.as_str()), (406, "TCP faces do not support MTU overrides"));
+        let r = ask("create", create("udp4://127.0.0.1:6363", 100));
+        assert_eq!((r.code, r.text.as_str()), (406, "Override MTU cannot be less than 256"));
+        let r = ask("update", ControlParameters { face_id: Some(300), mtu: Some(1000), ..Default::default() });
+        assert_eq!((r.code, r.body.and_then(|b| b.mtu)), (409, Some(1000)));
     }
 
     const VERBS: [(&str, &str); 18] = [

@@ -21,6 +21,10 @@ use crate::websocket::{put_packet_header, WsCodec};
 use super::multicast::MulticastLink;
 use crate::ether::Mac;
 
+/// The largest UDP payload over IPv4 (65,535 less the IP and UDP headers): the most a UDP
+/// face's MTU can be overridden to.
+const MAX_UDP_PAYLOAD: usize = 65_507;
+
 /// The socket of a stream face.
 #[derive(Debug)]
 pub enum StreamSocket {
@@ -277,9 +281,27 @@ pub struct Face {
     pub kernel_queued: u64,
     /// NDNLPv2 link reliability, when turned on (`faces/create` or `faces/update`, Flags bit 1).
     pub reliability: Option<Box<Reliability>>,
+    /// The largest packet sent whole; larger ones leave as NDNLPv2 fragments (0: a stream face,
+    /// no limit). A UDP face starts at `faces.udp_mtu`, an Ethernet face at its interface's;
+    /// `faces/create` and `faces/update` can override it ([`Face::override_mtu`]).
+    pub mtu: usize,
 }
 
 impl Face {
+    /// The MTU this face takes when management overrides it with `mtu`, as NFD's does: a
+    /// datagram face only (a stream face has none to override), at least
+    /// [`crate::fragmentation::MIN_MTU`] (64 fragments must carry the largest packet), an
+    /// Ethernet face at most its interface's `interface_mtu`, a UDP face at most the largest
+    /// UDP payload. `None`: it cannot.
+    pub fn mtu_for(&self, mtu: u64, interface_mtu: usize) -> Option<usize> {
+        let mtu = usize::try_from(mtu).ok().filter(|&m| m >= crate::fragmentation::MIN_MTU)?;
+        match &self.link {
+            Link::Stream(_) => None,
+            Link::Udp(_) | Link::Multicast(_) => Some(mtu.min(MAX_UDP_PAYLOAD)),
+            Link::Ether { .. } => Some(mtu.min(interface_mtu)),
+        }
+    }
+
     /// Counts a packet received.
     pub fn count_in(&mut self, kind: PacketKind, bytes: usize, now_ms: u64) {
         let c = &mut self.counts;
@@ -316,6 +338,8 @@ impl Face {
                 | if self.reliability.is_some() { FLAG_LP_RELIABILITY } else { 0 }
                 | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },
             marking: (self.marker.interval_ns, self.marker.threshold),
+            // As NFD shows it: a face without a limit, or above it, at the largest packet.
+            mtu: if self.mtu == 0 { MAX_PACKET_BYTES } else { self.mtu.min(MAX_PACKET_BYTES) } as u64,
             counters: self.counts,
         }
     }

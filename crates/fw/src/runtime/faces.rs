@@ -98,6 +98,11 @@ impl Faces {
             }
         }
         let scope = uri.scope();
+        let mtu = match &link {
+            Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
+            Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
+            Link::Stream(_) => 0,
+        };
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
@@ -118,6 +123,7 @@ impl Faces {
                 marker: Marker::new(self.congestion_marking, self.send_limit as u64),
                 kernel_queued: 0,
                 reliability: None,
+                mtu,
             },
         );
         if let Some(f) = self.faces.get(&id) {
@@ -153,6 +159,26 @@ impl Faces {
     /// Turns link reliability on or off on face `id`; on a multi-access face it stays off (an
     /// Ack cannot tell which of the LAN's nodes received). The face's status after, or `None`
     /// if there is no such face.
+    /// The MTU face `id` would take if overridden with `mtu` ([`Face::mtu_for`]).
+    pub(super) fn mtu_for(&self, id: FaceId, mtu: u64) -> Option<usize> {
+        let f = self.faces.get(&id)?;
+        let interface_mtu = match &f.link {
+            Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
+            _ => 0,
+        };
+        f.mtu_for(mtu, interface_mtu)
+    }
+
+    /// Overrides face `id`'s MTU with `mtu`; its status, or `None` if it has none or cannot
+    /// take that MTU.
+    pub(super) fn override_mtu(&mut self, id: FaceId, mtu: u64) -> Option<FaceStatus> {
+        let taken = self.mtu_for(id, mtu)?;
+        let f = self.faces.get_mut(&id)?;
+        f.mtu = taken;
+        tracing::info!(face = id, mtu = taken, "MTU overridden");
+        Some(f.status())
+    }
+
     pub(super) fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus> {
         let f = self.faces.get_mut(&id)?;
         let on = on && !f.link.is_multi_access();
@@ -177,13 +203,8 @@ impl Faces {
             let Some(f) = self.faces.get_mut(&id) else { continue };
             let Some(r) = f.reliability.as_deref_mut() else { continue };
             if r.next_deadline().is_some_and(|at| at <= now_ms) {
-                let mtu = match &f.link {
-                    Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
-                    Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
-                    Link::Stream(_) => 0,
-                };
                 self.fragments.clear();
-                for _ in 0..r.poll(now_ms, mtu, &mut self.fragments) {
+                for _ in 0..r.poll(now_ms, f.mtu, &mut self.fragments) {
                     drops.count(Drop::RetxExhausted);
                 }
                 for piece in &self.fragments {
@@ -280,7 +301,7 @@ impl Faces {
             Link::Multicast(m) => {
                 let bytes = marked_if_congested(&mut f.marker, self.now_ns, m.send_fd(), bytes, &mut self.marked);
                 let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, self.udp_mtu, lp, &mut self.fragments, |p| m.send(p)) {
+                if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |p| m.send(p)) {
                     drops.count(why);
                     return;
                 }
@@ -289,7 +310,7 @@ impl Faces {
                 let Some(p) = self.ether_ports.get(*port) else { return };
                 let bytes = marked_if_congested(&mut f.marker, self.now_ns, p.raw_fd(), bytes, &mut self.marked);
                 let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, p.mtu(), lp, &mut self.fragments, |piece| p.send(*peer, piece)) {
+                if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |piece| p.send(*peer, piece)) {
                     drops.count(why);
                     return;
                 }
@@ -318,7 +339,7 @@ impl Faces {
                     Ok(())
                 };
                 let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, self.udp_mtu, lp, &mut self.fragments, queue) {
+                if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, queue) {
                     drops.count(why);
                     return;
                 }

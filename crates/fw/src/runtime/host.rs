@@ -140,6 +140,14 @@ impl Host for RuntimeHost<'_> {
         self.faces.set_reliability(id, on)
     }
 
+    fn can_override_mtu(&self, id: FaceId, mtu: u64) -> bool {
+        self.faces.mtu_for(id, mtu).is_some()
+    }
+
+    fn override_mtu(&mut self, id: FaceId, mtu: u64) -> Option<FaceStatus> {
+        self.faces.override_mtu(id, mtu)
+    }
+
     fn channels(&self) -> Vec<String> {
         let l = self.listening;
         let ip = |scheme: &str, a: &SocketAddr| format!("{scheme}{}://{a}", if a.is_ipv4() { "4" } else { "6" });
