@@ -75,6 +75,9 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     };
     let unix = format!("unix://{}", sock.display());
     assert!(ctl(&unix, &["cs"]).contains("capacity=500"), "tables.cs_max_packets");
+    // Without --face, the client settings' transport, as nfdc finds its forwarder.
+    let by_env = Command::new(exe).args(["ctl", "cs"]).env("HOME", dir).env("NDN_CLIENT_TRANSPORT", &unix).output().unwrap();
+    assert!(String::from_utf8_lossy(&by_env.stdout).contains("capacity=500"), "{by_env:?}");
     let strategies = ctl(&format!("tcp4://127.0.0.1:{port}"), &["strategies"]);
     assert!(strategies.lines().any(|l| l.contains("/m") && l.contains("multicast")), "{strategies}");
     // cs is granted to the operator's key only.

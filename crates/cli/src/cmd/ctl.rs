@@ -6,6 +6,7 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use nexthop_fw::client::Client;
 use nexthop_fw::face::{FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
+use nexthop_fw::mgmt::client_conf::ClientConf;
 use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::keychain::Keychain;
@@ -28,9 +29,11 @@ macro_rules! out {
 /// Arguments of `nexthop ctl`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The forwarder's face: unix:///path, tcp4://host:port or tcp6://[addr]:port.
-    #[arg(long, default_value = "unix:///run/nfd/nfd.sock")]
-    face: String,
+    /// The forwarder's face: unix:///path, tcp4://host:port or tcp6://[addr]:port. By default
+    /// the client settings' `transport` (NDN_CLIENT_TRANSPORT, else client.conf's, as nfdc and
+    /// python-ndn read it), else unix:///run/nfd/nfd.sock.
+    #[arg(long)]
+    face: Option<String>,
     /// Sign commands with this key (`/<identity>/KEY/<key id>`, as `ndnsec list -k` or
     /// `pyndnsec Get-Default -k` shows it), for a forwarder whose authorizations name its
     /// certificate; the key is read from the keychain's file TPM (ndnsec's and pyndnsec's:
@@ -229,7 +232,11 @@ fn face_line(body: Option<&ControlParameters>) -> String {
 
 /// Runs `nexthop ctl`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let uri = FaceUri::parse(&args.face)?;
+    let face = match &args.face {
+        Some(face) => face.clone(),
+        None => ClientConf::load().transport.unwrap_or_else(|| "unix:///run/nfd/nfd.sock".into()),
+    };
+    let uri = FaceUri::parse(&face).with_context(|| format!("the forwarder's face {face}"))?;
     let mut c = Client::connect(&uri).with_context(|| format!("connecting to {uri}"))?;
     if let Some(name) = &args.sign_key {
         let name = Name::from_uri(name).with_context(|| format!("--sign-key {name}"))?;

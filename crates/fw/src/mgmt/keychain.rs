@@ -6,9 +6,8 @@
 //! `certificates`, each name stored as its TLV encoding, one row of each marked default) lists
 //! the identities, their keys and their certificates; the *file TPM* (a folder, one file per
 //! private key, [`CommandKey::tpm_file`]) holds the private keys. [`Keychain::locate`] finds
-//! both as ndn-cxx and python-ndn do: `NDN_CLIENT_PIB` and `NDN_CLIENT_TPM` in the
-//! environment, else the `pib` and `tpm` lines of the first `client.conf` found
-//! (`~/.ndn/client.conf`, `/usr/local/etc/ndn/client.conf`, `/etc/ndn/client.conf`), else
+//! both as ndn-cxx and python-ndn do: by the `pib` and `tpm` client settings
+//! ([`super::client_conf`]: `NDN_CLIENT_PIB` and `NDN_CLIENT_TPM`, else `client.conf`), else
 //! `~/.ndn` and `~/.ndn/ndnsec-key-file`. Only the `pib-sqlite3` and `tpm-file` schemes exist
 //! here (the ones ndn-cxx and python-ndn use on Linux).
 //!
@@ -22,6 +21,7 @@ use std::path::{Path, PathBuf};
 use nexthop_wire::{Emit, Name, NameView};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
+use super::client_conf::ClientConf;
 use super::command_key::{CommandKey, CommandKeyError};
 
 /// A keychain that cannot be found or read.
@@ -103,30 +103,22 @@ impl Keychain {
     /// # Errors
     /// [`KeychainError::NoHome`], or [`KeychainError::Scheme`] for a locator of another kind.
     pub fn locate() -> Result<Keychain, KeychainError> {
-        let conf = ["/usr/local/etc/ndn/client.conf", "/etc/ndn/client.conf"].map(PathBuf::from);
-        Keychain::locate_with(|k| std::env::var(k).ok(), &conf)
+        Keychain::from_conf(&ClientConf::load())
     }
 
-    /// [`Keychain::locate`] with `env` for the environment and `system_conf` for the
-    /// `client.conf` files tried after `~/.ndn/client.conf`.
-    fn locate_with(env: impl Fn(&str) -> Option<String>, system_conf: &[PathBuf]) -> Result<Keychain, KeychainError> {
-        let home = PathBuf::from(env("HOME").ok_or(KeychainError::NoHome)?);
-        let ndn = home.join(".ndn");
-        let conf = std::iter::once(ndn.join("client.conf")).chain(system_conf.iter().cloned()).find(|p| p.is_file());
-        let text = conf.as_ref().and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
-        let conf_dir = conf.as_ref().and_then(|p| p.parent()).unwrap_or(Path::new(""));
-        let setting = |key: &str| env(&format!("NDN_CLIENT_{}", key.to_uppercase())).or_else(|| client_conf_value(&text, key));
-        // A relative location is taken relative to client.conf's folder (python-ndn's reading).
-        let location = |what: &'static str, scheme: &str, default: PathBuf| -> Result<PathBuf, KeychainError> {
-            let Some(locator) = setting(what) else { return Ok(default) };
+    /// The keychain `conf` names (`~/.ndn` and `~/.ndn/ndnsec-key-file` where it names none).
+    fn from_conf(conf: &ClientConf) -> Result<Keychain, KeychainError> {
+        let ndn = conf.home.as_ref().ok_or(KeychainError::NoHome)?.join(".ndn");
+        let location = |what: &'static str, locator: &Option<String>, scheme: &str, default: PathBuf| {
+            let Some(locator) = locator else { return Ok(default) };
             let (s, loc) = locator.split_once(':').unwrap_or((locator.as_str(), ""));
             if s != scheme {
-                return Err(KeychainError::Scheme { what, locator });
+                return Err(KeychainError::Scheme { what, locator: locator.clone() });
             }
-            Ok(if loc.is_empty() { default } else { conf_dir.join(loc) })
+            Ok(if loc.is_empty() { default } else { conf.dir.join(loc) })
         };
-        let pib = location("pib", "pib-sqlite3", ndn.clone())?;
-        let tpm = location("tpm", "tpm-file", ndn.join("ndnsec-key-file"))?;
+        let pib = location("pib", &conf.pib, "pib-sqlite3", ndn.clone())?;
+        let tpm = location("tpm", &conf.tpm, "tpm-file", ndn.join("ndnsec-key-file"))?;
         Ok(Keychain::at(&pib, &tpm))
     }
 
@@ -220,7 +212,10 @@ impl Keychain {
 
     fn open(&self) -> Result<Connection, KeychainError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        Connection::open_with_flags(&self.pib, flags).map_err(|error| KeychainError::Open { path: self.shown(), error })
+        let db = Connection::open_with_flags(&self.pib, flags).map_err(|error| KeychainError::Open { path: self.shown(), error })?;
+        // ndnsec may be writing it: wait a little for its lock rather than fail.
+        db.busy_timeout(std::time::Duration::from_millis(500)).map_err(|e| self.query(e))?;
+        Ok(db)
     }
 
     /// The one blob `sql` selects with `parameter`, if any.
@@ -244,16 +239,6 @@ impl Keychain {
     fn missing(&self, what: String) -> KeychainError {
         KeychainError::Missing { path: self.shown(), what }
     }
-}
-
-/// The value of `key` in client.conf's text (`key=value` lines; `;` and `#` start comments).
-fn client_conf_value(text: &str, key: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with(';') && !l.starts_with('#'))
-        .filter_map(|l| l.split_once('='))
-        .find(|(k, _)| k.trim() == key)
-        .map(|(_, v)| v.trim().to_string())
 }
 
 #[cfg(test)]
@@ -332,31 +317,23 @@ mod tests {
 
     #[test]
     fn the_keychain_is_located_as_ndn_cxx_and_python_ndn_locate_it() {
-        let home = tempfile::tempdir().unwrap();
-        let h = home.path().display().to_string();
-        let env = |vars: Vec<(&'static str, String)>| move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
-        let none: [PathBuf; 0] = [];
-        // Defaults.
-        let k = Keychain::locate_with(env(vec![("HOME", h.clone())]), &none).unwrap();
-        assert_eq!(k, Keychain::at(&home.path().join(".ndn"), &home.path().join(".ndn/ndnsec-key-file")));
-        assert!(matches!(Keychain::locate_with(env(vec![]), &none), Err(KeychainError::NoHome)));
-        // client.conf, relative locations from its folder; a scheme alone keeps the default.
-        let ndn = home.path().join(".ndn");
-        std::fs::create_dir_all(&ndn).unwrap();
-        std::fs::write(ndn.join("client.conf"), "; comment\ntransport=unix:///x\npib = pib-sqlite3:pibs\ntpm=tpm-file\n").unwrap();
-        let k = Keychain::locate_with(env(vec![("HOME", h.clone())]), &none).unwrap();
-        assert_eq!(k, Keychain::at(&ndn.join("pibs"), &ndn.join("ndnsec-key-file")));
-        // The environment wins.
-        let vars = vec![("HOME", h.clone()), ("NDN_CLIENT_PIB", "pib-sqlite3:/p".into()), ("NDN_CLIENT_TPM", "tpm-file:/t".into())];
-        assert_eq!(Keychain::locate_with(env(vars), &none).unwrap(), Keychain::at(Path::new("/p"), Path::new("/t")));
-        let vars = vec![("HOME", h.clone()), ("NDN_CLIENT_TPM", "tpm-osxkeychain:".into())];
-        let e = Keychain::locate_with(env(vars), &none).unwrap_err().to_string();
+        let home = PathBuf::from("/home/u");
+        let conf = |pib: Option<&str>, tpm: Option<&str>, dir: &str| ClientConf {
+            home: Some(home.clone()),
+            pib: pib.map(String::from),
+            tpm: tpm.map(String::from),
+            dir: dir.into(),
+            ..Default::default()
+        };
+        let ndn = home.join(".ndn");
+        assert_eq!(Keychain::from_conf(&conf(None, None, "")).unwrap(), Keychain::at(&ndn, &ndn.join("ndnsec-key-file")), "defaults");
+        assert!(matches!(Keychain::from_conf(&ClientConf::default()), Err(KeychainError::NoHome)));
+        // Relative locations from client.conf's folder; a scheme alone keeps the default.
+        let c = conf(Some("pib-sqlite3:pibs"), Some("tpm-file"), "/home/u/.ndn");
+        assert_eq!(Keychain::from_conf(&c).unwrap(), Keychain::at(&ndn.join("pibs"), &ndn.join("ndnsec-key-file")));
+        let c = conf(Some("pib-sqlite3:/p"), Some("tpm-file:/t"), "/etc/ndn");
+        assert_eq!(Keychain::from_conf(&c).unwrap(), Keychain::at(Path::new("/p"), Path::new("/t")));
+        let e = Keychain::from_conf(&conf(None, Some("tpm-osxkeychain:"), "")).unwrap_err().to_string();
         assert!(e.contains("only pib-sqlite3 and tpm-file"), "{e}");
-        // A system client.conf when the user has none.
-        std::fs::remove_file(ndn.join("client.conf")).unwrap();
-        let system = home.path().join("etc-client.conf");
-        std::fs::write(&system, "tpm=tpm-file:/keys\n").unwrap();
-        let k = Keychain::locate_with(env(vec![("HOME", h)]), &[system]).unwrap();
-        assert_eq!(k, Keychain::at(&ndn, Path::new("/keys")));
     }
 }

@@ -35,6 +35,7 @@
 
 pub mod announce;
 pub mod authorization;
+pub mod client_conf;
 pub mod command_key;
 pub mod dataset;
 pub mod events;

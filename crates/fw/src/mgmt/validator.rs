@@ -145,7 +145,7 @@ impl Checker {
 
 /// The identity of a key or certificate name: the components before `KEY` (the name itself
 /// when it has none in a key's or certificate's place).
-pub(super) fn identity_of(locator: &Name) -> Name {
+pub(crate) fn identity_of(locator: &Name) -> Name {
     let n = locator.len();
     (n.saturating_sub(4)..n)
         .find(|&i| locator.get(i).is_some_and(|c| c.value() == b"KEY") && n - i >= 2)

@@ -1356,7 +1356,7 @@ fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartErro
         }
         let identities = keychain.identities().map_err(|e| StartError::Config(format!("forwarder.propagate_keychain: {e}")))?;
         for identity in identities {
-            let named = signers.iter().any(|s| s.key.name().prefix(s.key.name().len().saturating_sub(2)) == identity.name);
+            let named = signers.iter().any(|s| crate::mgmt::validator::identity_of(s.key.name()) == identity.name);
             if named {
                 continue;
             }
