@@ -15,7 +15,9 @@
 //! Bounds, so that fragments from the network cost bounded memory: at most
 //! [`MAX_FRAGMENTS`] fragments per packet, a reassembled packet no larger than
 //! [`MAX_PACKET_BYTES`], [`Reassembler::new`]'s byte budget over every partial packet, and a
-//! partial packet is forgotten [`REASSEMBLY_TIMEOUT_MS`] after its first fragment. Every fragment
+//! partial packet is forgotten [`REASSEMBLY_TIMEOUT_MS`] after its latest fragment (NFD restarts
+//! its drop timer with each, so a packet whose fragments keep coming, as link reliability
+//! sends lost ones again, is not cut short). Every fragment
 //! refused is a counted drop ([`Drop::ReassemblyBad`], [`Drop::ReassemblyFull`],
 //! [`Drop::ReassemblyTimeout`] per partial packet that timed out). Sans-I/O: the caller gives
 //! the time.
@@ -34,7 +36,7 @@ use crate::tlv::{put_header, put_nonneg, put_tlv, put_var, tlv_len};
 /// Fragments one packet may be cut into (NDNd cuts an 8800-byte packet into 7 at its 1420-byte
 /// UDP MTU; ndn-cxx allows 400).
 pub const MAX_FRAGMENTS: u64 = 64;
-/// A partial packet is forgotten this long after its first fragment arrived (NFD's default).
+/// A partial packet is forgotten this long after its latest fragment arrived (NFD's default).
 pub const REASSEMBLY_TIMEOUT_MS: u64 = 500;
 /// The smallest MTU [`fragment`] accepts: room for a fragment's header and some payload.
 pub const MIN_MTU: usize = 256;
@@ -156,7 +158,9 @@ type Key = (FaceId, u64, u64);
 #[derive(Debug)]
 pub struct Reassembler {
     partial: HashMap<Key, Partial>,
-    /// (deadline, key) in arrival order; the timeout is one constant, so deadlines grow.
+    /// (deadline, key) in arrival order; the timeout is one constant, so deadlines grow. A
+    /// partial packet's later fragments push later entries: the earlier ones no longer match
+    /// its deadline and are passed over.
     deadlines: VecDeque<(u64, Key)>,
     bytes_held: usize,
     max_bytes: usize,
@@ -226,15 +230,12 @@ impl Reassembler {
         if self.bytes_held + cost > self.max_bytes {
             return Err(Drop::ReassemblyFull);
         }
-        let partial = self.partial.entry(key).or_insert_with(|| {
-            self.deadlines.push_back((now_ms + REASSEMBLY_TIMEOUT_MS, key));
-            Partial {
-                header: Vec::new(),
-                pieces: vec![None; count as usize],
-                received: 0,
-                bytes: 0,
-                deadline_ms: now_ms + REASSEMBLY_TIMEOUT_MS,
-            }
+        let partial = self.partial.entry(key).or_insert_with(|| Partial {
+            header: Vec::new(),
+            pieces: vec![None; count as usize],
+            received: 0,
+            bytes: 0,
+            deadline_ms: 0,
         });
         let index = index as usize;
         if partial.pieces.len() != count as usize || partial.pieces[index].is_some() {
@@ -257,6 +258,8 @@ impl Reassembler {
         partial.bytes += cost;
         self.bytes_held += cost;
         if partial.received < partial.pieces.len() {
+            partial.deadline_ms = now_ms + REASSEMBLY_TIMEOUT_MS;
+            self.deadlines.push_back((partial.deadline_ms, key));
             return Ok(None);
         }
         let done = self.forget(key).expect("just completed");
@@ -462,6 +465,32 @@ mod tests {
         r.face_down(1);
         assert!(r.is_empty());
         assert_eq!(r.bytes_held(), 0);
+    }
+
+    /// As NFD's drop timer, restarted by each fragment: a packet whose fragments keep coming
+    /// within the timeout of one another is put together however long it takes in all.
+    #[test]
+    fn each_fragment_restarts_the_timeout() {
+        let (mut seq, mut out) = (0, Vec::new());
+        fragment(&data(3000), 1000, &mut seq, &mut out).unwrap();
+        assert_eq!(out.len(), 4);
+        let mut r = Reassembler::new(1 << 20);
+        let step = REASSEMBLY_TIMEOUT_MS - 1;
+        for (i, piece) in out.iter().enumerate().take(3) {
+            assert_eq!(r.feed(i as u64 * step, 1, piece), Ok(None));
+            r.expire(i as u64 * step + step);
+            assert_eq!(r.take_timeouts(), 0, "fragment {i}");
+        }
+        assert!(r.feed(3 * step, 1, &out[3]).unwrap().is_some(), "whole after {} ms", 3 * step);
+        // Silent for the timeout after its latest fragment: forgotten.
+        let mut r = Reassembler::new(1 << 20);
+        assert_eq!(r.feed(0, 1, &out[0]), Ok(None));
+        assert_eq!(r.feed(300, 1, &out[1]), Ok(None));
+        r.expire(300 + REASSEMBLY_TIMEOUT_MS - 1);
+        assert_eq!(r.take_timeouts(), 0);
+        r.expire(300 + REASSEMBLY_TIMEOUT_MS);
+        assert_eq!(r.take_timeouts(), 1);
+        assert!(r.is_empty());
     }
 
     #[test]

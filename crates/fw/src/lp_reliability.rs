@@ -643,8 +643,9 @@ mod tests {
                 }
             }
             prop_assert!(delivered.iter().all(|&d| d <= 1), "{:?}", delivered);
-            // A packet is missing when the sender gave it up, or when a fragment came back after
-            // the reassembler's 500 ms had passed (NFD's timeout, shorter than a 1 s first RTO).
+            // A packet is missing when the sender gave it up, or when a fragment came back more
+            // than the reassembler's 500 ms after the packet's latest (NFD's timeout, shorter
+            // than a 1 s first RTO).
             partial.expire(u64::MAX);
             let missing = delivered.iter().filter(|&&d| d == 0).count() as u64;
             let timeouts = partial.take_timeouts() as u64;
