@@ -117,6 +117,10 @@ pub struct ForwarderConfig {
     /// What checks `rib` commands from local faces (nfd.conf's `rib.localhost_security`), the
     /// same way; empty: the local face is enough (NFD's sample trusts any).
     pub localhost_security: String,
+    /// What checks the prefix announcement a `rib/announce` carries (nfd.conf's
+    /// `rib.prefix_announcement_validation`: `for data` rules and trust anchors); empty: not
+    /// checked (NFD's sample trusts any).
+    pub prefix_announcement_security: String,
     /// Prefix propagation signing as every identity of the keychain (its default key), as NFD
     /// does; besides [`Config::propagate`]'s keys.
     pub propagate_keychain: bool,
@@ -356,7 +360,8 @@ impl Config {
         }
         // The localhop validator's trust-anchor files and directories, as ndn-cxx resolves a
         // validator file's (text that does not parse is left for the runtime to refuse).
-        for text in [&mut self.forwarder.localhop_security, &mut self.forwarder.localhost_security] {
+        let f = &mut self.forwarder;
+        for text in [&mut f.localhop_security, &mut f.localhost_security, &mut f.prefix_announcement_security] {
             let Ok(mut nodes) = crate::nfd_conf::parse_info(text) else { continue };
             let mut changed = false;
             for anchor in nodes.iter_mut().filter(|n| n.key == "trust-anchor") {

@@ -24,7 +24,8 @@
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
 //!   checked by the section's validator rules and trust anchors
 //!   ([`crate::mgmt::validator`]); `rib.localhost_security` checks `rib` commands from local
-//!   faces the same way; `rib.auto_prefix_propagate` turns on prefix propagation as every
+//!   faces the same way, `rib.prefix_announcement_validation` the announcements `rib/announce`
+//!   carries; `rib.auto_prefix_propagate` turns on prefix propagation as every
 //!   identity of the keychain (`forwarder.propagate_keychain`, [`crate::mgmt::propagate`]), its
 //!   `cost`, `timeout` (ms) and `refresh_interval` (s) setting propagation's.
 //!
@@ -254,16 +255,19 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
             }
             "rib" => {
                 for n in &top.children {
-                    if matches!(n.key.as_str(), "localhop_security" | "localhost_security") {
+                    if matches!(n.key.as_str(), "localhop_security" | "localhost_security" | "prefix_announcement_validation") {
                         // Its trust-anchor files are read when the forwarder starts (relative to
                         // nfd.conf's folder); the rest must already be right.
                         crate::mgmt::validator::Validator::check(&n.children)
                             .map_err(|e| invalid(e.line, format!("rib.{}: {}", n.key, e.why)))?;
-                        if n.key == "localhop_security" {
-                            cfg.forwarder.localhop_prefix_registration = true;
-                            cfg.forwarder.localhop_security = info_text(&n.children);
-                        } else {
-                            cfg.forwarder.localhost_security = info_text(&n.children);
+                        let text = info_text(&n.children);
+                        match n.key.as_str() {
+                            "localhop_security" => {
+                                cfg.forwarder.localhop_prefix_registration = true;
+                                cfg.forwarder.localhop_security = text;
+                            }
+                            "localhost_security" => cfg.forwarder.localhost_security = text,
+                            _ => cfg.forwarder.prefix_announcement_security = text,
                         }
                     } else if n.key == "auto_prefix_propagate" {
                         for c in &n.children {
@@ -666,6 +670,10 @@ rib
     trust-anchor { type any }
   }
   auto_prefix_propagate { cost 15 }
+  prefix_announcement_validation
+  {
+    trust-anchor { type any }
+  }
 }
 "#;
 
@@ -710,6 +718,7 @@ rib
         // What did not carry over is named with its line.
         assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
         assert!(cfg.forwarder.propagate_keychain, "rib.auto_prefix_propagate");
+        assert!(cfg.forwarder.prefix_announcement_security.contains("type any"), "rib.prefix_announcement_validation");
         assert_eq!(cfg.forwarder.propagate_cost, 15);
         let expected = [(3, "general")];
         for (line, what) in expected {

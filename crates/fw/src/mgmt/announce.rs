@@ -6,8 +6,9 @@
 //! ContentType PrefixAnn (5), whose content is an ExpirationPeriod (milliseconds) and an
 //! optional ValidityPeriod (NotBefore and NotAfter, `YYYYMMDDThhmmss` UTC). The route it makes
 //! lives for the ExpirationPeriod, and no longer than the ValidityPeriod's end; an announcement
-//! outside its ValidityPeriod makes none. As NFD's default configuration does
-//! (`prefix_announcement_validation` with trust anchor "any"), the signature is not checked.
+//! outside its ValidityPeriod makes none. Its signature is checked where
+//! `forwarder.prefix_announcement_security` (NFD's `prefix_announcement_validation`) is set,
+//! by [`super::validator`]; else, as NFD's sample configuration (trust anchor "any"), not.
 //! This module only decodes and times; [`super::Manager`] makes the route.
 
 use nexthop_wire::tlv::TlvReader;
@@ -120,11 +121,25 @@ fn iso_basic_ms(s: &[u8]) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use nexthop_wire::{Component, Data, Emit, MetaInfo};
 
     use super::*;
     use crate::tlv::{put_nonneg, put_tlv};
+
+    /// An announcement of `prefix` for an hour, signed with ECDSA by `key` as `locator`.
+    pub(in crate::mgmt) fn signed_announcement(prefix: &str, key: &p256::ecdsa::SigningKey, locator: &str) -> Vec<u8> {
+        let mut d = Data::decode(&announcement(prefix, 3_600_000, None, 5)).unwrap();
+        d.signature_info = nexthop_wire::SignatureInfo {
+            signature_type: nexthop_wire::types::signature_type::SHA256_WITH_ECDSA,
+            key_locator: Some(nexthop_wire::KeyLocator::Name(Name::from_uri(locator).unwrap())),
+            ..nexthop_wire::SignatureInfo::digest_sha256()
+        };
+        d.signature_value = vec![0; 8];
+        let signed = DataView::decode(&d.to_bytes()).unwrap().signed_portion().to_vec();
+        d.signature_value = crate::mgmt::validator::tests::der(key, &signed);
+        d.to_bytes()
+    }
 
     /// An announcement of `prefix` as NDNts and ndn-cxx make it.
     fn announcement(prefix: &str, expiration_ms: u64, validity: Option<(&str, &str)>, content_type: u64) -> Vec<u8> {

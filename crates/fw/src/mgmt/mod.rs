@@ -140,7 +140,7 @@ pub struct Manager {
     authorizations: Authorizations,
     /// What checks `rib` commands: from one hop away (`rib.localhop_security`) and from local
     /// faces (`rib.localhost_security`); none: they are accepted unchecked.
-    validators: [Option<Validator>; 2],
+    validators: [Option<Validator>; 3],
     /// `rib` commands waiting for a certificate of their signer's chain.
     validating: Vec<Validating>,
     /// Prefix propagation to a gateway (`rib.auto_prefix_propagate`), and the keys that sign it.
@@ -173,6 +173,8 @@ pub enum RibTrust {
     Localhop = 0,
     /// `localhost_security`: `rib` commands under `/localhost/nfd` from local faces.
     Localhost = 1,
+    /// `prefix_announcement_validation`: the prefix announcement a `rib/announce` carries.
+    PrefixAnnouncement = 2,
 }
 
 /// A command waiting for a certificate its validation fetches.
@@ -242,7 +244,7 @@ impl Manager {
             nonce: started_ms as u32,
             events: FaceEvents::default(),
             authorizations: Authorizations::any(),
-            validators: [None, None],
+            validators: [None, None, None],
             validating: Vec::new(),
             propagation: None,
         }
@@ -502,33 +504,64 @@ impl Manager {
                 return refused(&name.to_name(), why).map(Some);
             }
         }
-        let trust = if localhop { Some(RibTrust::Localhop) } else { (module == b"rib").then_some(RibTrust::Localhost) };
-        if let Some(trust) = trust {
-            if let Some(v) = self.validators[trust as usize].as_mut() {
-                match v.start(interest, now_ms) {
-                    Ok(Progress::Accepted) => {}
-                    Ok(Progress::Fetch(pending)) => {
-                        if self.validating.len() >= MAX_VALIDATING {
-                            let why = Rejection::Forbidden("too many commands wait for certificates".into());
-                            return refused(&name.to_name(), why).map(Some);
-                        }
-                        let wire = interest.wire().to_vec();
-                        self.fetch_certificate(host, &pending, Fetch::Direct(face));
-                        let pit_token = pit_token.map(<[u8]>::to_vec);
-                        self.validating.push(Validating {
-                            trust,
-                            face,
-                            pit_token,
-                            interest: wire,
-                            pending,
-                            deadline_ms: now_ms + CERTIFICATE_FETCH_MS,
-                            network_at_ms: Some(now_ms + DIRECT_FETCH_MS),
-                            network_nonce: None,
-                        });
-                        return Ok(None);
+        self.proceed(host, now_ms, face, pit_token, interest, None)
+    }
+
+    /// The validations a command authorised so far must still pass, in order, after `done`
+    /// (the last one passed, if any): its signer's (`localhop_security` for one from one hop
+    /// away, `localhost_security` for a local `rib` command), then a `rib/announce`'s
+    /// announcement (`prefix_announcement_validation`); each only where configured. The command
+    /// is carried out once all have passed: its answer, or `None` while a certificate is
+    /// fetched (the command then waits in [`Manager::validating`] and goes on from
+    /// [`Manager::on_answer`]).
+    fn proceed(
+        &mut self,
+        host: &mut impl Host,
+        now_ms: u64,
+        face: FaceId,
+        pit_token: Option<&[u8]>,
+        interest: &InterestView<'_>,
+        done: Option<RibTrust>,
+    ) -> Result<Option<Vec<u8>>, Drop> {
+        let name = interest.name();
+        let module = name.get(2).map(|c| c.value()).unwrap_or_default();
+        let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
+        let localhop = name.get(0).is_some_and(|c| c.value() == b"localhop");
+        let signer = if localhop { Some(RibTrust::Localhop) } else { (module == b"rib").then_some(RibTrust::Localhost) };
+        let announcement = (module, verb) == (&b"rib"[..], &b"announce"[..]);
+        let checks = [signer, announcement.then_some(RibTrust::PrefixAnnouncement)];
+        let after = checks.iter().position(|c| c.is_some() && *c == done).map_or(0, |i| i + 1);
+        for trust in checks[after..].iter().flatten().copied() {
+            let Some(v) = self.validators[trust as usize].as_mut() else { continue };
+            let started = match trust {
+                // A missing or bad announcement is answered 400 when carried out.
+                RibTrust::PrefixAnnouncement => match interest.app_parameters() {
+                    Some(pa) => v.start_data(pa, now_ms),
+                    None => continue,
+                },
+                _ => v.start(interest, now_ms),
+            };
+            match started {
+                Ok(Progress::Accepted) => {}
+                Ok(Progress::Fetch(pending)) => {
+                    if self.validating.len() >= MAX_VALIDATING {
+                        let why = Rejection::Forbidden("too many commands wait for certificates".into());
+                        return refused(&name.to_name(), why).map(Some);
                     }
-                    Err(why) => return refused(&name.to_name(), why).map(Some),
+                    self.fetch_certificate(host, &pending, Fetch::Direct(face));
+                    self.validating.push(Validating {
+                        trust,
+                        face,
+                        pit_token: pit_token.map(<[u8]>::to_vec),
+                        interest: interest.wire().to_vec(),
+                        pending,
+                        deadline_ms: now_ms + CERTIFICATE_FETCH_MS,
+                        network_at_ms: Some(now_ms + DIRECT_FETCH_MS),
+                        network_nonce: None,
+                    });
+                    return Ok(None);
                 }
+                Err(why) => return refused(&name.to_name(), why).map(Some),
             }
         }
         Ok(Some(self.execute(host, now_ms, face, interest)))
@@ -616,8 +649,10 @@ impl Manager {
             match progress {
                 Ok(Progress::Accepted) => {
                     let Ok(view) = InterestView::decode(&w.interest) else { continue };
-                    let data = self.execute(host, now_ms, w.face, &view);
-                    out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
+                    // The next validation, if any, then the command.
+                    if let Ok(Some(data)) = self.proceed(host, now_ms, w.face, w.pit_token.as_deref(), &view, Some(w.trust)) {
+                        out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
+                    }
                 }
                 Ok(Progress::Fetch(pending)) => {
                     self.fetch_certificate(host, &pending, Fetch::Direct(w.face));
@@ -1298,6 +1333,53 @@ mod tests {
         assert_eq!((r.code, r.text.as_str()), (406, "Override MTU cannot be less than 256"));
         let r = ask("update", ControlParameters { face_id: Some(300), mtu: Some(1000), ..Default::default() });
         assert_eq!((r.code, r.body.and_then(|b| b.mtu)), (409, Some(1000)));
+    }
+
+    /// `rib/announce` with `prefix_announcement_validation`: an announcement signed by a key
+    /// whose certificate (fetched from the announcing face) chains to the anchor makes its
+    /// route; one signed by another key, or with DigestSha256, is refused (403) and makes none.
+    #[test]
+    fn prefix_announcements_are_validated_when_configured() {
+        use announce::tests::signed_announcement;
+        use validator::tests::{certificate, key};
+        const NOW: u64 = 1_800_000_000_000;
+        let dir = tempfile::tempdir().unwrap();
+        let (root_key, op_key) = (key(4), key(5));
+        let file = dir.path().join("root.cert");
+        std::fs::write(&file, certificate("/root", &root_key, &root_key, "/root/KEY/k1")).unwrap();
+        let op = certificate("/root/op", &op_key, &root_key, "/root/KEY/k1");
+        let text = format!(
+            "rule\n{{\n  for data\n  checker\n  {{\n    type hierarchical\n    sig-type ecdsa-sha256\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
+            file.display()
+        );
+        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
+        let mut m = Manager::new(0).with_rib_validator(RibTrust::PrefixAnnouncement, v);
+        let mut host = NullHost::default();
+        let announce = |m: &mut Manager, host: &mut NullHost, pa: Vec<u8>| {
+            let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
+            i.set_app_parameters(pa);
+            i.sign_digest_sha256();
+            let wire = i.to_bytes();
+            m.handle(host, NOW, 300, FaceScope::Local, None, &InterestView::decode(&wire).unwrap()).unwrap()
+        };
+        let code = |data: &[u8]| ControlResponse::decode(nexthop_wire::DataView::decode(data).unwrap().content().unwrap()).unwrap().code;
+        let routed = |m: &Manager, prefix: &str| !m.rib.routes(&Name::from_uri(prefix).unwrap()).is_empty();
+
+        // Signed by the operator: its certificate is fetched, then the route made.
+        assert_eq!(announce(&mut m, &mut host, signed_announcement("/root/op/app", &op_key, "/root/op/KEY/k1")), None, "waits");
+        assert_eq!(host.expressed.len(), 1, "the certificate asked for");
+        let answered = m.on_answer(&mut host, NOW + 10, &op);
+        assert_eq!(answered.iter().map(|d| code(&d.data)).collect::<Vec<_>>(), [200]);
+        assert!(routed(&m, "/root/op/app"));
+        // Signed by another key under the operator's name (the certificate fetched again, the
+        // signature does not verify), or with DigestSha256 (no KeyLocator): refused.
+        assert_eq!(announce(&mut m, &mut host, signed_announcement("/root/op/other", &key(9), "/root/op/KEY/k1")), None);
+        let answered = m.on_answer(&mut host, NOW + 20, &op);
+        assert_eq!(answered.iter().map(|d| code(&d.data)).collect::<Vec<_>>(), [403]);
+        let mut unsigned = nexthop_wire::Data::decode(&signed_announcement("/root/op/plain", &op_key, "/root/op/KEY/k1")).unwrap();
+        unsigned.sign_digest_sha256();
+        assert_eq!(announce(&mut m, &mut host, unsigned.to_bytes()).map(|d| code(&d)), Some(403));
+        assert!(!routed(&m, "/root/op/other") && !routed(&m, "/root/op/plain"));
     }
 
     const VERBS: [(&str, &str); 18] = [

@@ -170,8 +170,9 @@ impl Rule {
 #[derive(Debug)]
 pub struct Pending {
     locator: Name,
-    timestamp: u64,
-    /// What is to be verified: the command first, then each certificate fetched (signed portion,
+    /// A command's timestamp, checked again once the chain is complete (a Data has none).
+    timestamp: Option<u64>,
+    /// What is to be verified: the command (or Data) first, then each certificate fetched (signed portion,
     /// signature type, signature value).
     signed: Vec<(Vec<u8>, u64, Vec<u8>)>,
     /// The keys of the certificates fetched: `keys[i]` verifies `signed[i]`.
@@ -452,8 +453,36 @@ impl Validator {
         let pending = Pending {
             need: locator.clone(),
             locator,
-            timestamp,
+            timestamp: Some(timestamp),
             signed: vec![(command.signed, command.info.signature_type, command.value.to_vec())],
+            keys: Vec::new(),
+        };
+        self.resolve(Box::new(pending), now_ms)
+    }
+
+    /// Starts validating a signed Data packet (a prefix announcement, NFD's
+    /// `prefix_announcement_validation`) at wall-clock time `now_ms`: the first `for data` rule
+    /// matching its name, then its KeyLocator's chain as for a command (no timestamp).
+    ///
+    /// # Errors
+    /// The [`Rejection`] (always [`Rejection::Forbidden`]) when it already fails.
+    pub fn start_data(&mut self, data: &[u8], now_ms: u64) -> Result<Progress, Rejection> {
+        if self.any {
+            return Ok(Progress::Accepted);
+        }
+        let forbid = |why: String| Rejection::Forbidden(why);
+        let data = DataView::decode(data).map_err(|e| forbid(format!("the Data does not decode: {e}")))?;
+        let info = data.signature_info();
+        let Some(KeyLocatorView::Name(locator)) = info.key_locator else {
+            return Err(forbid(format!("{} has no KeyLocator name", data.name())));
+        };
+        let locator = locator.to_name();
+        self.check_rule(true, info.signature_type, &data.name().to_name(), &locator)?;
+        let pending = Pending {
+            need: locator.clone(),
+            locator,
+            timestamp: None,
+            signed: vec![(data.signed_portion().to_vec(), info.signature_type, data.signature_value().to_vec())],
             keys: Vec::new(),
         };
         self.resolve(Box::new(pending), now_ms)
@@ -522,8 +551,10 @@ impl Validator {
             return Err(Rejection::Forbidden(format!("a signature on the chain of {} does not verify", pending.locator)));
         }
         // Time passed while certificates were fetched: the timestamp must still be the latest.
-        let timestamp = self.timestamps.check(&pending.locator, Some(pending.timestamp), now_ms)?;
-        self.timestamps.record(pending.locator.clone(), timestamp, now_ms);
+        if let Some(timestamp) = pending.timestamp {
+            let timestamp = self.timestamps.check(&pending.locator, Some(timestamp), now_ms)?;
+            self.timestamps.record(pending.locator.clone(), timestamp, now_ms);
+        }
         Ok(Progress::Accepted)
     }
 }

@@ -408,6 +408,7 @@ impl Runtime {
         for (trust, key, text) in [
             (RibTrust::Localhop, "forwarder.localhop_security", &cfg.forwarder.localhop_security),
             (RibTrust::Localhost, "forwarder.localhost_security", &cfg.forwarder.localhost_security),
+            (RibTrust::PrefixAnnouncement, "forwarder.prefix_announcement_security", &cfg.forwarder.prefix_announcement_security),
         ] {
             if !text.trim().is_empty() {
                 let nodes = crate::nfd_conf::parse_info(text).map_err(|e| config_err(key)(e.to_string()))?;
