@@ -301,3 +301,35 @@ fn faces_update_changes_persistency_where_the_face_allows() {
     assert_eq!(update(&mut c, None, 2).code, 409, "the asking Unix face stays on-demand");
     assert_eq!(update(&mut c, Some(id), 7).code, 400, "no such persistency");
 }
+
+/// `forwarder.prefix_announcement_security` (NFD's `prefix_announcement_validation`) checks the
+/// announcement `rib/announce` carries: with a rule asking for an ECDSA signature under `/pa`,
+/// one signed with DigestSha256 is refused (403) and makes no route.
+#[test]
+fn announcements_are_checked_by_the_configured_validator() {
+    use p256::pkcs8::EncodePublicKey;
+    let dir = scratch("mgmt-pa");
+    let key = p256::ecdsa::SigningKey::from_slice(&[7; 32]).unwrap();
+    let spki = key.verifying_key().to_public_key_der().unwrap().into_vec();
+    let mut anchor = Data::new(Name::from_uri("/pa/KEY/k/self/v1").unwrap(), spki);
+    anchor.sign_digest_sha256();
+    let anchor_file = dir.path().join("pa.ndncert");
+    std::fs::write(&anchor_file, anchor.to_bytes()).unwrap();
+    let rules = format!(
+        "rule\n{{\n  for data\n  checker\n  {{\n    type customized\n    sig-type ecdsa-sha256\n    key-locator\n    {{\n      type name\n      name /pa\n      relation is-prefix-of\n    }}\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
+        anchor_file.display()
+    );
+    let fw = Forwarder::start_with(&dir, "s", 1, |c| c.forwarder.prefix_announcement_security = rules);
+    let mut c = fw.client();
+    let name = Name::from_uri("/pa").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
+    let mut pa = Data::new(name, vec![0x6d, 0x02, 0x27, 0x10]); // ExpirationPeriod 10 s
+    pa.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
+    pa.sign_digest_sha256();
+    let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
+    i.nonce = Some(c.next_nonce());
+    i.set_app_parameters(pa.to_bytes());
+    i.sign_digest_sha256();
+    let Answer::Data(w) = c.express(&i, std::time::Duration::from_secs(2)).unwrap() else { panic!("answered") };
+    assert_eq!(ControlResponse::decode(DataView::decode(&w).unwrap().content().unwrap()).unwrap().code, 403);
+    assert!(!fw.has_route(&Name::from_uri("/pa").unwrap()));
+}
