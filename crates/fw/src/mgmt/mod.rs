@@ -177,14 +177,23 @@ pub enum RibTrust {
     PrefixAnnouncement = 2,
 }
 
-/// A command waiting for a certificate its validation fetches.
+/// What waits for a validation to complete.
+#[derive(Debug)]
+enum Waiter {
+    /// A command Interest, answered once it is carried out or refused, with its PIT token.
+    Command { interest: Vec<u8>, pit_token: Option<Vec<u8>> },
+    /// A prefix announcement the self-learning strategy brought: its route is learned once it
+    /// is validated.
+    Learned(Vec<u8>),
+}
+
+/// A command or an announcement waiting for a certificate its validation fetches.
 #[derive(Debug)]
 struct Validating {
     trust: RibTrust,
+    /// The face it came from (where certificates are asked first).
     face: FaceId,
-    pit_token: Option<Vec<u8>>,
-    /// The command Interest.
-    interest: Vec<u8>,
+    waiter: Waiter,
     /// Its validation so far.
     pending: Box<validator::Pending>,
     /// When it is refused if the certificate has not come.
@@ -196,11 +205,19 @@ struct Validating {
     network_nonce: Option<[u8; 4]>,
 }
 
-/// The answer refusing the waiting command Interest `interest` from `face` (none for a silent
-/// refusal).
-fn refused_waiting(face: FaceId, pit_token: Option<Vec<u8>>, interest: &[u8], why: Rejection) -> Option<Delivery> {
-    let command = InterestView::decode(interest).map(|i| i.name().to_name()).unwrap_or_default();
-    refused(&command, why).ok().map(|data| Delivery { face, pit_token, data })
+/// The answer refusing what waited, from `face`: a command's (none for a silent refusal); an
+/// announcement is dropped, logged.
+fn refused_waiting(face: FaceId, waiter: Waiter, why: Rejection) -> Option<Delivery> {
+    match waiter {
+        Waiter::Command { interest, pit_token } => {
+            let command = InterestView::decode(&interest).map(|i| i.name().to_name()).unwrap_or_default();
+            refused(&command, why).ok().map(|data| Delivery { face, pit_token, data })
+        }
+        Waiter::Learned(_) => {
+            tracing::debug!(face, "self-learning: announcement refused: {why:?}");
+            None
+        }
+    }
 }
 
 /// How long a certificate fetched for a command's validation is waited for (ndn-cxx's default
@@ -410,7 +427,35 @@ impl Manager {
     /// prefix announcement `wire`. The route is NFD's for a learned announcement: origin
     /// prefixann, cost 2048, child-inherit, for the announcement's lifetime but at most 10
     /// minutes; a bad or lapsed announcement teaches nothing.
+    ///
+    /// With `prefix_announcement_security`, as NFD validates them, the announcement must pass
+    /// it first (its certificates asked of `face`, then the network): the route is learned once
+    /// it does, and never if it does not.
     pub fn learn(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, wire: &[u8]) {
+        if PrefixAnnouncement::decode(wire).is_err() {
+            return;
+        }
+        if let Some(v) = self.validators[RibTrust::PrefixAnnouncement as usize].as_mut() {
+            match v.start_data(wire, now_ms) {
+                Ok(Progress::Accepted) => {}
+                Ok(Progress::Fetch(pending)) => {
+                    let waiter = Waiter::Learned(wire.to_vec());
+                    if let Err(why) = self.wait_for_certificate(host, now_ms, RibTrust::PrefixAnnouncement, face, waiter, pending) {
+                        refused_waiting(face, Waiter::Learned(Vec::new()), why);
+                    }
+                    return;
+                }
+                Err(why) => {
+                    refused_waiting(face, Waiter::Learned(Vec::new()), why);
+                    return;
+                }
+            }
+        }
+        self.learn_validated(host, now_ms, face, wire);
+    }
+
+    /// [`Manager::learn`] once the announcement is validated (or needs not be).
+    fn learn_validated(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, wire: &[u8]) {
         let Ok(pa) = PrefixAnnouncement::decode(wire) else { return };
         let r = self.add_announced(host, now_ms, face, &pa, wire, Some(LEARNED_ROUTE_LIFETIME_MS));
         tracing::debug!(face, prefix = %pa.announced, code = r.code, "self-learning: route learned");
@@ -544,27 +589,43 @@ impl Manager {
             match started {
                 Ok(Progress::Accepted) => {}
                 Ok(Progress::Fetch(pending)) => {
-                    if self.validating.len() >= MAX_VALIDATING {
-                        let why = Rejection::Forbidden("too many commands wait for certificates".into());
-                        return refused(&name.to_name(), why).map(Some);
-                    }
-                    self.fetch_certificate(host, &pending, Fetch::Direct(face));
-                    self.validating.push(Validating {
-                        trust,
-                        face,
-                        pit_token: pit_token.map(<[u8]>::to_vec),
-                        interest: interest.wire().to_vec(),
-                        pending,
-                        deadline_ms: now_ms + CERTIFICATE_FETCH_MS,
-                        network_at_ms: Some(now_ms + DIRECT_FETCH_MS),
-                        network_nonce: None,
-                    });
-                    return Ok(None);
+                    let waiter = Waiter::Command { interest: interest.wire().to_vec(), pit_token: pit_token.map(<[u8]>::to_vec) };
+                    return match self.wait_for_certificate(host, now_ms, trust, face, waiter, pending) {
+                        Ok(()) => Ok(None),
+                        Err(why) => refused(&name.to_name(), why).map(Some),
+                    };
                 }
                 Err(why) => return refused(&name.to_name(), why).map(Some),
             }
         }
         Ok(Some(self.execute(host, now_ms, face, interest)))
+    }
+
+    /// Asks for the certificate `pending` needs and keeps `waiter` until it comes (at most
+    /// [`MAX_VALIDATING`] wait: beyond, the refusal).
+    fn wait_for_certificate(
+        &mut self,
+        host: &mut impl Host,
+        now_ms: u64,
+        trust: RibTrust,
+        face: FaceId,
+        waiter: Waiter,
+        pending: Box<validator::Pending>,
+    ) -> Result<(), Rejection> {
+        if self.validating.len() >= MAX_VALIDATING {
+            return Err(Rejection::Forbidden("too many commands wait for certificates".into()));
+        }
+        self.fetch_certificate(host, &pending, Fetch::Direct(face));
+        self.validating.push(Validating {
+            trust,
+            face,
+            waiter,
+            pending,
+            deadline_ms: now_ms + CERTIFICATE_FETCH_MS,
+            network_at_ms: Some(now_ms + DIRECT_FETCH_MS),
+            network_nonce: None,
+        });
+        Ok(())
     }
 
     /// Asks for the certificate `pending` needs, as ndn-cxx's direct fetcher does: first
@@ -647,19 +708,22 @@ impl Manager {
                 (None, _) => continue,
             };
             match progress {
-                Ok(Progress::Accepted) => {
-                    let Ok(view) = InterestView::decode(&w.interest) else { continue };
-                    // The next validation, if any, then the command.
-                    if let Ok(Some(data)) = self.proceed(host, now_ms, w.face, w.pit_token.as_deref(), &view, Some(w.trust)) {
-                        out.push(Delivery { face: w.face, pit_token: w.pit_token, data });
+                Ok(Progress::Accepted) => match w.waiter {
+                    Waiter::Command { interest, pit_token } => {
+                        let Ok(view) = InterestView::decode(&interest) else { continue };
+                        // The next validation, if any, then the command.
+                        if let Ok(Some(data)) = self.proceed(host, now_ms, w.face, pit_token.as_deref(), &view, Some(w.trust)) {
+                            out.push(Delivery { face: w.face, pit_token, data });
+                        }
                     }
-                }
+                    Waiter::Learned(wire) => self.learn_validated(host, now_ms, w.face, &wire),
+                },
                 Ok(Progress::Fetch(pending)) => {
                     self.fetch_certificate(host, &pending, Fetch::Direct(w.face));
                     let network_at_ms = Some(now_ms + DIRECT_FETCH_MS);
                     self.validating.push(Validating { pending, network_at_ms, network_nonce: None, ..w });
                 }
-                Err(why) => out.extend(refused_waiting(w.face, w.pit_token, &w.interest, why)),
+                Err(why) => out.extend(refused_waiting(w.face, w.waiter, why)),
             }
         }
         out
@@ -695,7 +759,7 @@ impl Manager {
             .filter(|v| host.face(v.face).is_some())
             .filter_map(|v| {
                 let why = Rejection::Forbidden(format!("the certificate {} did not come", v.pending.wanted()));
-                refused_waiting(v.face, v.pit_token, &v.interest, why)
+                refused_waiting(v.face, v.waiter, why)
             })
             .collect()
     }
@@ -1338,6 +1402,7 @@ mod tests {
     /// `rib/announce` with `prefix_announcement_validation`: an announcement signed by a key
     /// whose certificate (fetched from the announcing face) chains to the anchor makes its
     /// route; one signed by another key, or with DigestSha256, is refused (403) and makes none.
+    /// The same for the announcements self-learning brings.
     #[test]
     fn prefix_announcements_are_validated_when_configured() {
         use announce::tests::signed_announcement;
@@ -1380,6 +1445,15 @@ mod tests {
         unsigned.sign_digest_sha256();
         assert_eq!(announce(&mut m, &mut host, unsigned.to_bytes()).map(|d| code(&d)), Some(403));
         assert!(!routed(&m, "/root/op/other") && !routed(&m, "/root/op/plain"));
+        // The self-learning strategy's announcements pass the same validation before a route
+        // is learned from them (nothing is answered either way).
+        m.learn(&mut host, NOW + 30, 300, &signed_announcement("/root/op/learned", &op_key, "/root/op/KEY/k1"));
+        m.learn(&mut host, NOW + 30, 300, &signed_announcement("/root/op/forged", &key(9), "/root/op/KEY/k1"));
+        assert!(!routed(&m, "/root/op/learned"), "not before its certificate");
+        assert!(m.on_answer(&mut host, NOW + 40, &op).is_empty());
+        assert!(routed(&m, "/root/op/learned") && !routed(&m, "/root/op/forged"));
+        m.learn(&mut host, NOW + 50, 300, &unsigned.to_bytes());
+        assert!(!routed(&m, "/root/op/plain"));
     }
 
     const VERBS: [(&str, &str); 18] = [
