@@ -779,6 +779,10 @@ pub(super) mod tests {
             };
             data.signature_value = signature;
             let _ = v.resume(start(), &data.to_bytes(), NOW);
+            // The same bytes as a prefix announcement to validate: refused, or a certificate
+            // to fetch, never a panic (and junk never accepted).
+            proptest::prop_assert!(!matches!(v.start_data(&junk, NOW), Ok(Progress::Accepted)));
+            let _ = v.start_data(&data.to_bytes(), NOW);
         }
     }
 
