@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-
-use crate::mgmt::keychain::{Keychain, KeychainError};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
+
+use crate::mgmt::keychain::{Keychain, KeychainError};
 
 /// The embedded default configuration.
 pub const DEFAULT_TOML: &str = include_str!("default.toml");

@@ -76,7 +76,7 @@ enum What {
         /// Not inherited by longer prefixes (child-inherit off).
         #[arg(long)]
         no_inherit: bool,
-        /// Hides the routes of shorter prefixes below this one (capture).
+        /// Routes of shorter prefixes are not inherited at or below this one (capture).
         #[arg(long)]
         capture: bool,
         /// The route lapses after this many ms (none: it stays).
