@@ -104,4 +104,24 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     // default_level INFO: the faces `nexthop ctl` made and closed are logged.
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains("INFO") && logged.contains("face up"), "{logged}");
+    // Run where no keychain can be found (no HOME, as under some service managers): it starts
+    // all the same, propagating nothing, and says so.
+    let mut fw = Command::new(exe)
+        .args(["run", "--nfd-conf", conf_arg])
+        .env_remove("HOME")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(fw.try_wait().unwrap().is_none(), "nexthop run stopped: {}", std::fs::read_to_string(&log).unwrap());
+        assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen without HOME");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fw.kill().unwrap();
+    fw.wait().unwrap();
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("propagate_keychain") && logged.contains("HOME"), "{logged}");
 }

@@ -333,3 +333,18 @@ fn announcements_are_checked_by_the_configured_validator() {
     assert_eq!(ControlResponse::decode(DataView::decode(&w).unwrap().content().unwrap()).unwrap().code, 403);
     assert!(!fw.has_route(&Name::from_uri("/pa").unwrap()));
 }
+
+/// `forwarder.propagate_keychain` (what nfd.conf's `auto_prefix_propagate` turns on) with no
+/// keychain to read: the forwarder starts all the same and propagates nothing, as NFD with an
+/// empty keychain would.
+#[test]
+fn a_missing_keychain_does_not_stop_the_start() {
+    let dir = scratch("mgmt-keychain");
+    let fw = Forwarder::start_with(&dir, "s", 1, |c| {
+        c.forwarder.propagate_keychain = true;
+        let nowhere = dir.path().join("no-keychain").display().to_string();
+        c.keychain = nexthop_fw::config::KeychainConfig { pib: nowhere.clone(), tpm: nowhere };
+    });
+    let r = fw.client().command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/up").unwrap()), ..Default::default() });
+    assert_eq!(r.unwrap().code, 200);
+}

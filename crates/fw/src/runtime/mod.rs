@@ -1340,7 +1340,8 @@ fn is_management(name: &NameView<'_>) -> bool {
 /// What prefix propagation signs with: each `[[propagate]]` entry's key and certificate, then,
 /// with `forwarder.propagate_keychain`, every other identity of the keychain (its default key
 /// and certificate). An entry that cannot be read stops the start; a keychain identity whose
-/// key cannot be read is left out with a warning, as is the whole keychain when it has no PIB.
+/// key cannot be read is left out with a warning, as is the whole keychain when it has no PIB
+/// or cannot be found.
 fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartError> {
     // Found only once needed: entries with their own files need no HOME.
     let located = cfg.keychain.keychain().map_err(|e| format!("keychain: {e}"));
@@ -1350,7 +1351,15 @@ fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartErro
         signers.push(propagation_signer(entry, &keychain)?);
     }
     if cfg.forwarder.propagate_keychain {
-        let keychain = keychain()?;
+        // As a missing PIB, a keychain that cannot be found (no HOME, as under some service
+        // managers) propagates nothing rather than stopping the start.
+        let keychain = match keychain() {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::warn!("forwarder.propagate_keychain: {e}: nothing propagated for it");
+                return Ok(signers);
+            }
+        };
         if !keychain.exists() {
             tracing::warn!("forwarder.propagate_keychain: no PIB at {}: nothing propagated for it", keychain.pib_file().display());
             return Ok(signers);
