@@ -55,19 +55,25 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert!(!warnings.contains("auto_prefix_propagate"), "{warnings}");
 
     let log = dir.join("nexthop.log");
-    let mut fw = Command::new(exe)
-        .args(["run", "--nfd-conf", conf_arg])
-        .env("HOME", dir) // the keychain propagation reads
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen on nfd.conf's socket");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // `nexthop run` from nfd.conf with `home` as HOME (none: unset), its log in `log`, once it
+    // listens on nfd.conf's socket.
+    let start = |home: Option<&std::path::Path>| {
+        let mut run = Command::new(exe);
+        run.args(["run", "--nfd-conf", conf_arg]).env_remove("RUST_LOG").stdout(Stdio::null());
+        match home {
+            Some(h) => run.env("HOME", h),
+            None => run.env_remove("HOME"),
+        };
+        let mut fw = run.stderr(std::fs::File::create(&log).unwrap()).spawn().unwrap();
+        let t0 = Instant::now();
+        while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+            assert!(fw.try_wait().unwrap().is_none(), "nexthop run stopped: {}", std::fs::read_to_string(&log).unwrap());
+            assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen on nfd.conf's socket");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        fw
+    };
+    let mut fw = start(Some(dir)); // the keychain propagation reads
     let ctl = |face: &str, args: &[&str]| {
         let out = Command::new(exe).args(["ctl", "--face", face]).args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -106,20 +112,7 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert!(logged.contains("INFO") && logged.contains("face up"), "{logged}");
     // Run where no keychain can be found (no HOME, as under some service managers): it starts
     // all the same, propagating nothing, and says so.
-    let mut fw = Command::new(exe)
-        .args(["run", "--nfd-conf", conf_arg])
-        .env_remove("HOME")
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(fw.try_wait().unwrap().is_none(), "nexthop run stopped: {}", std::fs::read_to_string(&log).unwrap());
-        assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen without HOME");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut fw = start(None);
     fw.kill().unwrap();
     fw.wait().unwrap();
     let logged = std::fs::read_to_string(&log).unwrap();

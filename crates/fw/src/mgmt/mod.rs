@@ -1301,24 +1301,31 @@ mod tests {
         assert_eq!(ask(command("fib", "add-nexthop", "/fib", None)), Ok(200), "fib: the authorizations (any)");
     }
 
+    /// A manager whose `trust` validator has the rules `rules` and the trust anchor `/root`
+    /// (key 4, its self-signed certificate in a file of the returned folder); with the
+    /// certificate of `/root/op` (key 5) that `/root` issued.
+    fn rooted_manager(trust: RibTrust, rules: &str) -> (tempfile::TempDir, Manager, Vec<u8>) {
+        use validator::tests::{certificate, key};
+        let dir = tempfile::tempdir().unwrap();
+        let root_key = key(4);
+        let file = dir.path().join("root.cert");
+        std::fs::write(&file, certificate("/root", &root_key, &root_key, "/root/KEY/k1")).unwrap();
+        let op = certificate("/root/op", &key(5), &root_key, "/root/KEY/k1");
+        let text = format!("{rules}trust-anchor\n{{\n  type file\n  file-name {}\n}}\n", file.display());
+        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
+        (dir, Manager::new(0).with_rib_validator(trust, v), op)
+    }
+
     /// A certificate is asked of the command's face first (NextHopFaceId), then of the network
     /// when that face has not answered within a second, or at once when it Nacks; the network's
     /// answer validates the command, and a Nack from the network refuses it.
     #[test]
     fn certificates_the_commands_face_does_not_serve_are_asked_of_the_network() {
-        use validator::tests::{certificate, der, key};
+        use validator::tests::{der, key};
         const NOW: u64 = 1_800_000_000_000;
-        let dir = tempfile::tempdir().unwrap();
-        let (root_key, op_key) = (key(4), key(5));
-        let file = dir.path().join("root.cert");
-        std::fs::write(&file, certificate("/root", &root_key, &root_key, "/root/KEY/k1")).unwrap();
-        let op = certificate("/root/op", &op_key, &root_key, "/root/KEY/k1");
-        let text = format!(
-            "rule\n{{\n  for interest\n  checker\n  {{\n    type customized\n    sig-type ecdsa-sha256\n    key-locator\n    {{\n      type name\n      name /root\n      relation is-strict-prefix-of\n    }}\n  }}\n}}\nrule\n{{\n  for data\n  checker\n  {{\n    type hierarchical\n    sig-type ecdsa-sha256\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
-            file.display()
-        );
-        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
-        let mut m = Manager::new(0).with_rib_validator(RibTrust::Localhost, v);
+        let rules = "rule\n{\n  for interest\n  checker\n  {\n    type customized\n    sig-type ecdsa-sha256\n    key-locator\n    {\n      type name\n      name /root\n      relation is-strict-prefix-of\n    }\n  }\n}\nrule\n{\n  for data\n  checker\n  {\n    type hierarchical\n    sig-type ecdsa-sha256\n  }\n}\n";
+        let (_dir, mut m, op) = rooted_manager(RibTrust::Localhost, rules);
+        let op_key = key(5);
         let mut host = NullHost::default();
         let register = |m: &mut Manager, host: &mut NullHost, prefix: &str, time: u64| {
             let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() }.encode();
@@ -1406,19 +1413,11 @@ mod tests {
     #[test]
     fn prefix_announcements_are_validated_when_configured() {
         use announce::tests::signed_announcement;
-        use validator::tests::{certificate, key};
+        use validator::tests::key;
         const NOW: u64 = 1_800_000_000_000;
-        let dir = tempfile::tempdir().unwrap();
-        let (root_key, op_key) = (key(4), key(5));
-        let file = dir.path().join("root.cert");
-        std::fs::write(&file, certificate("/root", &root_key, &root_key, "/root/KEY/k1")).unwrap();
-        let op = certificate("/root/op", &op_key, &root_key, "/root/KEY/k1");
-        let text = format!(
-            "rule\n{{\n  for data\n  checker\n  {{\n    type hierarchical\n    sig-type ecdsa-sha256\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
-            file.display()
-        );
-        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
-        let mut m = Manager::new(0).with_rib_validator(RibTrust::PrefixAnnouncement, v);
+        let rules = "rule\n{\n  for data\n  checker\n  {\n    type hierarchical\n    sig-type ecdsa-sha256\n  }\n}\n";
+        let (_dir, mut m, op) = rooted_manager(RibTrust::PrefixAnnouncement, rules);
+        let op_key = key(5);
         let mut host = NullHost::default();
         let announce = |m: &mut Manager, host: &mut NullHost, pa: Vec<u8>| {
             let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
