@@ -72,6 +72,20 @@ impl Persistency {
             _ => None,
         }
     }
+
+    /// NFD's name for it (`nfdc`'s): `persistent`, `on-demand` or `permanent`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Persistency::Persistent => "persistent",
+            Persistency::OnDemand => "on-demand",
+            Persistency::Permanent => "permanent",
+        }
+    }
+
+    /// From its name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Persistency::Persistent, Persistency::OnDemand, Persistency::Permanent].into_iter().find(|p| p.name() == name)
+    }
 }
 
 /// Where a face leads, as an NFD FaceUri.

@@ -17,6 +17,28 @@ use nexthop_wire::{Component, Data, DataView, Emit, Interest, MetaInfo, Name};
 
 mod common;
 
+/// `rib/announce` with `params` as ApplicationParameters (unsigned command): the answer's code.
+fn announce(c: &mut Client, params: Vec<u8>) -> u64 {
+    let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
+    i.nonce = Some(c.next_nonce());
+    i.set_app_parameters(params);
+    i.sign_digest_sha256();
+    let Answer::Data(w) = c.express(&i, std::time::Duration::from_secs(2)).unwrap() else { panic!("answered") };
+    ControlResponse::decode(DataView::decode(&w).unwrap().content().unwrap()).unwrap().code
+}
+
+/// A prefix announcement of `/pa` for 10 s, signed with DigestSha256, its content ending in
+/// `validity` (a ValidityPeriod element, or nothing).
+fn pa(validity: &[u8]) -> Vec<u8> {
+    let name = Name::from_uri("/pa").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
+    let mut content = vec![0x6d, 0x02, 0x27, 0x10]; // ExpirationPeriod 10 s
+    content.extend_from_slice(validity);
+    let mut d = Data::new(name, content);
+    d.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
+    d.sign_digest_sha256();
+    d.to_bytes()
+}
+
 #[test]
 fn commands_answer_with_the_right_codes() {
     let dir = scratch("mgmt");
@@ -44,24 +66,6 @@ fn commands_answer_with_the_right_codes() {
 
     // rib/announce: a prefix announcement in ApplicationParameters, or 400; outside its
     // ValidityPeriod, 403.
-    let announce = |c: &mut Client, params: Vec<u8>| -> u64 {
-        let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
-        i.nonce = Some(c.next_nonce());
-        i.set_app_parameters(params);
-        i.sign_digest_sha256();
-        let Answer::Data(w) = c.express(&i, std::time::Duration::from_secs(2)).unwrap() else { panic!("answered") };
-        ControlResponse::decode(DataView::decode(&w).unwrap().content().unwrap()).unwrap().code
-    };
-    let pa = |validity: &[u8]| {
-        let name =
-            Name::from_uri("/pa").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
-        let mut content = vec![0x6d, 0x02, 0x27, 0x10]; // ExpirationPeriod 10 s
-        content.extend_from_slice(validity);
-        let mut d = Data::new(name, content);
-        d.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
-        d.sign_digest_sha256();
-        d.to_bytes()
-    };
     assert_eq!(announce(&mut c, vec![0x06, 0x00]), 400, "not an announcement");
     // ValidityPeriod (TLV-TYPE 253: three octets) holding NotBefore (254) and NotAfter (255).
     let mut validity_2000 = vec![0xfd, 0x00, 0xfd, 0x26, 0xfd, 0x00, 0xfe, 0x0f];
@@ -320,17 +324,7 @@ fn announcements_are_checked_by_the_configured_validator() {
         anchor_file.display()
     );
     let fw = Forwarder::start_with(&dir, "s", 1, |c| c.forwarder.prefix_announcement_security = rules);
-    let mut c = fw.client();
-    let name = Name::from_uri("/pa").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
-    let mut pa = Data::new(name, vec![0x6d, 0x02, 0x27, 0x10]); // ExpirationPeriod 10 s
-    pa.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
-    pa.sign_digest_sha256();
-    let mut i = Interest::new(Name::from_uri("/localhost/nfd/rib/announce").unwrap());
-    i.nonce = Some(c.next_nonce());
-    i.set_app_parameters(pa.to_bytes());
-    i.sign_digest_sha256();
-    let Answer::Data(w) = c.express(&i, std::time::Duration::from_secs(2)).unwrap() else { panic!("answered") };
-    assert_eq!(ControlResponse::decode(DataView::decode(&w).unwrap().content().unwrap()).unwrap().code, 403);
+    assert_eq!(announce(&mut fw.client(), pa(&[])), 403);
     assert!(!fw.has_route(&Name::from_uri("/pa").unwrap()));
 }
 

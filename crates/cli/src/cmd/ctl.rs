@@ -206,23 +206,13 @@ impl FaceOptions {
 
 /// `persistent`, `permanent` or `on-demand`.
 fn persistency(s: &str) -> Result<Persistency, String> {
-    match s {
-        "persistent" => Ok(Persistency::Persistent),
-        "permanent" => Ok(Persistency::Permanent),
-        "on-demand" => Ok(Persistency::OnDemand),
-        _ => Err(format!("{s:?}: persistent, permanent or on-demand")),
-    }
+    Persistency::from_name(s).ok_or_else(|| format!("{s:?}: persistent, permanent or on-demand"))
 }
 
 /// A face's state after `face-create` or `face-update`, from the answer's body.
 fn face_line(body: Option<&ControlParameters>) -> String {
     let flags = body.and_then(|b| b.flags).unwrap_or(0);
-    let persistency = match body.and_then(|b| b.face_persistency).and_then(Persistency::from_code) {
-        Some(Persistency::Persistent) => "persistent",
-        Some(Persistency::Permanent) => "permanent",
-        Some(Persistency::OnDemand) => "on-demand",
-        None => "?",
-    };
+    let persistency = body.and_then(|b| b.face_persistency).and_then(Persistency::from_code).map_or("?", Persistency::name);
     format!(
         "persistency={persistency} reliability={} congestion-marking={}",
         on_off_word(flags, FLAG_LP_RELIABILITY),

@@ -129,16 +129,8 @@ pub(super) mod tests {
 
     /// An announcement of `prefix` for an hour, signed with ECDSA by `key` as `locator`.
     pub(in crate::mgmt) fn signed_announcement(prefix: &str, key: &p256::ecdsa::SigningKey, locator: &str) -> Vec<u8> {
-        let mut d = Data::decode(&announcement(prefix, 3_600_000, None, 5)).unwrap();
-        d.signature_info = nexthop_wire::SignatureInfo {
-            signature_type: nexthop_wire::types::signature_type::SHA256_WITH_ECDSA,
-            key_locator: Some(nexthop_wire::KeyLocator::Name(Name::from_uri(locator).unwrap())),
-            ..nexthop_wire::SignatureInfo::digest_sha256()
-        };
-        d.signature_value = vec![0; 8];
-        let signed = DataView::decode(&d.to_bytes()).unwrap().signed_portion().to_vec();
-        d.signature_value = crate::mgmt::validator::tests::der(key, &signed);
-        d.to_bytes()
+        let d = Data::decode(&announcement(prefix, 3_600_000, None, 5)).unwrap();
+        crate::mgmt::validator::tests::signed(d, key, locator, None)
     }
 
     /// An announcement of `prefix` as NDNts and ndn-cxx make it.

@@ -214,10 +214,15 @@ fn refused_waiting(face: FaceId, waiter: Waiter, why: Rejection) -> Option<Deliv
             refused(&command, why).ok().map(|data| Delivery { face, pit_token, data })
         }
         Waiter::Learned(_) => {
-            tracing::debug!(face, "self-learning: announcement refused: {why:?}");
+            announcement_refused(face, &why);
             None
         }
     }
+}
+
+/// Logs an announcement the self-learning strategy brought that validation refused.
+fn announcement_refused(face: FaceId, why: &Rejection) {
+    tracing::debug!(face, "self-learning: announcement refused: {why:?}");
 }
 
 /// How long a certificate fetched for a command's validation is waited for (ndn-cxx's default
@@ -329,12 +334,9 @@ impl Manager {
     /// Tells prefix propagation of routes added and removed (those to the management face, its
     /// own certificates', are not propagated).
     fn propagation_changed(&mut self, added: &[(Name, Route)], removed: &[(Name, Route)]) {
-        if self.propagation.is_none() {
-            return;
-        }
+        let Some((p, _)) = self.propagation.as_mut() else { return };
         let gateway = propagate::gateway_prefix();
         let gateway_left = !removed.is_empty() && !(0..=gateway.len()).any(|n| !self.rib.routes(&gateway.prefix(n)).is_empty());
-        let Some((p, _)) = self.propagation.as_mut() else { return };
         for (prefix, r) in added.iter().filter(|(_, r)| r.face != MANAGEMENT_FACE) {
             p.route_added(prefix, r.face, r.origin);
         }
@@ -432,32 +434,27 @@ impl Manager {
     /// it first (its certificates asked of `face`, then the network): the route is learned once
     /// it does, and never if it does not.
     pub fn learn(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, wire: &[u8]) {
-        if PrefixAnnouncement::decode(wire).is_err() {
-            return;
-        }
+        let Ok(pa) = PrefixAnnouncement::decode(wire) else { return };
         if let Some(v) = self.validators[RibTrust::PrefixAnnouncement as usize].as_mut() {
             match v.start_data(wire, now_ms) {
                 Ok(Progress::Accepted) => {}
                 Ok(Progress::Fetch(pending)) => {
+                    // Learned once its certificate comes (`on_answer`), or never.
                     let waiter = Waiter::Learned(wire.to_vec());
                     if let Err(why) = self.wait_for_certificate(host, now_ms, RibTrust::PrefixAnnouncement, face, waiter, pending) {
-                        refused_waiting(face, Waiter::Learned(Vec::new()), why);
+                        announcement_refused(face, &why);
                     }
                     return;
                 }
-                Err(why) => {
-                    refused_waiting(face, Waiter::Learned(Vec::new()), why);
-                    return;
-                }
+                Err(why) => return announcement_refused(face, &why),
             }
         }
-        self.learn_validated(host, now_ms, face, wire);
+        self.learn_validated(host, now_ms, face, &pa, wire);
     }
 
-    /// [`Manager::learn`] once the announcement is validated (or needs not be).
-    fn learn_validated(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, wire: &[u8]) {
-        let Ok(pa) = PrefixAnnouncement::decode(wire) else { return };
-        let r = self.add_announced(host, now_ms, face, &pa, wire, Some(LEARNED_ROUTE_LIFETIME_MS));
+    /// [`Manager::learn`] once the announcement `pa` (`wire`) is validated, or needs not be.
+    fn learn_validated(&mut self, host: &mut impl Host, now_ms: u64, face: FaceId, pa: &PrefixAnnouncement, wire: &[u8]) {
+        let r = self.add_announced(host, now_ms, face, pa, wire, Some(LEARNED_ROUTE_LIFETIME_MS));
         tracing::debug!(face, prefix = %pa.announced, code = r.code, "self-learning: route learned");
     }
 
@@ -716,7 +713,11 @@ impl Manager {
                             out.push(Delivery { face: w.face, pit_token, data });
                         }
                     }
-                    Waiter::Learned(wire) => self.learn_validated(host, now_ms, w.face, &wire),
+                    Waiter::Learned(wire) => {
+                        if let Ok(pa) = PrefixAnnouncement::decode(&wire) {
+                            self.learn_validated(host, now_ms, w.face, &pa, &wire);
+                        }
+                    }
                 },
                 Ok(Progress::Fetch(pending)) => {
                     self.fetch_certificate(host, &pending, Fetch::Direct(w.face));

@@ -591,17 +591,27 @@ pub(super) mod tests {
     pub(in crate::mgmt) fn certificate(identity: &str, key: &SigningKey, signer: &SigningKey, signer_name: &str) -> Vec<u8> {
         let name = Name::from_uri(&format!("{identity}/KEY/k1/issuer/v1")).unwrap();
         let spki = key.verifying_key().to_public_key_der().unwrap().into_vec();
-        let mut data = nexthop_wire::Data::new(name, spki);
+        signed(nexthop_wire::Data::new(name, spki), signer, signer_name, Some(validity()))
+    }
+
+    /// `data` signed with ECDSA by `signer` as `signer_name`, with `validity` as its
+    /// ValidityPeriod if given: its encoding.
+    pub(in crate::mgmt) fn signed(
+        mut data: nexthop_wire::Data,
+        signer: &SigningKey,
+        signer_name: &str,
+        validity: Option<Vec<u8>>,
+    ) -> Vec<u8> {
         data.signature_info = SignatureInfo {
             signature_type: signature_type::SHA256_WITH_ECDSA,
             key_locator: Some(KeyLocator::Name(Name::from_uri(signer_name).unwrap())),
-            validity_period: Some(validity()),
+            validity_period: validity,
             ..SignatureInfo::digest_sha256()
         };
         data.signature_value = vec![0; 8];
         let wire = data.to_bytes();
-        let signed = DataView::decode(&wire).unwrap().signed_portion().to_vec();
-        data.signature_value = der(signer, &signed);
+        let portion = DataView::decode(&wire).unwrap().signed_portion().to_vec();
+        data.signature_value = der(signer, &portion);
         data.to_bytes()
     }
 

@@ -98,11 +98,7 @@ impl Faces {
             }
         }
         let scope = uri.scope();
-        let mtu = match &link {
-            Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
-            Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
-            Link::Stream(_) => 0,
-        };
+        let mtu = self.link_mtu(&link);
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
@@ -159,14 +155,21 @@ impl Faces {
     /// Turns link reliability on or off on face `id`; on a multi-access face it stays off (an
     /// Ack cannot tell which of the LAN's nodes received). The face's status after, or `None`
     /// if there is no such face.
-    /// The MTU face `id` would take if overridden with `mtu` ([`Face::mtu_for`]).
+    /// The MTU a face on `link` starts with: `faces.udp_mtu` over UDP, the interface's over
+    /// Ethernet, none (0) on a stream.
+    fn link_mtu(&self, link: &Link) -> usize {
+        match link {
+            Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
+            Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
+            Link::Stream(_) => 0,
+        }
+    }
+
+    /// The MTU face `id` would take if overridden with `mtu` ([`Face::mtu_for`]; an Ethernet
+    /// face at most its interface's).
     pub(super) fn mtu_for(&self, id: FaceId, mtu: u64) -> Option<usize> {
         let f = self.faces.get(&id)?;
-        let interface_mtu = match &f.link {
-            Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
-            _ => 0,
-        };
-        f.mtu_for(mtu, interface_mtu)
+        f.mtu_for(mtu, self.link_mtu(&f.link))
     }
 
     /// Overrides face `id`'s MTU with `mtu`; its status, or `None` if it has none or cannot
