@@ -45,6 +45,8 @@ pub enum Drop {
     UnsolicitedNack,
     /// A packet for a face that has gone.
     FaceGone,
+    /// A packet for a permanent face that is down, connecting again.
+    FaceDown,
     /// A face's send buffer was full.
     SendBufferFull,
     /// A packet link reliability sent [`crate::lp_reliability::MAX_RETX`] + 1 times without an
@@ -69,7 +71,7 @@ pub enum Drop {
 
 impl Drop {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 24] = [
+    pub const ALL: [Drop; 25] = [
         Drop::Malformed,
         Drop::Oversize,
         Drop::UnknownCritical,
@@ -86,6 +88,7 @@ impl Drop {
         Drop::Unsolicited,
         Drop::UnsolicitedNack,
         Drop::FaceGone,
+        Drop::FaceDown,
         Drop::SendBufferFull,
         Drop::RetxExhausted,
         Drop::DuplicateSequence,
@@ -115,6 +118,7 @@ impl Drop {
             Drop::Unsolicited => "unsolicited-data",
             Drop::UnsolicitedNack => "unsolicited-nack",
             Drop::FaceGone => "face-gone",
+            Drop::FaceDown => "face-down",
             Drop::SendBufferFull => "send-buffer-full",
             Drop::RetxExhausted => "retx-exhausted",
             Drop::DuplicateSequence => "duplicate-sequence",

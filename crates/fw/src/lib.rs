@@ -14,6 +14,7 @@
 //! - [`outbox`]: what a shard sends, for the runtime to write to sockets.
 //! - [`token`]: the PIT token that brings Data and Nacks back to their shard and entry.
 //! - [`mgmt`]: the NFD management protocol (commands, datasets) and the [`rib`] behind it.
+//! - [`reconnect`]: when a permanent TCP face that lost its connection tries again.
 //!
 //! The runtime ([`runtime`]) owns sockets and threads: an I/O thread with the faces and the
 //! management, and forwarding threads that each own a [`shard::Shard`]; packets reach a thread
@@ -44,6 +45,7 @@ pub mod nfd_conf;
 pub mod outbox;
 pub mod packet;
 pub mod pit;
+pub mod reconnect;
 pub mod rib;
 pub mod rtt;
 pub mod runtime;

@@ -1,10 +1,10 @@
 //! NDNLPv2 link reliability between two forwarders over a lossy UDP link: a relay between them
-//! loses a quarter of the packets each way, and every fifth IDLE packet (Acks alone). Without
-//! reliability the consumer's Interests go unanswered in proportion; with it turned on at both
-//! ends (`faces/update`, Flags bit 1), every Interest is answered with no retransmission by the
-//! consumer, the forwarders having sent the lost packets again — 5000-byte Data too, whose
-//! fragments are each acknowledged and sent again alone. And a face's MTU overridden by
-//! management cuts what it sends to that size.
+//! loses a quarter of the packets each way, and every fifth IDLE packet (Acks alone), from the
+//! first. Without reliability the consumer's Interests go unanswered in proportion; with it
+//! turned on at both ends (`faces/update`, Flags bit 1), every Interest is answered with no
+//! retransmission by the consumer, the forwarders having sent the lost packets again —
+//! 5000-byte Data too, whose fragments are each acknowledged and sent again alone. And a face's
+//! MTU overridden by management cuts what it sends to that size.
 
 mod common;
 
@@ -38,12 +38,13 @@ struct Loss {
 impl Loss {
     /// Whether the relay passes `datagram` on: it loses every fourth packet — with reliability,
     /// every fourth piece's first transmission, never a retransmission — and every fifth IDLE
-    /// packet.
+    /// packet, from the first.
     fn passes(&mut self, datagram: &[u8]) -> bool {
         match LpPacketView::decode(datagram) {
             Ok(lp) if lp.fragment.is_none() => {
+                // The first, sixth, … (the first one always: however the Acks were carried).
                 self.idle += 1;
-                !self.idle.is_multiple_of(5)
+                self.idle % 5 != 1
             }
             Ok(LpPacketView { sequence: Some(seq), tx_sequence: Some(_), .. }) => {
                 if !self.seen.insert(seq) {

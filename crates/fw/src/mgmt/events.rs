@@ -2,10 +2,11 @@
 //! ndn-cxx's FaceMonitor (NLSR follows its neighbours' faces with it).
 //!
 //! # Overview
-//! Each face made or closed is one notification: a Data named
-//! `/localhost/nfd/faces/events/<seq=N>` (N counting from 1) whose content is a
-//! FaceEventNotification — FaceEventKind (1 created, 2 destroyed), then the face's FaceId, Uri,
-//! LocalUri, FaceScope, FacePersistency, LinkType and Flags — fresh for one second. A subscriber
+//! Each face made or closed, and each permanent face that goes down or up again, is one
+//! notification: a Data named `/localhost/nfd/faces/events/<seq=N>` (N counting from 1) whose
+//! content is a FaceEventNotification — FaceEventKind (1 created, 2 destroyed, 3 up, 4 down),
+//! then the face's FaceId, Uri, LocalUri, FaceScope, FacePersistency, LinkType and Flags —
+//! fresh for one second. A subscriber
 //! first asks for the stream's name with CanBePrefix (and MustBeFresh): it gets the latest
 //! notification if one is fresh, else its Interest waits for the next; then it asks for N + 1
 //! by name, which waits until that event happens. The last [`KEPT`] notifications stay
@@ -36,6 +37,11 @@ pub enum FaceEventKind {
     Created = 1,
     /// Closed (FaceEventKind 2).
     Destroyed = 2,
+    /// Up again after it was down (FaceEventKind 3): a permanent TCP face reconnected.
+    Up = 3,
+    /// Down (FaceEventKind 4): a permanent TCP face lost its connection and is connecting
+    /// again ([`crate::reconnect`]).
+    Down = 4,
 }
 
 /// A held Interest: who asked, for which name, until when.

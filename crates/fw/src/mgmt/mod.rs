@@ -87,8 +87,8 @@ pub trait Host {
     ) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
     /// Closes a face; whether it existed.
     fn destroy_face(&mut self, id: FaceId) -> bool;
-    /// Gives a face another persistency, if its kind allows (a UDP face takes any; a stream
-    /// face keeps its own); whether it has it now.
+    /// Gives a face another persistency, if its kind allows (UDP, unicast Ethernet and TCP faces
+    /// take any; Unix, WebSocket and multicast faces keep their own); whether it has it now.
     fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool;
     /// Changes a face's congestion marking — on or off, its base interval (ns), its threshold
     /// (bytes) — where given; a face that cannot mark (UDP) stays off. The face's status after,

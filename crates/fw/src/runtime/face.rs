@@ -16,6 +16,7 @@ use crate::lp_reliability::Reliability;
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::outbox::PacketKind;
 use crate::packet::MAX_PACKET_BYTES;
+use crate::reconnect::Reconnect;
 use crate::websocket::{put_packet_header, WsCodec};
 
 use super::multicast::MulticastLink;
@@ -285,9 +286,18 @@ pub struct Face {
     /// no limit). A UDP face starts at `faces.udp_mtu`, an Ethernet face at its interface's;
     /// `faces/create` and `faces/update` can override it ([`Face::override_mtu`]).
     pub mtu: usize,
+    /// A permanent TCP face whose connection was lost: its attempts to connect again
+    /// ([`crate::reconnect`]); `None` while it is up.
+    pub down: Option<Reconnect>,
 }
 
 impl Face {
+    /// Whether the face outlives its connection and connects again when it is lost: a
+    /// permanent TCP face, as NFD's are (a WebSocket face's URI is `wsclient://`).
+    pub fn reconnects(&self) -> bool {
+        self.persistency == Persistency::Permanent && matches!(self.uri, FaceUri::Tcp(_)) && matches!(self.link, Link::Stream(_))
+    }
+
     /// The MTU this face takes when management overrides it with `mtu`, as NFD's does: a
     /// datagram face only (a stream face has none to override), at least
     /// [`crate::fragmentation::MIN_MTU`] (64 fragments must carry the largest packet), an

@@ -8,10 +8,10 @@ use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 
-use mio::net::UdpSocket;
+use mio::net::{TcpStream, UdpSocket};
 use mio::{Interest, Registry, Token};
 
-use super::face::{Face, Link};
+use super::face::{Face, Link, Stream, StreamSocket};
 use super::Forwarding;
 use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters};
@@ -22,6 +22,7 @@ use crate::lp_reliability::{sequenced, Reliability};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::mgmt::events::FaceEventKind;
 use crate::outbox::PacketKind;
+use crate::reconnect::Reconnect;
 use crate::shard::Control;
 use crate::socket_queue;
 use crate::udp_batch::SendBatch;
@@ -67,6 +68,8 @@ pub(super) struct Faces {
     pub(super) events: Vec<(FaceEventKind, FaceStatus)>,
     /// The faces with link reliability on.
     pub(super) reliable: Vec<FaceId>,
+    /// The permanent TCP faces that are down, connecting again ([`crate::reconnect`]).
+    pub(super) down: Vec<FaceId>,
     /// What forwarding sent to the management face, for the manager: the certificates and
     /// command answers it waits for, and Interests for the certificates it serves.
     pub(super) to_manager: Vec<Vec<u8>>,
@@ -120,6 +123,7 @@ impl Faces {
                 kernel_queued: 0,
                 reliability: None,
                 mtu,
+                down: None,
             },
         );
         if let Some(f) = self.faces.get(&id) {
@@ -148,8 +152,104 @@ impl Faces {
         }
         self.reassembler.face_down(id);
         self.reliable.retain(|&r| r != id);
-        tracing::info!(face = id, uri = %f.uri, "face down");
+        self.down.retain(|&d| d != id);
+        tracing::info!(face = id, uri = %f.uri, "face closed");
         true
+    }
+
+    /// Takes face `id`, whose connection closed or failed, down instead of closing it, if it is
+    /// a face that reconnects ([`Face::reconnects`]): it keeps its id, routes and counters,
+    /// what is sent to it is dropped (`face-down`) until it is up again, and its first attempt
+    /// to connect starts now. False: it does not reconnect (it is to be closed).
+    pub(super) fn go_down(&mut self, registry: &Registry, id: FaceId, now_ms: u64) -> bool {
+        let Some(f) = self.faces.get_mut(&id) else { return false };
+        if !f.reconnects() {
+            return false;
+        }
+        if f.down.is_some() {
+            return true;
+        }
+        f.down = Some(Reconnect::start(now_ms));
+        tracing::warn!(face = id, uri = %f.uri, "connection lost: the permanent face is down, connecting again");
+        self.events.push((FaceEventKind::Down, f.status()));
+        self.down.push(id);
+        self.reassembler.face_down(id);
+        self.connect_again(registry, id);
+        true
+    }
+
+    /// Starts an attempt to connect down face `id` again: a new socket in place of the old,
+    /// its buffers empty (what was queued went with the connection, as in NFD), registered to
+    /// hear when the connection is made or refused ([`Faces::on_connect_event`]).
+    fn connect_again(&mut self, registry: &Registry, id: FaceId) {
+        let Some(f) = self.faces.get_mut(&id) else { return };
+        let (FaceUri::Tcp(remote), Link::Stream(stream)) = (&f.uri, &mut f.link) else { return };
+        // An earlier attempt's socket (or the lost connection's) may be registered still.
+        let _ = registry.deregister(stream.socket.source());
+        match TcpStream::connect(*remote) {
+            Ok(socket) => {
+                let _ = socket.set_nodelay(true);
+                **stream = Stream::new(StreamSocket::Tcp(socket));
+                if let Err(e) = registry.register(stream.socket.source(), Token(id as usize), Interest::READABLE | Interest::WRITABLE) {
+                    tracing::debug!(face = id, "reconnection not registered: {e}");
+                }
+            }
+            // Tried again when this attempt's time is up.
+            Err(e) => tracing::debug!(face = id, %remote, "reconnection failed at once: {e}"),
+        }
+    }
+
+    /// A readiness event for down face `id`'s socket: whether its connection is now made (the
+    /// face is up again, and may have packets to read). A refused attempt waits for its time
+    /// to run out ([`Faces::retry_reconnects`]).
+    pub(super) fn on_connect_event(&mut self, registry: &Registry, id: FaceId) -> bool {
+        let Some(f) = self.faces.get_mut(&id) else { return false };
+        let Link::Stream(stream) = &mut f.link else { return false };
+        let StreamSocket::Tcp(socket) = &stream.socket else { return false };
+        if f.down.is_none() {
+            return false;
+        }
+        match socket.take_error() {
+            Ok(None) => {}
+            Ok(Some(e)) | Err(e) => {
+                tracing::debug!(face = id, uri = %f.uri, "reconnection failed: {e}");
+                let _ = registry.deregister(stream.socket.source());
+                return false;
+            }
+        }
+        // Not connected yet: the event was not the connection's.
+        let Ok(_) = socket.peer_addr() else { return false };
+        if let Ok(local) = socket.local_addr() {
+            f.local_uri = FaceUri::Tcp(local).to_string();
+        }
+        let _ = registry.reregister(stream.socket.source(), Token(id as usize), Interest::READABLE);
+        stream.want_write = false;
+        let attempts = f.down.take().map_or(0, |r| r.attempts);
+        tracing::info!(face = id, uri = %f.uri, attempts, "the permanent face is up again");
+        self.events.push((FaceEventKind::Up, f.status()));
+        self.down.retain(|&d| d != id);
+        true
+    }
+
+    /// Starts the next attempt for each down face whose current attempt has had its time;
+    /// the down faces no longer permanent (changed by `faces/update`), to be closed as NFD
+    /// closes them.
+    pub(super) fn retry_reconnects(&mut self, registry: &Registry, now_ms: u64) -> Vec<FaceId> {
+        let mut close = Vec::new();
+        for id in self.down.clone() {
+            let Some(f) = self.faces.get_mut(&id) else { continue };
+            if !f.reconnects() {
+                close.push(id);
+                continue;
+            }
+            let Some(r) = f.down.as_mut() else { continue };
+            if r.attempt_over(now_ms) {
+                r.next_attempt(now_ms);
+                tracing::debug!(face = id, attempt = r.attempts, wait_ms = r.wait_ms(), "connecting the permanent face again");
+                self.connect_again(registry, id);
+            }
+        }
+        close
     }
 
     /// Turns link reliability on or off on face `id`; on a multi-access face it stays off (an
@@ -203,7 +303,7 @@ impl Faces {
         let now_ms = self.now_ns / 1_000_000;
         let mut next: Option<u64> = None;
         for &id in &self.reliable {
-            let Some(f) = self.faces.get_mut(&id) else { continue };
+            let Some(f) = self.faces.get_mut(&id).filter(|f| f.down.is_none()) else { continue };
             let Some(r) = f.reliability.as_deref_mut() else { continue };
             if r.next_deadline().is_some_and(|at| at <= now_ms) {
                 self.fragments.clear();
@@ -264,6 +364,10 @@ impl Faces {
             drops.count(Drop::FaceGone);
             return;
         };
+        if f.down.is_some() {
+            drops.count(Drop::FaceDown);
+            return;
+        }
         let now_ms = self.now_ns / 1_000_000;
         match &mut f.link {
             Link::Stream(s) => {

@@ -115,11 +115,14 @@ impl Host for RuntimeHost<'_> {
 
     fn set_persistency(&mut self, id: FaceId, persistency: Persistency) -> bool {
         let Some(f) = self.faces.faces.get_mut(&id) else { return false };
-        // Datagram faces to one peer change; stream and multicast faces keep theirs.
+        // Datagram faces to one peer and TCP faces change (a permanent TCP face connects again
+        // when its connection is lost; a down one made anything else is closed, as in NFD);
+        // Unix, WebSocket and multicast faces keep theirs.
         let changes = match &f.link {
             Link::Udp(_) => true,
             Link::Ether { peer, .. } => !peer.is_multicast(),
-            Link::Stream(_) | Link::Multicast(_) => false,
+            Link::Stream(_) => matches!(f.uri, FaceUri::Tcp(_)),
+            Link::Multicast(_) => false,
         };
         if changes {
             f.persistency = persistency;

@@ -511,6 +511,7 @@ impl Runtime {
                 marked: Vec::new(),
                 events: Vec::new(),
                 reliable: Vec::new(),
+                down: Vec::new(),
                 to_manager: Vec::new(),
             },
             forwarding,
@@ -813,6 +814,14 @@ impl Runtime {
                     }
                     Token(t) => {
                         let id = t as FaceId;
+                        if self.faces.down.contains(&id) {
+                            // A down permanent face's attempt to connect again: once made, the
+                            // face is up and reads what may have come already.
+                            if self.faces.on_connect_event(self.poll.registry(), id) {
+                                self.read_stream(now, id);
+                            }
+                            continue;
+                        }
                         if ev.is_readable() || ev.is_read_closed() {
                             self.read_stream(now, id);
                         }
@@ -847,6 +856,11 @@ impl Runtime {
     }
 
     fn tick(&mut self, now: u64) {
+        if !self.faces.down.is_empty() {
+            let closing = self.faces.retry_reconnects(self.poll.registry(), now);
+            self.closing.extend(closing);
+            self.close_faces();
+        }
         self.faces.reassembler.expire(now);
         for _ in 0..self.faces.reassembler.take_timeouts() {
             self.io_drops.count(Drop::ReassemblyTimeout);
@@ -1252,7 +1266,7 @@ impl Runtime {
         self.faces.flush_udp(&self.io_drops);
         let dirty = std::mem::take(&mut self.faces.dirty);
         for id in dirty {
-            let Some(face) = self.faces.faces.get_mut(&id) else { continue };
+            let Some(face) = self.faces.faces.get_mut(&id).filter(|f| f.down.is_none()) else { continue };
             let Link::Stream(s) = &mut face.link else { continue };
             if s.flush().is_err() {
                 self.closing.push(id);
@@ -1297,7 +1311,12 @@ impl Runtime {
         if self.closing.is_empty() {
             return;
         }
+        let now = self.now_ms();
         for id in std::mem::take(&mut self.closing) {
+            // A permanent TCP face goes down and connects again instead.
+            if self.faces.go_down(self.poll.registry(), id, now) {
+                continue;
+            }
             let (manager, mut host) = self.host();
             if host.destroy_face(id) {
                 manager.face_gone(&mut host, id);

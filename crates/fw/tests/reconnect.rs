@@ -1,0 +1,167 @@
+//! A permanent TCP face outlives its connection, as NFD's do: a host's face to its hub, made
+//! permanent, goes down when the hub stops — it keeps its id and its route, what is sent to it
+//! is dropped and counted (`face-down`), and `faces/events` says DOWN (4) — and comes up again
+//! (UP, 3) by itself once the hub is back on its port, carrying traffic over the same route.
+//! Made persistent instead, the face closes with its connection and takes its route with it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use common::{scratch, Forwarder};
+use nexthop_fw::client::{Answer, Client};
+use nexthop_fw::face::FaceUri;
+use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_fw::traffic;
+use nexthop_wire::tlv::TlvReader;
+use nexthop_wire::varnum::read_nonneg;
+use nexthop_wire::{Component, DataView, Interest, Name};
+
+mod common;
+
+/// A hub: a forwarder listening on TCP `port`, with a producer for `/hub` on it.
+struct Hub {
+    forwarder: Option<Forwarder>,
+    stop: Arc<AtomicBool>,
+    producer: Option<JoinHandle<()>>,
+}
+
+impl Hub {
+    fn start(dir: &std::path::Path, port: u16) -> Hub {
+        let forwarder = Forwarder::start_with(dir, "hub", 1, |cfg| cfg.faces.tcp = format!("127.0.0.1:{port}"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let prefix = Name::from_uri("/hub").unwrap();
+        let producer = traffic::start_producer(&forwarder.unix(), &forwarder.unix(), &prefix, 100, stop.clone()).unwrap();
+        Hub { forwarder: Some(forwarder), stop, producer: Some(producer) }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(p) = self.producer.take() {
+            let _ = p.join();
+        }
+        self.forwarder.take();
+    }
+}
+
+/// Whether `/hub/<n>` asked of `host` brings Data within 300 ms.
+fn fetched(host: &Forwarder, n: u64) -> bool {
+    let mut i = Interest::new(Name::from_uri("/hub").unwrap().with(Component::generic(n.to_string().into_bytes())));
+    i.lifetime_ms = Some(300);
+    matches!(host.client().express(&i, Duration::from_millis(500)), Ok(Answer::Data(_)))
+}
+
+/// (FaceEventKind, FaceId) of notification `seq` of `faces/events`, waiting for it.
+fn event(c: &mut Client, seq: u64) -> (u64, u64) {
+    let mut i = Interest::new(Name::from_uri("/localhost/nfd/faces/events").unwrap().with(Component::sequence_num(seq)));
+    i.lifetime_ms = Some(15_000);
+    let Ok(Answer::Data(wire)) = c.express(&i, Duration::from_secs(16)) else { panic!("no face event {seq}") };
+    let data = DataView::decode(&wire).unwrap();
+    let notification = TlvReader::new(data.content().unwrap()).next().unwrap().unwrap();
+    let fields: Vec<_> = TlvReader::new(notification.value).map(Result::unwrap).collect();
+    let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
+    (num(0xc1), num(0x69))
+}
+
+/// Face `id`'s FacePersistency in `faces/list`, if it is listed.
+fn listed(host: &Forwarder, id: u64) -> Option<u64> {
+    let list = host.client().dataset("/localhost/nfd/faces/list").unwrap();
+    TlvReader::new(&list).map(Result::unwrap).find_map(|f| {
+        let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+        let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap());
+        (num(0x69) == Some(id)).then(|| num(0x85).unwrap())
+    })
+}
+
+/// Waits up to `limit` for `done`.
+fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_permanent_tcp_face_connects_again_and_keeps_its_route() {
+    let dir = scratch("reconnect");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let hub = Hub::start(dir.path(), port);
+    let host = Forwarder::start(dir.path(), "host", 1);
+    let mut c = host.client();
+    let hub_uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let made = c
+        .command("faces", "create", &ControlParameters { uri: Some(hub_uri.clone()), face_persistency: Some(2), ..Default::default() })
+        .unwrap();
+    assert_eq!(made.code, 200, "{}", made.text);
+    let id = made.body.unwrap().face_id.unwrap();
+    let route = ControlParameters { name: Some(Name::from_uri("/hub").unwrap()), face_id: Some(id), ..Default::default() };
+    assert_eq!(c.command("rib", "register", &route).unwrap().code, 200);
+    assert!(eventually(Duration::from_secs(5), || fetched(&host, 1)), "traffic through the hub");
+    // The face's notifications from here on (the test's own connections have theirs too): its
+    // creation was one of those before.
+    let mut events = host.client();
+    let mut seq = (1..).find(|&s| event(&mut events, s) == (1, id)).unwrap();
+    let mut next_event = || loop {
+        seq += 1;
+        let (kind, face) = event(&mut events, seq);
+        if face == id {
+            break (kind, face);
+        }
+    };
+
+    // The hub stops: the face goes down and stays, with its route.
+    drop(hub);
+    assert_eq!(next_event(), (4, id), "DOWN");
+    assert_eq!(listed(&host, id), Some(2), "still listed, permanent");
+    assert!(host.has_route(&Name::from_uri("/hub").unwrap()), "the route stays");
+    assert!(!fetched(&host, 2));
+    assert!(host.drops("face-down") >= 1, "the Interest sent to the down face is counted");
+
+    // The hub comes back on its port: the face connects by itself (the first attempt after
+    // the loss was refused; the next comes within a second or two) and the route carries
+    // traffic again.
+    let hub = Hub::start(dir.path(), port);
+    assert_eq!(next_event(), (3, id), "UP");
+    assert!(eventually(Duration::from_secs(5), || fetched(&host, 3)), "traffic through the hub again");
+    assert_eq!(listed(&host, id), Some(2));
+
+    // Made persistent, the face closes with its connection, and its route goes.
+    let update = ControlParameters { face_id: Some(id), face_persistency: Some(0), ..Default::default() };
+    assert_eq!(c.command("faces", "update", &update).unwrap().code, 200);
+    drop(hub);
+    assert_eq!(next_event(), (2, id), "DESTROYED");
+    assert_eq!(listed(&host, id), None);
+    assert!(!host.has_route(&Name::from_uri("/hub").unwrap()));
+}
+
+/// A down permanent face made persistent by `faces/update` is closed, as NFD closes it: it can
+/// no longer wait for its connection.
+#[test]
+fn a_down_face_made_persistent_closes() {
+    let dir = scratch("reconnect-update");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let hub = Hub::start(dir.path(), port);
+    let host = Forwarder::start(dir.path(), "host", 1);
+    let mut c = host.client();
+    let hub_uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let params = ControlParameters { uri: Some(hub_uri), face_persistency: Some(2), ..Default::default() };
+    let id = c.command("faces", "create", &params).unwrap().body.unwrap().face_id.unwrap();
+    let route = ControlParameters { name: Some(Name::from_uri("/hub").unwrap()), face_id: Some(id), ..Default::default() };
+    assert_eq!(c.command("rib", "register", &route).unwrap().code, 200);
+    assert!(eventually(Duration::from_secs(5), || fetched(&host, 1)), "traffic through the hub");
+    drop(hub);
+    // Down once what is routed to it is dropped as such.
+    assert!(eventually(Duration::from_secs(5), || !fetched(&host, 2) && host.drops("face-down") > 0), "down");
+    assert_eq!(listed(&host, id), Some(2), "down, still listed");
+    let update = ControlParameters { face_id: Some(id), face_persistency: Some(0), ..Default::default() };
+    assert_eq!(c.command("faces", "update", &update).unwrap().code, 200);
+    assert!(eventually(Duration::from_secs(2), || listed(&host, id).is_none()), "closed");
+    assert!(!host.has_route(&Name::from_uri("/hub").unwrap()), "with its route");
+}
