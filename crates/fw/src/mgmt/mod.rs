@@ -39,6 +39,7 @@ pub mod client_conf;
 pub mod command_key;
 pub mod dataset;
 pub mod events;
+pub mod face_create;
 pub mod keychain;
 pub mod name_regex;
 pub mod params;
@@ -85,6 +86,9 @@ pub trait Host {
         local: Option<&str>,
         persistency: Persistency,
     ) -> Result<(FaceStatus, bool), Box<ControlResponse>>;
+    /// Whether face `id` is a TCP face still connecting (made by [`Host::create_face`]): its
+    /// `faces/create` is answered once it has connected ([`face_create`]).
+    fn is_connecting(&self, id: FaceId) -> bool;
     /// Closes a face; whether it existed.
     fn destroy_face(&mut self, id: FaceId) -> bool;
     /// Gives a face another persistency, if its kind allows (UDP, unicast Ethernet and TCP faces
@@ -145,6 +149,10 @@ pub struct Manager {
     validating: Vec<Validating>,
     /// Prefix propagation to a gateway (`rib.auto_prefix_propagate`), and the keys that sign it.
     propagation: Option<(Propagation, Vec<PropagationSigner>)>,
+    /// `faces/create` answers held until their TCP faces have connected ([`face_create`]).
+    held_creates: Vec<face_create::HeldCreate>,
+    /// The connecting face the command being carried out made, if any.
+    connecting_made: Option<FaceId>,
 }
 
 /// A key prefix propagation signs with, and the certificate the forwarder answers for when the
@@ -269,6 +277,8 @@ impl Manager {
             validators: [None, None, None],
             validating: Vec::new(),
             propagation: None,
+            held_creates: Vec::new(),
+            connecting_made: None,
         }
     }
 
@@ -595,7 +605,8 @@ impl Manager {
                 Err(why) => return refused(&name.to_name(), why).map(Some),
             }
         }
-        Ok(Some(self.execute(host, now_ms, face, interest)))
+        let answer = self.execute(host, now_ms, face, interest);
+        Ok(self.hold_if_connecting(now_ms, face, pit_token, &name.to_name(), answer))
     }
 
     /// Asks for the certificate `pending` needs and keeps `waiter` until it comes (at most
@@ -965,6 +976,10 @@ impl Manager {
                             flags: Some(status.flags),
                             ..Default::default()
                         };
+                        if created && host.is_connecting(status.face_id) {
+                            // Answered once connected, or 504 (`face_create`).
+                            self.connecting_made = Some(status.face_id);
+                        }
                         if created {
                             ControlResponse::ok(body)
                         } else {
@@ -1148,7 +1163,6 @@ fn check_route_name(prefix: &Name) -> Result<(), String> {
     Ok(())
 }
 
-/// A signed (DigestSha256) Data answering a management Interest.
 /// A refused command's answer, as NFD refuses: none (the drop reason) when it carries no
 /// signature or KeyLocator name, else 403.
 fn refused(command: &Name, why: Rejection) -> Result<Vec<u8>, Drop> {
@@ -1164,6 +1178,7 @@ fn refused(command: &Name, why: Rejection) -> Result<Vec<u8>, Drop> {
     }
 }
 
+/// A signed (DigestSha256) Data answering a management Interest.
 fn reply(name: Name, content: Vec<u8>) -> Vec<u8> {
     let mut d = Data::new(name, content);
     d.sign_digest_sha256();
@@ -1179,15 +1194,18 @@ mod tests {
     use crate::mgmt::dataset::FaceCounts;
 
     /// A host with one face (300) and nothing behind it; it keeps what the manager expresses.
+    /// A TCP face it is asked to make is face 400, connecting until the test says otherwise.
     #[derive(Default)]
-    struct NullHost {
-        expressed: Vec<Vec<u8>>,
+    pub(super) struct NullHost {
+        pub(super) expressed: Vec<Vec<u8>>,
+        /// Whether face 400 exists, and whether it is still connecting.
+        pub(super) tcp_face: Option<bool>,
     }
 
     impl Host for NullHost {
         fn face(&self, id: FaceId) -> Option<FaceStatus> {
-            (id == 300).then(|| FaceStatus {
-                face_id: 300,
+            (id == 300 || (id == 400 && self.tcp_face.is_some())).then(|| FaceStatus {
+                face_id: id,
                 uri: "unix:///x".into(),
                 local_uri: "unix:///x".into(),
                 scope: 1,
@@ -1205,11 +1223,18 @@ mod tests {
         fn channels(&self) -> Vec<String> {
             vec!["unix:///x".into()]
         }
-        fn create_face(&mut self, _: &FaceUri, _: Option<&str>, _: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
-            Err(Box::new(ControlResponse::error(406, "none here")))
+        fn create_face(&mut self, uri: &FaceUri, _: Option<&str>, _: Persistency) -> Result<(FaceStatus, bool), Box<ControlResponse>> {
+            if !matches!(uri, FaceUri::Tcp(_)) {
+                return Err(Box::new(ControlResponse::error(406, "none here")));
+            }
+            self.tcp_face = Some(true);
+            Ok((self.face(400).expect("made"), true))
         }
-        fn destroy_face(&mut self, _: FaceId) -> bool {
-            false
+        fn is_connecting(&self, id: FaceId) -> bool {
+            id == 400 && self.tcp_face == Some(true)
+        }
+        fn destroy_face(&mut self, id: FaceId) -> bool {
+            id == 400 && self.tcp_face.take().is_some()
         }
         fn set_persistency(&mut self, _: FaceId, _: Persistency) -> bool {
             false

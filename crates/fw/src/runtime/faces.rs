@@ -30,6 +30,17 @@ use crate::udp_batch::SendBatch;
 /// Packets held for the manager at most between two turns of the loop.
 const MAX_TO_MANAGER: usize = 1024;
 
+/// What became of a TCP face's connection ([`Faces::on_connect_event`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Connection {
+    /// Not made yet.
+    Pending,
+    /// Made: the face is up.
+    Made,
+    /// Refused or failed (the error).
+    Failed(String),
+}
+
 /// Faces and the sockets they share.
 #[derive(Debug)]
 pub(super) struct Faces {
@@ -70,6 +81,8 @@ pub(super) struct Faces {
     pub(super) reliable: Vec<FaceId>,
     /// The permanent TCP faces that are down, connecting again ([`crate::reconnect`]).
     pub(super) down: Vec<FaceId>,
+    /// The TCP faces whose connection is being made: new ones, and down ones trying again.
+    pub(super) connecting: Vec<FaceId>,
     /// What forwarding sent to the management face, for the manager: the certificates and
     /// command answers it waits for, and Interests for the certificates it serves.
     pub(super) to_manager: Vec<Vec<u8>>,
@@ -153,6 +166,7 @@ impl Faces {
         self.reassembler.face_down(id);
         self.reliable.retain(|&r| r != id);
         self.down.retain(|&d| d != id);
+        self.connecting.retain(|&c| c != id);
         tracing::info!(face = id, uri = %f.uri, "face closed");
         true
     }
@@ -186,12 +200,15 @@ impl Faces {
         let (FaceUri::Tcp(remote), Link::Stream(stream)) = (&f.uri, &mut f.link) else { return };
         // An earlier attempt's socket (or the lost connection's) may be registered still.
         let _ = registry.deregister(stream.socket.source());
+        self.connecting.retain(|&c| c != id);
         match TcpStream::connect(*remote) {
             Ok(socket) => {
                 let _ = socket.set_nodelay(true);
                 **stream = Stream::new(StreamSocket::Tcp(socket));
-                if let Err(e) = registry.register(stream.socket.source(), Token(id as usize), Interest::READABLE | Interest::WRITABLE) {
-                    tracing::debug!(face = id, "reconnection not registered: {e}");
+                match registry.register(stream.socket.source(), Token(id as usize), Interest::READABLE | Interest::WRITABLE) {
+                    Ok(()) if !self.connecting.contains(&id) => self.connecting.push(id),
+                    Ok(()) => {}
+                    Err(e) => tracing::debug!(face = id, "reconnection not registered: {e}"),
                 }
             }
             // Tried again when this attempt's time is up.
@@ -199,36 +216,48 @@ impl Faces {
         }
     }
 
-    /// A readiness event for down face `id`'s socket: whether its connection is now made (the
-    /// face is up again, and may have packets to read). A refused attempt waits for its time
-    /// to run out ([`Faces::retry_reconnects`]).
-    pub(super) fn on_connect_event(&mut self, registry: &Registry, id: FaceId) -> bool {
-        let Some(f) = self.faces.get_mut(&id) else { return false };
-        let Link::Stream(stream) = &mut f.link else { return false };
-        let StreamSocket::Tcp(socket) = &stream.socket else { return false };
-        if f.down.is_none() {
-            return false;
-        }
+    /// Waits for TCP face `id`'s connection, just started: until it is made, the face's socket
+    /// is watched for it ([`Faces::on_connect_event`]) and what is sent to it waits in its
+    /// buffer.
+    pub(super) fn await_connection(&mut self, registry: &Registry, id: FaceId) {
+        let Some(Link::Stream(stream)) = self.faces.get_mut(&id).map(|f| &mut f.link) else { return };
+        let _ = registry.reregister(stream.socket.source(), Token(id as usize), Interest::READABLE | Interest::WRITABLE);
+        self.connecting.push(id);
+    }
+
+    /// A readiness event for connecting face `id`'s socket (a new face's first connection, or
+    /// a down face's attempt to connect again): whether its connection is made — the face is
+    /// up (a down one again, with its UP event) and may have packets to read and to send — or
+    /// failed. A down face's failed attempt waits for its time to run out
+    /// ([`Faces::retry_reconnects`]).
+    pub(super) fn on_connect_event(&mut self, registry: &Registry, id: FaceId) -> Connection {
+        let Some(f) = self.faces.get_mut(&id) else { return Connection::Pending };
+        let Link::Stream(stream) = &mut f.link else { return Connection::Pending };
+        let StreamSocket::Tcp(socket) = &stream.socket else { return Connection::Pending };
         match socket.take_error() {
             Ok(None) => {}
             Ok(Some(e)) | Err(e) => {
-                tracing::debug!(face = id, uri = %f.uri, "reconnection failed: {e}");
+                tracing::debug!(face = id, uri = %f.uri, "connection failed: {e}");
                 let _ = registry.deregister(stream.socket.source());
-                return false;
+                self.connecting.retain(|&c| c != id);
+                return Connection::Failed(e.to_string());
             }
         }
         // Not connected yet: the event was not the connection's.
-        let Ok(_) = socket.peer_addr() else { return false };
+        let Ok(_) = socket.peer_addr() else { return Connection::Pending };
         if let Ok(local) = socket.local_addr() {
             f.local_uri = FaceUri::Tcp(local).to_string();
         }
-        let _ = registry.reregister(stream.socket.source(), Token(id as usize), Interest::READABLE);
-        stream.want_write = false;
-        let attempts = f.down.take().map_or(0, |r| r.attempts);
-        tracing::info!(face = id, uri = %f.uri, attempts, "the permanent face is up again");
-        self.events.push((FaceEventKind::Up, f.status()));
-        self.down.retain(|&d| d != id);
-        true
+        stream.want_write = stream.pending() > 0;
+        let interest = if stream.want_write { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
+        let _ = registry.reregister(stream.socket.source(), Token(id as usize), interest);
+        self.connecting.retain(|&c| c != id);
+        if let Some(r) = f.down.take() {
+            tracing::info!(face = id, uri = %f.uri, attempts = r.attempts, "the permanent face is up again");
+            self.events.push((FaceEventKind::Up, f.status()));
+            self.down.retain(|&d| d != id);
+        }
+        Connection::Made
     }
 
     /// Starts the next attempt for each down face whose current attempt has had its time;

@@ -212,10 +212,16 @@ impl Host for RuntimeHost<'_> {
                 let s = TcpStream::connect(*remote).map_err(|e| refuse(504, e))?;
                 let _ = s.set_nodelay(true);
                 let local = s.local_addr().map(|a| FaceUri::Tcp(a).to_string()).unwrap_or_default();
-                self.made(uri, local, persistency, Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s)))))
+                let made = self.made(uri, local, persistency, Link::Stream(Box::new(Stream::new(StreamSocket::Tcp(s)))))?;
+                self.faces.await_connection(self.registry, made.0.face_id);
+                Ok(made)
             }
             _ => Err(refuse(406, "unsupported scheme")),
         }
+    }
+
+    fn is_connecting(&self, id: FaceId) -> bool {
+        self.faces.connecting.contains(&id)
     }
 
     fn destroy_face(&mut self, id: FaceId) -> bool {

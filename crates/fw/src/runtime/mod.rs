@@ -69,7 +69,7 @@ use crate::strategy::{self, Strategy};
 use crate::tlv::LpFields;
 use crate::udp_batch::{RecvBatch, SendBatch};
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
-use faces::Faces;
+use faces::{Connection, Faces};
 use host::{CsState, RuntimeHost};
 use worker::{ToWorker, Worker, PARKED_POLL};
 
@@ -512,6 +512,7 @@ impl Runtime {
                 events: Vec::new(),
                 reliable: Vec::new(),
                 down: Vec::new(),
+                connecting: Vec::new(),
                 to_manager: Vec::new(),
             },
             forwarding,
@@ -814,12 +815,8 @@ impl Runtime {
                     }
                     Token(t) => {
                         let id = t as FaceId;
-                        if self.faces.down.contains(&id) {
-                            // A down permanent face's attempt to connect again: once made, the
-                            // face is up and reads what may have come already.
-                            if self.faces.on_connect_event(self.poll.registry(), id) {
-                                self.read_stream(now, id);
-                            }
+                        if self.faces.connecting.contains(&id) {
+                            self.on_connect_event(now, id);
                             continue;
                         }
                         if ev.is_readable() || ev.is_read_closed() {
@@ -884,7 +881,8 @@ impl Runtime {
     fn every_second(&mut self, now: u64) {
         let (manager, mut host) = self.host();
         manager.expire(&mut host, now);
-        let refused = manager.expire_validations(&mut host, now);
+        let mut refused = manager.expire_validations(&mut host, now);
+        refused.extend(manager.expire_connections(&mut host, now));
         for d in refused {
             self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
         }
@@ -1126,6 +1124,33 @@ impl Runtime {
         }
     }
 
+    /// A TCP face's connection, made or failed: a new face's `faces/create` is answered (200,
+    /// or 504 with the face closed); a face made at start that could not connect is handled as
+    /// a lost connection (a permanent one goes down and tries again); a down face that
+    /// connected is up again. A face just connected reads what may have come already.
+    fn on_connect_event(&mut self, now: u64, id: FaceId) {
+        let first = self.faces.faces.get(&id).is_some_and(|f| f.down.is_none());
+        match self.faces.on_connect_event(self.poll.registry(), id) {
+            Connection::Pending => {}
+            Connection::Made => {
+                if let Some(d) = self.manager.face_connected(id) {
+                    self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+                }
+                self.read_stream(now, id);
+                self.faces.dirty.push(id);
+            }
+            Connection::Failed(why) if first => {
+                let (manager, mut host) = self.host();
+                match manager.face_connect_failed(&mut host, id, &why) {
+                    Some(d) => self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data),
+                    None => self.closing.push(id),
+                }
+            }
+            // A down face's attempt: the next one starts when this one's time is up.
+            Connection::Failed(_) => {}
+        }
+    }
+
     fn flush_workers(&mut self) {
         self.forwarding.publish_fib();
         if let Forwarding::Threads { workers, .. } = &mut self.forwarding {
@@ -1266,6 +1291,10 @@ impl Runtime {
         self.faces.flush_udp(&self.io_drops);
         let dirty = std::mem::take(&mut self.faces.dirty);
         for id in dirty {
+            // A face still connecting is written once connected.
+            if self.faces.connecting.contains(&id) {
+                continue;
+            }
             let Some(face) = self.faces.faces.get_mut(&id).filter(|f| f.down.is_none()) else { continue };
             let Link::Stream(s) = &mut face.link else { continue };
             if s.flush().is_err() {

@@ -1,8 +1,10 @@
-//! A permanent TCP face outlives its connection, as NFD's do: a host's face to its hub, made
-//! permanent, goes down when the hub stops — it keeps its id and its route, what is sent to it
-//! is dropped and counted (`face-down`), and `faces/events` says DOWN (4) — and comes up again
-//! (UP, 3) by itself once the hub is back on its port, carrying traffic over the same route.
-//! Made persistent instead, the face closes with its connection and takes its route with it.
+//! TCP faces made by `faces/create`, as NFD makes them: the command is answered once the
+//! connection is made (200), or 504 when it is refused, with no face left behind. And a
+//! permanent TCP face outlives its connection: a host's face to its hub, made permanent, goes
+//! down when the hub stops — it keeps its id and its route, what is sent to it is dropped and
+//! counted (`face-down`), and `faces/events` says DOWN (4) — and comes up again (UP, 3) by
+//! itself once the hub is back on its port, carrying traffic over the same route. Made
+//! persistent instead, the face closes with its connection and takes its route with it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -164,4 +166,34 @@ fn a_down_face_made_persistent_closes() {
     assert_eq!(c.command("faces", "update", &update).unwrap().code, 200);
     assert!(eventually(Duration::from_secs(2), || listed(&host, id).is_none()), "closed");
     assert!(!host.has_route(&Name::from_uri("/hub").unwrap()), "with its route");
+}
+
+/// `faces/create` of a TCP face is answered once connected: 504 for a port nobody listens on
+/// (and no face made), 200 with the face for one a forwarder listens on.
+#[test]
+fn faces_create_answers_once_connected() {
+    let dir = scratch("tcp-create");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let _hub = Hub::start(dir.path(), port);
+    let host = Forwarder::start(dir.path(), "host", 1);
+    let mut c = host.client();
+    let uri = |port: u16| FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let faces_to = |uri: &str| {
+        let list = host.client().dataset("/localhost/nfd/faces/list").unwrap();
+        TlvReader::new(&list).map(Result::unwrap).filter(|f| f.value.windows(uri.len()).any(|w| w == uri.as_bytes())).count()
+    };
+    let refused = c.command("faces", "create", &ControlParameters { uri: Some(uri(closed)), ..Default::default() }).unwrap();
+    assert_eq!(refused.code, 504, "{}", refused.text);
+    assert!(refused.text.starts_with("Connection failed: "), "{}", refused.text);
+    assert_eq!(faces_to(&uri(closed)), 0, "no face left behind");
+    let made = c.command("faces", "create", &ControlParameters { uri: Some(uri(port)), ..Default::default() }).unwrap();
+    assert_eq!(made.code, 200, "{}", made.text);
+    let body = made.body.unwrap();
+    assert_eq!(body.uri.as_deref(), Some(uri(port).as_str()));
+    assert!(body.local_uri.unwrap().starts_with("tcp4://127.0.0.1:"));
+    assert_eq!(faces_to(&uri(port)), 1);
+    // Asked again: the face there (409).
+    let again = c.command("faces", "create", &ControlParameters { uri: Some(uri(port)), ..Default::default() }).unwrap();
+    assert_eq!((again.code, again.body.unwrap().face_id), (409, body.face_id));
 }
