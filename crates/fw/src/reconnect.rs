@@ -11,6 +11,11 @@
 //! next failure starts from [`INITIAL_WAIT_MS`]. These are NFD's figures (1 s, doubling, at
 //! most 5 minutes).
 //!
+//! One change of ours: a connection lost again sooner than the time its attempt was given
+//! (a peer that accepts and closes at once) does not start over at once with 1 s, as NFD's
+//! would — in a loop as fast as the peer answers — but goes on backing off: the next attempt
+//! starts after twice that time ([`Reconnect::resume`]).
+//!
 //! No I/O and no clock here: [`Reconnect`] is told the time and says when an attempt is over;
 //! the runtime owns the sockets (`runtime::faces`).
 
@@ -36,6 +41,23 @@ impl Reconnect {
     /// A face that went down at `now_ms`: its first attempt starts now.
     pub fn start(now_ms: u64) -> Self {
         Reconnect { down_since_ms: now_ms, wait_ms: INITIAL_WAIT_MS, attempt_ends_ms: now_ms + INITIAL_WAIT_MS, attempts: 1 }
+    }
+
+    /// A face that went down at `now_ms` having been up for less than `wait_ms`, the time
+    /// given to the attempt that connected it: no attempt now; the next one starts after
+    /// twice that time (at most [`MAX_WAIT_MS`]), and is given twice as much again, as
+    /// [`Reconnect::next_attempt`] gives. A peer that accepts and closes at once is so tried
+    /// less and less often, at most every 5 minutes at the end.
+    pub fn resume(now_ms: u64, wait_ms: u64) -> Self {
+        let wait_ms = (wait_ms * 2).min(MAX_WAIT_MS);
+        Reconnect { down_since_ms: now_ms, wait_ms, attempt_ends_ms: now_ms + wait_ms, attempts: 0 }
+    }
+
+    /// Whether a connection made by the attempt given `wait_ms`, up since `up_ms`, lost at
+    /// `now_ms`, lasted too little to start over ([`Reconnect::resume`] rather than
+    /// [`Reconnect::start`]).
+    pub fn lost_early(up_ms: u64, wait_ms: u64, now_ms: u64) -> bool {
+        now_ms.saturating_sub(up_ms) < wait_ms
     }
 
     /// Whether the current attempt has had its time at `now_ms` (the next one is due).
@@ -78,6 +100,21 @@ mod tests {
         assert_eq!(waits[..9], [2000, 4000, 8000, 16_000, 32_000, 64_000, 128_000, 256_000, MAX_WAIT_MS]);
         assert!(waits[9..].iter().all(|&w| w == MAX_WAIT_MS));
         assert_eq!((r.attempts, r.down_since_ms), (13, 10_000));
+    }
+
+    #[test]
+    fn a_connection_lost_early_goes_on_backing_off() {
+        // Connected by an attempt given 4 s, lost after 1 s: the next attempt starts after 8 s.
+        assert!(Reconnect::lost_early(10_000, 4000, 11_000));
+        let mut r = Reconnect::resume(11_000, 4000);
+        assert_eq!((r.wait_ms(), r.attempts), (8000, 0));
+        assert!(!r.attempt_over(18_999));
+        assert!(r.attempt_over(19_000));
+        r.next_attempt(19_000);
+        assert_eq!((r.wait_ms(), r.attempts), (16_000, 1));
+        assert_eq!(Reconnect::resume(0, MAX_WAIT_MS).wait_ms(), MAX_WAIT_MS);
+        // Up for as long as its attempt's time, or longer: the next loss starts over.
+        assert!(!Reconnect::lost_early(10_000, 4000, 14_000));
     }
 
     #[test]

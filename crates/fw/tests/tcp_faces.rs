@@ -197,3 +197,33 @@ fn faces_create_answers_once_connected() {
     let again = c.command("faces", "create", &ControlParameters { uri: Some(uri(port)), ..Default::default() }).unwrap();
     assert_eq!((again.code, again.body.unwrap().face_id), (409, body.face_id));
 }
+
+/// A peer that accepts each connection and closes it at once: the permanent face does not
+/// connect again as fast as it is closed (NFD's would start over at once each time) but backs
+/// off — 1 s, then 2 s before the next attempt, and so on.
+#[test]
+fn a_peer_that_closes_at_once_is_tried_less_and_less_often() {
+    let dir = scratch("tcp-flapping");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = accepted.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            counted.fetch_add(1, Ordering::Relaxed);
+            drop(conn);
+        }
+    });
+    let host = Forwarder::start(dir.path(), "host", 1);
+    let uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let params = ControlParameters { uri: Some(uri), face_persistency: Some(2), ..Default::default() };
+    let made = host.client().command("faces", "create", &params).unwrap();
+    assert_eq!(made.code, 200, "{}", made.text);
+    let id = made.body.unwrap().face_id.unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    // The connection faces/create made, the attempt at once after it closed, and the one 2 s
+    // after that attempt's connection closed (it had lasted less than its 1 s).
+    let n = accepted.load(Ordering::Relaxed);
+    assert!((2..=3).contains(&n), "{n} connections in 2.5 s");
+    assert_eq!(listed(&host, id), Some(2), "the face stays, down");
+}

@@ -289,6 +289,9 @@ pub struct Face {
     /// A permanent TCP face whose connection was lost: its attempts to connect again
     /// ([`crate::reconnect`]); `None` while it is up.
     pub down: Option<Reconnect>,
+    /// When a down face last came up again, and the time given to the attempt that connected
+    /// it (ms): lost again sooner, it goes on backing off ([`Reconnect::resume`]).
+    pub up_again: Option<(u64, u64)>,
 }
 
 impl Face {

@@ -137,6 +137,7 @@ impl Faces {
                 reliability: None,
                 mtu,
                 down: None,
+                up_again: None,
             },
         );
         if let Some(f) = self.faces.get(&id) {
@@ -183,12 +184,22 @@ impl Faces {
         if f.down.is_some() {
             return true;
         }
-        f.down = Some(Reconnect::start(now_ms));
+        let early = f.up_again.filter(|&(up_ms, wait_ms)| Reconnect::lost_early(up_ms, wait_ms, now_ms));
+        let reconnect = match early {
+            Some((_, wait_ms)) => Reconnect::resume(now_ms, wait_ms),
+            None => Reconnect::start(now_ms),
+        };
+        f.down = Some(reconnect);
         tracing::warn!(face = id, uri = %f.uri, "connection lost: the permanent face is down, connecting again");
         self.events.push((FaceEventKind::Down, f.status()));
         self.down.push(id);
         self.reassembler.face_down(id);
-        self.connect_again(registry, id);
+        if early.is_none() {
+            self.connect_again(registry, id);
+        } else if let Link::Stream(stream) = &mut f.link {
+            // The next attempt starts when this wait is over.
+            let _ = registry.deregister(stream.socket.source());
+        }
         true
     }
 
@@ -230,7 +241,7 @@ impl Faces {
     /// up (a down one again, with its UP event) and may have packets to read and to send — or
     /// failed. A down face's failed attempt waits for its time to run out
     /// ([`Faces::retry_reconnects`]).
-    pub(super) fn on_connect_event(&mut self, registry: &Registry, id: FaceId) -> Connection {
+    pub(super) fn on_connect_event(&mut self, registry: &Registry, id: FaceId, now_ms: u64) -> Connection {
         let Some(f) = self.faces.get_mut(&id) else { return Connection::Pending };
         let Link::Stream(stream) = &mut f.link else { return Connection::Pending };
         let StreamSocket::Tcp(socket) = &stream.socket else { return Connection::Pending };
@@ -253,6 +264,7 @@ impl Faces {
         let _ = registry.reregister(stream.socket.source(), Token(id as usize), interest);
         self.connecting.retain(|&c| c != id);
         if let Some(r) = f.down.take() {
+            f.up_again = Some((now_ms, r.wait_ms()));
             tracing::info!(face = id, uri = %f.uri, attempts = r.attempts, "the permanent face is up again");
             self.events.push((FaceEventKind::Up, f.status()));
             self.down.retain(|&d| d != id);

@@ -1130,7 +1130,7 @@ impl Runtime {
     /// connected is up again. A face just connected reads what may have come already.
     fn on_connect_event(&mut self, now: u64, id: FaceId) {
         let first = self.faces.faces.get(&id).is_some_and(|f| f.down.is_none());
-        match self.faces.on_connect_event(self.poll.registry(), id) {
+        match self.faces.on_connect_event(self.poll.registry(), id, now) {
             Connection::Pending => {}
             Connection::Made => {
                 if let Some(d) = self.manager.face_connected(id) {
