@@ -89,6 +89,12 @@ fn the_generator_runs_over_every_face_kind() {
     // As nfdc: asked of a face that exists, what differs is updated.
     let again = ctl(&["face-create", "udp4://127.0.0.1:9", "--persistency", "persistent", "--congestion-marking", "on"]);
     assert_eq!(again, format!("409 face exists: face {id} {}", state("persistent", "off", "on")));
+    // Host names are looked up, as nfdc canonizes them: the forwarder reached as localhost over
+    // TCP, and the face asked for by name is the one to 127.0.0.1:9.
+    let tcp_by_name = format!("tcp4://localhost:{port}");
+    let by_name = Command::new(exe).args(["ctl", "--face", &tcp_by_name, "face-create", "udp4://localhost:9"]).output().unwrap();
+    let by_name = String::from_utf8_lossy(&by_name.stdout);
+    assert_eq!(by_name.trim(), format!("409 face exists: face {id} {}", state("persistent", "off", "on")));
     // An MTU override (a UDP face's), shown by `faces`; a stream face, or too small an MTU, refused.
     assert_eq!(ctl(&["face-update", id, "--mtu", "600"]), format!("face {id} {}", state("persistent", "off", "on")));
     let line = ctl(&["faces"]).lines().find(|l| l.trim_start().starts_with(&format!("id={id} "))).map(str::to_string);

@@ -166,6 +166,47 @@ impl FaceUri {
         }
     }
 
+    /// [`FaceUri::parse`], with a host name where an IP address goes (`udp4://hub.example.net`,
+    /// `tcp://localhost:6363`) looked up as nfdc canonizes a FaceUri before it asks for a
+    /// face (NFD itself takes addresses only): the first address the resolver gives of the
+    /// scheme's family — IPv4 for `tcp4`/`udp4`, IPv6 for `tcp6`/`udp6`, either for `tcp`,
+    /// `udp` and `ws`. This blocks while the name is looked up: for operators' tools and
+    /// configuration, not for the data plane.
+    ///
+    /// # Errors
+    /// [`FaceUriError`]: what [`FaceUri::parse`] refuses, or a name with no address of that
+    /// family.
+    pub fn resolve(uri: &str) -> Result<Self, FaceUriError> {
+        let parsed = FaceUri::parse(uri);
+        let err = |why| FaceUriError { uri: uri.to_string(), why };
+        let Some((scheme, rest)) = uri.split_once("://") else { return parsed };
+        let family = match scheme {
+            "tcp4" | "udp4" => Some(false),
+            "tcp6" | "udp6" => Some(true),
+            "tcp" | "udp" | "ws" | "wsclient" => None,
+            _ => return parsed,
+        };
+        // Only a name, with a port or not, is looked up: an address (an IPv6 one bracketed or
+        // bare) parses, or fails, as it is.
+        if parsed.is_ok() || rest.contains(['[', ']', '/']) || rest.matches(':').count() > 1 {
+            return parsed;
+        }
+        let (host, port) = match rest.split_once(':') {
+            Some((host, port)) => (host, port.parse::<u16>().map_err(|_| err("port must be a number"))?),
+            None => (rest, 6363),
+        };
+        if host.is_empty() {
+            return parsed;
+        }
+        let addrs = std::net::ToSocketAddrs::to_socket_addrs(&(host, port)).map_err(|_| err("host name not found"))?;
+        let addr = addrs
+            .into_iter()
+            .find(|a| family.is_none_or(|v6| a.is_ipv6() == v6))
+            .ok_or_else(|| err("host name has no address of the scheme's IP version"))?;
+        let canonical = format!("{scheme}://{}", SocketAddr::new(addr.ip(), port));
+        FaceUri::parse(&canonical).map_err(|e| FaceUriError { uri: uri.to_string(), why: e.why })
+    }
+
     /// The scope a face to this place has.
     pub fn scope(&self) -> FaceScope {
         match self {
@@ -197,6 +238,24 @@ impl fmt::Display for FaceUri {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_names_are_resolved_by_the_schemes_ip_version() {
+        // `localhost` is in every /etc/hosts (as 127.0.0.1; as ::1 where the host has IPv6).
+        assert_eq!(FaceUri::resolve("udp4://localhost").unwrap(), FaceUri::parse("udp4://127.0.0.1:6363").unwrap());
+        assert_eq!(FaceUri::resolve("tcp4://localhost:7000").unwrap(), FaceUri::parse("tcp4://127.0.0.1:7000").unwrap());
+        let any = FaceUri::resolve("tcp://localhost:7000").unwrap();
+        assert!(matches!(any, FaceUri::Tcp(a) if a.ip().is_loopback() && a.port() == 7000), "{any}");
+        // Addresses, and the other schemes, as `parse` takes them.
+        assert_eq!(FaceUri::resolve("udp6://[::1]:9").unwrap(), FaceUri::parse("udp6://[::1]:9").unwrap());
+        assert_eq!(FaceUri::resolve("unix:///run/x.sock").unwrap(), FaceUri::Unix("/run/x.sock".into()));
+        // Refused, naming why.
+        let why = |uri: &str| FaceUri::resolve(uri).unwrap_err().why;
+        assert_eq!(why("udp4://no-such-host.invalid"), "host name not found");
+        assert_eq!(why("udp4://localhost:http"), "port must be a number");
+        assert_eq!(why("ether://localhost"), "host must be an Ethernet address in brackets");
+        assert_eq!(why("udp4://[::1]"), "scheme wants an IPv4 address");
+    }
 
     #[test]
     fn uris_round_trip() {

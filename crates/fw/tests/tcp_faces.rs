@@ -4,7 +4,9 @@
 //! down when the hub stops — it keeps its id and its route, what is sent to it is dropped and
 //! counted (`face-down`), and `faces/events` says DOWN (4) — and comes up again (UP, 3) by
 //! itself once the hub is back on its port, carrying traffic over the same route. Made
-//! persistent instead, the face closes with its connection and takes its route with it.
+//! persistent instead, the face closes with its connection and takes its route with it. A
+//! configured face named by host name waits, down, for a hub that is not up yet; a peer that
+//! accepts and closes at once is tried less and less often.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -226,4 +228,36 @@ fn a_peer_that_closes_at_once_is_tried_less_and_less_often() {
     let n = accepted.load(Ordering::Relaxed);
     assert!((2..=3).contains(&n), "{n} connections in 2.5 s");
     assert_eq!(listed(&host, id), Some(2), "the face stays, down");
+}
+
+/// A configured face (`[[face]]`, permanent) to its hub by host name, with a route through it:
+/// the hub is not up yet when the host starts, so the face goes down at once and keeps trying;
+/// once the hub is up, the route carries traffic.
+#[test]
+fn a_configured_face_waits_for_its_hub() {
+    use nexthop_fw::config::{StaticFace, StaticRoute};
+    let dir = scratch("tcp-configured");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let by_name = format!("tcp4://localhost:{port}");
+    let host = Forwarder::start_with(dir.path(), "host", 1, |cfg| {
+        cfg.face.push(StaticFace { uri: by_name.clone(), local: None });
+        cfg.route.push(StaticRoute { prefix: "/hub".into(), face: by_name.clone(), cost: 0 });
+    });
+    let hub_uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let (id, persistency) = {
+        let list = host.client().dataset("/localhost/nfd/faces/list").unwrap();
+        TlvReader::new(&list)
+            .map(Result::unwrap)
+            .find_map(|f| {
+                let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+                let num = |ty| fields.iter().find(|t| t.ty == ty).map(|t| read_nonneg(t.ty, t.value).unwrap()).unwrap();
+                fields.iter().any(|t| t.ty == 0x72 && t.value == hub_uri.as_bytes()).then(|| (num(0x69), num(0x85)))
+            })
+            .expect("the configured face, by its address")
+    };
+    assert_eq!(persistency, 2, "permanent");
+    assert!(!fetched(&host, 1), "no hub yet");
+    let _hub = Hub::start(dir.path(), port);
+    assert!(eventually(Duration::from_secs(10), || fetched(&host, 2)), "traffic once the hub is up");
+    assert_eq!(listed(&host, id), Some(2), "the same face");
 }

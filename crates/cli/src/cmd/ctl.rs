@@ -65,7 +65,8 @@ enum What {
     Cs,
     /// Strategy choices.
     Strategies,
-    /// Add a route: PREFIX FACE (a face id or a udp4/udp6/tcp4/tcp6 URI, made if needed) [COST].
+    /// Add a route: PREFIX FACE (a face id or a udp4/udp6/tcp4/tcp6 URI, made if needed; a host
+    /// name is looked up) [COST].
     RouteAdd {
         prefix: String,
         face: String,
@@ -91,8 +92,8 @@ enum What {
         #[arg(long, default_value_t = 255)]
         origin: u64,
     },
-    /// Make a face to a udp4/udp6/tcp4/tcp6 URI, or an ether://[mac] one from LOCAL (dev://<interface>,
-    /// needed when several interfaces have Ethernet faces).
+    /// Make a face to a udp4/udp6/tcp4/tcp6 URI (a host name is looked up), or an ether://[mac]
+    /// one from LOCAL (dev://<interface>, needed when several interfaces have Ethernet faces).
     FaceCreate {
         uri: String,
         local: Option<String>,
@@ -220,13 +221,19 @@ fn face_line(body: Option<&ControlParameters>) -> String {
     )
 }
 
+/// `uri` as `faces/create` takes it, a host name looked up as nfdc canonizes it
+/// (`udp4://hub.example.net` → `udp4://192.0.2.1:6363`; [`FaceUri::resolve`]).
+fn canonical(uri: &str) -> anyhow::Result<String> {
+    Ok(FaceUri::resolve(uri).with_context(|| format!("face URI {uri}"))?.to_string())
+}
+
 /// Runs `nexthop ctl`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let face = match &args.face {
         Some(face) => face.clone(),
         None => ClientConf::load().transport.unwrap_or_else(|| "unix:///run/nfd/nfd.sock".into()),
     };
-    let uri = FaceUri::parse(&face).with_context(|| format!("the forwarder's face {face}"))?;
+    let uri = FaceUri::resolve(&face).with_context(|| format!("the forwarder's face {face}"))?;
     let mut c = Client::connect(&uri).with_context(|| format!("connecting to {uri}"))?;
     if let Some(name) = &args.sign_key {
         let name = Name::from_uri(name).with_context(|| format!("--sign-key {name}"))?;
@@ -270,7 +277,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let face_id = match face.parse::<u64>() {
                 Ok(id) => id,
                 Err(_) => {
-                    let r = c.command("faces", "create", &ControlParameters { uri: Some(face.clone()), ..Default::default() })?;
+                    let r = c.command("faces", "create", &ControlParameters { uri: Some(canonical(&face)?), ..Default::default() })?;
                     check(&r, &[200, 409])?;
                     r.body.and_then(|b| b.face_id).context("faces/create answered without a FaceId")?
                 }
@@ -294,7 +301,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             show(c.command("rib", "unregister", &p)?)?;
         }
         What::FaceCreate { uri, local, options } => {
-            let p = ControlParameters { uri: Some(uri), local_uri: local, ..options.params() };
+            let p = ControlParameters { uri: Some(canonical(&uri)?), local_uri: local, ..options.params() };
             let mut r = c.command("faces", "create", &p)?;
             check(&r, &[200, 409])?;
             let id = r.body.as_ref().and_then(|b| b.face_id).unwrap_or(0);

@@ -40,8 +40,8 @@ pub struct Args {
 /// # Errors
 /// Bad arguments, or the forwarder cannot be reached or refuses the registration.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let face = FaceUri::parse(&args.face).with_context(|| format!("--face {}", args.face))?;
-    let control = FaceUri::parse(&args.control).with_context(|| format!("--control {}", args.control))?;
+    let face = FaceUri::resolve(&args.face).with_context(|| format!("--face {}", args.face))?;
+    let control = FaceUri::resolve(&args.control).with_context(|| format!("--control {}", args.control))?;
     let prefix = Name::from_uri(&args.prefix).with_context(|| format!("--prefix {}", args.prefix))?;
     anyhow::ensure!(args.seconds > 0.0 && args.window > 0, "--seconds and --window must be positive");
     let stop = Arc::new(AtomicBool::new(false));

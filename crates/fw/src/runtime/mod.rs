@@ -592,7 +592,7 @@ impl Runtime {
     fn apply_static_config(&mut self) -> Result<(), StartError> {
         let cfg = self.cfg.clone();
         let face_of = |rt: &mut Runtime, uri: &str, local: Option<&str>| -> Result<FaceId, StartError> {
-            let parsed = FaceUri::parse(uri).map_err(|e| StartError::Config(e.to_string()))?;
+            let parsed = FaceUri::resolve(uri).map_err(|e| StartError::Config(e.to_string()))?;
             let (_, mut host) = rt.host();
             host.create_face(&parsed, local, Persistency::Permanent)
                 .map(|(s, _)| s.face_id)
@@ -1484,7 +1484,7 @@ pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, 
             return Err(StartError::Config(format!("{}: want `<prefix> <face-uri> [cost]`", at())));
         };
         let name = Name::from_uri(prefix).map_err(|e| StartError::Config(format!("{}: bad prefix {prefix:?}: {e}", at())))?;
-        FaceUri::parse(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
+        FaceUri::resolve(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
         let cost = match parts.next() {
             None => 0,
             Some(c) => c.parse().map_err(|_| StartError::Config(format!("{}: bad cost {c:?}", at())))?,
