@@ -131,7 +131,7 @@ fn commands_answer_with_the_right_codes() {
     let counters = parse_labelled_counts(&c.dataset("/localhost/nfd/status/counters").unwrap());
     let labels: Vec<&str> = counters.iter().map(|c| c.0.as_str()).collect();
     let mut expected: Vec<&str> = ShardCounters::default().snapshot().iter().map(|c| c.0).collect();
-    expected.push("congestion_marks");
+    expected.extend(["congestion_marks", "faces_down"]);
     expected.extend(ReliabilityCounts::default().labelled().map(|c| c.0));
     assert_eq!(labels, expected);
 }

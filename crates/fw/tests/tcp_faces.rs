@@ -80,6 +80,12 @@ fn listed(host: &Forwarder, id: u64) -> Option<u64> {
     })
 }
 
+/// The `faces_down` gauge of `status/counters`.
+fn faces_down(host: &Forwarder) -> u64 {
+    let counters = nexthop_fw::mgmt::dataset::parse_labelled_counts(&host.client().dataset("/localhost/nfd/status/counters").unwrap());
+    counters.iter().find(|(label, _)| label == "faces_down").expect("the gauge").1
+}
+
 /// Waits up to `limit` for `done`.
 fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
@@ -127,6 +133,7 @@ fn a_permanent_tcp_face_connects_again_and_keeps_its_route() {
     assert!(host.has_route(&Name::from_uri("/hub").unwrap()), "the route stays");
     assert!(!fetched(&host, 2));
     assert!(host.drops("face-down") >= 1, "the Interest sent to the down face is counted");
+    assert_eq!(faces_down(&host), 1, "status/counters' gauge");
 
     // The hub comes back on its port: the face connects by itself (the first attempt after
     // the loss was refused; the next comes within a second or two) and the route carries
@@ -134,6 +141,7 @@ fn a_permanent_tcp_face_connects_again_and_keeps_its_route() {
     let hub = Hub::start(dir.path(), port);
     assert_eq!(next_event(), (3, id), "UP");
     assert!(eventually(Duration::from_secs(5), || fetched(&host, 3)), "traffic through the hub again");
+    assert_eq!(faces_down(&host), 0);
     assert_eq!(listed(&host, id), Some(2));
 
     // Made persistent, the face closes with its connection, and its route goes.

@@ -121,7 +121,7 @@ pub trait Host {
     /// Drops by reason, all threads together.
     fn drops(&self) -> Vec<(&'static str, u64)>;
     /// The forwarding threads' other counters and gauges, all threads together, then the I/O
-    /// thread's (`congestion_marks`).
+    /// thread's (`congestion_marks`, `faces_down`).
     fn counters(&self) -> Vec<(&'static str, u64)>;
     /// Forwards an Interest of the manager's own (a readvertisement) as if an app had sent it
     /// on the management face; what answers it comes back to that face and ends there.

@@ -295,6 +295,8 @@ impl Host for RuntimeHost<'_> {
         }
         // The I/O thread's own: packets it marked congested, the faces there are now together.
         v.push(("congestion_marks", self.faces.faces.values().map(|f| f.marker.marked).sum()));
+        // Permanent TCP faces down now, connecting again.
+        v.push(("faces_down", self.faces.down.len() as u64));
         // Link reliability, over the faces that have it now.
         let mut lp = ReliabilityCounts::default().labelled();
         for r in self.faces.faces.values().filter_map(|f| f.reliability.as_deref()) {
