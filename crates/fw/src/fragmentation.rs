@@ -17,12 +17,17 @@
 //! [`MAX_PACKET_BYTES`], [`Reassembler::new`]'s byte budget over every partial packet, and a
 //! partial packet is forgotten [`REASSEMBLY_TIMEOUT_MS`] after its latest fragment (NFD restarts
 //! its drop timer with each, so a packet whose fragments keep coming, as link reliability
-//! sends lost ones again, is not cut short). Every fragment
+//! sends lost ones again, is not cut short). On a face with link reliability the caller gives a
+//! longer time ([`reliable_timeout_ms`], ours): a lost fragment comes again one retransmission
+//! timeout later, which on a link of a few hundred ms round trip, or before the first round
+//! trip is measured (1 s), is more than NFD's 500 ms — its partial packet would be gone. Every
+//! fragment
 //! refused is a counted drop ([`Drop::ReassemblyBad`], [`Drop::ReassemblyFull`],
 //! [`Drop::ReassemblyTimeout`] per partial packet that timed out). Sans-I/O: the caller gives
 //! the time.
 
-use std::collections::{HashMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use nexthop_wire::tlv::{Tlv, TlvReader};
 use nexthop_wire::types::{FRAGMENT, FRAG_COUNT, FRAG_INDEX, LP_PACKET, SEQUENCE};
@@ -38,6 +43,14 @@ use crate::tlv::{put_header, put_nonneg, put_tlv, put_var, tlv_len};
 pub const MAX_FRAGMENTS: u64 = 64;
 /// A partial packet is forgotten this long after its latest fragment arrived (NFD's default).
 pub const REASSEMBLY_TIMEOUT_MS: u64 = 500;
+
+/// How long a partial packet waits for its next fragment on a face with link reliability whose
+/// retransmission timeout is `rto_ms`: a lost fragment is sent again one RTO after it first
+/// went, so twice that (jitter, and the other fragments' own delays), and never less than
+/// [`REASSEMBLY_TIMEOUT_MS`].
+pub fn reliable_timeout_ms(rto_ms: u64) -> u64 {
+    (2 * rto_ms).max(REASSEMBLY_TIMEOUT_MS)
+}
 /// The smallest MTU [`fragment`] accepts: room for a fragment's header and some payload.
 pub const MIN_MTU: usize = 256;
 
@@ -158,10 +171,10 @@ type Key = (FaceId, u64, u64);
 #[derive(Debug)]
 pub struct Reassembler {
     partial: HashMap<Key, Partial>,
-    /// (deadline, key) in arrival order; the timeout is one constant, so deadlines grow. A
-    /// partial packet's later fragments push later entries: the earlier ones no longer match
-    /// its deadline and are passed over.
-    deadlines: VecDeque<(u64, Key)>,
+    /// (deadline, key), earliest first (faces may wait different times). A partial packet's
+    /// later fragments push later entries: the earlier ones no longer match its deadline and
+    /// are passed over.
+    deadlines: BinaryHeap<Reverse<(u64, Key)>>,
     bytes_held: usize,
     max_bytes: usize,
     /// Partial packets forgotten for lack of time, not yet taken by [`Reassembler::take_timeouts`].
@@ -171,7 +184,7 @@ pub struct Reassembler {
 impl Reassembler {
     /// A reassembler holding at most `max_bytes` of partial packets in all.
     pub fn new(max_bytes: usize) -> Self {
-        Reassembler { partial: HashMap::new(), deadlines: VecDeque::new(), bytes_held: 0, max_bytes, timeouts: 0 }
+        Reassembler { partial: HashMap::new(), deadlines: BinaryHeap::new(), bytes_held: 0, max_bytes, timeouts: 0 }
     }
 
     /// Partial packets held.
@@ -200,15 +213,17 @@ impl Reassembler {
     /// packet is dropped too), a duplicate, or a packet growing past [`MAX_PACKET_BYTES`];
     /// [`Drop::ReassemblyFull`] when the byte budget is spent.
     pub fn feed(&mut self, now_ms: u64, face: FaceId, wire: &[u8]) -> Result<Option<Vec<u8>>, Drop> {
-        self.feed_from(now_ms, face, 0, wire)
+        self.feed_from(now_ms, face, 0, wire, REASSEMBLY_TIMEOUT_MS)
     }
 
-    /// [`Reassembler::feed`] for a fragment from sender `endpoint` on a multi-access face:
-    /// fragments of different senders never meet.
+    /// [`Reassembler::feed`] for a fragment from sender `endpoint` on a multi-access face
+    /// (fragments of different senders never meet), its partial packet forgotten `timeout_ms`
+    /// after this fragment if still not whole ([`reliable_timeout_ms`] on a face with link
+    /// reliability).
     ///
     /// # Errors
     /// As [`Reassembler::feed`].
-    pub fn feed_from(&mut self, now_ms: u64, face: FaceId, endpoint: u64, wire: &[u8]) -> Result<Option<Vec<u8>>, Drop> {
+    pub fn feed_from(&mut self, now_ms: u64, face: FaceId, endpoint: u64, wire: &[u8], timeout_ms: u64) -> Result<Option<Vec<u8>>, Drop> {
         let lp = LpPacketView::decode(wire).map_err(|_| Drop::Malformed)?;
         let count = lp.frag_count.unwrap_or(1);
         let index = lp.frag_index.unwrap_or(0);
@@ -258,8 +273,8 @@ impl Reassembler {
         partial.bytes += cost;
         self.bytes_held += cost;
         if partial.received < partial.pieces.len() {
-            partial.deadline_ms = now_ms + REASSEMBLY_TIMEOUT_MS;
-            self.deadlines.push_back((partial.deadline_ms, key));
+            partial.deadline_ms = now_ms + timeout_ms;
+            self.deadlines.push(Reverse((partial.deadline_ms, key)));
             return Ok(None);
         }
         let done = self.forget(key).expect("just completed");
@@ -278,11 +293,11 @@ impl Reassembler {
     /// Forgets the partial packets whose time is up ([`Reassembler::feed`] does it too, so a
     /// caller that never calls this still has its budget back).
     pub fn expire(&mut self, now_ms: u64) {
-        while let Some(&(deadline, key)) = self.deadlines.front() {
+        while let Some(&Reverse((deadline, key))) = self.deadlines.peek() {
             if deadline > now_ms {
                 break;
             }
-            self.deadlines.pop_front();
+            self.deadlines.pop();
             // The key may have completed, or come back with a later deadline.
             if self.partial.get(&key).is_some_and(|p| p.deadline_ms == deadline) {
                 self.forget(key);
@@ -490,6 +505,29 @@ mod tests {
         assert_eq!(r.take_timeouts(), 0);
         r.expire(300 + REASSEMBLY_TIMEOUT_MS);
         assert_eq!(r.take_timeouts(), 1);
+        assert!(r.is_empty());
+    }
+
+    /// On a face with link reliability a partial packet waits twice the RTO (at least NFD's
+    /// 500 ms): a fragment resent one RTO of 1 s later (no round trip measured yet) still finds
+    /// it. Faces with different waits each expire at their own time.
+    #[test]
+    fn a_reliable_face_waits_for_a_resent_fragment() {
+        assert_eq!((reliable_timeout_ms(1000), reliable_timeout_ms(100)), (2000, REASSEMBLY_TIMEOUT_MS));
+        let (mut seq, mut out) = (0, Vec::new());
+        fragment(&data(2000), 1000, &mut seq, &mut out).unwrap();
+        assert_eq!(out.len(), 3);
+        let mut r = Reassembler::new(1 << 20);
+        // Face 1 reliable (2 s), face 2 not: both get the first two fragments.
+        assert_eq!(r.feed_from(0, 1, 0, &out[0], reliable_timeout_ms(1000)), Ok(None));
+        assert_eq!(r.feed_from(0, 1, 0, &out[1], reliable_timeout_ms(1000)), Ok(None));
+        assert_eq!(r.feed(100, 2, &out[0]), Ok(None));
+        r.expire(100 + REASSEMBLY_TIMEOUT_MS);
+        assert_eq!((r.take_timeouts(), r.len()), (1, 1), "face 2's is gone, face 1's waits");
+        r.expire(1999);
+        assert_eq!(r.take_timeouts(), 0);
+        // The third fragment, resent after the first RTO, completes the packet.
+        assert!(r.feed_from(1100, 1, 0, &out[2], reliable_timeout_ms(1000)).unwrap().is_some());
         assert!(r.is_empty());
     }
 

@@ -632,7 +632,7 @@ mod tests {
                         continue;
                     }
                     let whole = if v.is_whole() { Some(v.fragment.unwrap().to_vec()) } else {
-                        partial.feed_from(now, 1, 0, &w).unwrap().map(|lp_whole| lp(&lp_whole).fragment.unwrap().to_vec())
+                        partial.feed(now, 1, &w).unwrap().map(|lp_whole| lp(&lp_whole).fragment.unwrap().to_vec())
                     };
                     if let Some(packet) = whole {
                         delivered[usize::from(packet[4])] += 1;

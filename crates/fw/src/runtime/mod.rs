@@ -51,9 +51,9 @@ use crate::dispatch::Dispatch;
 use crate::ether::{Destination, EtherPort, Mac, Received};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
 use crate::fib::{Fib, FibOp};
-use crate::fragmentation::Reassembler;
+use crate::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
 use crate::interface_rule::InterfaceRules;
-use crate::lp_reliability::Arrival;
+use crate::lp_reliability::{Arrival, Reliability};
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::command_key::CommandKey;
 use crate::mgmt::keychain::Keychain;
@@ -1192,7 +1192,10 @@ impl Runtime {
             Ok(Some(i)) => i,
             Ok(None) => return,
             Err(Drop::Fragment) => {
-                match self.faces.reassembler.feed_from(now, id, endpoint, bytes) {
+                // A face with link reliability waits for a lost fragment's retransmission.
+                let rto = self.faces.faces.get(&id).and_then(|f| f.reliability.as_deref()).map(Reliability::rto_ms);
+                let timeout = rto.map_or(REASSEMBLY_TIMEOUT_MS, reliable_timeout_ms);
+                match self.faces.reassembler.feed_from(now, id, endpoint, bytes, timeout) {
                     Ok(Some(whole)) => self.on_link_packet(now, id, endpoint, &whole),
                     Ok(None) => {}
                     Err(why) => self.io_drops.count(why),
