@@ -18,9 +18,10 @@
 //! partial packet is forgotten [`REASSEMBLY_TIMEOUT_MS`] after its latest fragment (NFD restarts
 //! its drop timer with each, so a packet whose fragments keep coming, as link reliability
 //! sends lost ones again, is not cut short). On a face with link reliability the caller gives a
-//! longer time ([`reliable_timeout_ms`], ours): a lost fragment comes again one retransmission
-//! timeout later, which on a link of a few hundred ms round trip, or before the first round
-//! trip is measured (1 s), is more than NFD's 500 ms — its partial packet would be gone. Every
+//! longer time ([`reliable_timeout_ms`], ours): a lost fragment comes again one of the sender's
+//! retransmission timeouts later, which before the sender has measured a round trip (1 s), or
+//! on a link of a few hundred ms round trip, is more than NFD's 500 ms — its partial packet
+//! would be gone. Every
 //! fragment
 //! refused is a counted drop ([`Drop::ReassemblyBad`], [`Drop::ReassemblyFull`],
 //! [`Drop::ReassemblyTimeout`] per partial packet that timed out). Sans-I/O: the caller gives
@@ -45,11 +46,12 @@ pub const MAX_FRAGMENTS: u64 = 64;
 pub const REASSEMBLY_TIMEOUT_MS: u64 = 500;
 
 /// How long a partial packet waits for its next fragment on a face with link reliability whose
-/// retransmission timeout is `rto_ms`: a lost fragment is sent again one RTO after it first
-/// went, so twice that (jitter, and the other fragments' own delays), and never less than
-/// [`REASSEMBLY_TIMEOUT_MS`].
+/// retransmission timeout is `rto_ms`: a lost fragment is sent again one of the *sender's* RTOs
+/// after it first went. The sender's estimate of the link is about this face's once both have
+/// measured round trips, but is the initial 1 s until the sender has (this face may have
+/// measured its own packets' already): twice the larger of the two.
 pub fn reliable_timeout_ms(rto_ms: u64) -> u64 {
-    (2 * rto_ms).max(REASSEMBLY_TIMEOUT_MS)
+    2 * rto_ms.max(crate::rtt::INITIAL_RTO_MS as u64)
 }
 /// The smallest MTU [`fragment`] accepts: room for a fragment's header and some payload.
 pub const MIN_MTU: usize = 256;
@@ -508,12 +510,12 @@ mod tests {
         assert!(r.is_empty());
     }
 
-    /// On a face with link reliability a partial packet waits twice the RTO (at least NFD's
-    /// 500 ms): a fragment resent one RTO of 1 s later (no round trip measured yet) still finds
-    /// it. Faces with different waits each expire at their own time.
+    /// On a face with link reliability a partial packet waits twice the RTO, or twice the
+    /// initial 1 s: a fragment resent one RTO of 1 s later (the sender measured no round trip
+    /// yet) still finds it. Faces with different waits each expire at their own time.
     #[test]
     fn a_reliable_face_waits_for_a_resent_fragment() {
-        assert_eq!((reliable_timeout_ms(1000), reliable_timeout_ms(100)), (2000, REASSEMBLY_TIMEOUT_MS));
+        assert_eq!((reliable_timeout_ms(200), reliable_timeout_ms(1000), reliable_timeout_ms(3000)), (2000, 2000, 6000));
         let (mut seq, mut out) = (0, Vec::new());
         fragment(&data(2000), 1000, &mut seq, &mut out).unwrap();
         assert_eq!(out.len(), 3);

@@ -5,7 +5,7 @@
 //! 60 s. Plain arithmetic, no clock: callers pass the round trips they measured.
 
 /// RTO before any sample (ms).
-const INITIAL_RTO_MS: f64 = 1000.0;
+pub const INITIAL_RTO_MS: f64 = 1000.0;
 /// Bounds of the RTO (ms).
 const MIN_RTO_MS: f64 = 200.0;
 const MAX_RTO_MS: f64 = 60_000.0;

@@ -3,8 +3,9 @@
 //! first. Without reliability the consumer's Interests go unanswered in proportion; with it
 //! turned on at both ends (`faces/update`, Flags bit 1), every Interest is answered with no
 //! retransmission by the consumer, the forwarders having sent the lost packets again —
-//! 5000-byte Data too, whose fragments are each acknowledged and sent again alone. And a face's
-//! MTU overridden by management cuts what it sends to that size.
+//! 5000-byte Data too, whose fragments are each acknowledged and sent again alone; a lost last
+//! fragment sent again after the sender's first 1 s timeout still completes its packet. And a
+//! face's MTU overridden by management cuts what it sends to that size.
 
 mod common;
 
@@ -209,4 +210,43 @@ fn a_faces_mtu_override_cuts_what_it_sends() {
     assert!(listed.windows(4).any(|w| w == [0x89, 0x02, 0x02, 0x58]), "Mtu 600 in faces/list");
     let unix = ControlParameters { mtu: Some(600), ..Default::default() };
     assert_eq!(near_producer.client().command("faces", "update", &unix).unwrap().code, 409, "the asking Unix face");
+}
+
+/// A lost last fragment, sent again after the sender's first retransmission timeout (1 s: no
+/// round trip measured yet on its side), still completes its packet: on a face with link
+/// reliability the receiver keeps the partial packet for twice that, where NFD's 500 ms would
+/// have forgotten it (and the Data would be lost though resent).
+#[test]
+fn a_resent_last_fragment_completes_its_packet() {
+    let dir = scratch("resent-fragment");
+    let near_producer = Forwarder::start(&dir, "p", 1);
+    let near_consumer = Forwarder::start(&dir, "c", 1);
+    // Toward the consumer: the first transmission of the first last fragment is lost.
+    let mut lost_one = false;
+    let lose_a_last_fragment: LossRule = Box::new(move |d: &[u8]| {
+        let last =
+            LpPacketView::decode(d).is_ok_and(|lp| lp.fragment.is_some() && lp.frag_count.is_some_and(|n| lp.frag_index == Some(n - 1)));
+        let lose = last && !lost_one;
+        lost_one |= lose;
+        !lose
+    });
+    let relay = LossyLink::start(near_consumer.udp, near_producer.udp, Box::new(|_| true), lose_a_last_fragment).unwrap();
+    let consumer_face = face_to(&mut near_consumer.client(), relay.near);
+    let producer_face = face_to(&mut near_producer.client(), relay.far);
+    reliability_on(&mut near_consumer.client(), consumer_face);
+    reliability_on(&mut near_producer.client(), producer_face);
+    let route = ControlParameters { name: Some(Name::from_uri("/resent").unwrap()), face_id: Some(consumer_face), ..Default::default() };
+    assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
+    let stop = Arc::new(AtomicBool::new(false));
+    let prefix = Name::from_uri("/resent").unwrap();
+    let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &prefix, 5000, stop.clone()).unwrap();
+    let started = Instant::now();
+    assert_eq!(fetch(&mut near_consumer.client(), "/resent/big", 1, Duration::from_secs(3)), 1, "the Data came");
+    let took = started.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
+    assert_eq!(relay.lost(), 1);
+    assert!(took >= Duration::from_millis(900), "it waited for the resent fragment: {took:?}");
+    assert_eq!(near_consumer.drops("reassembly-timeout"), 0);
+    assert!(count(&lp_counts(&near_producer), "lp_retransmissions") >= 1);
 }
