@@ -217,8 +217,7 @@ impl Faces {
                 let _ = socket.set_nodelay(true);
                 **stream = Stream::new(StreamSocket::Tcp(socket));
                 match registry.register(stream.socket.source(), Token(id as usize), Interest::READABLE | Interest::WRITABLE) {
-                    Ok(()) if !self.connecting.contains(&id) => self.connecting.push(id),
-                    Ok(()) => {}
+                    Ok(()) => self.connecting.push(id),
                     Err(e) => tracing::debug!(face = id, "reconnection not registered: {e}"),
                 }
             }

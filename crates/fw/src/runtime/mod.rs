@@ -56,6 +56,7 @@ use crate::interface_rule::InterfaceRules;
 use crate::lp_reliability::{Arrival, Reliability};
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::command_key::CommandKey;
+use crate::mgmt::events::Delivery;
 use crate::mgmt::keychain::Keychain;
 use crate::mgmt::propagate::PropagateSettings;
 use crate::mgmt::validator::Validator;
@@ -884,7 +885,7 @@ impl Runtime {
         let mut refused = manager.expire_validations(&mut host, now);
         refused.extend(manager.expire_connections(&mut host, now));
         for d in refused {
-            self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+            self.deliver(&d);
         }
         self.flush_workers();
         let idle = self.cfg.faces.udp_idle_timeout_ms;
@@ -1134,7 +1135,7 @@ impl Runtime {
             Connection::Pending => {}
             Connection::Made => {
                 if let Some(d) = self.manager.face_connected(id) {
-                    self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+                    self.deliver(&d);
                 }
                 self.read_stream(now, id);
                 self.faces.dirty.push(id);
@@ -1142,7 +1143,7 @@ impl Runtime {
             Connection::Failed(why) if first => {
                 let (manager, mut host) = self.host();
                 match manager.face_connect_failed(&mut host, id, &why) {
-                    Some(d) => self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data),
+                    Some(d) => self.deliver(&d),
                     None => self.closing.push(id),
                 }
             }
@@ -1243,6 +1244,12 @@ impl Runtime {
     }
 
     /// Sends one packet the I/O thread made (a management answer, a notification) to `face`.
+    /// Sends a management answer decided later than its command (or a face event
+    /// notification), with the PIT token its Interest carried.
+    fn deliver(&mut self, d: &Delivery) {
+        self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+    }
+
     fn send_one(&mut self, face: FaceId, fields: &LpFields<'_>, packet: &[u8]) {
         let mut out = std::mem::take(&mut self.outbox);
         out.push(face, fields, packet);
@@ -1320,7 +1327,7 @@ impl Runtime {
             for packet in std::mem::take(&mut self.faces.to_manager) {
                 let (manager, mut host) = self.host();
                 for d in manager.on_answer(&mut host, now, &packet) {
-                    self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+                    self.deliver(&d);
                 }
             }
         }
@@ -1332,7 +1339,7 @@ impl Runtime {
         let mut sent = false;
         for (kind, status) in std::mem::take(&mut self.faces.events) {
             for d in self.manager.face_event(kind, &status, now) {
-                self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
+                self.deliver(&d);
                 sent = true;
             }
         }
