@@ -21,6 +21,7 @@ use nexthop_fw::traffic;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Component, DataView, Interest, Name};
+use tempfile::TempDir;
 
 mod common;
 
@@ -98,22 +99,38 @@ fn eventually(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     false
 }
 
-#[test]
-fn a_permanent_tcp_face_connects_again_and_keeps_its_route() {
-    let dir = scratch("reconnect");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+/// A hub on a free port (its scratch directory, port and forwarder) and a host whose permanent
+/// TCP face to it (its id) carries the route `/hub`, once traffic goes through.
+fn host_routed_to_hub(tag: &str) -> (TempDir, u16, Hub, Forwarder, u64) {
+    let dir = scratch(tag);
+    let port = free_port();
     let hub = Hub::start(dir.path(), port);
     let host = Forwarder::start(dir.path(), "host", 1);
     let mut c = host.client();
-    let hub_uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
-    let made = c
-        .command("faces", "create", &ControlParameters { uri: Some(hub_uri.clone()), face_persistency: Some(2), ..Default::default() })
-        .unwrap();
+    let params = ControlParameters { uri: Some(tcp_uri(port)), face_persistency: Some(2), ..Default::default() };
+    let made = c.command("faces", "create", &params).unwrap();
     assert_eq!(made.code, 200, "{}", made.text);
     let id = made.body.unwrap().face_id.unwrap();
     let route = ControlParameters { name: Some(Name::from_uri("/hub").unwrap()), face_id: Some(id), ..Default::default() };
     assert_eq!(c.command("rib", "register", &route).unwrap().code, 200);
     assert!(eventually(Duration::from_secs(5), || fetched(&host, 1)), "traffic through the hub");
+    (dir, port, hub, host, id)
+}
+
+/// A loopback port nobody listens on now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// `tcp4://127.0.0.1:<port>`.
+fn tcp_uri(port: u16) -> String {
+    FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string()
+}
+
+#[test]
+fn a_permanent_tcp_face_connects_again_and_keeps_its_route() {
+    let (dir, port, hub, host, id) = host_routed_to_hub("reconnect");
+    let mut c = host.client();
     // The face's notifications from here on (the test's own connections have theirs too): its
     // creation was one of those before.
     let mut events = host.client();
@@ -157,17 +174,8 @@ fn a_permanent_tcp_face_connects_again_and_keeps_its_route() {
 /// no longer wait for its connection.
 #[test]
 fn a_down_face_made_persistent_closes() {
-    let dir = scratch("reconnect-update");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let hub = Hub::start(dir.path(), port);
-    let host = Forwarder::start(dir.path(), "host", 1);
+    let (_dir, _, hub, host, id) = host_routed_to_hub("reconnect-update");
     let mut c = host.client();
-    let hub_uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
-    let params = ControlParameters { uri: Some(hub_uri), face_persistency: Some(2), ..Default::default() };
-    let id = c.command("faces", "create", &params).unwrap().body.unwrap().face_id.unwrap();
-    let route = ControlParameters { name: Some(Name::from_uri("/hub").unwrap()), face_id: Some(id), ..Default::default() };
-    assert_eq!(c.command("rib", "register", &route).unwrap().code, 200);
-    assert!(eventually(Duration::from_secs(5), || fetched(&host, 1)), "traffic through the hub");
     drop(hub);
     // Down once what is routed to it is dropped as such.
     assert!(eventually(Duration::from_secs(5), || !fetched(&host, 2) && host.drops("face-down") > 0), "down");
@@ -183,12 +191,11 @@ fn a_down_face_made_persistent_closes() {
 #[test]
 fn faces_create_answers_once_connected() {
     let dir = scratch("tcp-create");
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (closed, port) = (free_port(), free_port());
     let _hub = Hub::start(dir.path(), port);
     let host = Forwarder::start(dir.path(), "host", 1);
     let mut c = host.client();
-    let uri = |port: u16| FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let uri = tcp_uri;
     let faces_to = |uri: &str| {
         let list = host.client().dataset("/localhost/nfd/faces/list").unwrap();
         TlvReader::new(&list).map(Result::unwrap).filter(|f| f.value.windows(uri.len()).any(|w| w == uri.as_bytes())).count()
@@ -225,7 +232,7 @@ fn a_peer_that_closes_at_once_is_tried_less_and_less_often() {
         }
     });
     let host = Forwarder::start(dir.path(), "host", 1);
-    let uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let uri = tcp_uri(port);
     let params = ControlParameters { uri: Some(uri), face_persistency: Some(2), ..Default::default() };
     let made = host.client().command("faces", "create", &params).unwrap();
     assert_eq!(made.code, 200, "{}", made.text);
@@ -245,13 +252,13 @@ fn a_peer_that_closes_at_once_is_tried_less_and_less_often() {
 fn a_configured_face_waits_for_its_hub() {
     use nexthop_fw::config::{StaticFace, StaticRoute};
     let dir = scratch("tcp-configured");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = free_port();
     let by_name = format!("tcp4://localhost:{port}");
     let host = Forwarder::start_with(dir.path(), "host", 1, |cfg| {
         cfg.face.push(StaticFace { uri: by_name.clone(), local: None });
         cfg.route.push(StaticRoute { prefix: "/hub".into(), face: by_name.clone(), cost: 0 });
     });
-    let hub_uri = FaceUri::Tcp(([127, 0, 0, 1], port).into()).to_string();
+    let hub_uri = tcp_uri(port);
     let (id, persistency) = {
         let list = host.client().dataset("/localhost/nfd/faces/list").unwrap();
         TlvReader::new(&list)
