@@ -47,13 +47,13 @@ fn main() -> anyhow::Result<()> {
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::registry().with(filter).with(fmt::layer().with_writer(std::io::stderr).with_ansi(colour)).init();
     // `nexthop run` logs at its configuration's level, unless RUST_LOG says otherwise.
-    let log_level = move |level: &str| {
+    let log_level = std::sync::Arc::new(move |level: &str| {
         if std::env::var_os(EnvFilter::DEFAULT_ENV).is_none() {
             let _ = filter_handle.reload(EnvFilter::new(level));
         }
-    };
+    });
     match Cli::parse().command {
-        Command::Run(args) => cmd::run::run(args, &log_level),
+        Command::Run(args) => cmd::run::run(args, log_level),
         Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Fib(args) => cmd::fib::run(args),

@@ -164,6 +164,8 @@ pub enum Control {
     CompactFib,
     /// NFD's `cs/config`: the content store's packet limit and whether it admits and serves.
     ConfigureCs(CsPolicy),
+    /// What becomes of unsolicited Data from now on (a reloaded configuration's).
+    SetUnsolicited(UnsolicitedPolicy),
     /// A prefix announcement the RIB holds (a producer's `rib/announce`, or one learned by the
     /// self-learning strategy), until `expires_ms` or its face goes: the self-learning strategy
     /// attaches it to Data that answers a discovery Interest from another host.
@@ -358,6 +360,7 @@ impl Shard {
                 let a = Announcement { face: *face, wire: announcement.clone(), expires_ms: *expires_ms };
                 self.announcements.insert(prefix.value().into(), a);
             }
+            Control::SetUnsolicited(policy) => self.cfg.unsolicited = *policy,
             Control::ConfigureCs(policy) => {
                 self.cs_admit = policy.admit;
                 self.cs_serve = policy.serve;

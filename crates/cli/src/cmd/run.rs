@@ -1,7 +1,8 @@
 //! `nexthop run`: the forwarder. With no arguments it uses the built-in configuration
 //! (Unix socket /run/nfd/nfd.sock, TCP and UDP on port 6363, a DRAM content store). SIGTERM or
 //! SIGINT stops it cleanly: the forwarding threads end, faces close and the Unix socket file is
-//! removed, and it exits 0 (as a service manager expects).
+//! removed, and it exits 0 (as a service manager expects). SIGHUP reloads the configuration
+//! file, as NFD reloads nfd.conf.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -30,14 +31,10 @@ pub struct Args {
     print_config: bool,
 }
 
-/// Runs the forwarder until SIGTERM or SIGINT, logging at the configuration's level
-/// (`forwarder.log_level`, given to `log_level`).
-pub fn run(args: Args, log_level: &dyn Fn(&str)) -> anyhow::Result<()> {
-    if args.print_default_config {
-        print!("{DEFAULT_TOML}");
-        return Ok(());
-    }
-    let cfg = match (&args.config, &args.nfd_conf) {
+/// The configuration `args` name: the TOML file on top of the built-in default, NFD's
+/// nfd.conf (its warnings printed), or the default alone.
+fn load(args: &Args) -> anyhow::Result<Config> {
+    Ok(match (&args.config, &args.nfd_conf) {
         (Some(p), _) => Config::load(p)?,
         (None, Some(p)) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
@@ -49,7 +46,20 @@ pub fn run(args: Args, log_level: &dyn Fn(&str)) -> anyhow::Result<()> {
             cfg
         }
         (None, None) => Config::default(),
-    };
+    })
+}
+
+/// Runs the forwarder until SIGTERM or SIGINT, logging at the configuration's level
+/// (`forwarder.log_level`, given to `log_level`). SIGHUP reads the configuration file again
+/// and applies what can change while forwarding (`Runtime::reload`: authorizations, validators,
+/// strategy choices, the content store's capacity and unsolicited policy, the log level), as
+/// NFD reloads nfd.conf; a file with a mistake changes nothing.
+pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Result<()> {
+    if args.print_default_config {
+        print!("{DEFAULT_TOML}");
+        return Ok(());
+    }
+    let cfg = load(&args)?;
     if args.print_config {
         print!("{}", cfg.to_toml());
         return Ok(());
@@ -69,6 +79,27 @@ pub fn run(args: Args, log_level: &dyn Fn(&str)) -> anyhow::Result<()> {
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(signal, stop.clone()).context("handling signals")?;
     }
+    let reload = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone()).context("handling signals")?;
+    rt.reload_on(
+        reload,
+        Box::new(move || {
+            tracing::info!("SIGHUP: reading the configuration again");
+            let cfg = load(&args).map_err(|e| format!("{e:#}"))?;
+            log_level(&cfg.forwarder.log_level);
+            Ok(cfg)
+        }),
+        // Told whatever the log level, as the start is.
+        Box::new(|outcome| match outcome {
+            Ok(warnings) => {
+                for w in warnings {
+                    eprintln!("nexthop: reload: {w}");
+                }
+                eprintln!("nexthop: configuration reloaded");
+            }
+            Err(e) => eprintln!("nexthop: configuration not reloaded, nothing changed: {e}"),
+        }),
+    );
     rt.run(&stop).context("forwarding")?;
     drop(rt);
     tracing::info!("nexthop stopped");

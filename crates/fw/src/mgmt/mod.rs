@@ -310,6 +310,17 @@ impl Manager {
         Manager { authorizations, ..self }
     }
 
+    /// Takes a reloaded configuration's authorizations and `rib` validators (each trust's, or
+    /// none: unchecked). Commands already waiting for a certificate go on under the new
+    /// validator.
+    pub fn reconfigure(&mut self, authorizations: Authorizations, validators: Vec<(RibTrust, Validator)>) {
+        self.authorizations = authorizations;
+        self.validators = [None, None, None];
+        for (trust, v) in validators {
+            self.validators[trust as usize] = Some(v);
+        }
+    }
+
     /// The RIB.
     pub fn rib(&self) -> &Rib {
         &self.rib

@@ -25,7 +25,9 @@ mod faces;
 mod host;
 mod listen;
 mod multicast;
+mod reload;
 use multicast::MulticastLink;
+pub use reload::{LoadConfig, ReportReload};
 mod worker;
 
 use std::collections::HashMap;
@@ -277,6 +279,8 @@ pub struct Runtime {
     multicast_buf: Vec<u8>,
     /// Where it listens (fixed once bound).
     listening: Listening,
+    /// A reload asked for, and how to read the configuration again ([`Runtime::reload_on`]).
+    reloader: Option<reload::Reloader>,
 }
 
 impl std::ops::Drop for Runtime {
@@ -402,20 +406,9 @@ impl Runtime {
     /// [`StartError`] naming the socket, file or setting at fault.
     pub fn new(cfg: Config) -> Result<Self, StartError> {
         cfg.validate().map_err(|e| StartError::Config(e.to_string()))?;
-        let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
-        let authorizations = Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))?;
+        let authorizations = authorizations_of(&cfg)?;
         let signers = propagation_signers(&cfg)?;
-        let mut validators = Vec::new();
-        for (trust, key, text) in [
-            (RibTrust::Localhop, "forwarder.localhop_security", &cfg.forwarder.localhop_security),
-            (RibTrust::Localhost, "forwarder.localhost_security", &cfg.forwarder.localhost_security),
-            (RibTrust::PrefixAnnouncement, "forwarder.prefix_announcement_security", &cfg.forwarder.prefix_announcement_security),
-        ] {
-            if !text.trim().is_empty() {
-                let nodes = crate::nfd_conf::parse_info(text).map_err(|e| config_err(key)(e.to_string()))?;
-                validators.push((trust, Validator::from_info(&nodes).map_err(|e| config_err(key)(e.to_string()))?));
-            }
-        }
+        let validators = validators_of(&cfg)?;
         let poll = Poll::new().map_err(io_err("creating the poll"))?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
         let mut unix = None;
@@ -543,6 +536,7 @@ impl Runtime {
             ether_more: Vec::new(),
             multicast_buf: Vec::new(),
             listening: Listening::default(),
+            reloader: None,
         };
         rt.listening = rt.bound();
         if let (Forwarding::Inline(shard), true) = (&rt.forwarding, rt.cfg.content_store.l2_background_reads) {
@@ -643,12 +637,7 @@ impl Runtime {
             // Route files are the bulk loads: the tables grew in steps while they were read.
             self.forwarding.apply(Control::CompactFib);
         }
-        for s in &cfg.strategy {
-            let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
-            let strategy = Name::from_uri(&strategy::full_name(&s.strategy))
-                .map_err(|e| e.to_string())
-                .and_then(|n| Strategy::parse(&n.as_view()))
-                .map_err(|why| StartError::Config(format!("strategy {:?}: {why}", s.strategy)))?;
+        for (prefix, strategy) in strategies_of(&cfg)? {
             let (manager, mut host) = self.host();
             manager.set_strategy(&mut host, &prefix, strategy);
         }
@@ -849,6 +838,7 @@ impl Runtime {
                 last_second = now;
                 self.every_second(now);
             }
+            self.reload_if_requested();
         }
         Ok(())
     }
@@ -1400,6 +1390,44 @@ fn is_management(name: &NameView<'_>) -> bool {
 /// and certificate). An entry that cannot be read stops the start; a keychain identity whose
 /// key cannot be read is left out with a warning, as is the whole keychain when it has no PIB
 /// or cannot be found.
+/// The configuration's management authorizations (`[[authorize]]`).
+fn authorizations_of(cfg: &Config) -> Result<Authorizations, StartError> {
+    let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
+    Authorizations::from_config(grants).map_err(|e| config_err("authorize")(e.to_string()))
+}
+
+/// The configuration's `rib` validators, for each trust that has one.
+fn validators_of(cfg: &Config) -> Result<Vec<(RibTrust, Validator)>, StartError> {
+    let f = &cfg.forwarder;
+    let mut validators = Vec::new();
+    for (trust, key, text) in [
+        (RibTrust::Localhop, "forwarder.localhop_security", &f.localhop_security),
+        (RibTrust::Localhost, "forwarder.localhost_security", &f.localhost_security),
+        (RibTrust::PrefixAnnouncement, "forwarder.prefix_announcement_security", &f.prefix_announcement_security),
+    ] {
+        if !text.trim().is_empty() {
+            let nodes = crate::nfd_conf::parse_info(text).map_err(|e| config_err(key)(e.to_string()))?;
+            validators.push((trust, Validator::from_info(&nodes).map_err(|e| config_err(key)(e.to_string()))?));
+        }
+    }
+    Ok(validators)
+}
+
+/// The configuration's strategy choices (`[[strategy]]`), parsed.
+fn strategies_of(cfg: &Config) -> Result<Vec<(Name, Strategy)>, StartError> {
+    cfg.strategy
+        .iter()
+        .map(|s| {
+            let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
+            let strategy = Name::from_uri(&strategy::full_name(&s.strategy))
+                .map_err(|e| e.to_string())
+                .and_then(|n| Strategy::parse(&n.as_view()))
+                .map_err(|why| StartError::Config(format!("strategy {:?}: {why}", s.strategy)))?;
+            Ok((prefix, strategy))
+        })
+        .collect()
+}
+
 fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartError> {
     // Found only once needed: entries with their own files need no HOME.
     let located = cfg.keychain.keychain().map_err(|e| format!("keychain: {e}"));

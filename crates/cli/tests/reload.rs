@@ -1,0 +1,93 @@
+//! SIGHUP to `nexthop run` reloads its configuration file, as NFD reloads nfd.conf: a strategy
+//! choice added and the content store's capacity changed take effect while it forwards, and a
+//! changed setting that takes a restart (the UDP MTU) is named in a warning; a file with a
+//! mistake (an unknown strategy) changes nothing and says so.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Sends `signal` to the forwarder.
+fn signal(fw: &std::process::Child, signal: libc::c_int) {
+    let pid = libc::pid_t::try_from(fw.id()).unwrap();
+    // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is
+    // involved.
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(pid, signal) };
+    assert_eq!(sent, 0);
+}
+
+/// Waits up to 10 s for `done`.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(10) {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn sighup_reloads_the_configuration() {
+    let scratch = tempfile::Builder::new().prefix("nexthop-reload-").tempdir().unwrap();
+    let dir = scratch.path();
+    let sock = dir.join("r.sock");
+    let cfg = dir.join("r.toml");
+    let log = dir.join("r.log");
+    let write = |extra: &str| {
+        let faces = format!("[faces]\nunix = {:?}\ntcp = \"\"\nudp = \"127.0.0.1:0\"\n", sock.display().to_string());
+        std::fs::write(&cfg, format!("{extra}\n{faces}[[strategy]]\nprefix = \"/reload-a\"\nstrategy = \"multicast\"\n")).unwrap();
+    };
+    write("");
+    let exe = env!("CARGO_BIN_EXE_nexthop");
+    let mut fw = Command::new(exe)
+        .args(["run", "-c"])
+        .arg(&cfg)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    assert!(eventually(|| std::os::unix::net::UnixStream::connect(&sock).is_ok()), "nexthop run did not listen");
+    let control = format!("unix://{}", sock.display());
+    let ctl = |args: &[&str]| {
+        let out = Command::new(exe).args(["ctl", "--face", &control]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let logged = || std::fs::read_to_string(&log).unwrap();
+    assert!(ctl(&["strategies"]).lines().any(|l| l.contains("/reload-a") && l.contains("multicast")));
+    assert!(!ctl(&["strategies"]).contains("/reload-b"));
+
+    // A strategy added, the capacity lowered, and the UDP MTU changed (which takes a restart).
+    write("[[strategy]]\nprefix = \"/reload-b\"\nstrategy = \"asf\"\n[content_store]\ncapacity = 500\n");
+    std::fs::write(&cfg, std::fs::read_to_string(&cfg).unwrap().replace("[faces]\n", "[faces]\nudp_mtu = 1200\n")).unwrap();
+    signal(&fw, libc::SIGHUP);
+    assert!(eventually(|| logged().contains("configuration reloaded")), "{}", logged());
+    let strategies = ctl(&["strategies"]);
+    assert!(strategies.lines().any(|l| l.contains("/reload-b") && l.contains("asf")), "{strategies}");
+    assert!(strategies.lines().any(|l| l.contains("/reload-a") && l.contains("multicast")), "{strategies}");
+    assert!(ctl(&["cs"]).contains("capacity=500"), "{}", ctl(&["cs"]));
+    assert!(logged().contains("faces: changed, and takes effect at the next start"), "{}", logged());
+
+    // A mistake: nothing changes (the capacity stays 500), and the log says why.
+    write("[[strategy]]\nprefix = \"/reload-c\"\nstrategy = \"no-such-strategy\"\n[content_store]\ncapacity = 100\n");
+    signal(&fw, libc::SIGHUP);
+    assert!(eventually(|| logged().contains("configuration not reloaded")), "{}", logged());
+    assert!(logged().contains("no-such-strategy"), "{}", logged());
+    assert!(ctl(&["cs"]).contains("capacity=500"));
+    assert!(!ctl(&["strategies"]).contains("/reload-c"));
+
+    // Still forwarding, and SIGTERM still stops it cleanly.
+    signal(&fw, libc::SIGTERM);
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(s) = fw.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "nexthop run did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+}

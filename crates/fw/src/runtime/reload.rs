@@ -1,0 +1,152 @@
+//! Reloading the configuration while forwarding: `nexthop run` on SIGHUP, as NFD reloads
+//! nfd.conf (`systemctl reload`).
+//!
+//! # Overview
+//! The new configuration is checked whole before anything changes — its values, the
+//! authorizations' certificate files, the validators' rules and trust anchors, the strategies'
+//! names — so a file with a mistake changes nothing: [`Runtime::reload`] returns the error and
+//! the forwarder goes on as it was. Then, as NFD applies a reload:
+//! - `[[authorize]]`: who may command which module;
+//! - `forwarder.localhop_security`, `localhost_security` and `prefix_announcement_security`
+//!   (commands already waiting for a certificate go on under the new validator);
+//! - `[[strategy]]`: each choice is set; one no longer in the file stays, as in NFD
+//!   (`strategy-unset` removes it);
+//! - `content_store.capacity` (at most what the store allocated at start) and
+//!   `content_store.unsolicited_policy`;
+//! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
+//!
+//! The rest — listeners and face settings, threads and table sizes, the SSD tier, static faces
+//! and routes, prefix propagation, the keychain — is set up at start: a section that changed is
+//! named in the warnings [`Runtime::reload`] returns, and takes effect at the next start.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::{authorizations_of, strategies_of, validators_of, Runtime, StartError};
+use crate::config::Config;
+use crate::mgmt::Host;
+use crate::shard::{Control, UnsolicitedPolicy};
+
+/// Reads the configuration again (the file `nexthop run` was started with).
+pub type LoadConfig = Box<dyn FnMut() -> Result<Config, String> + Send>;
+
+/// Tells the operator how a reload went: its warnings, or why nothing changed.
+pub type ReportReload = Box<dyn FnMut(&Result<Vec<String>, String>) + Send>;
+
+/// A reload asked for (by a SIGHUP handler), how to read the configuration again, and whom to
+/// tell.
+pub(super) struct Reloader {
+    requested: Arc<AtomicBool>,
+    load: LoadConfig,
+    report: ReportReload,
+}
+
+impl std::fmt::Debug for Reloader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reloader").field("requested", &self.requested).finish_non_exhaustive()
+    }
+}
+
+impl Runtime {
+    /// Applies what can change of `new` while forwarding (see the module overview); the
+    /// warnings name what changed but takes a restart.
+    ///
+    /// # Errors
+    /// [`StartError::Config`] naming what is wrong with `new`; nothing has changed then.
+    pub fn reload(&mut self, new: Config) -> Result<Vec<String>, StartError> {
+        new.validate().map_err(|e| StartError::Config(e.to_string()))?;
+        let authorizations = authorizations_of(&new)?;
+        let validators = validators_of(&new)?;
+        let strategies = strategies_of(&new)?;
+        let unsolicited = UnsolicitedPolicy::from_name(&new.content_store.unsolicited_policy)
+            .ok_or_else(|| StartError::Config("content_store.unsolicited_policy".into()))?;
+
+        let mut warnings = restart_only(&self.cfg, &new);
+        self.manager.reconfigure(authorizations, validators);
+        let (manager, mut host) = self.host();
+        for (prefix, strategy) in strategies {
+            manager.set_strategy(&mut host, &prefix, strategy);
+        }
+        let asked = u64::from(new.content_store.capacity);
+        let (capacity, _) = host.configure_cs(Some(asked), None, None);
+        if capacity < asked {
+            warnings.push(format!("content_store.capacity: {capacity} packets, what the store allocated at start; more takes a restart"));
+        }
+        host.apply(Control::SetUnsolicited(unsolicited));
+        self.flush_workers();
+
+        let cfg = &mut self.cfg;
+        cfg.authorize = new.authorize;
+        cfg.strategy = new.strategy;
+        cfg.forwarder.log_level = new.forwarder.log_level;
+        cfg.forwarder.localhop_security = new.forwarder.localhop_security;
+        cfg.forwarder.localhost_security = new.forwarder.localhost_security;
+        cfg.forwarder.prefix_announcement_security = new.forwarder.prefix_announcement_security;
+        cfg.content_store.capacity = new.content_store.capacity;
+        cfg.content_store.unsolicited_policy = new.content_store.unsolicited_policy;
+        Ok(warnings)
+    }
+
+    /// Reloads the configuration from `load` whenever `requested` is set (by a SIGHUP handler),
+    /// within a turn of the loop; each outcome is logged and given to `report`.
+    pub fn reload_on(&mut self, requested: Arc<AtomicBool>, load: LoadConfig, report: ReportReload) {
+        self.reloader = Some(Reloader { requested, load, report });
+    }
+
+    /// A reload, if one was asked for since the last turn.
+    pub(super) fn reload_if_requested(&mut self) {
+        let Some(r) = self.reloader.as_mut() else { return };
+        if !r.requested.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let outcome = (r.load)().and_then(|cfg| self.reload(cfg).map_err(|e| e.to_string()));
+        match &outcome {
+            Ok(warnings) => {
+                for w in warnings {
+                    tracing::warn!("reload: {w}");
+                }
+                tracing::info!("configuration reloaded");
+            }
+            Err(e) => tracing::error!("configuration not reloaded, nothing changed: {e}"),
+        }
+        if let Some(r) = self.reloader.as_mut() {
+            (r.report)(&outcome);
+        }
+    }
+}
+
+/// The sections that differ between `old` and `new` but are set up at start only.
+fn restart_only(old: &Config, new: &Config) -> Vec<String> {
+    // The settings a reload applies, the same on both sides, so that only the others compare.
+    let reloadable = |c: &Config| {
+        let mut c = c.clone();
+        c.authorize.clear();
+        c.strategy.clear();
+        let f = &mut c.forwarder;
+        f.log_level.clear();
+        f.localhop_security.clear();
+        f.localhost_security.clear();
+        f.prefix_announcement_security.clear();
+        c.content_store.capacity = 0;
+        c.content_store.unsolicited_policy.clear();
+        c
+    };
+    let (old, new) = (reloadable(old), reloadable(new));
+    let mut changed = Vec::new();
+    if old.forwarder != new.forwarder {
+        changed.push("forwarder");
+    }
+    if old.faces != new.faces {
+        changed.push("faces");
+    }
+    if old.content_store != new.content_store {
+        changed.push("content_store");
+    }
+    if old.face != new.face || old.route != new.route || old.route_files != new.route_files {
+        changed.push("static faces and routes");
+    }
+    if old.propagate != new.propagate || old.keychain != new.keychain {
+        changed.push("prefix propagation and the keychain");
+    }
+    changed.into_iter().map(|s| format!("{s}: changed, and takes effect at the next start")).collect()
+}
