@@ -100,7 +100,7 @@ enum What {
         #[command(flatten)]
         options: FaceOptions,
     },
-    /// Change a face: its persistency, link reliability, congestion marking.
+    /// Change a face: its persistency, link reliability, congestion marking, MTU.
     FaceUpdate {
         id: u64,
         #[command(flatten)]
