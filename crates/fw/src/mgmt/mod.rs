@@ -422,6 +422,11 @@ impl Manager {
         host.apply(Control::SetStrategy(prefix.clone(), strategy));
     }
 
+    /// The strategy chosen at exactly `prefix`, if one is.
+    pub fn strategy_at(&self, prefix: &Name) -> Option<Strategy> {
+        self.strategies.iter().find(|(p, _)| *p == prefix.value()).map(|(_, s)| s)
+    }
+
     /// Derives every FIB entry from the RIB and applies it (after [`Manager::insert_route`]).
     pub fn apply_all_routes(&mut self, host: &mut impl Host) {
         apply_routes(host, self.rib.entries());

@@ -64,8 +64,11 @@ impl Runtime {
         let mut warnings = restart_only(&self.cfg, &new);
         self.manager.reconfigure(authorizations, validators);
         let (manager, mut host) = self.host();
+        // A choice already in force is left as it is (its strategy keeps what it measured).
         for (prefix, strategy) in strategies {
-            manager.set_strategy(&mut host, &prefix, strategy);
+            if manager.strategy_at(&prefix) != Some(strategy) {
+                manager.set_strategy(&mut host, &prefix, strategy);
+            }
         }
         let asked = u64::from(new.content_store.capacity);
         let (capacity, _) = host.configure_cs(Some(asked), None, None);
