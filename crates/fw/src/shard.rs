@@ -531,6 +531,9 @@ impl Shard {
     ) -> Plan {
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
+        // The random strategy's draw (taken only for it, so other strategies' nonces stay as
+        // they were).
+        let draw = if strategy == Strategy::Random { u32::from_be_bytes(self.next_nonce()) } else { 0 };
         let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
         let mut plan = Plan::default();
         match (link.next_hop_face_id, scope) {
@@ -582,7 +585,7 @@ impl Shard {
                             };
                             plan.asf = Some((namespace, params, probe));
                         }
-                        (_, Some(entry)) => strategy.retry_hops(route.hops(), face, &entry.out_records, &mut hops),
+                        (_, Some(entry)) => strategy.retry_hops(route.hops(), face, &entry.out_records, draw, &mut hops),
                         (_, None) => {
                             plan.access_unicast = (strategy == Strategy::Access)
                                 .then(|| access.upstream(&interest.name(), now_ms))
@@ -590,7 +593,7 @@ impl Shard {
                                 .filter(|&(up, _)| usable(up) && route.hops().iter().any(|h| u64::from(h.face) == up));
                             match plan.access_unicast {
                                 Some((up, _)) => hops.push(up),
-                                None => strategy.first_hops(route.hops(), face, &mut hops),
+                                None => strategy.first_hops(route.hops(), face, draw, &mut hops),
                             }
                         }
                     }
@@ -1053,7 +1056,7 @@ impl Shard {
             let mut hops = std::mem::take(&mut self.hops);
             hops.clear();
             if let Some((_, route)) = route_of(&self.fib, &interest) {
-                Strategy::Multicast.first_hops(route.hops(), t.downstream, &mut hops);
+                Strategy::Multicast.first_hops(route.hops(), t.downstream, 0, &mut hops);
             }
             hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
             self.hops = hops;

@@ -25,10 +25,14 @@
 //!   eligible face is dropped without a Nack (counted `no-eligible-hop`), since a Nack NoRoute
 //!   would make a self-learning downstream unlearn its route through this forwarder.
 //!
+//! - random (NFD's): an Interest, and each retransmission, goes to one next hop picked at
+//!   random among those that are not where it came from (a draw the shard supplies); the
+//!   downstreams get a Nack once every upstream used has Nacked.
+//!
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
 //! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access`,
-//! `/localhost/nfd/strategy/asf` and `/localhost/nfd/strategy/self-learning`, with or without a
-//! version component; ASF takes parameters
+//! `/localhost/nfd/strategy/asf`, `/localhost/nfd/strategy/self-learning` and
+//! `/localhost/nfd/strategy/random`, with or without a version component; ASF takes parameters
 //! after the version (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
 
 use nexthop_lookup::name::NextHop;
@@ -52,6 +56,8 @@ pub enum Strategy {
     Asf(AsfParams),
     /// Every next hop of a known route, else a broadcast that learns one.
     SelfLearning,
+    /// One next hop picked at random.
+    Random,
 }
 
 impl Strategy {
@@ -63,6 +69,7 @@ impl Strategy {
             Strategy::Access => "access",
             Strategy::Asf(_) => "asf",
             Strategy::SelfLearning => "self-learning",
+            Strategy::Random => "random",
         };
         let mut name = Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(kind);
         if let Strategy::Asf(params) = self {
@@ -102,15 +109,21 @@ impl Strategy {
             b"multicast" => plain(Strategy::Multicast),
             b"access" => plain(Strategy::Access),
             b"self-learning" => plain(Strategy::SelfLearning),
+            b"random" => plain(Strategy::Random),
             b"asf" => AsfParams::parse(params()).map(Strategy::Asf),
             _ => Err("unknown strategy".into()),
         }
     }
 
-    /// Next hops for a new Interest from `downstream`, appended to `out`.
-    pub fn first_hops(self, hops: &[NextHop], downstream: FaceId, out: &mut Vec<FaceId>) {
+    /// Next hops for a new Interest from `downstream`, appended to `out`; `draw` is a random
+    /// number (random picks the next hop with it).
+    pub fn first_hops(self, hops: &[NextHop], downstream: FaceId, draw: u32, out: &mut Vec<FaceId>) {
         let eligible = hops.iter().filter(|h| u64::from(h.face) != downstream);
         match self {
+            Strategy::Random => {
+                let n = eligible.clone().count();
+                out.extend(eligible.clone().nth(draw as usize % n.max(1)).map(|h| u64::from(h.face)));
+            }
             // ASF: with nothing measured (the shard ranks by measurements first), the cheapest.
             Strategy::BestRoute | Strategy::Asf(_) => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
             // Access: with no working upstream known (the shard asks first), every next hop.
@@ -120,10 +133,12 @@ impl Strategy {
     }
 
     /// Next hops when the consumer retransmits: best-route moves on to the cheapest unused next
-    /// hop, or the one used longest ago; multicast sends to all again.
-    pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], out: &mut Vec<FaceId>) {
+    /// hop, or the one used longest ago; multicast sends to all again; random picks again.
+    pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], draw: u32, out: &mut Vec<FaceId>) {
         match self {
-            Strategy::Multicast | Strategy::Access | Strategy::SelfLearning => self.first_hops(hops, downstream, out),
+            Strategy::Multicast | Strategy::Access | Strategy::SelfLearning | Strategy::Random => {
+                self.first_hops(hops, downstream, draw, out)
+            }
             Strategy::BestRoute | Strategy::Asf(_) => {
                 let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
                 let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
@@ -137,7 +152,7 @@ impl Strategy {
     /// waits for the others.
     pub fn after_nack(self, hops: &[NextHop], downstreams: &[FaceId], used: &[OutRecord]) -> Option<FaceId> {
         match self {
-            Strategy::Multicast | Strategy::Access | Strategy::Asf(_) | Strategy::SelfLearning => None,
+            Strategy::Multicast | Strategy::Access | Strategy::Asf(_) | Strategy::SelfLearning | Strategy::Random => None,
             Strategy::BestRoute => hops
                 .iter()
                 .filter(|h| !downstreams.contains(&u64::from(h.face)) && !used.iter().any(|r| r.face == u64::from(h.face)))
@@ -223,10 +238,10 @@ mod tests {
     fn best_route_picks_cheapest_not_downstream() {
         let hops = [hop(300, 10), hop(301, 5), hop(302, 1)];
         let mut v = Vec::new();
-        Strategy::BestRoute.first_hops(&hops, 302, &mut v);
+        Strategy::BestRoute.first_hops(&hops, 302, 0, &mut v);
         assert_eq!(v, [301]);
         v.clear();
-        Strategy::Multicast.first_hops(&hops, 302, &mut v);
+        Strategy::Multicast.first_hops(&hops, 302, 0, &mut v);
         assert_eq!(v, [300, 301]);
     }
 
@@ -234,14 +249,37 @@ mod tests {
     fn best_route_retries_unused_then_oldest() {
         let hops = [hop(300, 10), hop(301, 5)];
         let mut v = Vec::new();
-        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10)], &mut v);
+        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10)], 0, &mut v);
         assert_eq!(v, [300]);
         v.clear();
-        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10), out(300, 20)], &mut v);
+        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10), out(300, 20)], 0, &mut v);
         assert_eq!(v, [301]);
         assert_eq!(Strategy::BestRoute.after_nack(&hops, &[1], &[out(301, 0)]), Some(300));
         assert_eq!(Strategy::BestRoute.after_nack(&hops, &[1], &[out(301, 0), out(300, 0)]), None);
         assert_eq!(Strategy::Multicast.after_nack(&hops, &[1], &[out(301, 0)]), None);
+    }
+
+    #[test]
+    fn random_picks_one_eligible_next_hop_by_the_draw() {
+        let hops: Vec<NextHop> = [300u32, 301, 302].iter().map(|&f| NextHop { face: f, cost: 10 }).collect();
+        let mut picked = std::collections::BTreeMap::new();
+        for draw in 0..300u32 {
+            let mut v = Vec::new();
+            Strategy::Random.first_hops(&hops, 302, draw, &mut v);
+            assert_eq!(v.len(), 1);
+            *picked.entry(v[0]).or_insert(0) += 1;
+            let mut again = Vec::new();
+            Strategy::Random.retry_hops(&hops, 302, &[], draw, &mut again);
+            assert_eq!(again, v, "a retransmission draws again, the same way");
+        }
+        assert_eq!(picked.into_iter().collect::<Vec<_>>(), [(300, 150), (301, 150)], "never where it came from");
+        let mut none = Vec::new();
+        Strategy::Random.first_hops(&hops[2..], 302, 7, &mut none);
+        assert!(none.is_empty(), "no eligible next hop: none");
+        assert_eq!(Strategy::Random.after_nack(&hops, &[302], &[]), None, "waits for every upstream's Nack");
+        let name = Strategy::Random.name();
+        assert_eq!(name.to_string(), "/localhost/nfd/strategy/random");
+        assert_eq!(Strategy::from_name(&name.as_view()), Some(Strategy::Random));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (`strategy-choice/set`): NFD's access strategy sends a prefix's Interests to the upstream
 //! that last answered, and to the others once that one stays silent past its RTO (timers fired
 //! by the forwarder's own ticks); NFD's ASF finds the faster of two upstreams by probing and
-//! moves to it.
+//! moves to it; NFD's random strategy spreads Interests over the upstreams.
 
 use std::time::{Duration, Instant};
 
@@ -216,4 +216,41 @@ fn configured_strategies_are_listed() {
     };
     assert!(listed("/lan", "/localhost/nfd/strategy/self-learning"));
     assert!(listed("/x", "/localhost/nfd/strategy/asf/v=5/max-timeouts~2"));
+}
+
+/// NFD's random strategy (chosen as nfdc names it, `random`): each Interest goes to one of the
+/// two upstreams of `/rnd`, picked at random — both get a share, every Interest exactly one.
+#[test]
+fn the_random_strategy_spreads_interests_over_the_upstreams() {
+    let dir = scratch("random");
+    let fw = Forwarder::start(&dir, "s", 1);
+    let (mut a, mut b) = (Upstream::register_at(&fw, "/rnd"), Upstream::register_at(&fw, "/rnd"));
+    let set = ControlParameters {
+        name: Some(Name::from_uri("/rnd").unwrap()),
+        strategy: Some(Name::from_uri("/localhost/nfd/strategy/random").unwrap()),
+        ..Default::default()
+    };
+    let r = fw.client().command("strategy-choice", "set", &set).unwrap();
+    assert_eq!(r.code, 200, "{}", r.text);
+    let mut consumer = fw.client();
+    const N: usize = 200;
+    for n in 0..N {
+        ask_under(&mut consumer, "/rnd", &n.to_string());
+    }
+    // What each upstream got, until it has been quiet for 300 ms; each answers what it got.
+    let mut take = |up: &mut Upstream| {
+        let mut names = std::collections::BTreeSet::new();
+        while let Some((name, wire)) = up.next(Duration::from_millis(300)) {
+            up.answer(&wire);
+            names.insert(name.parse::<usize>().unwrap());
+        }
+        names
+    };
+    let (at_a, at_b) = (take(&mut a), take(&mut b));
+    assert!(at_a.is_disjoint(&at_b), "an Interest went to both");
+    assert_eq!(at_a.len() + at_b.len(), N, "every Interest went to one upstream");
+    let answered = (0..N).filter(|_| got_data(&mut consumer)).count();
+    assert_eq!(answered, N);
+    let (to_a, to_b) = (at_a.len(), at_b.len());
+    assert!(to_a >= 60 && to_b >= 60, "A {to_a}, B {to_b}");
 }

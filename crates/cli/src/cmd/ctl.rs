@@ -108,7 +108,7 @@ enum What {
     },
     /// Close a face.
     FaceDestroy { id: u64 },
-    /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, or a full strategy
+    /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, random, or a full strategy
     /// name (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
     StrategySet { prefix: String, strategy: String },
     /// Remove the strategy choice of a prefix (it inherits its parent's again).
