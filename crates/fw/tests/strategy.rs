@@ -238,7 +238,7 @@ fn the_random_strategy_spreads_interests_over_the_upstreams() {
         ask_under(&mut consumer, "/rnd", &n.to_string());
     }
     // What each upstream got, until it has been quiet for 300 ms; each answers what it got.
-    let mut take = |up: &mut Upstream| {
+    let take = |up: &mut Upstream| {
         let mut names = std::collections::BTreeSet::new();
         while let Some((name, wire)) = up.next(Duration::from_millis(300)) {
             up.answer(&wire);
