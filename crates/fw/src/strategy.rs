@@ -24,7 +24,6 @@
 //!   Nacks only a NonDiscovery Interest with no route; one whose route (or broadcast) leaves no
 //!   eligible face is dropped without a Nack (counted `no-eligible-hop`), since a Nack NoRoute
 //!   would make a self-learning downstream unlearn its route through this forwarder.
-//!
 //! - random (NFD's): an Interest, and each retransmission, goes to one next hop picked at
 //!   random among those that are not where it came from (a draw the shard supplies); the
 //!   downstreams get a Nack once every upstream used has Nacked.
