@@ -1,7 +1,7 @@
 //! SIGHUP to `nexthop run` reloads its configuration file, as NFD reloads nfd.conf: a strategy
-//! choice added and the content store's capacity changed take effect while it forwards, and a
-//! changed setting that takes a restart (the UDP MTU) is named in a warning; a file with a
-//! mistake (an unknown strategy) changes nothing and says so.
+//! choice added, the content store's capacity and new faces' UDP MTU changed take effect while
+//! it forwards, and a changed setting that takes a restart (a WebSocket listener) is named in a
+//! warning; a file with a mistake (an unknown strategy) changes nothing and says so.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -60,9 +60,11 @@ fn sighup_reloads_the_configuration() {
     assert!(ctl(&["strategies"]).lines().any(|l| l.contains("/reload-a") && l.contains("multicast")));
     assert!(!ctl(&["strategies"]).contains("/reload-b"));
 
-    // A strategy added, the capacity lowered, and the UDP MTU changed (which takes a restart).
+    // A strategy added, the capacity lowered, the UDP MTU of new faces changed, and a
+    // WebSocket listener asked for (which takes a restart).
     write("[[strategy]]\nprefix = \"/reload-b\"\nstrategy = \"asf\"\n[content_store]\ncapacity = 500\n");
-    std::fs::write(&cfg, std::fs::read_to_string(&cfg).unwrap().replace("[faces]\n", "[faces]\nudp_mtu = 1200\n")).unwrap();
+    let faces = "[faces]\nudp_mtu = 1200\nwebsocket = \"127.0.0.1:0\"\n";
+    std::fs::write(&cfg, std::fs::read_to_string(&cfg).unwrap().replace("[faces]\n", faces)).unwrap();
     signal(&fw, libc::SIGHUP);
     assert!(eventually(|| logged().contains("configuration reloaded")), "{}", logged());
     let strategies = ctl(&["strategies"]);
@@ -70,6 +72,11 @@ fn sighup_reloads_the_configuration() {
     assert!(strategies.lines().any(|l| l.contains("/reload-a") && l.contains("multicast")), "{strategies}");
     assert!(ctl(&["cs"]).contains("capacity=500"), "{}", ctl(&["cs"]));
     assert!(logged().contains("faces: changed, and takes effect at the next start"), "{}", logged());
+    let made = ctl(&["face-create", "udp4://127.0.0.1:9"]);
+    let id = made.strip_prefix("200 OK: face ").and_then(|r| r.split_whitespace().next()).unwrap_or_else(|| panic!("{made}"));
+    let listed = ctl(&["faces"]);
+    let line = listed.lines().find(|l| l.trim_start().starts_with(&format!("id={id} "))).unwrap_or_else(|| panic!("{listed}"));
+    assert!(line.contains(" mtu=1200 "), "a face made after the reload takes the new MTU: {line}");
 
     // A mistake: nothing changes (the capacity stays 500), and the log says why.
     write("[[strategy]]\nprefix = \"/reload-c\"\nstrategy = \"no-such-strategy\"\n[content_store]\ncapacity = 100\n");

@@ -13,11 +13,15 @@
 //!   (`strategy-unset` removes it);
 //! - `content_store.capacity` (at most what the store allocated at start) and
 //!   `content_store.unsolicited_policy`;
+//! - `faces.udp_idle_timeout_ms` and `faces.send_buffer_bytes`, and for the faces made from
+//!   then on `faces.udp_mtu` and `faces.congestion_marking` (a face keeps the MTU and marking
+//!   it has, as `faces/update` leaves them);
 //! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
 //!
-//! The rest — listeners and face settings, threads and table sizes, the SSD tier, static faces
-//! and routes, prefix propagation, the keychain — is set up at start: a section that changed is
-//! named in the warnings [`Runtime::reload`] returns, and takes effect at the next start.
+//! The rest — listeners and multicast and Ethernet faces, threads and table sizes, the SSD
+//! tier, static faces and routes, prefix propagation, the keychain — is set up at start: a
+//! section that changed is named in the warnings [`Runtime::reload`] returns, and takes effect
+//! at the next start.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -77,6 +81,9 @@ impl Runtime {
         }
         host.apply(Control::SetUnsolicited(unsolicited));
         self.flush_workers();
+        self.faces.send_limit = new.faces.send_buffer_bytes;
+        self.faces.udp_mtu = new.faces.udp_mtu;
+        self.faces.congestion_marking = new.faces.congestion_marking;
 
         let cfg = &mut self.cfg;
         cfg.authorize = new.authorize;
@@ -87,6 +94,10 @@ impl Runtime {
         cfg.forwarder.prefix_announcement_security = new.forwarder.prefix_announcement_security;
         cfg.content_store.capacity = new.content_store.capacity;
         cfg.content_store.unsolicited_policy = new.content_store.unsolicited_policy;
+        cfg.faces.udp_idle_timeout_ms = new.faces.udp_idle_timeout_ms;
+        cfg.faces.send_buffer_bytes = new.faces.send_buffer_bytes;
+        cfg.faces.udp_mtu = new.faces.udp_mtu;
+        cfg.faces.congestion_marking = new.faces.congestion_marking;
         Ok(warnings)
     }
 
@@ -132,6 +143,8 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
         f.prefix_announcement_security.clear();
         c.content_store.capacity = 0;
         c.content_store.unsolicited_policy.clear();
+        let f = &mut c.faces;
+        (f.udp_idle_timeout_ms, f.send_buffer_bytes, f.udp_mtu, f.congestion_marking) = (0, 0, 0, false);
         c
     };
     let (old, new) = (reloadable(old), reloadable(new));
