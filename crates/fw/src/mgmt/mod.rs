@@ -422,6 +422,11 @@ impl Manager {
         host.apply(Control::SetStrategy(prefix.clone(), strategy));
     }
 
+    /// Whether commands of `trust` are checked by a validator.
+    pub fn has_validator(&self, trust: RibTrust) -> bool {
+        self.validators[trust as usize].is_some()
+    }
+
     /// The strategy chosen at exactly `prefix`, if one is.
     pub fn strategy_at(&self, prefix: &Name) -> Option<Strategy> {
         self.strategies.iter().find(|(p, _)| *p == prefix.value()).map(|(_, s)| s)

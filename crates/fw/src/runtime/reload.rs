@@ -8,7 +8,10 @@
 //! the forwarder goes on as it was. Then, as NFD applies a reload:
 //! - `[[authorize]]`: who may command which module;
 //! - `forwarder.localhop_security`, `localhost_security` and `prefix_announcement_security`
-//!   (commands already waiting for a certificate go on under the new validator);
+//!   (commands already waiting for a certificate go on under the new validator), and
+//!   `forwarder.localhop_prefix_registration` with them (nfd.conf turns it on and off with
+//!   `rib.localhop_security`: a file that drops that section stops the registrations it
+//!   checked, rather than leaving them unchecked);
 //! - `[[strategy]]`: each choice is set; one no longer in the file stays, as in NFD
 //!   (`strategy-unset` removes it);
 //! - `content_store.capacity` (at most what the store allocated at start) and
@@ -89,6 +92,7 @@ impl Runtime {
         cfg.authorize = new.authorize;
         cfg.strategy = new.strategy;
         cfg.forwarder.log_level = new.forwarder.log_level;
+        cfg.forwarder.localhop_prefix_registration = new.forwarder.localhop_prefix_registration;
         cfg.forwarder.localhop_security = new.forwarder.localhop_security;
         cfg.forwarder.localhost_security = new.forwarder.localhost_security;
         cfg.forwarder.prefix_announcement_security = new.forwarder.prefix_announcement_security;
@@ -138,6 +142,7 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
         c.strategy.clear();
         let f = &mut c.forwarder;
         f.log_level.clear();
+        f.localhop_prefix_registration = false;
         f.localhop_security.clear();
         f.localhost_security.clear();
         f.prefix_announcement_security.clear();
@@ -165,4 +170,54 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
         changed.push("prefix propagation and the keychain");
     }
     changed.into_iter().map(|s| format!("{s}: changed, and takes effect at the next start")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A forwarder with no listeners (nothing to bind), one thread.
+    fn quiet() -> Config {
+        let mut cfg = Config::default();
+        (cfg.faces.unix, cfg.faces.tcp, cfg.faces.udp, cfg.faces.websocket) = (String::new(), String::new(), String::new(), String::new());
+        cfg.forwarder.threads = 1;
+        cfg
+    }
+
+    const ANY: &str = "trust-anchor\n{\n  type any\n}\n";
+
+    #[test]
+    fn a_bad_file_changes_nothing() {
+        let mut rt = Runtime::new(quiet()).unwrap();
+        let before = rt.cfg.clone();
+        let mut bad = quiet();
+        bad.content_store.capacity = 10;
+        bad.strategy.push(crate::config::StaticStrategy { prefix: "/x".into(), strategy: "no-such".into() });
+        assert!(matches!(rt.reload(bad), Err(StartError::Config(e)) if e.contains("no-such")));
+        let mut bad = quiet();
+        bad.forwarder.localhost_security = "rule {".into();
+        assert!(rt.reload(bad).is_err(), "a validator that does not parse");
+        assert_eq!(rt.cfg, before);
+    }
+
+    #[test]
+    fn what_reloads_applies_and_the_rest_is_named() {
+        let mut old = quiet();
+        old.forwarder.localhop_prefix_registration = true;
+        old.forwarder.localhop_security = ANY.into();
+        let mut rt = Runtime::new(old).unwrap();
+        assert!(rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
+        // nfd.conf without its localhop_security section: registrations from one hop away stop.
+        let mut new = quiet();
+        new.faces.udp_mtu = 1000;
+        new.faces.tcp = "127.0.0.1:0".into();
+        new.strategy.push(crate::config::StaticStrategy { prefix: "/x".into(), strategy: "multicast".into() });
+        let warnings = rt.reload(new).unwrap();
+        assert_eq!(warnings, ["faces: changed, and takes effect at the next start"]);
+        assert!(!rt.cfg.forwarder.localhop_prefix_registration);
+        assert!(!rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
+        assert_eq!((rt.faces.udp_mtu, rt.cfg.faces.tcp.as_str()), (1000, ""), "the listener waits for a restart");
+        let x = nexthop_wire::Name::from_uri("/x").unwrap();
+        assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::Multicast));
+    }
 }
