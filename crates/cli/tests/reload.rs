@@ -6,15 +6,9 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Sends `signal` to the forwarder.
-fn signal(fw: &std::process::Child, signal: libc::c_int) {
-    let pid = libc::pid_t::try_from(fw.id()).unwrap();
-    // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is
-    // involved.
-    #[allow(unsafe_code)]
-    let sent = unsafe { libc::kill(pid, signal) };
-    assert_eq!(sent, 0);
-}
+use common::{signal, stop};
+
+mod common;
 
 /// Waits up to 10 s for `done`.
 fn eventually(mut done: impl FnMut() -> bool) -> bool {
@@ -87,14 +81,6 @@ fn sighup_reloads_the_configuration() {
     assert!(!ctl(&["strategies"]).contains("/reload-c"));
 
     // Still forwarding, and SIGTERM still stops it cleanly.
-    signal(&fw, libc::SIGTERM);
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = fw.try_wait().unwrap() {
-            break s;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(10), "nexthop run did not stop on SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = stop(&mut fw);
     assert!(status.success(), "{status}");
 }

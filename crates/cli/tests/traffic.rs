@@ -9,6 +9,8 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 #[test]
 fn the_generator_runs_over_every_face_kind() {
     let scratch = tempfile::Builder::new().prefix("nexthop-traffic-").tempdir().unwrap();
@@ -116,20 +118,7 @@ fn the_generator_runs_over_every_face_kind() {
     ctl(&["route-remove", "/flagged", id, "--origin", "65"]);
     assert!(!ctl(&["routes"]).contains("/flagged"));
     // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.
-    let pid = libc::pid_t::try_from(fw.id()).unwrap();
-    // SAFETY: kill(2) on the child this test started and has not yet waited for; no memory is
-    // involved.
-    #[allow(unsafe_code)]
-    let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
-    assert_eq!(sent, 0);
-    let t0 = Instant::now();
-    let status = loop {
-        if let Some(s) = fw.try_wait().unwrap() {
-            break s;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(10), "nexthop run did not stop on SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = common::stop(&mut fw);
     assert!(status.success(), "{status}");
     assert!(!sock.exists(), "the socket file is removed");
 }
