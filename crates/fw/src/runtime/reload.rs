@@ -88,20 +88,7 @@ impl Runtime {
         self.faces.udp_mtu = new.faces.udp_mtu;
         self.faces.congestion_marking = new.faces.congestion_marking;
 
-        let cfg = &mut self.cfg;
-        cfg.authorize = new.authorize;
-        cfg.strategy = new.strategy;
-        cfg.forwarder.log_level = new.forwarder.log_level;
-        cfg.forwarder.localhop_prefix_registration = new.forwarder.localhop_prefix_registration;
-        cfg.forwarder.localhop_security = new.forwarder.localhop_security;
-        cfg.forwarder.localhost_security = new.forwarder.localhost_security;
-        cfg.forwarder.prefix_announcement_security = new.forwarder.prefix_announcement_security;
-        cfg.content_store.capacity = new.content_store.capacity;
-        cfg.content_store.unsolicited_policy = new.content_store.unsolicited_policy;
-        cfg.faces.udp_idle_timeout_ms = new.faces.udp_idle_timeout_ms;
-        cfg.faces.send_buffer_bytes = new.faces.send_buffer_bytes;
-        cfg.faces.udp_mtu = new.faces.udp_mtu;
-        cfg.faces.congestion_marking = new.faces.congestion_marking;
+        take_reloadable(&mut self.cfg, &new);
         Ok(warnings)
     }
 
@@ -133,26 +120,29 @@ impl Runtime {
     }
 }
 
+/// Copies into `to` the settings of `from` that a reload applies (the module overview's list):
+/// what the running configuration takes, and what comparing two configurations leaves out.
+fn take_reloadable(to: &mut Config, from: &Config) {
+    to.authorize.clone_from(&from.authorize);
+    to.strategy.clone_from(&from.strategy);
+    let (f, new) = (&mut to.forwarder, &from.forwarder);
+    f.log_level.clone_from(&new.log_level);
+    f.localhop_prefix_registration = new.localhop_prefix_registration;
+    f.localhop_security.clone_from(&new.localhop_security);
+    f.localhost_security.clone_from(&new.localhost_security);
+    f.prefix_announcement_security.clone_from(&new.prefix_announcement_security);
+    to.content_store.capacity = from.content_store.capacity;
+    to.content_store.unsolicited_policy.clone_from(&from.content_store.unsolicited_policy);
+    let (f, new) = (&mut to.faces, &from.faces);
+    (f.udp_idle_timeout_ms, f.send_buffer_bytes) = (new.udp_idle_timeout_ms, new.send_buffer_bytes);
+    (f.udp_mtu, f.congestion_marking) = (new.udp_mtu, new.congestion_marking);
+}
+
 /// The sections that differ between `old` and `new` but are set up at start only.
 fn restart_only(old: &Config, new: &Config) -> Vec<String> {
-    // The settings a reload applies, the same on both sides, so that only the others compare.
-    let reloadable = |c: &Config| {
-        let mut c = c.clone();
-        c.authorize.clear();
-        c.strategy.clear();
-        let f = &mut c.forwarder;
-        f.log_level.clear();
-        f.localhop_prefix_registration = false;
-        f.localhop_security.clear();
-        f.localhost_security.clear();
-        f.prefix_announcement_security.clear();
-        c.content_store.capacity = 0;
-        c.content_store.unsolicited_policy.clear();
-        let f = &mut c.faces;
-        (f.udp_idle_timeout_ms, f.send_buffer_bytes, f.udp_mtu, f.congestion_marking) = (0, 0, 0, false);
-        c
-    };
-    let (old, new) = (reloadable(old), reloadable(new));
+    // `old` with what a reload applies taken from `new`: what still differs takes a restart.
+    let mut old = old.clone();
+    take_reloadable(&mut old, new);
     let mut changed = Vec::new();
     if old.forwarder != new.forwarder {
         changed.push("forwarder");
