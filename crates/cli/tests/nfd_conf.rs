@@ -10,6 +10,10 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::Running;
+
+mod common;
+
 #[test]
 fn the_forwarder_runs_from_nfds_configuration_file() {
     let scratch = tempfile::Builder::new().prefix("nexthop-nfd-conf-").tempdir().unwrap();
@@ -64,16 +68,16 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
             Some(h) => run.env("HOME", h),
             None => run.env_remove("HOME"),
         };
-        let mut fw = run.stderr(std::fs::File::create(&log).unwrap()).spawn().unwrap();
+        let mut fw = Running(run.stderr(std::fs::File::create(&log).unwrap()).spawn().unwrap());
         let t0 = Instant::now();
         while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-            assert!(fw.try_wait().unwrap().is_none(), "nexthop run stopped: {}", std::fs::read_to_string(&log).unwrap());
+            assert!(fw.0.try_wait().unwrap().is_none(), "nexthop run stopped: {}", std::fs::read_to_string(&log).unwrap());
             assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen on nfd.conf's socket");
             std::thread::sleep(Duration::from_millis(20));
         }
         fw
     };
-    let mut fw = start(Some(dir)); // the keychain propagation reads
+    let fw = start(Some(dir)); // the keychain propagation reads
     let ctl = |face: &str, args: &[&str]| {
         let out = Command::new(exe).args(["ctl", "--face", face]).args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -105,16 +109,13 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert!(!unsigned.status.success());
     assert!(String::from_utf8_lossy(&unsigned.stderr).contains("signed with no key"), "{}", String::from_utf8_lossy(&unsigned.stderr));
     assert!(ctl(&unix, &["cs"]).contains("capacity=450"), "the signed cs/config only");
-    fw.kill().unwrap();
-    fw.wait().unwrap();
-    // default_level INFO: the faces `nexthop ctl` made and closed are logged.
+    drop(fw); // killed
+              // default_level INFO: the faces `nexthop ctl` made and closed are logged.
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains("INFO") && logged.contains("face up"), "{logged}");
     // Run where no keychain can be found (no HOME, as under some service managers): it starts
     // all the same, propagating nothing, and says so.
-    let mut fw = start(None);
-    fw.kill().unwrap();
-    fw.wait().unwrap();
+    drop(start(None)); // killed once it listens
     let logged = std::fs::read_to_string(&log).unwrap();
     assert!(logged.contains("propagate_keychain") && logged.contains("HOME"), "{logged}");
 }

@@ -6,7 +6,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{signal, stop};
+use common::{signal, stop, Running};
 
 mod common;
 
@@ -35,14 +35,16 @@ fn sighup_reloads_the_configuration() {
     };
     write("");
     let exe = env!("CARGO_BIN_EXE_nexthop");
-    let mut fw = Command::new(exe)
-        .args(["run", "-c"])
-        .arg(&cfg)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let mut fw = Running(
+        Command::new(exe)
+            .args(["run", "-c"])
+            .arg(&cfg)
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     assert!(eventually(|| std::os::unix::net::UnixStream::connect(&sock).is_ok()), "nexthop run did not listen");
     let control = format!("unix://{}", sock.display());
     let ctl = |args: &[&str]| {
@@ -59,7 +61,7 @@ fn sighup_reloads_the_configuration() {
     write("[[strategy]]\nprefix = \"/reload-b\"\nstrategy = \"asf\"\n[content_store]\ncapacity = 500\n");
     let faces = "[faces]\nudp_mtu = 1200\nwebsocket = \"127.0.0.1:0\"\n";
     std::fs::write(&cfg, std::fs::read_to_string(&cfg).unwrap().replace("[faces]\n", faces)).unwrap();
-    signal(&fw, libc::SIGHUP);
+    signal(&fw.0, libc::SIGHUP);
     assert!(eventually(|| logged().contains("configuration reloaded")), "{}", logged());
     let strategies = ctl(&["strategies"]);
     assert!(strategies.lines().any(|l| l.contains("/reload-b") && l.contains("asf")), "{strategies}");
@@ -74,13 +76,13 @@ fn sighup_reloads_the_configuration() {
 
     // A mistake: nothing changes (the capacity stays 500), and the log says why.
     write("[[strategy]]\nprefix = \"/reload-c\"\nstrategy = \"no-such-strategy\"\n[content_store]\ncapacity = 100\n");
-    signal(&fw, libc::SIGHUP);
+    signal(&fw.0, libc::SIGHUP);
     assert!(eventually(|| logged().contains("configuration not reloaded")), "{}", logged());
     assert!(logged().contains("no-such-strategy"), "{}", logged());
     assert!(ctl(&["cs"]).contains("capacity=500"));
     assert!(!ctl(&["strategies"]).contains("/reload-c"));
 
     // Still forwarding, and SIGTERM still stops it cleanly.
-    let status = stop(&mut fw);
+    let status = stop(&mut fw.0);
     assert!(status.success(), "{status}");
 }

@@ -24,7 +24,8 @@ fn the_generator_runs_over_every_face_kind() {
     )
     .unwrap();
     let exe = env!("CARGO_BIN_EXE_nexthop");
-    let mut fw = Command::new(exe).arg("run").arg("-c").arg(&cfg).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut fw =
+        common::Running(Command::new(exe).arg("run").arg("-c").arg(&cfg).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
     let t0 = Instant::now();
     while std::os::unix::net::UnixStream::connect(&sock).is_err() {
         assert!(t0.elapsed() < Duration::from_secs(20), "nexthop run did not listen");
@@ -118,7 +119,7 @@ fn the_generator_runs_over_every_face_kind() {
     ctl(&["route-remove", "/flagged", id, "--origin", "65"]);
     assert!(!ctl(&["routes"]).contains("/flagged"));
     // SIGTERM (what a service manager sends) stops it cleanly: exit 0, its socket file gone.
-    let status = common::stop(&mut fw);
+    let status = common::stop(&mut fw.0);
     assert!(status.success(), "{status}");
     assert!(!sock.exists(), "the socket file is removed");
 }

@@ -1,9 +1,23 @@
-//! What the CLI's tests of `nexthop run` share: signals to the forwarder they started, and its
-//! clean stop. (Each test file uses part of it, hence `dead_code` allowed.)
+//! What the CLI's tests of `nexthop run` share: the forwarder they started (killed if a test
+//! fails before stopping it), signals to it, and its clean stop. (Each test file uses part of
+//! it, hence `dead_code` allowed.)
 #![allow(dead_code)]
 
 use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
+
+/// A `nexthop run` a test started: killed when dropped still running (a failed assertion would
+/// otherwise leave it behind).
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
 
 /// Sends `signal` to the forwarder `fw`.
 pub fn signal(fw: &Child, signal: libc::c_int) {
