@@ -114,25 +114,46 @@ fn count(counts: &[(String, u64)], label: &str) -> u64 {
     counts.iter().find(|(l, _)| l == label).map_or(0, |c| c.1)
 }
 
+/// Two forwarders joined through a relay (`to_producer` and `to_consumer` decide what it passes
+/// each way): the consumer's forwarder talks to the relay's near end, the producer's to its
+/// far end, each with a UDP face made through management; the consumer's routes `prefix`
+/// through the link, and a producer of `prefix` with `payload`-byte Data runs at the far end
+/// until `stop`.
+struct OverRelay {
+    near_producer: Forwarder,
+    near_consumer: Forwarder,
+    relay: LossyLink,
+    consumer_face: u64,
+    producer_face: u64,
+    stop: Arc<AtomicBool>,
+    producer: std::thread::JoinHandle<()>,
+}
+
+impl OverRelay {
+    fn start(dir: &std::path::Path, to_producer: LossRule, to_consumer: LossRule, prefix: &str, payload: usize) -> OverRelay {
+        let near_producer = Forwarder::start(dir, "p", 1);
+        let near_consumer = Forwarder::start(dir, "c", 1);
+        let relay = LossyLink::start(near_consumer.udp, near_producer.udp, to_producer, to_consumer).unwrap();
+        let consumer_face = face_to(&mut near_consumer.client(), relay.near);
+        let producer_face = face_to(&mut near_producer.client(), relay.far);
+        let name = Name::from_uri(prefix).unwrap();
+        let route = ControlParameters { name: Some(name.clone()), face_id: Some(consumer_face), ..Default::default() };
+        assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
+        let stop = Arc::new(AtomicBool::new(false));
+        let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &name, payload, stop.clone()).unwrap();
+        OverRelay { near_producer, near_consumer, relay, consumer_face, producer_face, stop, producer }
+    }
+}
+
 #[test]
 fn link_reliability_recovers_what_a_lossy_link_loses() {
     let dir = scratch("reliability");
-    let near_producer = Forwarder::start(&dir, "p", 1);
-    let near_consumer = Forwarder::start(&dir, "c", 1);
-    // The consumer's forwarder talks to the relay's near end, the producer's to its far end.
     let rule = || -> LossRule {
         let mut loss = Loss::default();
         Box::new(move |d: &[u8]| loss.passes(d))
     };
-    let relay = LossyLink::start(near_consumer.udp, near_producer.udp, rule(), rule()).unwrap();
-    let consumer_face = face_to(&mut near_consumer.client(), relay.near);
-    let producer_face = face_to(&mut near_producer.client(), relay.far);
-    let route = ControlParameters { name: Some(Name::from_uri("/lossy").unwrap()), face_id: Some(consumer_face), ..Default::default() };
-    assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
-
-    let stop = Arc::new(AtomicBool::new(false));
-    let prefix = Name::from_uri("/lossy").unwrap();
-    let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &prefix, 1000, stop.clone()).unwrap();
+    let OverRelay { near_producer, near_consumer, relay, consumer_face, producer_face, stop, producer } =
+        OverRelay::start(dir.path(), rule(), rule(), "/lossy", 1000);
     let mut consumer = near_consumer.client();
 
     const N: usize = 200;
@@ -177,22 +198,15 @@ fn link_reliability_recovers_what_a_lossy_link_loses() {
 #[test]
 fn a_faces_mtu_override_cuts_what_it_sends() {
     let dir = scratch("mtu");
-    let near_producer = Forwarder::start(&dir, "p", 1);
-    let near_consumer = Forwarder::start(&dir, "c", 1);
     let largest = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let seen = largest.clone();
     let measured: LossRule = Box::new(move |d: &[u8]| {
         seen.fetch_max(d.len(), Ordering::Relaxed);
         true
     });
-    let relay = LossyLink::start(near_consumer.udp, near_producer.udp, Box::new(|_| true), measured).unwrap();
-    let consumer_face = face_to(&mut near_consumer.client(), relay.near);
-    let producer_face = face_to(&mut near_producer.client(), relay.far);
-    let route = ControlParameters { name: Some(Name::from_uri("/mtu").unwrap()), face_id: Some(consumer_face), ..Default::default() };
-    assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
-    let stop = Arc::new(AtomicBool::new(false));
-    let prefix = Name::from_uri("/mtu").unwrap();
-    let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &prefix, 5000, stop.clone()).unwrap();
+    // The relay must outlive the test (dropped, it stops).
+    let OverRelay { near_producer, near_consumer, relay: _relay, producer_face, stop, producer, .. } =
+        OverRelay::start(dir.path(), Box::new(|_| true), measured, "/mtu", 5000);
     let mut consumer = near_consumer.client();
 
     assert_eq!(fetch(&mut consumer, "/mtu/default", 20, Duration::from_secs(4)), 20);
@@ -219,8 +233,6 @@ fn a_faces_mtu_override_cuts_what_it_sends() {
 #[test]
 fn a_resent_last_fragment_completes_its_packet() {
     let dir = scratch("resent-fragment");
-    let near_producer = Forwarder::start(&dir, "p", 1);
-    let near_consumer = Forwarder::start(&dir, "c", 1);
     // Toward the consumer: the first transmission of the first last fragment is lost.
     let mut lost_one = false;
     let lose_a_last_fragment: LossRule = Box::new(move |d: &[u8]| {
@@ -230,16 +242,10 @@ fn a_resent_last_fragment_completes_its_packet() {
         lost_one |= lose;
         !lose
     });
-    let relay = LossyLink::start(near_consumer.udp, near_producer.udp, Box::new(|_| true), lose_a_last_fragment).unwrap();
-    let consumer_face = face_to(&mut near_consumer.client(), relay.near);
-    let producer_face = face_to(&mut near_producer.client(), relay.far);
+    let OverRelay { near_producer, near_consumer, relay, consumer_face, producer_face, stop, producer } =
+        OverRelay::start(dir.path(), Box::new(|_| true), lose_a_last_fragment, "/resent", 5000);
     reliability_on(&mut near_consumer.client(), consumer_face);
     reliability_on(&mut near_producer.client(), producer_face);
-    let route = ControlParameters { name: Some(Name::from_uri("/resent").unwrap()), face_id: Some(consumer_face), ..Default::default() };
-    assert_eq!(near_consumer.client().command("rib", "register", &route).unwrap().code, 200);
-    let stop = Arc::new(AtomicBool::new(false));
-    let prefix = Name::from_uri("/resent").unwrap();
-    let producer = traffic::start_producer(&near_producer.unix(), &near_producer.unix(), &prefix, 5000, stop.clone()).unwrap();
     let started = Instant::now();
     assert_eq!(fetch(&mut near_consumer.client(), "/resent/big", 1, Duration::from_secs(3)), 1, "the Data came");
     let took = started.elapsed();

@@ -12,6 +12,7 @@ use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::keychain::Keychain;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
 use nexthop_fw::mgmt::{CS_ENABLE_ADMIT, CS_ENABLE_SERVE};
+use nexthop_fw::rib::{CAPTURE, CHILD_INHERIT};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Name, NameView};
@@ -282,8 +283,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     r.body.and_then(|b| b.face_id).context("faces/create answered without a FaceId")?
                 }
             };
-            // Route flags: child-inherit (1, NFD's default when none are given) and capture (2).
-            let flags = (no_inherit || capture).then_some(u64::from(!no_inherit) | (u64::from(capture) << 1));
+            // Route flags: child-inherit (NFD's default when none are given) and capture.
+            let flags = (no_inherit || capture).then_some(if no_inherit { 0 } else { CHILD_INHERIT } | if capture { CAPTURE } else { 0 });
             let p = ControlParameters {
                 name: Some(Name::from_uri(&prefix)?),
                 face_id: Some(face_id),

@@ -284,7 +284,7 @@ pub struct Face {
     pub reliability: Option<Box<Reliability>>,
     /// The largest packet sent whole; larger ones leave as NDNLPv2 fragments (0: a stream face,
     /// no limit). A UDP face starts at `faces.udp_mtu`, an Ethernet face at its interface's;
-    /// `faces/create` and `faces/update` can override it ([`Face::override_mtu`]).
+    /// `faces/create` and `faces/update` can override it ([`Face::mtu_for`]).
     pub mtu: usize,
     /// A permanent TCP face whose connection was lost: its attempts to connect again
     /// ([`crate::reconnect`]); `None` while it is up.
@@ -298,7 +298,7 @@ impl Face {
     /// Whether the face outlives its connection and connects again when it is lost: a
     /// permanent TCP face, as NFD's are (a WebSocket face's URI is `wsclient://`).
     pub fn reconnects(&self) -> bool {
-        self.persistency == Persistency::Permanent && matches!(self.uri, FaceUri::Tcp(_)) && matches!(self.link, Link::Stream(_))
+        self.persistency == Persistency::Permanent && matches!(self.uri, FaceUri::Tcp(_))
     }
 
     /// The MTU this face takes when management overrides it with `mtu`, as NFD's does: a

@@ -264,7 +264,8 @@ impl Faces {
         self.connecting.retain(|&c| c != id);
         if let Some(r) = f.down.take() {
             f.up_again = Some((now_ms, r.wait_ms()));
-            tracing::info!(face = id, uri = %f.uri, attempts = r.attempts, "the permanent face is up again");
+            let down_ms = now_ms.saturating_sub(r.down_since_ms);
+            tracing::info!(face = id, uri = %f.uri, attempts = r.attempts, down_ms, "the permanent face is up again");
             self.events.push((FaceEventKind::Up, f.status()));
             self.down.retain(|&d| d != id);
         }

@@ -1233,13 +1233,13 @@ impl Runtime {
         self.outbox = out;
     }
 
-    /// Sends one packet the I/O thread made (a management answer, a notification) to `face`.
     /// Sends a management answer decided later than its command (or a face event
     /// notification), with the PIT token its Interest carried.
     fn deliver(&mut self, d: &Delivery) {
         self.send_one(d.face, &LpFields { pit_token: d.pit_token.as_deref(), ..Default::default() }, &d.data);
     }
 
+    /// Sends one packet the I/O thread made (a management answer, a notification) to `face`.
     fn send_one(&mut self, face: FaceId, fields: &LpFields<'_>, packet: &[u8]) {
         let mut out = std::mem::take(&mut self.outbox);
         out.push(face, fields, packet);
@@ -1385,11 +1385,6 @@ fn is_management(name: &NameView<'_>) -> bool {
     name.get(1).is_some_and(|c| c.value() == b"nfd")
 }
 
-/// What prefix propagation signs with: each `[[propagate]]` entry's key and certificate, then,
-/// with `forwarder.propagate_keychain`, every other identity of the keychain (its default key
-/// and certificate). An entry that cannot be read stops the start; a keychain identity whose
-/// key cannot be read is left out with a warning, as is the whole keychain when it has no PIB
-/// or cannot be found.
 /// The configuration's management authorizations (`[[authorize]]`).
 fn authorizations_of(cfg: &Config) -> Result<Authorizations, StartError> {
     let grants = cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.as_slice()));
@@ -1428,6 +1423,11 @@ fn strategies_of(cfg: &Config) -> Result<Vec<(Name, Strategy)>, StartError> {
         .collect()
 }
 
+/// What prefix propagation signs with: each `[[propagate]]` entry's key and certificate, then,
+/// with `forwarder.propagate_keychain`, every other identity of the keychain (its default key
+/// and certificate). An entry that cannot be read stops the start; a keychain identity whose
+/// key cannot be read is left out with a warning, as is the whole keychain when it has no PIB
+/// or cannot be found.
 fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartError> {
     // Found only once needed: entries with their own files need no HOME.
     let located = cfg.keychain.keychain().map_err(|e| format!("keychain: {e}"));
@@ -1511,6 +1511,7 @@ fn propagation_signer<'k>(
 pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, StartError> {
     let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {}", path.display())))?;
     let mut routes = Vec::new();
+    let mut looked_up = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
@@ -1522,7 +1523,11 @@ pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, 
             return Err(StartError::Config(format!("{}: want `<prefix> <face-uri> [cost]`", at())));
         };
         let name = Name::from_uri(prefix).map_err(|e| StartError::Config(format!("{}: bad prefix {prefix:?}: {e}", at())))?;
-        FaceUri::resolve(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
+        // An address parses; a host name is looked up once per file, however many lines name it.
+        if FaceUri::parse(uri).is_err() && !looked_up.contains(uri) {
+            FaceUri::resolve(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
+            looked_up.insert(uri.to_string());
+        }
         let cost = match parts.next() {
             None => 0,
             Some(c) => c.parse().map_err(|_| StartError::Config(format!("{}: bad cost {c:?}", at())))?,
