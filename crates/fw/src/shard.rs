@@ -11,7 +11,8 @@
 //!   Interest goes out with a PIT token naming this shard and entry, HopLimit decremented.
 //!   Existing entry: the in-record is added or refreshed; if an upstream is still pending the
 //!   Interest is aggregated, else (or on a consumer retransmission after the retry interval)
-//!   the strategy retries.
+//!   the strategy retries; under NFD's random strategy, which suppresses nothing, every such
+//!   Interest goes to a next hop picked again.
 //!   A forwarding hint that names a region this forwarder is in
 //!   ([`ShardConfig::network_regions`]) is removed first, and the Interest is forwarded by name.
 //! - Data: the PIT token finds its entry directly (checked against the name); without one the
@@ -747,7 +748,10 @@ impl Shard {
         let last_sent = entry.out_records.iter().map(|r| r.sent_ms).max().unwrap_or(0);
         let strategy = entry.strategy;
         self.pit.set_expiry(slot, latest);
-        if pending && (!retransmission || now_ms < last_sent + self.cfg.retry_interval_ms) {
+        // NFD's random strategy suppresses nothing: every Interest that reaches a pending entry,
+        // from a new downstream or retransmitted, goes to a next hop picked again.
+        let suppressed = strategy != Strategy::Random && (!retransmission || now_ms < last_sent + self.cfg.retry_interval_ms);
+        if pending && suppressed {
             self.counters.aggregated.inc();
             return;
         }

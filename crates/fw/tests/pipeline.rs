@@ -130,6 +130,26 @@ fn interests_aggregate_and_loops_are_nacked() {
     assert_eq!(s.counters().drops.get(Drop::Loop), 1);
 }
 
+/// NFD's random strategy suppresses nothing: a second consumer's Interest for a pending name,
+/// and a retransmission at once, each go upstream again (to a next hop picked again) instead
+/// of being aggregated; every one is forwarded with its own nonce.
+#[test]
+fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
+    use nexthop_fw::strategy::Strategy;
+    let mut s = shard(false, 100);
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Random));
+    let sent = [(0, CONSUMER, 7), (1, CONSUMER2, 8), (2, CONSUMER, 9)].map(|(now, face, nonce)| {
+        let out = feed(&mut s, now, face, &interest("/a/x", nonce));
+        assert_eq!(out.len(), 1, "Interest {nonce} forwarded once");
+        assert!([PRODUCER, PRODUCER2].contains(&out[0].0));
+        let lp = LpPacket::decode(&out[0].1).unwrap();
+        nexthop_wire::InterestView::decode(lp.fragment.as_deref().unwrap()).unwrap().nonce()
+    });
+    assert_eq!(sent, [Some(7u32.to_be_bytes()), Some(8u32.to_be_bytes()), Some(9u32.to_be_bytes())]);
+    assert_eq!(s.counters().aggregated.get(), 0);
+    assert_eq!(s.pit().len(), 1, "one entry for the name");
+}
+
 #[test]
 fn best_route_retries_after_nack_then_nacks_downstream() {
     let mut s = shard(false, 100);
