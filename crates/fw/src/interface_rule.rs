@@ -184,11 +184,15 @@ pub struct InterfaceRules {
     /// open, whatever its state (true, nexthop's own lists), or picks it only while it is up,
     /// can multicast and is not loopback, like a pattern (false, as NFD's `ifname`).
     pub exact_required: bool,
+    /// Whether an interface an exact rule names may be missing (skipped), as after the start,
+    /// when interfaces come and go; otherwise ([`InterfaceRules::exact_required`]) it must
+    /// exist.
+    pub missing_ok: bool,
 }
 
 impl Default for InterfaceRules {
     fn default() -> Self {
-        InterfaceRules { include: Vec::new(), exclude: Vec::new(), exact_required: true }
+        InterfaceRules { include: Vec::new(), exclude: Vec::new(), exact_required: true, missing_ok: false }
     }
 }
 
@@ -202,12 +206,18 @@ impl InterfaceRules {
     /// The first entry that is no rule ([`InterfaceRule::parse`]).
     pub fn parse(include: &[String], exclude: &[String]) -> Result<InterfaceRules, String> {
         let rules = |list: &[String]| list.iter().map(|r| InterfaceRule::parse(r)).collect::<Result<Vec<_>, _>>();
-        Ok(InterfaceRules { include: rules(include)?, exclude: rules(exclude)?, exact_required: true })
+        Ok(InterfaceRules { include: rules(include)?, exclude: rules(exclude)?, ..InterfaceRules::default() })
     }
 
     /// These rules with exact include rules required or not ([`InterfaceRules::exact_required`]).
     pub fn requiring_exact(self, required: bool) -> InterfaceRules {
         InterfaceRules { exact_required: required, ..self }
+    }
+
+    /// These rules with the interfaces exact rules name allowed to be missing
+    /// ([`InterfaceRules::missing_ok`]).
+    pub fn allowing_missing(self) -> InterfaceRules {
+        InterfaceRules { missing_ok: true, ..self }
     }
 
     /// Whether `interface` (with `address`: that address of it) is chosen, and if so whether an
@@ -233,9 +243,9 @@ impl InterfaceRules {
     }
 
     /// The exact include rules (a plain name or an address) whose interface must exist (none
-    /// unless [`InterfaceRules::exact_required`]).
+    /// unless [`InterfaceRules::exact_required`], or with [`InterfaceRules::missing_ok`]).
     pub fn exact(&self) -> impl Iterator<Item = &InterfaceRule> {
-        self.include.iter().filter(|r| self.exact_required && r.is_exact())
+        self.include.iter().filter(|r| self.exact_required && !self.missing_ok && r.is_exact())
     }
 }
 

@@ -37,6 +37,8 @@ pub mod fib;
 pub mod fragmentation;
 pub mod interface_rule;
 #[allow(unsafe_code)]
+pub mod interface_watch;
+#[allow(unsafe_code)]
 pub mod interfaces;
 pub mod lossy_link;
 pub mod lp_reliability;

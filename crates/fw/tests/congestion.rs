@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{mac_of, scratch, Forwarder, Netns, VethPair};
+use common::{mac_of, scratch, Forwarder, LinkedNetns, VethPair};
 use nexthop_fw::client::Client;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::traffic;
@@ -209,11 +209,11 @@ fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
 /// address, A an on-demand one back, which shares A's UDP socket and its kernel queue.
 #[test]
 fn a_udp_face_marks_when_its_socket_queue_stays_long() {
-    let Some(ns) = Netns::new("cu") else { return };
-    throttle(Some(&ns.name), &ns.inside);
+    let Some(ns) = LinkedNetns::new("cu") else { return };
+    throttle(Some(&ns.netns.name), &ns.inside);
     let a_dir = scratch("congestion-udp-a");
     let inside = ns.inside_ip;
-    let a = Forwarder::start_in(Some(&ns), &a_dir, "a", 1, |c| c.faces.udp = format!("{inside}:0"));
+    let a = Forwarder::start_in(Some(&ns.netns), &a_dir, "a", 1, |c| c.faces.udp = format!("{inside}:0"));
     let b_dir = scratch("congestion-udp-b");
     let b = Forwarder::start_with(&b_dir, "b", 1, |c| c.faces.udp = "0.0.0.0:0".into());
     let face = ControlParameters { uri: Some(format!("udp4://{}", a.udp)), ..Default::default() };

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use common::{mac_of, scratch, Forwarder, VethPair};
+use common::{mac_of, scratch, Forwarder, Netns, VethPair};
 use nexthop_fw::client::{Client, ClientError};
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::tlv::put_tlv;
@@ -322,6 +322,47 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
         });
         assert!(learned, "after Interest {n}, A routes /sl to the group, learned");
     }
+}
+
+/// Multicast faces follow the host's interfaces after the start, as NFD's network monitor
+/// makes them: an interface the rules choose that appears and gets an address gets its face
+/// (the kernel's notice, then the interfaces read again); the face outlives its interface
+/// going down and up again (same id); it closes when its address is removed. (In a network
+/// namespace of its own, so that no other test sees the interface.)
+#[test]
+fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
+    let Some(ns) = Netns::new("mf") else { return };
+    let group = format!("224.0.23.170:{}", 40_000 + std::process::id() % 20_000);
+    let dir = scratch("multicast-follows");
+    let fw = Forwarder::start_in(Some(&ns), &dir, "s", 1, |c| {
+        c.faces.udp_multicast = group.clone();
+        c.faces.udp_multicast_interfaces = vec!["lan*".into()];
+    });
+    assert!(multicast_faces(&fw, &group).is_empty(), "no such interface yet");
+    ns.ip(&["link", "add", "lan0", "type", "veth", "peer", "name", "lan0peer"]);
+    ns.ip(&["addr", "add", "10.78.0.1/24", "dev", "lan0"]);
+    ns.ip(&["link", "set", "lan0peer", "up"]);
+    ns.ip(&["link", "set", "lan0", "up"]);
+    let local = format!("udp4://10.78.0.1:{}", group.rsplit(':').next().unwrap());
+    let face_on = |fw: &Forwarder| multicast_faces(fw, &group).into_iter().find(|f| f.local == local);
+    let within = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "{what} within 5 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    within("a face on the new interface", &|| face_on(&fw).is_some());
+    let face = face_on(&fw).unwrap();
+    assert_eq!(face.kind, MULTI_ACCESS);
+    // Down and up again: the same face.
+    ns.ip(&["link", "set", "lan0", "down"]);
+    std::thread::sleep(Duration::from_millis(600));
+    ns.ip(&["link", "set", "lan0", "up"]);
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(face_on(&fw).map(|f| f.id), Some(face.id), "kept while its interface was down");
+    ns.ip(&["addr", "del", "10.78.0.1/24", "dev", "lan0"]);
+    within("the face closed with its address", &|| face_on(&fw).is_none());
 }
 
 /// Two forwarders on the two ends of a veth pair, each with an Ethernet multicast face (NFD's

@@ -17,7 +17,8 @@
 //! timers fire; every second lapsed routes and idle on-demand UDP faces go.
 //!
 //! The faces and how packets leave them are in `faces` (one face's socket and buffers in
-//! `face`, a multicast face's sockets in `multicast`); what the management protocol sees of
+//! `face`, a multicast face's sockets in `multicast`, which multicast faces there are, kept in
+//! step with the host's interfaces, in `multicast_faces`); what the management protocol sees of
 //! the runtime is in `host`; the forwarding threads' loop in `worker`.
 
 mod face;
@@ -25,14 +26,14 @@ mod faces;
 mod host;
 mod listen;
 mod multicast;
+mod multicast_faces;
 mod reload;
-use multicast::MulticastLink;
 pub use reload::{LoadConfig, ReportReload};
 mod worker;
 
 use std::collections::HashMap;
 use std::io;
-use std::net::{SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +56,7 @@ use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGE
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
 use crate::interface_rule::InterfaceRules;
+use crate::interface_watch::InterfaceWatch;
 use crate::lp_reliability::{Arrival, Reliability};
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::command_key::CommandKey;
@@ -87,6 +89,8 @@ const WAKER: Token = Token(3);
 /// The inline shard's content store: an SSD read finished.
 const CS_SIGNAL: Token = Token(4);
 const WS_LISTENER: Token = Token(5);
+/// The kernel's notices that the interfaces changed.
+const INTERFACE_WATCH: Token = Token(6);
 /// The first of the Ethernet ports' tokens (port i has `ETHER_PORTS + i`; face ids, the
 /// other faces' tokens, start at 256).
 const ETHER_PORTS: Token = Token(16);
@@ -281,6 +285,10 @@ pub struct Runtime {
     listening: Listening,
     /// A reload asked for, and how to read the configuration again ([`Runtime::reload_on`]).
     reloader: Option<reload::Reloader>,
+    /// The kernel's interface notices (`None` where netlink is refused).
+    interface_watch: Option<InterfaceWatch>,
+    /// When the multicast faces are next brought in step with the interfaces.
+    interfaces_settle_at: Option<u64>,
 }
 
 impl std::ops::Drop for Runtime {
@@ -537,8 +545,21 @@ impl Runtime {
             multicast_buf: Vec::new(),
             listening: Listening::default(),
             reloader: None,
+            interface_watch: None,
+            interfaces_settle_at: None,
         };
         rt.listening = rt.bound();
+        match InterfaceWatch::open() {
+            Ok(watch) => {
+                let fd = watch.as_raw_fd();
+                rt.poll
+                    .registry()
+                    .register(&mut mio::unix::SourceFd(&fd), INTERFACE_WATCH, Interest::READABLE)
+                    .map_err(io_err("registering"))?;
+                rt.interface_watch = Some(watch);
+            }
+            Err(e) => tracing::warn!("no notices of interface changes (multicast faces stay on the interfaces of the start): {e}"),
+        }
         if let (Forwarding::Inline(shard), true) = (&rt.forwarding, rt.cfg.content_store.l2_background_reads) {
             if let Some(fd) = shard.cs().and_then(nexthop_cs::HierarchicalStore::signal_fd) {
                 rt.poll.registry().register(&mut mio::unix::SourceFd(&fd), CS_SIGNAL, Interest::READABLE).map_err(io_err("registering"))?;
@@ -593,7 +614,7 @@ impl Runtime {
                 .map(|(s, _)| s.face_id)
                 .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
         };
-        self.make_multicast_faces(&cfg)?;
+        self.sync_multicast_faces(true)?;
         self.make_ether_faces(&cfg)?;
         // A route names its face by URI: the faces listed first, with their LocalUri.
         let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
@@ -642,56 +663,6 @@ impl Runtime {
             manager.set_strategy(&mut host, &prefix, strategy);
         }
         self.forwarding.publish_fib();
-        Ok(())
-    }
-
-    /// The multicast faces of `faces.udp_multicast` and `faces.udp6_multicast`: on the
-    /// interfaces the rules of `faces.udp_multicast_interfaces` (or `udp6_…`) and
-    /// `faces.udp_multicast_exclude` choose ([`InterfaceRules`]; none listed: every interface
-    /// that is up, can multicast and is not loopback). A face on an interface named exactly must
-    /// open (unless `faces.named_interfaces_required` is off); one a pattern chose is skipped if
-    /// it refuses (as NFD).
-    fn make_multicast_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
-        let f = &cfg.faces;
-        if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() {
-            return Ok(());
-        }
-        let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
-        let rules = |include: &[String], key: &str| {
-            let rules = InterfaceRules::parse(include, &f.udp_multicast_exclude).map_err(config_err(key))?;
-            Ok::<_, StartError>(rules.requiring_exact(f.named_interfaces_required))
-        };
-        // (what was tried, the link or why not, whether the interface was named exactly)
-        let mut links: Vec<(String, io::Result<MulticastLink>, bool)> = Vec::new();
-        if !f.udp_multicast.is_empty() {
-            let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
-            let key = "faces.udp_multicast_interfaces";
-            let chosen = crate::interfaces::udp_v4(&interfaces, &rules(&f.udp_multicast_interfaces, key)?).map_err(config_err(key))?;
-            links.extend(chosen.into_iter().map(|(a, listed)| (format!("joining {group} on {a}"), MulticastLink::open(group, a), listed)));
-        }
-        if !f.udp6_multicast.is_empty() {
-            let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
-            let key = "faces.udp6_multicast_interfaces";
-            let chosen = crate::interfaces::udp_v6(&interfaces, &rules(&f.udp6_multicast_interfaces, key)?).map_err(config_err(key))?;
-            links.extend(chosen.into_iter().map(|(index, a, listed)| {
-                (format!("joining {group} on interface {index} ({a})"), MulticastLink::open_v6(group, index, a), listed)
-            }));
-        }
-        for (what, link, listed) in links {
-            let link = match link {
-                Ok(link) => link,
-                Err(e) if !listed => {
-                    tracing::warn!(error = %e, "no multicast face: {what}");
-                    continue;
-                }
-                Err(e) => return Err(io_err(what)(e)),
-            };
-            let now = self.now_ms();
-            let (group, local) = (FaceUri::Udp(link.group()), link.local_uri());
-            self.faces
-                .add(self.poll.registry(), group, local, Persistency::Permanent, Link::Multicast(Box::new(link)), now, &mut self.forwarding)
-                .map_err(io_err("registering a multicast face"))?;
-        }
         Ok(())
     }
 
@@ -797,6 +768,7 @@ impl Runtime {
                     UNIX_LISTENER => self.accept_unix(now),
                     TCP_LISTENER => self.accept_tcp(now, false),
                     WS_LISTENER => self.accept_tcp(now, true),
+                    INTERFACE_WATCH => self.interfaces_changed(now),
                     UDP_SOCKET => udp_more = self.read_udp(now, &mut udp_batch),
                     WAKER => {}
                     CS_SIGNAL => cs_ready = true,
@@ -849,6 +821,7 @@ impl Runtime {
             self.closing.extend(closing);
             self.close_faces();
         }
+        self.sync_if_settled(now);
         self.faces.reassembler.expire(now);
         for _ in 0..self.faces.reassembler.take_timeouts() {
             self.io_drops.count(Drop::ReassemblyTimeout);

@@ -22,6 +22,17 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV
 
 use socket2::{Domain, Protocol, Socket, Type};
 
+/// A multicast face's group on one interface: what tells the faces of one configuration apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MulticastPlace {
+    /// The group (IPv6: scoped to the interface).
+    pub group: SocketAddr,
+    /// The interface's address the face sends from (IPv6: its link-local address).
+    pub address: IpAddr,
+    /// The interface's index.
+    pub index: u32,
+}
+
 /// A multicast face's sockets.
 #[derive(Debug)]
 pub struct MulticastLink {
@@ -31,14 +42,16 @@ pub struct MulticastLink {
     /// The group (IPv6: with the interface's index as its scope).
     group: SocketAddr,
     interface: IpAddr,
+    /// The interface's index: an interface made again, with the same address, gets another.
+    index: u32,
 }
 
 impl MulticastLink {
-    /// Joins `group` on the interface whose address is `interface`.
+    /// Joins `group` on the interface whose address is `interface` and index `index`.
     ///
     /// # Errors
     /// The socket call that failed (no such interface address, a group that is not multicast).
-    pub fn open(group: SocketAddrV4, interface: Ipv4Addr) -> io::Result<Self> {
+    pub fn open(group: SocketAddrV4, interface: Ipv4Addr, index: u32) -> io::Result<Self> {
         if !group.ip().is_multicast() {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a multicast address", group.ip())));
         }
@@ -52,7 +65,7 @@ impl MulticastLink {
         send.set_multicast_if_v4(&interface)?;
         send.set_multicast_loop_v4(true)?;
         send.set_multicast_ttl_v4(1)?;
-        MulticastLink::finish(recv, send, SocketAddr::V4(group), IpAddr::V4(interface))
+        MulticastLink::finish(recv, send, SocketAddr::V4(group), IpAddr::V4(interface), index)
     }
 
     /// Joins the IPv6 `group` on the interface of index `interface`, sending from `address`, its
@@ -77,22 +90,27 @@ impl MulticastLink {
         send.set_multicast_if_v6(interface)?;
         send.set_multicast_loop_v6(true)?;
         send.set_multicast_hops_v6(1)?;
-        MulticastLink::finish(recv, send, SocketAddr::V6(group), IpAddr::V6(address))
+        MulticastLink::finish(recv, send, SocketAddr::V6(group), IpAddr::V6(address), interface)
     }
 
     /// The link from its two sockets, both made non-blocking.
-    fn finish(recv: Socket, send: Socket, group: SocketAddr, interface: IpAddr) -> io::Result<Self> {
+    fn finish(recv: Socket, send: Socket, group: SocketAddr, interface: IpAddr, index: u32) -> io::Result<Self> {
         recv.set_nonblocking(true)?;
         send.set_nonblocking(true)?;
         crate::udp_batch::set_socket_buffers(std::os::fd::AsRawFd::as_raw_fd(&recv), crate::udp_batch::SOCKET_BUFFER_BYTES);
         let send: UdpSocket = send.into();
         let own = send.local_addr()?;
-        Ok(MulticastLink { recv: mio::net::UdpSocket::from_std(recv.into()), send, own, group, interface })
+        Ok(MulticastLink { recv: mio::net::UdpSocket::from_std(recv.into()), send, own, group, interface, index })
     }
 
     /// The group, as the face's remote URI names it (IPv6: scoped to the interface).
     pub fn group(&self) -> SocketAddr {
         self.group
+    }
+
+    /// Where the link is: its group on which interface.
+    pub fn place(&self) -> MulticastPlace {
+        MulticastPlace { group: self.group, address: self.interface, index: self.index }
     }
 
     /// The next datagram from another node, into `buf`: its length and sender; `None` once
@@ -166,12 +184,12 @@ mod tests {
     fn links_hear_each_other_not_themselves() {
         let port = 40_000 + (std::process::id() % 20_000) as u16;
         let group = SocketAddrV4::new(Ipv4Addr::new(224, 0, 23, 170), port);
-        let a = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
-        let b = MulticastLink::open(group, Ipv4Addr::LOCALHOST).unwrap();
+        let a = MulticastLink::open(group, Ipv4Addr::LOCALHOST, 1).unwrap();
+        let b = MulticastLink::open(group, Ipv4Addr::LOCALHOST, 1).unwrap();
         hear_each_other_not_themselves(&a, &b);
         assert_eq!(a.local_uri(), format!("udp4://127.0.0.1:{port}"));
         let unicast = SocketAddrV4::new(Ipv4Addr::new(192, 0, 2, 1), port);
-        assert!(MulticastLink::open(unicast, Ipv4Addr::LOCALHOST).is_err());
+        assert!(MulticastLink::open(unicast, Ipv4Addr::LOCALHOST, 1).is_err());
     }
 
     /// Two IPv6 links on the host's first interface that can carry them (IPv6 multicast does

@@ -19,9 +19,12 @@
 //! - `faces.udp_idle_timeout_ms` and `faces.send_buffer_bytes`, and for the faces made from
 //!   then on `faces.udp_mtu` and `faces.congestion_marking` (a face keeps the MTU and marking
 //!   it has, as `faces/update` leaves them);
+//! - the UDP multicast faces (`faces.udp_multicast`, `udp6_multicast`, their interface rules
+//!   and `udp_multicast_exclude`): faces no longer chosen are closed and new ones made, as
+//!   NFD's `applyMcastConfig` does (`multicast_faces`);
 //! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
 //!
-//! The rest — listeners and multicast and Ethernet faces, threads and table sizes, the SSD
+//! The rest — listeners and Ethernet faces, threads and table sizes, the SSD
 //! tier, static faces and routes, prefix propagation, the keychain — is set up at start: a
 //! section that changed is named in the warnings [`Runtime::reload`] returns, and takes effect
 //! at the next start.
@@ -89,6 +92,9 @@ impl Runtime {
         self.faces.congestion_marking = new.faces.congestion_marking;
 
         take_reloadable(&mut self.cfg, &new);
+        if let Err(e) = self.sync_multicast_faces(false) {
+            warnings.push(format!("multicast faces: {e}"));
+        }
         Ok(warnings)
     }
 
@@ -136,6 +142,10 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     let (f, new) = (&mut to.faces, &from.faces);
     (f.udp_idle_timeout_ms, f.send_buffer_bytes) = (new.udp_idle_timeout_ms, new.send_buffer_bytes);
     (f.udp_mtu, f.congestion_marking) = (new.udp_mtu, new.congestion_marking);
+    (f.udp_multicast, f.udp6_multicast) = (new.udp_multicast.clone(), new.udp6_multicast.clone());
+    f.udp_multicast_interfaces.clone_from(&new.udp_multicast_interfaces);
+    f.udp6_multicast_interfaces.clone_from(&new.udp6_multicast_interfaces);
+    f.udp_multicast_exclude.clone_from(&new.udp_multicast_exclude);
 }
 
 /// The sections that differ between `old` and `new` but are set up at start only.
@@ -209,5 +219,43 @@ mod tests {
         assert_eq!((rt.faces.udp_mtu, rt.cfg.faces.tcp.as_str()), (1000, ""), "the listener waits for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
         assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::Multicast));
+    }
+
+    /// A reload that sets a UDP multicast group makes its faces, one that changes the rules
+    /// closes the faces they no longer choose, and one that removes the group closes the rest.
+    #[test]
+    fn multicast_faces_follow_a_reload() {
+        let places = |rt: &Runtime| {
+            let mut v: Vec<String> = rt
+                .faces
+                .faces
+                .values()
+                .filter_map(|f| match &f.link {
+                    super::super::face::Link::Multicast(m) => Some(m.local_uri()),
+                    _ => None,
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let mut rt = Runtime::new(quiet()).unwrap();
+        assert!(places(&rt).is_empty());
+        let port = 40_000 + std::process::id() % 20_000;
+        let mut on_lo = quiet();
+        on_lo.faces.udp_multicast = format!("224.0.23.170:{port}");
+        on_lo.faces.udp_multicast_interfaces = vec!["lo".into()];
+        assert_eq!(rt.reload(on_lo.clone()).unwrap(), Vec::<String>::new(), "nothing waits for a restart");
+        assert_eq!(places(&rt), [format!("udp4://127.0.0.1:{port}")]);
+        let id = rt.faces.faces.values().find(|f| matches!(f.link, super::super::face::Link::Multicast(_))).unwrap().id;
+        rt.reload(on_lo.clone()).unwrap();
+        assert!(rt.faces.faces.contains_key(&id), "a face still chosen is kept");
+        let mut excluded = on_lo.clone();
+        excluded.faces.udp_multicast_exclude = vec!["lo".into()];
+        rt.reload(excluded).unwrap();
+        assert!(places(&rt).is_empty(), "excluded: closed");
+        rt.reload(on_lo).unwrap();
+        assert_eq!(places(&rt).len(), 1);
+        rt.reload(quiet()).unwrap();
+        assert!(places(&rt).is_empty(), "no group: closed");
     }
 }

@@ -165,14 +165,53 @@ fn enter_netns(path: &str) {
     assert_eq!(rc, 0, "setns: {}", std::io::Error::last_os_error());
 }
 
-/// A network namespace made for one test, joined to this one by a veth pair with an IPv4
-/// address at each end (`10.77.x.1` inside, `10.77.x.2` outside), and removed after it: a link
-/// that traffic between two forwarders of this process really crosses (between two addresses
-/// of one namespace it would go over loopback). Skipped or failing like [`VethPair`]; making the
-/// namespace also needs CAP_SYS_ADMIN.
+/// A network namespace made for one test, with its loopback up, and removed after it: its
+/// interfaces are the test's alone (tests in other threads see none of them). Skipped or failing
+/// like [`VethPair`]; making one needs CAP_SYS_ADMIN.
 pub struct Netns {
     /// Its name (`ip netns`).
     pub name: String,
+}
+
+impl Netns {
+    /// A namespace named after `tag` and the process; `None` when skipped.
+    pub fn new(tag: &str) -> Option<Netns> {
+        let name = format!("nx{tag}{}ns", std::process::id() % 100_000);
+        let _ = std::process::Command::new("ip").args(["netns", "del", &name]).output();
+        match std::process::Command::new("ip").args(["netns", "add", &name]).output() {
+            Ok(o) if o.status.success() => {}
+            failed => {
+                let skip = std::env::var("NEXTHOP_SKIP_NET_ADMIN").is_ok_and(|v| v == "1");
+                assert!(skip, "making a network namespace (needs CAP_SYS_ADMIN; NEXTHOP_SKIP_NET_ADMIN=1 skips this test): {failed:?}");
+                eprintln!("no network namespace ({failed:?}): skipped");
+                return None;
+            }
+        }
+        let ns = Netns { name };
+        ns.ip(&["link", "set", "lo", "up"]);
+        Some(ns)
+    }
+
+    /// Runs `ip -n <name> <args>`, which must succeed.
+    pub fn ip(&self, args: &[&str]) {
+        let out = std::process::Command::new("ip").args(["-n", &self.name]).args(args).output().expect("ip runs");
+        assert!(out.status.success(), "ip -n {} {args:?}: {}", self.name, String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        // Its interfaces go with it (and a veth end's peer outside with that).
+        let _ = std::process::Command::new("ip").args(["netns", "del", &self.name]).output();
+    }
+}
+
+/// A [`Netns`] joined to this one by a veth pair with an IPv4 address at each end (`10.77.x.1`
+/// inside, `10.77.x.2` outside): a link that traffic between two forwarders of this process
+/// really crosses (between two addresses of one namespace it would go over loopback).
+pub struct LinkedNetns {
+    /// The namespace.
+    pub netns: Netns,
     /// The veth end inside it.
     pub inside: String,
     /// That end's address.
@@ -182,33 +221,22 @@ pub struct Netns {
     _pair: VethPair,
 }
 
-impl Netns {
-    /// A namespace named after `tag` and the process; `None` when skipped.
-    pub fn new(tag: &str) -> Option<Netns> {
+impl LinkedNetns {
+    /// A namespace and pair named after `tag` and the process; `None` when skipped.
+    pub fn new(tag: &str) -> Option<LinkedNetns> {
         let pair = VethPair::new(tag)?;
-        let name = format!("{}ns", pair.a);
+        let netns = Netns::new(tag)?;
         let x = (std::process::id() % 250 + 1) as u8;
         let (inside_ip, outside_ip) = (std::net::Ipv4Addr::new(10, 77, x, 1), std::net::Ipv4Addr::new(10, 77, x, 2));
-        let ip = |args: &[&str]| {
-            let out = std::process::Command::new("ip").args(args).output().expect("ip runs");
-            assert!(out.status.success(), "ip {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        };
-        let _ = std::process::Command::new("ip").args(["netns", "del", &name]).output();
-        ip(&["netns", "add", &name]);
-        let ns = Netns { name: name.clone(), inside: pair.a.clone(), inside_ip, outside_ip, _pair: pair };
-        ip(&["link", "set", &ns.inside, "netns", &name]);
-        ip(&["-n", &name, "addr", "add", &format!("{inside_ip}/24"), "dev", &ns.inside]);
-        ip(&["-n", &name, "link", "set", &ns.inside, "up"]);
-        ip(&["-n", &name, "link", "set", "lo", "up"]);
-        ip(&["addr", "add", &format!("{outside_ip}/24"), "dev", &ns._pair.b]);
-        Some(ns)
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        // Its end of the pair goes with it, and the other end with that.
-        let _ = std::process::Command::new("ip").args(["netns", "del", &self.name]).output();
+        let inside = pair.a.clone();
+        let out = std::process::Command::new("ip").args(["link", "set", &inside, "netns", &netns.name]).output().expect("ip runs");
+        assert!(out.status.success(), "moving {inside} into {}: {}", netns.name, String::from_utf8_lossy(&out.stderr));
+        netns.ip(&["addr", "add", &format!("{inside_ip}/24"), "dev", &inside]);
+        netns.ip(&["link", "set", &inside, "up"]);
+        let out =
+            std::process::Command::new("ip").args(["addr", "add", &format!("{outside_ip}/24"), "dev", &pair.b]).output().expect("ip runs");
+        assert!(out.status.success(), "addressing {}: {}", pair.b, String::from_utf8_lossy(&out.stderr));
+        Some(LinkedNetns { netns, inside, inside_ip, outside_ip, _pair: pair })
     }
 }
 
