@@ -153,6 +153,8 @@ pub enum Received {
 pub struct EtherPort {
     fd: OwnedFd,
     interface: String,
+    /// The interface's index: an interface made again under its name gets another.
+    index: u32,
     own: Mac,
     group: Option<Mac>,
     mtu: usize,
@@ -189,15 +191,15 @@ impl EtherPort {
         if let Some(group) = group.filter(|g| !g.is_multicast()) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{group} is not a multicast address")));
         }
-        let mtu = interface_mtu(interface)?;
-        if mtu < crate::fragmentation::MIN_MTU {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{interface}'s MTU of {mtu} is too small for NDN")));
-        }
         let kind = libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC;
         // SAFETY: socket takes no pointers; a non-negative result is a new descriptor we own.
         let fd = check(unsafe { libc::socket(libc::AF_PACKET, kind, i32::from(NDN_ETHERTYPE.to_be())) })?;
         // SAFETY: `fd` was just returned by socket and is owned by nothing else.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mtu = interface_mtu(fd.as_raw_fd(), interface)?;
+        if mtu < crate::fragmentation::MIN_MTU {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{interface}'s MTU of {mtu} is too small for NDN")));
+        }
         let address = link_address(index)?;
         // SAFETY: the pointer and length describe `address`, a live sockaddr_ll.
         check(unsafe {
@@ -226,12 +228,22 @@ impl EtherPort {
             })?;
         }
         crate::udp_batch::set_socket_buffers(fd.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
-        Ok(EtherPort { fd, interface: interface.to_string(), own, group, mtu })
+        Ok(EtherPort { fd, interface: interface.to_string(), index, own, group, mtu })
     }
 
     /// The interface's name.
     pub fn interface(&self) -> &str {
         &self.interface
+    }
+
+    /// The interface's index.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The multicast group it joined, if any.
+    pub fn group(&self) -> Option<Mac> {
+        self.group
     }
 
     /// The largest packet one frame carries (the interface's MTU).
@@ -281,13 +293,25 @@ impl EtherPort {
     }
 }
 
-/// The MTU of the interface named `interface` (from sysfs).
-fn interface_mtu(interface: &str) -> io::Result<usize> {
-    if interface.is_empty() || interface.contains('/') || interface.starts_with('.') {
+/// The MTU of the interface named `interface`, asked of the kernel through socket `fd`
+/// (`SIOCGIFMTU`): the interface of the socket's network namespace, which sysfs, mounted for
+/// another, may not show.
+fn interface_mtu(fd: RawFd, interface: &str) -> io::Result<usize> {
+    let name = interface.as_bytes();
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ || name.contains(&0) {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{interface:?} is not an interface name")));
     }
-    let text = std::fs::read_to_string(format!("/sys/class/net/{interface}/mtu"))?;
-    text.trim().parse().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, format!("{interface}'s MTU: {text:?}")))
+    // SAFETY: ifreq is plain data, valid all zeros.
+    let mut request: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (to, &b) in request.ifr_name.iter_mut().zip(name) {
+        *to = b as libc::c_char;
+    }
+    // SAFETY: SIOCGIFMTU reads the name from, and writes the MTU into, the live ifreq the
+    // pointer names.
+    check(unsafe { libc::ioctl(fd, libc::SIOCGIFMTU, &raw mut request) })?;
+    // SAFETY: a successful SIOCGIFMTU wrote the union's MTU member.
+    let mtu = unsafe { request.ifr_ifru.ifru_mtu };
+    usize::try_from(mtu).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, format!("{interface}'s MTU: {mtu}")))
 }
 
 #[cfg(test)]
@@ -375,11 +399,15 @@ mod tests {
         }
     }
 
+    /// The kernel answers for an interface there is; a name too long, with a NUL, empty or of
+    /// no interface is an error.
     #[test]
-    fn an_interface_name_cannot_leave_sysfs() {
-        for bad in ["", "../../etc", "a/b", ".."] {
-            assert!(interface_mtu(bad).is_err(), "{bad:?}");
+    fn an_interface_mtu_is_asked_of_the_kernel() {
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let fd = socket.as_raw_fd();
+        assert!(interface_mtu(fd, "lo").unwrap() >= 1500);
+        for bad in ["", "a\0b", "sixteen-bytes-xx", "../../etc", "nx-no-such-if"] {
+            assert!(interface_mtu(fd, bad).is_err(), "{bad:?}");
         }
-        assert!(interface_mtu("lo").unwrap() >= 1500);
     }
 }

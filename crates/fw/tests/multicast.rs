@@ -365,6 +365,42 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
     within("the face closed with its address", &|| face_on(&fw).is_none());
 }
 
+/// Ethernet ports follow the interfaces too: an interface the rules choose that appears gets
+/// its port and multicast face, which outlives the interface going down and up again and
+/// closes when the interface is removed. (In a network namespace of its own.)
+#[test]
+fn an_ethernet_port_follows_an_interface_that_comes_and_goes() {
+    let Some(ns) = Netns::new("ef") else { return };
+    let group = "01:00:5e:00:17:aa";
+    let dir = scratch("ether-follows");
+    let fw = Forwarder::start_in(Some(&ns), &dir, "s", 1, |c| {
+        c.faces.ether_multicast = group.into();
+        c.faces.ether_interfaces = vec!["lan*".into()];
+    });
+    let face_on = |fw: &Forwarder| faces_where(fw, |u| u.starts_with("ether://")).into_iter().find(|f| f.local == "dev://lan1");
+    assert!(face_on(&fw).is_none(), "no such interface yet");
+    ns.ip(&["link", "add", "lan1", "type", "veth", "peer", "name", "lan1peer"]);
+    ns.ip(&["link", "set", "lan1peer", "up"]);
+    ns.ip(&["link", "set", "lan1", "up"]);
+    let within = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "{what} within 5 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    within("a port and face on the new interface", &|| face_on(&fw).is_some());
+    let face = face_on(&fw).unwrap();
+    assert_eq!((face.uri.as_str(), face.kind), (format!("ether://[{group}]").as_str(), MULTI_ACCESS));
+    ns.ip(&["link", "set", "lan1", "down"]);
+    std::thread::sleep(Duration::from_millis(600));
+    ns.ip(&["link", "set", "lan1", "up"]);
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(face_on(&fw).map(|f| f.id), Some(face.id), "kept while its interface was down");
+    ns.ip(&["link", "del", "lan1"]);
+    within("the face closed with its interface", &|| face_on(&fw).is_none());
+}
+
 /// Two forwarders on the two ends of a veth pair, each with an Ethernet multicast face (NFD's
 /// group and EtherType) on its end, which has no IP address: an Interest routed to the face
 /// reaches the other forwarder's producer, and the Data comes back, in NDNLPv2 fragments when

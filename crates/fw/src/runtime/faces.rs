@@ -46,8 +46,9 @@ pub(super) enum Connection {
 pub(super) struct Faces {
     pub(super) faces: HashMap<FaceId, Face>,
     pub(super) by_udp_remote: HashMap<SocketAddr, FaceId>,
-    /// The Ethernet ports, one per interface with Ethernet faces.
-    pub(super) ether_ports: Vec<EtherPort>,
+    /// The Ethernet ports, one per interface with Ethernet faces (`None`: a port whose
+    /// interface went away; its place, and token, are taken by the next port opened).
+    pub(super) ether_ports: Vec<Option<EtherPort>>,
     /// The Ethernet faces by (port, peer or group address).
     pub(super) by_ether_peer: HashMap<(usize, Mac), FaceId>,
     pub(super) udp: Option<UdpSocket>,
@@ -89,6 +90,11 @@ pub(super) struct Faces {
 }
 
 impl Faces {
+    /// Ethernet port `port`, if it is open.
+    pub(super) fn ether_port(&self, port: usize) -> Option<&EtherPort> {
+        self.ether_ports.get(port).and_then(Option::as_ref)
+    }
+
     /// Adds a face; one that reaches beyond this host is made known to the forwarding shards.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn add(
@@ -301,7 +307,7 @@ impl Faces {
     fn link_mtu(&self, link: &Link) -> usize {
         match link {
             Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
-            Link::Ether { port, .. } => self.ether_ports.get(*port).map_or(0, EtherPort::mtu),
+            Link::Ether { port, .. } => self.ether_port(*port).map_or(0, EtherPort::mtu),
             Link::Stream(_) => 0,
         }
     }
@@ -365,7 +371,9 @@ impl Faces {
                             Ok(())
                         }
                         Link::Multicast(m) => m.send(piece),
-                        Link::Ether { port, peer } => self.ether_ports.get(*port).map_or(Ok(()), |p| p.send(*peer, piece)),
+                        Link::Ether { port, peer } => {
+                            self.ether_ports.get(*port).and_then(Option::as_ref).map_or(Ok(()), |p| p.send(*peer, piece))
+                        }
                     };
                     if sent.is_err() {
                         drops.count(Drop::SendBufferFull);
@@ -455,7 +463,7 @@ impl Faces {
                 }
             }
             Link::Ether { port, peer } => {
-                let Some(p) = self.ether_ports.get(*port) else { return };
+                let Some(p) = self.ether_ports.get(*port).and_then(Option::as_ref) else { return };
                 let bytes = marked_if_congested(&mut f.marker, self.now_ns, p.raw_fd(), bytes, &mut self.marked);
                 let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
                 if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |piece| p.send(*peer, piece)) {

@@ -89,15 +89,20 @@ impl RuntimeHost<'_> {
     /// The Ethernet port an Ethernet face from `local` (`dev://<interface>`) goes through; with
     /// no LocalUri, the only port there is.
     fn ether_port(&self, local: Option<&str>) -> Result<usize, Box<ControlResponse>> {
-        let ports = &self.faces.ether_ports;
+        let open = || self.faces.ether_ports.iter().enumerate().filter_map(|(i, p)| Some((i, p.as_ref()?)));
         match local {
             Some(l) => {
                 let name = l.strip_prefix("dev://").ok_or_else(|| refuse(400, format!("LocalUri {l:?} is not dev://<interface>")))?;
-                ports.iter().position(|p| p.interface() == name).ok_or_else(|| refuse(406, format!("no Ethernet faces on {name:?}")))
+                open()
+                    .find(|(_, p)| p.interface() == name)
+                    .map(|(i, _)| i)
+                    .ok_or_else(|| refuse(406, format!("no Ethernet faces on {name:?}")))
             }
-            None if ports.len() == 1 => Ok(0),
-            None if ports.is_empty() => Err(refuse(406, "no Ethernet faces (faces.ether_multicast, faces.ether_listen)")),
-            None => Err(refuse(400, "LocalUri dev://<interface> is required: several interfaces have Ethernet faces")),
+            None => match (open().next(), open().count()) {
+                (Some((i, _)), 1) => Ok(i),
+                (None, _) => Err(refuse(406, "no Ethernet faces (faces.ether_multicast, faces.ether_listen)")),
+                _ => Err(refuse(400, "LocalUri dev://<interface> is required: several interfaces have Ethernet faces")),
+            },
         }
     }
 }
@@ -163,7 +168,7 @@ impl Host for RuntimeHost<'_> {
         v.extend(l.tcp.iter().flat_map(|a| both("tcp", a)));
         v.extend(l.udp.iter().flat_map(|a| both("udp", a)));
         v.extend(l.websocket.iter().map(|a| format!("ws://{a}")));
-        v.extend(self.faces.ether_ports.iter().map(EtherPort::local_uri));
+        v.extend(self.faces.ether_ports.iter().flatten().map(EtherPort::local_uri));
         v
     }
 
@@ -182,7 +187,7 @@ impl Host for RuntimeHost<'_> {
                 if peer.is_multicast() {
                     return Err(refuse(406, "Ethernet multicast faces are made from faces.ether_multicast"));
                 }
-                let local = self.faces.ether_ports[port].local_uri();
+                let local = self.faces.ether_port(port).map(EtherPort::local_uri).unwrap_or_default();
                 self.made(uri, local, persistency, Link::Ether { port, peer: *peer })
             }
             FaceUri::Udp(remote) if remote.ip().is_multicast() => {

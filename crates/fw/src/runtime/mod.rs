@@ -21,6 +21,7 @@
 //! step with the host's interfaces, in `multicast_faces`); what the management protocol sees of
 //! the runtime is in `host`; the forwarding threads' loop in `worker`.
 
+mod ether_ports;
 mod face;
 mod faces;
 mod host;
@@ -51,11 +52,10 @@ use nexthop_wire::{LpPacketView, Name, NameView};
 use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
-use crate::ether::{Destination, EtherPort, Mac, Received};
+use crate::ether::{Destination, EtherPort, Received};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
-use crate::interface_rule::InterfaceRules;
 use crate::interface_watch::InterfaceWatch;
 use crate::lp_reliability::{Arrival, Reliability};
 use crate::mgmt::authorization::Authorizations;
@@ -91,6 +91,9 @@ const CS_SIGNAL: Token = Token(4);
 const WS_LISTENER: Token = Token(5);
 /// The kernel's notices that the interfaces changed.
 const INTERFACE_WATCH: Token = Token(6);
+/// How long after the kernel's last interface notice the interfaces are read again (ms):
+/// bringing an interface up sends a burst of notices (the link, then each address).
+const INTERFACES_SETTLE_MS: u64 = 200;
 /// The first of the Ethernet ports' tokens (port i has `ETHER_PORTS + i`; face ids, the
 /// other faces' tokens, start at 256).
 const ETHER_PORTS: Token = Token(16);
@@ -615,7 +618,7 @@ impl Runtime {
                 .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
         };
         self.sync_multicast_faces(true)?;
-        self.make_ether_faces(&cfg)?;
+        self.sync_ether_ports(true)?;
         // A route names its face by URI: the faces listed first, with their LocalUri.
         let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
         for f in &cfg.face {
@@ -663,60 +666,6 @@ impl Runtime {
             manager.set_strategy(&mut host, &prefix, strategy);
         }
         self.forwarding.publish_fib();
-        Ok(())
-    }
-
-    /// The Ethernet faces of `faces.ether_*`: a port on each interface with an Ethernet address
-    /// that the rules of `faces.ether_interfaces` and `faces.ether_exclude` choose
-    /// ([`InterfaceRules`]; none listed: every one that is up, can multicast and is not
-    /// loopback) — one named exactly must open (unless `faces.named_interfaces_required` is off),
-    /// one a pattern chose is skipped if it refuses (as NFD) — with a multicast face if
-    /// `faces.ether_multicast` names a group.
-    fn make_ether_faces(&mut self, cfg: &Config) -> Result<(), StartError> {
-        let f = &cfg.faces;
-        if f.ether_multicast.is_empty() && !f.ether_listen {
-            return Ok(());
-        }
-        let group = match f.ether_multicast.as_str() {
-            "" => None,
-            g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
-        };
-        let (addresses, all) = crate::interfaces::addresses_and_links().map_err(io_err("listing the network interfaces"))?;
-        let key = "faces.ether_interfaces";
-        let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude)
-            .map_err(config_err(key))?
-            .requiring_exact(f.named_interfaces_required);
-        let chosen = crate::interfaces::ether(&all, &addresses, &rules).map_err(config_err(key))?;
-        for (i, listed) in chosen {
-            let index = self.faces.ether_ports.len();
-            if index == MAX_ETHER_PORTS {
-                tracing::warn!("no Ethernet faces on {}: at most {MAX_ETHER_PORTS} interfaces", i.name);
-                break;
-            }
-            let own = Mac(i.mac.unwrap_or_default());
-            let port = match EtherPort::open(&i.name, i.index, own, group) {
-                Ok(port) => port,
-                Err(e) if !listed => {
-                    tracing::warn!(error = %e, "no Ethernet faces on {}", i.name);
-                    continue;
-                }
-                Err(e) => return Err(io_err(format!("opening {} for Ethernet faces", i.name))(e)),
-            };
-            let token = Token(ETHER_PORTS.0 + index);
-            self.poll
-                .registry()
-                .register(&mut mio::unix::SourceFd(&port.raw_fd()), token, Interest::READABLE)
-                .map_err(io_err("registering"))?;
-            let local = port.local_uri();
-            self.faces.ether_ports.push(port);
-            if let Some(group) = group {
-                let now = self.now_ms();
-                let link = Link::Ether { port: index, peer: group };
-                self.faces
-                    .add(self.poll.registry(), FaceUri::Ether(group), local, Persistency::Permanent, link, now, &mut self.forwarding)
-                    .map_err(io_err("registering an Ethernet multicast face"))?;
-            }
-        }
         Ok(())
     }
 
@@ -821,7 +770,7 @@ impl Runtime {
             self.closing.extend(closing);
             self.close_faces();
         }
-        self.sync_if_settled(now);
+        self.follow_interfaces(now);
         self.faces.reassembler.expire(now);
         for _ in 0..self.faces.reassembler.take_timeouts() {
             self.io_drops.count(Drop::ReassemblyTimeout);
@@ -838,6 +787,28 @@ impl Runtime {
                 for w in workers.iter_mut() {
                     let _ = w.tx.send(ToWorker::Tick(now));
                 }
+            }
+        }
+    }
+
+    /// The kernel said the interfaces changed: they are looked at again [`INTERFACES_SETTLE_MS`]
+    /// after the last such notice.
+    fn interfaces_changed(&mut self, now: u64) {
+        if self.interface_watch.as_ref().is_some_and(InterfaceWatch::drain) {
+            self.interfaces_settle_at = Some(now + INTERFACES_SETTLE_MS);
+        }
+    }
+
+    /// Once the interfaces have settled, brings the multicast faces and the Ethernet ports in
+    /// step with them (`multicast_faces`, `ether_ports`).
+    fn follow_interfaces(&mut self, now: u64) {
+        if self.interfaces_settle_at.is_some_and(|at| now >= at) {
+            self.interfaces_settle_at = None;
+            if let Err(e) = self.sync_multicast_faces(false) {
+                tracing::warn!("multicast faces not brought in step with the interfaces: {e}");
+            }
+            if let Err(e) = self.sync_ether_ports(false) {
+                tracing::warn!("Ethernet ports not brought in step with the interfaces: {e}");
             }
         }
     }
@@ -1008,7 +979,7 @@ impl Runtime {
     /// to the face of its group or of its sender; a sender with no face gets an on-demand one
     /// with `faces.ether_listen`, and is otherwise counted as a drop.
     fn read_ether(&mut self, now: u64, port: usize, batch: &mut RecvBatch) {
-        let Some(fd) = self.faces.ether_ports.get(port).map(EtherPort::raw_fd) else { return };
+        let Some(fd) = self.faces.ether_port(port).map(EtherPort::raw_fd) else { return };
         match batch.recv(fd) {
             Ok(n) if n == crate::udp_batch::BATCH => self.ether_more.push(port),
             Ok(_) => {}
@@ -1017,7 +988,7 @@ impl Runtime {
         }
         for i in 0..batch.len() {
             let (frame, _, cut_short) = batch.get(i);
-            let Some(p) = self.faces.ether_ports.get(port) else { break };
+            let Some(p) = self.faces.ether_port(port) else { break };
             let (at, from, to) = match p.take(frame, cut_short) {
                 None => continue,
                 Some(Received::Packet { at, from, to }) => (at, from, to),

@@ -15,8 +15,8 @@
 //! - At the start a face on an interface named exactly must open (unless
 //!   `faces.named_interfaces_required` is off); afterwards nothing is fatal: a face that cannot
 //!   open is logged and tried again at the next change.
-//! - When: at the start, [`SETTLE_MS`] after the kernel's last interface notice
-//!   ([`crate::interface_watch`]; bringing an interface up sends a burst of them), and on a
+//! - When: at the start, shortly after the kernel's last interface notice
+//!   ([`crate::interface_watch`]; the runtime waits for a burst of them to end), and on a
 //!   reload (NFD's `applyMcastConfig`).
 
 use std::net::{IpAddr, SocketAddr, SocketAddrV4, SocketAddrV6};
@@ -29,9 +29,6 @@ use crate::interfaces::InterfaceAddr;
 use super::face::Link;
 use super::multicast::{MulticastLink, MulticastPlace};
 use super::{config_err, io_err, Runtime, StartError};
-
-/// How long after the kernel's last interface notice the faces are brought in step (ms).
-pub(super) const SETTLE_MS: u64 = 200;
 
 /// The places the configuration `f` chooses for multicast faces on `interfaces`, each with
 /// whether a rule named its interface exactly. With `strict`, an interface named exactly must
@@ -153,24 +150,6 @@ impl Runtime {
             }
         }
         Ok(())
-    }
-
-    /// The kernel said the interfaces changed: they are looked at again [`SETTLE_MS`] after
-    /// the last such notice.
-    pub(super) fn interfaces_changed(&mut self, now: u64) {
-        if self.interface_watch.as_ref().is_some_and(|w| w.drain()) {
-            self.interfaces_settle_at = Some(now + SETTLE_MS);
-        }
-    }
-
-    /// Brings the multicast faces in step once the interfaces have settled.
-    pub(super) fn sync_if_settled(&mut self, now: u64) {
-        if self.interfaces_settle_at.is_some_and(|at| now >= at) {
-            self.interfaces_settle_at = None;
-            if let Err(e) = self.sync_multicast_faces(false) {
-                tracing::warn!("multicast faces not brought in step with the interfaces: {e}");
-            }
-        }
     }
 }
 

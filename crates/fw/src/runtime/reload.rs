@@ -20,11 +20,13 @@
 //!   then on `faces.udp_mtu` and `faces.congestion_marking` (a face keeps the MTU and marking
 //!   it has, as `faces/update` leaves them);
 //! - the UDP multicast faces (`faces.udp_multicast`, `udp6_multicast`, their interface rules
-//!   and `udp_multicast_exclude`): faces no longer chosen are closed and new ones made, as
-//!   NFD's `applyMcastConfig` does (`multicast_faces`);
+//!   and `udp_multicast_exclude`) and the Ethernet ports (`faces.ether_multicast`,
+//!   `ether_interfaces`, `ether_exclude`, `ether_listen`), with `named_interfaces_required`:
+//!   faces and ports no longer chosen are closed and new ones made, as NFD's factories apply a
+//!   reload (`multicast_faces`, `ether_ports`);
 //! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
 //!
-//! The rest — listeners and Ethernet faces, threads and table sizes, the SSD
+//! The rest — listeners, threads and table sizes, the SSD
 //! tier, static faces and routes, prefix propagation, the keychain — is set up at start: a
 //! section that changed is named in the warnings [`Runtime::reload`] returns, and takes effect
 //! at the next start.
@@ -95,6 +97,9 @@ impl Runtime {
         if let Err(e) = self.sync_multicast_faces(false) {
             warnings.push(format!("multicast faces: {e}"));
         }
+        if let Err(e) = self.sync_ether_ports(false) {
+            warnings.push(format!("Ethernet ports: {e}"));
+        }
         Ok(warnings)
     }
 
@@ -146,6 +151,10 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     f.udp_multicast_interfaces.clone_from(&new.udp_multicast_interfaces);
     f.udp6_multicast_interfaces.clone_from(&new.udp6_multicast_interfaces);
     f.udp_multicast_exclude.clone_from(&new.udp_multicast_exclude);
+    f.ether_multicast.clone_from(&new.ether_multicast);
+    f.ether_interfaces.clone_from(&new.ether_interfaces);
+    f.ether_exclude.clone_from(&new.ether_exclude);
+    (f.ether_listen, f.named_interfaces_required) = (new.ether_listen, new.named_interfaces_required);
 }
 
 /// The sections that differ between `old` and `new` but are set up at start only.
