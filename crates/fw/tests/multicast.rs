@@ -367,13 +367,14 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
 
 /// Ethernet ports follow the interfaces too: an interface the rules choose that appears gets
 /// its port and multicast face, which outlives the interface going down and up again and
-/// closes when the interface is removed. (In a network namespace of its own.)
+/// closes when the interface is removed. (In a network namespace of its own; with two
+/// forwarding threads, which learn of the faces as they come and go.)
 #[test]
 fn an_ethernet_port_follows_an_interface_that_comes_and_goes() {
     let Some(ns) = Netns::new("ef") else { return };
     let group = "01:00:5e:00:17:aa";
     let dir = scratch("ether-follows");
-    let fw = Forwarder::start_in(Some(&ns), &dir, "s", 1, |c| {
+    let fw = Forwarder::start_in(Some(&ns), &dir, "s", 2, |c| {
         c.faces.ether_multicast = group.into();
         c.faces.ether_interfaces = vec!["lan*".into()];
     });
