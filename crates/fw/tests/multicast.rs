@@ -326,8 +326,9 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
 
 /// Multicast faces follow the host's interfaces after the start, as NFD's network monitor
 /// makes them: an interface the rules choose that appears and gets an address gets its face
-/// (the kernel's notice, then the interfaces read again); the face outlives its interface
-/// going down and up again (same id); it closes when its address is removed. (In a network
+/// (the kernel's notice, then the interfaces read again), and a static route to the group,
+/// waiting since the start, goes on it; the face outlives its interface going down and up
+/// again (same id); it closes, with the route, when its address is removed. (In a network
 /// namespace of its own, so that no other test sees the interface.)
 #[test]
 fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
@@ -337,8 +338,11 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
     let fw = Forwarder::start_in(Some(&ns), &dir, "s", 1, |c| {
         c.faces.udp_multicast = group.clone();
         c.faces.udp_multicast_interfaces = vec!["lan*".into()];
+        c.route.push(nexthop_fw::config::StaticRoute { prefix: "/lan".into(), face: format!("udp4://{group}"), cost: 0 });
     });
+    let lan = Name::from_uri("/lan").unwrap();
     assert!(multicast_faces(&fw, &group).is_empty(), "no such interface yet");
+    assert!(!fw.has_route(&lan), "the route waits for its face");
     ns.ip(&["link", "add", "lan0", "type", "veth", "peer", "name", "lan0peer"]);
     ns.ip(&["addr", "add", "10.78.0.1/24", "dev", "lan0"]);
     ns.ip(&["link", "set", "lan0peer", "up"]);
@@ -355,6 +359,7 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
     within("a face on the new interface", &|| face_on(&fw).is_some());
     let face = face_on(&fw).unwrap();
     assert_eq!(face.kind, MULTI_ACCESS);
+    within("the route on the new face", &|| fw.has_route(&lan));
     // Down and up again: the same face.
     ns.ip(&["link", "set", "lan0", "down"]);
     std::thread::sleep(Duration::from_millis(600));
@@ -363,6 +368,7 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
     assert_eq!(face_on(&fw).map(|f| f.id), Some(face.id), "kept while its interface was down");
     ns.ip(&["addr", "del", "10.78.0.1/24", "dev", "lan0"]);
     within("the face closed with its address", &|| face_on(&fw).is_none());
+    assert!(!fw.has_route(&lan), "its route went with it");
 }
 
 /// Ethernet ports follow the interfaces too: an interface the rules choose that appears gets

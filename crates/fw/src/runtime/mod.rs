@@ -24,6 +24,7 @@
 mod ether_ports;
 mod face;
 mod faces;
+mod group_routes;
 mod host;
 mod listen;
 mod multicast;
@@ -292,6 +293,8 @@ pub struct Runtime {
     interface_watch: Option<InterfaceWatch>,
     /// When the multicast faces are next brought in step with the interfaces.
     interfaces_settle_at: Option<u64>,
+    /// Static routes to a multicast group's face (`group_routes`).
+    group_routes: Vec<group_routes::GroupRoute>,
 }
 
 impl std::ops::Drop for Runtime {
@@ -550,6 +553,7 @@ impl Runtime {
             reloader: None,
             interface_watch: None,
             interfaces_settle_at: None,
+            group_routes: Vec::new(),
         };
         rt.listening = rt.bound();
         match InterfaceWatch::open() {
@@ -635,6 +639,11 @@ impl Runtime {
         }
         let total = routes.len();
         for (i, (name, uri, cost, origin)) in routes.into_iter().enumerate() {
+            // A group's face comes and goes with the interfaces: its routes follow it.
+            if let Some(group) = FaceUri::parse(&uri).ok().filter(group_routes::is_group) {
+                self.group_routes.push(group_routes::GroupRoute { prefix: name, group, cost, on: None });
+                continue;
+            }
             let face = match faces_by_uri.get(&uri) {
                 Some(&f) => f,
                 None => {
@@ -657,6 +666,7 @@ impl Runtime {
         }
         let (manager, mut host) = self.host();
         manager.apply_all_routes(&mut host);
+        self.route_groups();
         if !cfg.route_files.is_empty() {
             // Route files are the bulk loads: the tables grew in steps while they were read.
             self.forwarding.apply(Control::CompactFib);
@@ -810,6 +820,7 @@ impl Runtime {
             if let Err(e) = self.sync_ether_ports(false) {
                 tracing::warn!("Ethernet ports not brought in step with the interfaces: {e}");
             }
+            self.route_groups();
         }
     }
 

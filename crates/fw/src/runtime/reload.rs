@@ -100,6 +100,7 @@ impl Runtime {
         if let Err(e) = self.sync_ether_ports(false) {
             warnings.push(format!("Ethernet ports: {e}"));
         }
+        self.route_groups();
         Ok(warnings)
     }
 
