@@ -1,7 +1,8 @@
 //! SIGHUP to `nexthop run` reloads its configuration file, as NFD reloads nfd.conf: a strategy
-//! choice added, the content store's capacity and new faces' UDP MTU changed take effect while
-//! it forwards, and a changed setting that takes a restart (a WebSocket listener) is named in a
-//! warning; a file with a mistake (an unknown strategy) changes nothing and says so.
+//! choice added, the content store's capacity and new faces' UDP MTU changed and a TCP listener
+//! added take effect while it forwards, and a changed setting that takes a restart (the
+//! forwarding threads) is named in a warning; a file with a mistake (an unknown strategy)
+//! changes nothing and says so.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -56,18 +57,21 @@ fn sighup_reloads_the_configuration() {
     assert!(ctl(&["strategies"]).lines().any(|l| l.contains("/reload-a") && l.contains("multicast")));
     assert!(!ctl(&["strategies"]).contains("/reload-b"));
 
-    // A strategy added, the capacity lowered, the UDP MTU of new faces changed, and a
-    // WebSocket listener asked for (which takes a restart).
-    write("[[strategy]]\nprefix = \"/reload-b\"\nstrategy = \"asf\"\n[content_store]\ncapacity = 500\n");
-    let faces = "[faces]\nudp_mtu = 1200\nwebsocket = \"127.0.0.1:0\"\n";
-    std::fs::write(&cfg, std::fs::read_to_string(&cfg).unwrap().replace("[faces]\n", faces)).unwrap();
+    // A strategy added, the capacity lowered, the UDP MTU of new faces changed, a TCP listener
+    // opened, and more forwarding threads asked for (which takes a restart).
+    write("[[strategy]]\nprefix = \"/reload-b\"\nstrategy = \"asf\"\n[content_store]\ncapacity = 500\n[forwarder]\nthreads = 2\n");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let text = std::fs::read_to_string(&cfg).unwrap().replace("[faces]\n", "[faces]\nudp_mtu = 1200\n");
+    std::fs::write(&cfg, text.replace("tcp = \"\"", &format!("tcp = \"127.0.0.1:{port}\""))).unwrap();
     signal(&fw.0, libc::SIGHUP);
     assert!(eventually(|| logged().contains("configuration reloaded")), "{}", logged());
     let strategies = ctl(&["strategies"]);
     assert!(strategies.lines().any(|l| l.contains("/reload-b") && l.contains("asf")), "{strategies}");
     assert!(strategies.lines().any(|l| l.contains("/reload-a") && l.contains("multicast")), "{strategies}");
     assert!(ctl(&["cs"]).contains("capacity=500"), "{}", ctl(&["cs"]));
-    assert!(logged().contains("faces: changed, and takes effect at the next start"), "{}", logged());
+    assert!(logged().contains("forwarder: changed, and takes effect at the next start"), "{}", logged());
+    let over_tcp = Command::new(exe).args(["ctl", "--face", &format!("tcp4://127.0.0.1:{port}"), "strategies"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&over_tcp.stdout).contains("/reload-b"), "the new TCP listener answers: {over_tcp:?}");
     let made = ctl(&["face-create", "udp4://127.0.0.1:9"]);
     let id = made.strip_prefix("200 OK: face ").and_then(|r| r.split_whitespace().next()).unwrap_or_else(|| panic!("{made}"));
     let listed = ctl(&["faces"]);

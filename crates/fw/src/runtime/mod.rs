@@ -400,16 +400,34 @@ fn bind_unix(path: &str) -> Result<UnixListener, StartError> {
     UnixListener::bind(p).map_err(io_err(format!("listening on unix://{path}")))
 }
 
-/// A TCP listener on `addr` (the setting `faces.<what>`; "" for none), registered as `token`.
-fn listen_tcp(poll: &Poll, addr: &str, what: &str, token: Token) -> Result<Option<TcpListener>, StartError> {
+/// A TCP listener on `addr` (the setting `faces.<what>`; "" for none).
+fn bind_tcp(addr: &str, what: &str) -> Result<Option<TcpListener>, StartError> {
     if addr.is_empty() {
         return Ok(None);
     }
     let addr: SocketAddr = addr.parse().map_err(|_| StartError::Config(format!("faces.{what}")))?;
     let socket = listen::bind(addr, listen::Kind::Tcp).map_err(io_err(format!("listening for {what} on {addr}")))?;
-    let mut l = TcpListener::from_std(socket.into());
-    poll.registry().register(&mut l, token, Interest::READABLE).map_err(io_err("registering"))?;
-    Ok(Some(l))
+    Ok(Some(TcpListener::from_std(socket.into())))
+}
+
+/// The UDP socket on `addr` (the setting `faces.udp`; "" for none), with large kernel buffers.
+fn bind_udp(addr: &str) -> Result<Option<UdpSocket>, StartError> {
+    if addr.is_empty() {
+        return Ok(None);
+    }
+    let addr: SocketAddr = addr.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
+    let socket = listen::bind(addr, listen::Kind::Udp).map_err(io_err(format!("listening on udp {addr}")))?;
+    let s = UdpSocket::from_std(socket.into());
+    crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
+    Ok(Some(s))
+}
+
+/// Registers listener `l`, if there is one, as `token`.
+fn register_listener(poll: &Poll, l: Option<&mut impl mio::event::Source>, token: Token) -> Result<(), StartError> {
+    match l {
+        Some(l) => poll.registry().register(l, token, Interest::READABLE).map_err(io_err("registering")),
+        None => Ok(()),
+    }
 }
 
 impl Runtime {
@@ -431,17 +449,12 @@ impl Runtime {
             poll.registry().register(&mut l, UNIX_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
             unix = Some((l, cfg.faces.unix.clone()));
         }
-        let tcp = listen_tcp(&poll, &cfg.faces.tcp, "tcp", TCP_LISTENER)?;
-        let websocket = listen_tcp(&poll, &cfg.faces.websocket, "websocket", WS_LISTENER)?;
-        let mut udp = None;
-        if !cfg.faces.udp.is_empty() {
-            let addr: SocketAddr = cfg.faces.udp.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
-            let socket = listen::bind(addr, listen::Kind::Udp).map_err(io_err(format!("listening on udp {addr}")))?;
-            let mut s = UdpSocket::from_std(socket.into());
-            crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
-            poll.registry().register(&mut s, UDP_SOCKET, Interest::READABLE).map_err(io_err("registering"))?;
-            udp = Some(s);
-        }
+        let mut tcp = bind_tcp(&cfg.faces.tcp, "tcp")?;
+        register_listener(&poll, tcp.as_mut(), TCP_LISTENER)?;
+        let mut websocket = bind_tcp(&cfg.faces.websocket, "websocket")?;
+        register_listener(&poll, websocket.as_mut(), WS_LISTENER)?;
+        let mut udp = bind_udp(&cfg.faces.udp)?;
+        register_listener(&poll, udp.as_mut(), UDP_SOCKET)?;
         let clock = Clock { start: Instant::now(), start_wall_ms: wall_ms() };
         let threads = cfg.forwarder.threads;
         let shard_cfgs = (0..threads)

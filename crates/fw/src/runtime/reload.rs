@@ -24,9 +24,14 @@
 //!   `ether_interfaces`, `ether_exclude`, `ether_listen`), with `named_interfaces_required`:
 //!   faces and ports no longer chosen are closed and new ones made, as NFD's factories apply a
 //!   reload (`multicast_faces`, `ether_ports`);
+//! - the listeners (`faces.unix`, `tcp`, `websocket`): a changed one is opened anew and the
+//!   old one closed (faces it accepted stay) — NFD opens new channels but cannot close old
+//!   ones; `faces.udp` is opened where there was none (its socket carries every unicast UDP
+//!   face, so changing it takes a restart). The new listeners are bound before anything else
+//!   changes: one that cannot bind (an address in use) makes the reload change nothing;
 //! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
 //!
-//! The rest — listeners, threads and table sizes, the SSD
+//! The rest — threads and table sizes, the SSD
 //! tier, static faces and routes, prefix propagation, the keychain — is set up at start: a
 //! section that changed is named in the warnings [`Runtime::reload`] returns, and takes effect
 //! at the next start.
@@ -34,7 +39,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::{authorizations_of, strategies_of, validators_of, Runtime, StartError};
+use mio::net::{TcpListener, UdpSocket, UnixListener};
+
+use super::{
+    authorizations_of, bind_tcp, bind_udp, bind_unix, listen, register_listener, strategies_of, validators_of, Runtime, StartError,
+    TCP_LISTENER, UDP_SOCKET, UNIX_LISTENER, WS_LISTENER,
+};
 use crate::config::Config;
 use crate::mgmt::Host;
 use crate::shard::{Control, UnsolicitedPolicy};
@@ -73,7 +83,10 @@ impl Runtime {
         let unsolicited = UnsolicitedPolicy::from_name(&new.content_store.unsolicited_policy)
             .ok_or_else(|| StartError::Config("content_store.unsolicited_policy".into()))?;
 
+        let listeners = NewListeners::bind(&self.cfg, &new)?;
+
         let mut warnings = restart_only(&self.cfg, &new);
+        self.put_listeners(listeners)?;
         self.manager.reconfigure(authorizations, validators);
         let (manager, mut host) = self.host();
         // A choice already in force is left as it is (its strategy keeps what it measured).
@@ -134,6 +147,65 @@ impl Runtime {
 
 /// Copies into `to` the settings of `from` that a reload applies (the module overview's list):
 /// what the running configuration takes, and what comparing two configurations leaves out.
+/// The listeners a reload changes, bound before anything else changes (`Some(l)`: the new
+/// listener, `None` inside for none; `None`: unchanged).
+struct NewListeners {
+    unix: Option<Option<(UnixListener, String)>>,
+    tcp: Option<Option<TcpListener>>,
+    websocket: Option<Option<TcpListener>>,
+    /// The UDP socket, where there was none.
+    udp: Option<UdpSocket>,
+}
+
+impl NewListeners {
+    /// Binds what changed from `old` to `new`.
+    fn bind(old: &Config, new: &Config) -> Result<NewListeners, StartError> {
+        let (old, f) = (&old.faces, &new.faces);
+        let unix = match (&f.unix, f.unix != old.unix) {
+            (_, false) => None,
+            (path, true) if path.is_empty() => Some(None),
+            (path, true) => Some(Some((bind_unix(path)?, path.clone()))),
+        };
+        let tcp = (f.tcp != old.tcp).then(|| bind_tcp(&f.tcp, "tcp")).transpose()?;
+        let websocket = (f.websocket != old.websocket).then(|| bind_tcp(&f.websocket, "websocket")).transpose()?;
+        let udp = if old.udp.is_empty() { bind_udp(&f.udp)? } else { None };
+        Ok(NewListeners { unix, tcp, websocket, udp })
+    }
+}
+
+impl Runtime {
+    /// Puts `new` listeners in place of the old ones, which close (a Unix socket's file with
+    /// its listener).
+    fn put_listeners(&mut self, new: NewListeners) -> Result<(), StartError> {
+        let poll = &self.poll;
+        if let Some(mut unix) = new.unix {
+            if let Some((mut l, path)) = self.unix.take() {
+                let _ = poll.registry().deregister(&mut l);
+                let _ = std::fs::remove_file(path);
+            }
+            register_listener(poll, unix.as_mut().map(|(l, _)| l), UNIX_LISTENER)?;
+            self.unix = unix;
+        }
+        for (new, old, token) in [(new.tcp, &mut self.tcp, TCP_LISTENER), (new.websocket, &mut self.websocket, WS_LISTENER)] {
+            let Some(mut new) = new else { continue };
+            if let Some(mut l) = old.take() {
+                let _ = poll.registry().deregister(&mut l);
+            }
+            register_listener(poll, new.as_mut(), token)?;
+            *old = new;
+        }
+        if let Some(mut udp) = new.udp {
+            register_listener(poll, Some(&mut udp), UDP_SOCKET)?;
+            let local = udp.local_addr().ok();
+            self.faces.udp_local = local;
+            self.faces.udp_dual = local.map_or(listen::Dual(false), listen::Dual::of);
+            self.faces.udp = Some(udp);
+        }
+        self.listening = self.bound();
+        Ok(())
+    }
+}
+
 fn take_reloadable(to: &mut Config, from: &Config) {
     to.authorize.clone_from(&from.authorize);
     to.strategy.clone_from(&from.strategy);
@@ -147,6 +219,12 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     to.content_store.unsolicited_policy.clone_from(&from.content_store.unsolicited_policy);
     let (f, new) = (&mut to.faces, &from.faces);
     (f.udp_idle_timeout_ms, f.send_buffer_bytes) = (new.udp_idle_timeout_ms, new.send_buffer_bytes);
+    f.unix.clone_from(&new.unix);
+    f.tcp.clone_from(&new.tcp);
+    f.websocket.clone_from(&new.websocket);
+    if f.udp.is_empty() {
+        f.udp.clone_from(&new.udp);
+    }
     (f.udp_mtu, f.congestion_marking) = (new.udp_mtu, new.congestion_marking);
     (f.udp_multicast, f.udp6_multicast) = (new.udp_multicast.clone(), new.udp6_multicast.clone());
     f.udp_multicast_interfaces.clone_from(&new.udp_multicast_interfaces);
@@ -220,15 +298,51 @@ mod tests {
         // nfd.conf without its localhop_security section: registrations from one hop away stop.
         let mut new = quiet();
         new.faces.udp_mtu = 1000;
-        new.faces.tcp = "127.0.0.1:0".into();
+        new.forwarder.threads = 2;
         new.strategy.push(crate::config::StaticStrategy { prefix: "/x".into(), strategy: "multicast".into() });
         let warnings = rt.reload(new).unwrap();
-        assert_eq!(warnings, ["faces: changed, and takes effect at the next start"]);
+        assert_eq!(warnings, ["forwarder: changed, and takes effect at the next start"]);
         assert!(!rt.cfg.forwarder.localhop_prefix_registration);
         assert!(!rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
-        assert_eq!((rt.faces.udp_mtu, rt.cfg.faces.tcp.as_str()), (1000, ""), "the listener waits for a restart");
+        assert_eq!((rt.faces.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
         assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::Multicast));
+    }
+
+    /// A reload opens the listeners it adds or changes and closes those it removes or
+    /// replaces; a UDP socket opens where there was none, but changing one takes a restart; a
+    /// listener that cannot bind changes nothing.
+    #[test]
+    fn listeners_follow_a_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rt = Runtime::new(quiet()).unwrap();
+        let mut with = quiet();
+        with.faces.unix = dir.path().join("a.sock").to_string_lossy().into_owned();
+        (with.faces.tcp, with.faces.websocket, with.faces.udp) = ("127.0.0.1:0".into(), "127.0.0.1:0".into(), "127.0.0.1:0".into());
+        assert_eq!(rt.reload(with.clone()).unwrap(), Vec::<String>::new());
+        let l = rt.listening();
+        let (tcp, ws) = (l.tcp.expect("tcp"), l.websocket.expect("websocket"));
+        assert!(std::net::TcpStream::connect(tcp).is_ok() && std::net::TcpStream::connect(ws).is_ok());
+        assert!(std::os::unix::net::UnixStream::connect(&with.faces.unix).is_ok());
+        assert!(l.udp.is_some() && rt.faces.udp.is_some());
+        // Moved and removed; the UDP socket stays, with a warning.
+        let mut moved = with.clone();
+        moved.faces.unix = dir.path().join("b.sock").to_string_lossy().into_owned();
+        (moved.faces.tcp, moved.faces.websocket, moved.faces.udp) = (String::new(), "127.0.0.2:0".into(), "[::1]:0".into());
+        assert_eq!(rt.reload(moved.clone()).unwrap(), ["faces: changed, and takes effect at the next start"]);
+        let l = rt.listening();
+        assert!(l.tcp.is_none() && std::net::TcpStream::connect(tcp).is_err(), "the TCP listener closed");
+        assert!(l.websocket.is_some_and(|a| a != ws) && std::net::TcpStream::connect(ws).is_err(), "the WebSocket one replaced");
+        assert!(!std::path::Path::new(&with.faces.unix).exists(), "the old socket file went with its listener");
+        assert!(std::os::unix::net::UnixStream::connect(&moved.faces.unix).is_ok());
+        assert_eq!(rt.cfg.faces.udp, "127.0.0.1:0");
+        // A port in use: nothing changes.
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut clash = moved.clone();
+        clash.faces.tcp = taken.local_addr().unwrap().to_string();
+        clash.faces.udp_mtu = 1000;
+        assert!(matches!(rt.reload(clash), Err(StartError::Io { .. })));
+        assert!(rt.listening().tcp.is_none() && rt.faces.udp_mtu != 1000, "nothing changed");
     }
 
     /// A reload that sets a UDP multicast group makes its faces, one that changes the rules
