@@ -285,7 +285,7 @@ pub struct Runtime {
     ether_more: Vec<usize>,
     /// The buffer multicast datagrams are received into (kept between reads).
     multicast_buf: Vec<u8>,
-    /// Where it listens (fixed once bound).
+    /// Where it listens (as bound; a reload may move a listener).
     listening: Listening,
     /// A reload asked for, and how to read the configuration again ([`Runtime::reload_on`]).
     reloader: Option<reload::Reloader>,
