@@ -35,6 +35,8 @@ struct Node {
     unix: String,
     udp: std::net::SocketAddr,
     stop: Arc<AtomicBool>,
+    /// Wakes its loop (which, idle, looks at `stop` once a second).
+    waker: Arc<nexthop_fw::runtime::Waker>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -48,9 +50,9 @@ impl Node {
         let mut rt = Runtime::new(cfg.clone()).unwrap();
         let udp = rt.listening().udp.unwrap();
         let stop = Arc::new(AtomicBool::new(false));
-        let s = stop.clone();
+        let (s, waker) = (stop.clone(), rt.waker());
         let thread = std::thread::spawn(move || rt.run(&s).unwrap());
-        Node { unix: cfg.faces.unix, udp, stop, thread: Some(thread) }
+        Node { unix: cfg.faces.unix, udp, stop, waker, thread: Some(thread) }
     }
 
     /// An NDNd program (`ndnd <args>`) talking to this forwarder.
@@ -64,6 +66,7 @@ impl Node {
 impl Drop for Node {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        let _ = self.waker.wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -75,12 +75,23 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
         l.udp.map(|a| format!(" udp://{a}")).unwrap_or_default(),
         l.websocket.map(|a| format!(" ws://{a}")).unwrap_or_default()
     );
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, stop.clone()).context("handling signals")?;
-    }
-    let reload = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone()).context("handling signals")?;
+    // SIGTERM and SIGINT stop it, SIGHUP reloads: a thread takes the signals, sets the flag
+    // and wakes the forwarder's loop (which, idle, would otherwise notice within a second).
+    let (stop, reload) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let mut signals =
+        signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP])
+            .context("handling signals")?;
+    let (waker, flags) = (rt.waker(), (stop.clone(), reload.clone()));
+    std::thread::Builder::new()
+        .name("nexthop-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                let flag = if signal == signal_hook::consts::SIGHUP { &flags.1 } else { &flags.0 };
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                let _ = waker.wake();
+            }
+        })
+        .context("handling signals")?;
     rt.reload_on(
         reload,
         Box::new(move || {

@@ -30,6 +30,7 @@ mod listen;
 mod multicast;
 mod multicast_faces;
 mod reload;
+pub use mio::Waker;
 pub use reload::{LoadConfig, ReportReload};
 mod worker;
 
@@ -44,7 +45,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crossbeam_channel::{Receiver, Sender};
 use mio::net::{TcpListener, UdpSocket, UnixListener};
-use mio::{Events, Interest, Poll, Token, Waker};
+use mio::{Events, Interest, Poll, Token};
 use nexthop_cs::{HcsConfig, L1Config, L2Config, Policy};
 use nexthop_lookup::name::NameFibConfig;
 use nexthop_wire::types::LP_PACKET;
@@ -82,6 +83,10 @@ use worker::{ToWorker, Worker, PARKED_POLL};
 /// How often the forwarding threads are told the time (ms): PIT expiry and the strategies'
 /// timers (access, ASF) fire on these ticks, so at most this late.
 const TICK_MS: u64 = 10;
+/// With no packet for this long (ms) and nothing pending — no Interest in a PIT, no partial
+/// packet, no face connecting again, no interface change to look at — the loop stops ticking
+/// and wakes once a second (for the once-a-second work) or when a packet comes.
+const IDLE_AFTER_MS: u64 = 1000;
 
 const UNIX_LISTENER: Token = Token(0);
 const TCP_LISTENER: Token = Token(1);
@@ -247,6 +252,14 @@ impl Forwarding {
         matches!(self, Forwarding::Inline(s) if s.has_parked())
     }
 
+    /// Pending Interests, every shard (the threads' as of their latest packet or tick).
+    fn pending_interests(&self) -> u64 {
+        match self {
+            Forwarding::Inline(s) => s.pit().len() as u64,
+            Forwarding::Threads { workers, .. } => workers.iter().map(|w| w.counters.pit_entries.get()).sum(),
+        }
+    }
+
     /// Makes the shared FIB's changes visible to the forwarding threads (before they are handed
     /// packets, so a packet dispatched after a route change is forwarded with it).
     fn publish_fib(&mut self) {
@@ -295,6 +308,8 @@ pub struct Runtime {
     interfaces_settle_at: Option<u64>,
     /// Static routes to a multicast group's face (`group_routes`).
     group_routes: Vec<group_routes::GroupRoute>,
+    /// When the loop last had something to do (ms): a packet, a socket event.
+    last_activity_ms: u64,
 }
 
 impl std::ops::Drop for Runtime {
@@ -567,6 +582,7 @@ impl Runtime {
             interface_watch: None,
             interfaces_settle_at: None,
             group_routes: Vec::new(),
+            last_activity_ms: 0,
         };
         rt.listening = rt.bound();
         match InterfaceWatch::open() {
@@ -692,7 +708,8 @@ impl Runtime {
         Ok(())
     }
 
-    /// Runs until `stop` is set.
+    /// Runs until `stop` is set. An idle loop looks at `stop` once a second ([`IDLE_AFTER_MS`]):
+    /// wake it ([`Runtime::waker`]) after setting `stop` to stop at once.
     ///
     /// # Errors
     /// A poll failure.
@@ -711,6 +728,8 @@ impl Runtime {
                 Duration::ZERO
             } else if self.forwarding.has_parked() && !self.cs_signal {
                 PARKED_POLL // (epoll rounds it up to 1 ms)
+            } else if self.idle(self.now_ms()) {
+                Duration::from_millis((last_second + 1000).saturating_sub(self.now_ms()).max(TICK_MS))
             } else {
                 Duration::from_millis(TICK_MS)
             };
@@ -725,6 +744,9 @@ impl Runtime {
             }
             let now = self.now_ms();
             self.faces.now_ns = self.clock.start.elapsed().as_nanos() as u64;
+            if !events.is_empty() || udp_more || !self.multicast_more.is_empty() || !self.ether_more.is_empty() {
+                self.last_activity_ms = now;
+            }
             let mut cs_ready = false;
             if udp_more {
                 udp_more = self.read_udp(now, &mut udp_batch);
@@ -812,6 +834,16 @@ impl Runtime {
                 }
             }
         }
+    }
+
+    /// Whether nothing needs the tick now (see [`IDLE_AFTER_MS`]).
+    fn idle(&self, now: u64) -> bool {
+        now >= self.last_activity_ms + IDLE_AFTER_MS
+            && self.faces.reassembler.is_empty()
+            && self.faces.down.is_empty()
+            && self.faces.connecting.is_empty()
+            && self.interfaces_settle_at.is_none()
+            && self.forwarding.pending_interests() == 0
     }
 
     /// The kernel said the interfaces changed: they are looked at again [`INTERFACES_SETTLE_MS`]

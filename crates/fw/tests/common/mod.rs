@@ -29,6 +29,8 @@ pub struct Forwarder {
     /// The WebSocket listener (loopback, a free port).
     pub websocket: std::net::SocketAddr,
     stop: Arc<AtomicBool>,
+    /// Wakes its loop (which, idle, looks at `stop` once a second).
+    waker: Arc<nexthop_fw::runtime::Waker>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -65,11 +67,11 @@ impl Forwarder {
             let mut rt = Runtime::new(cfg).expect("forwarder starts");
             let udp = rt.listening().udp.expect("a UDP listener");
             let websocket = rt.listening().websocket.expect("a WebSocket listener");
-            started.send((udp, websocket)).expect("the test waits");
+            started.send((udp, websocket, rt.waker())).expect("the test waits");
             rt.run(&s).expect("runs");
         });
-        let (udp, websocket) = listening.recv().expect("the forwarder starts");
-        Forwarder { socket, udp, websocket, stop, thread: Some(thread) }
+        let (udp, websocket, waker) = listening.recv().expect("the forwarder starts");
+        Forwarder { socket, udp, websocket, stop, waker, thread: Some(thread) }
     }
 
     /// The Unix face's URI.
@@ -100,6 +102,7 @@ impl Forwarder {
 impl Drop for Forwarder {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+        let _ = self.waker.wake();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
