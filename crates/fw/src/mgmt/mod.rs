@@ -396,7 +396,7 @@ impl Manager {
 
     /// Removes the route of (`face`, `origin`) at `prefix` (`origin: None` = every origin) and
     /// applies the change; the routing daemon hears of a client route that went.
-    fn remove_route(&mut self, host: &mut impl Host, prefix: &Name, face: FaceId, origin: Option<u64>) {
+    pub fn remove_route(&mut self, host: &mut impl Host, prefix: &Name, face: FaceId, origin: Option<u64>) {
         let (changes, removed) = self.rib.unregister(prefix, face, origin);
         apply_routes(host, changes);
         self.announce(host, Announce::Unregister, &removed);

@@ -22,6 +22,8 @@ use super::Runtime;
 #[derive(Debug, Clone)]
 pub(super) struct GroupRoute {
     pub(super) prefix: Name,
+    /// The group's URI as written.
+    pub(super) uri: String,
     pub(super) group: FaceUri,
     pub(super) cost: u64,
     /// The face it is on now.

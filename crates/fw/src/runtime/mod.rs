@@ -25,6 +25,8 @@ mod ether_ports;
 mod face;
 mod faces;
 mod group_routes;
+mod static_config;
+pub use static_config::read_route_file;
 mod host;
 mod listen;
 mod multicast;
@@ -55,7 +57,7 @@ use crate::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
 use crate::dispatch::Dispatch;
 use crate::ether::{Destination, EtherPort, Received};
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID, MANAGEMENT_FACE};
+use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
 use crate::interface_watch::InterfaceWatch;
@@ -69,7 +71,6 @@ use crate::mgmt::validator::Validator;
 use crate::mgmt::{Host, Manager, PropagationSigner, RibTrust};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
-use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 use crate::shard::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::shared_fib::FibWriter;
 use crate::strategy::{self, Strategy};
@@ -308,6 +309,8 @@ pub struct Runtime {
     interfaces_settle_at: Option<u64>,
     /// Static routes to a multicast group's face (`group_routes`).
     group_routes: Vec<group_routes::GroupRoute>,
+    /// The configuration's other routes, as applied (`static_config`).
+    static_routes: static_config::StaticRoutes,
     /// When the loop last had something to do (ms): a packet, a socket event.
     last_activity_ms: u64,
 }
@@ -582,6 +585,7 @@ impl Runtime {
             interface_watch: None,
             interfaces_settle_at: None,
             group_routes: Vec::new(),
+            static_routes: static_config::StaticRoutes::default(),
             last_activity_ms: 0,
         };
         rt.listening = rt.bound();
@@ -641,74 +645,7 @@ impl Runtime {
         )
     }
 
-    fn apply_static_config(&mut self) -> Result<(), StartError> {
-        let cfg = self.cfg.clone();
-        let face_of = |rt: &mut Runtime, uri: &str, local: Option<&str>| -> Result<FaceId, StartError> {
-            let parsed = FaceUri::resolve(uri).map_err(|e| StartError::Config(e.to_string()))?;
-            let (_, mut host) = rt.host();
-            host.create_face(&parsed, local, Persistency::Permanent)
-                .map(|(s, _)| s.face_id)
-                .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
-        };
-        self.sync_multicast_faces(true)?;
-        self.sync_ether_ports(true)?;
-        // A route names its face by URI: the faces listed first, with their LocalUri.
-        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
-        for f in &cfg.face {
-            let id = face_of(self, &f.uri, f.local.as_deref())?;
-            faces_by_uri.insert(f.uri.clone(), id);
-        }
-        let mut routes: Vec<(Name, String, u64, String)> = Vec::new();
-        for r in &cfg.route {
-            let name = Name::from_uri(&r.prefix).map_err(|e| StartError::Config(format!("route {:?}: {e}", r.prefix)))?;
-            routes.push((name, r.face.clone(), r.cost, format!("route {}", r.prefix)));
-        }
-        for path in &cfg.route_files {
-            routes.extend(read_route_file(path)?);
-        }
-        let total = routes.len();
-        for (i, (name, uri, cost, origin)) in routes.into_iter().enumerate() {
-            // A group's face comes and goes with the interfaces: its routes follow it.
-            if let Some(group) = FaceUri::parse(&uri).ok().filter(group_routes::is_group) {
-                self.group_routes.push(group_routes::GroupRoute { prefix: name, group, cost, on: None });
-                continue;
-            }
-            let face = match faces_by_uri.get(&uri) {
-                Some(&f) => f,
-                None => {
-                    let f = face_of(self, &uri, None)?;
-                    faces_by_uri.insert(uri.clone(), f);
-                    f
-                }
-            };
-            self.manager
-                .insert_route(&name, Route { face, origin: ORIGIN_STATIC, cost, flags: CHILD_INHERIT, expires_ms: None })
-                .map_err(|e| StartError::Config(format!("{origin}: {e}")))?;
-            if total >= 100_000 && (i + 1) % 100_000 == 0 {
-                tracing::info!("read {} of {total} routes", i + 1);
-            }
-        }
-        // The certificates prefix propagation signs with are answered by the management face.
-        for prefix in self.manager.certificate_routes() {
-            let route = Route { face: MANAGEMENT_FACE, origin: ORIGIN_STATIC, cost: 0, flags: 0, expires_ms: None };
-            self.manager.insert_route(&prefix, route).map_err(|e| StartError::Config(format!("propagate {prefix}: {e}")))?;
-        }
-        let (manager, mut host) = self.host();
-        manager.apply_all_routes(&mut host);
-        self.route_groups();
-        if !cfg.route_files.is_empty() {
-            // Route files are the bulk loads: the tables grew in steps while they were read.
-            self.forwarding.apply(Control::CompactFib);
-        }
-        for (prefix, strategy) in strategies_of(&cfg)? {
-            let (manager, mut host) = self.host();
-            manager.set_strategy(&mut host, &prefix, strategy);
-        }
-        self.forwarding.publish_fib();
-        Ok(())
-    }
-
-    /// Runs until `stop` is set. An idle loop looks at `stop` once a second ([`IDLE_AFTER_MS`]):
+    /// Runs until `stop` is set. An idle loop (no packet for a second, nothing pending) looks at `stop` once a second:
     /// wake it ([`Runtime::waker`]) after setting `stop` to stop at once.
     ///
     /// # Errors
@@ -1502,40 +1439,4 @@ fn propagation_signer<'k>(
         }
     };
     Ok(PropagationSigner { key, certificate })
-}
-
-/// Reads a route file: `<prefix> <face-uri> [cost]` per line, `#` comments.
-///
-/// # Errors
-/// [`StartError::Config`] naming the file and line of the first bad one; nothing is applied then.
-pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, StartError> {
-    let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {}", path.display())))?;
-    let mut routes = Vec::new();
-    let mut looked_up = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let at = || format!("{}:{}", path.display(), i + 1);
-        let mut parts = line.split_whitespace();
-        let (Some(prefix), Some(uri)) = (parts.next(), parts.next()) else {
-            return Err(StartError::Config(format!("{}: want `<prefix> <face-uri> [cost]`", at())));
-        };
-        let name = Name::from_uri(prefix).map_err(|e| StartError::Config(format!("{}: bad prefix {prefix:?}: {e}", at())))?;
-        // An address parses; a host name is looked up once per file, however many lines name it.
-        if FaceUri::parse(uri).is_err() && !looked_up.contains(uri) {
-            FaceUri::resolve(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
-            looked_up.insert(uri.to_string());
-        }
-        let cost = match parts.next() {
-            None => 0,
-            Some(c) => c.parse().map_err(|_| StartError::Config(format!("{}: bad cost {c:?}", at())))?,
-        };
-        if parts.next().is_some() {
-            return Err(StartError::Config(format!("{}: too many fields", at())));
-        }
-        routes.push((name, uri.to_string(), cost, at()));
-    }
-    Ok(routes)
 }

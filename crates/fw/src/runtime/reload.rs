@@ -29,10 +29,12 @@
 //!   ones; `faces.udp` is opened where there was none (its socket carries every unicast UDP
 //!   face, so changing it takes a restart). The new listeners are bound before anything else
 //!   changes: one that cannot bind (an address in use) makes the reload change nothing;
+//! - the static faces and routes (`[[face]]`, `[[route]]`, route files, read again): routes
+//!   no longer listed removed, new or changed ones added, new faces made (`static_config`);
 //! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
 //!
-//! The rest — threads and table sizes, the SSD
-//! tier, static faces and routes, prefix propagation, the keychain — is set up at start: a
+//! The rest — threads and table sizes, the SSD tier, prefix propagation, the keychain — is
+//! set up at start: a
 //! section that changed is named in the warnings [`Runtime::reload`] returns, and takes effect
 //! at the next start.
 
@@ -83,6 +85,7 @@ impl Runtime {
         let unsolicited = UnsolicitedPolicy::from_name(&new.content_store.unsolicited_policy)
             .ok_or_else(|| StartError::Config("content_store.unsolicited_policy".into()))?;
 
+        let routes = super::static_config::listed_routes(&new)?;
         let listeners = NewListeners::bind(&self.cfg, &new)?;
 
         let mut warnings = restart_only(&self.cfg, &new);
@@ -113,7 +116,8 @@ impl Runtime {
         if let Err(e) = self.sync_ether_ports(false) {
             warnings.push(format!("Ethernet ports: {e}"));
         }
-        self.route_groups();
+        warnings.extend(self.reapply_static_config(&new, routes));
+        take_static(&mut self.cfg, &new);
         Ok(warnings)
     }
 
@@ -236,11 +240,19 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     (f.ether_listen, f.named_interfaces_required) = (new.ether_listen, new.named_interfaces_required);
 }
 
+/// Takes the static faces and routes of `from` into `to` (once they are applied).
+fn take_static(to: &mut Config, from: &Config) {
+    to.face.clone_from(&from.face);
+    to.route.clone_from(&from.route);
+    to.route_files.clone_from(&from.route_files);
+}
+
 /// The sections that differ between `old` and `new` but are set up at start only.
 fn restart_only(old: &Config, new: &Config) -> Vec<String> {
     // `old` with what a reload applies taken from `new`: what still differs takes a restart.
     let mut old = old.clone();
     take_reloadable(&mut old, new);
+    take_static(&mut old, new);
     let mut changed = Vec::new();
     if old.forwarder != new.forwarder {
         changed.push("forwarder");
@@ -251,9 +263,6 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
     if old.content_store != new.content_store {
         changed.push("content_store");
     }
-    if old.face != new.face || old.route != new.route || old.route_files != new.route_files {
-        changed.push("static faces and routes");
-    }
     if old.propagate != new.propagate || old.keychain != new.keychain {
         changed.push("prefix propagation and the keychain");
     }
@@ -263,6 +272,7 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nexthop_wire::Name;
 
     /// A forwarder with no listeners (nothing to bind), one thread.
     fn quiet() -> Config {
@@ -307,6 +317,50 @@ mod tests {
         assert_eq!((rt.faces.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
         assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::Multicast));
+    }
+
+    /// A reload removes the routes the file no longer lists, replaces those whose cost
+    /// changed, adds new ones (making their faces), reads route files again, and makes a face
+    /// closed meanwhile again for its routes; a route file with a bad line changes nothing.
+    #[test]
+    fn static_routes_follow_a_reload() {
+        use crate::config::StaticRoute;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("routes");
+        let route = |prefix: &str, face: &str, cost: u64| StaticRoute { prefix: prefix.into(), face: face.into(), cost };
+        let routes = |rt: &Runtime| {
+            let mut v: Vec<(String, u64)> =
+                rt.manager.rib().iter().flat_map(|(p, l)| l.iter().map(move |r| (p.to_string(), r.cost))).collect();
+            v.sort();
+            v
+        };
+        let quiet = || Config { faces: crate::config::FacesConfig { udp: "127.0.0.1:0".into(), ..quiet().faces }, ..quiet() };
+        let mut old = quiet();
+        old.route = vec![route("/a", "udp4://127.0.0.1:9", 1), route("/b", "udp4://127.0.0.1:9", 1)];
+        std::fs::write(&file, "/f udp4://127.0.0.1:9 3\n").unwrap();
+        old.route_files = vec![file.clone()];
+        let mut rt = Runtime::new(old).unwrap();
+        assert_eq!(routes(&rt), [("/a".into(), 1), ("/b".into(), 1), ("/f".into(), 3)]);
+        let mut new = quiet();
+        new.route = vec![route("/b", "udp4://127.0.0.1:9", 5), route("/c", "udp4://127.0.0.1:10", 2)];
+        std::fs::write(&file, "/f udp4://127.0.0.1:9 3\n/g udp4://127.0.0.1:9 4\n").unwrap();
+        new.route_files = vec![file.clone()];
+        assert_eq!(rt.reload(new.clone()).unwrap(), Vec::<String>::new(), "nothing waits for a restart");
+        assert_eq!(routes(&rt), [("/b".into(), 5), ("/c".into(), 2), ("/f".into(), 3), ("/g".into(), 4)]);
+        // The face of /c closed by an operator: the next reload makes it, and the route, again.
+        let c_face = rt.static_routes[&(Name::from_uri("/c").unwrap(), "udp4://127.0.0.1:10".to_string())].0;
+        let (manager, mut host) = rt.host();
+        assert!(host.destroy_face(c_face));
+        manager.face_gone(&mut host, c_face);
+        assert!(!routes(&rt).contains(&("/c".into(), 2)));
+        rt.reload(new.clone()).unwrap();
+        assert!(routes(&rt).contains(&("/c".into(), 2)));
+        // A bad line: nothing changes.
+        std::fs::write(&file, "/f udp4://127.0.0.1:9 3\n/h not-a-face-uri:::\n").unwrap();
+        let mut bad = new.clone();
+        bad.route.clear();
+        assert!(matches!(rt.reload(bad), Err(StartError::Config(e)) if e.contains(":2")));
+        assert_eq!(routes(&rt), [("/b".into(), 5), ("/c".into(), 2), ("/f".into(), 3), ("/g".into(), 4)]);
     }
 
     /// A reload opens the listeners it adds or changes and closes those it removes or

@@ -1,0 +1,231 @@
+//! The configuration's faces, routes and strategies (`[[face]]`, `[[route]]`, `route_files`,
+//! `[[strategy]]`): applied at the start, and the faces and routes brought in step with the
+//! file on a reload.
+//!
+//! # Overview
+//! - A route names its next hop by face URI. At the start each listed face is made
+//!   (permanent), then each route goes on its face (made if no `[[face]]` lists it). All are
+//!   inserted into the RIB first and the FIB derived in one pass (route files can hold
+//!   millions), then compacted. A route to a multicast group follows the group's face instead
+//!   (`group_routes`).
+//! - Each route applied is remembered by (prefix, face URI as written), with its face and
+//!   cost ([`StaticRoutes`]). On a reload the new routes are read whole first — a bad line or
+//!   a name that does not resolve changes nothing — then ([`Runtime::reapply_static_config`])
+//!   routes no longer listed are removed, new ones added (their faces made), those whose cost
+//!   changed replaced, and the faces the new file lists made. A face no longer listed stays: it
+//!   may carry routes registered by management (`faces/destroy` closes it).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use nexthop_wire::Name;
+
+use crate::config::Config;
+use crate::face::{FaceId, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::mgmt::Host;
+use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
+use crate::shard::Control;
+
+use super::group_routes::{is_group, GroupRoute};
+use super::{io_err, strategies_of, Runtime, StartError};
+
+/// A route of the configuration: its prefix, face URI as written, cost, and where it was
+/// written (for errors).
+pub(super) type ListedRoute = (Name, String, u64, String);
+
+/// The configuration's routes as applied (those to multicast groups aside): (prefix, face URI
+/// as written) → (face, cost).
+pub(super) type StaticRoutes = HashMap<(Name, String), (FaceId, u64)>;
+
+/// Every route `cfg` lists: `[[route]]`, then each route file's.
+///
+/// # Errors
+/// A prefix that is no name, or a route file's first bad line or unreadable file.
+pub(super) fn listed_routes(cfg: &Config) -> Result<Vec<ListedRoute>, StartError> {
+    let mut routes = Vec::new();
+    for r in &cfg.route {
+        let name = Name::from_uri(&r.prefix).map_err(|e| StartError::Config(format!("route {:?}: {e}", r.prefix)))?;
+        routes.push((name, r.face.clone(), r.cost, format!("route {}", r.prefix)));
+    }
+    for path in &cfg.route_files {
+        routes.extend(read_route_file(path)?);
+    }
+    Ok(routes)
+}
+
+/// The route's static RIB entry on `face`.
+fn static_route(face: FaceId, cost: u64) -> Route {
+    Route { face, origin: ORIGIN_STATIC, cost, flags: CHILD_INHERIT, expires_ms: None }
+}
+
+impl Runtime {
+    /// The face `uri` names (`local`: its LocalUri), made permanent if there is none.
+    fn static_face(&mut self, uri: &str, local: Option<&str>) -> Result<FaceId, StartError> {
+        let parsed = FaceUri::resolve(uri).map_err(|e| StartError::Config(e.to_string()))?;
+        let (_, mut host) = self.host();
+        host.create_face(&parsed, local, Persistency::Permanent)
+            .map(|(s, _)| s.face_id)
+            .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
+    }
+
+    /// The start's multicast and Ethernet faces, then the configuration's faces, routes and
+    /// strategies (see the module overview).
+    pub(super) fn apply_static_config(&mut self) -> Result<(), StartError> {
+        let cfg = self.cfg.clone();
+        self.sync_multicast_faces(true)?;
+        self.sync_ether_ports(true)?;
+        // A route names its face by URI: the faces listed first, with their LocalUri.
+        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
+        for f in &cfg.face {
+            let id = self.static_face(&f.uri, f.local.as_deref())?;
+            faces_by_uri.insert(f.uri.clone(), id);
+        }
+        let routes = listed_routes(&cfg)?;
+        let total = routes.len();
+        for (i, (name, uri, cost, origin)) in routes.into_iter().enumerate() {
+            // A group's face comes and goes with the interfaces: its routes follow it.
+            if let Some(group) = FaceUri::parse(&uri).ok().filter(is_group) {
+                self.group_routes.push(GroupRoute { prefix: name, uri, group, cost, on: None });
+                continue;
+            }
+            let face = match faces_by_uri.get(&uri) {
+                Some(&f) => f,
+                None => {
+                    let f = self.static_face(&uri, None)?;
+                    faces_by_uri.insert(uri.clone(), f);
+                    f
+                }
+            };
+            self.manager.insert_route(&name, static_route(face, cost)).map_err(|e| StartError::Config(format!("{origin}: {e}")))?;
+            self.static_routes.insert((name, uri), (face, cost));
+            if total >= 100_000 && (i + 1) % 100_000 == 0 {
+                tracing::info!("read {} of {total} routes", i + 1);
+            }
+        }
+        // The certificates prefix propagation signs with are answered by the management face.
+        for prefix in self.manager.certificate_routes() {
+            let route = Route { face: MANAGEMENT_FACE, origin: ORIGIN_STATIC, cost: 0, flags: 0, expires_ms: None };
+            self.manager.insert_route(&prefix, route).map_err(|e| StartError::Config(format!("propagate {prefix}: {e}")))?;
+        }
+        let (manager, mut host) = self.host();
+        manager.apply_all_routes(&mut host);
+        self.route_groups();
+        if !cfg.route_files.is_empty() {
+            // Route files are the bulk loads: the tables grew in steps while they were read.
+            self.forwarding.apply(Control::CompactFib);
+        }
+        for (prefix, strategy) in strategies_of(&cfg)? {
+            let (manager, mut host) = self.host();
+            manager.set_strategy(&mut host, &prefix, strategy);
+        }
+        self.forwarding.publish_fib();
+        Ok(())
+    }
+
+    /// Brings the faces and routes in step with a reloaded configuration `new`, whose routes
+    /// `routes` ([`listed_routes`]) were read already; returns a warning for each face that
+    /// could not be made (its routes wait for the next reload).
+    pub(super) fn reapply_static_config(&mut self, new: &Config, routes: Vec<ListedRoute>) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let old_faces = self.cfg.face.clone();
+        for f in new.face.iter().filter(|f| !old_faces.contains(f)) {
+            if let Err(e) = self.static_face(&f.uri, f.local.as_deref()) {
+                warnings.push(format!("[[face]] {}: {e}", f.uri));
+            }
+        }
+        let wanted: HashMap<(Name, String), u64> = routes.into_iter().map(|(name, uri, cost, _)| ((name, uri), cost)).collect();
+        // Gone or changed.
+        // (A route whose face was closed meanwhile is made again, with its face.)
+        let stale: Vec<((Name, String), FaceId)> = self
+            .static_routes
+            .iter()
+            .filter(|(key, (face, cost))| wanted.get(*key) != Some(cost) || !self.faces.faces.contains_key(face))
+            .map(|(key, &(face, _))| (key.clone(), face))
+            .collect();
+        for (key, face) in stale {
+            let (manager, mut host) = self.host();
+            manager.remove_route(&mut host, &key.0, face, Some(ORIGIN_STATIC));
+            self.static_routes.remove(&key);
+        }
+        let group_wanted = |r: &GroupRoute| wanted.get(&(r.prefix.clone(), r.uri.clone())) == Some(&r.cost);
+        let (kept, gone): (Vec<GroupRoute>, Vec<GroupRoute>) = std::mem::take(&mut self.group_routes).into_iter().partition(group_wanted);
+        self.group_routes = kept;
+        for r in gone {
+            let Some(face) = r.on.filter(|id| self.faces.faces.contains_key(id)) else { continue };
+            let (manager, mut host) = self.host();
+            manager.remove_route(&mut host, &r.prefix, face, Some(ORIGIN_STATIC));
+        }
+        // New.
+        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
+        for ((name, uri), cost) in wanted {
+            let key = (name, uri);
+            if self.static_routes.contains_key(&key) {
+                continue;
+            }
+            if let Some(group) = FaceUri::parse(&key.1).ok().filter(is_group) {
+                if !self.group_routes.iter().any(|r| r.prefix == key.0 && r.uri == key.1) {
+                    self.group_routes.push(GroupRoute { prefix: key.0, uri: key.1, group, cost, on: None });
+                }
+                continue;
+            }
+            let face = match faces_by_uri.get(&key.1) {
+                Some(&f) => f,
+                None => match self.static_face(&key.1, None) {
+                    Ok(f) => {
+                        faces_by_uri.insert(key.1.clone(), f);
+                        f
+                    }
+                    Err(e) => {
+                        warnings.push(format!("route {} to {}: {e}", key.0, key.1));
+                        continue;
+                    }
+                },
+            };
+            let (manager, mut host) = self.host();
+            match manager.add_route(&mut host, &key.0, static_route(face, cost)) {
+                Ok(()) => {
+                    self.static_routes.insert(key, (face, cost));
+                }
+                Err(e) => warnings.push(format!("route {}: {e}", key.0)),
+            }
+        }
+        self.route_groups();
+        warnings
+    }
+}
+
+/// Reads a route file: `<prefix> <face-uri> [cost]` per line, `#` comments.
+///
+/// # Errors
+/// [`StartError::Config`] naming the file and line of the first bad one; nothing is applied then.
+pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, StartError> {
+    let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {}", path.display())))?;
+    let mut routes = Vec::new();
+    let mut looked_up = std::collections::HashSet::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = || format!("{}:{}", path.display(), i + 1);
+        let mut parts = line.split_whitespace();
+        let (Some(prefix), Some(uri)) = (parts.next(), parts.next()) else {
+            return Err(StartError::Config(format!("{}: want `<prefix> <face-uri> [cost]`", at())));
+        };
+        let name = Name::from_uri(prefix).map_err(|e| StartError::Config(format!("{}: bad prefix {prefix:?}: {e}", at())))?;
+        // An address parses; a host name is looked up once per file, however many lines name it.
+        if FaceUri::parse(uri).is_err() && !looked_up.contains(uri) {
+            FaceUri::resolve(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
+            looked_up.insert(uri.to_string());
+        }
+        let cost = match parts.next() {
+            None => 0,
+            Some(c) => c.parse().map_err(|_| StartError::Config(format!("{}: bad cost {c:?}", at())))?,
+        };
+        if parts.next().is_some() {
+            return Err(StartError::Config(format!("{}: too many fields", at())));
+        }
+        routes.push((name, uri.to_string(), cost, at()));
+    }
+    Ok(routes)
+}
