@@ -17,24 +17,28 @@
 //! timers fire; every second lapsed routes and idle on-demand UDP faces go.
 //!
 //! The faces and how packets leave them are in `faces` (one face's socket and buffers in
-//! `face`, a multicast face's sockets in `multicast`, which multicast faces there are, kept in
-//! step with the host's interfaces, in `multicast_faces`); what the management protocol sees of
-//! the runtime is in `host`; the forwarding threads' loop in `worker`.
+//! `face`, a multicast face's sockets in `multicast`); which multicast faces and Ethernet ports
+//! there are, kept in step with the host's interfaces, in `multicast_faces` and `ether_ports`;
+//! the configuration's faces, routes and strategies in `static_config` (routes to a multicast
+//! group in `group_routes`), and how a reload changes them in `reload`; what the management
+//! protocol sees of the runtime is in `host`; the forwarding threads' loop in `worker`. With
+//! nothing to do the loop sleeps, waking once a second ([`Runtime::run`]).
 
 mod ether_ports;
 mod face;
 mod faces;
 mod group_routes;
-mod static_config;
-pub use static_config::read_route_file;
 mod host;
 mod listen;
 mod multicast;
 mod multicast_faces;
 mod reload;
+mod static_config;
+mod worker;
+
 pub use mio::Waker;
 pub use reload::{LoadConfig, ReportReload};
-mod worker;
+pub use static_config::read_route_file;
 
 use std::collections::HashMap;
 use std::io;
