@@ -342,3 +342,32 @@ fn a_missing_keychain_does_not_stop_the_start() {
     let r = fw.client().command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/up").unwrap()), ..Default::default() });
     assert_eq!(r.unwrap().code, 200);
 }
+
+/// The Unix socket is open to every user, as NFD makes it (mode 0666): an app running as
+/// another user than the forwarder (here `nobody`, through `setpriv`) connects.
+#[test]
+fn apps_of_every_user_reach_the_unix_socket() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("socket-mode");
+    // (The scratch directory is the test's own; its path must let others through.)
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fw = Forwarder::start(&dir, "s", 1);
+    assert_eq!(std::fs::metadata(&fw.socket).unwrap().permissions().mode() & 0o777, 0o666);
+    // The system's Python (any user may run it), connecting as `nobody`.
+    let python = "/usr/bin/python3";
+    if !std::path::Path::new(python).exists() {
+        eprintln!("no {python}: only the mode is checked");
+        return;
+    }
+    let connect = format!("import socket; socket.socket(socket.AF_UNIX).connect({:?})", fw.socket);
+    let out =
+        std::process::Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", python, "-c", &connect]).output();
+    match out {
+        Ok(o) if o.status.success() => {}
+        Ok(o) if String::from_utf8_lossy(&o.stderr).contains("setpriv:") => {
+            eprintln!("setpriv cannot change user here: only the mode is checked")
+        }
+        Ok(o) => panic!("nobody could not connect: {}", String::from_utf8_lossy(&o.stderr)),
+        Err(e) => eprintln!("no setpriv ({e}): only the mode is checked"),
+    }
+}

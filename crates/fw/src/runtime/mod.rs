@@ -408,7 +408,11 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
     Ok(Some(HcsConfig { l1, l2, staging_batches: 4, read_ahead: c.l2_read_ahead, chunk_reads: c.l2_chunk_reads }))
 }
 
+/// The Unix listener at `path` (its directory made if need be, a stale socket file replaced),
+/// its file readable and writable by everyone, as NFD makes it: the apps of every user on the
+/// host connect to it (the forwarder often runs as root or a service user).
 fn bind_unix(path: &str) -> Result<UnixListener, StartError> {
+    use std::os::unix::fs::PermissionsExt;
     let p = Path::new(path);
     if let Some(dir) = p.parent() {
         std::fs::create_dir_all(dir).map_err(io_err(format!("creating {}", dir.display())))?;
@@ -419,7 +423,9 @@ fn bind_unix(path: &str) -> Result<UnixListener, StartError> {
         }
         std::fs::remove_file(p).map_err(io_err(format!("removing stale {path}")))?;
     }
-    UnixListener::bind(p).map_err(io_err(format!("listening on unix://{path}")))
+    let listener = UnixListener::bind(p).map_err(io_err(format!("listening on unix://{path}")))?;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o666)).map_err(io_err(format!("opening {path} to every user")))?;
+    Ok(listener)
 }
 
 /// A TCP listener on `addr` (the setting `faces.<what>`; "" for none).
