@@ -70,6 +70,8 @@ fn sighup_reloads_the_configuration() {
     assert!(strategies.lines().any(|l| l.contains("/reload-a") && l.contains("multicast")), "{strategies}");
     assert!(ctl(&["cs"]).contains("capacity=500"), "{}", ctl(&["cs"]));
     assert!(logged().contains("forwarder: changed, and takes effect at the next start"), "{}", logged());
+    let channels = ctl(&["channels"]);
+    assert!(channels.lines().any(|l| l.trim() == format!("local=tcp4://127.0.0.1:{port}")), "{channels}");
     let over_tcp = Command::new(exe).args(["ctl", "--face", &format!("tcp4://127.0.0.1:{port}"), "strategies"]).output().unwrap();
     assert!(String::from_utf8_lossy(&over_tcp.stdout).contains("/reload-b"), "the new TCP listener answers: {over_tcp:?}");
     let made = ctl(&["face-create", "udp4://127.0.0.1:9"]);

@@ -66,6 +66,9 @@ enum What {
     Cs,
     /// Strategy choices.
     Strategies,
+    /// Channels: where the forwarder listens (its Unix socket, TCP, UDP and WebSocket
+    /// listeners, Ethernet ports), as `nfdc channel list` shows them.
+    Channels,
     /// Add a route: PREFIX FACE (a face id or a udp4/udp6/tcp4/tcp6 URI, made if needed; a host
     /// name is looked up) [COST].
     RouteAdd {
@@ -274,6 +277,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::Cs => print_dataset(&c.dataset("/localhost/nfd/cs/info")?, CS, true),
         What::Strategies => print_dataset(&c.dataset("/localhost/nfd/strategy-choice/list")?, STRATEGY, true),
+        What::Channels => {
+            // ChannelStatus (0x82) elements, each a LocalUri.
+            let list = c.dataset("/localhost/nfd/faces/channels")?;
+            for channel in TlvReader::new(&list).filter_map(Result::ok).filter(|t| t.ty == 0x82) {
+                out!("  {}", fields(channel.value, &[(0x81, F::Text("local"))]));
+            }
+        }
         What::RouteAdd { prefix, face, cost, origin, no_inherit, capture, expires_ms } => {
             let face_id = match face.parse::<u64>() {
                 Ok(id) => id,
