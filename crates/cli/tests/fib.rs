@@ -138,6 +138,69 @@ fn tag_answers_are_the_linear_scans() {
     assert!(got.iter().all(|(_, a)| a == "-" || printed_ports(a).len() == 1), "{got:?}");
 }
 
+/// `--sizes` on a FIB of tags and filters written as bit strings: the node counts it prints for
+/// the uncompressed forms are the oracle's (a node per distinct prefix of the descriptors'
+/// positions in that order, plus a terminator each), and chain removal shrinks the trie.
+#[test]
+fn tag_sizes_are_the_tries_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sizes.fib");
+    let mut rng = SmallRng::seed_from_u64(11);
+    let mut lines = Vec::new();
+    for i in 0..400 {
+        let d = if i % 2 == 0 {
+            (0..rng.gen_range(1..=3)).map(|_| format!("t{}", rng.gen_range(0..60))).collect::<Vec<_>>().join(" ")
+        } else {
+            let mut bits = vec![b'0'; 192];
+            bits[rng.gen_range(0..8)] = b'1'; // a popular bit, then rare ones
+            for _ in 0..rng.gen_range(2..8) {
+                bits[rng.gen_range(0..192)] = b'1';
+            }
+            String::from_utf8(bits).unwrap()
+        };
+        lines.push(format!("{d} -> 0:{}", i % 8));
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let fib = tag::read_fib_file(std::fs::File::open(&path).map(std::io::BufReader::new).unwrap(), |_| {}).unwrap();
+    let descriptors: Vec<Vec<usize>> = fib.entries().map(|(d, _)| d.positions().collect()).collect();
+    // The oracle: distinct prefixes of each descriptor's positions sorted by `rank`.
+    let nodes = |rank: &dyn Fn(usize) -> usize| {
+        let mut prefixes = BTreeSet::new();
+        for d in &descriptors {
+            let mut sorted = d.clone();
+            sorted.sort_by_key(|&p| rank(p));
+            for j in 1..=sorted.len() {
+                prefixes.insert(sorted[..j].to_vec());
+            }
+        }
+        (prefixes.len() + descriptors.len()) as u64
+    };
+    let mut count = [0usize; 192];
+    descriptors.iter().flatten().for_each(|&p| count[p] += 1);
+    let mut by_popularity: Vec<usize> = (0..192).collect();
+    by_popularity.sort_by_key(|&p| (std::cmp::Reverse(count[p]), p));
+    let mut rank = [0usize; 192];
+    by_popularity.iter().enumerate().for_each(|(r, &p)| rank[p] = r);
+
+    let out = nexthop_fib(&["tag", path.to_str().unwrap(), "--sizes"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: BTreeMap<&str, (u64, u64)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0], (f[1].parse().unwrap(), f[2].parse().unwrap()))
+        })
+        .collect();
+    assert_eq!(rows["none"].0, nodes(&|p| p), "{text}");
+    assert_eq!(rows["perm"].0, nodes(&|p| rank[p]), "{text}");
+    assert!(rows["perm"].0 < rows["none"].0, "{text}");
+    for chained in ["perm+chain", "rare+chain"] {
+        assert!(rows[chained].0 < rows["perm"].0 && rows[chained].1 < rows["perm"].1, "{text}");
+    }
+}
+
 #[test]
 fn ip_answers_are_the_binary_tries() {
     let dir = tempfile::tempdir().unwrap();

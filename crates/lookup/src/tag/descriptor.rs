@@ -74,6 +74,21 @@ impl Descriptor {
         Self::from_tags(name.split('/').filter(|c| !c.is_empty()).enumerate().map(|(i, c)| format!("{}:{c}", i + 1)))
     }
 
+    /// The filter written as `text`, [`FILTER_BITS`] characters `0` or `1`, character `j` the
+    /// bit of position `j` (TagMatch's workload files write filters so); `None` for other
+    /// text. All zeros is the empty filter.
+    pub fn from_bit_string(text: &str) -> Option<Self> {
+        let bits = text.as_bytes();
+        if bits.len() != FILTER_BITS || !bits.iter().all(|b| matches!(b, b'0' | b'1')) {
+            return None;
+        }
+        let mut d = Descriptor::EMPTY;
+        for p in (0..FILTER_BITS).filter(|&p| bits[p] == b'1') {
+            d.set(p);
+        }
+        Some(d)
+    }
+
     /// Sets the 7 bits of `tag`.
     pub fn add_tag(&mut self, tag: &[u8]) {
         for p in tag_positions(tag) {
@@ -154,6 +169,21 @@ fn mix(mut z: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    /// A 192-character bit string is the filter it writes; anything else is not one.
+    #[test]
+    fn a_bit_string_is_the_filter_it_writes() {
+        let mut text = vec![b'0'; FILTER_BITS];
+        for p in [0, 63, 64, 191] {
+            text[p] = b'1';
+        }
+        let d = Descriptor::from_bit_string(std::str::from_utf8(&text).unwrap()).unwrap();
+        assert_eq!(d.positions().collect::<Vec<_>>(), [0, 63, 64, 191]);
+        assert_eq!(Descriptor::from_bit_string(&"0".repeat(FILTER_BITS)), Some(Descriptor::EMPTY));
+        for bad in ["0".repeat(FILTER_BITS - 1), "1".repeat(FILTER_BITS + 1), format!("2{}", "0".repeat(FILTER_BITS - 1)), "music".into()] {
+            assert_eq!(Descriptor::from_bit_string(&bad), None, "{bad:?}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -3,7 +3,9 @@
 //! # Overview
 //! A descriptor is written as its tags separated by white space (`music rock 80s`), or, starting
 //! with `/`, as a hierarchical name whose component i becomes the tag `i:component`
-//! (`/org/gnu/software`, the paper's section 2.1): [`parse_descriptor`].
+//! (`/org/gnu/software`, the paper's section 2.1), or as its filter: 192 characters `0` or `1`,
+//! character j the bit of position j, as the TagNet authors' TagMatch workload files write
+//! filters: [`parse_descriptor`].
 //!
 //! A descriptor FIB file has one entry per line: a descriptor, `->`, and the ports it forwards
 //! to, each `tree:interface` (decimal), separated by white space:
@@ -27,12 +29,16 @@ use crate::table_file::{for_each_line, BadLine};
 /// A line of a descriptor FIB file that does not parse: the table files' [`BadLine`].
 pub type FibFileError = BadLine;
 
-/// The descriptor written as `text`: white-space separated tags, or a `/`-separated name.
+/// The descriptor written as `text`: white-space separated tags, a `/`-separated name, or a
+/// 192-character bit string ([`Descriptor::from_bit_string`]).
 ///
 /// # Errors
-/// [`TagError::EmptyDescriptor`] for text with no tags (blank, or the name `/`).
+/// [`TagError::EmptyDescriptor`] for text with no tags (blank, the name `/`, all zeros).
 pub fn parse_descriptor(text: &str) -> Result<Descriptor, TagError> {
     let text = text.trim();
+    if let Some(d) = Descriptor::from_bit_string(text) {
+        return if d.is_empty() { Err(TagError::EmptyDescriptor) } else { Ok(d) };
+    }
     if text.starts_with('/') {
         Descriptor::from_name(text)
     } else {
@@ -92,6 +98,9 @@ mod tests {
         assert_eq!(parse_descriptor("/org/gnu/software").unwrap(), Descriptor::from_tags(["1:org", "2:gnu", "3:software"]).unwrap());
         assert_eq!(parse_descriptor(" \t"), Err(TagError::EmptyDescriptor));
         assert_eq!(parse_descriptor("/"), Err(TagError::EmptyDescriptor));
+        let bits = format!("01{}", "0".repeat(190));
+        assert_eq!(parse_descriptor(&format!(" {bits} ")).unwrap().positions().collect::<Vec<_>>(), [1], "a bit string");
+        assert_eq!(parse_descriptor(&"0".repeat(192)), Err(TagError::EmptyDescriptor));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use nexthop_lookup::tag::{self, Compression, DescriptorFib, Fanout, Layout, MatchScratch, PortSet};
+use nexthop_lookup::tag::{self, CompiledFib, Compression, DescriptorFib, Fanout, Layout, MatchScratch, PortSet};
 
 use super::{answer_each, read_file};
 
@@ -13,7 +13,7 @@ use super::{answer_each, read_file};
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
     /// The FIB file: `descriptor -> tree:interface ...` per line (descriptor: tags separated by
-    /// spaces, or a /hierarchical/name).
+    /// spaces, a /hierarchical/name, or the filter as 192 characters 0 or 1).
     file: PathBuf,
     /// Descriptors to match (tags separated by spaces, in one argument, or a /name); none: read
     /// them from standard input, one per line.
@@ -34,6 +34,11 @@ pub(super) struct Args {
     /// Node layout: sol or srol.
     #[arg(long, default_value = "srol", value_parser = parse_layout)]
     layout: Layout,
+    /// Instead of matching, print the FIB's size under each compression — trie nodes and
+    /// bytes (the uncompressed forms counted, not built), and the share each saves against
+    /// none: what the bit permutation and chain removal do to this FIB.
+    #[arg(long, conflicts_with_all = ["descriptors", "fls", "fanout", "tree", "compression"])]
+    sizes: bool,
 }
 
 fn parse_compression(s: &str) -> Result<Compression, String> {
@@ -57,6 +62,10 @@ pub(super) fn run(args: &Args) -> anyhow::Result<usize> {
         fib.port_count(),
         started.elapsed().as_secs_f64()
     );
+    if args.sizes {
+        print_sizes(&fib, args.layout)?;
+        return Ok(0);
+    }
     let started = Instant::now();
     let compiled = fib.compile(args.compression, args.layout).context("compiling the FIB")?;
     eprintln!(
@@ -81,6 +90,27 @@ pub(super) fn run(args: &Args) -> anyhow::Result<usize> {
             ports(&fib, &compiled.fas(&d, fanout, &allowed, &mut scratch))
         })
     })
+}
+
+/// Prints `fib`'s nodes and bytes under each compression (`layout` for the compiled ones; the
+/// layout changes where nodes are, not how many) and what each saves against none.
+fn print_sizes(fib: &DescriptorFib, layout: Layout) -> anyhow::Result<()> {
+    let entries = || fib.entries().map(|(d, set)| (*d, *set));
+    let mut rows = Vec::new();
+    for (compression, permuted) in [(Compression::None, false), (Compression::Perm, true)] {
+        let size = CompiledFib::plain_size(entries(), fib.len(), permuted).context("counting the trie")?;
+        rows.push((compression, size.nodes, size.bytes));
+    }
+    for compression in [Compression::PermChain, Compression::RareChain] {
+        let compiled = fib.compile(compression, layout).context("compiling the FIB")?;
+        rows.push((compression, compiled.node_count() as u64, compiled.memory_bytes() as u64));
+    }
+    let none = rows[0].2 as f64;
+    println!("compression\tnodes\tbytes\tsaved");
+    for (compression, nodes, bytes) in rows {
+        println!("{}\t{nodes}\t{bytes}\t{:.1}%", compression.name(), 100.0 * (1.0 - bytes as f64 / none));
+    }
+    Ok(())
 }
 
 /// `set` as `tree:interface` pairs, or `-`.
