@@ -16,6 +16,9 @@
 //! /org/gnu/software -> 1:3
 //! ```
 //!
+//! A line may also be written as TagMatch's workload files write one (the TagNet authors'
+//! generator, `gen`): `+ <tree> <interface> <filter>`, the filter as 192 characters `0`/`1`.
+//!
 //! Blank lines and lines starting with `#` are skipped; a descriptor on several lines forwards to
 //! the union of their ports. [`read_fib_file`] refuses the whole file at its first bad line — no
 //! `->`, no tags, a bad port, one port too many for the FIB — with an error naming the line, so a
@@ -53,11 +56,33 @@ fn parse_port(text: &str) -> Result<Port, String> {
     Ok(Port { tree: number("tree", tree)?, interface: number("interface", interface)? })
 }
 
+/// A line of TagMatch's workload files, `+ <tree> <interface> <filter>` (the authors' `gen`
+/// writes them): its descriptor and port; `None` for a line of another form.
+fn tagmatch_line(line: &str) -> Option<Result<(Descriptor, Vec<Port>), String>> {
+    let rest = line.strip_prefix("+ ")?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let [tree, interface, bits] = fields[..] else {
+        return Some(Err("expected TagMatch's `+ <tree> <interface> <192 bits>`".into()));
+    };
+    Some((|| {
+        let d = Descriptor::from_bit_string(bits).ok_or_else(|| format!("{bits:?} is not 192 characters 0 or 1"))?;
+        if d.is_empty() {
+            return Err(TagError::EmptyDescriptor.to_string());
+        }
+        Ok((d, vec![parse_port(&format!("{tree}:{interface}"))?]))
+    })())
+}
+
 /// Parses one entry line (no comment, not blank) into `fib`; on error `fib` is unchanged.
 fn parse_line(line: &str, fib: &mut DescriptorFib) -> Result<(), String> {
-    let (descriptor, ports) = line.split_once("->").ok_or("expected `descriptor -> tree:interface ...`")?;
-    let d = parse_descriptor(descriptor).map_err(|e| e.to_string())?;
-    let ports = ports.split_whitespace().map(parse_port).collect::<Result<Vec<_>, _>>()?;
+    let (d, ports) = match tagmatch_line(line) {
+        Some(entry) => entry?,
+        None => {
+            let (descriptor, ports) = line.split_once("->").ok_or("expected `descriptor -> tree:interface ...`")?;
+            let d = parse_descriptor(descriptor).map_err(|e| e.to_string())?;
+            (d, ports.split_whitespace().map(parse_port).collect::<Result<Vec<_>, _>>()?)
+        }
+    };
     if ports.is_empty() {
         return Err("no ports after `->`".into());
     }
@@ -112,6 +137,21 @@ mod tests {
         let ports: Vec<Port> = set.iter().filter_map(|id| fib.port(id)).collect();
         assert_eq!(ports, [(0, 1), (0, 2), (0, 4)].map(|(tree, interface)| Port { tree, interface }));
         assert_eq!(fib.tree_ports(1).len(), 1);
+    }
+
+    /// TagMatch's `+ tree interface filter` lines read as the entries they write.
+    #[test]
+    fn tagmatch_lines_are_entries() {
+        let bits = |ps: &[usize]| (0..192).map(|p| if ps.contains(&p) { '1' } else { '0' }).collect::<String>();
+        let fib = read(&format!("+ 0 7 {}\n+ 2 9 {}\nmusic -> 0:7\n", bits(&[3, 90]), bits(&[5]))).unwrap();
+        assert_eq!(fib.len(), 3);
+        let d = parse_descriptor(&bits(&[3, 90])).unwrap();
+        let (_, set) = fib.entries().find(|(e, _)| **e == d).unwrap();
+        assert_eq!(set.iter().filter_map(|id| fib.port(id)).collect::<Vec<_>>(), [Port { tree: 0, interface: 7 }]);
+        for bad in ["+ 0 7\n".to_string(), "+ 0 7 0101\n".to_string(), format!("+ 0 x {}\n", bits(&[1])), format!("+ 0 1 {}\n", bits(&[]))]
+        {
+            assert_eq!(read(&bad).unwrap_err().line, 1, "{bad:?}");
+        }
     }
 
     #[test]
