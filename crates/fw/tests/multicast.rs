@@ -324,6 +324,15 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
     }
 }
 
+/// Waits up to 5 s for `done`, failing with `what`.
+fn within(what: &str, done: &dyn Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !done() {
+        assert!(std::time::Instant::now() < deadline, "{what} within 5 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Multicast faces follow the host's interfaces after the start, as NFD's network monitor
 /// makes them: an interface the rules choose that appears and gets an address gets its face
 /// (the kernel's notice, then the interfaces read again), and a static route to the group,
@@ -349,13 +358,6 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
     ns.ip(&["link", "set", "lan0", "up"]);
     let local = format!("udp4://10.78.0.1:{}", group.rsplit(':').next().unwrap());
     let face_on = |fw: &Forwarder| multicast_faces(fw, &group).into_iter().find(|f| f.local == local);
-    let within = |what: &str, done: &dyn Fn() -> bool| {
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !done() {
-            assert!(std::time::Instant::now() < deadline, "{what} within 5 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
     within("a face on the new interface", &|| face_on(&fw).is_some());
     let face = face_on(&fw).unwrap();
     assert_eq!(face.kind, MULTI_ACCESS);
@@ -389,13 +391,6 @@ fn an_ethernet_port_follows_an_interface_that_comes_and_goes() {
     ns.ip(&["link", "add", "lan1", "type", "veth", "peer", "name", "lan1peer"]);
     ns.ip(&["link", "set", "lan1peer", "up"]);
     ns.ip(&["link", "set", "lan1", "up"]);
-    let within = |what: &str, done: &dyn Fn() -> bool| {
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !done() {
-            assert!(std::time::Instant::now() < deadline, "{what} within 5 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
     within("a port and face on the new interface", &|| face_on(&fw).is_some());
     let face = face_on(&fw).unwrap();
     assert_eq!((face.uri.as_str(), face.kind), (format!("ether://[{group}]").as_str(), MULTI_ACCESS));
