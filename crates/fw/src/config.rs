@@ -106,7 +106,8 @@ pub struct ForwarderConfig {
     pub pit_max_entries: usize,
     /// Pending Interests per face (all threads).
     pub pit_max_per_face: usize,
-    /// Retransmission suppression.
+    /// The first retransmission suppression interval (ms; NFD's 10; see
+    /// [`crate::strategy::RetxSuppression`]).
     pub retry_interval_ms: u64,
     /// Serve `rib/register` and `rib/unregister` under `/localhop/nfd` to faces one hop away.
     pub localhop_prefix_registration: bool,

@@ -56,6 +56,9 @@ pub struct OutRecord {
     pub nack: Option<NackReason>,
     /// It went with NonDiscovery (self-learning: along a known route, not broadcast).
     pub non_discovery: bool,
+    /// Its retransmission suppression interval (ms; 0: not yet widened), for strategies that
+    /// suppress per upstream ([`crate::strategy::RetxSuppression::PerUpstream`]).
+    pub retx_interval_ms: u64,
 }
 
 /// A pending Interest.
@@ -80,6 +83,9 @@ pub struct Entry {
     pub expires_ms: u64,
     /// The strategy that forwards it.
     pub strategy: Strategy,
+    /// Its retransmission suppression interval (ms; 0: not yet widened), for strategies that
+    /// suppress per entry ([`crate::strategy::RetxSuppression::PerEntry`]).
+    pub retx_interval_ms: u64,
 }
 
 impl Entry {
@@ -224,6 +230,7 @@ impl Pit {
             out_records: Vec::with_capacity(1),
             expires_ms: 0,
             strategy,
+            retx_interval_ms: 0,
         };
         let slot = match self.free.pop() {
             Some(s) => s,

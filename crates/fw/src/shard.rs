@@ -9,10 +9,11 @@
 //!   it has one; NextHopFaceId from a local face overrides), no route → Nack NoRoute; the
 //!   strategy picks upstreams, the entry is made (or refused at the PIT bound, counted) and the
 //!   Interest goes out with a PIT token naming this shard and entry, HopLimit decremented.
-//!   Existing entry: the in-record is added or refreshed; if an upstream is still pending the
-//!   Interest is aggregated, else (or on a consumer retransmission after the retry interval)
-//!   the strategy retries; under NFD's random strategy, which suppresses nothing, every such
-//!   Interest goes to a next hop picked again.
+//!   Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
+//!   Interest (any downstream's, with a new nonce) is aggregated or the strategy retries, as
+//!   the strategy suppresses retransmissions ([`crate::strategy::RetxSuppression`], NFD's:
+//!   best-route and ASF within an interval per entry that starts at `retry_interval_ms` and
+//!   doubles to 250 ms, multicast per upstream, access 100 ms, random and self-learning never).
 //!   A forwarding hint that names a region this forwarder is in
 //!   ([`ShardConfig::network_regions`]) is removed first, and the Interest is forwarded by name.
 //! - Data: the PIT token finds its entry directly (checked against the name); without one the
@@ -59,7 +60,7 @@ use crate::outbox::Outbox;
 use crate::packet::{Incoming, LinkInfo, Network};
 use crate::pit::{InRecord, OutRecord, Pit};
 use crate::shared_fib::{Route, ShardFib};
-use crate::strategy::{Strategy, StrategyTable};
+use crate::strategy::{widened, RetxSuppression, Strategy, StrategyTable};
 use crate::tlv::LpFields;
 use crate::token::{PitToken, TokenBuf};
 
@@ -79,7 +80,9 @@ pub struct ShardConfig {
     pub dead_nonce_ms: u64,
     /// Most nonces remembered.
     pub dead_nonce_capacity: usize,
-    /// A consumer retransmission sooner than this after the last forwarding is aggregated.
+    /// The first retransmission suppression interval (ms; NFD's 10): another Interest for a
+    /// pending name sooner than this after the last forwarding is aggregated (see
+    /// [`crate::strategy::RetxSuppression`]).
     pub retry_interval_ms: u64,
     /// Park an Interest whose Data is on the SSD tier while its batch is read in the
     /// background, instead of waiting for the read (an io_uring file tier; see the overview).
@@ -729,11 +732,12 @@ impl Shard {
         let expires_ms = now_ms + interest.effective_lifetime_ms();
         let token = link.pit_token.map(TokenBuf::new);
         let non_discovery = link.non_discovery;
-        let retransmission = match entry.in_record_mut(face) {
+        // The same nonce from the same downstream: a duplicate, never forwarded again.
+        let duplicate = match entry.in_record_mut(face) {
             Some(r) => {
-                let again = r.nonce != nonce;
+                let same = r.nonce == nonce;
                 *r = InRecord { face, nonce, expires_ms, token, non_discovery };
-                again
+                same
             }
             None => {
                 entry.in_records.push(InRecord { face, nonce, expires_ms, token, non_discovery });
@@ -748,14 +752,50 @@ impl Shard {
         let last_sent = entry.out_records.iter().map(|r| r.sent_ms).max().unwrap_or(0);
         let strategy = entry.strategy;
         self.pit.set_expiry(slot, latest);
-        // NFD's random strategy suppresses nothing: every Interest that reaches a pending entry,
-        // from a new downstream or retransmitted, goes to a next hop picked again.
-        let suppressed = strategy != Strategy::Random && (!retransmission || now_ms < last_sent + self.cfg.retry_interval_ms);
-        if pending && suppressed {
+        // Another Interest for a name pending upstream: aggregated or forwarded again, as the
+        // strategy suppresses retransmissions (NFD's: `RetxSuppression`).
+        let initial = self.cfg.retry_interval_ms;
+        let suppressed = pending
+            && (duplicate
+                || match strategy.retx_suppression() {
+                    RetxSuppression::None | RetxSuppression::PerUpstream => false,
+                    RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
+                    RetxSuppression::PerEntry => {
+                        let entry = self.pit.get_mut(slot).expect("found");
+                        let interval = if entry.retx_interval_ms == 0 { initial } else { entry.retx_interval_ms };
+                        let within = now_ms < last_sent + interval;
+                        if !within {
+                            entry.retx_interval_ms = widened(entry.retx_interval_ms, initial);
+                        }
+                        within
+                    }
+                });
+        if suppressed {
             self.counters.aggregated.inc();
             return;
         }
         let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
+        if pending && strategy.retx_suppression() == RetxSuppression::PerUpstream && !self.hops.is_empty() {
+            // Each upstream within its own interval of its last forwarding is skipped.
+            let Shard { pit, hops, .. } = self;
+            if let Some(entry) = pit.get_mut(slot) {
+                hops.retain(|&h| match entry.out_record_mut(h) {
+                    None => true,
+                    Some(r) => {
+                        let interval = if r.retx_interval_ms == 0 { initial } else { r.retx_interval_ms };
+                        let due = now_ms >= r.sent_ms + interval;
+                        if due {
+                            r.retx_interval_ms = widened(r.retx_interval_ms, initial);
+                        }
+                        due
+                    }
+                });
+            }
+            if self.hops.is_empty() {
+                self.counters.aggregated.inc();
+                return;
+            }
+        }
         if self.hops.is_empty() {
             self.no_hop(face, link, &plan, interest, out);
             if let Some(e) = self.pit.get_mut(slot) {
@@ -792,9 +832,9 @@ impl Shard {
                 }
             });
             counters.interests_out.inc();
-            let record = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None, non_discovery: at.non_discovery };
+            let record = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None, non_discovery: at.non_discovery, retx_interval_ms: 0 };
             match entry.out_record_mut(to) {
-                Some(r) => *r = record,
+                Some(r) => *r = OutRecord { retx_interval_ms: r.retx_interval_ms, ..record },
                 None => entry.out_records.push(record),
             }
         }

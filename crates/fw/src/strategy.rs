@@ -1,9 +1,9 @@
 //! Forwarding strategies and the table that picks one per name prefix.
 //!
 //! - best-route: an Interest goes to the lowest-cost next hop that is not where it came from.
-//!   A Nack from that upstream, or a retransmission by the consumer (same downstream, new nonce)
-//!   after the retry interval, moves it to the next unused next hop by cost; when all have been
-//!   used, a retransmission goes to the one used longest ago. When every upstream has Nacked,
+//!   A Nack from that upstream, or another Interest for the name (a retransmission, or another
+//!   consumer's) past the suppression interval (below), moves it to the next unused next hop by
+//!   cost; when all have been used, it goes to the one used longest ago. When every upstream has Nacked,
 //!   the downstreams get a Nack with the least severe reason.
 //! - multicast: an Interest goes to every next hop except where it came from; the downstreams
 //!   get a Nack once every upstream has Nacked.
@@ -28,6 +28,13 @@
 //!   random among those that are not where it came from (a draw the shard supplies); the
 //!   downstreams get a Nack once every upstream used has Nacked.
 //!
+//! An Interest for a name already pending upstream (another consumer's, or a retransmission)
+//! is forwarded again or aggregated as NFD's strategies suppress retransmissions
+//! ([`RetxSuppression`]): best-route and ASF per entry, with an interval that starts at the
+//! forwarder's `retry_interval_ms` (NFD's 10 ms) and doubles at each forwarding up to 250 ms;
+//! multicast the same per upstream; access within a fixed 100 ms; random and self-learning not
+//! at all.
+//!
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
 //! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access`,
 //! `/localhost/nfd/strategy/asf`, `/localhost/nfd/strategy/self-learning` and
@@ -40,6 +47,37 @@ use nexthop_wire::{Component, Kind, Name, NameView};
 use crate::asf::AsfParams;
 use crate::face::FaceId;
 use crate::pit::OutRecord;
+
+/// How a strategy treats an Interest for a name already pending upstream: aggregated into the
+/// pending entry, or forwarded again (NFD's retransmission suppression).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetxSuppression {
+    /// Every such Interest is forwarded again (NFD's random and self-learning strategies).
+    None,
+    /// Aggregated within this many ms of the entry's last forwarding (NFD's
+    /// `RetxSuppressionFixed`, as its access strategy uses it).
+    Fixed(u64),
+    /// Aggregated within the entry's interval of its last forwarding; the interval starts at
+    /// the forwarder's `retry_interval_ms` and each forwarding doubles it, up to
+    /// [`RETX_SUPPRESSION_MAX_MS`] (NFD's `RetxSuppressionExponential` per PIT entry, as
+    /// best-route and ASF use it).
+    PerEntry,
+    /// The same interval kept per upstream: an upstream is skipped within its own interval of
+    /// its last forwarding (as NFD's multicast strategy uses it).
+    PerUpstream,
+}
+
+/// The longest an exponential retransmission suppression interval grows (NFD's 250 ms).
+pub const RETX_SUPPRESSION_MAX_MS: u64 = 250;
+
+/// The access strategy's fixed retransmission suppression interval (NFD's 100 ms).
+pub const ACCESS_RETX_SUPPRESSION_MS: u64 = 100;
+
+/// The next exponential suppression interval after `interval` (0: not yet set, so `initial`).
+pub fn widened(interval: u64, initial: u64) -> u64 {
+    let current = if interval == 0 { initial } else { interval };
+    (current * 2).min(RETX_SUPPRESSION_MAX_MS.max(initial))
+}
 
 /// A forwarding strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -60,6 +98,16 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// How it suppresses retransmissions ([`RetxSuppression`]), as NFD's does.
+    pub fn retx_suppression(self) -> RetxSuppression {
+        match self {
+            Strategy::BestRoute | Strategy::Asf(_) => RetxSuppression::PerEntry,
+            Strategy::Multicast => RetxSuppression::PerUpstream,
+            Strategy::Access => RetxSuppression::Fixed(ACCESS_RETX_SUPPRESSION_MS),
+            Strategy::SelfLearning | Strategy::Random => RetxSuppression::None,
+        }
+    }
+
     /// The strategy's NFD name (with ASF's parameters that differ from the defaults).
     pub fn name(self) -> Name {
         let kind = match self {
@@ -230,7 +278,7 @@ mod tests {
     }
 
     fn out(face: FaceId, sent_ms: u64) -> OutRecord {
-        OutRecord { face, nonce: [0; 4], sent_ms, nack: None, non_discovery: false }
+        OutRecord { face, nonce: [0; 4], sent_ms, nack: None, non_discovery: false, retx_interval_ms: 0 }
     }
 
     #[test]

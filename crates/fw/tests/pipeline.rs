@@ -150,6 +150,41 @@ fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
     assert_eq!(s.pit().len(), 1, "one entry for the name");
 }
 
+/// NFD's retransmission suppression, strategy by strategy: another Interest for a pending name
+/// (from any downstream, with a new nonce) is aggregated within the suppression interval of
+/// the last forwarding and forwarded again after it. Best-route: per entry, 10 ms doubling at
+/// each forwarding (to the next unused upstream, then the one used longest ago); multicast:
+/// per upstream; access: a fixed 100 ms.
+#[test]
+fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
+    use nexthop_fw::strategy::Strategy;
+    let hops = |out: &[(FaceId, Vec<u8>)]| out.iter().map(|(f, _)| *f).collect::<Vec<_>>();
+    // Best-route.
+    let mut s = shard(false, 100);
+    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/br", 1))), [PRODUCER]);
+    assert!(feed(&mut s, 9, CONSUMER2, &interest("/a/br", 2)).is_empty(), "within 10 ms");
+    assert_eq!(hops(&feed(&mut s, 10, CONSUMER2, &interest("/a/br", 3))), [PRODUCER2], "after 10 ms: the unused upstream");
+    assert!(feed(&mut s, 29, CONSUMER, &interest("/a/br", 4)).is_empty(), "within 20 ms now");
+    assert_eq!(hops(&feed(&mut s, 30, CONSUMER, &interest("/a/br", 5))), [PRODUCER], "after 20: the one used longest ago");
+    assert!(feed(&mut s, 69, CONSUMER, &interest("/a/br", 6)).is_empty(), "within 40 ms now");
+    assert_eq!(feed(&mut s, 70, CONSUMER, &interest("/a/br", 7)).len(), 1);
+    assert_eq!(s.counters().aggregated.get(), 3);
+    // Multicast: each upstream on its own interval.
+    let mut s = shard(false, 100);
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Multicast));
+    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/mc", 1))), [PRODUCER, PRODUCER2]);
+    assert!(feed(&mut s, 9, CONSUMER, &interest("/a/mc", 2)).is_empty());
+    assert_eq!(hops(&feed(&mut s, 10, CONSUMER, &interest("/a/mc", 3))), [PRODUCER, PRODUCER2]);
+    assert!(feed(&mut s, 29, CONSUMER2, &interest("/a/mc", 4)).is_empty(), "both within 20 ms");
+    assert_eq!(hops(&feed(&mut s, 30, CONSUMER2, &interest("/a/mc", 5))), [PRODUCER, PRODUCER2]);
+    // Access: a fixed 100 ms.
+    let mut s = shard(false, 100);
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Access));
+    assert!(!feed(&mut s, 0, CONSUMER, &interest("/a/ac", 1)).is_empty());
+    assert!(feed(&mut s, 99, CONSUMER, &interest("/a/ac", 2)).is_empty(), "within 100 ms");
+    assert!(!feed(&mut s, 100, CONSUMER, &interest("/a/ac", 3)).is_empty(), "after 100 ms");
+}
+
 #[test]
 fn best_route_retries_after_nack_then_nacks_downstream() {
     let mut s = shard(false, 100);
