@@ -149,8 +149,6 @@ impl Runtime {
     }
 }
 
-/// Copies into `to` the settings of `from` that a reload applies (the module overview's list):
-/// what the running configuration takes, and what comparing two configurations leaves out.
 /// The listeners a reload changes, bound before anything else changes (`Some(l)`: the new
 /// listener, `None` inside for none; `None`: unchanged).
 struct NewListeners {
@@ -210,6 +208,8 @@ impl Runtime {
     }
 }
 
+/// Copies into `to` the settings of `from` that a reload applies (the module overview's list):
+/// what the running configuration takes, and what comparing two configurations leaves out.
 fn take_reloadable(to: &mut Config, from: &Config) {
     to.authorize.clone_from(&from.authorize);
     to.strategy.clone_from(&from.strategy);
