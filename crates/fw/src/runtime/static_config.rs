@@ -127,10 +127,15 @@ impl Runtime {
     /// could not be made (its routes wait for the next reload).
     pub(super) fn reapply_static_config(&mut self, new: &Config, routes: Vec<ListedRoute>) -> Vec<String> {
         let mut warnings = Vec::new();
-        let old_faces = self.cfg.face.clone();
-        for f in new.face.iter().filter(|f| !old_faces.contains(f)) {
-            if let Err(e) = self.static_face(&f.uri, f.local.as_deref()) {
-                warnings.push(format!("[[face]] {}: {e}", f.uri));
+        // The faces listed (made if new, found if not), by URI, with their LocalUri: what a
+        // route's URI names, as at the start.
+        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
+        for f in &new.face {
+            match self.static_face(&f.uri, f.local.as_deref()) {
+                Ok(id) => {
+                    faces_by_uri.insert(f.uri.clone(), id);
+                }
+                Err(e) => warnings.push(format!("[[face]] {}: {e}", f.uri)),
             }
         }
         let wanted: HashMap<(Name, String), u64> = routes.into_iter().map(|(name, uri, cost, _)| ((name, uri), cost)).collect();
@@ -156,7 +161,6 @@ impl Runtime {
             manager.remove_route(&mut host, &r.prefix, face, Some(ORIGIN_STATIC));
         }
         // New.
-        let mut faces_by_uri: HashMap<String, FaceId> = HashMap::new();
         for ((name, uri), cost) in wanted {
             let key = (name, uri);
             if self.static_routes.contains_key(&key) {
