@@ -52,8 +52,9 @@ fn load(args: &Args) -> anyhow::Result<Config> {
 /// Runs the forwarder until SIGTERM or SIGINT, logging at the configuration's level
 /// (`forwarder.log_level`, given to `log_level`). SIGHUP reads the configuration file again
 /// and applies what can change while forwarding (`Runtime::reload`: authorizations, validators,
-/// strategy choices, the content store's capacity and unsolicited policy, the log level), as
-/// NFD reloads nfd.conf; a file with a mistake changes nothing.
+/// strategy choices, the content store's capacity and unsolicited policy, listeners, multicast
+/// and Ethernet faces, static faces and routes, the log level), as NFD reloads nfd.conf; a file
+/// with a mistake changes nothing.
 pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Result<()> {
     if args.print_default_config {
         print!("{DEFAULT_TOML}");
