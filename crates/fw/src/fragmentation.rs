@@ -21,11 +21,9 @@
 //! longer time ([`reliable_timeout_ms`], ours): a lost fragment comes again one of the sender's
 //! retransmission timeouts later, which before the sender has measured a round trip (1 s), or
 //! on a link of a few hundred ms round trip, is more than NFD's 500 ms — its partial packet
-//! would be gone. Every
-//! fragment
-//! refused is a counted drop ([`Drop::ReassemblyBad`], [`Drop::ReassemblyFull`],
-//! [`Drop::ReassemblyTimeout`] per partial packet that timed out). Sans-I/O: the caller gives
-//! the time.
+//! would be gone. Every fragment refused is a counted drop ([`Drop::ReassemblyBad`],
+//! [`Drop::ReassemblyFull`], [`Drop::ReassemblyTimeout`] per partial packet that timed out).
+//! Sans-I/O: the caller gives the time.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -53,6 +51,7 @@ pub const REASSEMBLY_TIMEOUT_MS: u64 = 500;
 pub fn reliable_timeout_ms(rto_ms: u64) -> u64 {
     2 * rto_ms.max(crate::rtt::INITIAL_RTO_MS as u64)
 }
+
 /// The smallest MTU [`fragment`] accepts: room for a fragment's header and some payload.
 pub const MIN_MTU: usize = 256;
 

@@ -60,7 +60,7 @@ use crate::outbox::Outbox;
 use crate::packet::{Incoming, LinkInfo, Network};
 use crate::pit::{InRecord, OutRecord, Pit};
 use crate::shared_fib::{Route, ShardFib};
-use crate::strategy::{widened, RetxSuppression, Strategy, StrategyTable};
+use crate::strategy::{retx_due, RetxSuppression, Strategy, StrategyTable};
 use crate::tlv::LpFields;
 use crate::token::{PitToken, TokenBuf};
 
@@ -762,12 +762,7 @@ impl Shard {
                     RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
                     RetxSuppression::PerEntry => {
                         let entry = self.pit.get_mut(slot).expect("found");
-                        let interval = if entry.retx_interval_ms == 0 { initial } else { entry.retx_interval_ms };
-                        let within = now_ms < last_sent + interval;
-                        if !within {
-                            entry.retx_interval_ms = widened(entry.retx_interval_ms, initial);
-                        }
-                        within
+                        !retx_due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
                     }
                 });
         if suppressed {
@@ -781,14 +776,7 @@ impl Shard {
             if let Some(entry) = pit.get_mut(slot) {
                 hops.retain(|&h| match entry.out_record_mut(h) {
                     None => true,
-                    Some(r) => {
-                        let interval = if r.retx_interval_ms == 0 { initial } else { r.retx_interval_ms };
-                        let due = now_ms >= r.sent_ms + interval;
-                        if due {
-                            r.retx_interval_ms = widened(r.retx_interval_ms, initial);
-                        }
-                        due
-                    }
+                    Some(r) => retx_due(&mut r.retx_interval_ms, r.sent_ms, now_ms, initial),
                 });
             }
             if self.hops.is_empty() {

@@ -3,8 +3,8 @@
 //! - best-route: an Interest goes to the lowest-cost next hop that is not where it came from.
 //!   A Nack from that upstream, or another Interest for the name (a retransmission, or another
 //!   consumer's) past the suppression interval (below), moves it to the next unused next hop by
-//!   cost; when all have been used, it goes to the one used longest ago. When every upstream has Nacked,
-//!   the downstreams get a Nack with the least severe reason.
+//!   cost; when all have been used, it goes to the one used longest ago. When every upstream
+//!   has Nacked, the downstreams get a Nack with the least severe reason.
 //! - multicast: an Interest goes to every next hop except where it came from; the downstreams
 //!   get a Nack once every upstream has Nacked.
 //! - access (NFD's, for access routers and hosts with several uplinks): an Interest goes to the
@@ -73,10 +73,16 @@ pub const RETX_SUPPRESSION_MAX_MS: u64 = 250;
 /// The access strategy's fixed retransmission suppression interval (NFD's 100 ms).
 pub const ACCESS_RETX_SUPPRESSION_MS: u64 = 100;
 
-/// The next exponential suppression interval after `interval` (0: not yet set, so `initial`).
-pub fn widened(interval: u64, initial: u64) -> u64 {
-    let current = if interval == 0 { initial } else { interval };
-    (current * 2).min(RETX_SUPPRESSION_MAX_MS.max(initial))
+/// Exponential suppression of an entry or upstream last forwarded at `last_sent_ms`, whose
+/// interval is `interval_ms` (0: not yet widened, so `initial_ms`): whether forwarding again is
+/// due at `now_ms`; if it is, the interval doubles (up to [`RETX_SUPPRESSION_MAX_MS`]).
+pub fn retx_due(interval_ms: &mut u64, last_sent_ms: u64, now_ms: u64, initial_ms: u64) -> bool {
+    let current = if *interval_ms == 0 { initial_ms } else { *interval_ms };
+    let due = now_ms >= last_sent_ms + current;
+    if due {
+        *interval_ms = (current * 2).min(RETX_SUPPRESSION_MAX_MS.max(initial_ms));
+    }
+    due
 }
 
 /// A forwarding strategy.

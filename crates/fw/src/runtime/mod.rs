@@ -474,7 +474,7 @@ impl Runtime {
         let mut unix = None;
         if !cfg.faces.unix.is_empty() {
             let mut l = bind_unix(&cfg.faces.unix)?;
-            poll.registry().register(&mut l, UNIX_LISTENER, Interest::READABLE).map_err(io_err("registering"))?;
+            register_listener(&poll, Some(&mut l), UNIX_LISTENER)?;
             unix = Some((l, cfg.faces.unix.clone()));
         }
         let mut tcp = bind_tcp(&cfg.faces.tcp, "tcp")?;
@@ -655,8 +655,9 @@ impl Runtime {
         )
     }
 
-    /// Runs until `stop` is set. An idle loop (no packet for a second, nothing pending) looks at `stop` once a second:
-    /// wake it ([`Runtime::waker`]) after setting `stop` to stop at once.
+    /// Runs until `stop` is set. An idle loop (no packet for a second, nothing pending) looks
+    /// at `stop` once a second: wake it ([`Runtime::waker`]) after setting `stop` to stop at
+    /// once.
     ///
     /// # Errors
     /// A poll failure.
