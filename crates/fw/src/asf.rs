@@ -35,6 +35,7 @@ use nexthop_lookup::name::NextHop;
 use nexthop_wire::NameView;
 
 use crate::face::FaceId;
+use crate::retx_suppression::RetxParams;
 use crate::rtt::RttEstimator;
 
 /// NFD's default probing interval (ms).
@@ -55,9 +56,12 @@ const MAX_LATE: usize = 4096;
 const SWEEP_MS: u64 = 1000;
 
 /// ASF's parameters, from the strategy's name
-/// (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`).
+/// (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`,
+/// and retransmission suppression's `retx-suppression-…`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AsfParams {
+    /// How retransmissions are suppressed (per entry, exponentially).
+    pub retx: RetxParams,
     /// How often a namespace sends a probe (ms; at least 1 s).
     pub probing_interval_ms: u32,
     /// Timeouts in a row before a face counts as timed out (at least 1).
@@ -69,6 +73,7 @@ pub struct AsfParams {
 impl Default for AsfParams {
     fn default() -> Self {
         AsfParams {
+            retx: RetxParams::DEFAULT,
             probing_interval_ms: DEFAULT_PROBING_INTERVAL_MS,
             max_timeouts: DEFAULT_MAX_TIMEOUTS,
             measurements_lifetime_ms: DEFAULT_MEASUREMENTS_LIFETIME_MS,
@@ -77,39 +82,46 @@ impl Default for AsfParams {
 }
 
 impl AsfParams {
-    /// Parses the `name~value` components that follow the strategy's version.
+    /// Takes one `name~value` parameter if it is ASF's; whether it was.
     ///
     /// # Errors
-    /// A sentence naming the first parameter that is malformed, unknown or out of range.
-    pub fn parse<'c>(components: impl IntoIterator<Item = &'c [u8]>) -> Result<AsfParams, String> {
-        let mut p = AsfParams::default();
-        for c in components {
-            let text = std::str::from_utf8(c).map_err(|_| "strategy parameters are text".to_string())?;
-            let (key, value) = text.split_once('~').ok_or_else(|| format!("parameter {text:?} is not name~value"))?;
-            let number: u32 = value.parse().map_err(|_| format!("parameter {key}: {value:?} is not a non-negative integer"))?;
-            match key {
-                "probing-interval" => p.probing_interval_ms = number,
-                "max-timeouts" => p.max_timeouts = number,
-                "measurements-lifetime" => p.measurements_lifetime_ms = number,
-                _ => return Err(format!("ASF has no parameter {key:?}")),
-            }
+    /// A value that is not a number of the parameter's kind.
+    pub fn parse_parameter(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        if self.retx.parse_parameter(key, value)? {
+            return Ok(true);
         }
-        if p.probing_interval_ms < MIN_PROBING_INTERVAL_MS {
+        let field = match key {
+            "probing-interval" => &mut self.probing_interval_ms,
+            "max-timeouts" => &mut self.max_timeouts,
+            "measurements-lifetime" => &mut self.measurements_lifetime_ms,
+            _ => return Ok(false),
+        };
+        *field = value.parse().map_err(|_| format!("parameter {key}: {value:?} is not a non-negative integer"))?;
+        Ok(true)
+    }
+
+    /// Checks the parameters together, once all are read.
+    ///
+    /// # Errors
+    /// A sentence naming the first parameter out of range.
+    pub fn check(&self) -> Result<(), String> {
+        self.retx.check()?;
+        if self.probing_interval_ms < MIN_PROBING_INTERVAL_MS {
             return Err(format!("probing-interval must be at least {MIN_PROBING_INTERVAL_MS} ms"));
         }
-        if p.max_timeouts == 0 {
+        if self.max_timeouts == 0 {
             return Err("max-timeouts must be at least 1".into());
         }
-        if p.measurements_lifetime_ms <= p.probing_interval_ms {
+        if self.measurements_lifetime_ms <= self.probing_interval_ms {
             return Err("measurements-lifetime must be longer than probing-interval".into());
         }
-        Ok(p)
+        Ok(())
     }
 
     /// The parameters that differ from the defaults, as name components' text.
     pub fn components(&self) -> Vec<String> {
         let d = AsfParams::default();
-        let mut out = Vec::new();
+        let mut out = self.retx.components();
         if self.probing_interval_ms != d.probing_interval_ms {
             out.push(format!("probing-interval~{}", self.probing_interval_ms));
         }
@@ -593,7 +605,7 @@ mod tests {
         #[test]
         fn rankings_and_probes_stay_sound(ops in proptest::collection::vec(op(), 1..80)) {
             let namespaces = [b"\x08\x01a".as_slice(), b"\x08\x01b".as_slice()];
-            let p = AsfParams { probing_interval_ms: 1000, measurements_lifetime_ms: 5000, max_timeouts: 2 };
+            let p = AsfParams { probing_interval_ms: 1000, measurements_lifetime_ms: 5000, max_timeouts: 2, ..AsfParams::default() };
             let mut s = AsfState::with_seed(3);
             let mut now = 0u64;
             let interest = |n: usize, i: u8| name(&format!("/{}/{i}", ["a", "b"][n]));
@@ -654,7 +666,7 @@ mod tests {
     #[test]
     fn late_data_is_measured_and_measurements_lapse() {
         let mut s = AsfState::default();
-        let p = AsfParams { probing_interval_ms: 1000, measurements_lifetime_ms: 2000, max_timeouts: 3 };
+        let p = AsfParams { probing_interval_ms: 1000, measurements_lifetime_ms: 2000, max_timeouts: 3, ..AsfParams::default() };
         let n = name("/a/1");
         s.sent(NS, A, n.value(), 0, &p);
         s.sent(NS, B, n.value(), 0, &p);

@@ -261,8 +261,9 @@ pub struct StaticRoute {
 pub struct StaticStrategy {
     /// Name prefix.
     pub prefix: String,
-    /// best-route | multicast | access | asf | self-learning, or a full strategy name (ASF with its parameters:
-    /// `/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
+    /// best-route | multicast | access | asf | self-learning | random, or a strategy name with
+    /// its version and parameters (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`,
+    /// `best-route/v=5/retx-suppression-max~500`).
     pub strategy: String,
 }
 

@@ -48,6 +48,7 @@ pub mod outbox;
 pub mod packet;
 pub mod pit;
 pub mod reconnect;
+pub mod retx_suppression;
 pub mod rib;
 pub mod rtt;
 pub mod runtime;

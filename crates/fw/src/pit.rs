@@ -387,12 +387,12 @@ mod tests {
     fn insert_find_remove() {
         let mut pit = Pit::new(2);
         let a = name("/a/b");
-        let s = pit.insert(a.value(), false, false, false, Strategy::BestRoute).unwrap();
+        let s = pit.insert(a.value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
         assert_eq!(pit.find(a.value(), false, false), Some(s));
         assert_eq!(pit.find(a.value(), true, false), None);
-        let s2 = pit.insert(a.value(), true, false, false, Strategy::BestRoute).unwrap();
+        let s2 = pit.insert(a.value(), true, false, false, Strategy::BEST_ROUTE).unwrap();
         assert_ne!(s, s2);
-        assert_eq!(pit.insert(name("/c").value(), false, false, false, Strategy::BestRoute), Err(PitFull(2)));
+        assert_eq!(pit.insert(name("/c").value(), false, false, false, Strategy::BEST_ROUTE), Err(PitFull(2)));
         let g = pit.generation(s).unwrap();
         assert!(pit.remove(s).is_some());
         assert_eq!(pit.generation(s), Some(g + 1));
@@ -404,14 +404,14 @@ mod tests {
     fn data_matches_exact_prefix_and_digest() {
         let mut pit = Pit::new(10);
         let data = name("/a/b/c");
-        let exact = pit.insert(data.value(), false, true, false, Strategy::BestRoute).unwrap();
-        let prefix = pit.insert(name("/a").value(), true, false, false, Strategy::BestRoute).unwrap();
-        let root = pit.insert(&[], true, false, false, Strategy::BestRoute).unwrap();
-        let _other = pit.insert(name("/a/x").value(), true, false, false, Strategy::BestRoute).unwrap();
-        let not_prefix = pit.insert(name("/a").value(), false, false, false, Strategy::BestRoute).unwrap();
+        let exact = pit.insert(data.value(), false, true, false, Strategy::BEST_ROUTE).unwrap();
+        let prefix = pit.insert(name("/a").value(), true, false, false, Strategy::BEST_ROUTE).unwrap();
+        let root = pit.insert(&[], true, false, false, Strategy::BEST_ROUTE).unwrap();
+        let _other = pit.insert(name("/a/x").value(), true, false, false, Strategy::BEST_ROUTE).unwrap();
+        let not_prefix = pit.insert(name("/a").value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
         let digest = [7u8; 32];
         let with_digest = data.clone().with(nexthop_wire::Component::implicit_sha256(digest));
-        let by_digest = pit.insert(with_digest.value(), false, false, true, Strategy::BestRoute).unwrap();
+        let by_digest = pit.insert(with_digest.value(), false, false, true, Strategy::BEST_ROUTE).unwrap();
         let mut out = Vec::new();
         pit.matching_data(&data.as_view(), || digest, &mut out);
         out.sort();
@@ -428,8 +428,8 @@ mod tests {
     #[test]
     fn expiry_in_order_and_extended() {
         let mut pit = Pit::new(10);
-        let a = pit.insert(name("/a").value(), false, false, false, Strategy::BestRoute).unwrap();
-        let b = pit.insert(name("/b").value(), false, false, false, Strategy::BestRoute).unwrap();
+        let a = pit.insert(name("/a").value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
+        let b = pit.insert(name("/b").value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
         pit.set_expiry(a, 100);
         pit.set_expiry(b, 50);
         pit.set_expiry(a, 200);
@@ -445,7 +445,7 @@ mod tests {
         let mut pit = Pit::new(2000);
         let mut expected = std::collections::HashMap::new();
         for i in 0..1500u64 {
-            let slot = pit.insert(name(&format!("/e/{i}")).value(), false, false, false, Strategy::BestRoute).unwrap();
+            let slot = pit.insert(name(&format!("/e/{i}")).value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
             let at = (i * 7919) % 1000 + 1;
             pit.set_expiry(slot, at);
             if i % 5 == 0 {

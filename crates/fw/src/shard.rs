@@ -60,7 +60,7 @@ use crate::outbox::Outbox;
 use crate::packet::{Incoming, LinkInfo, Network};
 use crate::pit::{InRecord, OutRecord, Pit};
 use crate::shared_fib::{Route, ShardFib};
-use crate::strategy::{retx_due, RetxSuppression, Strategy, StrategyTable};
+use crate::strategy::{RetxSuppression, Strategy, StrategyTable};
 use crate::tlv::LpFields;
 use crate::token::{PitToken, TokenBuf};
 
@@ -758,11 +758,11 @@ impl Shard {
         let suppressed = pending
             && (duplicate
                 || match strategy.retx_suppression() {
-                    RetxSuppression::None | RetxSuppression::PerUpstream => false,
+                    RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
                     RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
-                    RetxSuppression::PerEntry => {
+                    RetxSuppression::PerEntry(p) => {
                         let entry = self.pit.get_mut(slot).expect("found");
-                        !retx_due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
+                        !p.due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
                     }
                 });
         if suppressed {
@@ -770,13 +770,13 @@ impl Shard {
             return;
         }
         let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
-        if pending && strategy.retx_suppression() == RetxSuppression::PerUpstream && !self.hops.is_empty() {
+        if let (true, RetxSuppression::PerUpstream(p), false) = (pending, strategy.retx_suppression(), self.hops.is_empty()) {
             // Each upstream within its own interval of its last forwarding is skipped.
             let Shard { pit, hops, .. } = self;
             if let Some(entry) = pit.get_mut(slot) {
                 hops.retain(|&h| match entry.out_record_mut(h) {
                     None => true,
-                    Some(r) => retx_due(&mut r.retx_interval_ms, r.sent_ms, now_ms, initial),
+                    Some(r) => p.due(&mut r.retx_interval_ms, r.sent_ms, now_ms, initial),
                 });
             }
             if self.hops.is_empty() {
@@ -1088,7 +1088,7 @@ impl Shard {
             let mut hops = std::mem::take(&mut self.hops);
             hops.clear();
             if let Some((_, route)) = route_of(&self.fib, &interest) {
-                Strategy::Multicast.first_hops(route.hops(), t.downstream, 0, &mut hops);
+                Strategy::MULTICAST.first_hops(route.hops(), t.downstream, 0, &mut hops);
             }
             hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
             self.hops = hops;

@@ -30,16 +30,21 @@
 //!
 //! An Interest for a name already pending upstream (another consumer's, or a retransmission)
 //! is forwarded again or aggregated as NFD's strategies suppress retransmissions
-//! ([`RetxSuppression`]): best-route and ASF per entry, with an interval that starts at the
-//! forwarder's `retry_interval_ms` (NFD's 10 ms) and doubles at each forwarding up to 250 ms;
-//! multicast the same per upstream; access within a fixed 100 ms; random and self-learning not
-//! at all.
+//! ([`RetxSuppression`], [`crate::retx_suppression`]): best-route and ASF per entry, with an
+//! interval that starts at the forwarder's `retry_interval_ms` (NFD's 10 ms) and doubles at
+//! each forwarding up to 250 ms; multicast the same per upstream; access within a fixed
+//! 100 ms; random and self-learning not at all.
 //!
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
 //! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access`,
 //! `/localhost/nfd/strategy/asf`, `/localhost/nfd/strategy/self-learning` and
-//! `/localhost/nfd/strategy/random`, with or without a version component; ASF takes parameters
-//! after the version (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
+//! `/localhost/nfd/strategy/random`, with or without NFD's version component (v=5 for the
+//! first three and ASF, v=1 for the others; another version is refused, as NFD refuses it).
+//! Parameters follow the version: best-route, multicast and ASF take retransmission
+//! suppression's (`…/best-route/v=5/retx-suppression-initial~20/retx-suppression-max~500/retx-suppression-multiplier~1.5`),
+//! ASF its own too (`…/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`).
+//! An unknown parameter is refused with its name (NFD ignores it), so a misspelt one is not
+//! silently lost.
 
 use nexthop_lookup::name::NextHop;
 use nexthop_wire::{Component, Kind, Name, NameView};
@@ -47,52 +52,15 @@ use nexthop_wire::{Component, Kind, Name, NameView};
 use crate::asf::AsfParams;
 use crate::face::FaceId;
 use crate::pit::OutRecord;
-
-/// How a strategy treats an Interest for a name already pending upstream: aggregated into the
-/// pending entry, or forwarded again (NFD's retransmission suppression).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RetxSuppression {
-    /// Every such Interest is forwarded again (NFD's random and self-learning strategies).
-    None,
-    /// Aggregated within this many ms of the entry's last forwarding (NFD's
-    /// `RetxSuppressionFixed`, as its access strategy uses it).
-    Fixed(u64),
-    /// Aggregated within the entry's interval of its last forwarding; the interval starts at
-    /// the forwarder's `retry_interval_ms` and each forwarding doubles it, up to
-    /// [`RETX_SUPPRESSION_MAX_MS`] (NFD's `RetxSuppressionExponential` per PIT entry, as
-    /// best-route and ASF use it).
-    PerEntry,
-    /// The same interval kept per upstream: an upstream is skipped within its own interval of
-    /// its last forwarding (as NFD's multicast strategy uses it).
-    PerUpstream,
-}
-
-/// The longest an exponential retransmission suppression interval grows (NFD's 250 ms).
-pub const RETX_SUPPRESSION_MAX_MS: u64 = 250;
-
-/// The access strategy's fixed retransmission suppression interval (NFD's 100 ms).
-pub const ACCESS_RETX_SUPPRESSION_MS: u64 = 100;
-
-/// Exponential suppression of an entry or upstream last forwarded at `last_sent_ms`, whose
-/// interval is `interval_ms` (0: not yet widened, so `initial_ms`): whether forwarding again is
-/// due at `now_ms`; if it is, the interval doubles (up to [`RETX_SUPPRESSION_MAX_MS`]).
-pub fn retx_due(interval_ms: &mut u64, last_sent_ms: u64, now_ms: u64, initial_ms: u64) -> bool {
-    let current = if *interval_ms == 0 { initial_ms } else { *interval_ms };
-    let due = now_ms >= last_sent_ms + current;
-    if due {
-        *interval_ms = (current * 2).min(RETX_SUPPRESSION_MAX_MS.max(initial_ms));
-    }
-    due
-}
+pub use crate::retx_suppression::{RetxParams, RetxSuppression, ACCESS_RETX_SUPPRESSION_MS};
 
 /// A forwarding strategy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Strategy {
     /// Lowest cost first, retry on another next hop.
-    #[default]
-    BestRoute,
+    BestRoute(RetxParams),
     /// Every next hop.
-    Multicast,
+    Multicast(RetxParams),
     /// The last working upstream of the prefix, else every next hop.
     Access,
     /// The fastest upstream, measured and probed.
@@ -103,35 +71,67 @@ pub enum Strategy {
     Random,
 }
 
+impl Default for Strategy {
+    fn default() -> Self {
+        Strategy::BEST_ROUTE
+    }
+}
+
 impl Strategy {
+    /// best-route with NFD's default parameters (the root's strategy).
+    pub const BEST_ROUTE: Strategy = Strategy::BestRoute(RetxParams::DEFAULT);
+    /// multicast with NFD's default parameters.
+    pub const MULTICAST: Strategy = Strategy::Multicast(RetxParams::DEFAULT);
+
     /// How it suppresses retransmissions ([`RetxSuppression`]), as NFD's does.
     pub fn retx_suppression(self) -> RetxSuppression {
         match self {
-            Strategy::BestRoute | Strategy::Asf(_) => RetxSuppression::PerEntry,
-            Strategy::Multicast => RetxSuppression::PerUpstream,
+            Strategy::BestRoute(p) => RetxSuppression::PerEntry(p),
+            Strategy::Asf(p) => RetxSuppression::PerEntry(p.retx),
+            Strategy::Multicast(p) => RetxSuppression::PerUpstream(p),
             Strategy::Access => RetxSuppression::Fixed(ACCESS_RETX_SUPPRESSION_MS),
             Strategy::SelfLearning | Strategy::Random => RetxSuppression::None,
         }
     }
 
-    /// The strategy's NFD name (with ASF's parameters that differ from the defaults).
-    pub fn name(self) -> Name {
-        let kind = match self {
-            Strategy::BestRoute => "best-route",
-            Strategy::Multicast => "multicast",
+    /// The strategy's kind, as its name has it (`best-route`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Strategy::BestRoute(_) => "best-route",
+            Strategy::Multicast(_) => "multicast",
             Strategy::Access => "access",
             Strategy::Asf(_) => "asf",
             Strategy::SelfLearning => "self-learning",
             Strategy::Random => "random",
-        };
-        let mut name = Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(kind);
-        if let Strategy::Asf(params) = self {
-            let params = params.components();
-            if !params.is_empty() {
-                name = name.with(Component::version(ASF_VERSION));
-                for p in params {
-                    name = name.with_generic(p);
-                }
+        }
+    }
+
+    /// The version of NFD's strategy of this kind that nexthop's follows.
+    pub fn version(self) -> u64 {
+        match self {
+            Strategy::BestRoute(_) | Strategy::Multicast(_) | Strategy::Asf(_) => 5,
+            Strategy::Access | Strategy::SelfLearning | Strategy::Random => 1,
+        }
+    }
+
+    /// The parameters that differ from the defaults, as name components' text.
+    fn parameters(self) -> Vec<String> {
+        match self {
+            Strategy::BestRoute(p) | Strategy::Multicast(p) => p.components(),
+            Strategy::Asf(p) => p.components(),
+            Strategy::Access | Strategy::SelfLearning | Strategy::Random => Vec::new(),
+        }
+    }
+
+    /// The strategy's NFD name, with its version and parameters where some differ from the
+    /// defaults (`/localhost/nfd/strategy/best-route/v=5/retx-suppression-max~500`).
+    pub fn name(self) -> Name {
+        let mut name = Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(self.kind());
+        let params = self.parameters();
+        if !params.is_empty() {
+            name = name.with(Component::version(self.version()));
+            for p in params {
+                name = name.with_generic(p);
             }
         }
         name
@@ -145,27 +145,54 @@ impl Strategy {
     /// [`Strategy::from_name`], saying what is wrong with a name it refuses.
     ///
     /// # Errors
-    /// Not a strategy name, an unknown strategy, or parameters it does not take.
+    /// Not a strategy name, an unknown strategy or version (NFD's are best-route, multicast and
+    /// asf v=5, access, self-learning and random v=1), or parameters it does not take: an
+    /// unknown one is refused (NFD ignores it), so that a misspelt parameter is not lost.
     pub fn parse(name: &NameView<'_>) -> Result<Strategy, String> {
         let prefix = Name::from_uri("/localhost/nfd/strategy").expect("parses");
         if !prefix.as_view().is_prefix_of(name) || name.len() < 4 {
             return Err("not a strategy name".into());
         }
-        if name.get(4).is_some_and(|c| !matches!(c.kind(), Kind::Version(_))) {
-            return Err("parameters follow a version component".into());
+        let version = match name.get(4).map(|c| c.kind()) {
+            None => None,
+            Some(Kind::Version(v)) => Some(v),
+            Some(_) => return Err("parameters follow a version component".into()),
+        };
+        let mut strategy = match name.get(3).map(|c| c.value()).unwrap_or_default() {
+            b"best-route" => Strategy::BEST_ROUTE,
+            b"multicast" => Strategy::MULTICAST,
+            b"access" => Strategy::Access,
+            b"self-learning" => Strategy::SelfLearning,
+            b"random" => Strategy::Random,
+            b"asf" => Strategy::Asf(AsfParams::default()),
+            _ => return Err("unknown strategy".into()),
+        };
+        if version.is_some_and(|v| v != strategy.version()) {
+            return Err(format!("{} has version {}, not {}", strategy.kind(), strategy.version(), version.unwrap_or_default()));
         }
-        let params = || (5..name.len()).filter_map(|i| name.get(i)).map(|c| c.value());
-        let kind = name.get(3).map(|c| c.value()).unwrap_or_default();
-        let plain = |s: Strategy| if params().next().is_some() { Err(format!("{} takes no parameters", s.name())) } else { Ok(s) };
-        match kind {
-            b"best-route" => plain(Strategy::BestRoute),
-            b"multicast" => plain(Strategy::Multicast),
-            b"access" => plain(Strategy::Access),
-            b"self-learning" => plain(Strategy::SelfLearning),
-            b"random" => plain(Strategy::Random),
-            b"asf" => AsfParams::parse(params()).map(Strategy::Asf),
-            _ => Err("unknown strategy".into()),
+        for c in (5..name.len()).filter_map(|i| name.get(i)) {
+            let text = std::str::from_utf8(c.value()).map_err(|_| "strategy parameters are text".to_string())?;
+            let (key, value) = text
+                .split_once('~')
+                .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+                .ok_or_else(|| format!("parameter {text:?} is not name~value"))?;
+            let known = match &mut strategy {
+                Strategy::BestRoute(p) | Strategy::Multicast(p) => p.parse_parameter(key, value)?,
+                Strategy::Asf(p) => p.parse_parameter(key, value)?,
+                Strategy::Access | Strategy::SelfLearning | Strategy::Random => {
+                    return Err(format!("{} takes no parameters", strategy.kind()))
+                }
+            };
+            if !known {
+                return Err(format!("{} has no parameter {key:?}", strategy.kind()));
+            }
         }
+        match strategy {
+            Strategy::BestRoute(p) | Strategy::Multicast(p) => p.check()?,
+            Strategy::Asf(p) => p.check()?,
+            Strategy::Access | Strategy::SelfLearning | Strategy::Random => {}
+        }
+        Ok(strategy)
     }
 
     /// Next hops for a new Interest from `downstream`, appended to `out`; `draw` is a random
@@ -178,10 +205,10 @@ impl Strategy {
                 out.extend(eligible.clone().nth(draw as usize % n.max(1)).map(|h| u64::from(h.face)));
             }
             // ASF: with nothing measured (the shard ranks by measurements first), the cheapest.
-            Strategy::BestRoute | Strategy::Asf(_) => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
+            Strategy::BestRoute(_) | Strategy::Asf(_) => out.extend(eligible.min_by_key(|h| (h.cost, h.face)).map(|h| u64::from(h.face))),
             // Access: with no working upstream known (the shard asks first), every next hop.
             // Self-learning: a route's every next hop (the shard broadcasts when there is none).
-            Strategy::Multicast | Strategy::Access | Strategy::SelfLearning => out.extend(eligible.map(|h| u64::from(h.face))),
+            Strategy::Multicast(_) | Strategy::Access | Strategy::SelfLearning => out.extend(eligible.map(|h| u64::from(h.face))),
         }
     }
 
@@ -189,10 +216,10 @@ impl Strategy {
     /// hop, or the one used longest ago; multicast sends to all again; random picks again.
     pub fn retry_hops(self, hops: &[NextHop], downstream: FaceId, used: &[OutRecord], draw: u32, out: &mut Vec<FaceId>) {
         match self {
-            Strategy::Multicast | Strategy::Access | Strategy::SelfLearning | Strategy::Random => {
+            Strategy::Multicast(_) | Strategy::Access | Strategy::SelfLearning | Strategy::Random => {
                 self.first_hops(hops, downstream, draw, out)
             }
-            Strategy::BestRoute | Strategy::Asf(_) => {
+            Strategy::BestRoute(_) | Strategy::Asf(_) => {
                 let eligible = || hops.iter().filter(|h| u64::from(h.face) != downstream);
                 let unused = eligible().filter(|h| !used.iter().any(|r| r.face == u64::from(h.face))).min_by_key(|h| (h.cost, h.face));
                 let oldest = || eligible().min_by_key(|h| used.iter().find(|r| r.face == u64::from(h.face)).map_or(0, |r| r.sent_ms));
@@ -205,8 +232,8 @@ impl Strategy {
     /// waits for the others.
     pub fn after_nack(self, hops: &[NextHop], downstreams: &[FaceId], used: &[OutRecord]) -> Option<FaceId> {
         match self {
-            Strategy::Multicast | Strategy::Access | Strategy::Asf(_) | Strategy::SelfLearning | Strategy::Random => None,
-            Strategy::BestRoute => hops
+            Strategy::Multicast(_) | Strategy::Access | Strategy::Asf(_) | Strategy::SelfLearning | Strategy::Random => None,
+            Strategy::BestRoute(_) => hops
                 .iter()
                 .filter(|h| !downstreams.contains(&u64::from(h.face)) && !used.iter().any(|r| r.face == u64::from(h.face)))
                 .min_by_key(|h| (h.cost, h.face))
@@ -225,9 +252,6 @@ pub fn full_name(text: &str) -> String {
     }
 }
 
-/// The version of NFD's ASF that nexthop's follows.
-pub const ASF_VERSION: u64 = 5;
-
 /// The strategy chosen for each name prefix; the longest matching choice wins, `/` is always
 /// present.
 #[derive(Debug, Clone)]
@@ -239,7 +263,7 @@ pub struct StrategyTable {
 impl Default for StrategyTable {
     fn default() -> Self {
         let mut choices = hashbrown::HashMap::new();
-        choices.insert(Box::<[u8]>::default(), Strategy::BestRoute);
+        choices.insert(Box::<[u8]>::default(), Strategy::BEST_ROUTE);
         StrategyTable { choices, deepest: 0 }
     }
 }
@@ -266,7 +290,7 @@ impl StrategyTable {
                 return s;
             }
         }
-        Strategy::BestRoute
+        Strategy::BEST_ROUTE
     }
 
     /// Every (prefix TLV-VALUE, strategy).
@@ -291,10 +315,10 @@ mod tests {
     fn best_route_picks_cheapest_not_downstream() {
         let hops = [hop(300, 10), hop(301, 5), hop(302, 1)];
         let mut v = Vec::new();
-        Strategy::BestRoute.first_hops(&hops, 302, 0, &mut v);
+        Strategy::BEST_ROUTE.first_hops(&hops, 302, 0, &mut v);
         assert_eq!(v, [301]);
         v.clear();
-        Strategy::Multicast.first_hops(&hops, 302, 0, &mut v);
+        Strategy::MULTICAST.first_hops(&hops, 302, 0, &mut v);
         assert_eq!(v, [300, 301]);
     }
 
@@ -302,14 +326,14 @@ mod tests {
     fn best_route_retries_unused_then_oldest() {
         let hops = [hop(300, 10), hop(301, 5)];
         let mut v = Vec::new();
-        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10)], 0, &mut v);
+        Strategy::BEST_ROUTE.retry_hops(&hops, 1, &[out(301, 10)], 0, &mut v);
         assert_eq!(v, [300]);
         v.clear();
-        Strategy::BestRoute.retry_hops(&hops, 1, &[out(301, 10), out(300, 20)], 0, &mut v);
+        Strategy::BEST_ROUTE.retry_hops(&hops, 1, &[out(301, 10), out(300, 20)], 0, &mut v);
         assert_eq!(v, [301]);
-        assert_eq!(Strategy::BestRoute.after_nack(&hops, &[1], &[out(301, 0)]), Some(300));
-        assert_eq!(Strategy::BestRoute.after_nack(&hops, &[1], &[out(301, 0), out(300, 0)]), None);
-        assert_eq!(Strategy::Multicast.after_nack(&hops, &[1], &[out(301, 0)]), None);
+        assert_eq!(Strategy::BEST_ROUTE.after_nack(&hops, &[1], &[out(301, 0)]), Some(300));
+        assert_eq!(Strategy::BEST_ROUTE.after_nack(&hops, &[1], &[out(301, 0), out(300, 0)]), None);
+        assert_eq!(Strategy::MULTICAST.after_nack(&hops, &[1], &[out(301, 0)]), None);
     }
 
     #[test]
@@ -337,10 +361,10 @@ mod tests {
 
     #[test]
     fn names_parse() {
-        let tuned = AsfParams { probing_interval_ms: 30_000, max_timeouts: 2, measurements_lifetime_ms: 120_000 };
+        let tuned = AsfParams { probing_interval_ms: 30_000, max_timeouts: 2, measurements_lifetime_ms: 120_000, ..AsfParams::default() };
         for s in [
-            Strategy::BestRoute,
-            Strategy::Multicast,
+            Strategy::BEST_ROUTE,
+            Strategy::MULTICAST,
             Strategy::Access,
             Strategy::Asf(AsfParams::default()),
             Strategy::Asf(tuned),
@@ -363,15 +387,40 @@ mod tests {
             "/localhost/nfd/strategy/asf/v=5/max-timeouts~0",
             "/localhost/nfd/strategy/asf/v=5/max-timeouts~-1",
             "/localhost/nfd/strategy/asf/v=5/probing-interval~400000",
-            "/localhost/nfd/strategy/asf/v=5/retx-suppression-multiplier~2",
+            "/localhost/nfd/strategy/asf/v=5/retx-suppression-multiplier~0.5",
             "/localhost/nfd/strategy/asf/v=5/max-timeouts",
+            "/localhost/nfd/strategy/asf/v=5/~2",
+            "/localhost/nfd/strategy/asf/v=5/max-timeouts~",
             "/localhost/nfd/strategy/asf/max-timeouts~2",
+            "/localhost/nfd/strategy/asf/v=4",
             "/localhost/nfd/strategy/best-route/v=5/max-timeouts~2",
+            "/localhost/nfd/strategy/best-route/v=5/retx-suppression-initial~0",
+            "/localhost/nfd/strategy/best-route/v=5/retx-suppression-initial~300/retx-suppression-max~200",
+            "/localhost/nfd/strategy/best-route/v=1",
+            "/localhost/nfd/strategy/multicast/v=5/retx-suppression-multiplier~two",
+            "/localhost/nfd/strategy/access/v=1/retx-suppression-max~500",
+            "/localhost/nfd/strategy/access/v=5",
+            "/localhost/nfd/strategy/random/v=1/x~1",
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+        let retx = RetxParams::new(Some(20), 500, 1.5).unwrap();
+        let tuned_retx = [Strategy::BestRoute(retx), Strategy::Multicast(retx), Strategy::Asf(AsfParams { retx, ..AsfParams::default() })];
+        for s in tuned_retx {
+            assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s), "{}", s.name());
+            let kind = s.kind();
+            let text = format!(
+                "/localhost/nfd/strategy/{kind}/v=5/retx-suppression-initial~20/retx-suppression-max~500/retx-suppression-multiplier~1.5"
+            );
+            assert_eq!(s.name().to_string(), text);
+            assert_eq!(parse(&text), Ok(s));
+        }
+        assert_eq!(
+            parse("/localhost/nfd/strategy/best-route/v=5/retx-suppression-max~100"),
+            Ok(Strategy::BestRoute(RetxParams::new(None, 100, 2.0).unwrap()))
+        );
         let v = Name::from_uri("/localhost/nfd/strategy/multicast").unwrap().with(nexthop_wire::Component::version(5));
-        assert_eq!(Strategy::from_name(&v.as_view()), Some(Strategy::Multicast));
+        assert_eq!(Strategy::from_name(&v.as_view()), Some(Strategy::MULTICAST));
         assert_eq!(Strategy::from_name(&Name::from_uri("/localhost/nfd/strategy/ncc").unwrap().as_view()), None);
     }
 
@@ -379,12 +428,12 @@ mod tests {
     fn table_longest_match() {
         let mut t = StrategyTable::default();
         let n = |s| Name::from_uri(s).unwrap();
-        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::BestRoute);
-        t.set(&n("/a").as_view(), Strategy::Multicast);
-        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::Multicast);
-        assert_eq!(t.find(&n("/b").as_view()), Strategy::BestRoute);
+        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::BEST_ROUTE);
+        t.set(&n("/a").as_view(), Strategy::MULTICAST);
+        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::MULTICAST);
+        assert_eq!(t.find(&n("/b").as_view()), Strategy::BEST_ROUTE);
         assert!(t.unset(&n("/a").as_view()));
         assert!(!t.unset(&n("/").as_view()));
-        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::BestRoute);
+        assert_eq!(t.find(&n("/a/b").as_view()), Strategy::BEST_ROUTE);
     }
 }

@@ -171,7 +171,7 @@ fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
     assert_eq!(s.counters().aggregated.get(), 3);
     // Multicast: each upstream on its own interval.
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Multicast));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::MULTICAST));
     assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/mc", 1))), [PRODUCER, PRODUCER2]);
     assert!(feed(&mut s, 9, CONSUMER, &interest("/a/mc", 2)).is_empty());
     assert_eq!(hops(&feed(&mut s, 10, CONSUMER, &interest("/a/mc", 3))), [PRODUCER, PRODUCER2]);
@@ -183,6 +183,23 @@ fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
     assert!(!feed(&mut s, 0, CONSUMER, &interest("/a/ac", 1)).is_empty());
     assert!(feed(&mut s, 99, CONSUMER, &interest("/a/ac", 2)).is_empty(), "within 100 ms");
     assert!(!feed(&mut s, 100, CONSUMER, &interest("/a/ac", 3)).is_empty(), "after 100 ms");
+    // The parameters of the strategy's name, as NFD's best-route and multicast take them.
+    let named = |text: &str| Strategy::parse(&Name::from_uri(text).unwrap().as_view()).unwrap();
+    let mut s = shard(false, 100);
+    let steady = "/localhost/nfd/strategy/best-route/v=5/retx-suppression-initial~50/retx-suppression-multiplier~1";
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), named(steady)));
+    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/p", 1))), [PRODUCER]);
+    assert!(feed(&mut s, 49, CONSUMER, &interest("/a/p", 2)).is_empty(), "within the first 50 ms");
+    assert_eq!(hops(&feed(&mut s, 50, CONSUMER, &interest("/a/p", 3))), [PRODUCER2]);
+    assert!(feed(&mut s, 99, CONSUMER, &interest("/a/p", 4)).is_empty(), "a factor of 1: still 50 ms");
+    assert_eq!(hops(&feed(&mut s, 100, CONSUMER, &interest("/a/p", 5))), [PRODUCER]);
+    let mut s = shard(false, 100);
+    let capped = "/localhost/nfd/strategy/multicast/v=5/retx-suppression-max~15";
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), named(capped)));
+    assert_eq!(feed(&mut s, 0, CONSUMER, &interest("/a/q", 1)).len(), 2);
+    assert_eq!(feed(&mut s, 10, CONSUMER, &interest("/a/q", 2)).len(), 2, "the forwarder's 10 ms first");
+    assert!(feed(&mut s, 24, CONSUMER, &interest("/a/q", 3)).is_empty(), "then at most 15 ms, not 20");
+    assert_eq!(feed(&mut s, 25, CONSUMER, &interest("/a/q", 4)).len(), 2);
 }
 
 #[test]
@@ -258,7 +275,7 @@ fn localhop_interests_go_one_hop_off_the_host_and_localhost_ones_none() {
     for prefix in ["/localhop", "/localhost", "/net"] {
         let p = Name::from_uri(prefix).unwrap();
         s.apply(&Control::SetRoute(p.clone(), everyone.clone()));
-        s.apply(&Control::SetStrategy(p, nexthop_fw::strategy::Strategy::Multicast));
+        s.apply(&Control::SetStrategy(p, nexthop_fw::strategy::Strategy::MULTICAST));
     }
     let sorted = |mut v: Vec<FaceId>| {
         v.sort_unstable();

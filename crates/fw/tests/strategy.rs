@@ -208,6 +208,7 @@ fn configured_strategies_are_listed() {
     let fw = Forwarder::start_with(&dir, "s", 1, |c| {
         c.strategy.push(StaticStrategy { prefix: "/lan".into(), strategy: "self-learning".into() });
         c.strategy.push(StaticStrategy { prefix: "/x".into(), strategy: "/localhost/nfd/strategy/asf/v=5/max-timeouts~2".into() });
+        c.strategy.push(StaticStrategy { prefix: "/y".into(), strategy: format!("best-route/v=5/{RETX}") });
     });
     let list = fw.client().dataset("/localhost/nfd/strategy-choice/list").unwrap();
     let listed = |prefix: &str, strategy: &str| {
@@ -216,7 +217,11 @@ fn configured_strategies_are_listed() {
     };
     assert!(listed("/lan", "/localhost/nfd/strategy/self-learning"));
     assert!(listed("/x", "/localhost/nfd/strategy/asf/v=5/max-timeouts~2"));
+    assert!(listed("/y", &format!("/localhost/nfd/strategy/best-route/v=5/{RETX}")));
 }
+
+/// Retransmission suppression's parameters, as NFD's best-route, multicast and ASF take them.
+const RETX: &str = "retx-suppression-initial~20/retx-suppression-max~500/retx-suppression-multiplier~1.5";
 
 /// NFD's random strategy (chosen as nfdc names it, `random`): each Interest goes to one of the
 /// two upstreams of `/rnd`, picked at random — both get a share, every Interest exactly one.

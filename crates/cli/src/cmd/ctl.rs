@@ -112,8 +112,9 @@ enum What {
     },
     /// Close a face.
     FaceDestroy { id: u64 },
-    /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, random, or a full strategy
-    /// name (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`).
+    /// Choose a strategy under a prefix: best-route, multicast, access, asf, self-learning, random, or a strategy
+    /// name with its version and parameters (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000`,
+    /// `best-route/v=5/retx-suppression-max~500`).
     StrategySet { prefix: String, strategy: String },
     /// Remove the strategy choice of a prefix (it inherits its parent's again).
     StrategyUnset { prefix: String },

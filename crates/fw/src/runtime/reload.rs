@@ -316,7 +316,7 @@ mod tests {
         assert!(!rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
         assert_eq!((rt.faces.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
-        assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::Multicast));
+        assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::MULTICAST));
     }
 
     /// A reload removes the routes the file no longer lists, replaces those whose cost
