@@ -109,6 +109,9 @@ pub struct ForwarderConfig {
     /// The first retransmission suppression interval (ms; NFD's 10; see
     /// [`crate::strategy::RetxSuppression`]).
     pub retry_interval_ms: u64,
+    /// The HopLimit given to an Interest that arrives without one (NFD's
+    /// `forwarder.default_hop_limit`); 0: none is given.
+    pub default_hop_limit: u8,
     /// Serve `rib/register` and `rib/unregister` under `/localhop/nfd` to faces one hop away.
     pub localhop_prefix_registration: bool,
     /// What checks those registrations: an ndn-cxx validator configuration (INFO text: `rule`

@@ -27,7 +27,8 @@ pub enum Drop {
     ReassemblyTimeout,
     /// A `/localhost` packet on a non-local face.
     LocalhostViolation,
-    /// HopLimit reached zero.
+    /// HopLimit reached zero: an Interest that arrived with 0, or a copy that would have left
+    /// for another host with 0.
     HopLimit,
     /// A looping Interest (a nonce seen before: dead-nonce list or PIT).
     Loop,

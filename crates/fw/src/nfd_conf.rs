@@ -19,6 +19,7 @@
 //!   ([`crate::interface_rule`]; an empty whitelist excludes everything; a plain `ifname`
 //!   picks its interface only while it is up and can multicast, as in NFD:
 //!   `faces.named_interfaces_required` is off);
+//! - `forwarder.default_hop_limit` (0–255);
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
@@ -244,6 +245,14 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
         match top.key.as_str() {
             "tables" => tables(&top, &mut cfg, &mut warnings)?,
             "authorizations" => cfg.authorize = authorizations(&top)?,
+            "forwarder" => {
+                for n in &top.children {
+                    match n.key.as_str() {
+                        "default_hop_limit" => cfg.forwarder.default_hop_limit = value(n, "a number from 0 to 255")?,
+                        _ => ignored(n, "forwarder", &mut warnings),
+                    }
+                }
+            }
             "face_system" => face_system(&top, &mut cfg, &mut warnings)?,
             "log" => {
                 for n in &top.children {
@@ -575,6 +584,11 @@ log
   default_level INFO
 }
 
+forwarder
+{
+  default_hop_limit 32
+}
+
 tables
 {
   cs_max_packets 1000
@@ -717,6 +731,7 @@ rib
         assert_eq!(grants, [("certs/operator.ndncert", vec!["faces", "strategy-choice"]), ("any", vec!["fib"])]);
         // What did not carry over is named with its line.
         assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
+        assert_eq!(cfg.forwarder.default_hop_limit, 32, "forwarder.default_hop_limit");
         assert!(cfg.forwarder.propagate_keychain, "rib.auto_prefix_propagate");
         assert!(cfg.forwarder.prefix_announcement_security.contains("type any"), "rib.prefix_announcement_validation");
         assert_eq!(cfg.forwarder.propagate_cost, 15);
@@ -868,6 +883,7 @@ rib
             ("tables {\n cs_policy random\n}\n", "line 2: cs_policy"),
             ("tables {\n cs_unsolicited_policy keep-all\n}\n", "unsolicited_policy"),
             ("log {\n default_level LOUD\n}\n", "line 2: default_level = \"LOUD\""),
+            ("forwarder {\n default_hop_limit 256\n}\n", "line 2: default_hop_limit = \"256\": not a number from 0 to 255"),
         ] {
             let e = from_nfd_conf(text).unwrap_err().to_string();
             assert!(e.contains(what), "{text:?}: {e}");

@@ -3,12 +3,15 @@
 //! they arrived on and the time, packets go out into an [`Outbox`].
 //!
 //! Overview of the pipeline (after NFD's):
-//! - Interest: HopLimit 0 → drop; no Nonce → one is added; nonce in the dead-nonce list or in
+//! - Interest: HopLimit 0 → drop; no Nonce → one is added, and no HopLimit → the configured
+//!   default one ([`ShardConfig::default_hop_limit`], NFD's; 0: none); nonce in the dead-nonce list or in
 //!   the PIT entry from another face → loop (Nack Duplicate). New entry: content store (a hit
 //!   answers and nothing else happens), FIB longest prefix match (the forwarding hint first when
 //!   it has one; NextHopFaceId from a local face overrides), no route → Nack NoRoute; the
 //!   strategy picks upstreams, the entry is made (or refused at the PIT bound, counted) and the
-//!   Interest goes out with a PIT token naming this shard and entry, HopLimit decremented.
+//!   Interest goes out with a PIT token naming this shard and entry, HopLimit decremented (one
+//!   that would leave with HopLimit 0 goes only to faces on this host, as NFD drops it on the
+//!   others).
 //!   Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
 //!   Interest (any downstream's, with a new nonce) is aggregated or the strategy retries, as
 //!   the strategy suppresses retransmissions ([`crate::strategy::RetxSuppression`], NFD's:
@@ -84,6 +87,9 @@ pub struct ShardConfig {
     /// pending name sooner than this after the last forwarding is aggregated (see
     /// [`crate::strategy::RetxSuppression`]).
     pub retry_interval_ms: u64,
+    /// The HopLimit given to an Interest that arrives without one (NFD's
+    /// `default_hop_limit`); 0: none is given.
+    pub default_hop_limit: u8,
     /// Park an Interest whose Data is on the SSD tier while its batch is read in the
     /// background, instead of waiting for the read (an io_uring file tier; see the overview).
     pub cs_background_reads: bool,
@@ -141,6 +147,7 @@ impl Default for ShardConfig {
             dead_nonce_ms: 6000,
             dead_nonce_capacity: 1 << 18,
             retry_interval_ms: 10,
+            default_hop_limit: 0,
             cs_background_reads: true,
             network_regions: Vec::new(),
             unsolicited: UnsolicitedPolicy::DropAll,
@@ -170,6 +177,9 @@ pub enum Control {
     ConfigureCs(CsPolicy),
     /// What becomes of unsolicited Data from now on (a reloaded configuration's).
     SetUnsolicited(UnsolicitedPolicy),
+    /// The HopLimit given from now on to an Interest that arrives without one (a reloaded
+    /// configuration's; 0: none).
+    SetDefaultHopLimit(u8),
     /// A prefix announcement the RIB holds (a producer's `rib/announce`, or one learned by the
     /// self-learning strategy), until `expires_ms` or its face goes: the self-learning strategy
     /// attaches it to Data that answers a discovery Interest from another host.
@@ -365,6 +375,7 @@ impl Shard {
                 self.announcements.insert(prefix.value().into(), a);
             }
             Control::SetUnsolicited(policy) => self.cfg.unsolicited = *policy,
+            Control::SetDefaultHopLimit(limit) => self.cfg.default_hop_limit = *limit,
             Control::ConfigureCs(policy) => {
                 self.cs_admit = policy.admit;
                 self.cs_serve = policy.serve;
@@ -475,10 +486,16 @@ impl Shard {
             self.counters.drops.count(Drop::HopLimit);
             return;
         }
-        let Some(nonce) = interest.nonce() else {
+        let no_hop_limit = self.cfg.default_hop_limit > 0 && interest.hop_limit().is_none();
+        let Some(nonce) = interest.nonce().filter(|_| !no_hop_limit) else {
             // NDN packet format 0.3: a forwarder adds a Nonce to an Interest that has none.
+            // NFD's default_hop_limit: a HopLimit to one that has none, which it leaves with
+            // (given one more here, since leaving takes one off; 255 leaves as 254).
             let mut owned = interest.to_owned();
-            owned.nonce = Some(self.next_nonce());
+            owned.nonce = owned.nonce.or_else(|| Some(self.next_nonce()));
+            if no_hop_limit {
+                owned.hop_limit = Some(self.cfg.default_hop_limit.saturating_add(1));
+            }
             let wire = owned.to_bytes();
             if let Ok(view) = InterestView::decode(&wire) {
                 self.process_interest(now_ms, face, scope, link, &view, out);
@@ -802,13 +819,20 @@ impl Shard {
 
     /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token,
     /// carrying `nonce` (which the out-records keep) and HopLimit decremented; `at` says where
-    /// those are in the entry's copy of the Interest.
+    /// those are in the entry's copy of the Interest. An Interest that would leave with
+    /// HopLimit 0 goes only to faces on this host: to another host it is dropped, counted
+    /// `hop-limit` (NFD's `nOutHopLimitZero`).
     fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], at: SendAs, out: &mut Outbox) {
         let generation = self.pit.generation(slot).expect("slot exists");
         let token = PitToken { shard: self.cfg.index, slot, generation }.encode();
-        let Shard { pit, hops, counters, local_fields, .. } = self;
+        let Shard { pit, hops, counters, local_fields, nonlocal, .. } = self;
         let entry = pit.get_mut(slot).expect("entry exists");
+        let last_hop = at.hop_limit.is_some_and(|at| entry.interest.get(at).is_some_and(|&h| h <= 1));
         for &to in hops.iter() {
+            if last_hop && nonlocal.contains(&to) {
+                counters.drops.count(Drop::HopLimit);
+                continue;
+            }
             let incoming_face_id = local_fields.contains(&to).then_some(downstream);
             let fields = LpFields { pit_token: Some(&token), incoming_face_id, non_discovery: at.non_discovery, ..LpFields::default() };
             out.push_with(to, &fields, &entry.interest, |p| {

@@ -786,3 +786,45 @@ fn self_learning_announces_the_producers_prefix_to_a_discovery() {
     let back = feed(&mut s, 3, CONSUMER, &with_token(data("/sl/3"), token(&out[0].1)));
     assert_eq!(self_learning_fields(&back[0].1).1, None);
 }
+
+/// The HopLimit an Interest left with.
+fn hop_limit_sent(bytes: &[u8]) -> Option<u8> {
+    let lp = LpPacket::decode(bytes).unwrap();
+    nexthop_wire::InterestView::decode(&lp.fragment.unwrap()).unwrap().hop_limit()
+}
+
+/// HopLimit as NFD keeps it: each hop takes one off; an Interest that would leave with 0 goes
+/// to an app on this host but not to another host (dropped, counted `hop-limit`); one that
+/// arrives with none gets the configured `default_hop_limit`, which it leaves with.
+#[test]
+fn hop_limits_are_taken_off_given_and_spent() {
+    let with_hop_limit = |uri: &str, nonce: u32, hops: Option<u8>| {
+        let mut i = Interest::new(Name::from_uri(uri).unwrap());
+        i.nonce = Some(nonce.to_be_bytes());
+        i.hop_limit = hops;
+        i.to_bytes()
+    };
+    // PRODUCER reaches another host; PRODUCER2 (the /b route) is an app here.
+    let mut s = shard(false, 100);
+    s.apply(&Control::NonLocalFace(PRODUCER));
+    s.apply(&Control::SetRoute(Name::from_uri("/b").unwrap(), NextHops::new([NextHop { face: PRODUCER2 as u32, cost: 1 }])));
+    let out = feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/x", 1, Some(3)));
+    assert_eq!(out.iter().map(|(f, b)| (*f, hop_limit_sent(b))).collect::<Vec<_>>(), [(PRODUCER, Some(2))]);
+    assert!(feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/y", 2, Some(1))).is_empty(), "it would reach another host with 0");
+    assert_eq!(s.counters().drops.get(Drop::HopLimit), 1);
+    let out = feed(&mut s, 0, CONSUMER, &with_hop_limit("/b/y", 3, Some(1)));
+    assert_eq!(out.iter().map(|(f, b)| (*f, hop_limit_sent(b))).collect::<Vec<_>>(), [(PRODUCER2, Some(0))], "an app here");
+    assert!(feed(&mut s, 0, CONSUMER, &with_hop_limit("/b/z", 4, Some(0))).is_empty(), "arrived with 0");
+    assert_eq!(s.counters().drops.get(Drop::HopLimit), 2);
+    assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/n", 5, None))[0].1), None, "none given by default");
+    // default_hop_limit: given to one that has none, kept by one that has one.
+    let mut s = Shard::new(ShardConfig { default_hop_limit: 5, ..ShardConfig::default() }, Fib::default()).unwrap();
+    s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
+    assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/1", 1, None))[0].1), Some(5));
+    assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/2", 2, Some(9)))[0].1), Some(8));
+    let mut no_nonce = Interest::new(Name::from_uri("/a/3").unwrap());
+    no_nonce.nonce = None;
+    assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &no_nonce.to_bytes())[0].1), Some(5), "and a Nonce too");
+    s.apply(&Control::SetDefaultHopLimit(0));
+    assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/4", 4, None))[0].1), None, "turned off");
+}

@@ -493,6 +493,7 @@ impl Runtime {
                     pit_max_per_face: cfg.forwarder.pit_max_per_face.div_ceil(threads),
                     cs: cs_config(&cfg, threads, index)?,
                     retry_interval_ms: cfg.forwarder.retry_interval_ms,
+                    default_hop_limit: cfg.forwarder.default_hop_limit,
                     cs_background_reads: cfg.content_store.l2_background_reads,
                     network_regions: cfg
                         .forwarder

@@ -14,8 +14,8 @@
 //!   checked, rather than leaving them unchecked);
 //! - `[[strategy]]`: each choice is set; one no longer in the file stays, as in NFD
 //!   (`strategy-unset` removes it);
-//! - `content_store.capacity` (at most what the store allocated at start) and
-//!   `content_store.unsolicited_policy`;
+//! - `content_store.capacity` (at most what the store allocated at start),
+//!   `content_store.unsolicited_policy` and `forwarder.default_hop_limit`;
 //! - `faces.udp_idle_timeout_ms` and `faces.send_buffer_bytes`, and for the faces made from
 //!   then on `faces.udp_mtu` and `faces.congestion_marking` (a face keeps the MTU and marking
 //!   it has, as `faces/update` leaves them);
@@ -104,6 +104,7 @@ impl Runtime {
             warnings.push(format!("content_store.capacity: {capacity} packets, what the store allocated at start; more takes a restart"));
         }
         host.apply(Control::SetUnsolicited(unsolicited));
+        host.apply(Control::SetDefaultHopLimit(new.forwarder.default_hop_limit));
         self.flush_workers();
         self.faces.send_limit = new.faces.send_buffer_bytes;
         self.faces.udp_mtu = new.faces.udp_mtu;
@@ -216,6 +217,7 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     let (f, new) = (&mut to.forwarder, &from.forwarder);
     f.log_level.clone_from(&new.log_level);
     f.localhop_prefix_registration = new.localhop_prefix_registration;
+    f.default_hop_limit = new.default_hop_limit;
     f.localhop_security.clone_from(&new.localhop_security);
     f.localhost_security.clone_from(&new.localhost_security);
     f.prefix_announcement_security.clone_from(&new.prefix_announcement_security);
