@@ -134,6 +134,11 @@ pub struct ForwarderConfig {
     pub propagate_timeout_ms: u64,
     /// … how often a registration is refreshed (ms).
     pub propagate_refresh_ms: u64,
+    /// … how long after a refusal or a timeout a command is sent again at first (ms; NFD's
+    /// `base_retry_wait`) …
+    pub propagate_base_retry_ms: u64,
+    /// … doubling up to this (ms; NFD's `max_retry_wait`).
+    pub propagate_max_retry_ms: u64,
     /// The producer regions this forwarder is in (NFD's `tables.network_region`): an Interest
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
@@ -425,6 +430,9 @@ impl Config {
         }
         if self.forwarder.propagate_timeout_ms == 0 || self.forwarder.propagate_refresh_ms == 0 {
             return bad("forwarder.propagate_timeout_ms and propagate_refresh_ms must be above 0".into());
+        }
+        if self.forwarder.propagate_base_retry_ms == 0 || self.forwarder.propagate_max_retry_ms < self.forwarder.propagate_base_retry_ms {
+            return bad("forwarder.propagate_base_retry_ms must be above 0, and propagate_max_retry_ms at least as long".into());
         }
         for k in &self.propagate {
             if k.key.is_empty() == k.identity.is_empty() {

@@ -28,7 +28,8 @@
 //!   faces the same way, `rib.prefix_announcement_validation` the announcements `rib/announce`
 //!   carries; `rib.auto_prefix_propagate` turns on prefix propagation as every
 //!   identity of the keychain (`forwarder.propagate_keychain`, [`crate::mgmt::propagate`]), its
-//!   `cost`, `timeout` (ms) and `refresh_interval` (s) setting propagation's.
+//!   `cost`, `timeout` (ms), `refresh_interval`, `base_retry_wait` and `max_retry_wait` (s)
+//!   setting propagation's.
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
@@ -283,9 +284,15 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
                             match c.key.as_str() {
                                 "cost" => cfg.forwarder.propagate_cost = value(c, "a number")?,
                                 "timeout" => cfg.forwarder.propagate_timeout_ms = value(c, "a number of ms")?,
-                                "refresh_interval" => {
+                                "refresh_interval" | "base_retry_wait" | "max_retry_wait" => {
                                     let s: u64 = value(c, "a number of seconds")?;
-                                    cfg.forwarder.propagate_refresh_ms = s.saturating_mul(1000);
+                                    let f = &mut cfg.forwarder;
+                                    let ms = match c.key.as_str() {
+                                        "refresh_interval" => &mut f.propagate_refresh_ms,
+                                        "base_retry_wait" => &mut f.propagate_base_retry_ms,
+                                        _ => &mut f.propagate_max_retry_ms,
+                                    };
+                                    *ms = s.saturating_mul(1000);
                                 }
                                 _ => ignored(c, "rib.auto_prefix_propagate", &mut warnings),
                             }
@@ -683,7 +690,12 @@ rib
   {
     trust-anchor { type any }
   }
-  auto_prefix_propagate { cost 15 }
+  auto_prefix_propagate
+  {
+    cost 15
+    base_retry_wait 60
+    max_retry_wait 600
+  }
   prefix_announcement_validation
   {
     trust-anchor { type any }
@@ -735,6 +747,7 @@ rib
         assert!(cfg.forwarder.propagate_keychain, "rib.auto_prefix_propagate");
         assert!(cfg.forwarder.prefix_announcement_security.contains("type any"), "rib.prefix_announcement_validation");
         assert_eq!(cfg.forwarder.propagate_cost, 15);
+        assert_eq!((cfg.forwarder.propagate_base_retry_ms, cfg.forwarder.propagate_max_retry_ms), (60_000, 600_000));
         let expected = [(3, "general")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");

@@ -15,7 +15,7 @@
 //!   Origin client, signed by the identity's key ([`super::command_key`]); the gateway checks it
 //!   with its `localhop_security` ([`super::validator`]). A registration is refreshed every
 //!   `refresh_interval` (25 s); one refused or unanswered within `timeout` (10 s) is sent again
-//!   after 50 s, doubling up to an hour, as NFD's.
+//!   after `base_retry_wait` (50 s), doubling up to `max_retry_wait` (an hour), as NFD's.
 //!
 //! Sans-I/O: the manager tells it of routes and answers and asks what is due ([`Propagation::due`]),
 //! then signs and sends those commands.
@@ -26,9 +26,10 @@ use nexthop_wire::Name;
 
 use crate::face::FaceId;
 
-/// Registrations refused or unanswered are sent again after this long at first (NFD's).
+/// Registrations refused or unanswered are sent again after this long at first, by default
+/// (NFD's `base_retry_wait`).
 pub const RETRY_MIN_MS: u64 = 50_000;
-/// … doubling up to this.
+/// … doubling up to this (NFD's `max_retry_wait`).
 pub const RETRY_MAX_MS: u64 = 3_600_000;
 
 /// Settings, NFD's `auto_prefix_propagate` keys.
@@ -40,11 +41,15 @@ pub struct PropagateSettings {
     pub timeout_ms: u64,
     /// How often a registration is refreshed (ms).
     pub refresh_ms: u64,
+    /// How long after a refusal or a timeout a command is sent again at first (ms) …
+    pub retry_min_ms: u64,
+    /// … doubling up to this.
+    pub retry_max_ms: u64,
 }
 
 impl Default for PropagateSettings {
     fn default() -> Self {
-        PropagateSettings { cost: 15, timeout_ms: 10_000, refresh_ms: 25_000 }
+        PropagateSettings { cost: 15, timeout_ms: 10_000, refresh_ms: 25_000, retry_min_ms: RETRY_MIN_MS, retry_max_ms: RETRY_MAX_MS }
     }
 }
 
@@ -122,11 +127,16 @@ impl Propagation {
         let Some((signer, identity)) = self.identity_for(prefix) else { return };
         let identity = identity.clone();
         self.routes.insert(key, identity.clone());
-        let p =
-            self.prefixes.entry(identity).or_insert(Propagated { signer, routes: 0, due_ms: None, waiting: None, retry_ms: RETRY_MIN_MS });
+        let p = self.prefixes.entry(identity).or_insert(Propagated {
+            signer,
+            routes: 0,
+            due_ms: None,
+            waiting: None,
+            retry_ms: self.settings.retry_min_ms,
+        });
         p.routes += 1;
         if p.routes == 1 {
-            p.retry_ms = RETRY_MIN_MS;
+            p.retry_ms = self.settings.retry_min_ms;
             p.due_ms = Some(0);
             p.waiting = None;
         }
@@ -138,7 +148,7 @@ impl Propagation {
             if let Some(p) = self.prefixes.get_mut(&identity) {
                 p.routes -= 1;
                 if p.routes == 0 {
-                    p.retry_ms = RETRY_MIN_MS;
+                    p.retry_ms = self.settings.retry_min_ms;
                     p.due_ms = Some(0);
                     p.waiting = None;
                 }
@@ -157,7 +167,7 @@ impl Propagation {
         // Reachable: everything is registered now; gone: nothing is sent, withdrawals are done.
         self.prefixes.retain(|_, p| available || p.routes > 0);
         for p in self.prefixes.values_mut() {
-            p.retry_ms = RETRY_MIN_MS;
+            p.retry_ms = self.settings.retry_min_ms;
             p.waiting = None;
             p.due_ms = available.then_some(0);
         }
@@ -174,7 +184,7 @@ impl Propagation {
             if p.waiting.as_ref().is_some_and(|(_, deadline)| *deadline <= now_ms) {
                 p.waiting = None;
                 p.due_ms = Some(now_ms + p.retry_ms);
-                p.retry_ms = (p.retry_ms * 2).min(RETRY_MAX_MS);
+                p.retry_ms = (p.retry_ms * 2).min(self.settings.retry_max_ms);
             }
             if p.waiting.is_none() && p.due_ms.is_some_and(|at| at <= now_ms) {
                 p.due_ms = None;
@@ -201,10 +211,10 @@ impl Propagation {
         p.waiting = None;
         if code != 200 {
             p.due_ms = Some(now_ms + p.retry_ms);
-            p.retry_ms = (p.retry_ms * 2).min(RETRY_MAX_MS);
+            p.retry_ms = (p.retry_ms * 2).min(self.settings.retry_max_ms);
             tracing::info!(%prefix, code, "prefix propagation refused by the gateway");
         } else if p.routes > 0 {
-            p.retry_ms = RETRY_MIN_MS;
+            p.retry_ms = self.settings.retry_min_ms;
             p.due_ms = Some(now_ms + self.settings.refresh_ms);
         } else {
             let prefix = prefix.clone();
@@ -287,6 +297,32 @@ mod tests {
         assert!(p.answered(&n("/cmd/4"), 200, now));
         assert!(p.propagated().is_empty() && p.due(now + RETRY_MAX_MS).is_empty());
         assert!(!p.answered(&n("/cmd/4"), 200, now), "not ours any more");
+    }
+
+    /// `base_retry_wait` and `max_retry_wait` set the back-off: 1 s, 2 s, then 3 s at most.
+    #[test]
+    fn the_back_off_follows_the_settings() {
+        let settings = PropagateSettings { retry_min_ms: 1000, retry_max_ms: 3000, ..PropagateSettings::default() };
+        let mut p = Propagation::new(vec![n("/testbed")], settings);
+        p.route_added(&gateway_prefix(), 260, 255);
+        p.route_added(&n("/testbed/app"), 300, 0);
+        let (mut now, mut c) = (0, p.due(0));
+        let mut waits = Vec::new();
+        for round in 0..4 {
+            assert_eq!(c.len(), 1, "round {round}");
+            let name = n(&format!("/cmd/{round}"));
+            p.sent(&c[0].prefix, name.clone(), now);
+            assert!(p.answered(&name, 403, now), "refused");
+            let next = (now + 1..now + 10_000)
+                .find(|&t| {
+                    c = p.due(t);
+                    !c.is_empty()
+                })
+                .unwrap();
+            waits.push(next - now);
+            now = next;
+        }
+        assert_eq!(waits, [1000, 2000, 3000, 3000]);
     }
 
     #[test]

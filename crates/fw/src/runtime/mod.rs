@@ -577,6 +577,8 @@ impl Runtime {
                         cost: f.propagate_cost,
                         timeout_ms: f.propagate_timeout_ms,
                         refresh_ms: f.propagate_refresh_ms,
+                        retry_min_ms: f.propagate_base_retry_ms,
+                        retry_max_ms: f.propagate_max_retry_ms,
                     };
                     m.with_propagation(signers, settings)
                 }
