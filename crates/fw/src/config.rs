@@ -163,6 +163,12 @@ pub struct FacesConfig {
     pub udp: String,
     /// WebSocket listen address ("" = none): browser and Node.js apps (NFD's port is 9696).
     pub websocket: String,
+    /// The addresses a TCP face is local between, both its ends (NFD's `face_system.tcp.local`
+    /// whitelist: subnets, addresses or `*`; [`crate::local_addresses`]): such a face may
+    /// send management commands and `/localhost` packets.
+    pub tcp_local: Vec<String>,
+    /// … less these (NFD's blacklist there).
+    pub tcp_local_exclude: Vec<String>,
     /// Idle timeout of on-demand UDP faces.
     pub udp_idle_timeout_ms: u64,
     /// Send-buffer bound per stream face.
@@ -473,6 +479,9 @@ impl Config {
             if let Some(p) = a.privileges.iter().find(|p| crate::mgmt::authorization::Module::parse(p.as_bytes()).is_none()) {
                 return bad(format!("authorize.privileges: {p:?} (faces, fib, cs or strategy-choice)"));
             }
+        }
+        if let Err(e) = crate::local_addresses::LocalAddresses::parse(&self.faces.tcp_local, &self.faces.tcp_local_exclude) {
+            return bad(format!("faces.tcp_local: {e}"));
         }
         let mtu = self.faces.udp_mtu;
         if mtu != 0 && !(crate::fragmentation::MIN_MTU..=65_507).contains(&mtu) {

@@ -40,6 +40,7 @@ pub mod interface_rule;
 pub mod interface_watch;
 #[allow(unsafe_code)]
 pub mod interfaces;
+pub mod local_addresses;
 pub mod lossy_link;
 pub mod lp_reliability;
 pub mod mgmt;

@@ -11,7 +11,9 @@
 //!   `cs_unsolicited_policy`, `strategy_choice` (prefix → strategy) and `network_region`;
 //! - `face_system`: `general.enable_congestion_marking`; `unix.path`; `tcp`, `udp` and
 //!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: `[::]`,
-//!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `udp`'s `idle_timeout` (seconds),
+//!   dual-stack, where IPv6 is enabled, else `0.0.0.0`); `tcp`'s `local` whitelist and
+//!   blacklist (`subnet` and `*`: which TCP faces are local, [`crate::local_addresses`]);
+//!   `udp`'s `idle_timeout` (seconds),
 //!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
 //!   `mcast_port_v6`); `ether`'s `listen`, `mcast` and `mcast_group`; for both, the
 //!   `whitelist` and `blacklist` of interfaces (`ifname` — a name or a pattern —, `ether`,
@@ -462,6 +464,32 @@ fn interface_rules(block: &InfoNode, section: &str, warnings: &mut Vec<String>) 
     Ok(rules)
 }
 
+/// `face_system.tcp.local`: the addresses a TCP face is local between
+/// ([`crate::local_addresses`]), its `whitelist` (every address without one; none with an
+/// empty one) less its `blacklist`, each of `subnet CIDR` and `*` entries, as NFD reads them.
+fn tcp_local(local: &InfoNode) -> Result<(Vec<String>, Vec<String>), ConfigError> {
+    let (mut include, mut exclude) = (vec!["*".to_string()], Vec::new());
+    for block in &local.children {
+        let list = match block.key.as_str() {
+            "whitelist" => &mut include,
+            "blacklist" => &mut exclude,
+            _ => return Err(invalid(block.line, format_args!("face_system.tcp.local.{}: whitelist or blacklist", block.key))),
+        };
+        list.clear();
+        for entry in &block.children {
+            let rule = match entry.key.as_str() {
+                "*" => "*".to_string(),
+                "subnet" => entry.value.clone(),
+                k => return Err(invalid(entry.line, format_args!("face_system.tcp.local.{}: {k:?} is not subnet or *", block.key))),
+            };
+            crate::local_addresses::LocalAddresses::parse(std::slice::from_ref(&rule), &[])
+                .map_err(|e| invalid(entry.line, format_args!("face_system.tcp.local.{}: {e}", block.key)))?;
+            list.push(rule);
+        }
+    }
+    Ok((include, exclude))
+}
+
 /// A face kind's include and exclude rules from its `whitelist` and `blacklist` blocks: `{ * }`
 /// is no rule (the default: every interface); an empty whitelist leaves every interface out.
 #[derive(Default)]
@@ -509,7 +537,12 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                     }
                 }
             }
-            "tcp" => f.tcp = listener(s, 6363, &[], warnings)?.addr,
+            "tcp" => {
+                f.tcp = listener(s, 6363, &["local"], warnings)?.addr;
+                if let Some(local) = s.children.iter().find(|n| n.key == "local") {
+                    (f.tcp_local, f.tcp_local_exclude) = tcp_local(local)?;
+                }
+            }
             "websocket" => f.websocket = listener(s, 9696, &[], warnings)?.addr,
             "udp" => {
                 const UDP_KEYS: [&str; 9] = [
@@ -629,6 +662,18 @@ face_system
     port 6364
     enable_v4 yes
     enable_v6 no
+    local
+    {
+      whitelist
+      {
+        subnet 127.0.0.0/8
+        subnet 10.0.0.0/8
+      }
+      blacklist
+      {
+        subnet 10.9.0.0/16
+      }
+    }
   }
   udp
   {
@@ -735,6 +780,10 @@ rib
         // tcp enables IPv4 only; udp both, one dual-stack listener.
         assert_eq!((f.tcp.as_str(), f.udp.as_str(), f.websocket.as_str()), ("0.0.0.0:6364", "[::]:6365", ""));
         assert_eq!((f.udp_idle_timeout_ms, f.udp_mtu), (30_000, 8800));
+        assert_eq!(
+            (f.tcp_local.clone(), f.tcp_local_exclude.clone()),
+            (vec!["127.0.0.0/8".into(), "10.0.0.0/8".into()], vec!["10.9.0.0/16".into()])
+        );
         assert_eq!((f.udp_multicast.as_str(), f.udp6_multicast.as_str()), ("224.0.23.171:56364", "[ff02::1235]:56365"));
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
@@ -896,6 +945,14 @@ rib
             ("tables {\n cs_policy random\n}\n", "line 2: cs_policy"),
             ("tables {\n cs_unsolicited_policy keep-all\n}\n", "unsolicited_policy"),
             ("log {\n default_level LOUD\n}\n", "line 2: default_level = \"LOUD\""),
+            (
+                "face_system {\n tcp {\n  local {\n   whitelist {\n    ifname eth0\n   }\n  }\n }\n}\n",
+                "line 5: face_system.tcp.local.whitelist: \"ifname\"",
+            ),
+            (
+                "face_system {\n tcp {\n  local {\n   blacklist {\n    subnet 10.0.0.0/99\n   }\n  }\n }\n}\n",
+                "line 5: face_system.tcp.local.blacklist",
+            ),
             ("forwarder {\n default_hop_limit 256\n}\n", "line 2: default_hop_limit = \"256\": not a number from 0 to 255"),
         ] {
             let e = from_nfd_conf(text).unwrap_err().to_string();

@@ -276,3 +276,38 @@ fn a_configured_face_waits_for_its_hub() {
     assert!(eventually(Duration::from_secs(10), || fetched(&host, 2)), "traffic once the hub is up");
     assert_eq!(listed(&host, id), Some(2), "the same face");
 }
+
+/// A TCP face is local when both its ends' addresses are in `faces.tcp_local` and not in
+/// `tcp_local_exclude` (NFD's `face_system.tcp.local`): by default a client on loopback is, and
+/// may ask for `/localhost/nfd` datasets over TCP; with loopback excluded the same client's
+/// face is of another host's scope, and its `/localhost` Interest is dropped.
+#[test]
+fn the_tcp_local_rules_decide_a_tcp_faces_scope() {
+    let dir = scratch("tcp-local");
+    for (exclude, local) in [(vec![], true), (vec!["127.0.0.0/8".to_string()], false)] {
+        let port = free_port();
+        let fw = Forwarder::start_with(dir.path(), &format!("local-{local}"), 1, |cfg| {
+            cfg.faces.tcp = format!("127.0.0.1:{port}");
+            cfg.faces.tcp_local_exclude = exclude;
+        });
+        let mut over_tcp = Client::connect(&FaceUri::parse(&tcp_uri(port)).unwrap()).unwrap();
+        let mut status = Interest::new(Name::from_uri("/localhost/nfd/status/general").unwrap());
+        status.can_be_prefix = true;
+        status.must_be_fresh = true;
+        status.lifetime_ms = Some(500);
+        let answered = matches!(over_tcp.express(&status, Duration::from_secs(1)), Ok(Answer::Data(_)));
+        assert_eq!(answered, local, "a /localhost Interest over TCP answered");
+        let list = fw.client().dataset("/localhost/nfd/faces/list").unwrap();
+        let scopes: Vec<(String, u64)> = TlvReader::new(&list)
+            .map(Result::unwrap)
+            .map(|f| {
+                let fields: Vec<_> = TlvReader::new(f.value).map(Result::unwrap).collect();
+                let field = |ty| fields.iter().find(|t| t.ty == ty).unwrap();
+                (String::from_utf8_lossy(field(0x72).value).into_owned(), read_nonneg(0x84, field(0x84).value).unwrap())
+            })
+            .filter(|(uri, _)| uri.starts_with("tcp"))
+            .collect();
+        assert_eq!(scopes.len(), 1, "{scopes:?}");
+        assert_eq!(scopes[0].1, u64::from(local), "FaceScope: 1 local, 0 non-local ({scopes:?})");
+    }
+}

@@ -18,6 +18,7 @@ use crate::counters::{Drop, DropCounters};
 use crate::ether::{EtherPort, Mac};
 use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
 use crate::fragmentation::{fragment, Reassembler};
+use crate::local_addresses::LocalAddresses;
 use crate::lp_reliability::{sequenced, Reliability};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::mgmt::events::FaceEventKind;
@@ -72,6 +73,8 @@ pub(super) struct Faces {
     pub(super) fragments: Vec<Vec<u8>>,
     /// New faces mark congestion (`faces.congestion_marking`).
     pub(super) congestion_marking: bool,
+    /// The addresses a TCP face is local between (`faces.tcp_local`).
+    pub(super) tcp_local: LocalAddresses,
     /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
     pub(super) now_ns: u64,
     /// A packet being marked.
@@ -119,7 +122,18 @@ impl Faces {
                 self.by_udp_remote.insert(*a, id);
             }
         }
-        let scope = uri.scope();
+        let scope = match uri {
+            // Both ends' addresses decide (the remote one twice while the local one is not
+            // known yet: a connection being made).
+            FaceUri::Tcp(remote) => {
+                let local = match FaceUri::parse(&local_uri) {
+                    Ok(FaceUri::Tcp(local)) => local.ip(),
+                    _ => remote.ip(),
+                };
+                self.tcp_local.scope(local, remote.ip())
+            }
+            _ => uri.scope(),
+        };
         let mtu = self.link_mtu(&link);
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {

@@ -65,6 +65,7 @@ use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
 use crate::fib::{Fib, FibOp};
 use crate::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
 use crate::interface_watch::InterfaceWatch;
+use crate::local_addresses::LocalAddresses;
 use crate::lp_reliability::{Arrival, Reliability};
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::command_key::CommandKey;
@@ -557,6 +558,7 @@ impl Runtime {
                 reassembler: Reassembler::new(REASSEMBLY_BYTES),
                 fragments: Vec::new(),
                 congestion_marking: cfg.faces.congestion_marking,
+                tcp_local: LocalAddresses::parse(&cfg.faces.tcp_local, &cfg.faces.tcp_local_exclude).map_err(StartError::Config)?,
                 now_ns: 0,
                 marked: Vec::new(),
                 events: Vec::new(),

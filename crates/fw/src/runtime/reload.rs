@@ -17,8 +17,9 @@
 //! - `content_store.capacity` (at most what the store allocated at start),
 //!   `content_store.unsolicited_policy` and `forwarder.default_hop_limit`;
 //! - `faces.udp_idle_timeout_ms` and `faces.send_buffer_bytes`, and for the faces made from
-//!   then on `faces.udp_mtu` and `faces.congestion_marking` (a face keeps the MTU and marking
-//!   it has, as `faces/update` leaves them);
+//!   then on `faces.udp_mtu`, `faces.congestion_marking` and `faces.tcp_local` with
+//!   `tcp_local_exclude` (a face keeps the MTU, marking and scope it has, as `faces/update`
+//!   leaves them);
 //! - the UDP multicast faces (`faces.udp_multicast`, `udp6_multicast`, their interface rules
 //!   and `udp_multicast_exclude`) and the Ethernet ports (`faces.ether_multicast`,
 //!   `ether_interfaces`, `ether_exclude`, `ether_listen`), with `named_interfaces_required`:
@@ -48,6 +49,7 @@ use super::{
     TCP_LISTENER, UDP_SOCKET, UNIX_LISTENER, WS_LISTENER,
 };
 use crate::config::Config;
+use crate::local_addresses::LocalAddresses;
 use crate::mgmt::Host;
 use crate::shard::{Control, UnsolicitedPolicy};
 
@@ -109,6 +111,9 @@ impl Runtime {
         self.faces.send_limit = new.faces.send_buffer_bytes;
         self.faces.udp_mtu = new.faces.udp_mtu;
         self.faces.congestion_marking = new.faces.congestion_marking;
+        if let Ok(local) = LocalAddresses::parse(&new.faces.tcp_local, &new.faces.tcp_local_exclude) {
+            self.faces.tcp_local = local; // checked by validate()
+        }
 
         take_reloadable(&mut self.cfg, &new);
         if let Err(e) = self.sync_multicast_faces(false) {
@@ -225,6 +230,8 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     to.content_store.unsolicited_policy.clone_from(&from.content_store.unsolicited_policy);
     let (f, new) = (&mut to.faces, &from.faces);
     (f.udp_idle_timeout_ms, f.send_buffer_bytes) = (new.udp_idle_timeout_ms, new.send_buffer_bytes);
+    f.tcp_local.clone_from(&new.tcp_local);
+    f.tcp_local_exclude.clone_from(&new.tcp_local_exclude);
     f.unix.clone_from(&new.unix);
     f.tcp.clone_from(&new.tcp);
     f.websocket.clone_from(&new.websocket);
