@@ -193,6 +193,10 @@ pub struct FacesConfig {
     /// Rules for what no UDP multicast face (IPv4 or IPv6) goes on, whatever includes it (NFD's
     /// `face_system.udp` `blacklist`).
     pub udp_multicast_exclude: Vec<String>,
+    /// UDP multicast faces are of the ad hoc link type (NFD's `mcast_ad_hoc`): a wireless
+    /// medium where neighbours may not hear each other, so an Interest or Data may leave on the
+    /// face it came from.
+    pub udp_multicast_ad_hoc: bool,
     /// Rules for the interfaces Ethernet faces go on (as `udp_multicast_interfaces`; none: every
     /// interface that is up, can multicast, has an Ethernet address and is not loopback).
     pub ether_interfaces: Vec<String>,
@@ -210,6 +214,8 @@ pub struct FacesConfig {
     /// A peer's frame to an interface's own address makes an on-demand unicast face to it (NFD's
     /// `listen`).
     pub ether_listen: bool,
+    /// Ethernet multicast faces are of the ad hoc link type (as `udp_multicast_ad_hoc`).
+    pub ether_multicast_ad_hoc: bool,
     /// Mark packets sent on a face whose send queue stays long (NDNLPv2 CongestionMark, as
     /// NFD's `enable_congestion_marking`; see [`crate::congestion`]).
     pub congestion_marking: bool,

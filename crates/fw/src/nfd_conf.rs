@@ -15,7 +15,8 @@
 //!   blacklist (`subnet` and `*`: which TCP faces are local, [`crate::local_addresses`]);
 //!   `udp`'s `idle_timeout` (seconds),
 //!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
-//!   `mcast_port_v6`); `ether`'s `listen`, `mcast` and `mcast_group`; for both, the
+//!   `mcast_port_v6`); `ether`'s `listen`, `mcast` and `mcast_group`; for both, `mcast_ad_hoc`
+//!   (the multicast faces' link type) and the
 //!   `whitelist` and `blacklist` of interfaces (`ifname` — a name or a pattern —, `ether`,
 //!   `subnet` and `*` entries) as the faces' include and exclude rules
 //!   ([`crate::interface_rule`]; an empty whitelist excludes everything; a plain `ifname`
@@ -545,8 +546,9 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
             }
             "websocket" => f.websocket = listener(s, 9696, &[], warnings)?.addr,
             "udp" => {
-                const UDP_KEYS: [&str; 9] = [
+                const UDP_KEYS: [&str; 10] = [
                     "idle_timeout",
+                    "mcast_ad_hoc",
                     "unicast_mtu",
                     "mcast",
                     "mcast_group",
@@ -573,6 +575,7 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "mcast_port" => port = number(n)?,
                         "mcast_group_v6" => group6 = value(n, "an IPv6 address")?,
                         "mcast_port_v6" => port6 = number(n)?,
+                        "mcast_ad_hoc" => f.udp_multicast_ad_hoc = yes(n)?,
                         _ => {} // the listener's keys, or named by `listener`
                     }
                 }
@@ -593,6 +596,7 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "listen" => f.ether_listen = yes(n)?,
                         "mcast" => mcast = yes(n)?,
                         "mcast_group" => group = n.value.clone(),
+                        "mcast_ad_hoc" => f.ether_multicast_ad_hoc = yes(n)?,
                         _ => ignored(n, "face_system.ether", warnings),
                     }
                 }
@@ -687,6 +691,7 @@ face_system
     mcast_port 56364
     mcast_group 224.0.23.171
     mcast_port_v6 56365
+    mcast_ad_hoc yes
     mcast_group_v6 ff02::1235
     whitelist
     {
@@ -785,6 +790,7 @@ rib
             (vec!["127.0.0.0/8".into(), "10.0.0.0/8".into()], vec!["10.9.0.0/16".into()])
         );
         assert_eq!((f.udp_multicast.as_str(), f.udp6_multicast.as_str()), ("224.0.23.171:56364", "[ff02::1235]:56365"));
+        assert_eq!((f.udp_multicast_ad_hoc, f.ether_multicast_ad_hoc), (true, false), "mcast_ad_hoc");
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
         let grants: Vec<(&str, Vec<&str>)> =

@@ -171,6 +171,9 @@ pub enum Control {
     /// A face that reaches beyond this host is up: `/localhost` Interests never leave on it, nor
     /// `/localhop` Interests from another host (see [`stays_local`]).
     NonLocalFace(FaceId),
+    /// A face of NFD's ad hoc link type is up: an Interest and its Data may leave on the face
+    /// they came from (on a wireless medium a neighbour may not hear another).
+    AdHocFace(FaceId),
     /// Give back the FIB's spare capacity after a bulk load of routes (answers do not change).
     CompactFib,
     /// NFD's `cs/config`: the content store's packet limit and whether it admits and serves.
@@ -217,6 +220,10 @@ pub struct CsPolicy {
 /// Most Interests parked at once for SSD reads (beyond it, a lookup waits for its read).
 pub const MAX_PARKED: usize = 1 << 14;
 
+/// No face: the downstream the strategies leave out when an Interest came from an ad hoc
+/// face, which may take it back out.
+const NO_FACE: FaceId = FaceId::MAX;
+
 /// An Interest waiting for its content-store batch to be read from the SSD tier.
 #[derive(Debug)]
 struct Parked {
@@ -241,6 +248,9 @@ pub struct Shard {
     local_fields: Vec<FaceId>,
     /// Faces that reach beyond this host.
     nonlocal: hashbrown::HashSet<FaceId>,
+    /// Ad hoc faces (a wireless medium where neighbours do not all hear each other): an
+    /// Interest or Data may leave on the face it came from.
+    ad_hoc: hashbrown::HashSet<FaceId>,
     pending_by_face: hashbrown::HashMap<FaceId, usize>,
     matched: Vec<u32>,
     hops: Vec<FaceId>,
@@ -314,6 +324,7 @@ impl Shard {
             counters,
             local_fields: Vec::new(),
             nonlocal: hashbrown::HashSet::new(),
+            ad_hoc: hashbrown::HashSet::new(),
             pending_by_face: hashbrown::HashMap::new(),
             matched: Vec::new(),
             hops: Vec::new(),
@@ -368,6 +379,9 @@ impl Shard {
             }
             Control::NonLocalFace(face) => {
                 self.nonlocal.insert(*face);
+            }
+            Control::AdHocFace(face) => {
+                self.ad_hoc.insert(*face);
             }
             Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
             Control::Announce { prefix, face, announcement, expires_ms } => {
@@ -556,6 +570,9 @@ impl Shard {
         // they were).
         let draw = if strategy == Strategy::Random { u32::from_be_bytes(self.next_nonce()) } else { 0 };
         let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
+        // An Interest from an ad hoc face may go back out on it (as NFD's): the face it came
+        // from is no reason to leave a next hop out.
+        let face = if self.ad_hoc.contains(&face) { NO_FACE } else { face };
         let mut plan = Plan::default();
         match (link.next_hop_face_id, scope) {
             (Some(to), FaceScope::Local) => hops.push(to),
@@ -966,7 +983,8 @@ impl Shard {
                 Strategy::SelfLearning => self.self_learning_data(now_ms, face, link, &name, &entry, out),
                 _ => None,
             };
-            for r in entry.in_records.iter().filter(|r| r.face != face) {
+            let back_out = self.ad_hoc.contains(&face);
+            for r in entry.in_records.iter().filter(|r| r.face != face || back_out) {
                 // A mark from upstream travels on to the consumers (as in NFD).
                 let fields = LpFields {
                     congestion_mark: link.congestion_mark,
@@ -1047,7 +1065,7 @@ impl Shard {
             return;
         }
         let entry = self.pit.get(slot).expect("entry found");
-        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).collect();
+        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.ad_hoc.contains(f)).collect();
         let next = self
             .fib
             .find(|fib| fib.lookup(&interest.name()))
@@ -1112,7 +1130,8 @@ impl Shard {
             let mut hops = std::mem::take(&mut self.hops);
             hops.clear();
             if let Some((_, route)) = route_of(&self.fib, &interest) {
-                Strategy::MULTICAST.first_hops(route.hops(), t.downstream, 0, &mut hops);
+                let downstream = if self.ad_hoc.contains(&t.downstream) { NO_FACE } else { t.downstream };
+                Strategy::MULTICAST.first_hops(route.hops(), downstream, 0, &mut hops);
             }
             hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
             self.hops = hops;
@@ -1137,6 +1156,7 @@ impl Shard {
         self.pending_by_face.remove(&face);
         self.local_fields.retain(|&f| f != face);
         self.nonlocal.remove(&face);
+        self.ad_hoc.remove(&face);
         self.counters.pit_entries.set(self.pit.len() as u64);
         // Parked Interests from the face are forgotten (their batch reads finish regardless).
         for waiting in self.parked.values_mut() {

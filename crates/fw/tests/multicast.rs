@@ -172,16 +172,19 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let a_dir = scratch("multicast-a");
     let a = Forwarder::start_with(&a_dir, "a", 1, configure);
     let b_dir = scratch("multicast-b");
-    // B lists the loopback interface by name (nfd.conf's `whitelist { ifname lo }`).
+    // B lists the loopback interface by name (nfd.conf's `whitelist { ifname lo }`), and its
+    // face is ad hoc (`mcast_ad_hoc yes`).
     let b = Forwarder::start_with(&b_dir, "b", 1, |c| {
         configure(c);
         c.faces.udp_multicast_interfaces = vec!["lo".into()];
+        c.faces.udp_multicast_ad_hoc = true;
     });
     let port = group.rsplit(':').next().unwrap();
     let on_a = multicast_face(&a, &group);
     assert_eq!((on_a.local, on_a.kind), (format!("udp4://127.0.0.1:{port}"), MULTI_ACCESS));
     let face_a = on_a.id;
-    assert_eq!(multicast_face(&b, &group).local, format!("udp4://127.0.0.1:{port}"), "`lo` is 127.0.0.1");
+    let on_b = multicast_face(&b, &group);
+    assert_eq!((on_b.local, on_b.kind), (format!("udp4://127.0.0.1:{port}"), (MULTI_ACCESS.0, MULTI_ACCESS.1, 2)), "`lo`, ad hoc");
 
     across_the_link(&a, &b, face_a, "/mc");
     assert!(b.drops("no-route") >= 1, "B had no route for /nowhere");

@@ -828,3 +828,28 @@ fn hop_limits_are_taken_off_given_and_spent() {
     s.apply(&Control::SetDefaultHopLimit(0));
     assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/4", 4, None))[0].1), None, "turned off");
 }
+
+/// NFD's ad hoc link type (a wireless medium where one neighbour may not hear another): an
+/// Interest from an ad hoc face may go back out on it, and its Data too; on any other face it
+/// never does.
+#[test]
+fn an_ad_hoc_face_takes_packets_back_out() {
+    let hops = |out: &[(FaceId, Vec<u8>)]| out.iter().map(|(f, _)| *f).collect::<Vec<_>>();
+    for ad_hoc in [false, true] {
+        let mut s = shard(false, 100);
+        if ad_hoc {
+            s.apply(&Control::AdHocFace(PRODUCER));
+        }
+        // Best-route: the cheapest next hop is the face the Interest came from.
+        let out = feed(&mut s, 0, PRODUCER, &interest("/a/br", 1));
+        assert_eq!(hops(&out), if ad_hoc { [PRODUCER] } else { [PRODUCER2] }, "ad hoc: {ad_hoc}");
+        // Its Data goes back to the asker — when ad hoc, out on the face it came in on.
+        let back = feed(&mut s, 1, out[0].0, &with_token(data("/a/br"), token(&out[0].1)));
+        assert_eq!(hops(&back), [PRODUCER], "ad hoc: {ad_hoc}");
+        // Multicast: every next hop, the face it came from only when ad hoc.
+        s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), nexthop_fw::strategy::Strategy::MULTICAST));
+        let out = feed(&mut s, 2, PRODUCER, &interest("/a/mc", 2));
+        let want = if ad_hoc { vec![PRODUCER, PRODUCER2] } else { vec![PRODUCER2] };
+        assert_eq!(hops(&out), want, "ad hoc: {ad_hoc}");
+    }
+}

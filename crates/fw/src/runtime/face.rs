@@ -251,6 +251,7 @@ impl Link {
 /// NFD's LinkType codes (`faces/list`).
 const LINK_TYPE_POINT_TO_POINT: u64 = 0;
 const LINK_TYPE_MULTI_ACCESS: u64 = 1;
+const LINK_TYPE_AD_HOC: u64 = 2;
 
 /// A face.
 #[derive(Debug)]
@@ -292,6 +293,9 @@ pub struct Face {
     /// When a down face last came up again, and the time given to the attempt that connected
     /// it (ms): lost again sooner, it goes on backing off ([`Reconnect::resume`]).
     pub up_again: Option<(u64, u64)>,
+    /// A multicast face of NFD's ad hoc link type (`faces.udp_multicast_ad_hoc`,
+    /// `faces.ether_multicast_ad_hoc`): packets may leave on it where they came from.
+    pub ad_hoc: bool,
 }
 
 impl Face {
@@ -346,7 +350,11 @@ impl Face {
             local_uri: self.local_uri.clone(),
             scope: self.scope.code(),
             persistency: self.persistency.code(),
-            link_type: if self.link.is_multi_access() { LINK_TYPE_MULTI_ACCESS } else { LINK_TYPE_POINT_TO_POINT },
+            link_type: match (self.ad_hoc, self.link.is_multi_access()) {
+                (true, _) => LINK_TYPE_AD_HOC,
+                (false, true) => LINK_TYPE_MULTI_ACCESS,
+                (false, false) => LINK_TYPE_POINT_TO_POINT,
+            },
             flags: u64::from(self.local_fields)
                 | if self.reliability.is_some() { FLAG_LP_RELIABILITY } else { 0 }
                 | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },

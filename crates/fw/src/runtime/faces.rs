@@ -75,6 +75,10 @@ pub(super) struct Faces {
     pub(super) congestion_marking: bool,
     /// The addresses a TCP face is local between (`faces.tcp_local`).
     pub(super) tcp_local: LocalAddresses,
+    /// New UDP multicast faces are ad hoc (`faces.udp_multicast_ad_hoc`).
+    pub(super) udp_multicast_ad_hoc: bool,
+    /// New Ethernet multicast faces are ad hoc (`faces.ether_multicast_ad_hoc`).
+    pub(super) ether_multicast_ad_hoc: bool,
     /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
     pub(super) now_ns: u64,
     /// A packet being marked.
@@ -135,9 +139,17 @@ impl Faces {
             _ => uri.scope(),
         };
         let mtu = self.link_mtu(&link);
+        let ad_hoc = match &link {
+            Link::Multicast(_) => self.udp_multicast_ad_hoc,
+            Link::Ether { peer, .. } => peer.is_multicast() && self.ether_multicast_ad_hoc,
+            Link::Stream(_) | Link::Udp(_) => false,
+        };
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
+        }
+        if ad_hoc {
+            forwarding.apply(Control::AdHocFace(id));
         }
         self.faces.insert(
             id,
@@ -158,6 +170,7 @@ impl Faces {
                 mtu,
                 down: None,
                 up_again: None,
+                ad_hoc,
             },
         );
         if let Some(f) = self.faces.get(&id) {

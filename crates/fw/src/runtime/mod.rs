@@ -559,6 +559,8 @@ impl Runtime {
                 fragments: Vec::new(),
                 congestion_marking: cfg.faces.congestion_marking,
                 tcp_local: LocalAddresses::parse(&cfg.faces.tcp_local, &cfg.faces.tcp_local_exclude).map_err(StartError::Config)?,
+                udp_multicast_ad_hoc: cfg.faces.udp_multicast_ad_hoc,
+                ether_multicast_ad_hoc: cfg.faces.ether_multicast_ad_hoc,
                 now_ns: 0,
                 marked: Vec::new(),
                 events: Vec::new(),

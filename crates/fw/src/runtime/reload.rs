@@ -17,9 +17,10 @@
 //! - `content_store.capacity` (at most what the store allocated at start),
 //!   `content_store.unsolicited_policy` and `forwarder.default_hop_limit`;
 //! - `faces.udp_idle_timeout_ms` and `faces.send_buffer_bytes`, and for the faces made from
-//!   then on `faces.udp_mtu`, `faces.congestion_marking` and `faces.tcp_local` with
-//!   `tcp_local_exclude` (a face keeps the MTU, marking and scope it has, as `faces/update`
-//!   leaves them);
+//!   then on `faces.udp_mtu`, `faces.congestion_marking`, `faces.tcp_local` with
+//!   `tcp_local_exclude`, and `udp_multicast_ad_hoc` and `ether_multicast_ad_hoc` (a face
+//!   keeps the MTU, marking, scope and link type it has, as `faces/update` leaves them and NFD
+//!   keeps a multicast face's link type);
 //! - the UDP multicast faces (`faces.udp_multicast`, `udp6_multicast`, their interface rules
 //!   and `udp_multicast_exclude`) and the Ethernet ports (`faces.ether_multicast`,
 //!   `ether_interfaces`, `ether_exclude`, `ether_listen`), with `named_interfaces_required`:
@@ -114,6 +115,8 @@ impl Runtime {
         if let Ok(local) = LocalAddresses::parse(&new.faces.tcp_local, &new.faces.tcp_local_exclude) {
             self.faces.tcp_local = local; // checked by validate()
         }
+        self.faces.udp_multicast_ad_hoc = new.faces.udp_multicast_ad_hoc;
+        self.faces.ether_multicast_ad_hoc = new.faces.ether_multicast_ad_hoc;
 
         take_reloadable(&mut self.cfg, &new);
         if let Err(e) = self.sync_multicast_faces(false) {
@@ -232,6 +235,7 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     (f.udp_idle_timeout_ms, f.send_buffer_bytes) = (new.udp_idle_timeout_ms, new.send_buffer_bytes);
     f.tcp_local.clone_from(&new.tcp_local);
     f.tcp_local_exclude.clone_from(&new.tcp_local_exclude);
+    (f.udp_multicast_ad_hoc, f.ether_multicast_ad_hoc) = (new.udp_multicast_ad_hoc, new.ether_multicast_ad_hoc);
     f.unix.clone_from(&new.unix);
     f.tcp.clone_from(&new.tcp);
     f.websocket.clone_from(&new.websocket);
