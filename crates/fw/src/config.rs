@@ -171,6 +171,9 @@ pub struct FacesConfig {
     pub tcp_local_exclude: Vec<String>,
     /// Idle timeout of on-demand UDP faces.
     pub udp_idle_timeout_ms: u64,
+    /// Idle timeout of on-demand unicast Ethernet faces (NFD's `face_system.ether`
+    /// `idle_timeout`).
+    pub ether_idle_timeout_ms: u64,
     /// Send-buffer bound per stream face.
     pub send_buffer_bytes: usize,
     /// Largest datagram sent on a UDP face; larger packets are cut into NDNLPv2 fragments

@@ -15,7 +15,7 @@
 //!   blacklist (`subnet` and `*`: which TCP faces are local, [`crate::local_addresses`]);
 //!   `udp`'s `idle_timeout` (seconds),
 //!   `unicast_mtu` and multicast (`mcast`, `mcast_group`, `mcast_port`, `mcast_group_v6`,
-//!   `mcast_port_v6`); `ether`'s `listen`, `mcast` and `mcast_group`; for both, `mcast_ad_hoc`
+//!   `mcast_port_v6`); `ether`'s `listen`, `idle_timeout`, `mcast` and `mcast_group`; for both, `mcast_ad_hoc`
 //!   (the multicast faces' link type) and the
 //!   `whitelist` and `blacklist` of interfaces (`ifname` — a name or a pattern —, `ether`,
 //!   `subnet` and `*` entries) as the faces' include and exclude rules
@@ -597,6 +597,7 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                         "mcast" => mcast = yes(n)?,
                         "mcast_group" => group = n.value.clone(),
                         "mcast_ad_hoc" => f.ether_multicast_ad_hoc = yes(n)?,
+                        "idle_timeout" => f.ether_idle_timeout_ms = number::<u64>(n)?.saturating_mul(1000),
                         _ => ignored(n, "face_system.ether", warnings),
                     }
                 }
@@ -701,6 +702,7 @@ face_system
   ether
   {
     listen yes
+    idle_timeout 120
     mcast no
     whitelist
     {
@@ -791,6 +793,7 @@ rib
         );
         assert_eq!((f.udp_multicast.as_str(), f.udp6_multicast.as_str()), ("224.0.23.171:56364", "[ff02::1235]:56365"));
         assert_eq!((f.udp_multicast_ad_hoc, f.ether_multicast_ad_hoc), (true, false), "mcast_ad_hoc");
+        assert_eq!(f.ether_idle_timeout_ms, 120_000, "ether.idle_timeout");
         assert_eq!((f.ether_listen, f.ether_multicast.as_str(), f.ether_interfaces.clone()), (true, "", vec!["eth1".to_string()]));
         assert!(cfg.forwarder.localhop_prefix_registration);
         let grants: Vec<(&str, Vec<&str>)> =

@@ -552,7 +552,7 @@ fn a_configured_unicast_ethernet_face_carries_its_route() {
     fetch_small_and_large(&mut a.client(), &mut producer, "/cfg");
 }
 
-/// On-demand faces close when idle (`faces.udp_idle_timeout_ms`, for UDP and Ethernet alike),
+/// On-demand Ethernet faces close when idle (`faces.ether_idle_timeout_ms`),
 /// and one that management made persistent (`faces/update`) stays: B's on-demand face to A's
 /// address goes 1 s after A's last frame, and comes back, persistent this time, at the next.
 #[test]
@@ -567,7 +567,7 @@ fn an_idle_on_demand_ethernet_face_closes_unless_made_persistent() {
     let b = Forwarder::start_with(&b_dir, "b", 1, |c| {
         c.faces.ether_listen = true;
         c.faces.ether_interfaces = vec![veth.b.clone()];
-        c.faces.udp_idle_timeout_ms = 1000;
+        c.faces.ether_idle_timeout_ms = 1000;
     });
     let to_b = ControlParameters {
         uri: Some(format!("ether://[{}]", mac_of(&veth.b))),

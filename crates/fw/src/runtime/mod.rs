@@ -833,15 +833,18 @@ impl Runtime {
             self.deliver(&d);
         }
         self.flush_workers();
-        let idle = self.cfg.faces.udp_idle_timeout_ms;
+        let (udp_idle, ether_idle) = (self.cfg.faces.udp_idle_timeout_ms, self.cfg.faces.ether_idle_timeout_ms);
         let idle_faces: Vec<FaceId> = self
             .faces
             .faces
             .values()
             .filter(|f| {
-                f.persistency == Persistency::OnDemand
-                    && matches!(f.link, Link::Udp(_) | Link::Ether { .. })
-                    && now.saturating_sub(f.last_rx_ms) > idle
+                let idle = match f.link {
+                    Link::Udp(_) => udp_idle,
+                    Link::Ether { .. } => ether_idle,
+                    Link::Stream(_) | Link::Multicast(_) => return false,
+                };
+                f.persistency == Persistency::OnDemand && now.saturating_sub(f.last_rx_ms) > idle
             })
             .map(|f| f.id)
             .collect();

@@ -16,7 +16,7 @@
 //!   (`strategy-unset` removes it);
 //! - `content_store.capacity` (at most what the store allocated at start),
 //!   `content_store.unsolicited_policy` and `forwarder.default_hop_limit`;
-//! - `faces.udp_idle_timeout_ms` and `faces.send_buffer_bytes`, and for the faces made from
+//! - `faces.udp_idle_timeout_ms`, `ether_idle_timeout_ms` and `send_buffer_bytes`, and for the faces made from
 //!   then on `faces.udp_mtu`, `faces.congestion_marking`, `faces.tcp_local` with
 //!   `tcp_local_exclude`, and `udp_multicast_ad_hoc` and `ether_multicast_ad_hoc` (a face
 //!   keeps the MTU, marking, scope and link type it has, as `faces/update` leaves them and NFD
@@ -232,7 +232,8 @@ fn take_reloadable(to: &mut Config, from: &Config) {
     to.content_store.capacity = from.content_store.capacity;
     to.content_store.unsolicited_policy.clone_from(&from.content_store.unsolicited_policy);
     let (f, new) = (&mut to.faces, &from.faces);
-    (f.udp_idle_timeout_ms, f.send_buffer_bytes) = (new.udp_idle_timeout_ms, new.send_buffer_bytes);
+    (f.udp_idle_timeout_ms, f.ether_idle_timeout_ms, f.send_buffer_bytes) =
+        (new.udp_idle_timeout_ms, new.ether_idle_timeout_ms, new.send_buffer_bytes);
     f.tcp_local.clone_from(&new.tcp_local);
     f.tcp_local_exclude.clone_from(&new.tcp_local_exclude);
     (f.udp_multicast_ad_hoc, f.ether_multicast_ad_hoc) = (new.udp_multicast_ad_hoc, new.ether_multicast_ad_hoc);
