@@ -143,6 +143,11 @@ pub struct ForwarderConfig {
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
     pub network_regions: Vec<String>,
+    /// The user to forward as once started (NFD's `general.user`; "": the one that started it;
+    /// [`crate::privileges`]).
+    pub user: String,
+    /// The group to forward as (NFD's `general.group`; "": the user's own).
+    pub group: String,
     /// What `nexthop run` logs to stderr: off, error, warn, info, debug or trace (NFD's
     /// `log.default_level`); `RUST_LOG`, where set, decides instead.
     pub log_level: String,

@@ -48,6 +48,8 @@ pub mod nfd_conf;
 pub mod outbox;
 pub mod packet;
 pub mod pit;
+#[allow(unsafe_code)]
+pub mod privileges;
 pub mod reconnect;
 pub mod retx_suppression;
 pub mod rib;

@@ -22,6 +22,7 @@
 //!   ([`crate::interface_rule`]; an empty whitelist excludes everything; a plain `ifname`
 //!   picks its interface only while it is up and can multicast, as in NFD:
 //!   `faces.named_interfaces_required` is off);
+//! - `general.user` and `general.group` (who forwards once started, [`crate::privileges`]);
 //! - `forwarder.default_hop_limit` (0–255);
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
@@ -38,7 +39,7 @@
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
 //!   `faces`, `fib`, `cs` or `strategy-choice` commands.
 //!
-//! Everything else — `general`, the rest of `log`, the rest of `rib`, keys
+//! Everything else — the rest of `log`, the rest of `rib`, keys
 //! nexthop has no counterpart for — is not an error: it
 //! comes back as a warning naming its line, so the operator sees what did not carry over. A
 //! value that does not parse (a port that is not a number, `listen maybe`) is an error naming
@@ -249,6 +250,15 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
         match top.key.as_str() {
             "tables" => tables(&top, &mut cfg, &mut warnings)?,
             "authorizations" => cfg.authorize = authorizations(&top)?,
+            "general" => {
+                for n in &top.children {
+                    match n.key.as_str() {
+                        "user" => cfg.forwarder.user = n.value.clone(),
+                        "group" => cfg.forwarder.group = n.value.clone(),
+                        _ => ignored(n, "general", &mut warnings),
+                    }
+                }
+            }
             "forwarder" => {
                 for n in &top.children {
                     match n.key.as_str() {
@@ -621,12 +631,14 @@ mod tests {
 ; general section
 general
 {
-  ; user nfd
+  user nobody
+  group nogroup
 }
 
 log
 {
   default_level INFO
+  Forwarder DEBUG
 }
 
 forwarder
@@ -806,7 +818,8 @@ rib
         assert!(cfg.forwarder.prefix_announcement_security.contains("type any"), "rib.prefix_announcement_validation");
         assert_eq!(cfg.forwarder.propagate_cost, 15);
         assert_eq!((cfg.forwarder.propagate_base_retry_ms, cfg.forwarder.propagate_max_retry_ms), (60_000, 600_000));
-        let expected = [(3, "general")];
+        assert_eq!((cfg.forwarder.user.as_str(), cfg.forwarder.group.as_str()), ("nobody", "nogroup"), "general");
+        let expected = [(12, "log.Forwarder")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }

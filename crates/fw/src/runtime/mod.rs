@@ -76,6 +76,7 @@ use crate::mgmt::validator::Validator;
 use crate::mgmt::{Host, Manager, PropagationSigner, RibTrust};
 use crate::outbox::{Outbox, PacketKind};
 use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
+use crate::privileges::Privileges;
 use crate::shard::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::shared_fib::FibWriter;
 use crate::strategy::{self, Strategy};
@@ -308,6 +309,8 @@ pub struct Runtime {
     listening: Listening,
     /// A reload asked for, and how to read the configuration again ([`Runtime::reload_on`]).
     reloader: Option<reload::Reloader>,
+    /// The user and group to forward as once started (`forwarder.user`, `forwarder.group`).
+    privileges: Privileges,
     /// The kernel's interface notices (`None` where netlink is refused).
     interface_watch: Option<InterfaceWatch>,
     /// When the multicast faces are next brought in step with the interfaces.
@@ -470,6 +473,7 @@ impl Runtime {
         let authorizations = authorizations_of(&cfg)?;
         let signers = propagation_signers(&cfg)?;
         let validators = validators_of(&cfg)?;
+        let privileges = Privileges::lookup(&cfg.forwarder.user, &cfg.forwarder.group).map_err(StartError::Config)?;
         let poll = Poll::new().map_err(io_err("creating the poll"))?;
         let waker = Arc::new(Waker::new(poll.registry(), WAKER).map_err(io_err("creating the waker"))?);
         let mut unix = None;
@@ -599,6 +603,7 @@ impl Runtime {
             multicast_buf: Vec::new(),
             listening: Listening::default(),
             reloader: None,
+            privileges,
             interface_watch: None,
             interfaces_settle_at: None,
             group_routes: Vec::new(),
@@ -624,6 +629,8 @@ impl Runtime {
             }
         }
         rt.apply_static_config()?;
+        // Everything of the start is open: from here on, as the configured user.
+        rt.privileges.drop().map_err(io_err("running as forwarder.user and forwarder.group"))?;
         Ok(rt)
     }
 
@@ -814,12 +821,17 @@ impl Runtime {
     fn follow_interfaces(&mut self, now: u64) {
         if self.interfaces_settle_at.is_some_and(|at| now >= at) {
             self.interfaces_settle_at = None;
-            if let Err(e) = self.sync_multicast_faces(false) {
-                tracing::warn!("multicast faces not brought in step with the interfaces: {e}");
-            }
-            if let Err(e) = self.sync_ether_ports(false) {
-                tracing::warn!("Ethernet ports not brought in step with the interfaces: {e}");
-            }
+            // Opening sockets on an interface may take root (Ethernet ports, binding to a device).
+            let privileges = std::mem::take(&mut self.privileges);
+            privileges.elevated(|| {
+                if let Err(e) = self.sync_multicast_faces(false) {
+                    tracing::warn!("multicast faces not brought in step with the interfaces: {e}");
+                }
+                if let Err(e) = self.sync_ether_ports(false) {
+                    tracing::warn!("Ethernet ports not brought in step with the interfaces: {e}");
+                }
+            });
+            self.privileges = privileges;
             self.route_groups();
         }
     }

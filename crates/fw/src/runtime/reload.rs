@@ -142,7 +142,13 @@ impl Runtime {
         if !r.requested.swap(false, Ordering::Relaxed) {
             return;
         }
-        let outcome = (r.load)().and_then(|cfg| self.reload(cfg).map_err(|e| e.to_string()));
+        // As the starting user: the files read and the listeners bound may need it.
+        let privileges = std::mem::take(&mut self.privileges);
+        let outcome = privileges.elevated(|| {
+            let r = self.reloader.as_mut().expect("checked above");
+            (r.load)().and_then(|cfg| self.reload(cfg).map_err(|e| e.to_string()))
+        });
+        self.privileges = privileges;
         match &outcome {
             Ok(warnings) => {
                 for w in warnings {
