@@ -3,24 +3,11 @@
 //! and takes root back only for a reload (which binds a new TCP listener here), dropping it
 //! again after. It needs root to start with: elsewhere it says so and checks nothing.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use common::{signal, stop, Running};
+use common::{eventually, run_nexthop, signal, stop};
 
 mod common;
-
-/// Waits up to 10 s for `done`.
-fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(10) {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
 
 /// The (real, effective) uid of every thread of process `pid`.
 fn thread_uids(pid: u32) -> Vec<(u32, u32)> {
@@ -58,16 +45,7 @@ fn the_forwarder_runs_as_the_configured_user_once_started() {
     };
     write("");
     let exe = env!("CARGO_BIN_EXE_nexthop");
-    let mut fw = Running(
-        Command::new(exe)
-            .args(["run", "-c"])
-            .arg(&cfg)
-            .env_remove("RUST_LOG")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
-    );
+    let mut fw = run_nexthop(&cfg, &log);
     assert!(eventually(|| std::os::unix::net::UnixStream::connect(&sock).is_ok()), "nexthop run did not listen");
     let pid = fw.0.id();
     let dropped = || thread_uids(pid).iter().all(|&ids| ids == (0, nobody));

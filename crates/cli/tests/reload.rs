@@ -4,24 +4,11 @@
 //! forwarding threads) is named in a warning; a file with a mistake (an unknown strategy)
 //! changes nothing and says so.
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use common::{signal, stop, Running};
+use common::{eventually, run_nexthop, signal, stop};
 
 mod common;
-
-/// Waits up to 10 s for `done`.
-fn eventually(mut done: impl FnMut() -> bool) -> bool {
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(10) {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
 
 #[test]
 fn sighup_reloads_the_configuration() {
@@ -36,16 +23,7 @@ fn sighup_reloads_the_configuration() {
     };
     write("");
     let exe = env!("CARGO_BIN_EXE_nexthop");
-    let mut fw = Running(
-        Command::new(exe)
-            .args(["run", "-c"])
-            .arg(&cfg)
-            .env_remove("RUST_LOG")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap(),
-    );
+    let mut fw = run_nexthop(&cfg, &log);
     assert!(eventually(|| std::os::unix::net::UnixStream::connect(&sock).is_ok()), "nexthop run did not listen");
     let control = format!("unix://{}", sock.display());
     let ctl = |args: &[&str]| {

@@ -143,6 +143,9 @@ pub struct ForwarderConfig {
     /// whose forwarding hint names one of them, or a prefix of one, is forwarded by its name
     /// and leaves without the hint.
     pub network_regions: Vec<String>,
+    /// Tell a routing daemon that registers `/localhost/nlsr` (NLSR, NDNd's `ndnd dv`) of the
+    /// routes apps register with origin client (NFD's `rib.readvertise_nlsr`).
+    pub readvertise_nlsr: bool,
     /// The user to forward as once started (NFD's `general.user`; "": the one that started it;
     /// [`crate::privileges`]).
     pub user: String,

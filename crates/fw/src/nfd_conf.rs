@@ -33,7 +33,8 @@
 //!   carries; `rib.auto_prefix_propagate` turns on prefix propagation as every
 //!   identity of the keychain (`forwarder.propagate_keychain`, [`crate::mgmt::propagate`]), its
 //!   `cost`, `timeout` (ms), `refresh_interval`, `base_retry_wait` and `max_retry_wait` (s)
-//!   setting propagation's.
+//!   setting propagation's; `rib.readvertise_nlsr` (off without it, as in NFD) whether client
+//!   routes are told to a routing daemon ([`crate::mgmt::readvertise`]).
 //!
 //! - `authorizations`: each `authorize`'s `certfile` and `privileges`
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
@@ -245,6 +246,8 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
     // Without an `authorizations` section NFD refuses every faces, fib, cs and strategy-choice
     // command.
     cfg.authorize.clear();
+    // Nor does it tell a routing daemon of client routes without `readvertise_nlsr yes`.
+    cfg.forwarder.readvertise_nlsr = false;
     let mut warnings = Vec::new();
     for top in parse_info(text)? {
         match top.key.as_str() {
@@ -292,6 +295,8 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
                             "localhost_security" => cfg.forwarder.localhost_security = text,
                             _ => cfg.forwarder.prefix_announcement_security = text,
                         }
+                    } else if n.key == "readvertise_nlsr" {
+                        cfg.forwarder.readvertise_nlsr = yes(n)?;
                     } else if n.key == "auto_prefix_propagate" {
                         for c in &n.children {
                             match c.key.as_str() {
@@ -764,6 +769,7 @@ rib
   {
     trust-anchor { type any }
   }
+  readvertise_nlsr yes
 }
 "#;
 
@@ -815,6 +821,8 @@ rib
         assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
         assert_eq!(cfg.forwarder.default_hop_limit, 32, "forwarder.default_hop_limit");
         assert!(cfg.forwarder.propagate_keychain, "rib.auto_prefix_propagate");
+        assert!(cfg.forwarder.readvertise_nlsr, "rib.readvertise_nlsr");
+        assert!(!from_nfd_conf("rib {\n}\n").unwrap().0.forwarder.readvertise_nlsr, "off without it, as in NFD");
         assert!(cfg.forwarder.prefix_announcement_security.contains("type any"), "rib.prefix_announcement_validation");
         assert_eq!(cfg.forwarder.propagate_cost, 15);
         assert_eq!((cfg.forwarder.propagate_base_retry_ms, cfg.forwarder.propagate_max_retry_ms), (60_000, 600_000));

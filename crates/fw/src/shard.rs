@@ -4,15 +4,14 @@
 //!
 //! Overview of the pipeline (after NFD's):
 //! - Interest: HopLimit 0 → drop; no Nonce → one is added, and no HopLimit → the configured
-//!   default one ([`ShardConfig::default_hop_limit`], NFD's; 0: none); nonce in the dead-nonce list or in
-//!   the PIT entry from another face → loop (Nack Duplicate). New entry: content store (a hit
-//!   answers and nothing else happens), FIB longest prefix match (the forwarding hint first when
-//!   it has one; NextHopFaceId from a local face overrides), no route → Nack NoRoute; the
-//!   strategy picks upstreams, the entry is made (or refused at the PIT bound, counted) and the
-//!   Interest goes out with a PIT token naming this shard and entry, HopLimit decremented (one
-//!   that would leave with HopLimit 0 goes only to faces on this host, as NFD drops it on the
-//!   others).
-//!   Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
+//!   default one ([`ShardConfig::default_hop_limit`], NFD's; 0: none); nonce in the dead-nonce
+//!   list or in the PIT entry from another face → loop (Nack Duplicate). New entry: content
+//!   store (a hit answers and nothing else happens), FIB longest prefix match (the forwarding
+//!   hint first when it has one; NextHopFaceId from a local face overrides), no route → Nack
+//!   NoRoute; the strategy picks upstreams, the entry is made (or refused at the PIT bound,
+//!   counted) and the Interest goes out with a PIT token naming this shard and entry, HopLimit
+//!   decremented (one that would leave with HopLimit 0 goes only to faces on this host, as NFD
+//!   drops it on the others). Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
 //!   Interest (any downstream's, with a new nonce) is aggregated or the strategy retries, as
 //!   the strategy suppresses retransmissions ([`crate::strategy::RetxSuppression`], NFD's:
 //!   best-route and ASF within an interval per entry that starts at `retry_interval_ms` and

@@ -224,6 +224,14 @@ fn client_routes_are_readvertised_to_the_routing_daemon() {
     drop(app);
     assert_eq!(announced(&mut daemon), ("unregister".into(), Name::from_uri("/x").unwrap(), app_face));
     assert!(daemon.recv(std::time::Duration::from_millis(300)).unwrap().is_none(), "nothing else is announced");
+
+    // With `readvertise_nlsr` off (NFD's sample nfd.conf), the daemon hears of none.
+    let quiet = Forwarder::start_with(&dir, "quiet", 1, |c| c.forwarder.readvertise_nlsr = false);
+    let mut daemon = quiet.client();
+    assert_eq!(daemon.command("rib", "register", &nlsr).unwrap().code, 200);
+    let mut app = quiet.client();
+    register(&mut app, "/w", 65);
+    assert!(daemon.recv(std::time::Duration::from_millis(300)).unwrap().is_none(), "readvertise_nlsr off: nothing announced");
 }
 
 #[test]

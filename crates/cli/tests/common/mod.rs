@@ -3,7 +3,8 @@
 //! it, hence `dead_code` allowed.)
 #![allow(dead_code)]
 
-use std::process::{Child, ExitStatus};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A `nexthop run` a test started: killed when dropped still running (a failed assertion would
@@ -40,4 +41,31 @@ pub fn stop(fw: &mut Child) -> ExitStatus {
         assert!(t0.elapsed() < Duration::from_secs(10), "nexthop run did not stop on SIGTERM");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// `nexthop run -c config`, its stderr written to `log` (`RUST_LOG` unset: the log level is the
+/// file's).
+pub fn run_nexthop(config: &Path, log: &Path) -> Running {
+    Running(
+        Command::new(env!("CARGO_BIN_EXE_nexthop"))
+            .args(["run", "-c"])
+            .arg(config)
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// Waits up to 10 s for `done`.
+pub fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(10) {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
 }

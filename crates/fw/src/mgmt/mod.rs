@@ -153,6 +153,9 @@ pub struct Manager {
     held_creates: Vec<face_create::HeldCreate>,
     /// The connecting face the command being carried out made, if any.
     connecting_made: Option<FaceId>,
+    /// Client routes are told to a routing daemon that registers `/localhost/nlsr`
+    /// ([`readvertise`], NFD's `readvertise_nlsr`).
+    readvertise: bool,
 }
 
 /// A key prefix propagation signs with, and the certificate the forwarder answers for when the
@@ -279,7 +282,14 @@ impl Manager {
             propagation: None,
             held_creates: Vec::new(),
             connecting_made: None,
+            readvertise: true,
         }
+    }
+
+    /// The manager telling a routing daemon of client routes, or not (NFD's
+    /// `readvertise_nlsr`; on by default).
+    pub fn with_readvertise(self, readvertise: bool) -> Self {
+        Manager { readvertise, ..self }
     }
 
     /// The manager with a validator for `rib` commands: from one hop away (NFD's
@@ -514,7 +524,7 @@ impl Manager {
 
     /// Tells the routing daemon, if one is registered, of the client routes among `routes`.
     fn announce(&mut self, host: &mut impl Host, what: Announce, routes: &[(Name, Route)]) {
-        if self.rib.routes(&readvertise::daemon_prefix()).is_empty() {
+        if !self.readvertise || self.rib.routes(&readvertise::daemon_prefix()).is_empty() {
             return;
         }
         for (prefix, route) in routes.iter().filter(|(_, r)| readvertise::is_announced(r)) {

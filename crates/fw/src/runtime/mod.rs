@@ -575,7 +575,8 @@ impl Runtime {
             },
             forwarding,
             manager: {
-                let m = Manager::new(clock.start_wall_ms).with_authorizations(authorizations);
+                let m =
+                    Manager::new(clock.start_wall_ms).with_authorizations(authorizations).with_readvertise(cfg.forwarder.readvertise_nlsr);
                 let m = validators.into_iter().fold(m, |m, (trust, v)| m.with_rib_validator(trust, v));
                 if signers.is_empty() {
                     m
