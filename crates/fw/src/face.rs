@@ -129,6 +129,7 @@ impl FaceUri {
     pub fn parse(uri: &str) -> Result<Self, FaceUriError> {
         let err = |why| FaceUriError { uri: uri.to_string(), why };
         let (scheme, rest) = uri.split_once("://").ok_or_else(|| err("no scheme"))?;
+        let rest = &zone_as_index(rest).map_err(err)?;
         let addr = |v6: Option<bool>| -> Result<SocketAddr, FaceUriError> {
             let with_port = if rest.parse::<SocketAddr>().is_ok() {
                 rest.to_string()
@@ -220,6 +221,27 @@ impl FaceUri {
     }
 }
 
+/// `host_port` with an IPv6 zone that names its interface (`[fe80::1%eth0]:6363`, or
+/// `%25eth0` URI-escaped, as NFD writes link-local FaceUris) given by the interface's index, the
+/// form a socket address parses (`[fe80::1%2]:6363`); other text is returned as it is.
+fn zone_as_index(host_port: &str) -> Result<String, &'static str> {
+    let Some((before, zone_on)) = host_port.split_once('%') else { return Ok(host_port.to_string()) };
+    let end = zone_on.find(']').ok_or("an IPv6 zone goes inside the brackets")?;
+    let (zone, after) = zone_on.split_at(end);
+    let all_digits = |z: &str| !z.is_empty() && z.bytes().all(|b| b.is_ascii_digit());
+    let zone = match zone.strip_prefix("25") {
+        // `%25` escapes the `%` of a zone that is a name (a number is an index as it is).
+        Some(name) if !all_digits(zone) => name,
+        _ => zone,
+    };
+    let index = if all_digits(zone) {
+        zone.to_string()
+    } else {
+        crate::interfaces::index_of(zone).ok_or("the IPv6 zone names no interface of this host")?.to_string()
+    };
+    Ok(format!("{before}%{index}{after}"))
+}
+
 impl fmt::Display for FaceUri {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let v = |a: &SocketAddr| if a.is_ipv4() { '4' } else { '6' };
@@ -285,9 +307,24 @@ mod tests {
             "ether://[01:00:5e:00:17]",
             "unix://",
             "tcp4://1.2.3.4:99999",
+            "udp6://[fe80::1%no-such-interface]:6363",
+            "udp6://[fe80::1]%lo:6363",
         ] {
             assert!(FaceUri::parse(s).is_err(), "{s}");
         }
+    }
+
+    /// A link-local address's zone may name its interface (`%lo`, or `%25lo` as NFD writes
+    /// it): the face's address has the interface's index, as a number zone gives it.
+    #[test]
+    fn an_ipv6_zone_names_an_interface_or_its_index() {
+        let lo = crate::interfaces::index_of("lo").expect("a loopback interface");
+        let want = FaceUri::Udp(std::net::SocketAddrV6::new("fe80::1".parse().unwrap(), 6363, 0, lo).into());
+        for uri in ["udp6://[fe80::1%lo]:6363", "udp6://[fe80::1%25lo]:6363", &format!("udp6://[fe80::1%{lo}]:6363"), "udp6://[fe80::1%lo]"]
+        {
+            assert_eq!(FaceUri::parse(uri).unwrap(), want, "{uri}");
+        }
+        assert_eq!(FaceUri::parse(&want.to_string()).unwrap(), want, "{want} reads back");
     }
 
     #[test]

@@ -126,6 +126,14 @@ pub fn addresses_and_links() -> io::Result<(Vec<InterfaceAddr>, Vec<LinkInterfac
     Ok((addresses, links))
 }
 
+/// The index of interface `name`, if this host has it.
+pub fn index_of(name: &str) -> Option<u32> {
+    let name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: if_nametoindex reads the NUL-terminated name and returns 0 if unknown.
+    let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
+    (index != 0).then_some(index)
+}
+
 /// Every IPv4 and IPv6 address of every interface of this host.
 ///
 /// # Errors
