@@ -41,6 +41,33 @@ impl FaceScope {
     }
 }
 
+/// How many nodes a face's link reaches (NFD's LinkType): it decides how a repeated nonce is
+/// taken, whether Nacks are sent, and whether a packet may leave where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LinkType {
+    /// One peer (a stream, a unicast datagram peer): the same nonce again from it is a
+    /// retransmission, a loop is Nacked.
+    #[default]
+    PointToPoint,
+    /// A LAN's multicast group: the same nonce again is a loop, dropped without a Nack, and no
+    /// Nack is ever sent on it.
+    MultiAccess,
+    /// A multicast group on a wireless medium where neighbours may not hear each other: as
+    /// multi-access, and a packet may leave on the face it came from.
+    AdHoc,
+}
+
+impl LinkType {
+    /// NFD's LinkType code.
+    pub fn code(self) -> u64 {
+        match self {
+            LinkType::PointToPoint => 0,
+            LinkType::MultiAccess => 1,
+            LinkType::AdHoc => 2,
+        }
+    }
+}
+
 /// How long a face lives (NFD's FacePersistency).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Persistency {

@@ -5,14 +5,16 @@
 //! Overview of the pipeline (after NFD's):
 //! - Interest: HopLimit 0 → drop; no Nonce → one is added, and no HopLimit → the configured
 //!   default one ([`ShardConfig::default_hop_limit`], NFD's; 0: none); nonce in the dead-nonce
-//!   list or in the PIT entry from another face → loop (Nack Duplicate). New entry: content
-//!   store (a hit answers and nothing else happens), FIB longest prefix match (the forwarding
-//!   hint first when it has one; NextHopFaceId from a local face overrides), no route → Nack
-//!   NoRoute; the strategy picks upstreams, the entry is made (or refused at the PIT bound,
-//!   counted) and the Interest goes out with a PIT token naming this shard and entry, HopLimit
-//!   decremented (one that would leave with HopLimit 0 goes only to faces on this host, as NFD
-//!   drops it on the others). Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
-//!   Interest (any downstream's, with a new nonce) is aggregated or the strategy retries, as
+//!   list or in the PIT entry → loop (Nack Duplicate; on a multi-access or ad hoc link dropped
+//!   without one), unless it is the same downstream's again over a point-to-point link (a
+//!   retransmission, as NFD takes it). New entry: content store (a hit answers and nothing else
+//!   happens), FIB longest prefix match (the forwarding hint first when it has one;
+//!   NextHopFaceId from a local face overrides), no route → Nack NoRoute; the strategy picks
+//!   upstreams, the entry is made (or refused at the PIT bound, counted) and the Interest goes
+//!   out with a PIT token naming this shard and entry, HopLimit decremented (one that would
+//!   leave with HopLimit 0 goes only to faces on this host, as NFD drops it on the others).
+//!   Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
+//!   Interest (any downstream's, a retransmission) is aggregated or the strategy retries, as
 //!   the strategy suppresses retransmissions ([`crate::strategy::RetxSuppression`], NFD's:
 //!   best-route and ASF within an interval per entry that starts at `retry_interval_ms` and
 //!   doubles to 250 ms, multicast per upstream, access 100 ms, random and self-learning never).
@@ -56,7 +58,7 @@ use crate::access::{AccessState, Timer};
 use crate::asf::{AsfParams, AsfState};
 use crate::counters::{Drop, ShardCounters};
 use crate::dead_nonce::DeadNonceList;
-use crate::face::{FaceId, FaceScope};
+use crate::face::{FaceId, FaceScope, LinkType};
 use crate::fib::FibOp;
 use crate::outbox::Outbox;
 use crate::packet::{Incoming, LinkInfo, Network};
@@ -170,9 +172,10 @@ pub enum Control {
     /// A face that reaches beyond this host is up: `/localhost` Interests never leave on it, nor
     /// `/localhop` Interests from another host (see [`stays_local`]).
     NonLocalFace(FaceId),
-    /// A face of NFD's ad hoc link type is up: an Interest and its Data may leave on the face
-    /// they came from (on a wireless medium a neighbour may not hear another).
-    AdHocFace(FaceId),
+    /// A face whose link is not point-to-point is up ([`LinkType`]): the same nonce again from
+    /// it is a loop, and from an ad hoc one an Interest and its Data may leave on the face they
+    /// came from (on a wireless medium a neighbour may not hear another).
+    LinkType(FaceId, LinkType),
     /// Give back the FIB's spare capacity after a bulk load of routes (answers do not change).
     CompactFib,
     /// NFD's `cs/config`: the content store's packet limit and whether it admits and serves.
@@ -247,9 +250,8 @@ pub struct Shard {
     local_fields: Vec<FaceId>,
     /// Faces that reach beyond this host.
     nonlocal: hashbrown::HashSet<FaceId>,
-    /// Ad hoc faces (a wireless medium where neighbours do not all hear each other): an
-    /// Interest or Data may leave on the face it came from.
-    ad_hoc: hashbrown::HashSet<FaceId>,
+    /// The faces whose link is not point-to-point, and what it is.
+    links: hashbrown::HashMap<FaceId, LinkType>,
     pending_by_face: hashbrown::HashMap<FaceId, usize>,
     matched: Vec<u32>,
     hops: Vec<FaceId>,
@@ -323,7 +325,7 @@ impl Shard {
             counters,
             local_fields: Vec::new(),
             nonlocal: hashbrown::HashSet::new(),
-            ad_hoc: hashbrown::HashSet::new(),
+            links: hashbrown::HashMap::new(),
             pending_by_face: hashbrown::HashMap::new(),
             matched: Vec::new(),
             hops: Vec::new(),
@@ -379,8 +381,8 @@ impl Shard {
             Control::NonLocalFace(face) => {
                 self.nonlocal.insert(*face);
             }
-            Control::AdHocFace(face) => {
-                self.ad_hoc.insert(*face);
+            Control::LinkType(face, link) => {
+                self.links.insert(*face, *link);
             }
             Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
             Control::Announce { prefix, face, announcement, expires_ms } => {
@@ -439,6 +441,16 @@ impl Shard {
     fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
         out.push(face, &self.fields(link.pit_token, Some(reason), face, face), interest);
         self.counters.nacks_out.inc();
+    }
+
+    /// Whether `face`'s link is ad hoc ([`LinkType::AdHoc`]).
+    fn is_ad_hoc(&self, face: FaceId) -> bool {
+        self.links.get(&face) == Some(&LinkType::AdHoc)
+    }
+
+    /// Whether `face`'s link is point-to-point (every face not told otherwise).
+    fn is_point_to_point(&self, face: FaceId) -> bool {
+        !self.links.contains_key(&face)
     }
 
     /// Whether `face` may have one more pending Interest.
@@ -571,7 +583,7 @@ impl Shard {
         let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
         // An Interest from an ad hoc face may go back out on it (as NFD's): the face it came
         // from is no reason to leave a next hop out.
-        let face = if self.ad_hoc.contains(&face) { NO_FACE } else { face };
+        let face = if self.is_ad_hoc(face) { NO_FACE } else { face };
         let mut plan = Plan::default();
         match (link.next_hop_face_id, scope) {
             (Some(to), FaceScope::Local) => hops.push(to),
@@ -754,30 +766,32 @@ impl Shard {
             self.counters.drops.count(Drop::PitFull);
             return;
         }
+        let point_to_point = self.is_point_to_point(face);
         let entry = self.pit.get_mut(slot).expect("found");
-        let looped =
-            entry.in_records.iter().any(|r| r.nonce == nonce && r.face != face) || entry.out_records.iter().any(|r| r.nonce == nonce);
+        // A nonce the entry already has (in an in-record or out-record) is a loop, as NFD's —
+        // except the same downstream's again over a point-to-point link: a retransmission,
+        // which the strategy suppresses or not (its copy upstream carries the nonce too).
+        let again = entry.in_records.iter().any(|r| r.nonce == nonce && r.face == face);
+        let seen = entry.in_records.iter().any(|r| r.nonce == nonce) || entry.out_records.iter().any(|r| r.nonce == nonce);
+        let looped = seen && !(again && point_to_point);
         if looped {
             self.counters.drops.count(Drop::Loop);
-            self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
+            // No Nack on a multi-access or ad hoc link (NFD's: dropped).
+            if point_to_point {
+                self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
+            }
             return;
         }
         let expires_ms = now_ms + interest.effective_lifetime_ms();
         let token = link.pit_token.map(TokenBuf::new);
         let non_discovery = link.non_discovery;
-        // The same nonce from the same downstream: a duplicate, never forwarded again.
-        let duplicate = match entry.in_record_mut(face) {
-            Some(r) => {
-                let same = r.nonce == nonce;
-                *r = InRecord { face, nonce, expires_ms, token, non_discovery };
-                same
-            }
+        match entry.in_record_mut(face) {
+            Some(r) => *r = InRecord { face, nonce, expires_ms, token, non_discovery },
             None => {
                 entry.in_records.push(InRecord { face, nonce, expires_ms, token, non_discovery });
                 *self.pending_by_face.entry(face).or_default() += 1;
-                false
             }
-        };
+        }
         entry.interest.clear();
         entry.interest.extend_from_slice(interest.wire());
         let latest = entry.in_records.iter().map(|r| r.expires_ms).max().unwrap_or(expires_ms);
@@ -789,15 +803,14 @@ impl Shard {
         // strategy suppresses retransmissions (NFD's: `RetxSuppression`).
         let initial = self.cfg.retry_interval_ms;
         let suppressed = pending
-            && (duplicate
-                || match strategy.retx_suppression() {
-                    RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
-                    RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
-                    RetxSuppression::PerEntry(p) => {
-                        let entry = self.pit.get_mut(slot).expect("found");
-                        !p.due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
-                    }
-                });
+            && match strategy.retx_suppression() {
+                RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
+                RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
+                RetxSuppression::PerEntry(p) => {
+                    let entry = self.pit.get_mut(slot).expect("found");
+                    !p.due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
+                }
+            };
         if suppressed {
             self.counters.aggregated.inc();
             return;
@@ -982,7 +995,7 @@ impl Shard {
                 Strategy::SelfLearning => self.self_learning_data(now_ms, face, link, &name, &entry, out),
                 _ => None,
             };
-            let back_out = self.ad_hoc.contains(&face);
+            let back_out = self.is_ad_hoc(face);
             for r in entry.in_records.iter().filter(|r| r.face != face || back_out) {
                 // A mark from upstream travels on to the consumers (as in NFD).
                 let fields = LpFields {
@@ -1064,7 +1077,7 @@ impl Shard {
             return;
         }
         let entry = self.pit.get(slot).expect("entry found");
-        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.ad_hoc.contains(f)).collect();
+        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.is_ad_hoc(*f)).collect();
         let next = self
             .fib
             .find(|fib| fib.lookup(&interest.name()))
@@ -1129,7 +1142,7 @@ impl Shard {
             let mut hops = std::mem::take(&mut self.hops);
             hops.clear();
             if let Some((_, route)) = route_of(&self.fib, &interest) {
-                let downstream = if self.ad_hoc.contains(&t.downstream) { NO_FACE } else { t.downstream };
+                let downstream = if self.is_ad_hoc(t.downstream) { NO_FACE } else { t.downstream };
                 Strategy::MULTICAST.first_hops(route.hops(), downstream, 0, &mut hops);
             }
             hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
@@ -1155,7 +1168,7 @@ impl Shard {
         self.pending_by_face.remove(&face);
         self.local_fields.retain(|&f| f != face);
         self.nonlocal.remove(&face);
-        self.ad_hoc.remove(&face);
+        self.links.remove(&face);
         self.counters.pit_entries.set(self.pit.len() as u64);
         // Parked Interests from the face are forgotten (their batch reads finish regardless).
         for waiting in self.parked.values_mut() {

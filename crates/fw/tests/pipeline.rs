@@ -3,7 +3,7 @@
 
 use nexthop_cs::{HcsConfig, L1Config};
 use nexthop_fw::counters::Drop;
-use nexthop_fw::face::{FaceId, FaceScope};
+use nexthop_fw::face::{FaceId, FaceScope, LinkType};
 use nexthop_fw::fib::Fib;
 use nexthop_fw::outbox::Outbox;
 use nexthop_fw::packet::{classify, Network};
@@ -117,6 +117,24 @@ fn data_without_token_matches_by_name_and_prefix() {
     assert!(s.pit().is_empty());
     assert!(feed(&mut s, 2, PRODUCER, &data("/a/b/c")).is_empty());
     assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+}
+
+/// The same nonce again from the same downstream (NFD's): over a point-to-point link a
+/// retransmission — aggregated within the suppression interval, forwarded again after it —,
+/// over a multi-access one a loop, dropped without a Nack.
+#[test]
+fn the_same_nonce_again_is_a_retransmission_point_to_point_and_a_loop_on_a_lan() {
+    let hops = |out: &[(FaceId, Vec<u8>)]| out.iter().map(|(f, _)| *f).collect::<Vec<_>>();
+    let mut s = shard(false, 100);
+    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
+    assert!(feed(&mut s, 5, CONSUMER, &interest("/a/same", 5)).is_empty(), "within 10 ms: aggregated");
+    assert_eq!(hops(&feed(&mut s, 10, CONSUMER, &interest("/a/same", 5))), [PRODUCER2], "after: forwarded again");
+    assert_eq!(s.counters().drops.get(Drop::Loop), 0);
+    let mut s = shard(false, 100);
+    s.apply(&Control::LinkType(CONSUMER, LinkType::MultiAccess));
+    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
+    assert!(feed(&mut s, 10, CONSUMER, &interest("/a/same", 5)).is_empty(), "a loop on a LAN, and no Nack");
+    assert_eq!(s.counters().drops.get(Drop::Loop), 1);
 }
 
 #[test]
@@ -838,7 +856,7 @@ fn an_ad_hoc_face_takes_packets_back_out() {
     for ad_hoc in [false, true] {
         let mut s = shard(false, 100);
         if ad_hoc {
-            s.apply(&Control::AdHocFace(PRODUCER));
+            s.apply(&Control::LinkType(PRODUCER, LinkType::AdHoc));
         }
         // Best-route: the cheapest next hop is the face the Interest came from.
         let out = feed(&mut s, 0, PRODUCER, &interest("/a/br", 1));

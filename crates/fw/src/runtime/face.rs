@@ -11,7 +11,7 @@ use mio::net::{TcpStream, UnixStream};
 use nexthop_wire::packet::frame_len;
 
 use crate::congestion::Marker;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
+use crate::face::{FaceId, FaceScope, FaceUri, LinkType, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
 use crate::lp_reliability::Reliability;
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::outbox::PacketKind;
@@ -248,11 +248,6 @@ impl Link {
     }
 }
 
-/// NFD's LinkType codes (`faces/list`).
-const LINK_TYPE_POINT_TO_POINT: u64 = 0;
-const LINK_TYPE_MULTI_ACCESS: u64 = 1;
-const LINK_TYPE_AD_HOC: u64 = 2;
-
 /// A face.
 #[derive(Debug)]
 pub struct Face {
@@ -299,6 +294,15 @@ pub struct Face {
 }
 
 impl Face {
+    /// Its link type: multi-access on a multicast link, ad hoc where configured so.
+    pub fn link_type(&self) -> LinkType {
+        match (self.ad_hoc, self.link.is_multi_access()) {
+            (true, _) => LinkType::AdHoc,
+            (false, true) => LinkType::MultiAccess,
+            (false, false) => LinkType::PointToPoint,
+        }
+    }
+
     /// Whether the face outlives its connection and connects again when it is lost: a
     /// permanent TCP face, as NFD's are (a WebSocket face's URI is `wsclient://`).
     pub fn reconnects(&self) -> bool {
@@ -350,11 +354,7 @@ impl Face {
             local_uri: self.local_uri.clone(),
             scope: self.scope.code(),
             persistency: self.persistency.code(),
-            link_type: match (self.ad_hoc, self.link.is_multi_access()) {
-                (true, _) => LINK_TYPE_AD_HOC,
-                (false, true) => LINK_TYPE_MULTI_ACCESS,
-                (false, false) => LINK_TYPE_POINT_TO_POINT,
-            },
+            link_type: self.link_type().code(),
             flags: u64::from(self.local_fields)
                 | if self.reliability.is_some() { FLAG_LP_RELIABILITY } else { 0 }
                 | if self.marker.enabled { FLAG_CONGESTION_MARKING } else { 0 },

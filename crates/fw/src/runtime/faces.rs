@@ -16,7 +16,7 @@ use super::Forwarding;
 use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters};
 use crate::ether::{EtherPort, Mac};
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::face::{FaceId, FaceScope, FaceUri, LinkType, Persistency, MANAGEMENT_FACE};
 use crate::fragmentation::{fragment, Reassembler};
 use crate::local_addresses::LocalAddresses;
 use crate::lp_reliability::{sequenced, Reliability};
@@ -148,8 +148,13 @@ impl Faces {
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
         }
-        if ad_hoc {
-            forwarding.apply(Control::AdHocFace(id));
+        let link_type = match (ad_hoc, link.is_multi_access()) {
+            (true, _) => LinkType::AdHoc,
+            (false, true) => LinkType::MultiAccess,
+            (false, false) => LinkType::PointToPoint,
+        };
+        if link_type != LinkType::PointToPoint {
+            forwarding.apply(Control::LinkType(id, link_type));
         }
         self.faces.insert(
             id,
