@@ -321,10 +321,15 @@ fn a_face_going_down_cleans_its_pit_entries() {
 }
 
 proptest! {
-    /// Any bytes from the network: a drop with a reason or a packet, never a panic.
+    /// Any bytes from the network: a drop with a reason or a packet, never a panic — with a
+    /// default HopLimit given or not, from a point-to-point, ad hoc or multi-access face.
     #[test]
-    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), face in 300u64..303) {
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), face in 300u64..303, hop_limit in prop_oneof![Just(0u8), Just(1), Just(255)]) {
         let mut s = shard(true, 100);
+        s.apply(&Control::SetDefaultHopLimit(hop_limit));
+        s.apply(&Control::LinkType(301, LinkType::AdHoc));
+        s.apply(&Control::LinkType(302, LinkType::MultiAccess));
+        s.apply(&Control::NonLocalFace(PRODUCER));
         let mut out = Outbox::new();
         if let Ok(Some(inc)) = classify(&bytes) {
             s.on_incoming(0, face, FaceScope::NonLocal, &inc, &mut out);
