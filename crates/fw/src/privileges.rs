@@ -4,15 +4,15 @@
 //! # Overview
 //! A forwarder started as root (to open Ethernet ports, bind to an interface, make its Unix
 //! socket under `/run`) need not forward as root. With `forwarder.user` (and
-//! `forwarder.group`; without it, the user's own group) set, [`Privileges::drop`] switches the
-//! process's *effective* user and group to them once the listeners and faces of the start are
-//! open; packets from the network are then handled as that user. The real and saved ids stay
-//! root, so that [`Privileges::elevated`] can take root back for the few things that need it
-//! later — opening the multicast faces and Ethernet ports of an interface that comes up, and a
-//! configuration reload, which may bind new listeners — and drop it again after. This is NFD's
-//! scheme: it keeps an attacker who takes over the forwarding code from writing as root by
-//! accident, not from taking root back on purpose (a full `setuid` would, but then the
-//! forwarder could not follow new interfaces).
+//! `forwarder.group`; without it, the user's own group) set, [`Privileges::become_user`]
+//! switches the process's *effective* user and group to them once the listeners and faces of
+//! the start are open; packets from the network are then handled as that user. The real and
+//! saved ids stay root, so that [`Privileges::elevated`] can take root back for the few things
+//! that need it later — opening the multicast faces and Ethernet ports of an interface that
+//! comes up, and a configuration reload, which may bind new listeners — and drop it again
+//! after. This is NFD's scheme: it guards against mistakes made with root's rights (a bug that
+//! writes a file, say), not against an attacker who takes the process over and takes root
+//! back; a full `setuid` would, but then the forwarder could not follow new interfaces.
 //!
 //! With no user and no group configured, nothing changes. `setegid`/`seteuid` apply to every
 //! thread of the process (glibc passes them on).
@@ -62,7 +62,7 @@ impl Privileges {
     ///
     /// # Errors
     /// The kernel's refusal (not started as root, say).
-    pub fn drop(&self) -> io::Result<()> {
+    pub fn become_user(&self) -> io::Result<()> {
         let Some((uid, gid)) = self.to else { return Ok(()) };
         // SAFETY: setegid/seteuid take plain integers and change only the process's ids.
         check(unsafe { libc::setegid(gid) })?;
@@ -83,7 +83,7 @@ impl Privileges {
             tracing::warn!("cannot take the starting user's privileges back: {e}");
         }
         let out = f();
-        if let Err(e) = self.drop() {
+        if let Err(e) = self.become_user() {
             tracing::error!("cannot drop privileges again: {e}");
         }
         out
@@ -138,6 +138,6 @@ mod tests {
         assert!(e.contains("no group"), "{e}");
         // Nothing configured: elevated() just runs.
         assert_eq!(Privileges::default().elevated(|| 7), 7);
-        assert!(Privileges::default().drop().is_ok());
+        assert!(Privileges::default().become_user().is_ok());
     }
 }

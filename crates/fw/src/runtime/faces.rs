@@ -148,14 +148,6 @@ impl Faces {
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
         }
-        let link_type = match (ad_hoc, link.is_multi_access()) {
-            (true, _) => LinkType::AdHoc,
-            (false, true) => LinkType::MultiAccess,
-            (false, false) => LinkType::PointToPoint,
-        };
-        if link_type != LinkType::PointToPoint {
-            forwarding.apply(Control::LinkType(id, link_type));
-        }
         self.faces.insert(
             id,
             Face {
@@ -179,6 +171,9 @@ impl Faces {
             },
         );
         if let Some(f) = self.faces.get(&id) {
+            if f.link_type() != LinkType::PointToPoint {
+                forwarding.apply(Control::LinkType(id, f.link_type()));
+            }
             self.events.push((FaceEventKind::Created, f.status()));
         }
         Ok(id)

@@ -631,7 +631,7 @@ impl Runtime {
         }
         rt.apply_static_config()?;
         // Everything of the start is open: from here on, as the configured user.
-        rt.privileges.drop().map_err(io_err("running as forwarder.user and forwarder.group"))?;
+        rt.privileges.become_user().map_err(io_err("running as forwarder.user and forwarder.group"))?;
         Ok(rt)
     }
 

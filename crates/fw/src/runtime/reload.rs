@@ -16,9 +16,9 @@
 //!   (`strategy-unset` removes it);
 //! - `content_store.capacity` (at most what the store allocated at start),
 //!   `content_store.unsolicited_policy` and `forwarder.default_hop_limit`;
-//! - `faces.udp_idle_timeout_ms`, `ether_idle_timeout_ms` and `send_buffer_bytes`, and for the faces made from
-//!   then on `faces.udp_mtu`, `faces.congestion_marking`, `faces.tcp_local` with
-//!   `tcp_local_exclude`, and `udp_multicast_ad_hoc` and `ether_multicast_ad_hoc` (a face
+//! - `faces.udp_idle_timeout_ms`, `ether_idle_timeout_ms` and `send_buffer_bytes`, and for
+//!   the faces made from then on `faces.udp_mtu`, `faces.congestion_marking`, `faces.tcp_local`
+//!   with `tcp_local_exclude`, and `udp_multicast_ad_hoc` and `ether_multicast_ad_hoc` (a face
 //!   keeps the MTU, marking, scope and link type it has, as `faces/update` leaves them and NFD
 //!   keeps a multicast face's link type);
 //! - the UDP multicast faces (`faces.udp_multicast`, `udp6_multicast`, their interface rules
