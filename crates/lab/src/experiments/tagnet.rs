@@ -18,7 +18,7 @@
 //! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
 //! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); rows of a series
 //! name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`, `scalar` — the walks without
-//! the AVX-512 list scan, `descending`, `skew`, `fib_size`).
+//! the AVX-512 list scan, `descending`, `descending_no_prefetch`, `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
