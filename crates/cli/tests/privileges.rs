@@ -1,7 +1,8 @@
 //! `forwarder.user` (NFD's `general.user`): `nexthop run`, started as root, forwards as that
 //! user once its sockets are open — every thread of it — serves apps and management as before,
-//! and takes root back only for a reload (which binds a new TCP listener here), dropping it
-//! again after. It needs root to start with: elsewhere it says so and checks nothing.
+//! and takes root back only for a reload (which binds a new TCP listener here) and to remove its
+//! socket's file at the stop, dropping it again after. It needs root to start with: elsewhere it
+//! says so and checks nothing.
 
 use std::process::Command;
 
@@ -68,4 +69,5 @@ fn the_forwarder_runs_as_the_configured_user_once_started() {
 
     let stopped = stop(&mut fw.0);
     assert!(stopped.success(), "{stopped}: {}", logged());
+    assert!(!sock.exists(), "the socket's file removed at the stop, as root again");
 }

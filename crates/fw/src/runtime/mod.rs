@@ -324,10 +324,13 @@ pub struct Runtime {
 }
 
 impl std::ops::Drop for Runtime {
-    /// The Unix socket's file goes with the listener (a later start would find it stale anyway).
+    /// The Unix socket's file goes with the listener (a later start would find it stale anyway),
+    /// removed as the user that made it.
     fn drop(&mut self) {
         if let Some((_, path)) = &self.unix {
-            let _ = std::fs::remove_file(path);
+            self.privileges.elevated(|| {
+                let _ = std::fs::remove_file(path);
+            });
         }
     }
 }
