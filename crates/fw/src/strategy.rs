@@ -38,8 +38,9 @@
 //! Strategy names are NFD's: `/localhost/nfd/strategy/best-route`,
 //! `/localhost/nfd/strategy/multicast`, `/localhost/nfd/strategy/access`,
 //! `/localhost/nfd/strategy/asf`, `/localhost/nfd/strategy/self-learning` and
-//! `/localhost/nfd/strategy/random`, with or without NFD's version component (v=5 for the
-//! first three and ASF, v=1 for the others; another version is refused, as NFD refuses it).
+//! `/localhost/nfd/strategy/random`, with or without NFD's version component (v=5 for
+//! best-route, multicast and ASF, v=1 for access, self-learning and random; another version is
+//! refused, as NFD refuses it).
 //! Parameters follow the version: best-route, multicast and ASF take retransmission
 //! suppression's (`…/best-route/v=5/retx-suppression-initial~20/retx-suppression-max~500/retx-suppression-multiplier~1.5`),
 //! ASF its own too (`…/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`).
