@@ -46,10 +46,12 @@ fn main() -> anyhow::Result<()> {
     let (filter, filter_handle) = reload::Layer::new(EnvFilter::from_default_env());
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::registry().with(filter).with(fmt::layer().with_writer(std::io::stderr).with_ansi(colour)).init();
-    // `nexthop run` logs at its configuration's level, unless RUST_LOG says otherwise.
+    // `nexthop run` logs at its configuration's level (and its modules' own), unless RUST_LOG
+    // says otherwise.
     let log_level = std::sync::Arc::new(move |level: &str| {
         if std::env::var_os(EnvFilter::DEFAULT_ENV).is_none() {
-            let _ = filter_handle.reload(EnvFilter::new(level));
+            let directives: Vec<&str> = level.split(',').map(str::trim).collect();
+            let _ = filter_handle.reload(EnvFilter::new(directives.join(",")));
         }
     });
     match Cli::parse().command {

@@ -1,8 +1,9 @@
 //! `forwarder.user` (NFD's `general.user`): `nexthop run`, started as root, forwards as that
 //! user once its sockets are open — every thread of it — serves apps and management as before,
 //! and takes root back only for a reload (which binds a new TCP listener here) and to remove its
-//! socket's file at the stop, dropping it again after. It needs root to start with: elsewhere it
-//! says so and checks nothing.
+//! socket's file at the stop, dropping it again after. (Its `log_level` gives one module a level
+//! of its own, which the log shows.) It needs root to start with: elsewhere it says so and
+//! checks nothing.
 
 use std::process::Command;
 
@@ -39,7 +40,7 @@ fn the_forwarder_runs_as_the_configured_user_once_started() {
     let (sock, cfg, log) = (dir.join("p.sock"), dir.join("p.toml"), dir.join("p.log"));
     let write = |tcp: &str| {
         let text = format!(
-            "[forwarder]\nuser = \"nobody\"\nthreads = 2\n[faces]\nunix = {:?}\ntcp = {tcp:?}\nudp = \"127.0.0.1:0\"\n",
+            "[forwarder]\nuser = \"nobody\"\nthreads = 2\nlog_level = \"error, nexthop_fw::runtime::faces=info\"\n[faces]\nunix = {:?}\ntcp = {tcp:?}\nudp = \"127.0.0.1:0\"\n",
             sock.display().to_string()
         );
         std::fs::write(&cfg, text).unwrap();
@@ -66,6 +67,8 @@ fn the_forwarder_runs_as_the_configured_user_once_started() {
     let over_tcp = ctl(&format!("tcp4://127.0.0.1:{port}"), &["status"]);
     assert!(over_tcp.status.success(), "the new listener answers: {}", String::from_utf8_lossy(&over_tcp.stderr));
     assert!(dropped(), "nobody again after the reload: {:?}", thread_uids(pid));
+    // The log level names a module of its own: its faces' comings and goings are logged.
+    assert!(logged().contains("face up"), "{}", logged());
 
     let stopped = stop(&mut fw.0);
     assert!(stopped.success(), "{stopped}: {}", logged());

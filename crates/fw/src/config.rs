@@ -152,12 +152,26 @@ pub struct ForwarderConfig {
     /// The group to forward as (NFD's `general.group`; "": the user's own).
     pub group: String,
     /// What `nexthop run` logs to stderr: off, error, warn, info, debug or trace (NFD's
-    /// `log.default_level`); `RUST_LOG`, where set, decides instead.
+    /// `log.default_level`), optionally with levels of their own for some modules, as
+    /// `RUST_LOG` writes them (`warn,nexthop_fw::shard=debug`; [`log_filter_ok`]); `RUST_LOG`,
+    /// where set, decides instead.
     pub log_level: String,
 }
 
 /// The levels `forwarder.log_level` takes, least first.
 pub const LOG_LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+
+/// Whether `text` is a `forwarder.log_level`: comma-separated items, each a level of
+/// [`LOG_LEVELS`] (the default) or `module=level`, a module path of nexthop's
+/// (`nexthop_fw::shard`) with its own level — what `RUST_LOG` takes, less its span filters.
+pub fn log_filter_ok(text: &str) -> bool {
+    let level = |l: &str| LOG_LEVELS.contains(&l);
+    let module = |m: &str| !m.is_empty() && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+    text.split(',').all(|item| match item.trim().split_once('=') {
+        Some((m, l)) => module(m) && level(l),
+        None => level(item.trim()),
+    })
+}
 
 /// `[faces]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -434,8 +448,12 @@ impl Config {
         if !(1..=64).contains(&self.forwarder.threads) {
             return bad(format!("forwarder.threads = {} (1 to 64)", self.forwarder.threads));
         }
-        if !LOG_LEVELS.contains(&self.forwarder.log_level.as_str()) {
-            return bad(format!("forwarder.log_level = {:?} (one of {})", self.forwarder.log_level, LOG_LEVELS.join(", ")));
+        if !log_filter_ok(&self.forwarder.log_level) {
+            return bad(format!(
+                "forwarder.log_level = {:?} (one of {}, optionally with module=level items: \"warn,nexthop_fw::shard=debug\")",
+                self.forwarder.log_level,
+                LOG_LEVELS.join(", ")
+            ));
         }
         if self.forwarder.pit_max_entries == 0 {
             return bad("forwarder.pit_max_entries must be at least 1".into());
@@ -673,5 +691,20 @@ mod tests {
             assert!(e.starts_with(&format!("t.toml: TOML parse error at line {line},")), "{text:?}: {e}");
         }
         assert_eq!(Config::parse("", Path::new("t.toml")).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn log_levels_may_name_modules() {
+        for ok in ["error", "warn,nexthop_fw::shard=debug", "off, nexthop_fw=info , nexthop_cs::l2=trace"] {
+            assert!(log_filter_ok(ok), "{ok}");
+            let text = format!("[forwarder]\nlog_level = {ok:?}\n");
+            assert!(Config::parse(&text, Path::new("t.toml")).is_ok(), "{ok}");
+        }
+        for bad in ["", "loud", "warn,", "nexthop_fw::shard=loud", "=debug", "warn,nexthop fw=debug", "warn,a[span]=debug"] {
+            assert!(!log_filter_ok(bad), "{bad}");
+            let text = format!("[forwarder]\nlog_level = {bad:?}\n");
+            let e = Config::parse(&text, Path::new("t.toml")).unwrap_err().to_string();
+            assert!(e.contains("forwarder.log_level"), "{bad}: {e}");
+        }
     }
 }
