@@ -24,6 +24,8 @@
 //!   `faces.named_interfaces_required` is off);
 //! - `general.user` and `general.group` (who forwards once started, [`crate::privileges`]);
 //! - `forwarder.default_hop_limit` (0–255);
+//! - `face_system.netdev_bound` is accepted empty, as NFD's sample has it; its rules come back
+//!   as a warning (NFD parses them but makes no faces from them either).
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
 //!   kept);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
@@ -560,6 +562,13 @@ fn face_system(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>)
                 }
             }
             "websocket" => f.websocket = listener(s, 9696, &[], warnings)?.addr,
+            // NFD parses its rules but makes no faces from them (its issue #3521), and its
+            // sample's section is empty: only rules are worth a word.
+            "netdev_bound" if s.children.is_empty() => {}
+            "netdev_bound" => warnings.push(format!(
+                "line {}: face_system.netdev_bound: NFD makes no faces from these rules either (its issue #3521), ignored",
+                s.line
+            )),
             "udp" => {
                 const UDP_KEYS: [&str; 10] = [
                     "idle_timeout",
@@ -965,6 +974,11 @@ rib
             let e = from_nfd_conf(&format!("face_system {{\n udp {{\n  whitelist {{ {entry}\n  }}\n }}\n}}\n")).unwrap_err().to_string();
             assert!(e.contains(what), "{entry}: {e}");
         }
+        // netdev_bound: empty as NFD's sample has it, nothing to say; rules, a warning.
+        assert!(from_nfd_conf("face_system\n{\n  netdev_bound\n  {\n  }\n}\n").unwrap().1.is_empty());
+        let rule = "face_system\n{\n  netdev_bound\n  {\n    rule\n    {\n      remote udp4://192.0.2.1:6363\n    }\n  }\n}\n";
+        let (_, warnings) = from_nfd_conf(rule).unwrap();
+        assert!(warnings.len() == 1 && warnings[0].starts_with("line 3: face_system.netdev_bound: NFD makes no faces"), "{warnings:?}");
         // IPv6 only becomes the dual-stack listener, with a warning.
         let (cfg, warnings) = from_nfd_conf("face_system\n{\n  tcp\n  {\n    enable_v4 no\n  }\n}\n").unwrap();
         assert_eq!(cfg.faces.tcp, "[::]:6363");
