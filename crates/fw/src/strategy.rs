@@ -40,7 +40,8 @@
 //! `/localhost/nfd/strategy/asf`, `/localhost/nfd/strategy/self-learning` and
 //! `/localhost/nfd/strategy/random`, with or without NFD's version component (v=5 for
 //! best-route, multicast and ASF, v=1 for access, self-learning and random; another version is
-//! refused, as NFD refuses it).
+//! refused, as NFD refuses it). A strategy is named back with its version, as NFD names its
+//! instances ([`Strategy::name`]).
 //! Parameters follow the version: best-route, multicast and ASF take retransmission
 //! suppression's (`…/best-route/v=5/retx-suppression-initial~20/retx-suppression-max~500/retx-suppression-multiplier~1.5`),
 //! ASF its own too (`…/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`).
@@ -124,16 +125,14 @@ impl Strategy {
         }
     }
 
-    /// The strategy's NFD name, with its version and parameters where some differ from the
-    /// defaults (`/localhost/nfd/strategy/best-route/v=5/retx-suppression-max~500`).
+    /// The strategy's instance name as NFD gives it: its version, then the parameters that
+    /// differ from the defaults (`/localhost/nfd/strategy/best-route/v=5`,
+    /// `/localhost/nfd/strategy/best-route/v=5/retx-suppression-max~500`).
     pub fn name(self) -> Name {
-        let mut name = Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(self.kind());
-        let params = self.parameters();
-        if !params.is_empty() {
-            name = name.with(Component::version(self.version()));
-            for p in params {
-                name = name.with_generic(p);
-            }
+        let mut name =
+            Name::from_uri("/localhost/nfd/strategy").expect("parses").with_generic(self.kind()).with(Component::version(self.version()));
+        for p in self.parameters() {
+            name = name.with_generic(p);
         }
         name
     }
@@ -356,7 +355,7 @@ mod tests {
         assert!(none.is_empty(), "no eligible next hop: none");
         assert_eq!(Strategy::Random.after_nack(&hops, &[302], &[]), None, "waits for every upstream's Nack");
         let name = Strategy::Random.name();
-        assert_eq!(name.to_string(), "/localhost/nfd/strategy/random");
+        assert_eq!(name.to_string(), "/localhost/nfd/strategy/random/v=1");
         assert_eq!(Strategy::from_name(&name.as_view()), Some(Strategy::Random));
     }
 
@@ -373,7 +372,8 @@ mod tests {
         ] {
             assert_eq!(Strategy::from_name(&s.name().as_view()), Some(s), "{}", s.name());
         }
-        assert_eq!(Strategy::Asf(AsfParams::default()).name().to_string(), "/localhost/nfd/strategy/asf");
+        assert_eq!(Strategy::Asf(AsfParams::default()).name().to_string(), "/localhost/nfd/strategy/asf/v=5");
+        assert_eq!(Strategy::BEST_ROUTE.name().to_string(), "/localhost/nfd/strategy/best-route/v=5", "as NFD lists it");
         assert_eq!(
             Strategy::Asf(tuned).name().to_string(),
             "/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000"
