@@ -36,7 +36,7 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     std::fs::write(
         &conf,
         format!(
-            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\nauthorizations\n{{\n  authorize\n  {{\n    certfile operator.ndncert\n    privileges\n    {{\n      cs\n    }}\n  }}\n}}\nrib\n{{\n  auto_prefix_propagate\n  {{\n    cost 20\n  }}\n}}\n",
+            "; moved from NFD\nlog\n{{\n  default_level INFO\n  Forwarder DEBUG\n  NoSuchModule DEBUG\n}}\ntables\n{{\n  cs_max_packets 500\n  strategy_choice\n  {{\n    /m /localhost/nfd/strategy/multicast\n  }}\n}}\nface_system\n{{\n  unix\n  {{\n    path {}\n  }}\n  tcp\n  {{\n    port {port}\n    enable_v6 no\n  }}\n}}\nauthorizations\n{{\n  authorize\n  {{\n    certfile operator.ndncert\n    privileges\n    {{\n      cs\n    }}\n  }}\n}}\nrib\n{{\n  auto_prefix_propagate\n  {{\n    cost 20\n  }}\n}}\n",
             sock.display()
         ),
     )
@@ -51,8 +51,9 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     assert_eq!(printed["faces"]["tcp"].as_str(), Some(format!("0.0.0.0:{port}").as_str()));
     assert_eq!(printed["faces"]["udp"].as_str(), Some(""), "no udp section, no UDP channel (as NFD)");
     let warnings = String::from_utf8_lossy(&out.stderr);
-    assert!(warnings.contains("line 5: log.Forwarder: no nexthop counterpart, ignored"), "{warnings}");
-    assert_eq!(printed["forwarder"]["log_level"].as_str(), Some("info"), "log.default_level");
+    assert!(warnings.contains("line 6: log.NoSuchModule: no nexthop counterpart, ignored"), "{warnings}");
+    assert!(!warnings.contains("log.Forwarder"), "Forwarder's level is the shards': {warnings}");
+    assert_eq!(printed["forwarder"]["log_level"].as_str(), Some("info,nexthop_fw::shard=debug"), "log.default_level and a module's own");
     // Propagation signs as the keychain's identities, as NFD's does: no warning.
     assert_eq!(printed["forwarder"]["propagate_keychain"].as_bool(), Some(true));
     assert_eq!(printed["forwarder"]["propagate_cost"].as_integer(), Some(20));

@@ -26,8 +26,9 @@
 //! - `forwarder.default_hop_limit` (0–255);
 //! - `face_system.netdev_bound` is accepted empty, as NFD's sample has it; its rules come back
 //!   as a warning (NFD parses them but makes no faces from them either).
-//! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level (per-module levels are not
-//!   kept);
+//! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level, and a module's own level
+//!   as that of nexthop's module that does its work (`Forwarder DEBUG` →
+//!   `nexthop_fw::shard=debug`; an NFD module with no counterpart is warned about);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
 //!   checked by the section's validator rules and trust anchors
 //!   ([`crate::mgmt::validator`]); `rib.localhost_security` checks `rib` commands from local
@@ -42,9 +43,9 @@
 //!   ([`crate::mgmt::authorization`]); without the section, as in NFD, no one may send
 //!   `faces`, `fib`, `cs` or `strategy-choice` commands.
 //!
-//! Everything else — the rest of `log`, the rest of `rib`, keys
-//! nexthop has no counterpart for — is not an error: it
-//! comes back as a warning naming its line, so the operator sees what did not carry over. A
+//! Everything else — NFD logging modules and keys nexthop has no counterpart for — is not an
+//! error: it comes back as a warning naming its line, so the operator sees what did not carry
+//! over. A
 //! value that does not parse (a port that is not a number, `listen maybe`) is an error naming
 //! its line, and nothing is returned.
 
@@ -274,11 +275,19 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
             }
             "face_system" => face_system(&top, &mut cfg, &mut warnings)?,
             "log" => {
+                // A module's own level: nexthop's module that does that NFD module's work.
+                let mut modules = Vec::new();
                 for n in &top.children {
                     match n.key.as_str() {
                         "default_level" => cfg.forwarder.log_level = log_level(n)?,
-                        _ => ignored(n, "log", &mut warnings),
+                        module => match nexthop_module(module.strip_prefix("nfd.").unwrap_or(module)) {
+                            Some(target) => modules.push(format!("{target}={}", log_level(n)?)),
+                            None => ignored(n, "log", &mut warnings),
+                        },
                     }
+                }
+                for m in modules {
+                    cfg.forwarder.log_level = format!("{},{m}", cfg.forwarder.log_level);
                 }
             }
             "rib" => {
@@ -358,6 +367,45 @@ fn authorizations(section: &InfoNode) -> Result<Vec<Authorize>, ConfigError> {
 }
 
 /// NFD's log level (`NONE`, `ERROR`, `WARN`, `INFO`, `DEBUG`, `TRACE`, `ALL`) as nexthop's.
+/// The module of nexthop's that does the work of NFD's logging module `nfd_module` (the names
+/// of NFD's `NFD_LOG_INIT`), for a level of its own in `forwarder.log_level`; `None` for a
+/// module with no counterpart.
+fn nexthop_module(nfd_module: &str) -> Option<&'static str> {
+    Some(match nfd_module {
+        "Forwarder" | "NameTree" | "NameTreeHashtable" | "NameTreeIterator" | "ProcessNackTraits" | "SelfLearningStrategy" => {
+            "nexthop_fw::shard"
+        }
+        "DeadNonceList" => "nexthop_fw::dead_nonce",
+        "ContentStore" | "CsPolicy" => "nexthop_cs",
+        "Strategy" | "StrategyChoice" | "BestRouteStrategy" | "MulticastStrategy" | "RandomStrategy" => "nexthop_fw::strategy",
+        "AsfStrategy" | "AsfProbingModule" => "nexthop_fw::asf",
+        "AccessStrategy" => "nexthop_fw::access",
+        "LpReliability" => "nexthop_fw::lp_reliability",
+        "LpFragmenter" | "LpReassembler" => "nexthop_fw::fragmentation",
+        "FaceManager"
+        | "FibManager"
+        | "StrategyChoiceManager"
+        | "CommandAuthenticator"
+        | "RibManager"
+        | "RibService"
+        | "FibUpdater"
+        | "Readvertise"
+        | "ReadvertiseDestination"
+        | "NfdRibReadvertiseDestination" => "nexthop_fw::mgmt",
+        "Rib" | "RibEntry" => "nexthop_fw::rib",
+        "PrivilegeHelper" => "nexthop_fw::privileges",
+        "Main" | "Nfd" => "nexthop",
+        m if m.ends_with("Factory")
+            || m.ends_with("Channel")
+            || m.ends_with("Transport")
+            || matches!(m, "FaceTable" | "FaceSystem" | "LinkService" | "GenericLinkService" | "NetdevBound") =>
+        {
+            "nexthop_fw::runtime"
+        }
+        _ => return None,
+    })
+}
+
 fn log_level(n: &InfoNode) -> Result<String, ConfigError> {
     Ok(match n.value.to_ascii_uppercase().as_str() {
         "NONE" => "off",
@@ -366,7 +414,7 @@ fn log_level(n: &InfoNode) -> Result<String, ConfigError> {
         "INFO" => "info",
         "DEBUG" => "debug",
         "TRACE" | "ALL" => "trace",
-        v => return Err(invalid(n.line, format_args!("default_level = {v:?}: NONE, ERROR, WARN, INFO, DEBUG, TRACE or ALL"))),
+        v => return Err(invalid(n.line, format_args!("{} = {v:?}: NONE, ERROR, WARN, INFO, DEBUG, TRACE or ALL", n.key))),
     }
     .into())
 }
@@ -653,6 +701,8 @@ log
 {
   default_level INFO
   Forwarder DEBUG
+  nfd.UdpFactory TRACE
+  NoSuchModule DEBUG
 }
 
 forwarder
@@ -827,7 +877,7 @@ rib
             cfg.authorize.iter().map(|a| (a.certfile.as_str(), a.privileges.iter().map(String::as_str).collect())).collect();
         assert_eq!(grants, [("certs/operator.ndncert", vec!["faces", "strategy-choice"]), ("any", vec!["fib"])]);
         // What did not carry over is named with its line.
-        assert_eq!(cfg.forwarder.log_level, "info", "log.default_level");
+        assert!(cfg.forwarder.log_level.starts_with("info,"), "log.default_level");
         assert_eq!(cfg.forwarder.default_hop_limit, 32, "forwarder.default_hop_limit");
         assert!(cfg.forwarder.propagate_keychain, "rib.auto_prefix_propagate");
         assert!(cfg.forwarder.readvertise_nlsr, "rib.readvertise_nlsr");
@@ -836,7 +886,9 @@ rib
         assert_eq!(cfg.forwarder.propagate_cost, 15);
         assert_eq!((cfg.forwarder.propagate_base_retry_ms, cfg.forwarder.propagate_max_retry_ms), (60_000, 600_000));
         assert_eq!((cfg.forwarder.user.as_str(), cfg.forwarder.group.as_str()), ("nobody", "nogroup"), "general");
-        let expected = [(12, "log.Forwarder")];
+        assert_eq!(cfg.forwarder.log_level, "info,nexthop_fw::shard=debug,nexthop_fw::runtime=trace", "log's modules");
+        assert!(crate::config::log_filter_ok(&cfg.forwarder.log_level));
+        let expected = [(14, "log.NoSuchModule")];
         for (line, what) in expected {
             assert!(warnings.iter().any(|w| w.starts_with(&format!("line {line}: {what}"))), "{line} {what}: {warnings:#?}");
         }
