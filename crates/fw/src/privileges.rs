@@ -53,11 +53,6 @@ impl Privileges {
         Ok(Privileges { to: Some((uid, gid)) })
     }
 
-    /// Whether a user or group to run as is configured.
-    pub fn configured(&self) -> bool {
-        self.to.is_some()
-    }
-
     /// Switches the effective group, then user, to the configured ones (nothing when none is).
     ///
     /// # Errors

@@ -90,11 +90,6 @@ impl RetxParams {
         (self.initial_ms != 0).then_some(self.initial_ms)
     }
 
-    /// The longest interval in ms.
-    pub fn max_ms(&self) -> u32 {
-        self.max_ms
-    }
-
     /// The factor the interval grows by at each forwarding.
     pub fn multiplier(&self) -> f32 {
         f32::from_bits(self.multiplier_bits)

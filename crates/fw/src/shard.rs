@@ -802,8 +802,9 @@ impl Shard {
         // Another Interest for a name pending upstream: aggregated or forwarded again, as the
         // strategy suppresses retransmissions (NFD's: `RetxSuppression`).
         let initial = self.cfg.retry_interval_ms;
+        let retx = strategy.retx_suppression();
         let suppressed = pending
-            && match strategy.retx_suppression() {
+            && match retx {
                 RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
                 RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
                 RetxSuppression::PerEntry(p) => {
@@ -816,7 +817,7 @@ impl Shard {
             return;
         }
         let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
-        if let (true, RetxSuppression::PerUpstream(p), false) = (pending, strategy.retx_suppression(), self.hops.is_empty()) {
+        if let (true, RetxSuppression::PerUpstream(p), false) = (pending, retx, self.hops.is_empty()) {
             // Each upstream within its own interval of its last forwarding is skipped.
             let Shard { pit, hops, .. } = self;
             if let Some(entry) = pit.get_mut(slot) {

@@ -39,6 +39,11 @@ fn interest(uri: &str, nonce: u32) -> Vec<u8> {
     i.to_bytes()
 }
 
+/// The faces packets went out on, in order.
+fn sent_to(out: &[(FaceId, Vec<u8>)]) -> Vec<FaceId> {
+    out.iter().map(|(f, _)| *f).collect()
+}
+
 fn data(uri: &str) -> Vec<u8> {
     let mut d = Data::new(Name::from_uri(uri).unwrap(), b"payload".to_vec());
     d.sign_digest_sha256();
@@ -124,15 +129,14 @@ fn data_without_token_matches_by_name_and_prefix() {
 /// over a multi-access one a loop, dropped without a Nack.
 #[test]
 fn the_same_nonce_again_is_a_retransmission_point_to_point_and_a_loop_on_a_lan() {
-    let hops = |out: &[(FaceId, Vec<u8>)]| out.iter().map(|(f, _)| *f).collect::<Vec<_>>();
     let mut s = shard(false, 100);
-    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
+    assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
     assert!(feed(&mut s, 5, CONSUMER, &interest("/a/same", 5)).is_empty(), "within 10 ms: aggregated");
-    assert_eq!(hops(&feed(&mut s, 10, CONSUMER, &interest("/a/same", 5))), [PRODUCER2], "after: forwarded again");
+    assert_eq!(sent_to(&feed(&mut s, 10, CONSUMER, &interest("/a/same", 5))), [PRODUCER2], "after: forwarded again");
     assert_eq!(s.counters().drops.get(Drop::Loop), 0);
     let mut s = shard(false, 100);
     s.apply(&Control::LinkType(CONSUMER, LinkType::MultiAccess));
-    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
+    assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
     assert!(feed(&mut s, 10, CONSUMER, &interest("/a/same", 5)).is_empty(), "a loop on a LAN, and no Nack");
     assert_eq!(s.counters().drops.get(Drop::Loop), 1);
 }
@@ -176,25 +180,24 @@ fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
 #[test]
 fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
     use nexthop_fw::strategy::Strategy;
-    let hops = |out: &[(FaceId, Vec<u8>)]| out.iter().map(|(f, _)| *f).collect::<Vec<_>>();
     // Best-route.
     let mut s = shard(false, 100);
-    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/br", 1))), [PRODUCER]);
+    assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/br", 1))), [PRODUCER]);
     assert!(feed(&mut s, 9, CONSUMER2, &interest("/a/br", 2)).is_empty(), "within 10 ms");
-    assert_eq!(hops(&feed(&mut s, 10, CONSUMER2, &interest("/a/br", 3))), [PRODUCER2], "after 10 ms: the unused upstream");
+    assert_eq!(sent_to(&feed(&mut s, 10, CONSUMER2, &interest("/a/br", 3))), [PRODUCER2], "after 10 ms: the unused upstream");
     assert!(feed(&mut s, 29, CONSUMER, &interest("/a/br", 4)).is_empty(), "within 20 ms now");
-    assert_eq!(hops(&feed(&mut s, 30, CONSUMER, &interest("/a/br", 5))), [PRODUCER], "after 20: the one used longest ago");
+    assert_eq!(sent_to(&feed(&mut s, 30, CONSUMER, &interest("/a/br", 5))), [PRODUCER], "after 20: the one used longest ago");
     assert!(feed(&mut s, 69, CONSUMER, &interest("/a/br", 6)).is_empty(), "within 40 ms now");
     assert_eq!(feed(&mut s, 70, CONSUMER, &interest("/a/br", 7)).len(), 1);
     assert_eq!(s.counters().aggregated.get(), 3);
     // Multicast: each upstream on its own interval.
     let mut s = shard(false, 100);
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::MULTICAST));
-    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/mc", 1))), [PRODUCER, PRODUCER2]);
+    assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/mc", 1))), [PRODUCER, PRODUCER2]);
     assert!(feed(&mut s, 9, CONSUMER, &interest("/a/mc", 2)).is_empty());
-    assert_eq!(hops(&feed(&mut s, 10, CONSUMER, &interest("/a/mc", 3))), [PRODUCER, PRODUCER2]);
+    assert_eq!(sent_to(&feed(&mut s, 10, CONSUMER, &interest("/a/mc", 3))), [PRODUCER, PRODUCER2]);
     assert!(feed(&mut s, 29, CONSUMER2, &interest("/a/mc", 4)).is_empty(), "both within 20 ms");
-    assert_eq!(hops(&feed(&mut s, 30, CONSUMER2, &interest("/a/mc", 5))), [PRODUCER, PRODUCER2]);
+    assert_eq!(sent_to(&feed(&mut s, 30, CONSUMER2, &interest("/a/mc", 5))), [PRODUCER, PRODUCER2]);
     // Access: a fixed 100 ms.
     let mut s = shard(false, 100);
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Access));
@@ -206,11 +209,11 @@ fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
     let mut s = shard(false, 100);
     let steady = "/localhost/nfd/strategy/best-route/v=5/retx-suppression-initial~50/retx-suppression-multiplier~1";
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), named(steady)));
-    assert_eq!(hops(&feed(&mut s, 0, CONSUMER, &interest("/a/p", 1))), [PRODUCER]);
+    assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/p", 1))), [PRODUCER]);
     assert!(feed(&mut s, 49, CONSUMER, &interest("/a/p", 2)).is_empty(), "within the first 50 ms");
-    assert_eq!(hops(&feed(&mut s, 50, CONSUMER, &interest("/a/p", 3))), [PRODUCER2]);
+    assert_eq!(sent_to(&feed(&mut s, 50, CONSUMER, &interest("/a/p", 3))), [PRODUCER2]);
     assert!(feed(&mut s, 99, CONSUMER, &interest("/a/p", 4)).is_empty(), "a factor of 1: still 50 ms");
-    assert_eq!(hops(&feed(&mut s, 100, CONSUMER, &interest("/a/p", 5))), [PRODUCER]);
+    assert_eq!(sent_to(&feed(&mut s, 100, CONSUMER, &interest("/a/p", 5))), [PRODUCER]);
     let mut s = shard(false, 100);
     let capped = "/localhost/nfd/strategy/multicast/v=5/retx-suppression-max~15";
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), named(capped)));
@@ -857,7 +860,6 @@ fn hop_limits_are_taken_off_given_and_spent() {
 /// never does.
 #[test]
 fn an_ad_hoc_face_takes_packets_back_out() {
-    let hops = |out: &[(FaceId, Vec<u8>)]| out.iter().map(|(f, _)| *f).collect::<Vec<_>>();
     for ad_hoc in [false, true] {
         let mut s = shard(false, 100);
         if ad_hoc {
@@ -865,14 +867,14 @@ fn an_ad_hoc_face_takes_packets_back_out() {
         }
         // Best-route: the cheapest next hop is the face the Interest came from.
         let out = feed(&mut s, 0, PRODUCER, &interest("/a/br", 1));
-        assert_eq!(hops(&out), if ad_hoc { [PRODUCER] } else { [PRODUCER2] }, "ad hoc: {ad_hoc}");
+        assert_eq!(sent_to(&out), if ad_hoc { [PRODUCER] } else { [PRODUCER2] }, "ad hoc: {ad_hoc}");
         // Its Data goes back to the asker — when ad hoc, out on the face it came in on.
         let back = feed(&mut s, 1, out[0].0, &with_token(data("/a/br"), token(&out[0].1)));
-        assert_eq!(hops(&back), [PRODUCER], "ad hoc: {ad_hoc}");
+        assert_eq!(sent_to(&back), [PRODUCER], "ad hoc: {ad_hoc}");
         // Multicast: every next hop, the face it came from only when ad hoc.
         s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), nexthop_fw::strategy::Strategy::MULTICAST));
         let out = feed(&mut s, 2, PRODUCER, &interest("/a/mc", 2));
         let want = if ad_hoc { vec![PRODUCER, PRODUCER2] } else { vec![PRODUCER2] };
-        assert_eq!(hops(&out), want, "ad hoc: {ad_hoc}");
+        assert_eq!(sent_to(&out), want, "ad hoc: {ad_hoc}");
     }
 }

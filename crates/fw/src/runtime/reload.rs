@@ -87,6 +87,7 @@ impl Runtime {
         let strategies = strategies_of(&new)?;
         let unsolicited = UnsolicitedPolicy::from_name(&new.content_store.unsolicited_policy)
             .ok_or_else(|| StartError::Config("content_store.unsolicited_policy".into()))?;
+        let tcp_local = LocalAddresses::parse(&new.faces.tcp_local, &new.faces.tcp_local_exclude).map_err(StartError::Config)?;
 
         let routes = super::static_config::listed_routes(&new)?;
         let listeners = NewListeners::bind(&self.cfg, &new)?;
@@ -112,9 +113,7 @@ impl Runtime {
         self.faces.send_limit = new.faces.send_buffer_bytes;
         self.faces.udp_mtu = new.faces.udp_mtu;
         self.faces.congestion_marking = new.faces.congestion_marking;
-        if let Ok(local) = LocalAddresses::parse(&new.faces.tcp_local, &new.faces.tcp_local_exclude) {
-            self.faces.tcp_local = local; // checked by validate()
-        }
+        self.faces.tcp_local = tcp_local;
         self.faces.udp_multicast_ad_hoc = new.faces.udp_multicast_ad_hoc;
         self.faces.ether_multicast_ad_hoc = new.faces.ether_multicast_ad_hoc;
 
