@@ -9,7 +9,7 @@
 //! only once an interval has passed since the last forwarding:
 //! - [`RetxSuppression::PerEntry`] (best-route, ASF): one interval per PIT entry; it starts at
 //!   [`RetxParams::initial`] and each forwarding again multiplies it by
-//!   [`RetxParams::multiplier`], up to [`RetxParams::max_ms`];
+//!   [`RetxParams::multiplier`], up to its longest (`retx-suppression-max`);
 //! - [`RetxSuppression::PerUpstream`] (multicast): the same interval kept per out-record, so an
 //!   upstream is skipped within its own interval of its last forwarding;
 //! - [`RetxSuppression::Fixed`] (access): a fixed 100 ms;
