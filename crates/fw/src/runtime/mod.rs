@@ -319,6 +319,9 @@ pub struct Runtime {
     group_routes: Vec<group_routes::GroupRoute>,
     /// The configuration's other routes, as applied (`static_config`).
     static_routes: static_config::StaticRoutes,
+    /// The faces the configuration made (`static_config`): a reload closes those it no longer
+    /// names.
+    static_faces: static_config::StaticFaces,
     /// When the loop last had something to do (ms): a packet, a socket event.
     last_activity_ms: u64,
 }
@@ -612,6 +615,7 @@ impl Runtime {
             interfaces_settle_at: None,
             group_routes: Vec::new(),
             static_routes: static_config::StaticRoutes::default(),
+            static_faces: static_config::StaticFaces::default(),
             last_activity_ms: 0,
         };
         rt.listening = rt.bound();

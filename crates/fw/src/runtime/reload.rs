@@ -32,7 +32,8 @@
 //!   face, so changing it takes a restart). The new listeners are bound before anything else
 //!   changes: one that cannot bind (an address in use) makes the reload change nothing;
 //! - the static faces and routes (`[[face]]`, `[[route]]`, route files, read again): routes
-//!   no longer listed removed, new or changed ones added, new faces made (`static_config`);
+//!   no longer listed removed, new or changed ones added, new faces made, and the faces the
+//!   configuration made and no longer names closed (`static_config`);
 //! - `forwarder.log_level`, which `nexthop run` applies (it owns the logger).
 //!
 //! The rest — threads and table sizes, the SSD tier, prefix propagation, the keychain — is
@@ -291,6 +292,8 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::face::{FaceUri, Persistency};
+    use crate::rib::{Route, CHILD_INHERIT};
     use nexthop_wire::Name;
 
     /// A forwarder with no listeners (nothing to bind), one thread.
@@ -380,6 +383,53 @@ mod tests {
         bad.route.clear();
         assert!(matches!(rt.reload(bad), Err(StartError::Config(e)) if e.contains(":2")));
         assert_eq!(routes(&rt), [("/b".into(), 5), ("/c".into(), 2), ("/f".into(), 3), ("/g".into(), 4)]);
+    }
+
+    /// A reload closes the faces the configuration made and no longer names (as a `[[face]]`
+    /// or a route's next hop), with the routes management put on them; a face that management
+    /// made, listed for a while, stays when the file drops it.
+    #[test]
+    fn unlisted_static_faces_close_on_reload() {
+        use crate::config::{StaticFace, StaticRoute};
+        let quiet = || Config { faces: crate::config::FacesConfig { udp: "127.0.0.1:0".into(), ..quiet().faces }, ..quiet() };
+        let face = |uri: &str| StaticFace { uri: uri.into(), local: None };
+        let (listed, routed, by_hand) = ("udp4://127.0.0.1:11", "udp4://127.0.0.1:12", "udp4://127.0.0.1:13");
+        let mut old = quiet();
+        old.face = vec![face(listed)];
+        old.route = vec![StaticRoute { prefix: "/r".into(), face: routed.into(), cost: 1 }];
+        let mut rt = Runtime::new(old.clone()).unwrap();
+        let id_of = |rt: &mut Runtime, uri: &str| {
+            let (_, host) = rt.host();
+            host.faces().into_iter().find(|f| f.uri == uri).map(|f| f.face_id)
+        };
+        let (listed_id, routed_id) = (id_of(&mut rt, listed).unwrap(), id_of(&mut rt, routed).unwrap());
+        // An operator makes a face by hand and registers a route on the listed face.
+        let (manager, mut host) = rt.host();
+        let (hand, made) = host.create_face(&FaceUri::parse(by_hand).unwrap(), None, Persistency::Persistent).unwrap();
+        assert!(made);
+        let m = Route { face: listed_id, origin: 0, cost: 0, flags: CHILD_INHERIT, expires_ms: None };
+        manager.add_route(&mut host, &Name::from_uri("/m").unwrap(), m).unwrap();
+        // The file lists the hand-made face too: it is found, not made.
+        let mut with_hand = old.clone();
+        with_hand.face.push(face(by_hand));
+        assert_eq!(rt.reload(with_hand).unwrap(), Vec::<String>::new());
+        assert_eq!(id_of(&mut rt, by_hand), Some(hand.face_id));
+        // The same file again closes nothing.
+        rt.reload(old.clone()).unwrap();
+        assert_eq!((id_of(&mut rt, listed), id_of(&mut rt, routed)), (Some(listed_id), Some(routed_id)));
+        // The listed face dropped: it closes, with management's route on it; the routed face
+        // stays while its route does, then goes with it.
+        let mut fewer = old.clone();
+        fewer.face.clear();
+        rt.reload(fewer.clone()).unwrap();
+        assert_eq!(id_of(&mut rt, listed), None);
+        assert!(rt.manager.rib().iter().all(|(p, _)| p.to_string() != "/m"), "management's route went with its face");
+        assert_eq!(id_of(&mut rt, routed), Some(routed_id));
+        fewer.route.clear();
+        rt.reload(fewer).unwrap();
+        assert_eq!(id_of(&mut rt, routed), None);
+        assert_eq!(id_of(&mut rt, by_hand), Some(hand.face_id), "not the configuration's own");
+        assert!(rt.static_faces.is_empty());
     }
 
     /// A reload opens the listeners it adds or changes and closes those it removes or

@@ -12,10 +12,14 @@
 //!   cost ([`StaticRoutes`]). On a reload the new routes are read whole first — a bad line or
 //!   a name that does not resolve changes nothing — then ([`Runtime::reapply_static_config`])
 //!   routes no longer listed are removed, new ones added (their faces made), those whose cost
-//!   changed replaced, and the faces the new file lists made. A face no longer listed stays: it
-//!   may carry routes registered by management (`faces/destroy` closes it).
+//!   changed replaced, and the faces the new file lists made.
+//! - The faces the configuration made are remembered ([`StaticFaces`]). A reload closes those
+//!   the new file no longer names — neither as a `[[face]]` nor as a route's next hop — with
+//!   every route through them, management's too, as `faces/destroy` would. A face the
+//!   configuration found already there (made by management, or a multicast face) is not its
+//!   own, and stays.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use nexthop_wire::Name;
@@ -36,6 +40,9 @@ pub(super) type ListedRoute = (Name, String, u64, String);
 /// The configuration's routes as applied (those to multicast groups aside): (prefix, face URI
 /// as written) → (face, cost).
 pub(super) type StaticRoutes = HashMap<(Name, String), (FaceId, u64)>;
+
+/// The faces the configuration made (not those it found already there).
+pub(super) type StaticFaces = HashSet<FaceId>;
 
 /// Every route `cfg` lists: `[[route]]`, then each route file's.
 ///
@@ -59,13 +66,17 @@ fn static_route(face: FaceId, cost: u64) -> Route {
 }
 
 impl Runtime {
-    /// The face `uri` names (`local`: its LocalUri), made permanent if there is none.
+    /// The face `uri` names (`local`: its LocalUri), made permanent if there is none (and then
+    /// remembered as the configuration's own).
     fn static_face(&mut self, uri: &str, local: Option<&str>) -> Result<FaceId, StartError> {
         let parsed = FaceUri::resolve(uri).map_err(|e| StartError::Config(e.to_string()))?;
         let (_, mut host) = self.host();
-        host.create_face(&parsed, local, Persistency::Permanent)
-            .map(|(s, _)| s.face_id)
-            .map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))
+        let (status, made) =
+            host.create_face(&parsed, local, Persistency::Permanent).map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))?;
+        if made {
+            self.static_faces.insert(status.face_id);
+        }
+        Ok(status.face_id)
     }
 
     /// The start's multicast and Ethernet faces, then the configuration's faces, routes and
@@ -194,7 +205,23 @@ impl Runtime {
             }
         }
         self.route_groups();
+        self.close_unlisted_faces(faces_by_uri.into_values().collect());
         warnings
+    }
+
+    /// Closes the faces the configuration made that neither `listed` (the new file's faces) nor
+    /// a static route uses any more, with every route through them.
+    fn close_unlisted_faces(&mut self, mut listed: HashSet<FaceId>) {
+        listed.extend(self.static_routes.values().map(|&(face, _)| face));
+        let unlisted: Vec<FaceId> = self.static_faces.iter().copied().filter(|id| !listed.contains(id)).collect();
+        for id in unlisted {
+            self.static_faces.remove(&id);
+            let (manager, mut host) = self.host();
+            if host.destroy_face(id) {
+                tracing::info!("face {id}: no longer in the configuration, closed");
+                manager.face_gone(&mut host, id);
+            }
+        }
     }
 }
 
