@@ -19,6 +19,12 @@ if ! "$VENV/bin/python" -c "import ndn.encoding" 2>/dev/null; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'python-ndn==0.5.2'
 fi
 
+# ndn-python-repo, the NDN repository people run on python-ndn, in the same .venv: the
+# forwarder's tests run it and its own clients unmodified (crates/fw/tests/python_repo.rs).
+if ! "$VENV/bin/python" -c "import ndn_python_repo.cmd.main" 2>/dev/null; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'ndn-python-repo==0.3'
+fi
+
 # Real router topologies for the tagnet experiment's locators: the CAIDA per-AS topologies (and
 # Topology Zoo, SNDlib) that the PyPI package topohub ships as JSON, in the same .venv.
 if ! "$VENV/bin/python" -c "import topohub" 2>/dev/null; then
