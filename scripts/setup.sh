@@ -56,11 +56,11 @@ if ! command -v ip >/dev/null; then
 fi
 
 # NDNts, the TypeScript NDN library of browser and Node.js apps: its Node.js and WebSocket
-# transports, NFD prefix registration and segmented objects, from npm into .peers/ndnts, for the forwarder's
+# transports, NFD prefix registration, segmented objects and StateVectorSync, from npm into .peers/ndnts, for the forwarder's
 # application tests (crates/fw/tests/ndnts.rs). Node.js and npm come from Debian if missing.
 NDNTS_VERSION=0.0.20250307
 NDNTS="$(cd "$(dirname "$0")/.." && pwd)/.peers/ndnts"
-if [ ! -f "$NDNTS/node_modules/@ndn/ws-transport/package.json" ]; then
+if [ ! -f "$NDNTS/node_modules/@ndn/svs/package.json" ]; then
   if ! command -v npm >/dev/null; then
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
     $SUDO apt-get update -qq >/dev/null 2>&1 || true
@@ -70,7 +70,8 @@ if [ ! -f "$NDNTS/node_modules/@ndn/ws-transport/package.json" ]; then
   echo '{"name": "nexthop-ndnts", "private": true, "type": "module"}' > "$NDNTS/package.json"
   (cd "$NDNTS" && npm install --silent --no-audit --no-fund \
     "@ndn/node-transport@$NDNTS_VERSION" "@ndn/ws-transport@$NDNTS_VERSION" "@ndn/nfdmgmt@$NDNTS_VERSION" \
-    "@ndn/segmented-object@$NDNTS_VERSION")
+    "@ndn/segmented-object@$NDNTS_VERSION" "@ndn/endpoint@$NDNTS_VERSION" "@ndn/packet@$NDNTS_VERSION" \
+    "@ndn/svs@$NDNTS_VERSION")
 fi
 
 # NDNd, the Go NDN forwarder, as the `forwarder` experiment's peer: built from its release

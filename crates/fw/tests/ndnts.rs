@@ -1,6 +1,6 @@
 //! Real NDN applications through nexthop, in another library: NDNts, the TypeScript NDN library
-//! of browser and Node.js apps (its Node.js transports, NFD prefix registration and segmented
-//! objects; `scripts/setup.sh` installs them in `.peers/ndnts`). The programs are
+//! of browser and Node.js apps (its Node.js transports, NFD prefix registration, segmented
+//! objects and StateVectorSync; `scripts/setup.sh` installs them in `.peers/ndnts`). The programs are
 //! `tests/ndnts_apps.mjs`, run by Node.js. A producer registers its prefix over the Unix socket
 //! and serves a 3 MB object; consumers fetch it over the Unix socket, over UDP (where the
 //! forwarder cuts its 8 KB segments into NDNLPv2 fragments and NDNts puts them back together)
@@ -12,7 +12,10 @@
 //! (`rib/announce`) instead of ControlParameters. And NDNts's management of the content store, as an
 //! operator's tool would: `cs/info`, `invokeCsErase` and `cs/config`. And NDNts's UDP multicast
 //! face on the LAN nexthop's multicast face joins: a producer there serves a consumer behind
-//! nexthop, and a consumer there fetches from a producer behind nexthop.
+//! nexthop, and a consumer there fetches from a producer behind nexthop. And StateVectorSync
+//! (`@ndn/svs`, `tests/ndnts_svs.mjs`): three participants of a sync group with the multicast
+//! strategy, on one forwarder and across two, each learning the others' publications and
+//! fetching them (with best-route instead, the group does not sync).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -26,6 +29,7 @@ mod common;
 
 const NDNTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.peers/ndnts");
 const APPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndnts_apps.mjs");
+const SVS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ndnts_svs.mjs");
 const OBJECT_BYTES: &str = "3000000";
 
 /// A child process, killed on drop.
@@ -48,9 +52,14 @@ fn node(script: &Path, args: &[&str]) -> Command {
 
 /// The apps' script, copied into `.peers/ndnts` under a name of this test and process.
 fn installed_script(test: &str) -> PathBuf {
-    assert!(Path::new(NDNTS).join("node_modules/@ndn/ws-transport").is_dir(), "NDNts is in {NDNTS} (scripts/setup.sh installs it)");
+    install(APPS, test)
+}
+
+/// Script `source`, copied into `.peers/ndnts` under a name of this test and process.
+fn install(source: &str, test: &str) -> PathBuf {
+    assert!(Path::new(NDNTS).join("node_modules/@ndn/svs").is_dir(), "NDNts is in {NDNTS} (scripts/setup.sh installs it)");
     let script = Path::new(NDNTS).join(format!("apps-{test}-{}.mjs", std::process::id()));
-    std::fs::copy(APPS, &script).unwrap();
+    std::fs::copy(source, &script).unwrap();
     script
 }
 
@@ -243,5 +252,92 @@ fn ndnts_multicast_faces_meet_nexthops_on_the_lan() {
     let _producer = registered_producer(&fw, &script, "produce", "/behind/object", "300000");
     let out = node(&script, &["fetch", &lan, "/behind/object", "300000"]).output().expect("node runs");
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "intact 300000", "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_file(&script);
+}
+
+/// The StateVectorSync group's prefix, with the multicast strategy (as SVS's documentation has
+/// operators set it: each sync Interest must reach every other participant).
+const SVS_GROUP: &str = "/svs-group";
+
+/// Sets the multicast strategy on [`SVS_GROUP`] at `fw`.
+fn multicast_group(fw: &Forwarder) {
+    use nexthop_fw::mgmt::params::ControlParameters;
+    let set = ControlParameters {
+        name: Some(Name::from_uri(SVS_GROUP).unwrap()),
+        strategy: Some(Name::from_uri("/localhost/nfd/strategy/multicast").unwrap()),
+        ..Default::default()
+    };
+    assert_eq!(fw.client().command("strategy-choice", "set", &set).unwrap().code, 200);
+}
+
+/// Starts one NDNts SVS participant (tests/ndnts_svs.mjs) per (forwarder socket, name), `rounds`
+/// sequence numbers each, and waits (at most 30 s) until every one has fetched every other's.
+fn sync_participants(script: &Path, participants: &[(&str, &str)], rounds: usize) {
+    use std::io::{BufRead, BufReader};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut running = Vec::new();
+    for &(socket, name) in participants {
+        let args = [socket, SVS_GROUP, name, &participants.len().to_string(), &rounds.to_string()];
+        let mut child = node(script, &args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("node runs");
+        let out = child.stdout.take().unwrap();
+        let tx = tx.clone();
+        let name = name.to_string();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send((name.clone(), line));
+            }
+        });
+        running.push(Killed(child));
+    }
+    let want = format!("SYNCED {} peers {rounds} each", participants.len() - 1);
+    let mut synced = std::collections::BTreeSet::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while synced.len() < participants.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let (who, line) = rx.recv_timeout(left).unwrap_or_else(|_| panic!("synced by 30 s: only {synced:?}"));
+        assert_eq!(line, want, "{who}");
+        synced.insert(who);
+    }
+}
+
+/// StateVectorSync (NDNts's `@ndn/svs`, the sync of NDN's chat and workspace apps) among three
+/// participants on one forwarder: each registers its name and the group, publishes five sequence
+/// numbers, learns the others' from the sync Interests the forwarder multicasts, and fetches
+/// each new Data from its publisher.
+#[test]
+fn ndnts_state_vector_sync_through_one_forwarder() {
+    let dir = scratch("ndnts-svs");
+    let fw = Forwarder::start(&dir, "fw", 2);
+    multicast_group(&fw);
+    let script = install(SVS, "svs");
+    sync_participants(&script, &[(&fw.socket, "/alice"), (&fw.socket, "/bob"), (&fw.socket, "/carol")], 5);
+    let _ = std::fs::remove_file(&script);
+}
+
+/// The same with one participant behind a second forwarder, joined to the first by UDP faces:
+/// the group and the participants' names are routed across both ways, so a sync Interest from
+/// alice reaches bob beside her and, through both forwarders, carol.
+#[test]
+fn ndnts_state_vector_sync_across_two_forwarders() {
+    use nexthop_fw::mgmt::params::ControlParameters;
+    let dir = scratch("ndnts-svs2");
+    let (a, b) = (Forwarder::start(&dir, "a", 1), Forwarder::start(&dir, "b", 1));
+    let link = |from: &Forwarder, to: &Forwarder, prefixes: &[&str]| {
+        let mut ctl = from.client();
+        let made =
+            ctl.command("faces", "create", &ControlParameters { uri: Some(format!("udp4://{}", to.udp)), ..Default::default() }).unwrap();
+        assert_eq!(made.code, 200, "{}", made.text);
+        let face_id = made.body.unwrap().face_id;
+        for p in prefixes {
+            let route = ControlParameters { name: Some(Name::from_uri(p).unwrap()), face_id, ..Default::default() };
+            assert_eq!(ctl.command("rib", "register", &route).unwrap().code, 200);
+        }
+    };
+    link(&a, &b, &[SVS_GROUP, "/carol"]);
+    link(&b, &a, &[SVS_GROUP, "/alice", "/bob"]);
+    multicast_group(&a);
+    multicast_group(&b);
+    let script = install(SVS, "svs2");
+    sync_participants(&script, &[(&a.socket, "/alice"), (&a.socket, "/bob"), (&b.socket, "/carol")], 5);
     let _ = std::fs::remove_file(&script);
 }
