@@ -15,7 +15,7 @@
 //! nexthop, and a consumer there fetches from a producer behind nexthop. And StateVectorSync
 //! (`@ndn/svs`, `tests/ndnts_svs.mjs`): three participants of a sync group with the multicast
 //! strategy, on one forwarder and across two, each learning the others' publications and
-//! fetching them (with best-route instead, the group does not sync).
+//! fetching them (with best-route instead, tried by hand, the group did not sync).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
