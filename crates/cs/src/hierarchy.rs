@@ -54,6 +54,7 @@ use crate::error::{InsertError, L2Error};
 use crate::key::{name_hash, BatchKey};
 use crate::l1::{L1Config, L1Stats, L1};
 use crate::l2::{BatchBuf, L2Config, L2Stats, L2};
+use crate::policy::Arrival;
 use crate::request::Request;
 
 /// How a hierarchical store is built.
@@ -501,6 +502,15 @@ impl HierarchicalStore {
     /// [`InsertError`] when the packet is malformed or larger than an L1 slot; nothing changes
     /// then.
     pub fn insert(&mut self, wire: &[u8], now_ms: u64) -> Result<(), InsertError> {
+        self.insert_arrived(wire, now_ms, Arrival::Solicited)
+    }
+
+    /// [`HierarchicalStore::insert`] for a packet that arrived as `arrival` (unsolicited Data
+    /// an unsolicited-Data policy admits: the first to go under [`crate::Policy::PriorityFifo`]).
+    ///
+    /// # Errors
+    /// As [`HierarchicalStore::insert`].
+    pub fn insert_arrived(&mut self, wire: &[u8], now_ms: u64, arrival: Arrival) -> Result<(), InsertError> {
         let data = DataView::decode(wire)?;
         if wire.len() > self.l1_max() {
             return Err(InsertError::TooLarge { len: wire.len(), max: self.l1_max() });
@@ -508,7 +518,7 @@ impl HierarchicalStore {
         if self.l1.limit() == 0 {
             return Ok(()); // Configured to hold nothing.
         }
-        self.l1.insert_view(&data, now_ms)?;
+        self.l1.insert_arrived(&data, now_ms, arrival)?;
         if wire.len() > self.l2_max() {
             self.stats.l1_only += 1; // (never without an L2: no limit then)
             return Ok(());

@@ -33,7 +33,7 @@ use nexthop_wire::DataView;
 use crate::error::InsertError;
 use crate::index::NameIndex;
 use crate::key::name_hash;
-use crate::policy::{Policy, Replacement};
+use crate::policy::{Arrival, Policy, Replacement};
 use crate::request::Request;
 
 /// How an L1 is sized and run.
@@ -93,6 +93,8 @@ pub struct L1 {
     len: u32,
     /// Packets it may hold: the slots allocated, or fewer after [`L1::set_limit`].
     limit: u32,
+    /// The latest time a caller gave (ms): when packets go stale for priority FIFO.
+    now_ms: u64,
     stats: L1Stats,
 }
 
@@ -117,6 +119,7 @@ impl L1 {
             free: (0..capacity).rev().collect(),
             len: 0,
             limit: capacity,
+            now_ms: 0,
             stats: L1Stats::default(),
         }
     }
@@ -224,12 +227,22 @@ impl L1 {
         }
     }
 
-    /// Stores an already decoded Data packet that arrived at `now_ms`.
+    /// Stores an already decoded Data packet that arrived at `now_ms`, asked for.
     ///
     /// # Errors
     /// [`InsertError::TooLarge`] when it exceeds a slot; nothing changes then.
     pub fn insert_view(&mut self, data: &DataView<'_>, now_ms: u64) -> Result<(), InsertError> {
-        self.insert_until(data, now_ms.saturating_add(data.freshness_period_ms()))
+        self.insert_arrived(data, now_ms, Arrival::Solicited)
+    }
+
+    /// Stores an already decoded Data packet that arrived at `now_ms` as `arrival` (which
+    /// [`Policy::PriorityFifo`] evicts by).
+    ///
+    /// # Errors
+    /// [`InsertError::TooLarge`] when it exceeds a slot; nothing changes then.
+    pub fn insert_arrived(&mut self, data: &DataView<'_>, now_ms: u64, arrival: Arrival) -> Result<(), InsertError> {
+        self.now_ms = self.now_ms.max(now_ms);
+        self.store(data, now_ms.saturating_add(data.freshness_period_ms()), arrival)
     }
 
     /// Stores a decoded Data packet that stays fresh until `fresh_until_ms` (a packet coming back
@@ -238,6 +251,10 @@ impl L1 {
     /// # Errors
     /// [`InsertError::TooLarge`] when it exceeds a slot; nothing changes then.
     pub fn insert_until(&mut self, data: &DataView<'_>, fresh_until_ms: u64) -> Result<(), InsertError> {
+        self.store(data, fresh_until_ms, Arrival::Solicited)
+    }
+
+    fn store(&mut self, data: &DataView<'_>, fresh_until_ms: u64, arrival: Arrival) -> Result<(), InsertError> {
         let wire = data.wire();
         if wire.len() > self.cfg.slot_bytes as usize {
             self.stats.refused += 1;
@@ -266,7 +283,7 @@ impl L1 {
         let start = slot as usize * self.cfg.slot_bytes as usize;
         self.arena[start..start + wire.len()].copy_from_slice(wire);
         self.slots[slot as usize] = Slot { hash, fresh_until_ms, used: true };
-        self.order.admit(slot, hash);
+        self.order.admit(slot, hash, arrival, fresh_until_ms, self.now_ms);
         self.stats.inserts += 1;
         Ok(())
     }
@@ -286,7 +303,7 @@ impl L1 {
     /// now unused and not on the free list.
     fn evict(&mut self) -> u32 {
         let slots = &self.slots;
-        let victim = self.order.victim(|s| slots[s as usize].hash).expect("a store holding packets has a victim");
+        let victim = self.order.victim(|s| slots[s as usize].hash, self.now_ms).expect("a store holding packets has a victim");
         self.stats.evictions += 1;
         self.unindex(victim);
         victim
@@ -369,6 +386,7 @@ impl L1 {
 
     /// [`L1::lookup`], answering with the slot ([`L1::slot_wire`] gives the packet).
     pub(crate) fn lookup_slot(&mut self, req: &Request<'_>, now_ms: u64) -> Option<u32> {
+        self.now_ms = self.now_ms.max(now_ms);
         let found = self.matching_slot(req, now_ms);
         self.served(found)
     }
@@ -510,6 +528,31 @@ mod tests {
         assert_eq!(batch, single);
         assert_eq!(batch.iter().filter(|w| w.is_some()).count(), 30);
         assert_eq!(l1.stats().hits, 60);
+    }
+
+    /// NFD's priority FIFO in the store: an unsolicited packet goes before an older fresh one,
+    /// a packet whose freshness ran out before one still fresh; a packet refreshed by a new copy
+    /// is fresh again.
+    #[test]
+    fn priority_fifo_evicts_unsolicited_then_stale_then_fresh() {
+        let mut l1 = L1::new(config(2, Policy::PriorityFifo));
+        let has = |l1: &L1, n: &str| l1.contains(Name::from_uri(n).unwrap().value());
+        let insert = |l1: &mut L1, n: &str, fresh_ms: u64, now: u64, arrival: Arrival| {
+            let wire = data(n, Some(fresh_ms));
+            l1.insert_arrived(&DataView::decode(&wire).unwrap(), now, arrival).unwrap();
+        };
+        insert(&mut l1, "/old", 1000, 0, Arrival::Solicited);
+        insert(&mut l1, "/pushed", 1000, 10, Arrival::Unsolicited);
+        insert(&mut l1, "/new", 5000, 20, Arrival::Solicited);
+        assert!(has(&l1, "/old") && has(&l1, "/new") && !has(&l1, "/pushed"), "the unsolicited packet went first");
+        // At 2000 /old is stale and /new is not: /old goes, though it came first anyway; then
+        // /new, refreshed at 2000, outlives /newer's freshness ending at 2500.
+        insert(&mut l1, "/new", 5000, 2000, Arrival::Solicited);
+        insert(&mut l1, "/newer", 500, 2000, Arrival::Solicited);
+        assert!(!has(&l1, "/old") && has(&l1, "/new") && has(&l1, "/newer"));
+        insert(&mut l1, "/last", 5000, 3000, Arrival::Solicited);
+        assert!(has(&l1, "/new") && !has(&l1, "/newer") && has(&l1, "/last"), "/newer went stale first");
+        l1.check();
     }
 
     #[test]

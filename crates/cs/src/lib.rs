@@ -33,7 +33,7 @@ pub use error::{InsertError, L2Error};
 pub use hierarchy::{HcsConfig, HcsStats, HierarchicalStore, Lookup, Served, Tier};
 pub use key::{name_hash, BatchKey};
 pub use l1::{L1Config, L1Stats, L1};
-pub use policy::Policy;
+pub use policy::{Arrival, Policy};
 pub use request::Request;
 pub use shard::{shard_of, HashScheme};
 pub mod l2;

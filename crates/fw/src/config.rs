@@ -254,7 +254,7 @@ pub struct CsConfig {
     pub capacity: u32,
     /// Bytes per slot.
     pub slot_bytes: u32,
-    /// fifo | lru | s3fifo.
+    /// fifo | lru | s3fifo | priority_fifo.
     pub policy: String,
     /// SSD tier file ("" = none).
     pub l2_path: String,
@@ -496,8 +496,8 @@ impl Config {
                 self.content_store.unsolicited_policy
             ));
         }
-        if !["fifo", "lru", "s3fifo"].contains(&self.content_store.policy.as_str()) {
-            return bad(format!("content_store.policy = {:?} (fifo, lru or s3fifo)", self.content_store.policy));
+        if !["fifo", "lru", "s3fifo", "priority_fifo"].contains(&self.content_store.policy.as_str()) {
+            return bad(format!("content_store.policy = {:?} (fifo, lru, s3fifo or priority_fifo)", self.content_store.policy));
         }
         if self.content_store.capacity > 0 && self.content_store.slot_bytes < 64 {
             return bad("content_store.slot_bytes must be at least 64".into());

@@ -7,7 +7,7 @@
 //!
 //! [`from_nfd_conf`] then starts from what NFD does with an empty file — no channel, no
 //! multicast face — and takes what nexthop has a setting for:
-//! - `tables`: `cs_max_packets`, `cs_policy` (`lru`; `priority_fifo` becomes fifo),
+//! - `tables`: `cs_max_packets`, `cs_policy` (`lru`, `priority_fifo`),
 //!   `cs_unsolicited_policy`, `strategy_choice` (prefix → strategy) and `network_region`;
 //! - `face_system`: `general.enable_congestion_marking`; `unix.path`; `tcp`, `udp` and
 //!   `websocket` with `listen`, `port`, `enable_v4`/`enable_v6` (one listener each: `[::]`,
@@ -447,7 +447,7 @@ fn tables(section: &InfoNode, cfg: &mut Config, warnings: &mut Vec<String>) -> R
             "cs_policy" => {
                 cfg.content_store.policy = match n.value.as_str() {
                     "lru" => "lru".into(),
-                    "priority_fifo" => "fifo".into(),
+                    "priority_fifo" => "priority_fifo".into(),
                     v => return Err(invalid(n.line, format_args!("cs_policy = {v:?}: lru or priority_fifo"))),
                 }
             }
@@ -850,7 +850,7 @@ rib
     #[test]
     fn nfds_sample_becomes_a_configuration() {
         let (cfg, warnings) = from_nfd_conf(SAMPLE).unwrap();
-        assert_eq!((cfg.content_store.capacity, cfg.content_store.policy.as_str()), (1000, "fifo"));
+        assert_eq!((cfg.content_store.capacity, cfg.content_store.policy.as_str()), (1000, "priority_fifo"));
         assert_eq!(cfg.content_store.unsolicited_policy, "admit-local");
         assert_eq!(cfg.strategy.len(), 3);
         assert_eq!(

@@ -49,7 +49,7 @@
 
 use std::sync::Arc;
 
-use nexthop_cs::{HcsConfig, HierarchicalStore, L2Error, Lookup, Request};
+use nexthop_cs::{Arrival, HcsConfig, HierarchicalStore, L2Error, Lookup, Request};
 use nexthop_lookup::name::NextHops;
 use nexthop_wire::types::GENERIC_NAME_COMPONENT;
 use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
@@ -958,7 +958,7 @@ impl Shard {
             self.counters.drops.count(Drop::Unsolicited);
             if self.cfg.unsolicited.admits(scope) && !link.no_cache && self.cs_admit {
                 if let Some(cs) = self.cs.as_mut() {
-                    let _ = cs.insert(data.wire(), now_ms);
+                    let _ = cs.insert_arrived(data.wire(), now_ms, Arrival::Unsolicited);
                     self.counters.cs_entries.set(cs.l1().len() as u64);
                 }
             }

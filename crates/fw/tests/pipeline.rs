@@ -651,6 +651,29 @@ fn unsolicited_data_is_cached_as_the_policy_says() {
     }
 }
 
+/// NFD's priority FIFO (`cs_policy priority_fifo`): Data pushed unsolicited, and admitted, is
+/// the first to go when the store is full — before older Data that was asked for, which FIFO
+/// would drop first.
+#[test]
+fn priority_fifo_drops_pushed_data_first() {
+    use nexthop_cs::Policy;
+    use nexthop_fw::shard::UnsolicitedPolicy;
+    let l1 = L1Config { capacity: 2, slot_bytes: 8800, policy: Policy::PriorityFifo, prefix_index: true };
+    let cs = Some(HcsConfig { l1, l2: None, staging_batches: 1, read_ahead: false, chunk_reads: false });
+    let mut s = Shard::new(ShardConfig { cs, unsolicited: UnsolicitedPolicy::AdmitAll, ..ShardConfig::default() }, Fib::default()).unwrap();
+    let hops = NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }]);
+    s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), hops));
+    feed(&mut s, 0, CONSUMER, &interest("/a/1", 1));
+    feed(&mut s, 1, PRODUCER, &data("/a/1"));
+    assert!(feed(&mut s, 2, PRODUCER, &data("/a/pushed")).is_empty(), "unsolicited: cached, not forwarded");
+    feed(&mut s, 3, CONSUMER, &interest("/a/2", 2));
+    feed(&mut s, 4, PRODUCER, &data("/a/2"));
+    let asked = feed(&mut s, 5, CONSUMER2, &interest("/a/1", 3));
+    assert!(asked.len() == 1 && asked[0].0 == CONSUMER2 && is_data(&asked[0].1), "/a/1 is still stored");
+    let pushed = feed(&mut s, 6, CONSUMER2, &interest("/a/pushed", 4));
+    assert_eq!(sent_to(&pushed), [PRODUCER], "/a/pushed went: the Interest goes on to the producer");
+}
+
 /// An unsatisfied entry's nonces go to the dead-nonce list when it expires — those it went out
 /// with too, so an ASF probe (sent with a fresh nonce) that comes back around is a loop.
 #[test]

@@ -390,6 +390,7 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
     let policy = match c.policy.as_str() {
         "fifo" => Policy::Fifo,
         "s3fifo" => Policy::S3Fifo,
+        "priority_fifo" => Policy::PriorityFifo,
         _ => Policy::Lru,
     };
     let per_shard = (c.capacity as usize).div_ceil(shards) as u32;
