@@ -2,7 +2,8 @@
 //!
 //! A policy only orders slot numbers; the store owns the slots and asks `Replacement::victim`
 //! for one when it is full. Every operation is O(1) and allocation-free apart from S3-FIFO's ghost
-//! queue (a hash set and a ring of 64-bit name hashes, bounded by the capacity).
+//! queue (a hash set and a ring of 64-bit name hashes, bounded by the capacity) and priority
+//! FIFO's schedule of stale times (a binary heap: O(log n), at most about twice the capacity).
 //!
 //! - **FIFO**: one queue in insertion order; a hit changes nothing.
 //! - **LRU**: one queue in recency order; a hit moves the slot to the head.
