@@ -78,6 +78,8 @@ struct Slot {
     hash: u64,
     fresh_until_ms: u64,
     used: bool,
+    /// Stored unsolicited and not asked for since (priority FIFO evicts such packets first).
+    unsolicited: bool,
 }
 
 /// The DRAM content store.
@@ -265,8 +267,14 @@ impl L1 {
         }
         let name = data.name().value();
         let hash = name_hash(name);
+        let mut arrival = arrival;
         let slot = match self.find(name, hash) {
             Some(slot) => {
+                // As NFD's content store: a copy that was asked for clears the mark of an
+                // unsolicited one, and an unsolicited copy does not mark one that was asked for.
+                if !self.slots[slot as usize].unsolicited {
+                    arrival = Arrival::Solicited;
+                }
                 self.order.forget(slot);
                 slot
             }
@@ -282,7 +290,7 @@ impl L1 {
         };
         let start = slot as usize * self.cfg.slot_bytes as usize;
         self.arena[start..start + wire.len()].copy_from_slice(wire);
-        self.slots[slot as usize] = Slot { hash, fresh_until_ms, used: true };
+        self.slots[slot as usize] = Slot { hash, fresh_until_ms, used: true, unsolicited: arrival == Arrival::Unsolicited };
         self.order.admit(slot, hash, arrival, fresh_until_ms, self.now_ms);
         self.stats.inserts += 1;
         Ok(())
@@ -552,6 +560,14 @@ mod tests {
         assert!(!has(&l1, "/old") && has(&l1, "/new") && has(&l1, "/newer"));
         insert(&mut l1, "/last", 5000, 3000, Arrival::Solicited);
         assert!(has(&l1, "/new") && !has(&l1, "/newer") && has(&l1, "/last"), "/newer went stale first");
+        // An unsolicited copy of /new leaves it asked for (it is refreshed, newest): /last goes.
+        insert(&mut l1, "/new", 5000, 3100, Arrival::Unsolicited);
+        insert(&mut l1, "/pushed", 5000, 3200, Arrival::Unsolicited);
+        assert!(has(&l1, "/new") && !has(&l1, "/last") && has(&l1, "/pushed"));
+        // A copy asked for clears the mark: the next unsolicited packet displaces the other.
+        insert(&mut l1, "/pushed", 5000, 3300, Arrival::Solicited);
+        insert(&mut l1, "/pushed2", 5000, 3400, Arrival::Unsolicited);
+        assert!(!has(&l1, "/new") && has(&l1, "/pushed") && has(&l1, "/pushed2"));
         l1.check();
     }
 
