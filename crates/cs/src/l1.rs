@@ -256,7 +256,7 @@ impl L1 {
         self.store(data, fresh_until_ms, Arrival::Solicited)
     }
 
-    fn store(&mut self, data: &DataView<'_>, fresh_until_ms: u64, arrival: Arrival) -> Result<(), InsertError> {
+    fn store(&mut self, data: &DataView<'_>, fresh_until_ms: u64, mut arrival: Arrival) -> Result<(), InsertError> {
         let wire = data.wire();
         if wire.len() > self.cfg.slot_bytes as usize {
             self.stats.refused += 1;
@@ -267,7 +267,6 @@ impl L1 {
         }
         let name = data.name().value();
         let hash = name_hash(name);
-        let mut arrival = arrival;
         let slot = match self.find(name, hash) {
             Some(slot) => {
                 // As NFD's content store: a copy that was asked for clears the mark of an

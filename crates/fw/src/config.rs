@@ -173,6 +173,19 @@ pub fn log_filter_ok(text: &str) -> bool {
     })
 }
 
+/// The content store's replacement policy named `name` in `content_store.policy` (`fifo`, `lru`,
+/// `s3fifo`, `priority_fifo`), if it is one.
+pub fn cs_policy(name: &str) -> Option<nexthop_cs::Policy> {
+    use nexthop_cs::Policy;
+    Some(match name {
+        "fifo" => Policy::Fifo,
+        "lru" => Policy::Lru,
+        "s3fifo" => Policy::S3Fifo,
+        "priority_fifo" => Policy::PriorityFifo,
+        _ => return None,
+    })
+}
+
 /// `[faces]`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -496,7 +509,7 @@ impl Config {
                 self.content_store.unsolicited_policy
             ));
         }
-        if !["fifo", "lru", "s3fifo", "priority_fifo"].contains(&self.content_store.policy.as_str()) {
+        if cs_policy(&self.content_store.policy).is_none() {
             return bad(format!("content_store.policy = {:?} (fifo, lru, s3fifo or priority_fifo)", self.content_store.policy));
         }
         if self.content_store.capacity > 0 && self.content_store.slot_bytes < 64 {

@@ -286,8 +286,8 @@ pub fn from_nfd_conf(text: &str) -> Result<(Config, Vec<String>), ConfigError> {
                         },
                     }
                 }
-                for m in modules {
-                    cfg.forwarder.log_level = format!("{},{m}", cfg.forwarder.log_level);
+                if !modules.is_empty() {
+                    cfg.forwarder.log_level = format!("{},{}", cfg.forwarder.log_level, modules.join(","));
                 }
             }
             "rib" => {
@@ -366,7 +366,6 @@ fn authorizations(section: &InfoNode) -> Result<Vec<Authorize>, ConfigError> {
     Ok(out)
 }
 
-/// NFD's log level (`NONE`, `ERROR`, `WARN`, `INFO`, `DEBUG`, `TRACE`, `ALL`) as nexthop's.
 /// The module of nexthop's that does the work of NFD's logging module `nfd_module` (the names
 /// of NFD's `NFD_LOG_INIT`), for a level of its own in `forwarder.log_level`; `None` for a
 /// module with no counterpart.
@@ -406,6 +405,7 @@ fn nexthop_module(nfd_module: &str) -> Option<&'static str> {
     })
 }
 
+/// NFD's log level (`NONE`, `ERROR`, `WARN`, `INFO`, `DEBUG`, `TRACE`, `ALL`) as nexthop's.
 fn log_level(n: &InfoNode) -> Result<String, ConfigError> {
     Ok(match n.value.to_ascii_uppercase().as_str() {
         "NONE" => "off",

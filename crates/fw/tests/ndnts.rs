@@ -68,11 +68,7 @@ fn install(source: &str, test: &str) -> PathBuf {
 fn registered_producer(fw: &Forwarder, script: &Path, role: &str, prefix: &str, bytes: &str) -> Killed {
     let producer =
         Killed(node(script, &[role, &fw.socket, prefix, bytes]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("node runs"));
-    let started = Instant::now();
-    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
-        assert!(started.elapsed() < Duration::from_secs(20), "the NDNts producer ({role}) did not register {prefix}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    fw.wait_for_route(prefix, &format!("the NDNts producer ({role})"));
     producer
 }
 

@@ -92,15 +92,6 @@ fn pyndntools(home: &Path, socket: &str, args: &[&str]) -> Command {
     c
 }
 
-/// Waits (at most 20 s) until `fw` routes `prefix`: `who`, a producer, has registered it.
-fn wait_for_route(fw: &Forwarder, prefix: &str, who: &str) {
-    let wait = std::time::Instant::now();
-    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
-        assert!(wait.elapsed() < Duration::from_secs(20), "{who} did not register {prefix}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn run(home: &Path, socket: &str, args: &[&str]) -> String {
     let out = app(home, socket, args).output().expect("python runs");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
@@ -257,7 +248,7 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
     let _server = Producer(
         tools(&["putchunks", "/pytools/object", &file.to_string_lossy()]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap(),
     );
-    wait_for_route(&fw, "/pytools/object", "putchunks");
+    fw.wait_for_route("/pytools/object", "putchunks");
     let got = home.join("got");
     let out = tools(&["catchunks", "-o", &got.to_string_lossy(), "/pytools/object"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -268,7 +259,7 @@ fn pyndntools_serve_and_fetch_through_the_forwarder() {
     std::io::Write::write_all(poke.stdin.as_mut().unwrap(), b"hello from poke").unwrap();
     drop(poke.stdin.take());
     let _poke = Producer(poke);
-    wait_for_route(&fw, "/pytools/poke", "poke");
+    fw.wait_for_route("/pytools/poke", "poke");
     let out = tools(&["peek", "/pytools/poke"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("Received Data Name: /pytools/poke") && said.contains("size 15"), "{said}");
@@ -299,7 +290,7 @@ fn segments_of_up_to_8800_bytes_are_kept_by_the_ssd_tier() {
             .spawn()
             .unwrap(),
     );
-    wait_for_route(&fw, "/ssd/object", "putchunks");
+    fw.wait_for_route("/ssd/object", "putchunks");
     let got = home.join("got");
     let out = tools(&["catchunks", "-o", &got.to_string_lossy(), "/ssd/object"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -466,7 +457,7 @@ fn propagation(tag: &str, sign: impl FnOnce(&mut nexthop_fw::config::Config, &Te
 
     let alice = testbed.alice.path();
     let app = producer(alice, &host.socket, "v2", "/testbed/alice/app");
-    wait_for_route(&hub, "/testbed/alice", "the host's propagation");
+    hub.wait_for_route("/testbed/alice", "the host's propagation");
     assert!(!hub.has_route(&Name::from_uri("/testbed/alice/app").unwrap()), "the identity's prefix, not the app's");
     let fetched = run(alice, &hub.socket, &["consume-v2", "/testbed/alice/app/x"]);
     assert_eq!(fetched, "DATA /testbed/alice/app/x hello /testbed/alice/app/x");

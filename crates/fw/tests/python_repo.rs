@@ -11,7 +11,6 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
 use nexthop_fw::mgmt::params::ControlParameters;
@@ -85,15 +84,6 @@ fn client(home: &Path, socket: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or("").to_string()
 }
 
-/// Waits (at most 20 s) until the forwarder routes `prefix`.
-fn wait_for_route(fw: &Forwarder, prefix: &str) {
-    let since = Instant::now();
-    while !fw.has_route(&Name::from_uri(prefix).unwrap()) {
-        assert!(since.elapsed() < Duration::from_secs(20), "the repo did not register {prefix}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Empties the forwarder's content store under `prefix`, so that only the repo can answer.
 fn erase_cs(fw: &Forwarder, prefix: &str) {
     let p = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() };
@@ -110,8 +100,8 @@ fn ndn_python_repo_stores_serves_and_deletes_a_file() {
     let fw = Forwarder::start(dir.path(), "fw", 1);
     let _repo = Repo::start(&home, dir.path(), &fw.socket);
     // The repo registers its name (for its commands) and the root (for the Data it serves).
-    wait_for_route(&fw, REPO);
-    wait_for_route(&fw, "/");
+    fw.wait_for_route(REPO, "the repo");
+    fw.wait_for_route("/", "the repo");
 
     // 25 segments of 4000 bytes, the last one short.
     let file = dir.path().join("object.bin");

@@ -387,12 +387,8 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
     if c.capacity == 0 {
         return Ok(None);
     }
-    let policy = match c.policy.as_str() {
-        "fifo" => Policy::Fifo,
-        "s3fifo" => Policy::S3Fifo,
-        "priority_fifo" => Policy::PriorityFifo,
-        _ => Policy::Lru,
-    };
+    // Checked when the configuration was read.
+    let policy = crate::config::cs_policy(&c.policy).unwrap_or(Policy::Lru);
     let per_shard = (c.capacity as usize).div_ceil(shards) as u32;
     let l1 = L1Config { capacity: per_shard, slot_bytes: c.slot_bytes, policy, prefix_index: true };
     let l2 = if c.l2_path.is_empty() {

@@ -89,6 +89,17 @@ impl Forwarder {
         counts.iter().find(|(label, _)| label == reason).map_or(0, |c| c.1)
     }
 
+    /// Waits (at most 20 s) until the FIB has an entry for `prefix`: `who`, an app, has
+    /// registered it.
+    pub fn wait_for_route(&self, prefix: &str, who: &str) {
+        let name = nexthop_wire::Name::from_uri(prefix).unwrap();
+        let since = std::time::Instant::now();
+        while !self.has_route(&name) {
+            assert!(since.elapsed() < std::time::Duration::from_secs(20), "{who} did not register {prefix}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// Whether the FIB has an entry for `prefix` exactly (its `fib/list` dataset).
     pub fn has_route(&self, prefix: &nexthop_wire::Name) -> bool {
         use nexthop_wire::tlv::TlvReader;
