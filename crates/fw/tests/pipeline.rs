@@ -357,13 +357,18 @@ proptest! {
 /// A shard whose content store has an SSD tier in a real file (io_uring), a DRAM tier of 16
 /// packets, and background reads on or off.
 fn shard_with_ssd(tag: &str, background_reads: bool) -> (Shard, std::path::PathBuf) {
+    shard_with_l2(tag, background_reads, None)
+}
+
+/// [`shard_with_ssd`] with the SSD tier on `backing` instead of the file, where one is given.
+fn shard_with_l2(tag: &str, background_reads: bool, backing: Option<nexthop_cs::Backing>) -> (Shard, std::path::PathBuf) {
     use nexthop_cs::l2::{DirectIo, FileConfig, IoEngine};
     use nexthop_cs::{Backing, L2Config, Policy};
     let path = std::env::temp_dir().join(format!("nexthop-park-{tag}-{}", std::process::id()));
     let file = FileConfig { path: path.clone(), create: true, direct: DirectIo::Preferred, engine: IoEngine::IoUring };
+    let backing = backing.unwrap_or(Backing::File(file));
     let l1 = L1Config { capacity: 16, slot_bytes: 8800, policy: Policy::Fifo, prefix_index: true };
-    let cs =
-        HcsConfig { l1, l2: Some(L2Config::new(8 << 20, Backing::File(file))), staging_batches: 2, read_ahead: false, chunk_reads: false };
+    let cs = HcsConfig { l1, l2: Some(L2Config::new(8 << 20, backing)), staging_batches: 2, read_ahead: false, chunk_reads: false };
     let cfg = ShardConfig { cs: Some(cs), cs_background_reads: background_reads, ..ShardConfig::default() };
     let mut s = Shard::new(cfg, Fib::default()).unwrap();
     s.apply(&Control::SetRoute(Name::from_uri("/a").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
@@ -389,9 +394,13 @@ fn fill_ssd(s: &mut Shard) {
 
 #[test]
 fn an_interest_for_data_on_the_ssd_waits_parked_and_is_answered_when_the_read_is_done() {
-    let (mut s, path) = shard_with_ssd("answer", true);
+    // The SSD tier emulated at 10 Mbit/s (a batch read takes about 70 ms), so that the second
+    // Interest surely comes while the read is in flight: a real file can be read back before
+    // it (where O_DIRECT falls back to the page cache), and the store would answer it from DRAM.
+    let slow = nexthop_cs::Backing::Memory { tau_bits_per_s: Some(10e6) };
+    let (mut s, path) = shard_with_l2("answer", true, Some(slow));
     fill_ssd(&mut s);
-    // Segment 3 left the 16-packet DRAM tier long ago; its batch is in the file. The Interest
+    // Segment 3 left the 16-packet DRAM tier long ago; its batch is on the SSD tier. The Interest
     // (with a PIT token of the consumer's own) is parked: nothing goes out, nothing upstream.
     let asked = with_token(interest(&segment_uri(3), 1000), vec![7, 7, 7]);
     assert!(feed(&mut s, 2, CONSUMER, &asked).is_empty());
