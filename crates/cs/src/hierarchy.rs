@@ -142,7 +142,7 @@ const STREAM_ASKS: u32 = 4096;
 /// How many batches past a stream's current one the read-ahead keeps read: one is not enough
 /// when requests come faster than a batch read (a probe program streaming from a real file with
 /// no pause between requests was disk-bound with 2 reads in flight, and faster with 4; the
-/// `cs` experiment's figures for 2 and 4 are in the README).
+/// `cs` experiment's figures for 2 and 4 are in docs/content-store.md).
 const READ_AHEAD_BATCHES: u64 = 4;
 
 /// The tag of chunk `segment` of the content whose name hash is `content` (never 0, the empty

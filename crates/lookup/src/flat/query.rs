@@ -26,7 +26,7 @@
 //! rounds of "hash and prefetch 32 names, then read those 32", whose reads began right after
 //! their prefetches: in a probe program (random MACs, cells as large as a Concise FIB's) the
 //! pipeline was faster at every size, most with the cells in DRAM (the `flat-fib` figures in
-//! the README are from `nexthop bench`). Two details mattered as much: the seed's hasher and
+//! docs/flat-fib.md are from `nexthop bench`). Two details mattered as much: the seed's hasher and
 //! the sizes are taken into locals (past the loop's atomic loads the compiler reloaded them
 //! from `self` for every name), and a whole run with names left to hash ahead is its own loop,
 //! without a test per step. Two smaller ones, a few percent each with the cells in L2: the

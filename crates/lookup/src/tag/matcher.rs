@@ -46,7 +46,7 @@
 //! **Counting**: [`CompiledFib::fas_counted`] and [`CompiledFib::fls_counted`] run the same
 //! walks and count the lists and nodes they read, and where FLS met its final best
 //! ([`WalkCounts`]); the uncounted walks compile the counting away. The `tagnet` experiment
-//! reports these beside the times, and the README the history of what was measured.
+//! reports these beside the times, and docs/tagnet.md the history of what was measured.
 //!
 //! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
 //! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
