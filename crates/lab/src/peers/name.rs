@@ -38,7 +38,7 @@ fn rehash(hasher: PrefixHasher) -> impl Fn(&Entry) -> u64 {
 fn probe<'t>(table: &'t HashTable<Entry>, value: &[u8], ph: &PrefixHashes, level: usize, probes: &mut u32) -> Option<&'t Entry> {
     *probes += 1;
     let p = &value[..ph.ends[level - 1] as usize];
-    table.find(ph.hashes[level - 1], |e| *e.key == *p)
+    table.find(ph.hash(level), |e| *e.key == *p)
 }
 
 /// NFD/CCNx-style longest-first probing.
@@ -67,7 +67,7 @@ impl LongestFirst {
         let mut ph = PrefixHashes::default();
         self.hasher.hash_prefixes(value, MAX_LEVELS, &mut ph);
         let id = self.sets.acquire(hops).get();
-        let hash = ph.hashes[ph.len - 1];
+        let hash = ph.hash(ph.len);
         match self.table.find_mut(hash, |e| *e.key == *value) {
             Some(e) => {
                 self.sets.release(id_of(e.own));
@@ -136,7 +136,7 @@ impl StartAtM {
         hasher.hash_prefixes(value, MAX_LEVELS, &mut ph);
         let id = self.sets.acquire(hops).get();
         let len = ph.len;
-        let hash = ph.hashes[len - 1];
+        let hash = ph.hash(len);
         match self.table.find_mut(hash, |e| *e.key == *value) {
             Some(e) => {
                 if e.own != 0 {
@@ -151,7 +151,7 @@ impl StartAtM {
         let m = self.m;
         if len > m {
             let key = &value[..ph.ends[m - 1] as usize];
-            let hash = ph.hashes[m - 1];
+            let hash = ph.hash(m);
             match self.table.find_mut(hash, |e| *e.key == *key) {
                 Some(e) => e.deepest_below = e.deepest_below.max(len as u8),
                 None => {
@@ -174,7 +174,7 @@ impl StartAtM {
                 let mut probes = 0;
                 let answer =
                     (1..m).rev().find_map(|l| probe(&self.table, &e.key, &ph, l, &mut probes).filter(|e| e.own != 0)).map_or(0, |e| e.own);
-                inherited.push((e.key.clone(), ph.hashes[m - 1], answer));
+                inherited.push((e.key.clone(), ph.hash(m), answer));
             }
         }
         for e in self.table.iter_mut() {

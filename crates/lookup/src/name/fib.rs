@@ -277,7 +277,7 @@ impl NameFib {
     /// case the entry's bytes are compared.
     #[inline(always)]
     fn probe(&self, value: &[u8], ph: &PrefixHashes, level: usize, verify: bool, probes: &mut u32) -> Option<FpEntry> {
-        self.tables[level - 1].find(ph.hashes[level - 1], probes, |e| !(verify || e.is_collided()) || self.verify(e, value, ph, level))
+        self.tables[level - 1].find(ph.hash(level), probes, |e| !(verify || e.is_collided()) || self.verify(e, value, ph, level))
     }
 
     /// Whether the entry of fingerprint match `e` at `level` holds the name's prefix of that
@@ -396,7 +396,8 @@ impl NameFib {
                 w.unverified = None;
                 w.done = w.ph.len == 0 || !self.seek(w, None);
                 if !w.done {
-                    mem::prefetch(self.tables[w.level - 1].first_bucket(w.ph.hashes[w.level - 1]));
+                    w.hash = w.ph.hash(w.level);
+                    mem::prefetch(self.tables[w.level - 1].first_bucket(w.hash));
                     active += 1;
                 }
             }
@@ -412,7 +413,7 @@ impl NameFib {
                         // lied, the chain is searched again comparing bytes (rare).
                         Some(e) if self.verify(e, name, &w.ph, w.level) => Some(e),
                         Some(_) => self.probe(name, &w.ph, w.level, true, &mut probes),
-                        None => match self.tables[w.level - 1].find(w.ph.hashes[w.level - 1], &mut probes, |_| true) {
+                        None => match self.tables[w.level - 1].find(w.hash, &mut probes, |_| true) {
                             Some(e) if verify_each || e.is_collided() => {
                                 mem::prefetch(self.arena.address(e.entry()));
                                 w.unverified = Some(e);
@@ -433,7 +434,8 @@ impl NameFib {
                             mem::prefetch(self.arena.address(e.entry()));
                         }
                     } else {
-                        mem::prefetch(self.tables[w.level - 1].first_bucket(w.ph.hashes[w.level - 1]));
+                        w.hash = w.ph.hash(w.level);
+                        mem::prefetch(self.tables[w.level - 1].first_bucket(w.hash));
                     }
                 }
             }
@@ -605,7 +607,7 @@ impl NameFib {
     /// Finds the fingerprint entry of the first `level` components of `value`, comparing bytes.
     pub(crate) fn locate(&self, level: usize, ph: &PrefixHashes, value: &[u8]) -> Option<(Position, FpEntry)> {
         let table = self.tables.get(level - 1)?;
-        let pos = table.position(ph.hashes[level - 1], |e| self.verify(e, value, ph, level))?;
+        let pos = table.position(ph.hash(level), |e| self.verify(e, value, ph, level))?;
         Some((pos, table.get(pos)))
     }
 
@@ -650,7 +652,8 @@ impl NameFib {
             let entry = self.arena.alloc(key, m, &new_slots);
             for (i, s) in new_slots.iter().enumerate() {
                 let level = s.level as usize;
-                self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, i as u8, s.refs == 0));
+                let hash = ph.hash(level);
+                self.add_fingerprint(level, hash, FpEntry::new(hash, entry, i as u8, s.refs == 0));
                 if level == m {
                     route = Some((entry, i));
                 }
@@ -672,7 +675,8 @@ impl NameFib {
                 let answer = self.bmp(value, &ph, level);
                 let slot = NewSlot { level: level as u8, answer, refs: 1, real: false };
                 let entry = self.arena.alloc(&packed_prefix(value, &ph, level), level, &[slot]);
-                self.add_fingerprint(level, ph.hashes[level - 1], FpEntry::new(ph.hashes[level - 1], entry, 0, false));
+                let hash = ph.hash(level);
+                self.add_fingerprint(level, hash, FpEntry::new(hash, entry, 0, false));
             }
         }
     }
@@ -858,6 +862,8 @@ impl NameFib {
 struct Walk {
     ph: PrefixHashes,
     level: usize,
+    /// The hash of the name's prefix at `level` (finalised once per level, see `hash`).
+    hash: u64,
     half: usize,
     last: Option<(FpEntry, usize)>,
     /// A fingerprint match at `level` whose entry was prefetched, to verify next round.

@@ -88,7 +88,7 @@ impl LevelPulling {
     /// The pulled prefix of `j` components that the name starts with, if any.
     #[inline(always)]
     fn pulled_at(&self, value: &[u8], ph: &PrefixHashes, j: usize) -> Option<&Pulled> {
-        self.pulled.get(&ph.hashes[j - 1]).filter(|p| p.level == j && *p.bytes == value[..ph.ends[j - 1] as usize])
+        self.pulled.get(&ph.hash(j)).filter(|p| p.level == j && *p.bytes == value[..ph.ends[j - 1] as usize])
     }
 
     /// Every pulled prefix the name extends, by components.
@@ -102,7 +102,7 @@ impl LevelPulling {
         let mut pulling = LevelPulling { threshold: t, pulled: HashMap::new(), levels: 0 };
         for (bytes, level) in candidates {
             let ph = fib.hash(&bytes, level);
-            let hash = ph.hashes[level - 1];
+            let hash = ph.hash(level);
             if pulling.pulled.contains_key(&hash) {
                 continue; // a 64-bit hash collision: leave the second one unpulled (still correct)
             }
