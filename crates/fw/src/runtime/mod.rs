@@ -38,7 +38,7 @@ mod worker;
 
 pub use mio::Waker;
 pub use reload::{LoadConfig, ReportReload};
-pub use static_config::read_route_file;
+pub use static_config::{read_route_file, Written};
 
 use std::collections::HashMap;
 use std::io;

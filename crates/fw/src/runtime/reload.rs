@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(rt.reload(new.clone()).unwrap(), Vec::<String>::new(), "nothing waits for a restart");
         assert_eq!(routes(&rt), [("/b".into(), 5), ("/c".into(), 2), ("/f".into(), 3), ("/g".into(), 4)]);
         // The face of /c closed by an operator: the next reload makes it, and the route, again.
-        let c_face = rt.static_routes[&(Name::from_uri("/c").unwrap(), "udp4://127.0.0.1:10".to_string())].0;
+        let c_face = rt.static_routes.get(&Name::from_uri("/c").unwrap(), "udp4://127.0.0.1:10").unwrap().0;
         let (manager, mut host) = rt.host();
         assert!(host.destroy_face(c_face));
         manager.face_gone(&mut host, c_face);

@@ -35,11 +35,96 @@ use super::{io_err, strategies_of, Runtime, StartError};
 
 /// A route of the configuration: its prefix, face URI as written, cost, and where it was
 /// written (for errors).
-pub(super) type ListedRoute = (Name, String, u64, String);
+pub(super) type ListedRoute = (Name, String, u64, Written);
 
-/// The configuration's routes as applied (those to multicast groups aside): (prefix, face URI
-/// as written) → (face, cost).
-pub(super) type StaticRoutes = HashMap<(Name, String), (FaceId, u64)>;
+/// Where a listed route was written.
+#[derive(Debug, Clone)]
+pub enum Written {
+    /// A `[[route]]` of the configuration file.
+    Route,
+    /// A line of a route file (the file's name shared by its lines).
+    Line(std::sync::Arc<str>, usize),
+}
+
+impl Written {
+    /// Where the route of `prefix` was written, for an error.
+    fn describe(&self, prefix: &Name) -> String {
+        match self {
+            Written::Route => format!("route {prefix}"),
+            Written::Line(file, line) => format!("{file}:{line}"),
+        }
+    }
+}
+
+/// The configuration's routes as applied (those to multicast groups aside), each with its face
+/// URI as written, its face and its cost. A route file can hold millions, so they are a sorted
+/// list with the names' bytes in one buffer and each URI stored once (a map of names and
+/// strings took about 200 bytes a route).
+#[derive(Debug, Default)]
+pub(super) struct StaticRoutes {
+    /// The names' TLV values, one after another.
+    names: Vec<u8>,
+    /// The face URIs, as written.
+    uris: Vec<String>,
+    /// Sorted by name bytes, then URI.
+    routes: Vec<AppliedRoute>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct AppliedRoute {
+    name_at: u32,
+    name_len: u32,
+    uri: u32,
+    face: FaceId,
+    cost: u64,
+}
+
+impl StaticRoutes {
+    /// The routes `applied`: (prefix, face URI as written, face, cost).
+    fn new<'a>(applied: impl IntoIterator<Item = (&'a [u8], &'a str, FaceId, u64)>) -> Self {
+        let mut t = StaticRoutes::default();
+        let mut uri_ids: HashMap<&str, u32> = HashMap::new();
+        for (name, uri, face, cost) in applied {
+            let uri = *uri_ids.entry(uri).or_insert_with(|| {
+                t.uris.push(uri.to_string());
+                (t.uris.len() - 1) as u32
+            });
+            let name_at = u32::try_from(t.names.len()).expect("static route names under 4 GiB");
+            t.names.extend_from_slice(name);
+            t.routes.push(AppliedRoute { name_at, name_len: name.len() as u32, uri, face, cost });
+        }
+        let names = &t.names;
+        t.routes.sort_by(|a, b| name_of(names, a).cmp(name_of(names, b)).then_with(|| t.uris[a.uri as usize].cmp(&t.uris[b.uri as usize])));
+        // A route listed twice: the last one, as the RIB took it.
+        t.routes.dedup_by(|later, kept| {
+            let same = name_of(names, later) == name_of(names, kept) && later.uri == kept.uri;
+            if same {
+                *kept = *later;
+            }
+            same
+        });
+        t.names.shrink_to_fit();
+        t
+    }
+
+    /// The face and cost of the route of `prefix` to `uri`, if it was applied.
+    pub(super) fn get(&self, prefix: &Name, uri: &str) -> Option<(FaceId, u64)> {
+        let key = (prefix.value(), uri);
+        self.routes
+            .binary_search_by(|r| (name_of(&self.names, r), self.uris[r.uri as usize].as_str()).cmp(&key))
+            .ok()
+            .map(|i| (self.routes[i].face, self.routes[i].cost))
+    }
+
+    /// Every route: (prefix's TLV value, face URI as written, face, cost).
+    fn iter(&self) -> impl Iterator<Item = (&[u8], &str, FaceId, u64)> + '_ {
+        self.routes.iter().map(|r| (name_of(&self.names, r), self.uris[r.uri as usize].as_str(), r.face, r.cost))
+    }
+}
+
+fn name_of<'a>(names: &'a [u8], r: &AppliedRoute) -> &'a [u8] {
+    &names[r.name_at as usize..(r.name_at + r.name_len) as usize]
+}
 
 /// The faces the configuration made (not those it found already there).
 pub(super) type StaticFaces = HashSet<FaceId>;
@@ -52,7 +137,7 @@ pub(super) fn listed_routes(cfg: &Config) -> Result<Vec<ListedRoute>, StartError
     let mut routes = Vec::new();
     for r in &cfg.route {
         let name = Name::from_uri(&r.prefix).map_err(|e| StartError::Config(format!("route {:?}: {e}", r.prefix)))?;
-        routes.push((name, r.face.clone(), r.cost, format!("route {}", r.prefix)));
+        routes.push((name, r.face.clone(), r.cost, Written::Route));
     }
     for path in &cfg.route_files {
         routes.extend(read_route_file(path)?);
@@ -93,26 +178,34 @@ impl Runtime {
         }
         let routes = listed_routes(&cfg)?;
         let total = routes.len();
-        for (i, (name, uri, cost, origin)) in routes.into_iter().enumerate() {
+        let mut applied = Vec::with_capacity(total);
+        for (i, (name, uri, cost, written)) in routes.iter().enumerate() {
             // A group's face comes and goes with the interfaces: its routes follow it.
-            if let Some(group) = FaceUri::parse(&uri).ok().filter(is_group) {
-                self.group_routes.push(GroupRoute { prefix: name, uri, group, cost, on: None });
+            if let Some(group) = FaceUri::parse(uri).ok().filter(is_group) {
+                self.group_routes.push(GroupRoute { prefix: name.clone(), uri: uri.clone(), group, cost: *cost, on: None });
                 continue;
             }
-            let face = match faces_by_uri.get(&uri) {
+            let face = match faces_by_uri.get(uri) {
                 Some(&f) => f,
                 None => {
-                    let f = self.static_face(&uri, None)?;
+                    let f = self.static_face(uri, None)?;
                     faces_by_uri.insert(uri.clone(), f);
                     f
                 }
             };
-            self.manager.insert_route(&name, static_route(face, cost)).map_err(|e| StartError::Config(format!("{origin}: {e}")))?;
-            self.static_routes.insert((name, uri), (face, cost));
+            self.manager
+                .insert_route(name, static_route(face, *cost))
+                .map_err(|e| StartError::Config(format!("{}: {e}", written.describe(name))))?;
+            applied.push(i);
             if total >= 100_000 && (i + 1) % 100_000 == 0 {
                 tracing::info!("read {} of {total} routes", i + 1);
             }
         }
+        self.static_routes = StaticRoutes::new(applied.into_iter().map(|i| {
+            let (name, uri, cost, _) = &routes[i];
+            (name.value(), uri.as_str(), faces_by_uri[uri], *cost)
+        }));
+        drop(routes);
         // The certificates prefix propagation signs with are answered by the management face.
         for prefix in self.manager.certificate_routes() {
             let route = Route { face: MANAGEMENT_FACE, origin: ORIGIN_STATIC, cost: 0, flags: 0, expires_ms: None };
@@ -150,18 +243,20 @@ impl Runtime {
             }
         }
         let wanted: HashMap<(Name, String), u64> = routes.into_iter().map(|(name, uri, cost, _)| ((name, uri), cost)).collect();
-        // Gone or changed.
-        // (A route whose face was closed meanwhile is made again, with its face.)
-        let stale: Vec<((Name, String), FaceId)> = self
-            .static_routes
-            .iter()
-            .filter(|(key, (face, cost))| wanted.get(*key) != Some(cost) || !self.faces.faces.contains_key(face))
-            .map(|(key, &(face, _))| (key.clone(), face))
-            .collect();
-        for (key, face) in stale {
-            let (manager, mut host) = self.host();
-            manager.remove_route(&mut host, &key.0, face, Some(ORIGIN_STATIC));
-            self.static_routes.remove(&key);
+        // Gone or changed: removed. A route whose face was closed meanwhile goes too, and is
+        // made again below, with its face.
+        let old = std::mem::take(&mut self.static_routes);
+        let alive = |rt: &Self, face: FaceId| rt.faces.faces.contains_key(&face);
+        let mut applied: Vec<(Name, String, FaceId, u64)> = Vec::new();
+        for (value, uri, face, cost) in old.iter() {
+            let name = Name::from_value(value).expect("a name applied before");
+            let key = (name, uri.to_string());
+            if wanted.get(&key) == Some(&cost) && alive(self, face) {
+                applied.push((key.0, key.1, face, cost));
+            } else {
+                let (manager, mut host) = self.host();
+                manager.remove_route(&mut host, &key.0, face, Some(ORIGIN_STATIC));
+            }
         }
         let group_wanted = |r: &GroupRoute| wanted.get(&(r.prefix.clone(), r.uri.clone())) == Some(&r.cost);
         let (kept, gone): (Vec<GroupRoute>, Vec<GroupRoute>) = std::mem::take(&mut self.group_routes).into_iter().partition(group_wanted);
@@ -173,37 +268,35 @@ impl Runtime {
         }
         // New.
         for ((name, uri), cost) in wanted {
-            let key = (name, uri);
-            if self.static_routes.contains_key(&key) {
+            if old.get(&name, &uri).is_some_and(|(face, was)| was == cost && alive(self, face)) {
                 continue;
             }
-            if let Some(group) = FaceUri::parse(&key.1).ok().filter(is_group) {
-                if !self.group_routes.iter().any(|r| r.prefix == key.0 && r.uri == key.1) {
-                    self.group_routes.push(GroupRoute { prefix: key.0, uri: key.1, group, cost, on: None });
+            if let Some(group) = FaceUri::parse(&uri).ok().filter(is_group) {
+                if !self.group_routes.iter().any(|r| r.prefix == name && r.uri == uri) {
+                    self.group_routes.push(GroupRoute { prefix: name, uri, group, cost, on: None });
                 }
                 continue;
             }
-            let face = match faces_by_uri.get(&key.1) {
+            let face = match faces_by_uri.get(&uri) {
                 Some(&f) => f,
-                None => match self.static_face(&key.1, None) {
+                None => match self.static_face(&uri, None) {
                     Ok(f) => {
-                        faces_by_uri.insert(key.1.clone(), f);
+                        faces_by_uri.insert(uri.clone(), f);
                         f
                     }
                     Err(e) => {
-                        warnings.push(format!("route {} to {}: {e}", key.0, key.1));
+                        warnings.push(format!("route {name} to {uri}: {e}"));
                         continue;
                     }
                 },
             };
             let (manager, mut host) = self.host();
-            match manager.add_route(&mut host, &key.0, static_route(face, cost)) {
-                Ok(()) => {
-                    self.static_routes.insert(key, (face, cost));
-                }
-                Err(e) => warnings.push(format!("route {}: {e}", key.0)),
+            match manager.add_route(&mut host, &name, static_route(face, cost)) {
+                Ok(()) => applied.push((name, uri, face, cost)),
+                Err(e) => warnings.push(format!("route {name}: {e}")),
             }
         }
+        self.static_routes = StaticRoutes::new(applied.iter().map(|(name, uri, face, cost)| (name.value(), uri.as_str(), *face, *cost)));
         self.route_groups();
         self.close_unlisted_faces(faces_by_uri.into_values().collect());
         warnings
@@ -212,7 +305,7 @@ impl Runtime {
     /// Closes the faces the configuration made that neither `listed` (the new file's faces) nor
     /// a static route uses any more, with every route through them.
     fn close_unlisted_faces(&mut self, mut listed: HashSet<FaceId>) {
-        listed.extend(self.static_routes.values().map(|&(face, _)| face));
+        listed.extend(self.static_routes.iter().map(|(_, _, face, _)| face));
         let unlisted: Vec<FaceId> = self.static_faces.iter().copied().filter(|id| !listed.contains(id)).collect();
         for id in unlisted {
             self.static_faces.remove(&id);
@@ -229,8 +322,9 @@ impl Runtime {
 ///
 /// # Errors
 /// [`StartError::Config`] naming the file and line of the first bad one; nothing is applied then.
-pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, StartError> {
+pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, Written)>, StartError> {
     let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {}", path.display())))?;
+    let file: std::sync::Arc<str> = path.display().to_string().into();
     let mut routes = Vec::new();
     let mut looked_up = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {
@@ -256,7 +350,35 @@ pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, String)>, 
         if parts.next().is_some() {
             return Err(StartError::Config(format!("{}: too many fields", at())));
         }
-        routes.push((name, uri.to_string(), cost, at()));
+        routes.push((name, uri.to_string(), cost, Written::Line(file.clone(), i + 1)));
     }
     Ok(routes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The compact list answers as the map it replaced: each (prefix, URI) once, the last
+    /// listing winning, URIs stored once, every route iterated.
+    #[test]
+    fn static_routes_find_each_route_and_keep_the_last_listing() {
+        let n = |uri: &str| Name::from_uri(uri).unwrap();
+        let (a, b, ab) = (n("/a"), n("/b"), n("/a/b"));
+        let (u1, u2) = ("udp4://127.0.0.1:9", "udp4://127.0.0.1:10");
+        let listed = [(&b, u1, 1, 5), (&a, u1, 1, 1), (&ab, u2, 2, 3), (&a, u2, 2, 4), (&a, u1, 1, 7)];
+        let t = StaticRoutes::new(listed.iter().map(|&(name, uri, face, cost)| (name.value(), uri, face, cost)));
+        assert_eq!(t.get(&a, u1), Some((1, 7)), "the last listing of /a on u1");
+        assert_eq!(t.get(&a, u2), Some((2, 4)));
+        assert_eq!(t.get(&ab, u2), Some((2, 3)));
+        assert_eq!(t.get(&b, u1), Some((1, 5)));
+        assert_eq!(t.get(&b, u2), None);
+        assert_eq!(t.get(&n("/"), u1), None);
+        assert_eq!(t.uris.len(), 2);
+        let all: Vec<(Name, &str, FaceId, u64)> =
+            t.iter().map(|(v, uri, face, cost)| (Name::from_value(v).unwrap(), uri, face, cost)).collect();
+        // By name, then URI as text (":10" before ":9").
+        assert_eq!(all, [(a.clone(), u2, 2, 4), (a, u1, 1, 7), (ab, u2, 2, 3), (b, u1, 1, 5)]);
+        assert_eq!(StaticRoutes::new([]).get(&n("/a"), u1), None);
+    }
 }
