@@ -23,6 +23,7 @@
 //! "/ab/c" hash different bytes) and the hash of a prefix does not depend on what follows it.
 
 use core::hash::{BuildHasher, Hasher};
+use core::mem::MaybeUninit;
 
 use super::packed::packed_component;
 
@@ -70,10 +71,15 @@ pub struct PrefixHashes {
     pub ends: [u32; MAX_LEVELS],
     /// Whether the hashes are SipHash states finalised on demand (`sip`) or final (`hashes`).
     lazy: bool,
+    /// Entries of `hashes` (or `sip`, as `lazy` says) written: `hashes[..hashed]` (or
+    /// `sip[..hashed]`) are initialised. Kept apart from `len`, which callers may shorten.
+    hashed: usize,
     /// `hashes[i]`: hash of the prefix of `i + 1` components (foldhash).
-    hashes: [u64; MAX_LEVELS],
-    /// `sip[i]`: SipHash-1-3 of the prefix of `i + 1` components, not yet finalised.
-    sip: [SipPrefix; MAX_LEVELS],
+    hashes: [MaybeUninit<u64>; MAX_LEVELS],
+    /// `sip[i]`: SipHash-1-3 of the prefix of `i + 1` components, not yet finalised. Left
+    /// uninitialised until written: zeroing both arrays cost a single-name lookup about as
+    /// much as finalising lazily saved.
+    sip: [MaybeUninit<SipPrefix>; MAX_LEVELS],
     /// Components whose packed prefix fits in `packed` (`packed_ends[..packed_len]` valid).
     packed_len: usize,
     /// `packed_ends[i]`: where the packed prefix of `i + 1` components ends in `packed`.
@@ -87,8 +93,9 @@ impl Default for PrefixHashes {
             len: 0,
             ends: [0; MAX_LEVELS],
             lazy: false,
-            hashes: [0; MAX_LEVELS],
-            sip: [SipPrefix::default(); MAX_LEVELS],
+            hashed: 0,
+            hashes: [MaybeUninit::uninit(); MAX_LEVELS],
+            sip: [MaybeUninit::uninit(); MAX_LEVELS],
             packed_len: 0,
             packed_ends: [0; MAX_LEVELS],
             packed: [0; PACKED_INLINE],
@@ -98,13 +105,21 @@ impl Default for PrefixHashes {
 
 impl PrefixHashes {
     /// Hash of the prefix of `level` components (1 ≤ `level` ≤ `len`).
+    ///
+    /// # Panics
+    /// If `level` is 0 or more than the components hashed.
     #[inline(always)]
+    #[allow(unsafe_code)]
     pub fn hash(&self, level: usize) -> u64 {
+        assert!(level >= 1 && level <= self.hashed, "level {level} of {} hashed", self.hashed);
         let i = level - 1;
         if self.lazy {
-            self.sip[i].finish(self.ends[i])
+            // SAFETY: `walk` wrote `sip[..hashed]` for the lazy strategy, which set `lazy`
+            // and `hashed` together, and i < hashed.
+            unsafe { self.sip[i].assume_init_ref() }.finish(self.ends[i])
         } else {
-            self.hashes[i]
+            // SAFETY: as above, `hashes[..hashed]` for the eager strategy.
+            unsafe { self.hashes[i].assume_init() }
         }
     }
 
@@ -139,19 +154,20 @@ impl PrefixHasher {
     #[inline]
     pub fn hash_prefixes(&self, value: &[u8], max: usize, out: &mut PrefixHashes) {
         let max = max.min(MAX_LEVELS);
+        out.hashed = 0; // Nothing is read as hashed until `walk` has written it.
         match self.strategy {
             Strategy::VerifyEach => {
                 out.lazy = false;
                 let mut h = foldhash::fast::FixedState::with_seed(self.key.0).build_hasher();
                 walk(value, max, out, |out, n, at, end| {
                     h.write(&value[at..end]);
-                    out.hashes[n] = h.finish();
+                    out.hashes[n] = MaybeUninit::new(h.finish());
                 });
             }
             Strategy::VerifyAtEnd => {
                 out.lazy = true;
                 let mut h = SipStream::new(self.key);
-                walk(value, max, out, |out, n, _, end| out.sip[n] = h.advance(value, end));
+                walk(value, max, out, |out, n, _, end| out.sip[n] = MaybeUninit::new(h.advance(value, end)));
             }
         }
     }
@@ -211,6 +227,7 @@ fn walk(value: &[u8], max: usize, out: &mut PrefixHashes, mut step: impl FnMut(&
         at = end;
     }
     out.len = n;
+    out.hashed = n;
 }
 
 /// SipHash-1-3 of a prefix of the name, not yet finalised: the state after the prefix's whole
