@@ -18,6 +18,7 @@ pub mod flat;
 pub mod ip;
 pub mod mem;
 pub mod name;
+pub mod region;
 pub mod table_file;
 pub mod tag;
 

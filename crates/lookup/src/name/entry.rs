@@ -2,7 +2,8 @@
 //! the real prefix and of the markers that share its bytes.
 //!
 //! Overview: entries live in one byte arena, 4-byte aligned, addressed by a 32-bit word offset
-//! (so 16 GiB of entries). An entry made for name P holds P's bytes, packed (a byte per
+//! (so 16 GiB of entries). The arena is a [`Region`]: it grows in place, so an entry never moves
+//! and its huge pages stay whole however large the FIB grows. An entry made for name P holds P's bytes, packed (a byte per
 //! component shorter than TLV, see `packed`), and one slot per level
 //! at which a fingerprint entry points to it: P's own level if P is a route, and each level on
 //! P's search path where P needed a marker that did not exist yet. A marker for the first L
@@ -41,14 +42,15 @@ use hashbrown::HashMap;
 
 use super::hash::MAX_LEVELS;
 use super::packed;
+use crate::region::Region;
 
 /// Most slots in one entry: one per level of a 32-level binary search path.
 pub const MAX_SLOTS: usize = 8;
 const HEADER_BYTES: usize = 1;
 // The header holds component count − 1 in 5 bits and slot count − 1 in 3.
 const _: () = assert!(MAX_LEVELS <= 32 && MAX_SLOTS <= 8);
-/// Smallest step by which the arena grows, in bytes.
-const MIN_GROWTH: usize = 64 << 10;
+/// The most bytes 32-bit word offsets address.
+const MAX_BYTES: usize = 4 << 32;
 const REAL: u8 = 1 << 7;
 /// A mark's count that says "look in the side table".
 const SPILLED: u8 = 127;
@@ -56,16 +58,16 @@ const SPILLED: u8 = 127;
 const WIDE: u16 = u16::MAX;
 
 /// The byte arena of name-prefix entries.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct EntryArena {
-    bytes: Vec<u8>,
+    /// Grows in place: entries never move, and its huge pages stay whole.
+    bytes: Region,
     free: HashMap<u32, Vec<u32>>,
     /// Reference counts of [`SPILLED`] or more, by `offset << 8 | slot`.
     spilled: HashMap<u64, u32>,
     /// Answers of [`WIDE`] or more, by `offset << 8 | slot`.
     wide: HashMap<u64, u32>,
     live_words: usize,
-    huge_pages: bool,
 }
 
 /// A slot to create in a new entry.
@@ -84,7 +86,13 @@ pub struct NewSlot {
 impl EntryArena {
     /// An empty arena; `huge_pages` asks for transparent huge pages as it grows.
     pub fn new(huge_pages: bool) -> Self {
-        EntryArena { huge_pages, ..Self::default() }
+        EntryArena {
+            bytes: Region::new(MAX_BYTES, huge_pages),
+            free: HashMap::new(),
+            spilled: HashMap::new(),
+            wide: HashMap::new(),
+            live_words: 0,
+        }
     }
 
     /// Size in words of an entry with `slots` slots and a name of `name_len` bytes.
@@ -102,17 +110,8 @@ impl EntryArena {
             Some(o) => o as usize,
             None => {
                 let o = self.bytes.len() / 4;
-                assert!(o + words <= u32::MAX as usize, "name-prefix arena is full (16 GiB)");
-                if self.bytes.len() + words * 4 > self.bytes.capacity() {
-                    // Grow by an eighth, not by doubling: a large block grows by mremap, not
-                    // by a copy, and at most an eighth of the arena is ever unused.
-                    let grow = (self.bytes.capacity() / 8).max(MIN_GROWTH).max(words * 4);
-                    self.bytes.reserve_exact(self.bytes.capacity() - self.bytes.len() + grow);
-                    if self.huge_pages {
-                        crate::mem::advise_huge_pages_for(&mut self.bytes);
-                    }
-                }
-                self.bytes.resize(self.bytes.len() + words * 4, 0);
+                // A 32-bit word offset reaches 16 GiB, the region's limit.
+                self.bytes.extend_zeroed(words * 4).expect("name-prefix arena is full (16 GiB)");
                 o
             }
         };
@@ -300,13 +299,18 @@ impl EntryArena {
         self.wide.shrink_to_fit();
     }
 
-    /// Bytes allocated (arena capacity and free lists).
+    /// Bytes allocated (the arena's readable part and the free lists).
     pub fn heap_bytes(&self) -> usize {
-        self.bytes.capacity()
+        self.bytes.committed()
             + self.free.allocation_size()
             + self.free.values().map(|v| v.capacity() * 4).sum::<usize>()
             + self.spilled.allocation_size()
             + self.wide.allocation_size()
+    }
+
+    /// Bytes of the arena itself (its mapping's readable part).
+    pub fn mapped_bytes(&self) -> usize {
+        self.bytes.committed()
     }
 
     /// Bytes in live entries.
@@ -323,7 +327,7 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_space_is_reused() {
-        let mut a = EntryArena::default();
+        let mut a = EntryArena::new(false);
         let slots = [NewSlot { level: 4, answer: 0, refs: 2, real: false }, NewSlot { level: 7, answer: 9, refs: 0, real: true }];
         let e = a.alloc(&packed(b"\x08\x01a\x08\x02bc"), 2, &slots);
         let f = a.alloc(&packed(b"\x08\x01z"), 1, &slots[1..]);
@@ -346,7 +350,7 @@ mod tests {
 
     #[test]
     fn counts_past_a_byte_spill_to_the_side_table_and_come_back() {
-        let mut a = EntryArena::default();
+        let mut a = EntryArena::new(false);
         let slots = [NewSlot { level: 1, answer: 3, refs: 500, real: true }, NewSlot { level: 2, answer: 4, refs: 1, real: false }];
         let e = a.alloc(&packed(b"\x08\x01a\x08\x01b"), 2, &slots);
         assert_eq!((a.refs(e, 0), a.refs(e, 1), a.is_real(e, 0), a.is_real(e, 1)), (500, 1, true, false));

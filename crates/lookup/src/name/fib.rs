@@ -232,6 +232,13 @@ impl NameFib {
         self.index.heap_bytes()
     }
 
+    /// Bytes the entry arena holds in a mapping of its own ([`crate::region::Region`]), not
+    /// from the allocator: what a counting allocator does not see (included in
+    /// [`NameFib::data_plane_bytes`]).
+    pub fn mapped_bytes(&self) -> usize {
+        self.arena.mapped_bytes()
+    }
+
     /// Bytes allocated by the data plane: tables, entries, next-hop sets, level-pulling cache.
     pub fn data_plane_bytes(&self) -> usize {
         self.tables.iter().map(FingerprintTable::heap_bytes).sum::<usize>()
