@@ -3,8 +3,8 @@
 //!
 //! Overview: entries live in one byte arena, 4-byte aligned, addressed by a 32-bit word offset
 //! (so 16 GiB of entries). The arena is a [`Region`]: it grows in place, so an entry never moves
-//! and its huge pages stay whole however large the FIB grows. An entry made for name P holds P's bytes, packed (a byte per
-//! component shorter than TLV, see `packed`), and one slot per level
+//! and its huge pages stay whole however large the FIB grows. An entry made for name P holds
+//! P's bytes, packed (a byte per component shorter than TLV, see `packed`), and one slot per level
 //! at which a fingerprint entry points to it: P's own level if P is a route, and each level on
 //! P's search path where P needed a marker that did not exist yet. A marker for the first L
 //! components of P is the prefix of P's bytes, so it needs no string of its own.
