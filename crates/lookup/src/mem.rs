@@ -31,7 +31,10 @@ pub fn advise_huge_pages<T>(slice: &[T]) -> bool {
     advise_range(slice.as_ptr() as usize, core::mem::size_of_val(slice))
 }
 
-fn advise_range(start: usize, bytes: usize) -> bool {
+/// Asks the kernel to back the whole 2 MiB pages of `bytes` bytes from address `start` with
+/// transparent huge pages; the range must lie in memory this process owns (an allocation or a
+/// mapping of its own). Returns whether the advice was given.
+pub(crate) fn advise_range(start: usize, bytes: usize) -> bool {
     let end = start + bytes;
     let aligned_start = start.next_multiple_of(HUGE_PAGE);
     let aligned_end = end / HUGE_PAGE * HUGE_PAGE;
@@ -40,8 +43,8 @@ fn advise_range(start: usize, bytes: usize) -> bool {
     }
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: the range lies inside one allocation this process owns (a slice or a vector's
-        // buffer, rounded inwards to whole huge pages), and madvise with
+        // SAFETY: the range lies inside memory this process owns (a slice, a vector's buffer or
+        // a mapping, as the callers pass; rounded inwards to whole huge pages), and madvise with
         // MADV_HUGEPAGE changes only how the kernel backs it, never its contents or validity.
         let rc = unsafe { libc::madvise(aligned_start as *mut libc::c_void, aligned_end - aligned_start, libc::MADV_HUGEPAGE) };
         rc == 0

@@ -147,14 +147,10 @@ impl Region {
         // SAFETY: skip < HUGE_PAGE, inside the mapping.
         self.base = unsafe { start.add(skip) };
         self.mapping = Some((start, bytes));
-        #[cfg(target_os = "linux")]
-        if self.huge_pages && self.reserved() > HUGE_PAGE {
-            // SAFETY: the range (the reservation past its first huge page) lies inside the
-            // mapping; MADV_HUGEPAGE changes only how the kernel backs it. Refused advice is
-            // harmless (4 KiB pages), so its result is not checked.
-            unsafe {
-                libc::madvise(self.base.as_ptr().add(HUGE_PAGE).cast(), self.reserved() - HUGE_PAGE, libc::MADV_HUGEPAGE);
-            }
+        if self.huge_pages {
+            // The reservation past its first huge page (none for a small region). Refused advice
+            // is harmless (4 KiB pages), so its result is not checked.
+            crate::mem::advise_range(self.base.as_ptr() as usize + HUGE_PAGE, self.reserved().saturating_sub(HUGE_PAGE));
         }
     }
 }

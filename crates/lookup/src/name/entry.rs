@@ -107,7 +107,11 @@ impl EntryArena {
         debug_assert_eq!(packed::prefix_len(name, components), name.len(), "a name of `components` components");
         let words = Self::words_for(slots.len(), name.len());
         let offset = match self.free.get_mut(&(words as u32)).and_then(Vec::pop) {
-            Some(o) => o as usize,
+            Some(o) => {
+                // A freed entry's words, zeroed as new ones are.
+                self.bytes[o as usize * 4..(o as usize + words) * 4].fill(0);
+                o as usize
+            }
             None => {
                 let o = self.bytes.len() / 4;
                 // A 32-bit word offset reaches 16 GiB, the region's limit.
@@ -118,7 +122,6 @@ impl EntryArena {
         self.live_words += words;
         let at = offset * 4;
         let b = &mut self.bytes[at..at + words * 4];
-        b.fill(0);
         b[0] = (components - 1) as u8 | ((slots.len() - 1) as u8) << 5;
         let name_at = HEADER_BYTES + 3 * slots.len();
         b[name_at..name_at + name.len()].copy_from_slice(name);
