@@ -1,9 +1,9 @@
-//! TagNet: the compiled-trie matchers (every compression × layout × sibling order × list scan) and the inverted index against
+//! TagNet: the compiled-trie matchers (every compression × layout × sibling order × list scan × FAS order) and the inverted index against
 //! the linear-scan oracle on random FIBs; Thorup–Zwick delivery on random trees; the engine on
 //! good and bad headers.
 
 use nexthop_lookup::tag::{
-    Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, ForwardingState, Hop,
+    Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, ForwardingState, Hop,
     InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, SiblingOrder, TagError, Tree, TzLabels, NO_PARENT, VARIANTS,
 };
 use proptest::prelude::*;
@@ -34,11 +34,13 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
         let mut compiled = CompiledFib::build_ordered(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), c, l, order).unwrap();
         prop_assert_eq!(compiled.sibling_order(), order);
         prop_assert_eq!(compiled.len(), fib.len());
-        // Both list scans: node by node, and AVX-512 where this CPU has it.
-        for simd in [false, true] {
+        // Both list scans (node by node, and AVX-512 where this CPU has it), both FAS orders.
+        for (simd, fas_order) in [false, true].into_iter().flat_map(|s| [FasOrder::DepthFirst, FasOrder::BreadthFirst].map(|o| (s, o))) {
             if compiled.set_simd(simd) != simd {
                 continue;
             }
+            compiled.set_fas_order(fas_order);
+            prop_assert_eq!(compiled.fas_order(), fas_order);
             check_compiled(fib, &compiled, &scan, queries, (c, l))?;
         }
     }

@@ -16,13 +16,15 @@
 //!
 //! Rows: `system` fas / fls / linear-scan / inverted-index (with `match` fas or fls) for
 //! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
-//! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); rows of a series
-//! name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`, `scalar` — the walks without
-//! the AVX-512 list scan, `descending`, `descending_no_prefetch`, `skew`, `fib_size`).
+//! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar), FAS rows in which
+//! order (`fas_order`: breadth-first, the default, or depth-first); rows of a series name it in
+//! `sweep` (`extra_tags`, `matching`, `no_prefetch`, `scalar` — the walks without the AVX-512
+//! list scan, `depth_first` — FAS in the paper's order, `descending`, `descending_no_prefetch`,
+//! `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
-    parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, ForwardingState, Hop, InvertedIndex, Label, Largest,
-    Layout, LinearScan, MatchScratch, PortSet, SiblingOrder, Tree, TzLabels, WalkCounts, NO_PARENT, VARIANTS,
+    parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, ForwardingState, Hop, InvertedIndex,
+    Label, Largest, Layout, LinearScan, MatchScratch, PortSet, SiblingOrder, Tree, TzLabels, WalkCounts, NO_PARENT, VARIANTS,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -154,7 +156,8 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let tag = |r: Row| with_form(r, fib, extra_tags);
     let mut s = MatchScratch::new();
     let fas_counts = q.iter().map(|q| fib.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s).1);
-    let mut rows = vec![with_counts(tag(match_row("fas", w, q.len(), &one, &all, 0)), fas_counts, &one, q.len())];
+    let fas_row = tag(match_row("fas", w, q.len(), &one, &all, 0)).with("fas_order", fib.fas_order().name());
+    let mut rows = vec![with_counts(fas_row, fas_counts, &one, q.len())];
     let weights = w.fls_weights();
     let fls = |q: &[Descriptor], o: &mut [u32]| {
         let mut s = MatchScratch::new();
@@ -422,6 +425,17 @@ fn without_prefetch(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib])
 /// AVX-512F (the main rows are then node by node, `list_scan` says so).
 fn without_simd(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
     switched_off(cfg, w, fibs, "scalar", CompiledFib::set_simd)
+}
+
+/// FAS/FLS on `fibs` with FAS walking depth-first, the paper's order, its pushed lists
+/// prefetched as they are pushed (sweep `depth_first`): what the default breadth-first walk and
+/// its prefetch [16 lists ahead](nexthop_lookup::tag::FasOrder) give. FLS, depth-first either
+/// way, is measured again beside it: its rows differ from the main ones by the run's noise.
+fn depth_first(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
+    switched_off(cfg, w, fibs, "depth_first", |fib, on| {
+        fib.set_fas_order(if on { FasOrder::BreadthFirst } else { FasOrder::DepthFirst });
+        true
+    })
 }
 
 /// FAS/FLS rows (sweep `sweep`) of each of `fibs` with a walk option turned off by `set(fib,
@@ -781,6 +795,7 @@ impl crate::Experiment for TagnetExperiment {
             if largest {
                 rows.extend(without_prefetch(cfg, &w, &mut fibs));
                 rows.extend(without_simd(cfg, &w, &mut fibs));
+                rows.extend(depth_first(cfg, &w, &mut fibs));
                 rows.extend(descending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
@@ -798,6 +813,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
             rows.extend(without_simd(cfg, &w, &mut fibs));
+            rows.extend(depth_first(cfg, &w, &mut fibs));
             if let Some(best) = fibs.pop() {
                 rows.extend(mixed(cfg, &w, best, &loc));
             }
@@ -1061,16 +1077,31 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             chart: Chart::Lines { x_label: x_label.into(), log_x: false, series },
         });
     }
-    let gains = scan_gains(rows);
-    plots.push(Plot {
-        file_tag: "list-scan".into(),
-        title: "Reading sibling lists eight nodes per AVX-512 scan: speed-up over node by node (1 thread)".into(),
-        y_label: "× node-by-node matches/s".into(),
-        chart: Chart::Bars {
-            groups: gains.iter().map(|(f, c, l, _, _)| format!("{f} {c} {l}")).collect(),
-            series: vec![("fas".into(), gains.iter().map(|g| g.3).collect()), ("fls".into(), gains.iter().map(|g| g.4).collect())],
-        },
-    });
+    for (file_tag, sweep, title, y_label) in [
+        (
+            "list-scan",
+            "scalar",
+            "Reading sibling lists eight nodes per AVX-512 scan: speed-up over node by node (1 thread)",
+            "× node-by-node matches/s",
+        ),
+        (
+            "fas-order",
+            "depth_first",
+            "FAS breadth-first, prefetching 16 lists ahead: speed-up over the paper's depth-first walk (1 thread; FLS, unchanged, as a control)",
+            "× depth-first matches/s",
+        ),
+    ] {
+        let gains = series_gains(rows, sweep);
+        plots.push(Plot {
+            file_tag: file_tag.into(),
+            title: title.into(),
+            y_label: y_label.into(),
+            chart: Chart::Bars {
+                groups: gains.iter().map(|(f, c, l, _, _)| format!("{f} {c} {l}")).collect(),
+                series: vec![("fas".into(), gains.iter().map(|g| g.3).collect()), ("fls".into(), gains.iter().map(|g| g.4).collect())],
+            },
+        });
+    }
     let savings = permutation_savings(rows);
     plots.push(Plot {
         file_tag: "skew".into(),
@@ -1087,16 +1118,15 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
     plots
 }
 
-/// For each (FIB, compression, layout) of sweep `scalar`: how much faster the main rows' AVX-512
-/// list scan ran FAS and FLS than the node-by-node walk, one thread.
-fn scan_gains(rows: &[Row]) -> Vec<(String, String, String, f64, f64)> {
+/// For each (FIB, compression, layout) of sweep `sweep` (a walk option turned off): how much
+/// faster the main rows, with it on, ran FAS and FLS, one thread.
+fn series_gains(rows: &[Row], sweep: &str) -> Vec<(String, String, String, f64, f64)> {
     let mut out = Vec::new();
-    for r in rows.iter().filter(|r| r.str("sweep") == Some("scalar") && r.str("system") == Some("fas")) {
+    for r in rows.iter().filter(|r| r.str("sweep") == Some(sweep) && r.str("system") == Some("fas")) {
         let (Some(f), Some(c), Some(l)) = (r.str("fib"), r.str("compression"), r.str("layout")) else { continue };
         let form = [("compression", c), ("layout", l)];
-        let gain = |alg: &str| {
-            num(find(rows, alg, f, &form), "kmatches_per_s") / num(find_in(rows, Some("scalar"), alg, f, &form), "kmatches_per_s")
-        };
+        let gain =
+            |alg: &str| num(find(rows, alg, f, &form), "kmatches_per_s") / num(find_in(rows, Some(sweep), alg, f, &form), "kmatches_per_s");
         out.push((f.to_string(), c.to_string(), l.to_string(), gain("fas"), gain("fls")));
     }
     out
@@ -1219,8 +1249,11 @@ fn summary(rows: &[Row]) -> Vec<String> {
             out.push(format!("tagnet {f} {c} without prefetch: SROL/SOL FAS {:.2}× FLS {:.2}×", ratio("fas"), ratio("fls")));
         }
     }
-    for (f, c, l, fas, fls) in scan_gains(rows) {
+    for (f, c, l, fas, fls) in series_gains(rows, "scalar") {
         out.push(format!("tagnet {f} {c}/{l}: AVX-512 list scan ÷ node by node: FAS {fas:.2}× FLS {fls:.2}×"));
+    }
+    for (f, c, l, fas, fls) in series_gains(rows, "depth_first") {
+        out.push(format!("tagnet {f} {c}/{l}: FAS breadth-first ÷ depth-first {fas:.2}× (FLS, the same walk, {fls:.2}×)"));
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending")).and_then(|r| r.str("fib")) {
         let speed = |a: &str, c: &str, l: &str, descending: bool| {

@@ -19,8 +19,9 @@
 //!   Ascending, FLS stops reading a list at the first sibling that can no longer beat its best
 //!   match; descending, it has to pass over the head of the list instead.
 //! - **Layouts** ([`Layout`]): siblings' subtrees are placed in sibling order (SOL) or in reverse
-//!   (SROL). The walks push a list's children in list order and pop the last pushed first, so
-//!   SROL puts what FAS reads next right after what it just read.
+//!   (SROL). The paper's depth-first walk pushes a list's children in list order and pops the
+//!   last pushed first, so SROL puts what it reads next right after what it just read. (FAS
+//!   now walks breadth-first by default, which no layout follows; see [`super::FasOrder`].)
 //!
 //! The trie is built straight into the vector from the descriptors sorted as position sequences
 //! (no pointer trie in between): a node is a range of the sorted array that shares a prefix, its
@@ -58,7 +59,7 @@
 use hashbrown::HashMap;
 
 use super::chain::{RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
-use super::{Descriptor, PortSet, TagError, FILTER_BITS};
+use super::{Descriptor, FasOrder, PortSet, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
 /// Which of the paper's compressions to apply.
@@ -236,9 +237,11 @@ pub struct CompiledFib {
     /// How sibling lists are ordered (FLS stops reading an ascending list where it can no
     /// longer beat its best match, and skips the head of a descending one).
     pub(super) order: SiblingOrder,
-    /// Whether the walks prefetch each child list they push (on unless turned off, to measure
-    /// what the layouts give without it).
+    /// Whether the walks prefetch the child lists they will read (on unless turned off, to
+    /// measure what the layouts give without it).
     pub(super) prefetch: bool,
+    /// The order FAS reads the lists it pushes in.
+    pub(super) fas_order: FasOrder,
     /// Whether the walks read lists eight nodes at a time with AVX-512 (where the CPU has it,
     /// unless turned off; see [`super::list_scan`]).
     pub(super) simd: bool,
@@ -667,6 +670,7 @@ impl CompiledFib {
             layout,
             order,
             prefetch: true,
+            fas_order: FasOrder::default(),
             simd: super::matcher::simd_supported(),
         })
     }
@@ -763,10 +767,21 @@ impl CompiledFib {
         self.layout
     }
 
-    /// Turns the walks' prefetch of the child lists they push on or off (on by default; off
-    /// shows what the node layout alone gives — the paper describes no prefetch).
+    /// Turns the walks' prefetch of the child lists they will read on or off (on by default;
+    /// off shows what the node layout alone gives — the paper describes no prefetch).
     pub fn set_prefetch(&mut self, on: bool) {
         self.prefetch = on;
+    }
+
+    /// Sets the order FAS reads the lists it pushes in (breadth-first by default; the answers
+    /// are the same either way).
+    pub fn set_fas_order(&mut self, order: FasOrder) {
+        self.fas_order = order;
+    }
+
+    /// The order FAS reads lists in ([`CompiledFib::set_fas_order`]).
+    pub fn fas_order(&self) -> FasOrder {
+        self.fas_order
     }
 
     /// Turns the walks' AVX-512 list scan on (where the CPU has AVX-512F; on by default there)

@@ -2,10 +2,11 @@
 //! Algorithms 1–3 with the three pruning rules of section 3.1.4).
 //!
 //! # Overview
-//! Both walks are depth-first over the vector with an explicit stack of sibling lists: a list is
-//! read in order (next sibling = next cell, until the one flagged last), a node whose position
-//! is set in the query pushes its first child's list, and a terminator is a match once its chain
-//! (if any) is also in the query. Before a node is followed:
+//! Both walks keep the sibling lists still to read in a vector: a list is read in order (next
+//! sibling = next cell, until the one flagged last), a node whose position is set in the query
+//! pushes its first child's list, and a terminator is a match once its chain (if any) is also in
+//! the query. FLS pops the list pushed last (depth-first, as the paper walks); FAS, by default,
+//! the one pushed first (breadth-first, see below). Before a node is followed:
 //! 1. its minimum depth must not exceed the query's weight,
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
@@ -28,11 +29,24 @@
 //! the shallow levels, the walk turns breadth-first, and the heap and the prefetches of lists
 //! it never pops cost more than the nodes it spares.
 //!
-//! **Prefetch**: a child list is read when popped, after the rest of its parent's list, so it
-//! is prefetched when pushed — eight cache lines, since a popped list is read to its end and,
-//! in SROL, the subtree read next follows it. [`CompiledFib::set_prefetch`] turns this off, to
-//! measure what the layouts give alone. Tried and slower: interleaving the walks of a batch's
-//! packets; testing 8 nodes at a time with scalar bit masks instead of a branch per node.
+//! **Prefetch**: a child list is read when popped, after the rest of its parent's list. In a
+//! depth-first walk (FLS, and FAS in [`FasOrder::DepthFirst`]) it is prefetched when pushed —
+//! eight cache lines, since a popped list is read to its end and, in SROL, the subtree read
+//! next follows it. But the list pushed last is popped next, a few nanoseconds after its
+//! prefetch, so the walk still waits for memory at almost every step down.
+//!
+//! **FAS breadth-first** (ours, [`FasOrder::BreadthFirst`], the default): FAS's answer is the
+//! union of all matches, in any order, so it reads its lists first pushed, first read: a queue.
+//! The lists to come are then known [`LOOKAHEAD`] lists ahead, and each is prefetched (its
+//! first [`LOOKAHEAD_LINES`] lines) when the walk is that many lists before it — or when
+//! pushed, if the walk is already closer than that. On a 10M-descriptor FIB (166 MB, far past
+//! the caches) this hides most of the memory wait that the depth-first walk's prefetch left;
+//! four lines, not eight, because the lines a queue's list has after it are not what the walk
+//! reads next (no layout follows a breadth-first walk), and prefetching them only keeps the
+//! memory busy. FLS stays depth-first: its order finds the heavy match early, which its pruning
+//! needs. [`CompiledFib::set_prefetch`] turns every prefetch off, to measure what the layouts
+//! give alone. Tried and slower: interleaving the walks of a batch's packets; testing 8 nodes
+//! at a time with scalar bit masks instead of a branch per node.
 //!
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
 //! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
@@ -60,8 +74,32 @@ use super::list_scan::Avx512Scan;
 use super::list_scan::{query_bit, ListScan, ScalarScan};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
-/// Cache lines prefetched from the start of each child list the walks push.
+/// Cache lines prefetched from the start of each child list a depth-first walk pushes.
 const PREFETCH_LINES: usize = 8;
+/// How many lists ahead of the one it reads a breadth-first FAS prefetches.
+const LOOKAHEAD: usize = 16;
+/// Cache lines prefetched from the start of each list a breadth-first FAS will read.
+const LOOKAHEAD_LINES: usize = 4;
+
+/// The order FAS reads the child lists it pushes in (FLS is always depth-first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FasOrder {
+    /// The paper's: the list pushed last first (a stack), each prefetched when pushed.
+    DepthFirst,
+    /// Ours: the list pushed first first (a queue), each prefetched 16 lists before it is read.
+    #[default]
+    BreadthFirst,
+}
+
+impl FasOrder {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FasOrder::DepthFirst => "depth-first",
+            FasOrder::BreadthFirst => "breadth-first",
+        }
+    }
+}
 
 /// A packet's fan-out limit k: at most k ports (k = [`Fanout::ALL`] is multicast).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,7 +181,8 @@ impl Tally for WalkCounts {
 /// A matcher's reusable stacks (one per thread).
 #[derive(Debug, Default)]
 pub struct MatchScratch {
-    /// FAS: (sibling list, depth).
+    /// FAS: (sibling list, depth), a stack or a queue (every list a walk pushes stays until the
+    /// next walk clears it: at most the lists it reads, a few thousand on a 10M-descriptor FIB).
     stack: Vec<(u32, u32)>,
     /// FLS: (bound on the weight of a match below, sibling list, depth).
     bounded: Vec<(u32, u32, u32)>,
@@ -259,18 +298,26 @@ impl CompiledFib {
         Some(self.terminal_set(n))
     }
 
-    /// Prefetches the child list of inner node `n`, pushed now and read when popped (after the
-    /// rest of the current list and what it pushes later): its first [`PREFETCH_LINES`] cache
-    /// lines, which hold all of most lists and the start of the subtree read after it.
+    /// Prefetches the first `lines` cache lines of the sibling list that starts at node `list`
+    /// (nothing if the walks' prefetch is off).
     #[inline]
-    fn prefetch_children(&self, n: &Node) {
+    fn prefetch_list(&self, list: usize, lines: usize) {
         if !self.prefetch {
             return;
         }
-        let first = self.nodes.as_ptr().wrapping_add(n.child());
-        for line in 0..PREFETCH_LINES {
+        let first = self.nodes.as_ptr().wrapping_add(list);
+        for line in 0..lines {
             prefetch(first.wrapping_add(line * 64 / core::mem::size_of::<Node>()));
         }
+    }
+
+    /// Prefetches the child list of inner node `n`, pushed now by a depth-first walk and read
+    /// when popped (after the rest of the current list and what it pushes later): its first
+    /// [`PREFETCH_LINES`] cache lines, which hold all of most lists and the start of the
+    /// subtree read after it.
+    #[inline]
+    fn prefetch_children(&self, n: &Node) {
+        self.prefetch_list(n.child(), PREFETCH_LINES);
     }
 
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
@@ -345,10 +392,25 @@ impl CompiledFib {
         let q = self.query(query);
         // SAFETY: the caller's contract.
         let scan = unsafe { S::new(q.bits) };
-        let stack = &mut scratch.stack;
-        stack.clear();
-        stack.push((0, 1));
-        while let Some((list, depth)) = stack.pop() {
+        let breadth_first = self.fas_order == FasOrder::BreadthFirst;
+        // Breadth-first: the lists before `next` are read, and the one `LOOKAHEAD` after it
+        // is prefetched as `next` is taken.
+        let lists = &mut scratch.stack;
+        let mut next = 0;
+        lists.clear();
+        lists.push((0, 1));
+        loop {
+            let (list, depth) = if breadth_first {
+                let Some(&taken) = lists.get(next) else { break };
+                if let Some(&(ahead, _)) = lists.get(next + LOOKAHEAD) {
+                    self.prefetch_list(ahead as usize, LOOKAHEAD_LINES);
+                }
+                next += 1;
+                taken
+            } else {
+                let Some(taken) = lists.pop() else { break };
+                taken
+            };
             tally.list();
             let mut i = list as usize;
             loop {
@@ -371,8 +433,13 @@ impl CompiledFib {
                             }
                         }
                     } else if n.min() < depth + q.from(n.pos()) {
-                        self.prefetch_children(n);
-                        stack.push((n.child() as u32, depth + 1 + n.skip()));
+                        if !breadth_first {
+                            self.prefetch_children(n);
+                        } else if lists.len() < next + LOOKAHEAD {
+                            // Read within the lookahead: no list taken later prefetches it.
+                            self.prefetch_list(n.child(), LOOKAHEAD_LINES);
+                        }
+                        lists.push((n.child() as u32, depth + 1 + n.skip()));
                     }
                 }
                 if chunk.ended {
@@ -586,6 +653,34 @@ mod tests {
         assert!(with.iter().any(|(fas, _)| !fas.is_empty()), "some queries match");
         compiled.set_prefetch(false);
         assert_eq!(answers(&compiled), with);
+    }
+
+    #[test]
+    fn fas_reads_the_same_lists_in_either_order() {
+        use crate::tag::Compression;
+        // Queries of many bits over a FIB of many short descriptors: walks of more lists than
+        // the breadth-first lookahead.
+        let fib: Vec<(Descriptor, PortSet)> =
+            (0..600usize).map(|i| (of(&[i % 30, i / 30 % 20 + 30, i % 11 + 60]), PortSet::of([(i % 64) as u8]))).collect();
+        let queries: Vec<Descriptor> = (0..40).map(|i| of(&(0..72).filter(|p| (p + i) % 3 != 0).collect::<Vec<_>>())).collect();
+        let mut longest = 0;
+        for (c, l) in crate::tag::VARIANTS {
+            let mut compiled = CompiledFib::build(fib.iter().copied(), fib.len(), c, l).unwrap();
+            let mut s = MatchScratch::new();
+            let mut walk = |compiled: &CompiledFib| {
+                queries.iter().map(|q| compiled.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s)).collect::<Vec<_>>()
+            };
+            assert_eq!(compiled.fas_order(), FasOrder::BreadthFirst, "the default");
+            let breadth_first = walk(&compiled);
+            longest = breadth_first.iter().map(|(_, n)| n.lists).fold(longest, u64::max);
+            compiled.set_fas_order(FasOrder::DepthFirst);
+            assert_eq!(walk(&compiled), breadth_first, "{c:?} {l:?}");
+            if c == Compression::None {
+                compiled.set_prefetch(false);
+                assert_eq!(walk(&compiled), breadth_first, "{c:?} {l:?} without prefetch");
+            }
+        }
+        assert!(longest > 2 * LOOKAHEAD as u64, "walks read {longest} lists: none past the lookahead");
     }
 
     #[test]

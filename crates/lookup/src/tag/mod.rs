@@ -11,7 +11,9 @@
 //!   layout ([`Compression`], [`Layout`]).
 //! - Matchers on the compiled FIB: [`CompiledFib::fas`] (Find All Subsets, up to a [`Fanout`])
 //!   and [`CompiledFib::fls`] (Find Largest Subset), with the paper's three pruning rules;
-//!   [`parallel`] splits a batch over threads.
+//!   [`parallel`] splits a batch over threads. FLS walks depth-first, as the paper does; FAS
+//!   breadth-first by default ([`FasOrder`]): its answer does not depend on the order, and a
+//!   queue of the lists to read lets it prefetch each one 16 lists before it gets there.
 //! - Peers and oracle: [`LinearScan`] (SIMD, also the oracle) and [`InvertedIndex`].
 //! - Locators: [`Tree`] (from a parent array or a BFS of a graph), [`TzLabels`] (Thorup–Zwick
 //!   labels, heavy child first) and [`TzRouter::forward`] (the paper's Figure 6).
@@ -37,7 +39,7 @@ pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingStat
 pub use fib::DescriptorFib;
 pub use fib_file::{parse_descriptor, read_fib_file, FibFileError};
 pub use inverted::InvertedIndex;
-pub use matcher::{Fanout, Largest, MatchScratch, WalkCounts};
+pub use matcher::{Fanout, FasOrder, Largest, MatchScratch, WalkCounts};
 pub use ports::{Port, PortId, PortSet, MAX_PORTS};
 pub use scan::LinearScan;
 pub use tz::{Hop, Label, Tree, TzLabels, TzRouter, NO_PARENT};
