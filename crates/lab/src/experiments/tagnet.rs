@@ -411,7 +411,7 @@ fn sweeps(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], n: usize) -> 
     Ok(rows)
 }
 
-/// FAS/FLS on `fibs` with the walks' prefetch of pushed child lists turned off (sweep
+/// FAS/FLS on `fibs` with the walks' prefetch of the lists they will read turned off (sweep
 /// `no_prefetch`): what each layout gives alone, as in the paper, which describes no prefetch.
 fn without_prefetch(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
     switched_off(cfg, w, fibs, "no_prefetch", |fib, on| {
