@@ -40,7 +40,7 @@
 //! The lists to come are then known [`LOOKAHEAD`] lists ahead, and each is prefetched (its
 //! first [`LOOKAHEAD_LINES`] lines) when the walk is that many lists before it — or when
 //! pushed, if the walk is already closer than that. On a 10M-descriptor FIB (166 MB, far past
-//! the caches) this hides most of the memory wait that the depth-first walk's prefetch left;
+//! the caches) this hides much of the memory wait that the depth-first walk's prefetch left;
 //! four lines, not eight, because the lines a queue's list has after it are not what the walk
 //! reads next (no layout follows a breadth-first walk), and prefetching them only keeps the
 //! memory busy. FLS stays depth-first: its order finds the heavy match early, which its pruning
