@@ -178,20 +178,20 @@ impl Tally for WalkCounts {
     }
 }
 
-/// A matcher's reusable stacks (one per thread).
+/// A matcher's reusable list vectors (one per thread).
 #[derive(Debug, Default)]
 pub struct MatchScratch {
     /// FAS: (sibling list, depth), a stack or a queue (every list a walk pushes stays until the
     /// next walk clears it: at most the lists it reads, a few thousand on a 10M-descriptor FIB).
-    stack: Vec<(u32, u32)>,
+    lists: Vec<(u32, u32)>,
     /// FLS: (bound on the weight of a match below, sibling list, depth).
     bounded: Vec<(u32, u32, u32)>,
 }
 
 impl MatchScratch {
-    /// Scratch stacks sized for typical walks.
+    /// Scratch vectors sized for typical walks.
     pub fn new() -> Self {
-        MatchScratch { stack: Vec::with_capacity(1024), bounded: Vec::with_capacity(1024) }
+        MatchScratch { lists: Vec::with_capacity(1024), bounded: Vec::with_capacity(1024) }
     }
 }
 
@@ -395,7 +395,7 @@ impl CompiledFib {
         let breadth_first = self.fas_order == FasOrder::BreadthFirst;
         // Breadth-first: the lists before `next` are read, and the one `LOOKAHEAD` after it
         // is prefetched as `next` is taken.
-        let lists = &mut scratch.stack;
+        let lists = &mut scratch.lists;
         let mut next = 0;
         lists.clear();
         lists.push((0, 1));
