@@ -3,8 +3,9 @@
 //! good and bad headers.
 
 use nexthop_lookup::tag::{
-    Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, ForwardingState, Hop,
-    InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, SiblingOrder, TagError, Tree, TzLabels, NO_PARENT, VARIANTS,
+    Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, FlsBatchOrder,
+    ForwardingState, Hop, InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, SiblingOrder, TagError, Tree, TzLabels,
+    NO_PARENT, VARIANTS,
 };
 use proptest::prelude::*;
 
@@ -41,7 +42,7 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
             }
             compiled.set_fas_order(fas_order);
             prop_assert_eq!(compiled.fas_order(), fas_order);
-            check_compiled(fib, &compiled, &scan, queries, (c, l))?;
+            check_compiled(fib, &mut compiled, &scan, queries, (c, l))?;
         }
     }
     for q in queries {
@@ -54,7 +55,7 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
 /// FAS (every fan-out, restricted to a tree) and FLS of `compiled` against the linear scan.
 fn check_compiled(
     fib: &DescriptorFib,
-    compiled: &CompiledFib,
+    compiled: &mut CompiledFib,
     scan: &LinearScan,
     queries: &[Descriptor],
     (c, l): (Compression, Layout),
@@ -88,6 +89,17 @@ fn check_compiled(
                 ),
             }
         }
+    }
+    // The batch calls, in both of their orders, answer as the single walks do.
+    let single: Vec<_> = queries.iter().map(|q| compiled.fls(q, &mut scratch)).collect();
+    let floors: Vec<(Descriptor, u32)> = queries.iter().zip(&single).map(|(q, a)| (*q, a.map_or(0, |b| b.weight - 1))).collect();
+    for order in [FlsBatchOrder::OneAtATime, FlsBatchOrder::Interleaved] {
+        compiled.set_fls_batch_order(order);
+        let mut out = vec![None; queries.len()];
+        compiled.fls_batch(queries, &mut out, &mut scratch);
+        prop_assert_eq!(&out, &single, "{:?}/{:?} fls batch {:?}", c, l, order);
+        compiled.fls_above_batch(&floors, &mut out, &mut scratch);
+        prop_assert_eq!(&out, &single, "{:?}/{:?} fls above batch {:?}", c, l, order);
     }
     Ok(())
 }

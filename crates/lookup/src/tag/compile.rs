@@ -59,7 +59,7 @@
 use hashbrown::HashMap;
 
 use super::chain::{RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
-use super::{Descriptor, FasOrder, PortSet, TagError, FILTER_BITS};
+use super::{Descriptor, FasOrder, FlsBatchOrder, PortSet, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
 /// Which of the paper's compressions to apply.
@@ -242,6 +242,8 @@ pub struct CompiledFib {
     pub(super) prefetch: bool,
     /// The order FAS reads the lists it pushes in.
     pub(super) fas_order: FasOrder,
+    /// How FLS walks a batch's packets.
+    pub(super) fls_batch_order: FlsBatchOrder,
     /// Whether the walks read lists eight nodes at a time with AVX-512 (where the CPU has it,
     /// unless turned off; see [`super::list_scan`]).
     pub(super) simd: bool,
@@ -671,6 +673,7 @@ impl CompiledFib {
             order,
             prefetch: true,
             fas_order: FasOrder::default(),
+            fls_batch_order: FlsBatchOrder::default(),
             simd: super::matcher::simd_supported(),
         })
     }
@@ -782,6 +785,17 @@ impl CompiledFib {
     /// The order FAS reads lists in ([`CompiledFib::set_fas_order`]).
     pub fn fas_order(&self) -> FasOrder {
         self.fas_order
+    }
+
+    /// Sets how [`CompiledFib::fls_batch`] walks a batch's packets (interleaved by default; the
+    /// answers are the same either way).
+    pub fn set_fls_batch_order(&mut self, order: FlsBatchOrder) {
+        self.fls_batch_order = order;
+    }
+
+    /// How [`CompiledFib::fls_batch`] walks a batch ([`CompiledFib::set_fls_batch_order`]).
+    pub fn fls_batch_order(&self) -> FlsBatchOrder {
+        self.fls_batch_order
     }
 
     /// Turns the walks' AVX-512 list scan on (where the CPU has AVX-512F; on by default there)

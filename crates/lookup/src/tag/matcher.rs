@@ -45,8 +45,17 @@
 //! reads next (no layout follows a breadth-first walk), and prefetching them only keeps the
 //! memory busy. FLS stays depth-first: its order finds the heavy match early, which its pruning
 //! needs. [`CompiledFib::set_prefetch`] turns every prefetch off, to measure what the layouts
-//! give alone. Tried and slower: interleaving the walks of a batch's packets; testing 8 nodes
-//! at a time with scalar bit masks instead of a branch per node.
+//! give alone. Tried and slower: interleaving FAS's walks (below) instead; testing 8 nodes at a
+//! time with scalar bit masks instead of a branch per node.
+//!
+//! **FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default of
+//! [`CompiledFib::fls_batch`]): FLS's own order cannot wait for a prefetch, but the walks of a
+//! batch's packets are independent, so [`INTERLEAVED`] of them take turns, one list each: a
+//! child list one walk pushes (and prefetches, its first [`INTERLEAVED_LINES`] lines) is read
+//! after seven other lists, by which time it has mostly arrived. A walk is a [`FlsWalk`] (query,
+//! scan, best so far) and a stack of its own; the single [`CompiledFib::fls`] runs the same
+//! step. On FIBs far past the caches this is faster; on ones in the caches there is no wait to
+//! hide and the turns cost a little (the `tagnet` experiment's series `one_at_a_time`).
 //!
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
 //! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
@@ -80,6 +89,10 @@ const PREFETCH_LINES: usize = 8;
 const LOOKAHEAD: usize = 16;
 /// Cache lines prefetched from the start of each list a breadth-first FAS will read.
 const LOOKAHEAD_LINES: usize = 4;
+/// How many FLS walks an interleaved [`CompiledFib::fls_batch`] takes turns between.
+const INTERLEAVED: usize = 8;
+/// Cache lines prefetched from the start of each child list an interleaved FLS walk pushes.
+const INTERLEAVED_LINES: usize = 4;
 
 /// The order FAS reads the child lists it pushes in (FLS is always depth-first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -97,6 +110,27 @@ impl FasOrder {
         match self {
             FasOrder::DepthFirst => "depth-first",
             FasOrder::BreadthFirst => "breadth-first",
+        }
+    }
+}
+
+/// How [`CompiledFib::fls_batch`] walks the packets of a batch (a single FLS walks alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FlsBatchOrder {
+    /// One walk after another, as [`CompiledFib::fls`] does each.
+    OneAtATime,
+    /// Ours: 8 walks at once, one list of each in turn, so that the list a walk pushed is
+    /// fetched while the other seven read theirs.
+    #[default]
+    Interleaved,
+}
+
+impl FlsBatchOrder {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlsBatchOrder::OneAtATime => "one-at-a-time",
+            FlsBatchOrder::Interleaved => "interleaved",
         }
     }
 }
@@ -184,14 +218,53 @@ pub struct MatchScratch {
     /// FAS: (sibling list, depth), a stack or a queue (every list a walk pushes stays until the
     /// next walk clears it: at most the lists it reads, a few thousand on a 10M-descriptor FIB).
     lists: Vec<(u32, u32)>,
-    /// FLS: (bound on the weight of a match below, sibling list, depth).
-    bounded: Vec<(u32, u32, u32)>,
+    /// FLS: (bound on the weight of a match below, sibling list, depth), a stack.
+    bounded: Vec<Bounded>,
+    /// Interleaved FLS: a stack per walk (created by the first batch).
+    interleaved: Vec<Vec<Bounded>>,
 }
+
+/// An FLS stack entry: (bound on the weight of a match below, sibling list, depth).
+type Bounded = (u32, u32, u32);
 
 impl MatchScratch {
     /// Scratch vectors sized for typical walks.
     pub fn new() -> Self {
-        MatchScratch { lists: Vec::with_capacity(1024), bounded: Vec::with_capacity(1024) }
+        MatchScratch { lists: Vec::with_capacity(1024), bounded: Vec::with_capacity(1024), interleaved: Vec::new() }
+    }
+}
+
+/// One FLS walk under way: its query, scan and best match so far (its stack is apart, in
+/// [`MatchScratch`]).
+struct FlsWalk<S> {
+    q: Query,
+    scan: S,
+    descending: Descending,
+    best_weight: u32,
+    best_set: usize,
+}
+
+impl<S: ListScan> FlsWalk<S> {
+    /// A walk of `query` on `fib` for a match heavier than `floor`; `stack` is cleared to hold
+    /// the root list.
+    ///
+    /// # Safety
+    /// Only on a CPU that runs `S`.
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn new(fib: &CompiledFib, query: &Descriptor, floor: u32, stack: &mut Vec<Bounded>) -> Self {
+        let q = fib.query(query);
+        // SAFETY: the caller's contract.
+        let scan = unsafe { S::new(q.bits) };
+        let descending = Descending::new(&q);
+        stack.clear();
+        stack.push((u32::MAX, 0, 1));
+        FlsWalk { q, scan, descending, best_weight: floor, best_set: usize::MAX }
+    }
+
+    /// The walk's answer (once its stack is empty).
+    fn answer(&self, fib: &CompiledFib) -> Option<Largest> {
+        fib.port_sets.get(self.best_set).map(|&ports| Largest { weight: self.best_weight, ports })
     }
 }
 
@@ -525,72 +598,130 @@ impl CompiledFib {
         if self.nodes.is_empty() {
             return None;
         }
-        let q = self.query(query);
-        // SAFETY: the caller's contract.
-        let scan = unsafe { S::new(q.bits) };
-        let descending = Descending::new(&q);
-        let ascending = self.order == SiblingOrder::Ascending;
-        let (mut best_weight, mut best_set) = (floor, usize::MAX);
         let stack = &mut scratch.bounded;
-        stack.clear();
-        stack.push((u32::MAX, 0, 1));
-        while let Some((bound, list, depth)) = stack.pop() {
-            if bound <= best_weight {
-                continue;
+        // SAFETY: the caller's contract.
+        let mut walk = unsafe { FlsWalk::<S>::new(self, query, floor, stack) };
+        // SAFETY: the caller's contract.
+        while unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, tally) } {}
+        walk.answer(self)
+    }
+
+    /// One step of an FLS walk: reads the next list on `stack`, the walk's, that can still beat
+    /// its best match (dropping unread those that cannot), pushing the child lists that can and
+    /// prefetching their first `lines` cache lines. False once the stack is empty: the walk is
+    /// done.
+    ///
+    /// # Safety
+    /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn fls_step<S: ListScan>(&self, walk: &mut FlsWalk<S>, stack: &mut Vec<Bounded>, lines: usize, tally: &mut impl Tally) -> bool {
+        let FlsWalk { q, scan, descending, best_weight, best_set } = walk;
+        let (list, depth) = loop {
+            let Some((bound, list, depth)) = stack.pop() else { return false };
+            if bound > *best_weight {
+                break (list, depth);
             }
-            tally.list();
-            let mut last_useful = descending.last_useful(best_weight, depth);
-            let pushed = stack.len();
-            let mut i = list as usize;
-            'list: loop {
-                // The scan tests heavier-than-best, position and guard at once, and in an
-                // ascending list stops at the cut: no sibling from there on can beat the best.
-                let cut = if ascending { last_useful } else { i32::MAX };
-                // SAFETY: the caller's contract.
-                let chunk = unsafe { scan.chunk(&self.nodes, i, best_weight, cut) };
-                let mut pass = chunk.pass;
-                while pass != 0 {
-                    let lane = pass.trailing_zeros();
-                    pass &= pass - 1;
-                    let k = i + lane as usize;
-                    let Some(n) = self.nodes.get(k) else { break };
-                    if i32::from(n.a) > last_useful {
-                        // Descending: the head of the list, past the cut (lower ones may pass).
-                    } else if n.is(TERMINAL) {
-                        if let Some(set) = self.terminal_match(&q, n, k, depth) {
-                            best_weight = u32::from(n.max);
-                            best_set = set;
-                            tally.best(lane + 1);
-                            last_useful = descending.last_useful(best_weight, depth);
-                            // The rest of the list is tested against the new best.
-                            tally.nodes(lane + 1);
-                            if n.is(LAST) {
-                                break 'list;
-                            }
-                            i = k + 1;
-                            continue 'list;
+        };
+        let ascending = self.order == SiblingOrder::Ascending;
+        tally.list();
+        let mut last_useful = descending.last_useful(*best_weight, depth);
+        let pushed = stack.len();
+        let mut i = list as usize;
+        'list: loop {
+            // The scan tests heavier-than-best, position and guard at once, and in an ascending
+            // list stops at the cut: no sibling from there on can beat the best.
+            let cut = if ascending { last_useful } else { i32::MAX };
+            // SAFETY: the caller's contract.
+            let chunk = unsafe { scan.chunk(&self.nodes, i, *best_weight, cut) };
+            let mut pass = chunk.pass;
+            while pass != 0 {
+                let lane = pass.trailing_zeros();
+                pass &= pass - 1;
+                let k = i + lane as usize;
+                let Some(n) = self.nodes.get(k) else { break };
+                if i32::from(n.a) > last_useful {
+                    // Descending: the head of the list, past the cut (lower ones may pass).
+                } else if n.is(TERMINAL) {
+                    if let Some(set) = self.terminal_match(q, n, k, depth) {
+                        *best_weight = u32::from(n.max);
+                        *best_set = set;
+                        tally.best(lane + 1);
+                        last_useful = descending.last_useful(*best_weight, depth);
+                        // The rest of the list is tested against the new best.
+                        tally.nodes(lane + 1);
+                        if n.is(LAST) {
+                            break 'list;
                         }
-                    } else {
-                        let potential = depth - 1 + q.from(n.pos());
-                        if (n.min() <= potential) & (potential > best_weight) {
-                            self.prefetch_children(n);
-                            stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1 + n.skip()));
-                        }
+                        i = k + 1;
+                        continue 'list;
+                    }
+                } else {
+                    let potential = depth - 1 + q.from(n.pos());
+                    if (n.min() <= potential) & (potential > *best_weight) {
+                        self.prefetch_list(n.child(), lines);
+                        stack.push((potential.min(u32::from(n.max)), n.child() as u32, depth + 1 + n.skip()));
                     }
                 }
-                tally.nodes(chunk.read);
-                if chunk.ended {
-                    break;
-                }
-                i += 8;
             }
-            if ascending && stack.len() > pushed + 1 {
-                // Lowest position popped first: the push order of a descending list, the
-                // reverse of an ascending one's.
-                stack[pushed..].reverse();
+            tally.nodes(chunk.read);
+            if chunk.ended {
+                break;
+            }
+            i += 8;
+        }
+        if ascending && stack.len() > pushed + 1 {
+            // Lowest position popped first: the push order of a descending list, the reverse
+            // of an ascending one's.
+            stack[pushed..].reverse();
+        }
+        true
+    }
+
+    /// FLS above a floor for each of `packets` (descriptor, floor) into `out`, [`INTERLEAVED`]
+    /// walks at a time taking turns, one list each (see the module overview).
+    ///
+    /// # Safety
+    /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn fls_interleaved<'q, S: ListScan>(
+        &self,
+        packets: impl Iterator<Item = (&'q Descriptor, u32)>,
+        out: &mut [Option<Largest>],
+        scratch: &mut MatchScratch,
+    ) {
+        if self.nodes.is_empty() {
+            out.iter_mut().for_each(|o| *o = None);
+            return;
+        }
+        let stacks = &mut scratch.interleaved;
+        stacks.resize_with(INTERLEAVED, || Vec::with_capacity(1024));
+        // Each slot: the walk of packet `.0`, or none once the batch has no packet left for it.
+        let mut slots: [Option<(usize, FlsWalk<S>)>; INTERLEAVED] = core::array::from_fn(|_| None);
+        let mut packets = packets.take(out.len()).enumerate();
+        let mut next_walk = |stack: &mut Vec<Bounded>| {
+            // SAFETY: the caller's contract.
+            packets.next().map(|(i, (q, floor))| (i, unsafe { FlsWalk::<S>::new(self, q, floor, stack) }))
+        };
+        for (slot, stack) in slots.iter_mut().zip(stacks.iter_mut()) {
+            *slot = next_walk(stack);
+        }
+        let mut live = slots.iter().filter(|s| s.is_some()).count();
+        while live > 0 {
+            for (slot, stack) in slots.iter_mut().zip(stacks.iter_mut()) {
+                let Some((i, walk)) = slot else { continue };
+                // SAFETY: the caller's contract.
+                if unsafe { self.fls_step(walk, stack, INTERLEAVED_LINES, &mut ()) } {
+                    continue;
+                }
+                if let Some(o) = out.get_mut(*i) {
+                    *o = walk.answer(self);
+                }
+                *slot = next_walk(stack);
+                live -= usize::from(slot.is_none());
             }
         }
-        self.port_sets.get(best_set).map(|&ports| Largest { weight: best_weight, ports })
     }
 
     /// [`CompiledFib::fas`] for each query, into `out`.
@@ -600,11 +731,50 @@ impl CompiledFib {
         }
     }
 
-    /// [`CompiledFib::fls`] for each query, into `out`.
+    /// [`CompiledFib::fls`] for each query, into `out`: interleaved by default
+    /// ([`CompiledFib::set_fls_batch_order`]); the answers are the same either way.
     pub fn fls_batch(&self, queries: &[Descriptor], out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
-        for (q, o) in queries.iter().zip(out.iter_mut()) {
-            *o = self.fls(q, scratch);
+        self.fls_many(queries.iter().map(|q| (q, 0)), out, scratch);
+    }
+
+    /// [`CompiledFib::fls_above`] for each (query, floor), into `out`, walked as
+    /// [`CompiledFib::fls_batch`] walks.
+    pub fn fls_above_batch(&self, packets: &[(Descriptor, u32)], out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
+        self.fls_many(packets.iter().map(|(q, floor)| (q, *floor)), out, scratch);
+    }
+
+    #[allow(unsafe_code)]
+    fn fls_many<'q>(&self, packets: impl Iterator<Item = (&'q Descriptor, u32)>, out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
+        if self.fls_batch_order == FlsBatchOrder::OneAtATime {
+            for ((q, floor), o) in packets.zip(out.iter_mut()) {
+                *o = self.fls_dispatch(q, floor, scratch, &mut ());
+            }
+            return;
         }
+        #[cfg(target_arch = "x86_64")]
+        if self.simd {
+            // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
+            return unsafe { self.fls_interleaved_avx512(packets, out, scratch) };
+        }
+        // SAFETY: the scalar scan runs on any CPU.
+        unsafe { self.fls_interleaved::<ScalarScan>(packets, out, scratch) }
+    }
+
+    /// The interleaved FLS walks with the AVX-512 scan inlined.
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(unsafe_code)]
+    unsafe fn fls_interleaved_avx512<'q>(
+        &self,
+        packets: impl Iterator<Item = (&'q Descriptor, u32)>,
+        out: &mut [Option<Largest>],
+        scratch: &mut MatchScratch,
+    ) {
+        // SAFETY: this function runs only where AVX-512F does (its own contract).
+        unsafe { self.fls_interleaved::<Avx512Scan>(packets, out, scratch) }
     }
 }
 
@@ -681,6 +851,51 @@ mod tests {
             }
         }
         assert!(longest > 2 * LOOKAHEAD as u64, "walks read {longest} lists: none past the lookahead");
+    }
+
+    #[test]
+    fn a_batch_answers_as_single_walks_in_either_order() {
+        use crate::tag::Compression;
+        let fib: Vec<(Descriptor, PortSet)> =
+            (0..500usize).map(|i| (of(&[i % 30, i / 30 % 20 + 30, i % 11 + 60]), PortSet::of([(i % 64) as u8]))).collect();
+        // More packets than walks interleaved, of unlike lengths (some match nothing), so that
+        // slots finish and refill out of step.
+        let queries: Vec<Descriptor> = (0..5 * INTERLEAVED + 3)
+            .map(|i| of(&(0..72).filter(|p| (p * (i % 4 + 1) + i) % 5 != 0 || i % 7 == 0).collect::<Vec<_>>()))
+            .chain([of(&[191]), of(&[0, 30, 60])])
+            .collect();
+        let floors: Vec<(Descriptor, u32)> = queries.iter().enumerate().map(|(i, q)| (*q, (i % 4) as u32)).collect();
+        for (c, l) in crate::tag::VARIANTS {
+            let mut compiled = CompiledFib::build(fib.iter().copied(), fib.len(), c, l).unwrap();
+            let mut s = MatchScratch::new();
+            let single: Vec<_> = queries.iter().map(|q| compiled.fls(q, &mut s)).collect();
+            let single_above: Vec<_> = floors.iter().map(|(q, f)| compiled.fls_above(q, *f, &mut s)).collect();
+            assert!(single.iter().filter(|a| a.is_some()).count() > queries.len() / 2, "most packets match");
+            assert_eq!(compiled.fls_batch_order(), FlsBatchOrder::Interleaved, "the default");
+            for order in [FlsBatchOrder::Interleaved, FlsBatchOrder::OneAtATime] {
+                compiled.set_fls_batch_order(order);
+                let mut out = vec![None; queries.len()];
+                compiled.fls_batch(&queries, &mut out, &mut s);
+                assert_eq!(out, single, "{c:?} {l:?} {order:?}");
+                compiled.fls_above_batch(&floors, &mut out, &mut s);
+                assert_eq!(out, single_above, "{c:?} {l:?} {order:?} above");
+                // A short `out`: the packets it has room for.
+                let mut short = vec![None; 3];
+                compiled.fls_batch(&queries, &mut short, &mut s);
+                assert_eq!(short, single[..3], "{c:?} {l:?} {order:?} short");
+            }
+            if c == Compression::None {
+                compiled.set_prefetch(false);
+                compiled.set_fls_batch_order(FlsBatchOrder::Interleaved);
+                let mut out = vec![None; queries.len()];
+                compiled.fls_batch(&queries, &mut out, &mut s);
+                assert_eq!(out, single, "{c:?} {l:?} without prefetch");
+            }
+        }
+        let empty = CompiledFib::build(core::iter::empty(), 0, Compression::PermChain, crate::tag::Layout::Srol).unwrap();
+        let mut out = vec![Some(Largest { weight: 1, ports: PortSet::EMPTY }); 2];
+        empty.fls_batch(&queries[..2], &mut out, &mut MatchScratch::new());
+        assert_eq!(out, [None, None], "an empty FIB matches nothing");
     }
 
     #[test]
