@@ -272,12 +272,21 @@ fn sync_participants(script: &Path, participants: &[(&str, &str)], rounds: usize
     use std::io::{BufRead, BufReader};
     let (tx, rx) = std::sync::mpsc::channel();
     let mut running = Vec::new();
+    // What the participants wrote to stderr (the updates each heard), for a failure's message.
+    let said = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     for &(socket, name) in participants {
         let args = [socket, SVS_GROUP, name, &participants.len().to_string(), &rounds.to_string()];
-        let mut child = node(script, &args).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("node runs");
-        let out = child.stdout.take().unwrap();
+        let mut child = node(script, &args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("node runs");
+        let (out, err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
         let tx = tx.clone();
         let name = name.to_string();
+        let said = said.clone();
+        let who = name.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                said.lock().unwrap().push(format!("{who}: {line}"));
+            }
+        });
         std::thread::spawn(move || {
             for line in BufReader::new(out).lines().map_while(Result::ok) {
                 let _ = tx.send((name.clone(), line));
@@ -290,7 +299,9 @@ fn sync_participants(script: &Path, participants: &[(&str, &str)], rounds: usize
     let deadline = Instant::now() + Duration::from_secs(30);
     while synced.len() < participants.len() {
         let left = deadline.saturating_duration_since(Instant::now());
-        let (who, line) = rx.recv_timeout(left).unwrap_or_else(|_| panic!("synced by 30 s: only {synced:?}"));
+        let (who, line) = rx
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("synced by 30 s: only {synced:?}; they heard:\n{}", said.lock().unwrap().join("\n")));
         assert_eq!(line, want, "{who}");
         synced.insert(who);
     }

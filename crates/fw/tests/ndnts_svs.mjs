@@ -9,7 +9,8 @@
 // 1..<rounds>, one each 300 ms; and for each update the group brings, fetches the new Data from
 // the participant that published it and checks it. Once it has every sequence number of every
 // other participant it prints "SYNCED <participants - 1> peers <rounds> each", and goes on
-// serving until killed. Data that is not what its publisher wrote: "WRONG ...", exit 1.
+// serving until killed. Data that is not what its publisher wrote: "WRONG ...", exit 1. Each update
+// it hears goes to stderr, for the test's failure message.
 import { UnixTransport } from "@ndn/node-transport";
 import { enableNfdPrefixReg } from "@ndn/nfdmgmt";
 import { consume, produce } from "@ndn/endpoint";
@@ -27,12 +28,17 @@ produce(me, async (interest) => {
   return new Data(interest.name, new TextEncoder().encode(`${own} says ${n}`));
 }, { announcement: me });
 
-const sync = await SvSync.create({ syncPrefix: new Name(group), describe: own });
+// Sync Interests every 2 s (±10%), not SVS's default 30 s: a participant that joins after
+// another has published its last update (node starts slowly on a loaded machine) otherwise hears
+// of it only from that participant's next periodic sync Interest — a peer answers an outdated
+// vector at once only if its own news is over 2.2 s old (SVS's suppression period).
+const sync = await SvSync.create({ syncPrefix: new Name(group), describe: own, periodicTimeout: 2000 });
 const node = sync.add(me);
 const fetched = new Map(); // publisher (hex) -> Data fetched
 let synced = false;
 sync.addEventListener("update", async (update) => {
   const peer = update.id.name;
+  console.error(`update ${peer} ${update.loSeqNum}..${update.hiSeqNum}`);
   for (const n of update.seqNums()) {
     const data = await consume(peer.append(`${n}`), { retx: 5 });
     const [who, says, seq] = new TextDecoder().decode(data.content).split(" ");
