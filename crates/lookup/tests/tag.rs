@@ -61,6 +61,8 @@ fn check_compiled(
     (c, l): (Compression, Layout),
 ) -> Result<(), TestCaseError> {
     let mut scratch = MatchScratch::new();
+    // Each packet's FLS answer, single walk, for the batch calls below.
+    let mut single = Vec::with_capacity(queries.len());
     for q in queries {
         let all = scan.fas(q, Fanout::ALL, &PortSet::ALL);
         prop_assert_eq!(compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut scratch), all, "{:?}/{:?} fas {:?}", c, l, q);
@@ -71,7 +73,9 @@ fn check_compiled(
         let tree0 = fib.tree_ports(0);
         prop_assert_eq!(compiled.fas(q, Fanout::ALL, &tree0, &mut scratch), all.intersection(&tree0));
         let (weight, sets) = scan.fls_answers(q);
-        match compiled.fls(q, &mut scratch) {
+        let best = compiled.fls(q, &mut scratch);
+        single.push(best);
+        match best {
             None => prop_assert!(sets.is_empty(), "{:?}/{:?} fls missed {:?}", c, l, q),
             Some(best) => prop_assert!(best.weight == weight && sets.contains(&best.ports), "{:?}/{:?} fls {:?}", c, l, q),
         }
@@ -91,7 +95,6 @@ fn check_compiled(
         }
     }
     // The batch calls, in both of their orders, answer as the single walks do.
-    let single: Vec<_> = queries.iter().map(|q| compiled.fls(q, &mut scratch)).collect();
     let floors: Vec<(Descriptor, u32)> = queries.iter().zip(&single).map(|(q, a)| (*q, a.map_or(0, |b| b.weight - 1))).collect();
     for order in [FlsBatchOrder::OneAtATime, FlsBatchOrder::Interleaved] {
         compiled.set_fls_batch_order(order);

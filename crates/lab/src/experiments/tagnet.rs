@@ -163,9 +163,7 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let mut rows = vec![with_counts(fas_row, fas_counts, &one, q.len())];
     let weights = w.fls_weights();
     let fls = |q: &[Descriptor], o: &mut [u32]| {
-        let mut answers = vec![None; q.len()];
-        fib.fls_batch(q, &mut answers, &mut MatchScratch::new());
-        o.iter_mut().zip(&answers).for_each(|(o, a)| *o = a.map_or(0, |b| b.weight));
+        weights_of(o, |answers| fib.fls_batch(q, answers, &mut MatchScratch::new()));
     };
     let (one, all) = one_and_all(cfg, q, &weights, &fls);
     let mut answers = vec![None; q.len()];
@@ -174,6 +172,14 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let fls_row = tag(match_row("fls", w, q.len(), &one, &all, invalid_fls(&answers, &w.fls_ref)));
     rows.push(with_counts(fls_row.with("fls_batch", fib.fls_batch_order().name()), fls_counts, &one, q.len()));
     rows
+}
+
+/// Into `out`, the weight of each answer `batch` gives (0: none) — what a timed FLS batch is
+/// checked by.
+fn weights_of(out: &mut [u32], batch: impl FnOnce(&mut [Option<Largest>])) {
+    let mut answers = vec![None; out.len()];
+    batch(&mut answers);
+    out.iter_mut().zip(&answers).for_each(|(o, a)| *o = a.map_or(0, |b| b.weight));
 }
 
 /// `row` with what names `fib`'s compiled form and the packets' extra tags.
@@ -195,9 +201,7 @@ fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
     let weights = w.fls_weights();
     let given: Vec<(Descriptor, u32)> = q.iter().zip(&weights).map(|(d, &weight)| (*d, weight.saturating_sub(1))).collect();
     let fls = |g: &[(Descriptor, u32)], o: &mut [u32]| {
-        let mut answers = vec![None; g.len()];
-        fib.fls_above_batch(g, &mut answers, &mut MatchScratch::new());
-        o.iter_mut().zip(&answers).for_each(|(o, a)| *o = a.map_or(0, |b| b.weight));
+        weights_of(o, |answers| fib.fls_above_batch(g, answers, &mut MatchScratch::new()));
     };
     let (one, all) = one_and_all(cfg, &given, &weights, &fls);
     let mut s = MatchScratch::new();

@@ -746,6 +746,8 @@ impl CompiledFib {
         self.fls_many(packets.iter().map(|(q, floor)| (q, *floor)), out, scratch);
     }
 
+    /// FLS above a floor for each (descriptor, floor) of `packets` into `out`, in this FIB's
+    /// [`FlsBatchOrder`].
     #[allow(unsafe_code)]
     fn fls_many<'q>(&self, packets: impl Iterator<Item = (&'q Descriptor, u32)>, out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
         if self.fls_batch_order == FlsBatchOrder::OneAtATime {
