@@ -4,8 +4,8 @@
 
 use nexthop_lookup::tag::{
     Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, FlsBatchOrder,
-    ForwardingState, Hop, InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, SiblingOrder, TagError, Tree, TzLabels,
-    NO_PARENT, VARIANTS,
+    ForwardingState, Hop, InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, RecordCheck, SiblingOrder, TagError, Tree,
+    TzLabels, NO_PARENT, VARIANTS,
 };
 use proptest::prelude::*;
 
@@ -94,6 +94,15 @@ fn check_compiled(
             }
         }
     }
+    // FAS testing chain records at once answers as the default (deferred) walk above.
+    compiled.set_fas_record_check(RecordCheck::AtOnce);
+    for q in queries {
+        let all = scan.fas(q, Fanout::ALL, &PortSet::ALL);
+        prop_assert_eq!(compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut scratch), all, "{:?}/{:?} fas at once {:?}", c, l, q);
+        let some = compiled.fas(q, Fanout::new(2).unwrap(), &PortSet::ALL, &mut scratch);
+        prop_assert!(some.is_subset_of(&all) && some.len() == all.len().min(2));
+    }
+    compiled.set_fas_record_check(RecordCheck::Deferred);
     // The batch calls, in both of their orders, answer as the single walks do.
     let floors: Vec<(Descriptor, u32)> = queries.iter().zip(&single).map(|(q, a)| (*q, a.map_or(0, |b| b.weight - 1))).collect();
     for order in [FlsBatchOrder::OneAtATime, FlsBatchOrder::Interleaved] {

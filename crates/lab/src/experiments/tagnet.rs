@@ -16,18 +16,19 @@
 //!
 //! Rows: `system` fas / fls / linear-scan / inverted-index (with `match` fas or fls) for
 //! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
-//! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar), FAS rows in which
-//! order (`fas_order`: breadth-first, the default, or depth-first), FLS rows how a batch's walks
-//! run (`fls_batch`: interleaved, the default, or one-at-a-time); both are timed through their
+//! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); FAS rows in which
+//! order (`fas_order`: breadth-first, the default, or depth-first) and when FAS tests chain
+//! records (`fas_records`: deferred, the default, or at-once); FLS rows how a batch's walks run
+//! (`fls_batch`: interleaved, the default, or one-at-a-time). Both are timed through their
 //! batch calls. Rows of a series name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`,
 //! `scalar` — the walks without the AVX-512 list scan, `depth_first` — FAS in the paper's order,
-//! `one_at_a_time` — FLS's walks not interleaved, `descending`, `descending_no_prefetch`,
-//! `skew`, `fib_size`).
+//! `records_at_once` — FAS's chain records not deferred, `one_at_a_time` — FLS's walks not
+//! interleaved, `descending`, `descending_no_prefetch`, `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, FlsBatchOrder, ForwardingState, Hop,
-    InvertedIndex, Label, Largest, Layout, LinearScan, MatchScratch, PortSet, SiblingOrder, Tree, TzLabels, WalkCounts, NO_PARENT,
-    VARIANTS,
+    InvertedIndex, Label, Largest, Layout, LinearScan, MatchScratch, PortSet, RecordCheck, SiblingOrder, Tree, TzLabels, WalkCounts,
+    NO_PARENT, VARIANTS,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -159,7 +160,9 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     let tag = |r: Row| with_form(r, fib, extra_tags);
     let mut s = MatchScratch::new();
     let fas_counts = q.iter().map(|q| fib.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s).1);
-    let fas_row = tag(match_row("fas", w, q.len(), &one, &all, 0)).with("fas_order", fib.fas_order().name());
+    let fas_row = tag(match_row("fas", w, q.len(), &one, &all, 0))
+        .with("fas_order", fib.fas_order().name())
+        .with("fas_records", fib.fas_record_check().name());
     let mut rows = vec![with_counts(fas_row, fas_counts, &one, q.len())];
     let weights = w.fls_weights();
     let fls = |q: &[Descriptor], o: &mut [u32]| {
@@ -456,6 +459,17 @@ fn depth_first(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> V
 fn one_at_a_time(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
     switched_off(cfg, w, fibs, "one_at_a_time", |fib, on| {
         fib.set_fls_batch_order(if on { FlsBatchOrder::Interleaved } else { FlsBatchOrder::OneAtATime });
+        true
+    })
+}
+
+/// FAS/FLS on `fibs` with FAS testing each terminator's chain record when it meets it (sweep
+/// `records_at_once`): what [holding 8 records, prefetched](nexthop_lookup::tag::RecordCheck)
+/// gives. FLS, which tests at once either way, is measured again beside it: its rows differ
+/// from the main ones by the run's noise.
+fn records_at_once(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
+    switched_off(cfg, w, fibs, "records_at_once", |fib, on| {
+        fib.set_fas_record_check(if on { RecordCheck::Deferred } else { RecordCheck::AtOnce });
         true
     })
 }
@@ -815,6 +829,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
             rows.extend(one_at_a_time(cfg, &w, &mut fibs));
+            rows.extend(records_at_once(cfg, &w, &mut fibs));
             if largest {
                 rows.extend(without_prefetch(cfg, &w, &mut fibs));
                 rows.extend(without_simd(cfg, &w, &mut fibs));
@@ -838,6 +853,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(without_simd(cfg, &w, &mut fibs));
             rows.extend(depth_first(cfg, &w, &mut fibs));
             rows.extend(one_at_a_time(cfg, &w, &mut fibs));
+            rows.extend(records_at_once(cfg, &w, &mut fibs));
             if let Some(best) = fibs.pop() {
                 rows.extend(mixed(cfg, &w, best, &loc));
             }
@@ -1115,6 +1131,12 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             "× depth-first matches/s",
         ),
         (
+            "fas-records",
+            "records_at_once",
+            "FAS holding 8 chain records, prefetched, before testing them: speed-up over testing each at once (1 thread; FLS, unchanged, as a control)",
+            "× at-once matches/s",
+        ),
+        (
             "fls-batch",
             "one_at_a_time",
             "FLS interleaving 8 walks of a batch: speed-up over one walk at a time (1 thread; FAS, unchanged, as a control)",
@@ -1287,6 +1309,9 @@ fn summary(rows: &[Row]) -> Vec<String> {
     }
     for (f, c, l, fas, fls) in series_gains(rows, "one_at_a_time") {
         out.push(format!("tagnet {f} {c}/{l}: FLS interleaved ÷ one at a time {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
+    }
+    for (f, c, l, fas, fls) in series_gains(rows, "records_at_once") {
+        out.push(format!("tagnet {f} {c}/{l}: FAS chain records deferred ÷ at once {fas:.2}× (FLS, the same walk, {fls:.2}×)"));
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending")).and_then(|r| r.str("fib")) {
         let speed = |a: &str, c: &str, l: &str, descending: bool| {

@@ -59,7 +59,7 @@
 use hashbrown::HashMap;
 
 use super::chain::{RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
-use super::{Descriptor, FasOrder, FlsBatchOrder, PortSet, TagError, FILTER_BITS};
+use super::{Descriptor, FasOrder, FlsBatchOrder, PortSet, RecordCheck, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
 /// Which of the paper's compressions to apply.
@@ -244,6 +244,8 @@ pub struct CompiledFib {
     pub(super) fas_order: FasOrder,
     /// How FLS walks a batch's packets.
     pub(super) fls_batch_order: FlsBatchOrder,
+    /// When FAS tests a terminator's chain record ([`CompiledFib::set_fas_record_check`]).
+    pub(super) fas_record_check: RecordCheck,
     /// Whether the walks read lists eight nodes at a time with AVX-512 (where the CPU has it,
     /// unless turned off; see [`super::list_scan`]).
     pub(super) simd: bool,
@@ -674,6 +676,7 @@ impl CompiledFib {
             prefetch: true,
             fas_order: FasOrder::default(),
             fls_batch_order: FlsBatchOrder::default(),
+            fas_record_check: RecordCheck::default(),
             simd: super::matcher::simd_supported(),
         })
     }
@@ -796,6 +799,17 @@ impl CompiledFib {
     /// How [`CompiledFib::fls_batch`] walks a batch ([`CompiledFib::set_fls_batch_order`]).
     pub fn fls_batch_order(&self) -> FlsBatchOrder {
         self.fls_batch_order
+    }
+
+    /// Sets when FAS tests a terminator's chain record (deferred by default; the answers are
+    /// the same either way, but for which ports a fan-out limit keeps).
+    pub fn set_fas_record_check(&mut self, check: RecordCheck) {
+        self.fas_record_check = check;
+    }
+
+    /// When FAS tests chain records ([`CompiledFib::set_fas_record_check`]).
+    pub fn fas_record_check(&self) -> RecordCheck {
+        self.fas_record_check
     }
 
     /// Turns the walks' AVX-512 list scan on (where the CPU has AVX-512F; on by default there)

@@ -46,10 +46,18 @@
 //! memory busy. FLS stays depth-first: its order finds the heavy match early, which its pruning
 //! needs. [`CompiledFib::set_prefetch`] turns every prefetch off, to measure what the layouts
 //! give alone. Tried and no faster: interleaving a batch's FAS walks as FLS's are (below);
-//! testing 8 nodes at a time with scalar bit masks instead of a branch per node; in the
-//! breadth-first walk, matching a terminator against its chain record a few lists after
-//! prefetching the record (and its block's base) — a profile put a tenth of FAS's time at 10M
-//! on that read, but the gain was within the machine's drift.
+//! testing 8 nodes at a time with scalar bit masks instead of a branch per node.
+//!
+//! **FAS's chain records deferred** (ours, [`RecordCheck::Deferred`], the default): a
+//! terminator whose chain is longer than the three positions its node holds is a match only
+//! if the rest, read from the record stream, is in the query too — a cache miss of its own,
+//! which no list prefetch covers, and on a 10M-descriptor FIB a profile put a tenth of FAS's
+//! time on it. FAS's answer is a union, so the test can wait: the walk prefetches the record
+//! when it meets the terminator, holds it, and tests it [`DEFERRED_RECORDS`] records later (or
+//! at the walk's end), by when it has arrived. (Tested a couple of lists later instead, with
+//! the record's block base prefetched and its address computed only then, it gained within the
+//! machine's drift; a couple of lists take about one memory latency, likely too short a wait.)
+//! FLS tests at once: a match may raise its bound and prune what follows.
 //!
 //! **FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default of
 //! [`CompiledFib::fls_batch`]): FLS's own order cannot wait for a prefetch, but the walks of a
@@ -92,6 +100,9 @@ const PREFETCH_LINES: usize = 8;
 const LOOKAHEAD: usize = 16;
 /// Cache lines prefetched from the start of each list a breadth-first FAS will read.
 const LOOKAHEAD_LINES: usize = 4;
+/// How many terminators' chain records a FAS walk holds, prefetched, before it tests the oldest
+/// ([`RecordCheck::Deferred`]).
+const DEFERRED_RECORDS: usize = 8;
 /// How many FLS walks an interleaved [`CompiledFib::fls_batch`] takes turns between.
 const INTERLEAVED: usize = 8;
 /// Cache lines prefetched from the start of each child list an interleaved FLS walk pushes.
@@ -113,6 +124,29 @@ impl FasOrder {
         match self {
             FasOrder::DepthFirst => "depth-first",
             FasOrder::BreadthFirst => "breadth-first",
+        }
+    }
+}
+
+/// When FAS tests a terminator's chain record: the positions of its chain past the three its
+/// node holds, read (when those three are in the query) from the record stream, a cache miss
+/// of its own on a FIB past the caches. FLS tests at once: a match may raise its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RecordCheck {
+    /// When the walk meets the terminator, waiting for the record.
+    AtOnce,
+    /// Ours: the record is prefetched when the walk meets the terminator and tested 8 records
+    /// later, or at the walk's end.
+    #[default]
+    Deferred,
+}
+
+impl RecordCheck {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordCheck::AtOnce => "at-once",
+            RecordCheck::Deferred => "deferred",
         }
     }
 }
@@ -183,6 +217,53 @@ pub struct WalkCounts {
     /// proved that nothing heavier matches: no order of the walk can spare them, only tighter
     /// bounds could.
     pub nodes_to_best: u64,
+}
+
+/// A terminator's chain record still to test: where it starts in the record stream (bits), the
+/// position before it, the chain's length counted from the list the terminator is in, and the
+/// terminator's port-set id.
+#[derive(Debug, Clone, Copy, Default)]
+struct PendingRecord {
+    bit: usize,
+    prev: u8,
+    len: u32,
+    set: usize,
+}
+
+/// What is known of a terminator whose first and third positions are in the query.
+enum TerminalTest {
+    /// Its second position is not: no match.
+    Miss,
+    /// Its chain is all in the node: a match, of this port set.
+    Match(usize),
+    /// Its record decides.
+    Record(PendingRecord),
+}
+
+/// The records a FAS walk holds for [`RecordCheck::Deferred`]: the last [`DEFERRED_RECORDS`]
+/// it met, each prefetched when met.
+#[derive(Default)]
+struct HeldRecords {
+    ring: [PendingRecord; DEFERRED_RECORDS],
+    /// Records held since the walk began (the ring keeps the last few).
+    count: usize,
+}
+
+impl HeldRecords {
+    /// Holds `r`; if every slot was taken, hands back the oldest record, to test now.
+    #[inline]
+    fn hold(&mut self, r: PendingRecord) -> Option<PendingRecord> {
+        let slot = &mut self.ring[self.count % DEFERRED_RECORDS];
+        let oldest = (self.count >= DEFERRED_RECORDS).then_some(*slot);
+        *slot = r;
+        self.count += 1;
+        oldest
+    }
+
+    /// The records still held, in no particular order.
+    fn held(&self) -> &[PendingRecord] {
+        &self.ring[..self.count.min(DEFERRED_RECORDS)]
+    }
 }
 
 /// Counting for the walks, compiled away in the uncounted ones (`()`).
@@ -359,19 +440,63 @@ impl CompiledFib {
     /// then the rest from its record.
     #[inline]
     fn terminal_match(&self, q: &Query, n: &Node, index: usize, depth: u32) -> Option<usize> {
+        match self.terminal_test(q, n, index, depth) {
+            TerminalTest::Miss => None,
+            TerminalTest::Match(set) => Some(set),
+            TerminalTest::Record(r) => self.record_match(q, &r),
+        }
+    }
+
+    /// [`CompiledFib::terminal_match`] up to its record: whether terminator `n` (node `index`,
+    /// in a list at depth `depth`, its first and third positions in the query) matches, or
+    /// which record decides.
+    #[inline]
+    fn terminal_test(&self, q: &Query, n: &Node, index: usize, depth: u32) -> TerminalTest {
         if !q.has(usize::from(n.b)) {
-            return None;
+            return TerminalTest::Miss;
         }
         let len = (u32::from(n.max) + 1).saturating_sub(depth);
-        if len > 3 {
-            let mut rest = Record::at(&self.records, self.record_bit(index, n)?, n.c, self.rice_k);
-            for _ in 3..len {
-                if !q.has(rest.next_position()?) {
-                    return None;
-                }
+        if len <= 3 {
+            return TerminalTest::Match(self.terminal_set(n));
+        }
+        match self.record_bit(index, n) {
+            Some(bit) => TerminalTest::Record(PendingRecord { bit, prev: n.c, len, set: self.terminal_set(n) }),
+            None => TerminalTest::Miss,
+        }
+    }
+
+    /// The port-set id of the terminator whose record `r` is, if the rest of its chain is in
+    /// the query.
+    #[inline]
+    fn record_match(&self, q: &Query, r: &PendingRecord) -> Option<usize> {
+        let mut rest = Record::at(&self.records, r.bit, r.prev, self.rice_k);
+        for _ in 3..r.len {
+            if !q.has(rest.next_position()?) {
+                return None;
             }
         }
-        Some(self.terminal_set(n))
+        Some(r.set)
+    }
+
+    /// Prefetches the start of record `r` (nothing if the walks' prefetch is off).
+    #[inline]
+    fn prefetch_record(&self, r: &PendingRecord) {
+        if self.prefetch {
+            prefetch(self.records.as_ptr().wrapping_add(r.bit / 8));
+        }
+    }
+
+    /// Adds the ports of port set `set` that are in `allowed` to `out`, up to `limit` ports;
+    /// whether `out` is now full (never, for no limit).
+    #[inline]
+    fn add_ports(&self, out: &mut PortSet, set: usize, allowed: &PortSet, limit: usize) -> bool {
+        let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
+        if limit >= MAX_PORTS {
+            *out = out.union(&ports);
+            false
+        } else {
+            out.union_up_to(&ports, limit)
+        }
     }
 
     /// Prefetches the first `lines` cache lines of the sibling list that starts at node `list`
@@ -475,6 +600,8 @@ impl CompiledFib {
         let mut next = 0;
         lists.clear();
         lists.push((0, 1));
+        let deferred = self.fas_record_check == RecordCheck::Deferred;
+        let mut held = HeldRecords::default();
         loop {
             let (list, depth) = if breadth_first {
                 let Some(&taken) = lists.get(next) else { break };
@@ -500,11 +627,17 @@ impl CompiledFib {
                     pass &= pass - 1;
                     let Some(n) = self.nodes.get(k) else { break };
                     if n.is(TERMINAL) {
-                        if let Some(set) = self.terminal_match(&q, n, k, depth) {
-                            let ports = self.port_sets.get(set).map_or(PortSet::EMPTY, |s| s.intersection(allowed));
-                            if limit >= MAX_PORTS {
-                                out = out.union(&ports);
-                            } else if out.union_up_to(&ports, limit) {
+                        let matched = match self.terminal_test(&q, n, k, depth) {
+                            TerminalTest::Miss => None,
+                            TerminalTest::Match(set) => Some(set),
+                            TerminalTest::Record(r) if deferred => {
+                                self.prefetch_record(&r);
+                                held.hold(r).and_then(|oldest| self.record_match(&q, &oldest))
+                            }
+                            TerminalTest::Record(r) => self.record_match(&q, &r),
+                        };
+                        if let Some(set) = matched {
+                            if self.add_ports(&mut out, set, allowed, limit) {
                                 return out;
                             }
                         }
@@ -522,6 +655,13 @@ impl CompiledFib {
                     break;
                 }
                 i += 8;
+            }
+        }
+        for r in held.held() {
+            if let Some(set) = self.record_match(&q, r) {
+                if self.add_ports(&mut out, set, allowed, limit) {
+                    break;
+                }
             }
         }
         out
@@ -695,7 +835,8 @@ impl CompiledFib {
         scratch: &mut MatchScratch,
     ) {
         if self.nodes.is_empty() {
-            out.iter_mut().for_each(|o| *o = None);
+            // As one walk after another would: each packet's slot, no further.
+            packets.zip(out.iter_mut()).for_each(|(_, o)| *o = None);
             return;
         }
         let stacks = &mut scratch.interleaved;
@@ -846,16 +987,59 @@ mod tests {
                 queries.iter().map(|q| compiled.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s)).collect::<Vec<_>>()
             };
             assert_eq!(compiled.fas_order(), FasOrder::BreadthFirst, "the default");
+            assert_eq!(compiled.fas_record_check(), RecordCheck::Deferred, "the default");
             let breadth_first = walk(&compiled);
             longest = breadth_first.iter().map(|(_, n)| n.lists).fold(longest, u64::max);
+            for check in [RecordCheck::AtOnce, RecordCheck::Deferred] {
+                compiled.set_fas_record_check(check);
+                for order in [FasOrder::DepthFirst, FasOrder::BreadthFirst] {
+                    compiled.set_fas_order(order);
+                    assert_eq!(walk(&compiled), breadth_first, "{c:?} {l:?} {order:?} {check:?}");
+                }
+            }
             compiled.set_fas_order(FasOrder::DepthFirst);
-            assert_eq!(walk(&compiled), breadth_first, "{c:?} {l:?}");
             if c == Compression::None {
                 compiled.set_prefetch(false);
                 assert_eq!(walk(&compiled), breadth_first, "{c:?} {l:?} without prefetch");
             }
         }
         assert!(longest > 2 * LOOKAHEAD as u64, "walks read {longest} lists: none past the lookahead");
+    }
+
+    #[test]
+    fn deferred_records_are_all_tested_however_many_a_walk_meets() {
+        use crate::tag::{Compression, Layout};
+        // Descriptors of 6–9 positions sharing none: each is one terminator whose chain needs
+        // its record, and a query holding many of them meets more records than the ring holds.
+        let fib: Vec<(Descriptor, PortSet)> = (0..40usize)
+            .map(|i| (of(&(0..6 + i % 4).map(|j| (i * 5 + j * 23) % 192).collect::<Vec<_>>()), PortSet::of([(i % 64) as u8])))
+            .collect();
+        let scan = crate::tag::LinearScan::new(fib.iter().map(|(d, p)| (d, p)));
+        let queries: Vec<Descriptor> = [0..40usize, 0..8, 30..40, 3..4]
+            .into_iter()
+            .map(|r| {
+                let mut q = Descriptor::default();
+                r.for_each(|i| q = q.union(&fib[i].0));
+                q
+            })
+            .collect();
+        for l in [Layout::Sol, Layout::Srol] {
+            let mut compiled = CompiledFib::build(fib.iter().copied(), fib.len(), Compression::PermChain, l).unwrap();
+            let mut s = MatchScratch::new();
+            for check in [RecordCheck::AtOnce, RecordCheck::Deferred] {
+                compiled.set_fas_record_check(check);
+                for q in &queries {
+                    let all = scan.fas(q, Fanout::ALL, &PortSet::ALL);
+                    assert_eq!(compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut s), all, "{l:?} {check:?}");
+                    for k in [1, 3, DEFERRED_RECORDS + 2] {
+                        let some = compiled.fas(q, Fanout::new(k).unwrap(), &PortSet::ALL, &mut s);
+                        assert!(some.is_subset_of(&all) && some.len() == all.len().min(k), "{l:?} {check:?} k = {k}");
+                    }
+                }
+            }
+            let every = scan.fas(&queries[0], Fanout::ALL, &PortSet::ALL);
+            assert_eq!(every.len(), 40, "the first query matches every entry, past the ring");
+        }
     }
 
     #[test]
@@ -898,9 +1082,14 @@ mod tests {
             }
         }
         let empty = CompiledFib::build(core::iter::empty(), 0, Compression::PermChain, crate::tag::Layout::Srol).unwrap();
-        let mut out = vec![Some(Largest { weight: 1, ports: PortSet::EMPTY }); 2];
-        empty.fls_batch(&queries[..2], &mut out, &mut MatchScratch::new());
-        assert_eq!(out, [None, None], "an empty FIB matches nothing");
+        let some = Some(Largest { weight: 1, ports: PortSet::EMPTY });
+        for order in [FlsBatchOrder::Interleaved, FlsBatchOrder::OneAtATime] {
+            let mut empty = empty.clone();
+            empty.set_fls_batch_order(order);
+            let mut out = vec![some; 3];
+            empty.fls_batch(&queries[..2], &mut out, &mut MatchScratch::new());
+            assert_eq!(out, [None, None, some], "an empty FIB matches nothing, and fills only its packets' slots ({order:?})");
+        }
     }
 
     #[test]

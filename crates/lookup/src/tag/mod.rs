@@ -41,7 +41,7 @@ pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingStat
 pub use fib::DescriptorFib;
 pub use fib_file::{parse_descriptor, read_fib_file, FibFileError};
 pub use inverted::InvertedIndex;
-pub use matcher::{Fanout, FasOrder, FlsBatchOrder, Largest, MatchScratch, WalkCounts};
+pub use matcher::{Fanout, FasOrder, FlsBatchOrder, Largest, MatchScratch, RecordCheck, WalkCounts};
 pub use ports::{Port, PortId, PortSet, MAX_PORTS};
 pub use scan::LinearScan;
 pub use tz::{Hop, Label, Tree, TzLabels, TzRouter, NO_PARENT};
