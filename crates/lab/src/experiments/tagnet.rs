@@ -475,7 +475,9 @@ fn records_at_once(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) 
 }
 
 /// FAS/FLS rows (sweep `sweep`) of each of `fibs` with a walk option turned off by `set(fib,
-/// false)`, which says whether it was on (else the FIB is skipped); turned on again after.
+/// false)`, which says whether it was on (else the FIB is skipped); turned on again after. Each
+/// row also carries the option's gain measured in one stretch of the run ([`on_and_off`]):
+/// `ab_on_kmatches_per_s` and `ab_off_kmatches_per_s`.
 fn switched_off(
     cfg: &RunConfig,
     w: &Workload<'_>,
@@ -489,10 +491,56 @@ fn switched_off(
             continue;
         }
         set(fib, false);
-        rows.extend(measure_trie(cfg, w, fib, 2).into_iter().map(|r| r.with("sweep", sweep)));
+        let off = measure_trie(cfg, w, fib, 2);
+        let ab = on_and_off(cfg, w, fib, &set);
+        rows.extend(off.into_iter().zip(ab).map(|(r, (on, off, wrong))| {
+            let mismatches = r.num("mismatches").unwrap_or(0.0) as u64 + wrong;
+            r.with("sweep", sweep).with("ab_on_kmatches_per_s", on).with("ab_off_kmatches_per_s", off).with("mismatches", mismatches)
+        }));
         set(fib, true);
     }
     rows
+}
+
+/// FAS, then FLS, on `fib` on one thread with a walk option on and off in turn, `set` switching
+/// it before each repetition (interleaved by [`compare`], every answer checked): for each walk,
+/// K/s with it on, K/s with it off, and answers wrong. A series' rows are measured minutes after
+/// the main rows, and this machine's speed drifts between the two by more than some options
+/// gain; measured in turn, both sides share the drift.
+fn on_and_off(
+    cfg: &RunConfig,
+    w: &Workload<'_>,
+    fib: &mut CompiledFib,
+    set: &impl Fn(&mut CompiledFib, bool) -> bool,
+) -> [(f64, f64, u64); 2] {
+    let q = &w.queries;
+    let n = q.len();
+    let cell = core::cell::RefCell::new(fib);
+    let fib = &cell;
+    let name = |on: bool| if on { "on" } else { "off" };
+    let fas = |on: bool| {
+        Contender::new(name(on), move |out: &mut Vec<PortSet>| {
+            let mut f = fib.borrow_mut();
+            set(&mut f, on);
+            out.resize(n, PortSet::EMPTY);
+            f.fas_batch(q, Fanout::ALL, out, &mut MatchScratch::new());
+        })
+    };
+    let fls = |on: bool| {
+        Contender::new(name(on), move |out: &mut Vec<u32>| {
+            let mut f = fib.borrow_mut();
+            set(&mut f, on);
+            out.resize(n, 0);
+            weights_of(out, |answers| f.fls_batch(q, answers, &mut MatchScratch::new()));
+        })
+    };
+    let pair = |o: &[Outcome]| match o {
+        [on, off] => (on.per_second(n) / 1e3, off.per_second(n) / 1e3, on.mismatches + off.mismatches),
+        _ => (0.0, 0.0, 0),
+    };
+    let fas_ab = pair(&compare(cfg.reps, &w.fas_ref, &mut [fas(true), fas(false)]));
+    let fls_ab = pair(&compare(cfg.reps, &w.fls_weights(), &mut [fls(true), fls(false)]));
+    [fas_ab, fls_ab]
 }
 
 /// FAS/FLS on the forms of [`LAYOUT_FIBS`] compiled again with sibling lists in descending
@@ -1171,14 +1219,16 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
 }
 
 /// For each (FIB, compression, layout) of sweep `sweep` (a walk option turned off): how much
-/// faster the main rows, with it on, ran FAS and FLS, one thread.
+/// faster FAS and FLS ran with it on, one thread, both measured in turn ([`on_and_off`]).
 fn series_gains(rows: &[Row], sweep: &str) -> Vec<(String, String, String, f64, f64)> {
     let mut out = Vec::new();
     for r in rows.iter().filter(|r| r.str("sweep") == Some(sweep) && r.str("system") == Some("fas")) {
         let (Some(f), Some(c), Some(l)) = (r.str("fib"), r.str("compression"), r.str("layout")) else { continue };
         let form = [("compression", c), ("layout", l)];
-        let gain =
-            |alg: &str| num(find(rows, alg, f, &form), "kmatches_per_s") / num(find_in(rows, Some(sweep), alg, f, &form), "kmatches_per_s");
+        let gain = |alg: &str| {
+            let row = find_in(rows, Some(sweep), alg, f, &form);
+            num(row, "ab_on_kmatches_per_s") / num(row, "ab_off_kmatches_per_s")
+        };
         out.push((f.to_string(), c.to_string(), l.to_string(), gain("fas"), gain("fls")));
     }
     out

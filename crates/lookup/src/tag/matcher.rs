@@ -63,9 +63,12 @@
 //! [`CompiledFib::fls_batch`]): FLS's own order cannot wait for a prefetch, but the walks of a
 //! batch's packets are independent, so [`INTERLEAVED`] of them take turns, one list each: a
 //! child list one walk pushes (and prefetches, its first [`INTERLEAVED_LINES`] lines) is read
-//! after seven other lists, by which time it has mostly arrived. A walk is a [`FlsWalk`] (query,
-//! scan, best so far) and a stack of its own; the single [`CompiledFib::fls`] runs the same
-//! step. On FIBs far past the caches this is faster; on ones in the caches there is no wait to
+//! after seven other lists, by which time it has mostly arrived. A terminator whose chain
+//! record decides is held the same way: its record prefetched, it is tested at the start of
+//! the walk's next turn (one held per walk; meanwhile the walk prunes against its best so far,
+//! which only prunes less). A walk is a [`FlsWalk`] (query, scan, best so far, held record)
+//! and a stack of its own; the single [`CompiledFib::fls`] runs the same step, testing records
+//! at once. On FIBs far past the caches this is faster; on ones in the caches there is no wait to
 //! hide and the turns cost a little (the `tagnet` experiment's series `one_at_a_time`).
 //!
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
@@ -156,8 +159,8 @@ impl RecordCheck {
 pub enum FlsBatchOrder {
     /// One walk after another, as [`CompiledFib::fls`] does each.
     OneAtATime,
-    /// Ours: 8 walks at once, one list of each in turn, so that the list a walk pushed is
-    /// fetched while the other seven read theirs.
+    /// Ours: 8 walks at once, one list of each in turn, so that the list a walk pushed (and a
+    /// chain record it must test) is fetched while the other seven read theirs.
     #[default]
     Interleaved,
 }
@@ -326,6 +329,9 @@ struct FlsWalk<S> {
     descending: Descending,
     best_weight: u32,
     best_set: usize,
+    /// A terminator of this weight whose record, prefetched, is still to test (interleaved
+    /// walks: at the walk's next turn).
+    held: Option<(PendingRecord, u32)>,
 }
 
 impl<S: ListScan> FlsWalk<S> {
@@ -343,7 +349,7 @@ impl<S: ListScan> FlsWalk<S> {
         let descending = Descending::new(&q);
         stack.clear();
         stack.push((u32::MAX, 0, 1));
-        FlsWalk { q, scan, descending, best_weight: floor, best_set: usize::MAX }
+        FlsWalk { q, scan, descending, best_weight: floor, best_set: usize::MAX, held: None }
     }
 
     /// The walk's answer (once its stack is empty).
@@ -435,21 +441,9 @@ impl CompiledFib {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
     }
 
-    /// The port-set id of terminator `n` (node `index`), reached in a list at depth `depth`, if
-    /// its chain is in the query, given that its first and third positions are: the second,
-    /// then the rest from its record.
-    #[inline]
-    fn terminal_match(&self, q: &Query, n: &Node, index: usize, depth: u32) -> Option<usize> {
-        match self.terminal_test(q, n, index, depth) {
-            TerminalTest::Miss => None,
-            TerminalTest::Match(set) => Some(set),
-            TerminalTest::Record(r) => self.record_match(q, &r),
-        }
-    }
-
-    /// [`CompiledFib::terminal_match`] up to its record: whether terminator `n` (node `index`,
-    /// in a list at depth `depth`, its first and third positions in the query) matches, or
-    /// which record decides.
+    /// Whether terminator `n` (node `index`, reached in a list at depth `depth`, its first and
+    /// third positions in the query) matches: its second position, then, for a chain longer
+    /// than the node holds, the record that decides ([`CompiledFib::record_match`]).
     #[inline]
     fn terminal_test(&self, q: &Query, n: &Node, index: usize, depth: u32) -> TerminalTest {
         if !q.has(usize::from(n.b)) {
@@ -745,7 +739,7 @@ impl CompiledFib {
         // SAFETY: the caller's contract.
         let mut walk = unsafe { FlsWalk::<S>::new(self, query, floor, stack) };
         // SAFETY: the caller's contract.
-        while unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, tally) } {}
+        while unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, false, tally) } {}
         walk.answer(self)
     }
 
@@ -758,8 +752,23 @@ impl CompiledFib {
     /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
     #[inline(always)]
     #[allow(unsafe_code)]
-    unsafe fn fls_step<S: ListScan>(&self, walk: &mut FlsWalk<S>, stack: &mut Vec<Bounded>, lines: usize, tally: &mut impl Tally) -> bool {
-        let FlsWalk { q, scan, descending, best_weight, best_set } = walk;
+    unsafe fn fls_step<S: ListScan>(
+        &self,
+        walk: &mut FlsWalk<S>,
+        stack: &mut Vec<Bounded>,
+        lines: usize,
+        defer: bool,
+        tally: &mut impl Tally,
+    ) -> bool {
+        let FlsWalk { q, scan, descending, best_weight, best_set, held } = walk;
+        if let Some((r, weight)) = held.take() {
+            if weight > *best_weight {
+                if let Some(set) = self.record_match(q, &r) {
+                    *best_weight = weight;
+                    *best_set = set;
+                }
+            }
+        }
         let (list, depth) = loop {
             let Some((bound, list, depth)) = stack.pop() else { return false };
             if bound > *best_weight {
@@ -786,7 +795,17 @@ impl CompiledFib {
                 if i32::from(n.a) > last_useful {
                     // Descending: the head of the list, past the cut (lower ones may pass).
                 } else if n.is(TERMINAL) {
-                    if let Some(set) = self.terminal_match(q, n, k, depth) {
+                    let matched = match self.terminal_test(q, n, k, depth) {
+                        TerminalTest::Miss => None,
+                        TerminalTest::Match(set) => Some(set),
+                        TerminalTest::Record(r) if defer && held.is_none() => {
+                            self.prefetch_record(&r);
+                            *held = Some((r, u32::from(n.max)));
+                            None
+                        }
+                        TerminalTest::Record(r) => self.record_match(q, &r),
+                    };
+                    if let Some(set) = matched {
                         *best_weight = u32::from(n.max);
                         *best_set = set;
                         tally.best(lane + 1);
@@ -856,7 +875,7 @@ impl CompiledFib {
             for (slot, stack) in slots.iter_mut().zip(stacks.iter_mut()) {
                 let Some((i, walk)) = slot else { continue };
                 // SAFETY: the caller's contract.
-                if unsafe { self.fls_step(walk, stack, INTERLEAVED_LINES, &mut ()) } {
+                if unsafe { self.fls_step(walk, stack, INTERLEAVED_LINES, true, &mut ()) } {
                     continue;
                 }
                 if let Some(o) = out.get_mut(*i) {
@@ -1054,6 +1073,18 @@ mod tests {
             .chain([of(&[191]), of(&[0, 30, 60])])
             .collect();
         let floors: Vec<(Descriptor, u32)> = queries.iter().enumerate().map(|(i, q)| (*q, (i % 4) as u32)).collect();
+        let scan = crate::tag::LinearScan::new(fib.iter().map(|(d, p)| (d, p)));
+        // A batch's answers: the single walks' weights, and the ports of an entry of that weight
+        // (an interleaved walk tests a held chain record a turn later, so of two entries of the
+        // answer's weight it may meet the other first).
+        let answered_alike = |got: &[Option<Largest>], want: &[Option<Largest>]| {
+            got.len() == want.len()
+                && got.iter().zip(want).zip(&queries).all(|((g, w), q)| match (g, w) {
+                    (None, None) => true,
+                    (Some(g), Some(w)) => g.weight == w.weight && scan.fls_answers(q).1.contains(&g.ports),
+                    _ => false,
+                })
+        };
         for (c, l) in crate::tag::VARIANTS {
             let mut compiled = CompiledFib::build(fib.iter().copied(), fib.len(), c, l).unwrap();
             let mut s = MatchScratch::new();
@@ -1065,20 +1096,20 @@ mod tests {
                 compiled.set_fls_batch_order(order);
                 let mut out = vec![None; queries.len()];
                 compiled.fls_batch(&queries, &mut out, &mut s);
-                assert_eq!(out, single, "{c:?} {l:?} {order:?}");
+                assert!(answered_alike(&out, &single), "{c:?} {l:?} {order:?}");
                 compiled.fls_above_batch(&floors, &mut out, &mut s);
-                assert_eq!(out, single_above, "{c:?} {l:?} {order:?} above");
+                assert!(answered_alike(&out, &single_above), "{c:?} {l:?} {order:?} above");
                 // A short `out`: the packets it has room for.
                 let mut short = vec![None; 3];
                 compiled.fls_batch(&queries, &mut short, &mut s);
-                assert_eq!(short, single[..3], "{c:?} {l:?} {order:?} short");
+                assert!(answered_alike(&short, &single[..3]), "{c:?} {l:?} {order:?} short");
             }
             if c == Compression::None {
                 compiled.set_prefetch(false);
                 compiled.set_fls_batch_order(FlsBatchOrder::Interleaved);
                 let mut out = vec![None; queries.len()];
                 compiled.fls_batch(&queries, &mut out, &mut s);
-                assert_eq!(out, single, "{c:?} {l:?} without prefetch");
+                assert!(answered_alike(&out, &single), "{c:?} {l:?} without prefetch");
             }
         }
         let empty = CompiledFib::build(core::iter::empty(), 0, Compression::PermChain, crate::tag::Layout::Srol).unwrap();
