@@ -1028,8 +1028,9 @@ mod tests {
     #[test]
     fn deferred_records_are_all_tested_however_many_a_walk_meets() {
         use crate::tag::{Compression, Layout};
-        // Descriptors of 6–9 positions sharing none: each is one terminator whose chain needs
-        // its record, and a query holding many of them meets more records than the ring holds.
+        // Descriptors of 6–9 positions, few shared: most end in a terminator whose chain is
+        // longer than the three positions its node holds, so a query holding all of them meets
+        // more records than the ring holds (the last ones are tested only at the walk's end).
         let fib: Vec<(Descriptor, PortSet)> = (0..40usize)
             .map(|i| (of(&(0..6 + i % 4).map(|j| (i * 5 + j * 23) % 192).collect::<Vec<_>>()), PortSet::of([(i % 64) as u8])))
             .collect();
