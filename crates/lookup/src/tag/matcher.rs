@@ -441,6 +441,26 @@ impl CompiledFib {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
     }
 
+    /// The port-set id of terminator `n` (node `index`, reached in a list at depth `depth`, its
+    /// first and third positions in the query) if it matches now. A record that decides is
+    /// offered to `hold` first, which keeps it for later (`None`) or hands back a record to test
+    /// now: itself, or an older one it held.
+    #[inline]
+    fn terminal_match(
+        &self,
+        q: &Query,
+        n: &Node,
+        index: usize,
+        depth: u32,
+        hold: impl FnOnce(PendingRecord) -> Option<PendingRecord>,
+    ) -> Option<usize> {
+        match self.terminal_test(q, n, index, depth) {
+            TerminalTest::Miss => None,
+            TerminalTest::Match(set) => Some(set),
+            TerminalTest::Record(r) => hold(r).and_then(|now| self.record_match(q, &now)),
+        }
+    }
+
     /// Whether terminator `n` (node `index`, reached in a list at depth `depth`, its first and
     /// third positions in the query) matches: its second position, then, for a chain longer
     /// than the node holds, the record that decides ([`CompiledFib::record_match`]).
@@ -621,15 +641,13 @@ impl CompiledFib {
                     pass &= pass - 1;
                     let Some(n) = self.nodes.get(k) else { break };
                     if n.is(TERMINAL) {
-                        let matched = match self.terminal_test(&q, n, k, depth) {
-                            TerminalTest::Miss => None,
-                            TerminalTest::Match(set) => Some(set),
-                            TerminalTest::Record(r) if deferred => {
-                                self.prefetch_record(&r);
-                                held.hold(r).and_then(|oldest| self.record_match(&q, &oldest))
+                        let matched = self.terminal_match(&q, n, k, depth, |r| {
+                            if !deferred {
+                                return Some(r);
                             }
-                            TerminalTest::Record(r) => self.record_match(&q, &r),
-                        };
+                            self.prefetch_record(&r);
+                            held.hold(r)
+                        });
                         if let Some(set) = matched {
                             if self.add_ports(&mut out, set, allowed, limit) {
                                 return out;
@@ -795,16 +813,14 @@ impl CompiledFib {
                 if i32::from(n.a) > last_useful {
                     // Descending: the head of the list, past the cut (lower ones may pass).
                 } else if n.is(TERMINAL) {
-                    let matched = match self.terminal_test(q, n, k, depth) {
-                        TerminalTest::Miss => None,
-                        TerminalTest::Match(set) => Some(set),
-                        TerminalTest::Record(r) if defer && held.is_none() => {
-                            self.prefetch_record(&r);
-                            *held = Some((r, u32::from(n.max)));
-                            None
+                    let matched = self.terminal_match(q, n, k, depth, |r| {
+                        if !defer || held.is_some() {
+                            return Some(r);
                         }
-                        TerminalTest::Record(r) => self.record_match(q, &r),
-                    };
+                        self.prefetch_record(&r);
+                        *held = Some((r, u32::from(n.max)));
+                        None
+                    });
                     if let Some(set) = matched {
                         *best_weight = u32::from(n.max);
                         *best_set = set;
@@ -1078,11 +1094,12 @@ mod tests {
         // A batch's answers: the single walks' weights, and the ports of an entry of that weight
         // (an interleaved walk tests a held chain record a turn later, so of two entries of the
         // answer's weight it may meet the other first).
+        let entry_ports: Vec<Vec<PortSet>> = queries.iter().map(|q| scan.fls_answers(q).1).collect();
         let answered_alike = |got: &[Option<Largest>], want: &[Option<Largest>]| {
             got.len() == want.len()
-                && got.iter().zip(want).zip(&queries).all(|((g, w), q)| match (g, w) {
+                && got.iter().zip(want).zip(&entry_ports).all(|((g, w), sets)| match (g, w) {
                     (None, None) => true,
-                    (Some(g), Some(w)) => g.weight == w.weight && scan.fls_answers(q).1.contains(&g.ports),
+                    (Some(g), Some(w)) => g.weight == w.weight && sets.contains(&g.ports),
                     _ => false,
                 })
         };
