@@ -10,11 +10,13 @@
 //! The paper fixes the fields, not their bytes; this is nexthop's encoding. [`Engine::forward`]
 //! sends a descriptor with k = 1 to Find Largest Subset (anycast), any other k to Find All Subsets
 //! limited to k ports, and a locator to the Thorup–Zwick function of that tree; both descriptor
-//! results keep only ports of the packet's tree. [`ForwardingState`] is shared by all forwarding
-//! threads (read-only); each thread has its own [`Engine`] with its scratch stack and counters.
+//! results keep only ports of the packet's tree. [`Engine::forward_batch`] decides a burst the
+//! same way, its anycast packets matched together by the interleaved FLS batch.
+//! [`ForwardingState`] is shared by all forwarding threads (read-only); each thread has its own
+//! [`Engine`] with its scratch stack and counters.
 
 use super::compile::CompiledFib;
-use super::matcher::{Fanout, MatchScratch};
+use super::matcher::{Fanout, Largest, MatchScratch};
 use super::tz::{Hop, Label, TzRouter};
 use super::{Descriptor, PortSet, TagError, DESCRIPTOR_BYTES};
 
@@ -211,57 +213,120 @@ pub struct ForwardingState {
 pub struct Engine<'a> {
     state: &'a ForwardingState,
     scratch: MatchScratch,
+    /// A burst's anycast packets, matched together: their descriptors, and each one's place in
+    /// the burst and ports allowed on its tree.
+    anycast: Vec<Descriptor>,
+    anycast_at: Vec<(usize, PortSet)>,
+    largest: Vec<Option<Largest>>,
     /// What it forwarded and dropped.
     pub counters: Counters,
+}
+
+/// A packet after everything but Find Largest Subset.
+enum Pending {
+    /// Decided: forwarded, or dropped for this reason.
+    Decided(Result<Decision, DropReason>),
+    /// An anycast descriptor, to match by FLS on ports `allowed` (those of its tree).
+    Anycast { descriptor: Descriptor, allowed: PortSet },
 }
 
 impl<'a> Engine<'a> {
     /// An engine over `state`.
     pub fn new(state: &'a ForwardingState) -> Self {
-        Engine { state, scratch: MatchScratch::new(), counters: Counters::default() }
+        Engine {
+            state,
+            scratch: MatchScratch::new(),
+            anycast: Vec::new(),
+            anycast_at: Vec::new(),
+            largest: Vec::new(),
+            counters: Counters::default(),
+        }
     }
 
     /// Forwards one packet; `None` when it was dropped (and counted).
     pub fn forward(&mut self, packet: &[u8]) -> Option<Decision> {
-        match self.decide(packet) {
-            Ok(d) => Some(d),
-            Err(reason) => {
-                self.counters.drops[reason as usize] += 1;
-                None
+        let decided = match self.prepare(packet) {
+            Pending::Decided(d) => d,
+            Pending::Anycast { descriptor, allowed } => anycast_decision(self.state.fib.fls(&descriptor, &mut self.scratch), &allowed),
+        };
+        self.count(decided)
+    }
+
+    /// Forwards a burst: `out[i]` is what [`Engine::forward`] decides for `packets[i]` (the
+    /// same decision, and the same counts), for as many packets as both have. The anycast
+    /// packets' FLS walks run as one [`CompiledFib::fls_batch`], which interleaves them, so
+    /// each waits on memory while the others work; the rest are decided one by one.
+    pub fn forward_batch<P: AsRef<[u8]>>(&mut self, packets: &[P], out: &mut [Option<Decision>]) {
+        self.anycast.clear();
+        self.anycast_at.clear();
+        for (i, (p, o)) in packets.iter().zip(out.iter_mut()).enumerate() {
+            match self.prepare(p.as_ref()) {
+                Pending::Decided(d) => *o = self.count(d),
+                Pending::Anycast { descriptor, allowed } => {
+                    self.anycast.push(descriptor);
+                    self.anycast_at.push((i, allowed));
+                }
             }
+        }
+        self.largest.clear();
+        self.largest.resize(self.anycast.len(), None);
+        self.state.fib.fls_batch(&self.anycast, &mut self.largest, &mut self.scratch);
+        for k in 0..self.anycast_at.len() {
+            let (i, allowed) = self.anycast_at[k];
+            let decided = anycast_decision(self.largest[k], &allowed);
+            out[i] = self.count(decided);
         }
     }
 
-    fn decide(&mut self, packet: &[u8]) -> Result<Decision, DropReason> {
+    /// A forwarded packet's decision, or `None` for a drop (counted).
+    fn count(&mut self, decided: Result<Decision, DropReason>) -> Option<Decision> {
+        decided.map_err(|reason| self.counters.drops[reason as usize] += 1).ok()
+    }
+
+    /// Parses `packet` and decides it, except an anycast descriptor: that is left for FLS.
+    fn prepare(&mut self, packet: &[u8]) -> Pending {
+        self.decide(packet).unwrap_or_else(|reason| Pending::Decided(Err(reason)))
+    }
+
+    fn decide(&mut self, packet: &[u8]) -> Result<Pending, DropReason> {
         let s = self.state;
-        match Address::parse(packet).map_err(|e| DropReason::of(&e))? {
+        let decided = match Address::parse(packet).map_err(|e| DropReason::of(&e))? {
             Address::Descriptor { descriptor, fanout, tree } => {
                 let allowed = s.tree_ports.get(usize::from(tree)).ok_or(DropReason::UnknownTree)?;
-                let ports = if fanout.get() == 1 {
+                if fanout.get() == 1 {
                     self.counters.fls += 1;
-                    s.fib.fls(&descriptor, &mut self.scratch).map_or(PortSet::EMPTY, |b| b.ports.intersection(allowed))
-                } else {
-                    self.counters.fas += 1;
-                    s.fib.fas(&descriptor, fanout, allowed, &mut self.scratch)
-                };
+                    return Ok(Pending::Anycast { descriptor, allowed: *allowed });
+                }
+                self.counters.fas += 1;
+                let ports = s.fib.fas(&descriptor, fanout, allowed, &mut self.scratch);
                 if ports.is_empty() {
                     return Err(DropReason::NoMatch);
                 }
-                Ok(Decision::Ports(ports))
+                Decision::Ports(ports)
             }
             Address::Locator { tree, label } => {
                 let router = s.routers.get(usize::from(tree)).ok_or(DropReason::UnknownTree)?;
                 match router.forward(&label).map_err(|e| DropReason::of(&e))? {
                     Hop::Deliver => {
                         self.counters.delivered += 1;
-                        Ok(Decision::Deliver)
+                        Decision::Deliver
                     }
                     Hop::Interface(interface) => {
                         self.counters.tz += 1;
-                        Ok(Decision::Interface { tree, interface })
+                        Decision::Interface { tree, interface }
                     }
                 }
             }
-        }
+        };
+        Ok(Pending::Decided(Ok(decided)))
     }
+}
+
+/// An anycast packet's decision from its FLS answer: the answer's ports on the packet's tree.
+fn anycast_decision(best: Option<Largest>, allowed: &PortSet) -> Result<Decision, DropReason> {
+    let ports = best.map_or(PortSet::EMPTY, |b| b.ports.intersection(allowed));
+    if ports.is_empty() {
+        return Err(DropReason::NoMatch);
+    }
+    Ok(Decision::Ports(ports))
 }
