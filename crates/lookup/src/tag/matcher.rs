@@ -161,7 +161,8 @@ pub enum FlsBatchOrder {
     /// One walk after another, as [`CompiledFib::fls`] does each.
     OneAtATime,
     /// Ours: 8 walks at once, one list of each in turn, so that the list a walk pushed (and a
-    /// chain record it must test) is fetched while the other seven read theirs.
+    /// chain record it must test) is fetched while the other seven read theirs. A batch of one
+    /// packet has nothing to take turns with: it walks as [`CompiledFib::fls`] does.
     #[default]
     Interleaved,
 }
@@ -930,7 +931,7 @@ impl CompiledFib {
     /// [`FlsBatchOrder`].
     #[allow(unsafe_code)]
     fn fls_many<'q>(&self, packets: impl Iterator<Item = (&'q Descriptor, u32)>, out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
-        if self.fls_batch_order == FlsBatchOrder::OneAtATime {
+        if self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
             for ((q, floor), o) in packets.zip(out.iter_mut()) {
                 *o = self.fls_dispatch(q, floor, scratch, &mut ());
             }
