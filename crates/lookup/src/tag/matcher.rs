@@ -67,10 +67,11 @@
 //! record decides is held the same way: its record prefetched, it is tested at the start of
 //! the walk's next turn (one held per walk; meanwhile the walk prunes against its best so far,
 //! which only prunes less, and a record that matches wins a tie against what was found after
-//! it, so a batch gives the single walk's exact answer). A walk is a [`FlsWalk`] (query, scan, best so far, held record)
-//! and a stack of its own; the single [`CompiledFib::fls`] runs the same step, testing records
-//! at once. On FIBs far past the caches this is faster; on ones in the caches there is no wait to
-//! hide and the turns cost a little (the `tagnet` experiment's series `one_at_a_time`).
+//! it, so a batch gives the single walk's exact answer). A walk is a [`FlsWalk`] (query, scan,
+//! best so far, held record) and a stack of its own; the single [`CompiledFib::fls`] runs the
+//! same step, testing records at once. On FIBs far past the caches this is faster; on ones in
+//! the caches there is no wait to hide and the turns cost a little (the `tagnet` experiment's
+//! series `one_at_a_time`).
 //!
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
 //! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
@@ -1113,6 +1114,9 @@ mod tests {
                 let mut short = vec![None; 3];
                 compiled.fls_batch(&queries, &mut short, &mut s);
                 assert_eq!(short, single[..3], "{c:?} {l:?} {order:?} short");
+                let mut one = vec![None; 1];
+                compiled.fls_batch(&queries[5..], &mut one, &mut s);
+                assert_eq!(one, single[5..6], "{c:?} {l:?} {order:?} one");
             }
             if c == Compression::None {
                 compiled.set_prefetch(false);
