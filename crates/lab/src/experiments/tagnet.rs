@@ -275,6 +275,73 @@ fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<
     rows
 }
 
+/// FAS and FLS on each of `fibs` against each peer, measured in turn (sweep `peers_in_turn`):
+/// the trie and the inverted index on the same packets in one [`compare`], the trie and the
+/// linear scan on the scan's first `scan_queries` packets in another, every answer checked.
+/// Each row carries the trie's K/s beside the index (`kmatches_per_s`) and both ratios
+/// (`vs_index_in_turn`, `vs_scan_in_turn`). The main rows set the trie against peer rows
+/// measured minutes apart, and this machine's speed drifts between the two by more than some
+/// goals' margins; measured in turn, both sides share the drift.
+fn peers_in_turn(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], scan_queries: usize) -> Vec<Row> {
+    let scan = LinearScan::new(w.entries.iter().map(|(d, p)| (d, p)));
+    let inv = w.inverted;
+    let weights = w.fls_weights();
+    let m = scan_queries.min(w.queries.len());
+    let mut rows = Vec::new();
+    for fib in fibs {
+        let fas: [Batch<'_, Descriptor, PortSet>; 3] = [
+            &|q, o| fib.fas_batch(q, Fanout::ALL, o, &mut MatchScratch::new()),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = inv.fas(q, Fanout::ALL, &PortSet::ALL)),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = scan.fas(q, Fanout::ALL, &PortSet::ALL)),
+        ];
+        let fls: [Batch<'_, Descriptor, u32>; 3] = [
+            &|q, o| weights_of(o, |a| fib.fls_batch(q, a, &mut MatchScratch::new())),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = inv.fls(q).map_or(0, |b| b.weight)),
+            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = scan.fls(q).map_or(0, |b| b.weight)),
+        ];
+        let walks = [("fas", in_turn(cfg, &w.queries, &w.fas_ref, m, fas)), ("fls", in_turn(cfg, &w.queries, &weights, m, fls))];
+        for (walk, (kmatches_per_s, vs_index, vs_scan, mismatches)) in walks {
+            rows.push(
+                with_form(Row::new(walk), fib, 2)
+                    .with("fib", w.name.as_str())
+                    .with("descriptors", w.entries.len())
+                    .with("sweep", "peers_in_turn")
+                    .with("queries", w.queries.len())
+                    .with("scan_queries", m)
+                    .with("kmatches_per_s", kmatches_per_s)
+                    .with("vs_index_in_turn", vs_index)
+                    .with("vs_scan_in_turn", vs_scan)
+                    .with("mismatches", mismatches),
+            );
+        }
+    }
+    rows
+}
+
+/// [`peers_in_turn`] for one walk, its batches `[trie, index, scan]`: the trie's K/s beside the
+/// index, the trie ÷ index and trie ÷ scan ratios (the scan's on the first `m` packets), and
+/// answers wrong.
+fn in_turn<'a, A: Copy + Default + PartialEq>(
+    cfg: &RunConfig,
+    queries: &'a [Descriptor],
+    reference: &[A],
+    m: usize,
+    [trie, index, scan]: [Batch<'a, Descriptor, A>; 3],
+) -> (f64, f64, f64, u64) {
+    let contender = |name: &str, f: Batch<'a, Descriptor, A>, n: usize| {
+        Contender::new(name, move |out: &mut Vec<A>| {
+            out.resize(n, A::default());
+            f(&queries[..n], out);
+        })
+    };
+    let n = queries.len();
+    let vs_index = compare(cfg.reps, reference, &mut [contender("trie", trie, n), contender("inverted-index", index, n)]);
+    let vs_scan = compare(cfg.reps, &reference[..m], &mut [contender("trie", trie, m), contender("linear-scan", scan, m)]);
+    let ratio = |o: &[Outcome]| o[1].median_s / o[0].median_s;
+    let wrong = vs_index.iter().chain(&vs_scan).map(|o| o.mismatches).sum();
+    (vs_index[0].per_second(n) / 1e3, ratio(&vs_index), ratio(&vs_scan), wrong)
+}
+
 fn compile(entries: &[(Descriptor, PortSet)], c: Compression, l: Layout) -> anyhow::Result<(CompiledFib, f64)> {
     let (fib, s) = timed(|| CompiledFib::build(entries.iter().copied(), entries.len(), c, l));
     Ok((fib?, s))
@@ -900,6 +967,7 @@ impl crate::Experiment for TagnetExperiment {
                 rows.extend(descending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
+                rows.extend(peers_in_turn(cfg, &w, &fibs, scan_q));
                 rows.extend(sweeps(cfg, &w, &fibs, n_q)?);
             }
             if let Some(best) = fibs.pop() {
@@ -910,9 +978,11 @@ impl crate::Experiment for TagnetExperiment {
             let (entries, queries) = workload::ccn_fib(ccn_size, n_q, 0xcc)?;
             let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
             let w = Workload::new(cfg, format!("ccn-{}", size_label(ccn_size)), &entries, &inverted, queries);
-            let (r, mut fibs) = variants(cfg, &w, &[BEST_FIB])?;
+            let (r, mut fibs) = variants(cfg, &w, &[PAPER_FIB, BEST_FIB])?;
             rows.extend(r);
             rows.extend(measure_peers(cfg, &w, scan_q));
+            rows.extend(peers_in_turn(cfg, &w, &fibs, scan_q));
+            fibs.retain(|f| f.compression() == BEST_FIB.0);
             rows.extend(without_simd(cfg, &w, &mut fibs));
             rows.extend(depth_first(cfg, &w, &mut fibs));
             rows.extend(one_at_a_time(cfg, &w, &mut fibs));
@@ -1133,6 +1203,24 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
                 .collect(),
         },
     });
+    let in_turn: Vec<&Row> = rows.iter().filter(|r| r.str("sweep") == Some("peers_in_turn")).collect();
+    plots.push(Plot {
+        file_tag: "peers-in-turn".into(),
+        title: "Trie speed-up over each peer, measured in turn with it (SROL, 1 thread)".into(),
+        y_label: "× peer's matches/s".into(),
+        chart: Chart::Bars {
+            groups: in_turn
+                .iter()
+                .map(|r| {
+                    format!("{} {} {}", r.str("fib").unwrap_or("?"), r.str("compression").unwrap_or("?"), r.str("system").unwrap_or("?"))
+                })
+                .collect(),
+            series: [("linear-scan", "vs_scan_in_turn"), ("inverted-index", "vs_index_in_turn")]
+                .iter()
+                .map(|(p, key)| (format!("× {p}"), in_turn.iter().map(|r| num(Some(r), key)).collect()))
+                .collect(),
+        },
+    });
     plots.push(Plot {
         file_tag: "mixed".into(),
         title: format!(
@@ -1342,6 +1430,16 @@ fn summary(rows: &[Row]) -> Vec<String> {
             out.push(line);
         }
         for c in ["perm+chain", "rare+chain"] {
+            let at = |a: &str, key: &str| num(find_in(rows, Some("peers_in_turn"), a, &f, &[("compression", c)]), key);
+            if at("fas", "vs_index_in_turn").is_finite() {
+                out.push(format!(
+                    "tagnet {f} {c} SROL in turn with each peer: FAS {:.1}× scan, {:.1}× inverted; FLS {:.1}× scan, {:.1}× inverted",
+                    at("fas", "vs_scan_in_turn"),
+                    at("fas", "vs_index_in_turn"),
+                    at("fls", "vs_scan_in_turn"),
+                    at("fls", "vs_index_in_turn")
+                ));
+            }
             let [sol, srol] = ["sol", "srol"].map(|l| fls_over_fas(rows, &f, c, l, Some("given_best")));
             out.push(format!("tagnet {f} {c} FLS given its answer's weight − 1 (the proof alone): {sol:.2}× FAS (SOL), {srol:.2}× (SROL)"));
         }
