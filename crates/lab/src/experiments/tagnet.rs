@@ -15,7 +15,8 @@
 //! union; FLS the oracle's greatest weight and the ports of one entry of that weight.
 //!
 //! Rows: `system` fas / fls / linear-scan / inverted-index (with `match` fas or fls) for
-//! matching, `tz` for locators, `mixed` for traffic mixes, `fib` for each compiled FIB's shape.
+//! matching, `tz` for locators, `mixed` for traffic mixes (through the engine in bursts, and one
+//! by one: `mpps_one_by_one`), `fib` for each compiled FIB's shape.
 //! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); FAS rows in which
 //! order (`fas_order`: breadth-first, the default, or depth-first) and when FAS tests chain
 //! records (`fas_records`: deferred, the default, or at-once); FLS rows how a batch's walks run
@@ -23,7 +24,8 @@
 //! batch calls. Rows of a series name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`,
 //! `scalar` — the walks without the AVX-512 list scan, `depth_first` — FAS in the paper's order,
 //! `records_at_once` — FAS's chain records not deferred, `one_at_a_time` — FLS's walks not
-//! interleaved, `descending`, `descending_no_prefetch`, `skew`, `fib_size`).
+//! interleaved, `peers_in_turn` — each walk against each peer in one compare, `descending`,
+//! `descending_no_prefetch`, `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, FlsBatchOrder, ForwardingState, Hop,
