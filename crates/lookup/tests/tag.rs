@@ -3,7 +3,7 @@
 //! good and bad headers.
 
 use nexthop_lookup::tag::{
-    Address, CompiledFib, Compression, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, FlsBatchOrder,
+    Address, CompiledFib, Compression, Counters, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, FlsBatchOrder,
     ForwardingState, Hop, InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, RecordCheck, SiblingOrder, TagError, Tree,
     TzLabels, NO_PARENT, VARIANTS,
 };
@@ -227,13 +227,8 @@ proptest! {
                 v
             })
             .collect();
-        let mut one_by_one = Engine::new(&state);
-        let want: Vec<_> = packets.iter().map(|p| one_by_one.forward(p)).collect();
-        let mut batched = Engine::new(&state);
-        let mut got = vec![None; packets.len()];
-        batched.forward_batch(&packets, &mut got);
-        prop_assert_eq!(got, want);
-        prop_assert_eq!(&batched.counters, &one_by_one.counters);
+        let [one_by_one, burst] = one_by_one_and_as_a_burst(&state, &packets);
+        prop_assert_eq!(burst, one_by_one);
     }
 }
 
@@ -309,14 +304,21 @@ fn the_engine_dispatches_and_counts_every_drop() {
     let mut burst = vec![multicast, anycast_t1, to_self, anycast(&[1, 9], 0), to_leaf, anycast(&[1, 2], 0), anycast(&[30], 0)];
     burst.extend(cases.into_iter().map(|(bytes, _)| bytes));
     burst.push(anycast(&[5, 7], 0));
-    let mut one_by_one = Engine::new(&state);
-    let want: Vec<_> = burst.iter().map(|p| one_by_one.forward(p)).collect();
-    assert_eq!(want.iter().filter(|d| d.is_some()).count(), 6, "the burst's packets forwarded one by one");
-    let mut batched = Engine::new(&state);
-    let mut got = vec![None; burst.len()];
-    batched.forward_batch(&burst, &mut got);
-    assert_eq!(got, want);
-    assert_eq!(batched.counters, one_by_one.counters);
+    let [one_by_one, as_a_burst] = one_by_one_and_as_a_burst(&state, &burst);
+    assert_eq!(one_by_one.0.iter().filter(|d| d.is_some()).count(), 6, "the burst's packets forwarded one by one");
+    assert_eq!(as_a_burst, one_by_one);
+}
+
+/// `packets` forwarded one by one, then as one burst, each time by a fresh engine on `state`:
+/// the decisions and the counters, both ways.
+fn one_by_one_and_as_a_burst(state: &ForwardingState, packets: &[Vec<u8>]) -> [(Vec<Option<Decision>>, Counters); 2] {
+    let mut engine = Engine::new(state);
+    let one_by_one = packets.iter().map(|p| engine.forward(p)).collect();
+    let counted = engine.counters;
+    let mut engine = Engine::new(state);
+    let mut burst = vec![None; packets.len()];
+    engine.forward_batch(packets, &mut burst);
+    [(one_by_one, counted), (burst, engine.counters)]
 }
 
 #[test]

@@ -245,8 +245,14 @@ fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome
 /// A peer: name, queries it answers, bytes, its FAS and its FLS (weights) batch.
 type Peer<'a> = (&'a str, usize, usize, Batch<'a, Descriptor, PortSet>, Batch<'a, Descriptor, u32>);
 
-/// Linear-scan and inverted-index rows (the scan on the first `scan_queries` queries).
-fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<Row> {
+/// Linear-scan and inverted-index rows (the scan on the first `scan_queries` queries), then
+/// each of `in_turn` against both peers, measured in turn (sweep `peers_in_turn`): the trie and
+/// each peer in one [`compare`] on the peer's packets, every answer checked. Those rows carry
+/// the trie's K/s beside the index, on every packet (`kmatches_per_s`), and both ratios
+/// (`vs_scan_in_turn`, `vs_index_in_turn`). The main rows set the trie against peer rows
+/// measured minutes apart, and this machine's speed drifts between the two by more than some
+/// goals' margins; measured in turn, both sides share the drift.
+fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize, in_turn: &[&CompiledFib]) -> Vec<Row> {
     let scan = LinearScan::new(w.entries.iter().map(|(d, p)| (d, p)));
     let inv = w.inverted;
     let weights = w.fls_weights();
@@ -274,42 +280,29 @@ fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usize) -> Vec<
         let (one, all) = one_and_all(cfg, q, &weights[..n], fls);
         rows.push(match_row(system, w, n, &one, &all, 0).with("match", "fls").with("fib_bytes", bytes).with("extra_tags", 2));
     }
-    rows
-}
-
-/// FAS and FLS on each of `fibs` against each peer, measured in turn (sweep `peers_in_turn`):
-/// the trie and the inverted index on the same packets in one [`compare`], the trie and the
-/// linear scan on the scan's first `scan_queries` packets in another, every answer checked.
-/// Each row carries the trie's K/s beside the index (`kmatches_per_s`) and both ratios
-/// (`vs_index_in_turn`, `vs_scan_in_turn`). The main rows set the trie against peer rows
-/// measured minutes apart, and this machine's speed drifts between the two by more than some
-/// goals' margins; measured in turn, both sides share the drift.
-fn peers_in_turn(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], scan_queries: usize) -> Vec<Row> {
-    let scan = LinearScan::new(w.entries.iter().map(|(d, p)| (d, p)));
-    let inv = w.inverted;
-    let weights = w.fls_weights();
-    let m = scan_queries.min(w.queries.len());
-    let mut rows = Vec::new();
-    for fib in fibs {
-        let fas: [Batch<'_, Descriptor, PortSet>; 3] = [
+    for fib in in_turn {
+        let fas = against_peers(
+            cfg,
+            &w.queries,
+            &w.fas_ref,
             &|q, o| fib.fas_batch(q, Fanout::ALL, o, &mut MatchScratch::new()),
-            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = inv.fas(q, Fanout::ALL, &PortSet::ALL)),
-            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = scan.fas(q, Fanout::ALL, &PortSet::ALL)),
-        ];
-        let fls: [Batch<'_, Descriptor, u32>; 3] = [
+            peers.map(|p| (p.1, p.3)),
+        );
+        let fls = against_peers(
+            cfg,
+            &w.queries,
+            &weights,
             &|q, o| weights_of(o, |a| fib.fls_batch(q, a, &mut MatchScratch::new())),
-            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = inv.fls(q).map_or(0, |b| b.weight)),
-            &|q, o| q.iter().zip(o).for_each(|(q, o)| *o = scan.fls(q).map_or(0, |b| b.weight)),
-        ];
-        let walks = [("fas", in_turn(cfg, &w.queries, &w.fas_ref, m, fas)), ("fls", in_turn(cfg, &w.queries, &weights, m, fls))];
-        for (walk, (kmatches_per_s, vs_index, vs_scan, mismatches)) in walks {
+            peers.map(|p| (p.1, p.4)),
+        );
+        for (walk, (kmatches_per_s, [vs_scan, vs_index], mismatches)) in [("fas", fas), ("fls", fls)] {
             rows.push(
                 with_form(Row::new(walk), fib, 2)
                     .with("fib", w.name.as_str())
                     .with("descriptors", w.entries.len())
                     .with("sweep", "peers_in_turn")
                     .with("queries", w.queries.len())
-                    .with("scan_queries", m)
+                    .with("scan_queries", peers[0].1)
                     .with("kmatches_per_s", kmatches_per_s)
                     .with("vs_index_in_turn", vs_index)
                     .with("vs_scan_in_turn", vs_scan)
@@ -320,28 +313,29 @@ fn peers_in_turn(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], scan_q
     rows
 }
 
-/// [`peers_in_turn`] for one walk, its batches `[trie, index, scan]`: the trie's K/s beside the
-/// index, the trie ÷ index and trie ÷ scan ratios (the scan's on the first `m` packets), and
-/// answers wrong.
-fn in_turn<'a, A: Copy + Default + PartialEq>(
+/// The `trie` batch against each of `peers` (packets it answers, its batch), each pair in one
+/// [`compare`]: the trie's K/s beside the last peer, trie ÷ peer for each, and answers wrong.
+fn against_peers<'a, A: Copy + Default + PartialEq>(
     cfg: &RunConfig,
     queries: &'a [Descriptor],
     reference: &[A],
-    m: usize,
-    [trie, index, scan]: [Batch<'a, Descriptor, A>; 3],
-) -> (f64, f64, f64, u64) {
+    trie: Batch<'a, Descriptor, A>,
+    peers: [(usize, Batch<'a, Descriptor, A>); 2],
+) -> (f64, [f64; 2], u64) {
     let contender = |name: &str, f: Batch<'a, Descriptor, A>, n: usize| {
         Contender::new(name, move |out: &mut Vec<A>| {
             out.resize(n, A::default());
             f(&queries[..n], out);
         })
     };
-    let n = queries.len();
-    let vs_index = compare(cfg.reps, reference, &mut [contender("trie", trie, n), contender("inverted-index", index, n)]);
-    let vs_scan = compare(cfg.reps, &reference[..m], &mut [contender("trie", trie, m), contender("linear-scan", scan, m)]);
-    let ratio = |o: &[Outcome]| o[1].median_s / o[0].median_s;
-    let wrong = vs_index.iter().chain(&vs_scan).map(|o| o.mismatches).sum();
-    (vs_index[0].per_second(n) / 1e3, ratio(&vs_index), ratio(&vs_scan), wrong)
+    let (mut kmatches_per_s, mut wrong) = (f64::NAN, 0);
+    let ratios = peers.map(|(n, peer)| {
+        let o = compare(cfg.reps, &reference[..n], &mut [contender("trie", trie, n), contender("peer", peer, n)]);
+        kmatches_per_s = o[0].per_second(n) / 1e3;
+        wrong += o[0].mismatches + o[1].mismatches;
+        o[1].median_s / o[0].median_s
+    });
+    (kmatches_per_s, ratios, wrong)
 }
 
 fn compile(entries: &[(Descriptor, PortSet)], c: Compression, l: Layout) -> anyhow::Result<(CompiledFib, f64)> {
@@ -959,7 +953,9 @@ impl crate::Experiment for TagnetExperiment {
             let keep: &[_] = if largest { &LAYOUT_FIBS } else { &[BEST_FIB] };
             let (r, mut fibs) = variants(cfg, &w, keep)?;
             rows.extend(r);
-            rows.extend(measure_peers(cfg, &w, scan_q));
+            // The goals' ratios, measured in turn, on the largest size's SROL forms.
+            let in_turn: Vec<&CompiledFib> = fibs.iter().filter(|f| largest && f.layout() == Layout::Srol).collect();
+            rows.extend(measure_peers(cfg, &w, scan_q, &in_turn));
             rows.extend(one_at_a_time(cfg, &w, &mut fibs));
             rows.extend(records_at_once(cfg, &w, &mut fibs));
             if largest {
@@ -969,7 +965,6 @@ impl crate::Experiment for TagnetExperiment {
                 rows.extend(descending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
-                rows.extend(peers_in_turn(cfg, &w, &fibs, scan_q));
                 rows.extend(sweeps(cfg, &w, &fibs, n_q)?);
             }
             if let Some(best) = fibs.pop() {
@@ -982,8 +977,7 @@ impl crate::Experiment for TagnetExperiment {
             let w = Workload::new(cfg, format!("ccn-{}", size_label(ccn_size)), &entries, &inverted, queries);
             let (r, mut fibs) = variants(cfg, &w, &[PAPER_FIB, BEST_FIB])?;
             rows.extend(r);
-            rows.extend(measure_peers(cfg, &w, scan_q));
-            rows.extend(peers_in_turn(cfg, &w, &fibs, scan_q));
+            rows.extend(measure_peers(cfg, &w, scan_q, &fibs.iter().collect::<Vec<_>>()));
             fibs.retain(|f| f.compression() == BEST_FIB.0);
             rows.extend(without_simd(cfg, &w, &mut fibs));
             rows.extend(depth_first(cfg, &w, &mut fibs));

@@ -190,6 +190,11 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// A packet's decision, or `None` for a drop, counted by its reason.
+    fn count(&mut self, decided: Result<Decision, DropReason>) -> Option<Decision> {
+        decided.map_err(|reason| self.drops[reason as usize] += 1).ok()
+    }
+
     /// Drops for `reason`.
     pub fn dropped(&self, reason: DropReason) -> u64 {
         self.drops[reason as usize]
@@ -222,10 +227,10 @@ pub struct Engine<'a> {
     pub counters: Counters,
 }
 
-/// A packet after everything but Find Largest Subset.
+/// A packet that parsed and was not dropped, after everything but Find Largest Subset.
 enum Pending {
-    /// Decided: forwarded, or dropped for this reason.
-    Decided(Result<Decision, DropReason>),
+    /// Decided.
+    Decided(Decision),
     /// An anycast descriptor, to match by FLS on ports `allowed` (those of its tree).
     Anycast { descriptor: Descriptor, allowed: PortSet },
 }
@@ -245,11 +250,11 @@ impl<'a> Engine<'a> {
 
     /// Forwards one packet; `None` when it was dropped (and counted).
     pub fn forward(&mut self, packet: &[u8]) -> Option<Decision> {
-        let decided = match self.prepare(packet) {
-            Pending::Decided(d) => d,
+        let decided = self.decide(packet).and_then(|p| match p {
+            Pending::Decided(d) => Ok(d),
             Pending::Anycast { descriptor, allowed } => anycast_decision(self.state.fib.fls(&descriptor, &mut self.scratch), &allowed),
-        };
-        self.count(decided)
+        });
+        self.counters.count(decided)
     }
 
     /// Forwards a burst: `out[i]` is what [`Engine::forward`] decides for `packets[i]` (the
@@ -260,34 +265,24 @@ impl<'a> Engine<'a> {
         self.anycast.clear();
         self.anycast_at.clear();
         for (i, (p, o)) in packets.iter().zip(out.iter_mut()).enumerate() {
-            match self.prepare(p.as_ref()) {
-                Pending::Decided(d) => *o = self.count(d),
-                Pending::Anycast { descriptor, allowed } => {
+            match self.decide(p.as_ref()) {
+                Ok(Pending::Anycast { descriptor, allowed }) => {
                     self.anycast.push(descriptor);
                     self.anycast_at.push((i, allowed));
                 }
+                Ok(Pending::Decided(d)) => *o = self.counters.count(Ok(d)),
+                Err(reason) => *o = self.counters.count(Err(reason)),
             }
         }
         self.largest.clear();
         self.largest.resize(self.anycast.len(), None);
         self.state.fib.fls_batch(&self.anycast, &mut self.largest, &mut self.scratch);
-        for k in 0..self.anycast_at.len() {
-            let (i, allowed) = self.anycast_at[k];
-            let decided = anycast_decision(self.largest[k], &allowed);
-            out[i] = self.count(decided);
+        for (&(i, allowed), &best) in self.anycast_at.iter().zip(&self.largest) {
+            out[i] = self.counters.count(anycast_decision(best, &allowed));
         }
     }
 
-    /// A forwarded packet's decision, or `None` for a drop (counted).
-    fn count(&mut self, decided: Result<Decision, DropReason>) -> Option<Decision> {
-        decided.map_err(|reason| self.counters.drops[reason as usize] += 1).ok()
-    }
-
     /// Parses `packet` and decides it, except an anycast descriptor: that is left for FLS.
-    fn prepare(&mut self, packet: &[u8]) -> Pending {
-        self.decide(packet).unwrap_or_else(|reason| Pending::Decided(Err(reason)))
-    }
-
     fn decide(&mut self, packet: &[u8]) -> Result<Pending, DropReason> {
         let s = self.state;
         let decided = match Address::parse(packet).map_err(|e| DropReason::of(&e))? {
@@ -318,7 +313,7 @@ impl<'a> Engine<'a> {
                 }
             }
         };
-        Ok(Pending::Decided(Ok(decided)))
+        Ok(Pending::Decided(decided))
     }
 }
 
