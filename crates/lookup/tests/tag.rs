@@ -210,7 +210,7 @@ proptest! {
     ) {
         // Each packet: a multicast or anycast descriptor on tree 0, 1 or 2 (unknown), a locator,
         // or random bytes.
-        let state = small_state();
+        let mut state = small_state();
         let labels = TzLabels::build(&Tree::from_parents(vec![NO_PARENT, 0, 0, 1]).unwrap()).unwrap();
         let packets: Vec<Vec<u8>> = burst
             .iter()
@@ -227,8 +227,10 @@ proptest! {
                 v
             })
             .collect();
-        let [one_by_one, burst] = one_by_one_and_as_a_burst(&state, &packets);
-        prop_assert_eq!(burst, one_by_one);
+        let (one_by_one, bursts) = one_by_one_and_as_bursts(&mut state, &packets);
+        for burst in bursts {
+            prop_assert_eq!(&burst, &one_by_one);
+        }
     }
 }
 
@@ -245,7 +247,7 @@ fn small_state() -> ForwardingState {
 
 #[test]
 fn the_engine_dispatches_and_counts_every_drop() {
-    let state = small_state();
+    let mut state = small_state();
     let mut engine = Engine::new(&state);
     let packet = |a: Address| {
         let mut v = Vec::new();
@@ -304,21 +306,30 @@ fn the_engine_dispatches_and_counts_every_drop() {
     let mut burst = vec![multicast, anycast_t1, to_self, anycast(&[1, 9], 0), to_leaf, anycast(&[1, 2], 0), anycast(&[30], 0)];
     burst.extend(cases.into_iter().map(|(bytes, _)| bytes));
     burst.push(anycast(&[5, 7], 0));
-    let [one_by_one, as_a_burst] = one_by_one_and_as_a_burst(&state, &burst);
+    let (one_by_one, bursts) = one_by_one_and_as_bursts(&mut state, &burst);
     assert_eq!(one_by_one.0.iter().filter(|d| d.is_some()).count(), 6, "the burst's packets forwarded one by one");
-    assert_eq!(as_a_burst, one_by_one);
+    for as_a_burst in bursts {
+        assert_eq!(as_a_burst, one_by_one);
+    }
 }
 
-/// `packets` forwarded one by one, then as one burst, each time by a fresh engine on `state`:
-/// the decisions and the counters, both ways.
-fn one_by_one_and_as_a_burst(state: &ForwardingState, packets: &[Vec<u8>]) -> [(Vec<Option<Decision>>, Counters); 2] {
+/// The decisions on some packets and the counters after them.
+type Forwarded = (Vec<Option<Decision>>, Counters);
+
+/// `packets` forwarded one by one, then as one burst with the FIB's anycast packets walked in
+/// each [`FlsBatchOrder`], each time by a fresh engine on `state`.
+fn one_by_one_and_as_bursts(state: &mut ForwardingState, packets: &[Vec<u8>]) -> (Forwarded, Vec<Forwarded>) {
     let mut engine = Engine::new(state);
     let one_by_one = packets.iter().map(|p| engine.forward(p)).collect();
     let counted = engine.counters;
-    let mut engine = Engine::new(state);
-    let mut burst = vec![None; packets.len()];
-    engine.forward_batch(packets, &mut burst);
-    [(one_by_one, counted), (burst, engine.counters)]
+    let bursts = [FlsBatchOrder::OneAtATime, FlsBatchOrder::Interleaved].map(|order| {
+        state.fib.set_fls_batch_order(order);
+        let mut engine = Engine::new(state);
+        let mut burst = vec![None; packets.len()];
+        engine.forward_batch(packets, &mut burst);
+        (burst, engine.counters)
+    });
+    ((one_by_one, counted), bursts.into())
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! (threads, FIB size) and Table 1 (push/pull traffic mixes).
 //!
 //! FIBs: Zipf-tagged descriptors (1M, 10M and the paper's 63M — its chain-removed forms
-//! measured, its uncompressed size counted — and 2.5M and 5M for the FIB-size series; quick:
+//! measured, its uncompressed size counted — and 100K to 5M for the FIB-size series; quick:
 //! 100K) and a CCN-like FIB of real URL names converted to depth-tagged descriptors (10M; quick:
 //! 100K); in the `skew` series, FIBs of the largest Zipf size with more skew (an application tag
 //! in every descriptor; Zipf(s) tags, s = 1.25 and 1.5) to show what the bit permutation's saving
@@ -20,17 +20,19 @@
 //! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); FAS rows in which
 //! order (`fas_order`: breadth-first, the default, or depth-first) and when FAS tests chain
 //! records (`fas_records`: deferred, the default, or at-once); FLS rows how a batch's walks run
-//! (`fls_batch`: interleaved, the default, or one-at-a-time). Both are timed through their
+//! (`fls_batch`: interleaved, the default on FIBs of `INTERLEAVE_FROM_BYTES` or more, or
+//! one-at-a-time, the default on smaller ones). Both are timed through their
 //! batch calls. Rows of a series name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`,
 //! `scalar` — the walks without the AVX-512 list scan, `depth_first` — FAS in the paper's order,
 //! `records_at_once` — FAS's chain records not deferred, `one_at_a_time` — FLS's walks not
-//! interleaved, `peers_in_turn` — each walk against each peer in one compare, `descending`,
-//! `descending_no_prefetch`, `skew`, `fib_size`).
+//! interleaved, on every FIB size, which plot `fls-batch-by-size` draws, `peers_in_turn` — each
+//! walk against each peer in one compare, `descending`, `descending_no_prefetch`, `skew`,
+//! `fib_size`).
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, FlsBatchOrder, ForwardingState, Hop,
     InvertedIndex, Label, Largest, Layout, LinearScan, MatchScratch, PortSet, RecordCheck, SiblingOrder, Tree, TzLabels, WalkCounts,
-    NO_PARENT, VARIANTS,
+    INTERLEAVE_FROM_BYTES, NO_PARENT, VARIANTS,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -521,13 +523,17 @@ fn depth_first(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> V
 }
 
 /// FAS/FLS on `fibs` with FLS walking a batch's packets one after another (sweep
-/// `one_at_a_time`): what [interleaving 8 walks](nexthop_lookup::tag::FlsBatchOrder) gives. FAS,
+/// `one_at_a_time`): what [interleaving 8 walks](nexthop_lookup::tag::FlsBatchOrder) gives, on
+/// FIBs of any size (the default is chosen by size; each FIB gets its own back after). FAS,
 /// unchanged, is measured again beside it: its rows differ from the main ones by the run's noise.
 fn one_at_a_time(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
-    switched_off(cfg, w, fibs, "one_at_a_time", |fib, on| {
+    let defaults: Vec<FlsBatchOrder> = fibs.iter().map(CompiledFib::fls_batch_order).collect();
+    let rows = switched_off(cfg, w, fibs, "one_at_a_time", |fib, on| {
         fib.set_fls_batch_order(if on { FlsBatchOrder::Interleaved } else { FlsBatchOrder::OneAtATime });
         true
-    })
+    });
+    fibs.iter_mut().zip(defaults).for_each(|(fib, order)| fib.set_fls_batch_order(order));
+    rows
 }
 
 /// FAS/FLS on `fibs` with FAS testing each terminator's chain record when it meets it (sweep
@@ -998,13 +1004,16 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(counted_fib_rows(&w)?);
             rows.extend(variants_of(cfg, &w, &LARGEST_FORMS, &[])?.0);
         }
-        // Figure 10c: FIB size, rare+chain/SROL (with the main rows' 1M, 10M and 63M).
-        let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[2_500_000, 5_000_000] };
+        // Figure 10c: FIB size, rare+chain/SROL (with the main rows' 1M, 10M and 63M); at each
+        // size, what interleaving FLS batches gives (plot `fls-batch-by-size`, which sets
+        // `INTERLEAVE_FROM_BYTES`).
+        let sizes: &[usize] = if cfg.quick { &[25_000, 50_000] } else { &[100_000, 300_000, 500_000, 700_000, 2_500_000, 5_000_000] };
         for &n in sizes {
             let (entries, inverted, queries) = zipf_inputs(n, n_q);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             let (fib, build_s) = compile(w.entries, BEST_FIB.0, BEST_FIB.1)?;
             rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "fib_size").with("build_s", build_s)));
+            rows.extend(one_at_a_time(cfg, &w, &mut [fib]));
         }
         Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
     }
@@ -1304,6 +1313,15 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             },
         });
     }
+    plots.push(Plot {
+        file_tag: "fls-batch-by-size".into(),
+        title: format!(
+            "FLS interleaving 8 walks of a batch, by FIB size: speed-up over one walk at a time (1 thread; the default from {} MiB on)",
+            INTERLEAVE_FROM_BYTES >> 20
+        ),
+        y_label: "× one-at-a-time matches/s".into(),
+        chart: Chart::Lines { x_label: "FIB MB".into(), log_x: true, series: interleaving_by_size(rows) },
+    });
     let savings = permutation_savings(rows);
     plots.push(Plot {
         file_tag: "skew".into(),
@@ -1334,6 +1352,25 @@ fn series_gains(rows: &[Row], sweep: &str) -> Vec<(String, String, String, f64, 
         out.push((f.to_string(), c.to_string(), l.to_string(), gain("fas"), gain("fls")));
     }
     out
+}
+
+/// What interleaving FLS batches gives by FIB size (sweep `one_at_a_time`, both orders
+/// measured in turn): for each FIB family (zipf, ccn) and form, (FIB MB, interleaved ÷ one at a
+/// time) by size.
+fn interleaving_by_size(rows: &[Row]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.str("sweep") == Some("one_at_a_time") && r.str("system") == Some("fls")) {
+        let (Some(f), Some(c), Some(l)) = (r.str("fib"), r.str("compression"), r.str("layout")) else { continue };
+        let name = format!("{} {c}/{l}", f.split('-').next().unwrap_or(f));
+        let r = Some(r);
+        let point = (num(r, "fib_bytes") / 1e6, num(r, "ab_on_kmatches_per_s") / num(r, "ab_off_kmatches_per_s"));
+        match series.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, points)) => points.push(point),
+            None => series.push((name, vec![point])),
+        }
+    }
+    series.iter_mut().for_each(|(_, points)| points.sort_by(|a, b| a.0.total_cmp(&b.0)));
+    series
 }
 
 /// (x, µs per match) of `alg` on `compression`/SROL in sweep `sweep`, x being field `x`: the
@@ -1477,6 +1514,22 @@ fn summary(rows: &[Row]) -> Vec<String> {
     for (f, c, l, fas, fls) in series_gains(rows, "one_at_a_time") {
         out.push(format!("tagnet {f} {c}/{l}: FLS interleaved ÷ one at a time {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
     }
+    let gains: Vec<(f64, f64)> = interleaving_by_size(rows).into_iter().flat_map(|(_, points)| points).collect();
+    let from = INTERLEAVE_FROM_BYTES as f64 / 1e6;
+    let span = |keep: &dyn Fn(f64) -> bool| {
+        let g: Vec<f64> = gains.iter().filter(|(mb, _)| keep(*mb)).map(|p| p.1).collect();
+        let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        if g.is_empty() {
+            "no FIB".to_string()
+        } else {
+            format!("{lo:.2}–{hi:.2}× on {} FIBs", g.len())
+        }
+    };
+    out.push(format!(
+        "tagnet FLS interleaved ÷ one at a time: under {from:.1} MB (one at a time by default) {}; from it (interleaved) {}",
+        span(&|mb| mb < from),
+        span(&|mb| mb >= from),
+    ));
     for (f, c, l, fas, fls) in series_gains(rows, "records_at_once") {
         out.push(format!("tagnet {f} {c}/{l}: FAS chain records deferred ÷ at once {fas:.2}× (FLS, the same walk, {fls:.2}×)"));
     }

@@ -659,7 +659,7 @@ impl CompiledFib {
         // 4 KB pages nearly every list of a large FIB is also a TLB miss.
         let nodes = huge_collect(b.nodes.into_iter());
         let records = if chains_removed { huge_collect(b.records.finish().into_iter()) } else { Vec::new() };
-        Ok(CompiledFib {
+        let mut fib = CompiledFib {
             nodes,
             records,
             record_base: b.record_base,
@@ -675,10 +675,12 @@ impl CompiledFib {
             order,
             prefetch: true,
             fas_order: FasOrder::default(),
-            fls_batch_order: FlsBatchOrder::default(),
+            fls_batch_order: FlsBatchOrder::OneAtATime,
             fas_record_check: RecordCheck::default(),
             simd: super::matcher::simd_supported(),
-        })
+        };
+        fib.fls_batch_order = FlsBatchOrder::for_fib_bytes(fib.memory_bytes());
+        Ok(fib)
     }
 
     /// The size [`CompiledFib::build`] would give `entries` uncompressed — [`Compression::None`],
@@ -790,8 +792,8 @@ impl CompiledFib {
         self.fas_order
     }
 
-    /// Sets how [`CompiledFib::fls_batch`] walks a batch's packets (interleaved by default; the
-    /// answers are the same either way).
+    /// Sets how [`CompiledFib::fls_batch`] walks a batch's packets (by default, chosen by the
+    /// FIB's size: [`FlsBatchOrder::for_fib_bytes`]; the answers are the same either way).
     pub fn set_fls_batch_order(&mut self, order: FlsBatchOrder) {
         self.fls_batch_order = order;
     }

@@ -60,7 +60,8 @@
 //! FLS tests at once: a match may raise its bound and prune what follows.
 //!
 //! **FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default of
-//! [`CompiledFib::fls_batch`]): FLS's own order cannot wait for a prefetch, but the walks of a
+//! [`CompiledFib::fls_batch`] on FIBs of [`INTERLEAVE_FROM_BYTES`] or more): FLS's own order
+//! cannot wait for a prefetch, but the walks of a
 //! batch's packets are independent, so [`INTERLEAVED`] of them take turns, one list each: a
 //! child list one walk pushes (and prefetches, its first [`INTERLEAVED_LINES`] lines) is read
 //! after seven other lists, by which time it has mostly arrived. A terminator whose chain
@@ -70,8 +71,9 @@
 //! it, so a batch gives the single walk's exact answer). A walk is a [`FlsWalk`] (query, scan,
 //! best so far, held record) and a stack of its own; the single [`CompiledFib::fls`] runs the
 //! same step, testing records at once. On FIBs far past the caches this is faster; on ones in
-//! the caches there is no wait to hide and the turns cost a little (the `tagnet` experiment's
-//! series `one_at_a_time`).
+//! the caches there is no wait to hide and the turns cost a little, so smaller FIBs walk one
+//! packet at a time (the `tagnet` experiment's series `one_at_a_time`, on FIBs of 100K to 10M
+//! descriptors, and its plot `fls-batch-by-size`).
 //!
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
 //! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
@@ -156,19 +158,39 @@ impl RecordCheck {
     }
 }
 
+/// The FIB size from which [`CompiledFib::build`] sets FLS batches to
+/// [`FlsBatchOrder::Interleaved`] (smaller FIBs: [`FlsBatchOrder::OneAtATime`]). Measured on
+/// the AMD EPYC (32 MiB of L3), series `one_at_a_time` of the `tagnet` experiment: interleaving
+/// loses a few percent on FIBs of a few MB, breaks even around 12 MB and gains from there,
+/// most on FIBs far past the L3. 10 MiB sits below the break-even, where either order is as
+/// fast.
+pub const INTERLEAVE_FROM_BYTES: usize = 10 << 20;
+
 /// How [`CompiledFib::fls_batch`] walks the packets of a batch (a single FLS walks alone).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FlsBatchOrder {
-    /// One walk after another, as [`CompiledFib::fls`] does each.
+    /// One walk after another, as [`CompiledFib::fls`] does each: the default on FIBs under
+    /// [`INTERLEAVE_FROM_BYTES`], mostly in the caches, where a list read has little wait to
+    /// hide and taking turns costs more than it saves.
     OneAtATime,
     /// Ours: 8 walks at once, one list of each in turn, so that the list a walk pushed (and a
     /// chain record it must test) is fetched while the other seven read theirs. A batch of one
-    /// packet has nothing to take turns with: it walks as [`CompiledFib::fls`] does.
-    #[default]
+    /// packet has nothing to take turns with: it walks as [`CompiledFib::fls`] does. The
+    /// default on FIBs of [`INTERLEAVE_FROM_BYTES`] or more.
     Interleaved,
 }
 
 impl FlsBatchOrder {
+    /// The order [`CompiledFib::build`] sets on a FIB of `fib_bytes`
+    /// ([`CompiledFib::memory_bytes`]): interleaved from [`INTERLEAVE_FROM_BYTES`] on.
+    pub fn for_fib_bytes(fib_bytes: usize) -> Self {
+        if fib_bytes >= INTERLEAVE_FROM_BYTES {
+            FlsBatchOrder::Interleaved
+        } else {
+            FlsBatchOrder::OneAtATime
+        }
+    }
+
     /// The name in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -1102,7 +1124,7 @@ mod tests {
             let single: Vec<_> = queries.iter().map(|q| compiled.fls(q, &mut s)).collect();
             let single_above: Vec<_> = floors.iter().map(|(q, f)| compiled.fls_above(q, *f, &mut s)).collect();
             assert!(single.iter().filter(|a| a.is_some()).count() > queries.len() / 2, "most packets match");
-            assert_eq!(compiled.fls_batch_order(), FlsBatchOrder::Interleaved, "the default");
+            assert_eq!(compiled.fls_batch_order(), FlsBatchOrder::OneAtATime, "the default of a FIB in the caches");
             for order in [FlsBatchOrder::Interleaved, FlsBatchOrder::OneAtATime] {
                 compiled.set_fls_batch_order(order);
                 let mut out = vec![None; queries.len()];
@@ -1127,6 +1149,8 @@ mod tests {
             }
         }
         let empty = CompiledFib::build(core::iter::empty(), 0, Compression::PermChain, crate::tag::Layout::Srol).unwrap();
+        assert_eq!(FlsBatchOrder::for_fib_bytes(INTERLEAVE_FROM_BYTES - 1), FlsBatchOrder::OneAtATime);
+        assert_eq!(FlsBatchOrder::for_fib_bytes(INTERLEAVE_FROM_BYTES), FlsBatchOrder::Interleaved);
         let some = Some(Largest { weight: 1, ports: PortSet::EMPTY });
         for order in [FlsBatchOrder::Interleaved, FlsBatchOrder::OneAtATime] {
             let mut empty = empty.clone();
