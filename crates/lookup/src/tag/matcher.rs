@@ -938,7 +938,8 @@ impl CompiledFib {
         }
     }
 
-    /// [`CompiledFib::fls`] for each query, into `out`: interleaved by default
+    /// [`CompiledFib::fls`] for each query, into `out`: by default interleaved on FIBs of
+    /// [`INTERLEAVE_FROM_BYTES`] or more, one walk after another on smaller ones
     /// ([`CompiledFib::set_fls_batch_order`]); the answers are the same either way.
     pub fn fls_batch(&self, queries: &[Descriptor], out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
         self.fls_many(queries.iter().map(|q| (q, 0)), out, scratch);
