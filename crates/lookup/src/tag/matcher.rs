@@ -61,19 +61,19 @@
 //!
 //! **FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default of
 //! [`CompiledFib::fls_batch`] on FIBs of [`INTERLEAVE_FROM_BYTES`] or more): FLS's own order
-//! cannot wait for a prefetch, but the walks of a
-//! batch's packets are independent, so [`INTERLEAVED`] of them take turns, one list each: a
-//! child list one walk pushes (and prefetches, its first [`INTERLEAVED_LINES`] lines) is read
-//! after seven other lists, by which time it has mostly arrived. A terminator whose chain
-//! record decides is held the same way: its record prefetched, it is tested at the start of
-//! the walk's next turn (one held per walk; meanwhile the walk prunes against its best so far,
-//! which only prunes less, and a record that matches wins a tie against what was found after
-//! it, so a batch gives the single walk's exact answer). A walk is a [`FlsWalk`] (query, scan,
-//! best so far, held record) and a stack of its own; the single [`CompiledFib::fls`] runs the
-//! same step, testing records at once. On FIBs far past the caches this is faster; on ones in
-//! the caches there is no wait to hide and the turns cost a little, so smaller FIBs walk one
-//! packet at a time (the `tagnet` experiment's series `one_at_a_time`, on FIBs of 100K to 10M
-//! descriptors, and its plot `fls-batch-by-size`).
+//! cannot wait for a prefetch, but the walks of a batch's packets are independent, so
+//! [`INTERLEAVED`] of them take turns, one list each: a child list one walk pushes (and
+//! prefetches, its first [`INTERLEAVED_LINES`] lines) is read after seven other lists, by which
+//! time it has mostly arrived. A terminator whose chain record decides is held the same way:
+//! its record prefetched, it is tested at the start of the walk's next turn (one held per walk;
+//! meanwhile the walk prunes against its best so far, which only prunes less, and a record that
+//! matches wins a tie against what was found after it, so a batch gives the single walk's exact
+//! answer). A walk is a [`FlsWalk`] (query, scan, best so far, held record) and a stack of its
+//! own; the single [`CompiledFib::fls`] runs the same step, testing records at once. On FIBs
+//! far past the caches this is faster; on ones in the caches there is no wait to hide and the
+//! turns cost a little, so smaller FIBs walk one packet at a time (the `tagnet` experiment's
+//! series `one_at_a_time`, on FIBs of 100K to 10M descriptors, and its plot
+//! `fls-batch-by-size`).
 //!
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
 //! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
