@@ -161,9 +161,9 @@ impl RecordCheck {
 /// The FIB size from which [`CompiledFib::build`] sets FLS batches to
 /// [`FlsBatchOrder::Interleaved`] (smaller FIBs: [`FlsBatchOrder::OneAtATime`]). Measured on
 /// the AMD EPYC (32 MiB of L3), series `one_at_a_time` of the `tagnet` experiment: interleaving
-/// loses a few percent on FIBs of a few MB, breaks even around 12 MB and gains from there,
-/// most on FIBs far past the L3. 10 MiB sits below the break-even, where either order is as
-/// fast.
+/// loses a few percent on FIBs of a few MB, is within a few percent either way between about
+/// 12 and 17 MB, and gains from there on, the most on FIBs far past the L3. 10 MiB sits just
+/// below that band.
 pub const INTERLEAVE_FROM_BYTES: usize = 10 << 20;
 
 /// How [`CompiledFib::fls_batch`] walks the packets of a batch (a single FLS walks alone).
