@@ -1514,21 +1514,21 @@ fn summary(rows: &[Row]) -> Vec<String> {
     for (f, c, l, fas, fls) in series_gains(rows, "one_at_a_time") {
         out.push(format!("tagnet {f} {c}/{l}: FLS interleaved ÷ one at a time {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
     }
-    let gains: Vec<(f64, f64)> = interleaving_by_size(rows).into_iter().flat_map(|(_, points)| points).collect();
     let from = INTERLEAVE_FROM_BYTES as f64 / 1e6;
-    let span = |keep: &dyn Fn(f64) -> bool| {
-        let g: Vec<f64> = gains.iter().filter(|(mb, _)| keep(*mb)).map(|p| p.1).collect();
-        let (lo, hi) = g.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
-        if g.is_empty() {
+    let (under, over): (Vec<_>, Vec<_>) =
+        interleaving_by_size(rows).into_iter().flat_map(|(_, points)| points).partition(|(mb, _)| *mb < from);
+    let span = |points: &[(f64, f64)]| {
+        let (lo, hi) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(_, g)| (lo.min(g), hi.max(g)));
+        if points.is_empty() {
             "no FIB".to_string()
         } else {
-            format!("{lo:.2}–{hi:.2}× on {} FIBs", g.len())
+            format!("{lo:.2}–{hi:.2}× on {} FIBs", points.len())
         }
     };
     out.push(format!(
         "tagnet FLS interleaved ÷ one at a time: under {from:.1} MB (one at a time by default) {}; from it (interleaved) {}",
-        span(&|mb| mb < from),
-        span(&|mb| mb >= from),
+        span(&under),
+        span(&over),
     ));
     for (f, c, l, fas, fls) in series_gains(rows, "records_at_once") {
         out.push(format!("tagnet {f} {c}/{l}: FAS chain records deferred ÷ at once {fas:.2}× (FLS, the same walk, {fls:.2}×)"));

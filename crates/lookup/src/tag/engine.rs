@@ -272,7 +272,7 @@ impl<'a> Engine<'a> {
                     self.anycast.push(descriptor);
                     self.anycast_at.push((i, allowed));
                 }
-                Ok(Pending::Decided(d)) => *o = self.counters.count(Ok(d)),
+                Ok(Pending::Decided(d)) => *o = Some(d),
                 Err(reason) => *o = self.counters.count(Err(reason)),
             }
         }
