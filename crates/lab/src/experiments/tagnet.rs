@@ -619,16 +619,19 @@ fn on_and_off(
 /// FAS/FLS on the forms of [`LAYOUT_FIBS`] compiled again with sibling lists in descending
 /// order (sweep `descending`): what the default, the paper's ascending order, gives (FLS stops
 /// reading a list where it can no longer beat its best match, instead of passing over its head).
-/// Measured again without the walks' prefetch (sweep `descending_no_prefetch`): with descending
-/// lists both walks pop a list's children in the order SROL lays their subtrees out (lowest
-/// position, the last sibling, first), so these rows show the layouts as the paper compares
-/// them — a walk that follows SROL, and no prefetch to hide where the next list is.
+/// Measured again without the walks' prefetch and with FAS depth-first (sweep
+/// `descending_no_prefetch`): with descending lists both walks then pop a list's children in
+/// the order SROL lays their subtrees out (lowest position, the last sibling, first), so these
+/// rows show the layouts as the paper compares them — walks that follow SROL, and no prefetch
+/// to hide where the next list is. (FAS's default, breadth-first, follows no layout: until git
+/// d0be050 these rows measured it, not the paper's walk.)
 fn descending_lists(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (c, l) in LAYOUT_FIBS {
         let mut fib = CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Descending)?;
         rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending")));
         fib.set_prefetch(false);
+        fib.set_fas_order(FasOrder::DepthFirst);
         rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending_no_prefetch")));
     }
     Ok(rows)
