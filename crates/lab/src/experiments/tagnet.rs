@@ -619,12 +619,13 @@ fn on_and_off(
 /// FAS/FLS on the forms of [`LAYOUT_FIBS`] compiled again with sibling lists in descending
 /// order (sweep `descending`): what the default, the paper's ascending order, gives (FLS stops
 /// reading a list where it can no longer beat its best match, instead of passing over its head).
-/// Measured again without the walks' prefetch and with FAS depth-first (sweep
-/// `descending_no_prefetch`): with descending lists both walks then pop a list's children in
-/// the order SROL lays their subtrees out (lowest position, the last sibling, first), so these
-/// rows show the layouts as the paper compares them — walks that follow SROL, and no prefetch
-/// to hide where the next list is. (FAS's default, breadth-first, follows no layout: until git
-/// d0be050 these rows measured it, not the paper's walk.)
+/// Measured again as the paper walks (sweep `descending_no_prefetch`): no prefetch, FAS
+/// depth-first, FLS one packet at a time. With descending lists both walks then pop a list's
+/// children in the order SROL lays their subtrees out (lowest position, the last sibling,
+/// first), so these rows show the layouts as the paper compares them — walks that follow SROL,
+/// and nothing to hide where the next list is. (FAS's default, breadth-first, follows no
+/// layout, and interleaved FLS walks read other packets' lists between their own: in the runs
+/// from git 5025a9b through d0be050 these rows measured those defaults, not the paper's walks.)
 fn descending_lists(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (c, l) in LAYOUT_FIBS {
@@ -632,6 +633,7 @@ fn descending_lists(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row
         rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending")));
         fib.set_prefetch(false);
         fib.set_fas_order(FasOrder::DepthFirst);
+        fib.set_fls_batch_order(FlsBatchOrder::OneAtATime);
         rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending_no_prefetch")));
     }
     Ok(rows)
