@@ -1158,6 +1158,35 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
                 .collect(),
         },
     });
+    if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending_no_prefetch")).and_then(|r| r.str("fib")) {
+        // SROL ÷ SOL under each walk condition the layout series measure, on their FIB.
+        let conditions = [
+            ("ours (ascending, prefetch)", None),
+            ("no prefetch", Some("no_prefetch")),
+            ("descending", Some("descending")),
+            ("the paper's walks, descending, no prefetch", Some("descending_no_prefetch")),
+        ];
+        let walks: Vec<(String, &str, &str)> =
+            ["perm+chain", "rare+chain"].into_iter().flat_map(|c| ["fas", "fls"].map(|a| (format!("{f} {c} {a}"), c, a))).collect();
+        let speed = |sweep: Option<&str>, a: &str, c: &str, l: &str| {
+            num(find_in(rows, sweep, a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
+        };
+        plots.push(Plot {
+            file_tag: "layout-conditions".into(),
+            title: "SROL ÷ SOL (matches/s, 1 thread) by how the walks run: ours, and the paper's".into(),
+            y_label: "SROL ÷ SOL".into(),
+            chart: Chart::Bars {
+                groups: walks.iter().map(|w| w.0.clone()).collect(),
+                series: conditions
+                    .iter()
+                    .map(|&(name, sweep)| {
+                        let ratios = walks.iter().map(|&(_, c, a)| speed(sweep, a, c, "srol") / speed(sweep, a, c, "sol")).collect();
+                        (name.to_string(), ratios)
+                    })
+                    .collect(),
+            },
+        });
+    }
     plots.push(Plot {
         file_tag: "threads".into(),
         title: "Figure 10a/b: thousand matches/s, 1 thread vs all (rare+chain, SROL)".into(),
