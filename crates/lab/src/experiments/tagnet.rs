@@ -1060,6 +1060,16 @@ fn num(r: Option<&Row>, key: &str) -> f64 {
     r.and_then(|r| r.num(key)).unwrap_or(f64::NAN)
 }
 
+/// K matches/s of walk `alg` on `fib` compiled as (`compression`, `layout`), in sweep `sweep`.
+fn form_speed(rows: &[Row], sweep: Option<&str>, alg: &str, fib: &str, compression: &str, layout: &str) -> f64 {
+    num(find_in(rows, sweep, alg, fib, &[("compression", compression), ("layout", layout)]), "kmatches_per_s")
+}
+
+/// How much faster walk `alg` ran with SROL than with SOL on `fib`'s `compression`, in `sweep`.
+fn srol_over_sol(rows: &[Row], sweep: Option<&str>, alg: &str, fib: &str, compression: &str) -> f64 {
+    form_speed(rows, sweep, alg, fib, compression, "srol") / form_speed(rows, sweep, alg, fib, compression, "sol")
+}
+
 fn fib_names(rows: &[Row]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for r in rows.iter().filter(|r| r.str("system") == Some("fib") && r.str("sweep").is_none()) {
@@ -1168,9 +1178,6 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         ];
         let walks: Vec<(String, &str, &str)> =
             ["perm+chain", "rare+chain"].into_iter().flat_map(|c| ["fas", "fls"].map(|a| (format!("{f} {c} {a}"), c, a))).collect();
-        let speed = |sweep: Option<&str>, a: &str, c: &str, l: &str| {
-            num(find_in(rows, sweep, a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
-        };
         plots.push(Plot {
             file_tag: "layout-conditions".into(),
             title: "SROL ÷ SOL (matches/s, 1 thread) by how the walks run: ours, and the paper's".into(),
@@ -1179,10 +1186,7 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
                 groups: walks.iter().map(|w| w.0.clone()).collect(),
                 series: conditions
                     .iter()
-                    .map(|&(name, sweep)| {
-                        let ratios = walks.iter().map(|&(_, c, a)| speed(sweep, a, c, "srol") / speed(sweep, a, c, "sol")).collect();
-                        (name.to_string(), ratios)
-                    })
+                    .map(|&(name, sweep)| (name.to_string(), walks.iter().map(|&(_, c, a)| srol_over_sol(rows, sweep, a, f, c)).collect()))
                     .collect(),
             },
         });
@@ -1531,11 +1535,8 @@ fn summary(rows: &[Row]) -> Vec<String> {
         }
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("no_prefetch")).and_then(|r| r.str("fib")) {
-        let speed = |a: &str, c: &str, l: &str| {
-            num(find_in(rows, Some("no_prefetch"), a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
-        };
         for c in ["perm+chain", "rare+chain"] {
-            let ratio = |a: &str| speed(a, c, "srol") / speed(a, c, "sol");
+            let ratio = |a: &str| srol_over_sol(rows, Some("no_prefetch"), a, f, c);
             out.push(format!("tagnet {f} {c} without prefetch: SROL/SOL FAS {:.2}× FLS {:.2}×", ratio("fas"), ratio("fls")));
         }
     }
@@ -1568,26 +1569,21 @@ fn summary(rows: &[Row]) -> Vec<String> {
         out.push(format!("tagnet {f} {c}/{l}: FAS chain records deferred ÷ at once {fas:.2}× (FLS, the same walk, {fls:.2}×)"));
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending")).and_then(|r| r.str("fib")) {
-        let speed = |a: &str, c: &str, l: &str, descending: bool| {
-            num(find_in(rows, descending.then_some("descending"), a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
-        };
         for c in ["perm+chain", "rare+chain"] {
-            for (order, desc) in [("ascending", false), ("descending", true)] {
+            for (order, sweep) in [("ascending", None), ("descending", Some("descending"))] {
+                let speed = |a: &str, l: &str| form_speed(rows, sweep, a, f, c, l);
                 out.push(format!(
                     "tagnet {f} {c} {order} lists: FLS/FAS {:.2}× (SOL) {:.2}× (SROL); SROL/SOL FAS {:.2}× FLS {:.2}×",
-                    speed("fls", c, "sol", desc) / speed("fas", c, "sol", desc),
-                    speed("fls", c, "srol", desc) / speed("fas", c, "srol", desc),
-                    speed("fas", c, "srol", desc) / speed("fas", c, "sol", desc),
-                    speed("fls", c, "srol", desc) / speed("fls", c, "sol", desc),
+                    speed("fls", "sol") / speed("fas", "sol"),
+                    speed("fls", "srol") / speed("fas", "srol"),
+                    srol_over_sol(rows, sweep, "fas", f, c),
+                    srol_over_sol(rows, sweep, "fls", f, c),
                 ));
             }
-            let bare = |a: &str, l: &str| {
-                num(find_in(rows, Some("descending_no_prefetch"), a, f, &[("compression", c), ("layout", l)]), "kmatches_per_s")
-            };
             out.push(format!(
                 "tagnet {f} {c} descending lists without prefetch (walks that follow SROL, the paper's conditions): SROL/SOL FAS {:.2}× FLS {:.2}×",
-                bare("fas", "srol") / bare("fas", "sol"),
-                bare("fls", "srol") / bare("fls", "sol"),
+                srol_over_sol(rows, Some("descending_no_prefetch"), "fas", f, c),
+                srol_over_sol(rows, Some("descending_no_prefetch"), "fls", f, c),
             ));
         }
     }
