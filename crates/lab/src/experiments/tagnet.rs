@@ -26,8 +26,9 @@
 //! `scalar` — the walks without the AVX-512 list scan, `depth_first` — FAS in the paper's order,
 //! `records_at_once` — FAS's chain records not deferred, `one_at_a_time` — FLS's walks not
 //! interleaved, on every FIB size, which plot `fls-batch-by-size` draws, `peers_in_turn` — each
-//! walk against each peer in one compare, `descending`, `descending_no_prefetch`, `skew`,
-//! `fib_size`).
+//! walk against each peer in one compare, `descending`, `descending_no_prefetch`,
+//! `layouts_in_turn` — SOL and SROL in one compare, under our walks and under the paper's
+//! (`walks`: ours or paper), `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
     parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, FlsBatchOrder, ForwardingState, Hop,
@@ -626,17 +627,80 @@ fn on_and_off(
 /// and nothing to hide where the next list is. (FAS's default, breadth-first, follows no
 /// layout, and interleaved FLS walks read other packets' lists between their own: in the runs
 /// from git 5025a9b through d0be050 these rows measured those defaults, not the paper's walks.)
+/// Then each compression's two layouts, walking so, are measured in turn ([`layouts_in_turn`]).
 fn descending_lists(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    for (c, l) in LAYOUT_FIBS {
-        let mut fib = CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Descending)?;
-        rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending")));
-        fib.set_prefetch(false);
-        fib.set_fas_order(FasOrder::DepthFirst);
-        fib.set_fls_batch_order(FlsBatchOrder::OneAtATime);
-        rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending_no_prefetch")));
+    for c in [Compression::PermChain, Compression::RareChain] {
+        let mut both = Vec::new();
+        for l in [Layout::Sol, Layout::Srol] {
+            let mut fib = CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Descending)?;
+            rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending")));
+            fib.set_prefetch(false);
+            fib.set_fas_order(FasOrder::DepthFirst);
+            fib.set_fls_batch_order(FlsBatchOrder::OneAtATime);
+            rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending_no_prefetch")));
+            both.push(fib);
+        }
+        rows.extend(layouts_in_turn(cfg, w, &both, PAPER_WALKS));
     }
     Ok(rows)
+}
+
+/// [`layouts_in_turn`]'s `walks` for FIBs walked as nexthop walks them by default.
+const OUR_WALKS: &str = "ours";
+/// [`layouts_in_turn`]'s `walks` for FIBs walked as the paper does ([`descending_lists`]).
+const PAPER_WALKS: &str = "paper";
+
+/// SOL against SROL, measured in turn (sweep `layouts_in_turn`): for each compression among
+/// `fibs` compiled in both layouts, FAS on the two in one [`compare`], then FLS, on the same
+/// packets, every answer checked. `walks` says how the FIBs were set to walk: [`OUR_WALKS`] or
+/// [`PAPER_WALKS`]. A row carries each layout's K/s and `srol_over_sol`. The main and series
+/// rows set SOL against SROL measured minutes apart, and on the AMD EPYC this machine's speed
+/// drifted between the two by more than the layouts differ; measured in turn, both share the
+/// drift.
+fn layouts_in_turn(cfg: &RunConfig, w: &Workload<'_>, fibs: &[CompiledFib], walks: &str) -> Vec<Row> {
+    let q = &w.queries;
+    let n = q.len();
+    let weights = w.fls_weights();
+    let mut rows = Vec::new();
+    for sol in fibs.iter().filter(|f| f.layout() == Layout::Sol) {
+        let Some(srol) = fibs.iter().find(|f| f.layout() == Layout::Srol && f.compression() == sol.compression()) else {
+            continue;
+        };
+        let mut fas = [sol, srol].map(|fib| {
+            Contender::new(fib.layout().name(), move |out: &mut Vec<PortSet>| {
+                out.resize(n, PortSet::EMPTY);
+                fib.fas_batch(q, Fanout::ALL, out, &mut MatchScratch::new());
+            })
+        });
+        let mut fls = [sol, srol].map(|fib| {
+            Contender::new(fib.layout().name(), move |out: &mut Vec<u32>| {
+                out.resize(n, 0);
+                weights_of(out, |answers| fib.fls_batch(q, answers, &mut MatchScratch::new()));
+            })
+        });
+        let fas_o = compare(cfg.reps, &w.fas_ref, &mut fas);
+        let fls_o = compare(cfg.reps, &weights, &mut fls);
+        for (walk, o) in [("fas", fas_o), ("fls", fls_o)] {
+            let [sol_k, srol_k] = [0, 1].map(|i| o.get(i).map_or(f64::NAN, |o| o.per_second(n) / 1e3));
+            rows.push(
+                Row::new(walk)
+                    .with("fib", w.name.as_str())
+                    .with("descriptors", w.entries.len())
+                    .with("sweep", "layouts_in_turn")
+                    .with("walks", walks)
+                    .with("compression", sol.compression().name())
+                    .with("sibling_order", sol.sibling_order().name())
+                    .with("extra_tags", 2)
+                    .with("queries", n)
+                    .with("sol_kmatches_per_s", sol_k)
+                    .with("srol_kmatches_per_s", srol_k)
+                    .with("srol_over_sol", srol_k / sol_k)
+                    .with("mismatches", o.iter().map(|o| o.mismatches).sum::<u64>()),
+            );
+        }
+    }
+    rows
 }
 
 /// The locator side on the AS-like graph: label sizes, delivery on random pairs, ns per forward.
@@ -973,6 +1037,7 @@ impl crate::Experiment for TagnetExperiment {
                 rows.extend(without_prefetch(cfg, &w, &mut fibs));
                 rows.extend(without_simd(cfg, &w, &mut fibs));
                 rows.extend(depth_first(cfg, &w, &mut fibs));
+                rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
                 rows.extend(descending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
@@ -1068,6 +1133,12 @@ fn form_speed(rows: &[Row], sweep: Option<&str>, alg: &str, fib: &str, compressi
 /// How much faster walk `alg` ran with SROL than with SOL on `fib`'s `compression`, in `sweep`.
 fn srol_over_sol(rows: &[Row], sweep: Option<&str>, alg: &str, fib: &str, compression: &str) -> f64 {
     form_speed(rows, sweep, alg, fib, compression, "srol") / form_speed(rows, sweep, alg, fib, compression, "sol")
+}
+
+/// SROL ÷ SOL of walk `alg` on `fib`'s `compression`, the two measured in turn with the walks
+/// set as `walks` says ([`layouts_in_turn`]).
+fn layouts_in_turn_ratio(rows: &[Row], alg: &str, fib: &str, compression: &str, walks: &str) -> f64 {
+    num(find_in(rows, Some("layouts_in_turn"), alg, fib, &[("compression", compression), ("walks", walks)]), "srol_over_sol")
 }
 
 fn fib_names(rows: &[Row]) -> Vec<String> {
@@ -1169,26 +1240,25 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         },
     });
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending_no_prefetch")).and_then(|r| r.str("fib")) {
-        // SROL ÷ SOL under each walk condition the layout series measure, on their FIB.
-        let conditions = [
-            ("ours (ascending, prefetch)", None),
-            ("no prefetch", Some("no_prefetch")),
-            ("descending", Some("descending")),
-            ("the paper's walks, descending, no prefetch", Some("descending_no_prefetch")),
-        ];
+        // SROL ÷ SOL under each walk condition the layout series measure, on their FIB: each
+        // layout's rows measured minutes apart, then the two measured in turn.
         let walks: Vec<(String, &str, &str)> =
             ["perm+chain", "rare+chain"].into_iter().flat_map(|c| ["fas", "fls"].map(|a| (format!("{f} {c} {a}"), c, a))).collect();
+        let apart = |sweep: Option<&str>| walks.iter().map(|&(_, c, a)| srol_over_sol(rows, sweep, a, f, c)).collect();
+        let in_turn = |by: &str| walks.iter().map(|&(_, c, a)| layouts_in_turn_ratio(rows, a, f, c, by)).collect();
+        let series = vec![
+            ("ours (ascending, prefetch)".to_string(), apart(None)),
+            ("ours, in turn".to_string(), in_turn(OUR_WALKS)),
+            ("no prefetch".to_string(), apart(Some("no_prefetch"))),
+            ("descending".to_string(), apart(Some("descending"))),
+            ("the paper's walks, descending, no prefetch".to_string(), apart(Some("descending_no_prefetch"))),
+            ("the paper's walks, in turn".to_string(), in_turn(PAPER_WALKS)),
+        ];
         plots.push(Plot {
             file_tag: "layout-conditions".into(),
             title: "SROL ÷ SOL (matches/s, 1 thread) by how the walks run: ours, and the paper's".into(),
             y_label: "SROL ÷ SOL".into(),
-            chart: Chart::Bars {
-                groups: walks.iter().map(|w| w.0.clone()).collect(),
-                series: conditions
-                    .iter()
-                    .map(|&(name, sweep)| (name.to_string(), walks.iter().map(|&(_, c, a)| srol_over_sol(rows, sweep, a, f, c)).collect()))
-                    .collect(),
-            },
+            chart: Chart::Bars { groups: walks.iter().map(|w| w.0.clone()).collect(), series },
         });
     }
     plots.push(Plot {
@@ -1584,6 +1654,14 @@ fn summary(rows: &[Row]) -> Vec<String> {
                 "tagnet {f} {c} descending lists without prefetch (walks that follow SROL, the paper's conditions): SROL/SOL FAS {:.2}× FLS {:.2}×",
                 srol_over_sol(rows, Some("descending_no_prefetch"), "fas", f, c),
                 srol_over_sol(rows, Some("descending_no_prefetch"), "fls", f, c),
+            ));
+            let in_turn = |a: &str, by: &str| layouts_in_turn_ratio(rows, a, f, c, by);
+            out.push(format!(
+                "tagnet {f} {c} SROL/SOL measured in turn: our walks FAS {:.2}× FLS {:.2}×; the paper's walks FAS {:.2}× FLS {:.2}×",
+                in_turn("fas", OUR_WALKS),
+                in_turn("fls", OUR_WALKS),
+                in_turn("fas", PAPER_WALKS),
+                in_turn("fls", PAPER_WALKS),
             ));
         }
     }
