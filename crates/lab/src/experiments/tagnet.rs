@@ -431,9 +431,10 @@ fn skew(cfg: &RunConfig, n: usize, n_q: usize) -> anyhow::Result<Vec<Row>> {
 const BEST_FIB: (Compression, Layout) = (Compression::RareChain, Layout::Srol);
 /// The paper's own compiled form, swept beside [`BEST_FIB`] (Figures 7 and 8).
 const PAPER_FIB: (Compression, Layout) = (Compression::PermChain, Layout::Srol);
-/// The largest Zipf FIB's forms kept after [`variants`]: both layouts of the paper's form and
-/// of the fastest, measured again without prefetch; then the SROL two ([`PAPER_FIB`],
-/// [`BEST_FIB`], in that order) are swept.
+/// The forms kept after [`variants`]: both layouts of the paper's form and of the fastest,
+/// their SOL and SROL measured in turn on every main FIB ([`layouts_in_turn`]); on the largest
+/// Zipf FIB also measured again without prefetch and the like, then the SROL two
+/// ([`PAPER_FIB`], [`BEST_FIB`], in that order) swept.
 const LAYOUT_FIBS: [(Compression, Layout); 4] =
     [(Compression::PermChain, Layout::Sol), PAPER_FIB, (Compression::RareChain, Layout::Sol), BEST_FIB];
 
@@ -630,20 +631,47 @@ fn on_and_off(
 /// Then each compression's two layouts, walking so, are measured in turn ([`layouts_in_turn`]).
 fn descending_lists(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    for c in [Compression::PermChain, Compression::RareChain] {
-        let mut both = Vec::new();
-        for l in [Layout::Sol, Layout::Srol] {
-            let mut fib = CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Descending)?;
-            rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending")));
-            fib.set_prefetch(false);
-            fib.set_fas_order(FasOrder::DepthFirst);
-            fib.set_fls_batch_order(FlsBatchOrder::OneAtATime);
-            rows.extend(measure_trie(cfg, w, &fib, 2).into_iter().map(|r| r.with("sweep", "descending_no_prefetch")));
-            both.push(fib);
+    for c in CHAIN_REMOVED {
+        let mut both = descending_layouts(w, c)?;
+        for fib in &mut both {
+            rows.extend(measure_trie(cfg, w, fib, 2).into_iter().map(|r| r.with("sweep", "descending")));
+            walk_as_the_paper(fib);
+            rows.extend(measure_trie(cfg, w, fib, 2).into_iter().map(|r| r.with("sweep", "descending_no_prefetch")));
         }
         rows.extend(layouts_in_turn(cfg, w, &both, PAPER_WALKS));
     }
     Ok(rows)
+}
+
+/// The chain-removed compressions: the paper's and ours.
+const CHAIN_REMOVED: [Compression; 2] = [Compression::PermChain, Compression::RareChain];
+
+/// SOL and SROL of each chain-removed form compiled with descending lists and walked as the
+/// paper walks ([`walk_as_the_paper`]), measured in turn ([`layouts_in_turn`]): Figure 9c's
+/// comparison, under its conditions, one compression at a time (two FIBs in memory).
+fn paper_layouts_in_turn(cfg: &RunConfig, w: &Workload<'_>) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for c in CHAIN_REMOVED {
+        let mut both = descending_layouts(w, c)?;
+        both.iter_mut().for_each(walk_as_the_paper);
+        rows.extend(layouts_in_turn(cfg, w, &both, PAPER_WALKS));
+    }
+    Ok(rows)
+}
+
+/// `w`'s FIB compiled as `c` in SOL, then SROL, with sibling lists in descending order.
+fn descending_layouts(w: &Workload<'_>, c: Compression) -> anyhow::Result<Vec<CompiledFib>> {
+    [Layout::Sol, Layout::Srol]
+        .into_iter()
+        .map(|l| Ok(CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Descending)?))
+        .collect()
+}
+
+/// Sets `fib` to walk as the paper does: no prefetch, FAS depth-first, FLS one packet at a time.
+fn walk_as_the_paper(fib: &mut CompiledFib) {
+    fib.set_prefetch(false);
+    fib.set_fas_order(FasOrder::DepthFirst);
+    fib.set_fls_batch_order(FlsBatchOrder::OneAtATime);
 }
 
 /// [`layouts_in_turn`]'s `walks` for FIBs walked as nexthop walks them by default.
@@ -1025,9 +1053,13 @@ impl crate::Experiment for TagnetExperiment {
             let (entries, inverted, queries) = zipf_inputs(n, n_q);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             let largest = i + 1 == zipf_sizes.len();
-            let keep: &[_] = if largest { &LAYOUT_FIBS } else { &[BEST_FIB] };
-            let (r, mut fibs) = variants(cfg, &w, keep)?;
+            let (r, mut fibs) = variants(cfg, &w, &LAYOUT_FIBS)?;
             rows.extend(r);
+            rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
+            if !largest {
+                rows.extend(paper_layouts_in_turn(cfg, &w)?);
+                fibs.retain(|f| (f.compression(), f.layout()) == BEST_FIB);
+            }
             // The goals' ratios, measured in turn, on the largest size's SROL forms.
             let in_turn: Vec<&CompiledFib> = fibs.iter().filter(|f| largest && f.layout() == Layout::Srol).collect();
             rows.extend(measure_peers(cfg, &w, scan_q, &in_turn));
@@ -1037,7 +1069,6 @@ impl crate::Experiment for TagnetExperiment {
                 rows.extend(without_prefetch(cfg, &w, &mut fibs));
                 rows.extend(without_simd(cfg, &w, &mut fibs));
                 rows.extend(depth_first(cfg, &w, &mut fibs));
-                rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
                 rows.extend(descending_lists(cfg, &w)?);
                 // The sweeps run on the paper's form and the fastest (SROL both).
                 fibs.retain(|f| f.layout() == Layout::Srol);
@@ -1051,10 +1082,12 @@ impl crate::Experiment for TagnetExperiment {
             let (entries, queries) = workload::ccn_fib(ccn_size, n_q, 0xcc)?;
             let inverted = InvertedIndex::new(entries.iter().map(|(d, p)| (d, p)));
             let w = Workload::new(cfg, format!("ccn-{}", size_label(ccn_size)), &entries, &inverted, queries);
-            let (r, mut fibs) = variants(cfg, &w, &[PAPER_FIB, BEST_FIB])?;
+            let (r, mut fibs) = variants(cfg, &w, &LAYOUT_FIBS)?;
             rows.extend(r);
-            rows.extend(measure_peers(cfg, &w, scan_q, &fibs.iter().collect::<Vec<_>>()));
-            fibs.retain(|f| f.compression() == BEST_FIB.0);
+            rows.extend(measure_peers(cfg, &w, scan_q, &fibs.iter().filter(|f| f.layout() == Layout::Srol).collect::<Vec<_>>()));
+            rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
+            rows.extend(paper_layouts_in_turn(cfg, &w)?);
+            fibs.retain(|f| (f.compression(), f.layout()) == BEST_FIB);
             rows.extend(without_simd(cfg, &w, &mut fibs));
             rows.extend(depth_first(cfg, &w, &mut fibs));
             rows.extend(one_at_a_time(cfg, &w, &mut fibs));
@@ -1072,7 +1105,11 @@ impl crate::Experiment for TagnetExperiment {
             let (entries, inverted, queries) = zipf_inputs(n, n_q);
             let w = Workload::new(cfg, format!("zipf-{}", size_label(n)), &entries, &inverted, queries);
             rows.extend(counted_fib_rows(&w)?);
-            rows.extend(variants_of(cfg, &w, &LARGEST_FORMS, &[])?.0);
+            let (r, fibs) = variants_of(cfg, &w, &LARGEST_FORMS, &LARGEST_FORMS)?;
+            rows.extend(r);
+            rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
+            drop(fibs);
+            rows.extend(paper_layouts_in_turn(cfg, &w)?);
         }
         // Figure 10c: FIB size, rare+chain/SROL (with the main rows' 1M, 10M and 63M); at each
         // size, what interleaving FLS batches gives (plot `fls-batch-by-size`, which sets
@@ -1259,6 +1296,22 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             title: "SROL ÷ SOL (matches/s, 1 thread) by how the walks run: ours, and the paper's".into(),
             y_label: "SROL ÷ SOL".into(),
             chart: Chart::Bars { groups: walks.iter().map(|w| w.0.clone()).collect(), series },
+        });
+    }
+    let groups: Vec<(String, String, &str, &str)> = fib_names(rows)
+        .into_iter()
+        .flat_map(|f| CHAIN_REMOVED.map(Compression::name).into_iter().flat_map(move |c| ["fas", "fls"].map(|a| (f.clone(), c, a))))
+        .map(|(f, c, a)| (format!("{f} {c} {a}"), f, c, a))
+        .filter(|(_, f, c, a)| layouts_in_turn_ratio(rows, a, f, c, OUR_WALKS).is_finite())
+        .collect();
+    if !groups.is_empty() {
+        let series = [(OUR_WALKS, "our walks"), (PAPER_WALKS, "the paper's walks (descending, no prefetch)")]
+            .map(|(by, name)| (name.to_string(), groups.iter().map(|(_, f, c, a)| layouts_in_turn_ratio(rows, a, f, c, by)).collect()));
+        plots.push(Plot {
+            file_tag: "layouts-in-turn".into(),
+            title: "Figure 9c as a ratio: SROL ÷ SOL, the two measured in turn (matches/s, 1 thread)".into(),
+            y_label: "SROL ÷ SOL".into(),
+            chart: Chart::Bars { groups: groups.into_iter().map(|g| g.0).collect(), series: series.into() },
         });
     }
     plots.push(Plot {
@@ -1655,15 +1708,31 @@ fn summary(rows: &[Row]) -> Vec<String> {
                 srol_over_sol(rows, Some("descending_no_prefetch"), "fas", f, c),
                 srol_over_sol(rows, Some("descending_no_prefetch"), "fls", f, c),
             ));
-            let in_turn = |a: &str, by: &str| layouts_in_turn_ratio(rows, a, f, c, by);
-            out.push(format!(
-                "tagnet {f} {c} SROL/SOL measured in turn: our walks FAS {:.2}× FLS {:.2}×; the paper's walks FAS {:.2}× FLS {:.2}×",
-                in_turn("fas", OUR_WALKS),
-                in_turn("fls", OUR_WALKS),
-                in_turn("fas", PAPER_WALKS),
-                in_turn("fls", PAPER_WALKS),
-            ));
         }
+    }
+    let in_turn: Vec<&Row> = rows.iter().filter(|r| r.str("sweep") == Some("layouts_in_turn")).collect();
+    for f in fib_names(rows) {
+        for c in CHAIN_REMOVED.map(Compression::name) {
+            let ratio = |a: &str, by: &str| layouts_in_turn_ratio(rows, a, &f, c, by);
+            if ratio("fas", OUR_WALKS).is_finite() {
+                out.push(format!(
+                    "tagnet {f} {c} SROL/SOL measured in turn: our walks FAS {:.2}× FLS {:.2}×; the paper's walks FAS {:.2}× FLS {:.2}×",
+                    ratio("fas", OUR_WALKS),
+                    ratio("fls", OUR_WALKS),
+                    ratio("fas", PAPER_WALKS),
+                    ratio("fls", PAPER_WALKS),
+                ));
+            }
+        }
+    }
+    for (by, name) in [(OUR_WALKS, "our walks"), (PAPER_WALKS, "the paper's walks")] {
+        let ratios: Vec<f64> = in_turn.iter().filter(|r| r.str("walks") == Some(by)).filter_map(|r| r.num("srol_over_sol")).collect();
+        let (lo, hi) = ratios.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        out.push(format!(
+            "tagnet SROL faster than SOL, measured in turn, with {name}: {} of {} pairs ({lo:.2}–{hi:.2}×)",
+            ratios.iter().filter(|&&x| x > 1.0).count(),
+            ratios.len(),
+        ));
     }
     // The main FIBs' savings are on their own lines above.
     let main = fib_names(rows);
