@@ -676,7 +676,7 @@ fn walk_as_the_paper(fib: &mut CompiledFib) {
 
 /// [`layouts_in_turn`]'s `walks` for FIBs walked as nexthop walks them by default.
 const OUR_WALKS: &str = "ours";
-/// [`layouts_in_turn`]'s `walks` for FIBs walked as the paper does ([`descending_lists`]).
+/// [`layouts_in_turn`]'s `walks` for FIBs walked as the paper does ([`walk_as_the_paper`]).
 const PAPER_WALKS: &str = "paper";
 
 /// SOL against SROL, measured in turn (sweep `layouts_in_turn`): for each compression among
@@ -1589,6 +1589,11 @@ fn fls_over_fas(rows: &[Row], fib: &str, c: &str, l: &str, sweep: Option<&str>) 
     num(find_in(rows, sweep, "fls", fib, &fields), "kmatches_per_s") / num(find(rows, "fas", fib, &fields), "kmatches_per_s")
 }
 
+/// The lowest and the highest of `values` (∞ and −∞ for none).
+fn lowest_and_highest(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+}
+
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     for f in fib_names(rows) {
@@ -1676,7 +1681,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
     let (under, over): (Vec<_>, Vec<_>) =
         interleaving_by_size(rows).into_iter().flat_map(|(_, points)| points).partition(|(mb, _)| *mb < from);
     let span = |points: &[(f64, f64)]| {
-        let (lo, hi) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &(_, g)| (lo.min(g), hi.max(g)));
+        let (lo, hi) = lowest_and_highest(points.iter().map(|p| p.1));
         if points.is_empty() {
             "no FIB".to_string()
         } else {
@@ -1727,7 +1732,10 @@ fn summary(rows: &[Row]) -> Vec<String> {
     }
     for (by, name) in [(OUR_WALKS, "our walks"), (PAPER_WALKS, "the paper's walks")] {
         let ratios: Vec<f64> = in_turn.iter().filter(|r| r.str("walks") == Some(by)).filter_map(|r| r.num("srol_over_sol")).collect();
-        let (lo, hi) = ratios.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        if ratios.is_empty() {
+            continue;
+        }
+        let (lo, hi) = lowest_and_highest(ratios.iter().copied());
         out.push(format!(
             "tagnet SROL faster than SOL, measured in turn, with {name}: {} of {} pairs ({lo:.2}–{hi:.2}×)",
             ratios.iter().filter(|&&x| x > 1.0).count(),
