@@ -389,12 +389,8 @@ fn largest_size(cfg: &RunConfig) -> usize {
 }
 
 /// The forms measured at [`largest_size`]: those whose trie fits the compiled vector at 63M.
-const LARGEST_FORMS: [(Compression, Layout); 4] = [
-    (Compression::PermChain, Layout::Sol),
-    (Compression::PermChain, Layout::Srol),
-    (Compression::RareChain, Layout::Sol),
-    (Compression::RareChain, Layout::Srol),
-];
+/// (the same forms as [`LAYOUT_FIBS`], kept after the build for their layouts in turn).
+const LARGEST_FORMS: [(Compression, Layout); 4] = LAYOUT_FIBS;
 
 /// Shares of packets drawn from the FIB in the matching-rate sweep (Figure 7; 100% is the main
 /// measurement).
@@ -1280,7 +1276,7 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         // SROL ÷ SOL under each walk condition the layout series measure, on their FIB: each
         // layout's rows measured minutes apart, then the two measured in turn.
         let walks: Vec<(String, &str, &str)> =
-            ["perm+chain", "rare+chain"].into_iter().flat_map(|c| ["fas", "fls"].map(|a| (format!("{f} {c} {a}"), c, a))).collect();
+            CHAIN_REMOVED.map(Compression::name).into_iter().flat_map(|c| ["fas", "fls"].map(|a| (format!("{f} {c} {a}"), c, a))).collect();
         let apart = |sweep: Option<&str>| walks.iter().map(|&(_, c, a)| srol_over_sol(rows, sweep, a, f, c)).collect();
         let in_turn = |by: &str| walks.iter().map(|&(_, c, a)| layouts_in_turn_ratio(rows, a, f, c, by)).collect();
         let series = vec![
@@ -1426,7 +1422,8 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             "extra_tags",
         ),
     ] {
-        let series = ["perm+chain", "rare+chain"]
+        let series = CHAIN_REMOVED
+            .map(Compression::name)
             .iter()
             .flat_map(|c| ["fas", "fls"].map(|a| (format!("{a} {c}"), sweep_points(rows, a, c, name, x))))
             .collect();
@@ -1628,7 +1625,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
             }
             out.push(line);
         }
-        for c in ["perm+chain", "rare+chain"] {
+        for c in CHAIN_REMOVED.map(Compression::name) {
             let at = |a: &str, key: &str| num(find_in(rows, Some("peers_in_turn"), a, &f, &[("compression", c)]), key);
             if at("fas", "vs_index_in_turn").is_finite() {
                 out.push(format!(
@@ -1654,7 +1651,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
         }
     }
     if let Some(swept) = rows.iter().find(|r| r.str("sweep") == Some("matching")).and_then(|r| r.str("fib")) {
-        for c in ["perm+chain", "rare+chain"] {
+        for c in CHAIN_REMOVED.map(Compression::name) {
             let at = |a: &str| {
                 let p = sweep_points(rows, a, c, "matching", "matching_pct");
                 p.iter().map(|(x, us)| format!("{x:.0}%: {us:.1}")).collect::<Vec<_>>().join(", ")
@@ -1663,7 +1660,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
         }
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("no_prefetch")).and_then(|r| r.str("fib")) {
-        for c in ["perm+chain", "rare+chain"] {
+        for c in CHAIN_REMOVED.map(Compression::name) {
             let ratio = |a: &str| srol_over_sol(rows, Some("no_prefetch"), a, f, c);
             out.push(format!("tagnet {f} {c} without prefetch: SROL/SOL FAS {:.2}× FLS {:.2}×", ratio("fas"), ratio("fls")));
         }
@@ -1697,7 +1694,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
         out.push(format!("tagnet {f} {c}/{l}: FAS chain records deferred ÷ at once {fas:.2}× (FLS, the same walk, {fls:.2}×)"));
     }
     if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending")).and_then(|r| r.str("fib")) {
-        for c in ["perm+chain", "rare+chain"] {
+        for c in CHAIN_REMOVED.map(Compression::name) {
             for (order, sweep) in [("ascending", None), ("descending", Some("descending"))] {
                 let speed = |a: &str, l: &str| form_speed(rows, sweep, a, f, c, l);
                 out.push(format!(
@@ -1715,7 +1712,6 @@ fn summary(rows: &[Row]) -> Vec<String> {
             ));
         }
     }
-    let in_turn: Vec<&Row> = rows.iter().filter(|r| r.str("sweep") == Some("layouts_in_turn")).collect();
     for f in fib_names(rows) {
         for c in CHAIN_REMOVED.map(Compression::name) {
             let ratio = |a: &str, by: &str| layouts_in_turn_ratio(rows, a, &f, c, by);
@@ -1730,6 +1726,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
             }
         }
     }
+    let in_turn: Vec<&Row> = rows.iter().filter(|r| r.str("sweep") == Some("layouts_in_turn")).collect();
     for (by, name) in [(OUR_WALKS, "our walks"), (PAPER_WALKS, "the paper's walks")] {
         let ratios: Vec<f64> = in_turn.iter().filter(|r| r.str("walks") == Some(by)).filter_map(|r| r.num("srol_over_sol")).collect();
         if ratios.is_empty() {
