@@ -133,9 +133,9 @@ pub(super) const LAST: u32 = 1 << 30;
 pub(super) const TERMINAL: u32 = 1 << 31;
 /// Inner-node link flag: the node also stands for its single child (whose position is in its
 /// guard byte), and links to that child's children.
-const SKIP: u32 = 1 << 29;
+pub(super) const SKIP: u32 = 1 << 29;
 /// An inner node's link bits below the flags: its first child.
-const CHILD: u32 = SKIP - 1;
+pub(super) const CHILD: u32 = SKIP - 1;
 /// A terminator's link bits below the flags: its record's offset from its block's base, above
 /// its port-set id.
 const PAYLOAD: u32 = LAST - 1;

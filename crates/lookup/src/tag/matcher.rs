@@ -37,16 +37,20 @@
 //!
 //! **FAS breadth-first** (ours, [`FasOrder::BreadthFirst`], the default): FAS's answer is the
 //! union of all matches, in any order, so it reads its lists first pushed, first read: a queue.
-//! The lists to come are then known [`LOOKAHEAD`] lists ahead, and each is prefetched (its
-//! first [`LOOKAHEAD_LINES`] lines) when the walk is that many lists before it — or when
-//! pushed, if the walk is already closer than that. On a 10M-descriptor FIB (166 MB, far past
-//! the caches) this hides much of the memory wait that the depth-first walk's prefetch left;
-//! four lines, not eight, because the lines a queue's list has after it are not what the walk
-//! reads next (no layout follows a breadth-first walk), and prefetching them only keeps the
-//! memory busy. FLS stays depth-first: its order finds the heavy match early, which its pruning
-//! needs. [`CompiledFib::set_prefetch`] turns every prefetch off, to measure what the layouts
-//! give alone. Tried and no faster: interleaving a batch's FAS walks as FLS's are (below);
-//! testing 8 nodes at a time with scalar bit masks instead of a branch per node.
+//! FAS's step is eight nodes of a list ([`ListScan::fas_chunk`]): it pushes the child lists of
+//! the inner nodes it enters and, if the list goes on, the list's rest, which the queue reads
+//! in its turn like any other list. So a walk's step costs no branch on where a list ends or
+//! on which nodes pass; on a 10M-descriptor FIB each wrong guess there also waited for the
+//! chunk that decides it. The steps to come are then known [`LOOKAHEAD`] steps ahead, and each
+//! is prefetched (its first [`LOOKAHEAD_LINES`] lines, which hold its eight nodes) when the
+//! walk is that many steps before it — or when pushed, if the walk is already closer than
+//! that. On a 10M-descriptor FIB (166 MB, far past the caches) this hides much of the memory
+//! wait that the depth-first walk's prefetch left. FLS stays depth-first: its order finds the
+//! heavy match early, which its pruning needs. [`CompiledFib::set_prefetch`] turns every
+//! prefetch off, to measure what the layouts give alone. Tried and no faster: interleaving a
+//! batch's FAS walks as FLS's are (below); cutting an ascending list at the query's highest
+//! position (a packet's rare tags put that position near the top: it spared 3 nodes in 10,155
+//! on zipf-1m).
 //!
 //! **FAS's chain records deferred** (ours, [`RecordCheck::Deferred`], the default): a
 //! terminator whose chain is longer than the three positions its node holds is a match only
@@ -78,10 +82,12 @@
 //! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
 //! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
 //! nodes at a time: one AVX-512 load and a handful of vector instructions give the nodes that
-//! pass as a bit mask, and the walk acts on those alone. Where the CPU has no AVX-512F, or
+//! pass as a bit mask, and the walk acts on those alone. FAS's step goes further where the CPU
+//! has AVX-512 VBMI: the scan also applies rule 2 and pushes the child lists itself, and the
+//! walk is left only the terminators to test. Where the CPU has no AVX-512F, or
 //! [`CompiledFib::set_simd`] turns it off, the same walk tests node by node. The walks are
 //! written once, generic over the scan, and the AVX-512 instances are compiled inside
-//! functions that enable the feature. When FLS meets a new best in the middle of eight, it
+//! functions that enable the features. When FLS meets a new best in the middle of eight, it
 //! scans again from the node after it, against the new best.
 //!
 //! **Counting**: [`CompiledFib::fas_counted`] and [`CompiledFib::fls_counted`] run the same
@@ -97,16 +103,17 @@ use core::num::NonZeroUsize;
 use super::chain::Record;
 use super::compile::{permute, CompiledFib, Node, SiblingOrder, LAST, TERMINAL};
 #[cfg(target_arch = "x86_64")]
-use super::list_scan::Avx512Scan;
-use super::list_scan::{query_bit, ListScan, ScalarScan};
+use super::list_scan::{Avx512Scan, VbmiScan};
+use super::list_scan::{ListAt, ListScan, Query, ScalarScan};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
 /// Cache lines prefetched from the start of each child list a depth-first walk pushes.
 const PREFETCH_LINES: usize = 8;
-/// How many lists ahead of the one it reads a breadth-first FAS prefetches.
-const LOOKAHEAD: usize = 16;
-/// Cache lines prefetched from the start of each list a breadth-first FAS will read.
-const LOOKAHEAD_LINES: usize = 4;
+/// How many steps (eight nodes of a list each) ahead of the one it takes a breadth-first FAS
+/// prefetches.
+const LOOKAHEAD: usize = 32;
+/// Cache lines prefetched from the start of each step a breadth-first FAS will take.
+const LOOKAHEAD_LINES: usize = 2;
 /// How many terminators' chain records a FAS walk holds, prefetched, before it tests the oldest
 /// ([`RecordCheck::Deferred`]).
 const DEFERRED_RECORDS: usize = 8;
@@ -327,9 +334,10 @@ impl Tally for WalkCounts {
 /// A matcher's reusable list vectors (one per thread).
 #[derive(Debug, Default)]
 pub struct MatchScratch {
-    /// FAS: (sibling list, depth), a stack or a queue (every list a walk pushes stays until the
-    /// next walk clears it: at most the lists it reads, a few thousand on a 10M-descriptor FIB).
-    lists: Vec<(u32, u32)>,
+    /// FAS: the lists, and lists' rests, still to read with their depth, a stack or a queue
+    /// (every one a walk pushes stays until the next walk clears it: at most the steps it takes,
+    /// several thousand on a 10M-descriptor FIB).
+    lists: Vec<ListAt>,
     /// FLS: (bound on the weight of a match below, sibling list, depth), a stack.
     bounded: Vec<Bounded>,
     /// Interleaved FLS: a stack per walk (created by the first batch).
@@ -370,7 +378,7 @@ impl<S: ListScan> FlsWalk<S> {
     unsafe fn new(fib: &CompiledFib, query: &Descriptor, floor: u32, stack: &mut Vec<Bounded>) -> Self {
         let q = fib.query(query);
         // SAFETY: the caller's contract.
-        let scan = unsafe { S::new(q.bits) };
+        let scan = unsafe { S::new(&q) };
         let descending = Descending::new(&q);
         stack.clear();
         stack.push((u32::MAX, 0, 1));
@@ -380,36 +388,6 @@ impl<S: ListScan> FlsWalk<S> {
     /// The walk's answer (once its stack is empty).
     fn answer(&self, fib: &CompiledFib) -> Option<Largest> {
         fib.port_sets.get(self.best_set).map(|&ports| Largest { weight: self.best_weight, ports })
-    }
-}
-
-/// A query prepared for one walk: renumbered bits and, per word, the weight of the words after it.
-struct Query {
-    bits: [u64; 3],
-    after: [u32; 3],
-}
-
-impl Query {
-    fn new(bits: [u64; 3]) -> Query {
-        let c = bits.map(u64::count_ones);
-        Query { bits, after: [c[1] + c[2], c[2], 0] }
-    }
-
-    #[inline]
-    fn has(&self, p: usize) -> bool {
-        self.bit(p) == 1
-    }
-
-    /// Bit p of the query, 0 or 1 (to combine tests without a branch each).
-    #[inline]
-    fn bit(&self, p: usize) -> u64 {
-        query_bit(&self.bits, p)
-    }
-
-    /// Query bits at positions ≥ p.
-    #[inline]
-    fn from(&self, p: usize) -> u32 {
-        (self.bits[p >> 6] >> (p & 63)).count_ones() + self.after[p >> 6]
     }
 }
 
@@ -551,13 +529,25 @@ impl CompiledFib {
         }
     }
 
-    /// Prefetches the child list of inner node `n`, pushed now by a depth-first walk and read
-    /// when popped (after the rest of the current list and what it pushes later): its first
-    /// [`PREFETCH_LINES`] cache lines, which hold all of most lists and the start of the
-    /// subtree read after it.
+    /// Prefetches what a FAS walk has just `pushed` (`children` child lists, then maybe the
+    /// rest of the list it reads). A depth-first walk reads a child list when it pops it, after
+    /// the rest of the current list and what that pushes: it prefetches each child's first
+    /// [`PREFETCH_LINES`] lines, which hold all of most lists and the start of the subtree read
+    /// after it (the rest of the current list came with its start). A breadth-first walk, the
+    /// first `in_reach` of all it pushed, those it will read within its lookahead (no list
+    /// taken later prefetches them) — most often none, and then no branch depends on what
+    /// was pushed.
     #[inline]
-    fn prefetch_children(&self, n: &Node) {
-        self.prefetch_list(n.child(), PREFETCH_LINES);
+    fn prefetch_pushed(&self, pushed: &[ListAt], children: usize, breadth_first: bool, in_reach: usize) {
+        if !breadth_first {
+            for list in &pushed[..children] {
+                self.prefetch_list(list.start as usize, PREFETCH_LINES);
+            }
+        } else if in_reach != 0 {
+            for list in pushed.iter().take(in_reach) {
+                self.prefetch_list(list.start as usize, LOOKAHEAD_LINES);
+            }
+        }
     }
 
     /// Find All Subsets: the union of the ports of every entry ⊆ `query`, restricted to
@@ -582,6 +572,11 @@ impl CompiledFib {
         scratch: &mut MatchScratch,
         tally: &mut impl Tally,
     ) -> PortSet {
+        #[cfg(target_arch = "x86_64")]
+        if self.simd && VbmiScan::supported() {
+            // SAFETY: just checked.
+            return unsafe { self.fas_vbmi(query, fanout, allowed, scratch, tally) };
+        }
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
@@ -610,6 +605,25 @@ impl CompiledFib {
         unsafe { self.fas_walk::<Avx512Scan>(query, fanout, allowed, scratch, tally) }
     }
 
+    /// The FAS walk with the AVX-512 VBMI scan inlined.
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F, BW and VBMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[allow(unsafe_code)]
+    unsafe fn fas_vbmi(
+        &self,
+        query: &Descriptor,
+        fanout: Fanout,
+        allowed: &PortSet,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> PortSet {
+        // SAFETY: this function runs only where the scan's features do (its own contract).
+        unsafe { self.fas_walk::<VbmiScan>(query, fanout, allowed, scratch, tally) }
+    }
+
     /// The FAS walk over lists read with scan `S`.
     ///
     /// # Safety
@@ -631,21 +645,21 @@ impl CompiledFib {
         let limit = fanout.get();
         let q = self.query(query);
         // SAFETY: the caller's contract.
-        let scan = unsafe { S::new(q.bits) };
+        let scan = unsafe { S::new(&q) };
         let breadth_first = self.fas_order == FasOrder::BreadthFirst;
-        // Breadth-first: the lists before `next` are read, and the one `LOOKAHEAD` after it
+        // Breadth-first: the steps before `next` are taken, and the one `LOOKAHEAD` after it
         // is prefetched as `next` is taken.
         let lists = &mut scratch.lists;
         let mut next = 0;
         lists.clear();
-        lists.push((0, 1));
+        lists.push(ListAt { start: 0, depth: 1 });
         let deferred = self.fas_record_check == RecordCheck::Deferred;
         let mut held = HeldRecords::default();
         loop {
-            let (list, depth) = if breadth_first {
+            let ListAt { start, depth } = if breadth_first {
                 let Some(&taken) = lists.get(next) else { break };
-                if let Some(&(ahead, _)) = lists.get(next + LOOKAHEAD) {
-                    self.prefetch_list(ahead as usize, LOOKAHEAD_LINES);
+                if let Some(ahead) = lists.get(next + LOOKAHEAD) {
+                    self.prefetch_list(ahead.start as usize, LOOKAHEAD_LINES);
                 }
                 next += 1;
                 taken
@@ -653,45 +667,37 @@ impl CompiledFib {
                 let Some(taken) = lists.pop() else { break };
                 taken
             };
-            tally.list();
-            let mut i = list as usize;
-            loop {
-                // Most nodes fail the scan's test (neither a match nor a subtree to enter).
-                // SAFETY: the caller's contract.
-                let chunk = unsafe { scan.chunk(&self.nodes, i, 0, i32::MAX) };
-                tally.nodes(chunk.read);
-                let mut pass = chunk.pass;
-                while pass != 0 {
-                    let k = i + pass.trailing_zeros() as usize;
-                    pass &= pass - 1;
-                    let Some(n) = self.nodes.get(k) else { break };
-                    if n.is(TERMINAL) {
-                        let matched = self.terminal_match(&q, n, k, depth, |r| {
-                            if !deferred {
-                                return Some(r);
-                            }
-                            self.prefetch_record(&r);
-                            held.hold(r)
-                        });
-                        if let Some(set) = matched {
-                            if self.add_ports(&mut out, set, allowed, limit) {
-                                return out;
-                            }
-                        }
-                    } else if n.min() < depth + q.from(n.pos()) {
-                        if !breadth_first {
-                            self.prefetch_children(n);
-                        } else if lists.len() < next + LOOKAHEAD {
-                            // Read within the lookahead: no list taken later prefetches it.
-                            self.prefetch_list(n.child(), LOOKAHEAD_LINES);
-                        }
-                        lists.push((n.child() as u32, depth + 1 + n.skip()));
+            // A list's rest is pushed as a list of its own; count only lists' starts (each
+            // list ends with its last node, the root list starts the vector).
+            if start == 0 || self.nodes.get(start as usize - 1).is_some_and(|n| n.is(LAST)) {
+                tally.list();
+            }
+            // Most nodes fail the scan's test; the inner nodes that pass have their child lists
+            // pushed by the scan itself, and only the terminators are left to test.
+            let i = start as usize;
+            let pushed_from = lists.len();
+            // SAFETY: the caller's contract.
+            let chunk = unsafe { scan.fas_chunk(&self.nodes, i, depth, lists) };
+            tally.nodes(chunk.read);
+            let in_reach = (next + LOOKAHEAD).saturating_sub(pushed_from);
+            self.prefetch_pushed(&lists[pushed_from..], chunk.children as usize, breadth_first, in_reach);
+            let mut hits = chunk.hits;
+            while hits != 0 {
+                let k = i + hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                let Some(n) = self.nodes.get(k) else { break };
+                let matched = self.terminal_match(&q, n, k, depth, |r| {
+                    if !deferred {
+                        return Some(r);
+                    }
+                    self.prefetch_record(&r);
+                    held.hold(r)
+                });
+                if let Some(set) = matched {
+                    if self.add_ports(&mut out, set, allowed, limit) {
+                        return out;
                     }
                 }
-                if chunk.ended {
-                    break;
-                }
-                i += 8;
             }
         }
         for r in held.held() {
