@@ -425,6 +425,7 @@ fn fas_chunk_vbmi(scan: VbmiScan, nodes: &[Node], i: usize, depth: u32, lists: &
     let from_a = _mm512_and_si512(lookup(&scan.from, v), byte);
     let min = _mm512_and_si512(_mm512_srli_epi64::<8>(v), byte);
     let reachable = _mm512_cmplt_epu64_mask(min, _mm512_add_epi64(from_a, _mm512_set1_epi64(i64::from(depth))));
+    // (The list scan's test of a maximum depth above 0 is left out: every node has one.)
     let enter = all_set(has, 0xff00_00ff) & !terminal & reachable & read;
     // Each entered node's child list, packed as a `ListAt`: first child | depth below << 32.
     let link = _mm512_srli_epi64::<32>(v);
