@@ -249,6 +249,9 @@ pub struct CompiledFib {
     /// Whether the walks read lists eight nodes at a time with AVX-512 (where the CPU has it,
     /// unless turned off; see [`super::list_scan`]).
     pub(super) simd: bool,
+    /// Whether FAS takes its steps with AVX-512 VBMI: `simd`, on a CPU that also has VBMI
+    /// (chosen once here, not at every walk).
+    pub(super) vbmi: bool,
 }
 
 /// The renumbering of positions `compression` applies to a FIB of `descriptors`: none, or by
@@ -678,6 +681,7 @@ impl CompiledFib {
             fls_batch_order: FlsBatchOrder::OneAtATime,
             fas_record_check: RecordCheck::default(),
             simd: super::matcher::simd_supported(),
+            vbmi: super::matcher::simd_supported() && super::matcher::vbmi_supported(),
         };
         fib.fls_batch_order = FlsBatchOrder::for_fib_bytes(fib.memory_bytes());
         Ok(fib)
@@ -819,6 +823,7 @@ impl CompiledFib {
     /// same either way.
     pub fn set_simd(&mut self, on: bool) -> bool {
         self.simd = on && super::matcher::simd_supported();
+        self.vbmi = self.simd && super::matcher::vbmi_supported();
         self.simd
     }
 

@@ -264,12 +264,7 @@ impl VbmiScan {
 impl ListScan for VbmiScan {
     #[inline(always)]
     unsafe fn new(q: &Query) -> Self {
-        let mut from = [0u8; FILTER_BITS];
-        let mut count = 0;
-        for p in (0..FILTER_BITS).rev() {
-            count += q.bit(p) as u8;
-            from[p] = count;
-        }
+        let from: [u8; FILTER_BITS] = core::array::from_fn(|p| q.from(p) as u8);
         // SAFETY: the caller guarantees the scan's features (the trait's contract).
         unsafe { VbmiScan { words: Avx512Scan::new(q), has: has_table(q.bits), from: byte_table(&from) } }
     }

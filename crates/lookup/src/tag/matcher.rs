@@ -440,6 +440,14 @@ pub(super) fn simd_supported() -> bool {
     false
 }
 
+/// Whether this CPU runs FAS's AVX-512 VBMI step.
+pub(super) fn vbmi_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return VbmiScan::supported();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 impl CompiledFib {
     fn query(&self, q: &Descriptor) -> Query {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
@@ -574,8 +582,9 @@ impl CompiledFib {
         tally: &mut impl Tally,
     ) -> PortSet {
         #[cfg(target_arch = "x86_64")]
-        if self.simd && VbmiScan::supported() {
-            // SAFETY: just checked.
+        if self.vbmi {
+            // SAFETY: `vbmi` is set only where the CPU has AVX-512F, BW and VBMI
+            // (`vbmi_supported`).
             return unsafe { self.fas_vbmi(query, fanout, allowed, scratch, tally) };
         }
         #[cfg(target_arch = "x86_64")]
