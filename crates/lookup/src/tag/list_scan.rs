@@ -32,8 +32,8 @@
 //!
 //! The first two build FAS's step on [`ListScan::chunk`] and push what passes node by node. FLS
 //! reads with [`Avx512Scan`] even where the CPU has VBMI: a VBMI chunk that also left out the
-//! nodes FLS passes over anyway (rules 2 and 3, a terminator's second position) made FLS about
-//! a tenth slower on zipf-1m, and so did one that also pushed FLS's children with a compress
+//! nodes FLS passes over anyway (rules 2 and 3, a terminator's second position) made FLS slower
+//! on zipf-1m, and so did one that also pushed FLS's children with a compress
 //! (docs/tagnet.md). The walks are written once, generic over the scan; the AVX-512
 //! instances are compiled inside functions that enable the features, so that the scan's
 //! intrinsics inline into them.

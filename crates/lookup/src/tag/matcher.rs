@@ -50,7 +50,7 @@
 //! prefetch off, to measure what the layouts give alone. Tried and no faster: interleaving a
 //! batch's FAS walks as FLS's are (below); testing 8 nodes at a time with scalar bit masks
 //! instead of a branch per node; cutting an ascending list at the query's highest
-//! position (a packet's rare tags put that position near the top: it spared 3 nodes in 10,155
+//! position (a packet's rare tags put that position near the top: it spared almost no nodes
 //! on zipf-1m).
 //!
 //! **FAS's chain records deferred** (ours, [`RecordCheck::Deferred`], the default): a
