@@ -4,8 +4,8 @@
 
 use nexthop_lookup::tag::{
     Address, CompiledFib, Compression, Counters, Decision, Descriptor, DescriptorFib, DropReason, Engine, Fanout, FasOrder, FlsBatchOrder,
-    ForwardingState, Hop, InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, RecordCheck, SiblingOrder, TagError, Tree,
-    TzLabels, NO_PARENT, VARIANTS,
+    FlsOrder, ForwardingState, Hop, InvertedIndex, Label, Layout, LinearScan, MatchScratch, Port, PortSet, RecordCheck, SiblingOrder,
+    TagError, Tree, TzLabels, NO_PARENT, VARIANTS,
 };
 use proptest::prelude::*;
 
@@ -35,13 +35,17 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
         let mut compiled = CompiledFib::build_ordered(fib.entries().map(|(d, p)| (*d, *p)), fib.len(), c, l, order).unwrap();
         prop_assert_eq!(compiled.sibling_order(), order);
         prop_assert_eq!(compiled.len(), fib.len());
-        // Both list scans (node by node, and AVX-512 where this CPU has it), both FAS orders.
-        for (simd, fas_order) in [false, true].into_iter().flat_map(|s| [FasOrder::DepthFirst, FasOrder::BreadthFirst].map(|o| (s, o))) {
+        // Both list scans (node by node, and AVX-512 where this CPU has it), the walks in the
+        // paper's depth-first order and in ours.
+        let walk_orders = [(FasOrder::DepthFirst, FlsOrder::DepthFirst), (FasOrder::BreadthFirst, FlsOrder::BreadthAfterFirstMatch)];
+        for (simd, (fas_order, fls_order)) in [false, true].into_iter().flat_map(|s| walk_orders.map(|o| (s, o))) {
             if compiled.set_simd(simd) != simd {
                 continue;
             }
             compiled.set_fas_order(fas_order);
             prop_assert_eq!(compiled.fas_order(), fas_order);
+            compiled.set_fls_order(fls_order);
+            prop_assert_eq!(compiled.fls_order(), fls_order);
             check_compiled(fib, &mut compiled, &scan, queries, (c, l))?;
         }
     }
@@ -104,8 +108,8 @@ fn check_compiled(
     }
     compiled.set_fas_record_check(RecordCheck::Deferred);
     // The batch calls, in both of their orders, answer exactly as the single walks do (an
-    // interleaved walk tests a held chain record a turn later, and must still pick the same
-    // entry of two of the answer's weight).
+    // interleaved depth-first walk tests a held chain record a turn later, and must still pick
+    // the same entry of two of the answer's weight).
     let floors: Vec<(Descriptor, u32)> = queries.iter().zip(&single).map(|(q, a)| (*q, a.map_or(0, |b| b.weight - 1))).collect();
     let single_above: Vec<_> = floors.iter().map(|(q, f)| compiled.fls_above(q, *f, &mut scratch)).collect();
     for order in [FlsBatchOrder::OneAtATime, FlsBatchOrder::Interleaved] {

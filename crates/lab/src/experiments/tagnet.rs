@@ -19,20 +19,23 @@
 //! by one: `mpps_one_by_one`), `fib` for each compiled FIB's shape.
 //! Trie rows say how the walks read lists (`list_scan`: avx512 or scalar); FAS rows in which
 //! order (`fas_order`: breadth-first, the default, or depth-first) and when FAS tests chain
-//! records (`fas_records`: deferred, the default, or at-once); FLS rows how a batch's walks run
-//! (`fls_batch`: interleaved, the default on FIBs of `INTERLEAVE_FROM_BYTES` or more, or
-//! one-at-a-time, the default on smaller ones). Both are timed through their
-//! batch calls. Rows of a series name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`,
-//! `scalar` — the walks without the AVX-512 list scan, `depth_first` — FAS in the paper's order,
-//! `records_at_once` — FAS's chain records not deferred, `one_at_a_time` — FLS's walks not
-//! interleaved, on every FIB size, which plot `fls-batch-by-size` draws, `peers_in_turn` — each
+//! records (`fas_records`: deferred, the default, or at-once); FLS rows in which order
+//! (`fls_order`: breadth-after-first-match, the default, or depth-first) and how a batch's
+//! depth-first walks run (`fls_batch`: interleaved, the default on FIBs of
+//! `INTERLEAVE_FROM_BYTES` or more, or one-at-a-time, the default on smaller ones; the
+//! breadth-after-first-match walks run one after another). Both are timed through their batch
+//! calls. Rows of a series name it in `sweep` (`extra_tags`, `matching`, `no_prefetch`,
+//! `scalar` — the walks without the AVX-512 list scan, `depth_first` — both walks in the paper's
+//! order, `records_at_once` — FAS's chain records not deferred, `one_at_a_time` — depth-first
+//! FLS's walks not interleaved, on every FIB size, which plot `fls-batch-by-size` draws,
+//! `peers_in_turn` — each
 //! walk against each peer in one compare, `descending`, `descending_no_prefetch`,
 //! `layouts_in_turn` — SOL and SROL in one compare, under our walks and under the paper's
 //! (`walks`: ours or paper), `skew`, `fib_size`).
 
 use nexthop_lookup::tag::{
-    parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, FlsBatchOrder, ForwardingState, Hop,
-    InvertedIndex, Label, Largest, Layout, LinearScan, MatchScratch, PortSet, RecordCheck, SiblingOrder, Tree, TzLabels, WalkCounts,
+    parallel, Address, CompiledFib, Compression, Decision, Descriptor, Engine, Fanout, FasOrder, FlsBatchOrder, FlsOrder, ForwardingState,
+    Hop, InvertedIndex, Label, Largest, Layout, LinearScan, MatchScratch, PortSet, RecordCheck, SiblingOrder, Tree, TzLabels, WalkCounts,
     INTERLEAVE_FROM_BYTES, NO_PARENT, VARIANTS,
 };
 use rand::rngs::SmallRng;
@@ -182,7 +185,8 @@ fn measure_trie(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib, extra_tags
     fib.fls_batch(q, &mut answers, &mut MatchScratch::new());
     let fls_counts = q.iter().map(|q| fib.fls_counted(q, &mut s).1);
     let fls_row = tag(match_row("fls", w, q.len(), &one, &all, invalid_fls(&answers, &w.fls_ref)));
-    rows.push(with_counts(fls_row.with("fls_batch", fib.fls_batch_order().name()), fls_counts, &one, q.len()));
+    let fls_row = fls_row.with("fls_order", fib.fls_order().name()).with("fls_batch", fib.fls_batch_order().name());
+    rows.push(with_counts(fls_row, fls_counts, &one, q.len()));
     rows
 }
 
@@ -219,6 +223,7 @@ fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
     let mut s = MatchScratch::new();
     let counts = given.iter().map(|(q, floor)| fib.fls_above_counted(q, *floor, &mut s).1);
     let row = with_form(match_row("fls", w, q.len(), &one, &all, 0), fib, 2)
+        .with("fls_order", fib.fls_order().name())
         .with("fls_batch", fib.fls_batch_order().name())
         .with("sweep", "given_best");
     with_counts(row, counts, &one, q.len())
@@ -509,28 +514,35 @@ fn without_simd(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> 
     switched_off(cfg, w, fibs, "scalar", CompiledFib::set_simd)
 }
 
-/// FAS/FLS on `fibs` with FAS walking depth-first, the paper's order, its pushed lists
-/// prefetched as they are pushed (sweep `depth_first`): what the default breadth-first walk and
-/// its prefetch [16 lists ahead](nexthop_lookup::tag::FasOrder) give. FLS, depth-first either
-/// way, is measured again beside it: its rows differ from the main ones by the run's noise.
+/// FAS/FLS on `fibs` with both walks depth-first, the paper's order (sweep `depth_first`): FAS
+/// reading the list it pushed last first, each prefetched as it is pushed, and FLS depth-first
+/// to its end, its batches as the FIB's size picks. What the default orders give: FAS
+/// [breadth-first, prefetching 32 steps ahead](nexthop_lookup::tag::FasOrder), FLS
+/// [breadth-first after its first match](nexthop_lookup::tag::FlsOrder).
 fn depth_first(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
     switched_off(cfg, w, fibs, "depth_first", |fib, on| {
         fib.set_fas_order(if on { FasOrder::BreadthFirst } else { FasOrder::DepthFirst });
+        fib.set_fls_order(if on { FlsOrder::BreadthAfterFirstMatch } else { FlsOrder::DepthFirst });
         true
     })
 }
 
-/// FAS/FLS on `fibs` with FLS walking a batch's packets one after another (sweep
-/// `one_at_a_time`): what [interleaving 8 walks](nexthop_lookup::tag::FlsBatchOrder) gives, on
-/// FIBs of any size (the default is chosen by size; each FIB gets its own back after). FAS,
+/// FAS/FLS on `fibs` with FLS depth-first walking a batch's packets one after another (sweep
+/// `one_at_a_time`): what [interleaving 8 walks](nexthop_lookup::tag::FlsBatchOrder) gives the
+/// depth-first FLS (the default FLS walks one packet after another), on FIBs of any size (the
+/// default is chosen by size; each FIB gets its own back after, and its own FLS order). FAS,
 /// unchanged, is measured again beside it: its rows differ from the main ones by the run's noise.
 fn one_at_a_time(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
-    let defaults: Vec<FlsBatchOrder> = fibs.iter().map(CompiledFib::fls_batch_order).collect();
+    let defaults: Vec<(FlsOrder, FlsBatchOrder)> = fibs.iter().map(|f| (f.fls_order(), f.fls_batch_order())).collect();
+    fibs.iter_mut().for_each(|fib| fib.set_fls_order(FlsOrder::DepthFirst));
     let rows = switched_off(cfg, w, fibs, "one_at_a_time", |fib, on| {
         fib.set_fls_batch_order(if on { FlsBatchOrder::Interleaved } else { FlsBatchOrder::OneAtATime });
         true
     });
-    fibs.iter_mut().zip(defaults).for_each(|(fib, order)| fib.set_fls_batch_order(order));
+    fibs.iter_mut().zip(defaults).for_each(|(fib, (order, batch))| {
+        fib.set_fls_order(order);
+        fib.set_fls_batch_order(batch);
+    });
     rows
 }
 
@@ -663,10 +675,12 @@ fn descending_layouts(w: &Workload<'_>, c: Compression) -> anyhow::Result<Vec<Co
         .collect()
 }
 
-/// Sets `fib` to walk as the paper does: no prefetch, FAS depth-first, FLS one packet at a time.
+/// Sets `fib` to walk as the paper does: no prefetch, both walks depth-first, FLS one packet at
+/// a time.
 fn walk_as_the_paper(fib: &mut CompiledFib) {
     fib.set_prefetch(false);
     fib.set_fas_order(FasOrder::DepthFirst);
+    fib.set_fls_order(FlsOrder::DepthFirst);
     fib.set_fls_batch_order(FlsBatchOrder::OneAtATime);
 }
 
@@ -1442,9 +1456,9 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
             "× node-by-node matches/s",
         ),
         (
-            "fas-order",
+            "walk-order",
             "depth_first",
-            "FAS breadth-first, prefetching 16 lists ahead: speed-up over the paper's depth-first walk (1 thread; FLS, unchanged, as a control)",
+            "FAS breadth-first, FLS breadth-first after its first match: speed-up over the paper's depth-first walks (1 thread)",
             "× depth-first matches/s",
         ),
         (
@@ -1456,7 +1470,7 @@ fn plots(rows: &[Row]) -> Vec<Plot> {
         (
             "fls-batch",
             "one_at_a_time",
-            "FLS interleaving 8 walks of a batch: speed-up over one walk at a time (1 thread; FAS, unchanged, as a control)",
+            "FLS depth-first interleaving 8 walks of a batch: speed-up over one walk at a time (1 thread; FAS, unchanged, as a control)",
             "× one-at-a-time matches/s",
         ),
     ] {
@@ -1669,10 +1683,12 @@ fn summary(rows: &[Row]) -> Vec<String> {
         out.push(format!("tagnet {f} {c}/{l}: AVX-512 list scan ÷ node by node: FAS {fas:.2}× FLS {fls:.2}×"));
     }
     for (f, c, l, fas, fls) in series_gains(rows, "depth_first") {
-        out.push(format!("tagnet {f} {c}/{l}: FAS breadth-first ÷ depth-first {fas:.2}× (FLS, the same walk, {fls:.2}×)"));
+        out.push(format!(
+            "tagnet {f} {c}/{l}: breadth-first ÷ depth-first: FAS {fas:.2}×, FLS (breadth-first after its first match) {fls:.2}×"
+        ));
     }
     for (f, c, l, fas, fls) in series_gains(rows, "one_at_a_time") {
-        out.push(format!("tagnet {f} {c}/{l}: FLS interleaved ÷ one at a time {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
+        out.push(format!("tagnet {f} {c}/{l}: FLS depth-first interleaved ÷ one at a time {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
     }
     let from = INTERLEAVE_FROM_BYTES as f64 / 1e6;
     let (under, over): (Vec<_>, Vec<_>) =

@@ -59,7 +59,7 @@
 use hashbrown::HashMap;
 
 use super::chain::{RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
-use super::{Descriptor, FasOrder, FlsBatchOrder, PortSet, RecordCheck, TagError, FILTER_BITS};
+use super::{Descriptor, FasOrder, FlsBatchOrder, FlsOrder, PortSet, RecordCheck, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
 /// Which of the paper's compressions to apply.
@@ -242,7 +242,9 @@ pub struct CompiledFib {
     pub(super) prefetch: bool,
     /// The order FAS reads the lists it pushes in.
     pub(super) fas_order: FasOrder,
-    /// How FLS walks a batch's packets.
+    /// The order FLS reads lists in.
+    pub(super) fls_order: FlsOrder,
+    /// How FLS walks a batch's packets (depth-first).
     pub(super) fls_batch_order: FlsBatchOrder,
     /// When FAS tests a terminator's chain record ([`CompiledFib::set_fas_record_check`]).
     pub(super) fas_record_check: RecordCheck,
@@ -678,6 +680,7 @@ impl CompiledFib {
             order,
             prefetch: true,
             fas_order: FasOrder::default(),
+            fls_order: FlsOrder::default(),
             fls_batch_order: FlsBatchOrder::OneAtATime,
             fas_record_check: RecordCheck::default(),
             simd: super::matcher::simd_supported(),
@@ -794,6 +797,18 @@ impl CompiledFib {
     /// The order FAS reads lists in ([`CompiledFib::set_fas_order`]).
     pub fn fas_order(&self) -> FasOrder {
         self.fas_order
+    }
+
+    /// Sets the order FLS reads the lists it pushes in (breadth-first after its first match by
+    /// default; the answer's weight is the same either way, and so are its ports unless
+    /// entries of that weight have different ones).
+    pub fn set_fls_order(&mut self, order: FlsOrder) {
+        self.fls_order = order;
+    }
+
+    /// The order FLS reads lists in ([`CompiledFib::set_fls_order`]).
+    pub fn fls_order(&self) -> FlsOrder {
+        self.fls_order
     }
 
     /// Sets how [`CompiledFib::fls_batch`] walks a batch's packets (by default, chosen by the

@@ -11,8 +11,8 @@
 //! sends a descriptor with k = 1 to Find Largest Subset (anycast), any other k to Find All Subsets
 //! limited to k ports, and a locator to the Thorup–Zwick function of that tree; both descriptor
 //! results keep only ports of the packet's tree. [`Engine::forward_batch`] decides a burst the
-//! same way, its anycast packets matched together by one FLS batch (interleaved on FIBs past
-//! the caches).
+//! same way, its anycast packets matched together by one FLS batch (whose depth-first walks
+//! interleave on FIBs past the caches; the default breadth-first ones prefetch on their own).
 //! [`ForwardingState`] is shared by all forwarding threads (read-only); each thread has its own
 //! [`Engine`] with its scratch stack and counters.
 
@@ -260,9 +260,10 @@ impl<'a> Engine<'a> {
 
     /// Forwards a burst: `out[i]` is what [`Engine::forward`] decides for `packets[i]` (the
     /// same decision, and the same counts), for as many packets as both have. The anycast
-    /// packets' FLS walks run as one [`CompiledFib::fls_batch`], which on a FIB past the caches
-    /// interleaves them ([`super::FlsBatchOrder`]), so each waits on memory while the others
-    /// work; the rest are decided one by one.
+    /// packets' FLS walks run as one [`CompiledFib::fls_batch`], which, for walks in
+    /// [`super::FlsOrder::DepthFirst`] on a FIB past the caches, interleaves them
+    /// ([`super::FlsBatchOrder`]), so each waits on memory while the others work; the rest are
+    /// decided one by one.
     pub fn forward_batch<P: AsRef<[u8]>>(&mut self, packets: &[P], out: &mut [Option<Decision>]) {
         self.anycast.clear();
         self.anycast_at.clear();

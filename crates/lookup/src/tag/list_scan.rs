@@ -99,7 +99,8 @@ const _: () = assert!(core::mem::size_of::<ListAt>() == 8);
 /// What [`ListScan::fas_chunk`] found and pushed in up to eight nodes of one list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct FasChunk {
-    /// Bit k: node i + k is a terminator read, and its three positions are in the query.
+    /// Bit k: node i + k is a terminator read, its three positions are in the query, and it
+    /// weighs more than the step's floor.
     pub(super) hits: u8,
     /// Child lists pushed: those of the inner nodes read that FAS enters, in list order (the
     /// list's rest follows them if it does not end among the eight).
@@ -134,14 +135,20 @@ pub(super) trait ListScan: Copy {
     /// position), then the list's rest (`i + 8`, read as a list of its own) if it does not end
     /// among the eight, and returns the terminators whose three positions are in the query.
     ///
+    /// FLS breadth-first takes the same step with a floor: only nodes that can lead to a match
+    /// heavier than `above` (the best so far) count — a terminator heavier than it, an inner
+    /// node whose maximum depth and potential (depth − 1 + query bits from its position) are
+    /// above it — and an ascending list ends before its first node past `last_useful`, its cut
+    /// ([`ListScan::chunk`]). FAS passes 0 and `i32::MAX`: every node is above 0.
+    ///
     /// This default builds on [`ListScan::chunk`] and tests the nodes that pass one by one.
     ///
     /// # Safety
     /// As [`ListScan::chunk`].
     #[inline(always)]
-    unsafe fn fas_chunk(self, nodes: &[Node], i: usize, depth: u32, lists: &mut Vec<ListAt>) -> FasChunk {
+    unsafe fn fas_chunk(self, nodes: &[Node], i: usize, depth: u32, above: u32, last_useful: i32, lists: &mut Vec<ListAt>) -> FasChunk {
         // SAFETY: this method's contract is `chunk`'s.
-        let chunk = unsafe { self.chunk(nodes, i, 0, i32::MAX) };
+        let chunk = unsafe { self.chunk(nodes, i, above, last_useful) };
         let q = self.query();
         let mut out = FasChunk { hits: 0, children: 0, read: chunk.read, ended: chunk.ended };
         let mut pass = chunk.pass;
@@ -151,7 +158,8 @@ pub(super) trait ListScan: Copy {
             let Some(n) = nodes.get(i + k) else { break };
             if n.is(TERMINAL) {
                 out.hits |= (q.bit(usize::from(n.b)) as u8) << k;
-            } else if n.min() < depth + q.from(n.pos()) {
+            } else if (n.min() < depth + q.from(n.pos())) & (depth + q.from(n.pos()) > above + 1) {
+                // (Its maximum depth is above `above`: `chunk` tested it.)
                 lists.push(ListAt { start: n.child() as u32, depth: depth + 1 + n.skip() });
                 out.children += 1;
             }
@@ -281,9 +289,9 @@ impl ListScan for VbmiScan {
     }
 
     #[inline(always)]
-    unsafe fn fas_chunk(self, nodes: &[Node], i: usize, depth: u32, lists: &mut Vec<ListAt>) -> FasChunk {
+    unsafe fn fas_chunk(self, nodes: &[Node], i: usize, depth: u32, above: u32, last_useful: i32, lists: &mut Vec<ListAt>) -> FasChunk {
         // SAFETY: the caller guarantees the scan's features (the trait's contract).
-        unsafe { fas_chunk_vbmi(self, nodes, i, depth, lists) }
+        unsafe { fas_chunk_vbmi(self, nodes, i, depth, above, last_useful, lists) }
     }
 }
 
@@ -408,27 +416,32 @@ fn all_set(v: core::arch::x86_64::__m512i, bytes: i64) -> u8 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-fn fas_chunk_vbmi(scan: VbmiScan, nodes: &[Node], i: usize, depth: u32, lists: &mut Vec<ListAt>) -> FasChunk {
+fn fas_chunk_vbmi(scan: VbmiScan, nodes: &[Node], i: usize, depth: u32, above: u32, last_useful: i32, lists: &mut Vec<ListAt>) -> FasChunk {
     use core::arch::x86_64::*;
     let Some((v, in_bounds)) = load_nodes(nodes, i) else { return FasChunk { hits: 0, children: 0, read: 0, ended: true } };
     let byte = _mm512_set1_epi64(0xff);
     let last = flagged(v, LAST);
-    let read = first_lanes(lanes_read(last, in_bounds));
+    let cut = _mm512_cmpgt_epi64_mask(_mm512_and_si512(v, byte), _mm512_set1_epi64(i64::from(last_useful))) & in_bounds;
+    let read = first_lanes(cut.trailing_zeros().min(lanes_read(last, in_bounds)));
     let has = lookup(&scan.has, v);
     let terminal = flagged(v, TERMINAL);
     // Rule 2: an inner node's minimum depth (its byte `b`) below `depth` + query bits from `a`.
     let from_a = _mm512_and_si512(lookup(&scan.from, v), byte);
     let min = _mm512_and_si512(_mm512_srli_epi64::<8>(v), byte);
-    let reachable = _mm512_cmplt_epu64_mask(min, _mm512_add_epi64(from_a, _mm512_set1_epi64(i64::from(depth))));
-    // (The list scan's test of a maximum depth above 0 is left out: every node has one.)
-    let enter = all_set(has, 0xff00_00ff) & !terminal & reachable & read;
+    let reach = _mm512_add_epi64(from_a, _mm512_set1_epi64(i64::from(depth)));
+    let reachable = _mm512_cmplt_epu64_mask(min, reach);
+    // The floor: maximum depth above it, and the potential (reach − 1) too.
+    let max = _mm512_and_si512(_mm512_srli_epi64::<16>(v), byte);
+    let heavier = _mm512_cmpgt_epu64_mask(max, _mm512_set1_epi64(i64::from(above)));
+    let potential = _mm512_cmpgt_epu64_mask(reach, _mm512_set1_epi64(i64::from(above) + 1));
+    let enter = all_set(has, 0xff00_00ff) & !terminal & reachable & potential & heavier & read;
     // Each entered node's child list, packed as a `ListAt`: first child | depth below << 32.
     let link = _mm512_srli_epi64::<32>(v);
     let child = _mm512_and_si512(link, _mm512_set1_epi64(i64::from(CHILD)));
     let skip = _mm512_and_si512(_mm512_srli_epi64::<{ SKIP.trailing_zeros() }>(link), _mm512_set1_epi64(1));
     let below = _mm512_add_epi64(skip, _mm512_set1_epi64(i64::from(depth) + 1));
     let packed = _mm512_maskz_compress_epi64(enter, _mm512_or_si512(child, _mm512_slli_epi64::<32>(below)));
-    let ended = last != 0 || in_bounds != 0xff;
+    let ended = (cut | last) != 0 || in_bounds != 0xff;
     let children = enter.count_ones();
     lists.reserve(9);
     let len = lists.len();
@@ -442,7 +455,7 @@ fn fas_chunk_vbmi(scan: VbmiScan, nodes: &[Node], i: usize, depth: u32, lists: &
         at.add(children as usize).write(ListAt { start: (i + 8) as u32, depth });
         lists.set_len(len + children as usize + usize::from(!ended));
     }
-    FasChunk { hits: all_set(has, 0xff00_ffff) & terminal & read, children, read: read.count_ones(), ended }
+    FasChunk { hits: all_set(has, 0xff00_ffff) & terminal & heavier & read, children, read: read.count_ones(), ended }
 }
 
 #[cfg(test)]
@@ -508,7 +521,7 @@ mod tests {
                 };
                 // An inner node's `b` is its minimum depth below: some the query reaches, some not.
                 let b = if link & TERMINAL == 0 { b % 40 } else { b };
-                nodes.push(Node { a, b, max: 40, c, link });
+                nodes.push(Node { a, b, max: (next() % 40 + 1) as u8, c, link });
             }
         }
         let (mut children, mut hits, mut rests) = (0, 0, 0);
@@ -517,34 +530,36 @@ mod tests {
             let q = Query::new(bits);
             // SAFETY: the scalar scan runs anywhere.
             let scalar = unsafe { ScalarScan::new(&q) };
-            for i in 0..nodes.len() {
-                for depth in [1, 3, 10] {
-                    let mut want_lists = vec![ListAt { start: 7, depth: 7 }];
-                    // SAFETY: the scalar scan runs anywhere.
-                    let want = unsafe { scalar.fas_chunk(&nodes, i, depth, &mut want_lists) };
-                    assert_eq!(want_lists.len(), 1 + want.children as usize + usize::from(!want.ended));
-                    if !want.ended {
-                        assert_eq!(want_lists.last(), Some(&ListAt { start: i as u32 + 8, depth }));
-                        rests += 1;
+            // FAS's step (no floor), and FLS's with floors and cuts.
+            let floors = [(0, i32::MAX), (0, 100), (8, i32::MAX), (20, 150), (35, -1)];
+            for (i, depth, (above, last_useful)) in
+                (0..nodes.len()).flat_map(|i| [1, 3, 10].into_iter().flat_map(move |d| floors.map(|f| (i, d, f))))
+            {
+                let mut want_lists = vec![ListAt { start: 7, depth: 7 }];
+                // SAFETY: the scalar scan runs anywhere.
+                let want = unsafe { scalar.fas_chunk(&nodes, i, depth, above, last_useful, &mut want_lists) };
+                assert_eq!(want_lists.len(), 1 + want.children as usize + usize::from(!want.ended));
+                if !want.ended {
+                    assert_eq!(want_lists.last(), Some(&ListAt { start: i as u32 + 8, depth }));
+                    rests += 1;
+                }
+                children += want.children;
+                hits += want.hits.count_ones();
+                #[cfg(target_arch = "x86_64")]
+                {
+                    let step = |scan: &dyn Fn(&mut Vec<ListAt>) -> FasChunk| {
+                        let mut lists = vec![ListAt { start: 7, depth: 7 }];
+                        (scan(&mut lists), lists)
+                    };
+                    if Avx512Scan::supported() {
+                        // SAFETY: supported just above.
+                        let got = step(&|lists| unsafe { Avx512Scan::new(&q).fas_chunk(&nodes, i, depth, above, last_useful, lists) });
+                        assert_eq!(got, (want, want_lists.clone()), "avx-512f, node {i}, depth {depth}, floor {above}");
                     }
-                    children += want.children;
-                    hits += want.hits.count_ones();
-                    #[cfg(target_arch = "x86_64")]
-                    {
-                        let step = |scan: &dyn Fn(&mut Vec<ListAt>) -> FasChunk| {
-                            let mut lists = vec![ListAt { start: 7, depth: 7 }];
-                            (scan(&mut lists), lists)
-                        };
-                        if Avx512Scan::supported() {
-                            // SAFETY: supported just above.
-                            let got = step(&|lists| unsafe { Avx512Scan::new(&q).fas_chunk(&nodes, i, depth, lists) });
-                            assert_eq!(got, (want, want_lists.clone()), "avx-512f, node {i}, depth {depth}");
-                        }
-                        if VbmiScan::supported() {
-                            // SAFETY: supported just above.
-                            let got = step(&|lists| unsafe { VbmiScan::new(&q).fas_chunk(&nodes, i, depth, lists) });
-                            assert_eq!(got, (want, want_lists.clone()), "vbmi, node {i}, depth {depth}");
-                        }
+                    if VbmiScan::supported() {
+                        // SAFETY: supported just above.
+                        let got = step(&|lists| unsafe { VbmiScan::new(&q).fas_chunk(&nodes, i, depth, above, last_useful, lists) });
+                        assert_eq!(got, (want, want_lists.clone()), "vbmi, node {i}, depth {depth}, floor {above}");
                     }
                 }
             }

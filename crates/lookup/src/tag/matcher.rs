@@ -5,8 +5,9 @@
 //! Both walks keep the sibling lists still to read in a vector: a list is read in order (next
 //! sibling = next cell, until the one flagged last), a node whose position is set in the query
 //! pushes its first child's list, and a terminator is a match once its chain (if any) is also in
-//! the query. FLS pops the list pushed last (depth-first, as the paper walks); FAS, by default,
-//! the one pushed first (breadth-first, see below). Before a node is followed:
+//! the query. FLS pops the list pushed last (depth-first, as the paper walks) until it meets a
+//! first match, then, by default, the one pushed first; FAS, by default, the one pushed first
+//! all along (breadth-first, see below). Before a node is followed:
 //! 1. its minimum depth must not exceed the query's weight,
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
@@ -45,8 +46,7 @@
 //! is prefetched (its first [`LOOKAHEAD_LINES`] lines, which hold its eight nodes) when the
 //! walk is that many steps before it — or when pushed, if the walk is already closer than
 //! that. On a 10M-descriptor FIB (166 MB, far past the caches) this hides much of the memory
-//! wait that the depth-first walk's prefetch left. FLS stays depth-first: its order finds the
-//! heavy match early, which its pruning needs. [`CompiledFib::set_prefetch`] turns every
+//! wait that the depth-first walk's prefetch left. [`CompiledFib::set_prefetch`] turns every
 //! prefetch off, to measure what the layouts give alone. Tried and no faster: interleaving a
 //! batch's FAS walks as FLS's are (below); testing 8 nodes at a time with scalar bit masks
 //! instead of a branch per node; cutting an ascending list at the query's highest
@@ -64,8 +64,26 @@
 //! machine's drift; a couple of lists take about one memory latency, likely too short a wait.)
 //! FLS tests at once: a match may raise its bound and prune what follows.
 //!
-//! **FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default of
-//! [`CompiledFib::fls_batch`] on FIBs of [`INTERLEAVE_FROM_BYTES`] or more): FLS's own order
+//! **FLS breadth-first after its first match** (ours, [`FlsOrder::BreadthAfterFirstMatch`], the
+//! default): most of what FLS reads comes after it met its final best — the proof that nothing
+//! heavier matches — and that proof's order hardly matters: handed its answer's weight before
+//! it starts, FLS read only a few percent to a fifth fewer nodes (the `tagnet` experiment's
+//! series `given_best`). So the walk goes depth-first, lowest position first, only until it
+//! meets a match (often the packet's own descriptor, on the first descent), then reads what
+//! its stack still holds, and all that pushes, breadth-first with FAS's step: eight nodes of
+//! a list at a time, with the best so far as a floor (a node counts only if it can lead to a
+//! match heavier than the floor, and an ascending list is cut where none can), the steps
+//! prefetched [`LOOKAHEAD`] ahead. It reads more nodes than the depth-first walk — a match it
+//! meets later raises the floor later, and a list pushed before then is read anyway (it holds
+//! no bound) — but pays FAS's price per node: no branch on where a list ends, no wait that the
+//! prefetch did not cover. A chain record that decides is read at once (held as FAS holds
+//! them, the floor rose later and the walk read more, and was slower in a probe program). A
+//! batch walks one packet after another (interleaving, below, is for the depth-first walk,
+//! [`FlsOrder::DepthFirst`]).
+//!
+//! **Depth-first FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default
+//! of [`CompiledFib::fls_batch`] in [`FlsOrder::DepthFirst`] on FIBs of
+//! [`INTERLEAVE_FROM_BYTES`] or more): FLS's own order
 //! cannot wait for a prefetch, but the walks of a batch's packets are independent, so
 //! [`INTERLEAVED`] of them take turns, one list each: a child list one walk pushes (and
 //! prefetches, its first [`INTERLEAVED_LINES`] lines) is read after seven other lists, by which
@@ -85,7 +103,8 @@
 //! nodes at a time: one AVX-512 load and a handful of vector instructions give the nodes that
 //! pass as a bit mask, and the walk acts on those alone. FAS's step goes further where the CPU
 //! has AVX-512 VBMI: the scan also applies rule 2 and pushes the child lists itself, and the
-//! walk is left only the terminators to test. Where the CPU has no AVX-512F, or
+//! walk is left only the terminators to test; breadth-first FLS takes the same step, with its
+//! floor. Where the CPU has no AVX-512F, or
 //! [`CompiledFib::set_simd`] turns it off, the same walk tests node by node. The walks are
 //! written once, generic over the scan, and the AVX-512 instances are compiled inside
 //! functions that enable the features. When FLS meets a new best in the middle of eight, it
@@ -123,7 +142,7 @@ const INTERLEAVED: usize = 8;
 /// Cache lines prefetched from the start of each child list an interleaved FLS walk pushes.
 const INTERLEAVED_LINES: usize = 4;
 
-/// The order FAS reads the child lists it pushes in (FLS is always depth-first).
+/// The order FAS reads the child lists it pushes in (FLS's: [`FlsOrder`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FasOrder {
     /// The paper's: the list pushed last first (a stack), each prefetched when pushed.
@@ -143,9 +162,34 @@ impl FasOrder {
     }
 }
 
+/// The order FLS reads the lists it pushes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FlsOrder {
+    /// Depth-first all the way, the children of a list lowest position first (the paper's
+    /// depth-first walk, in our order of siblings); a batch walks as its [`FlsBatchOrder`]
+    /// says.
+    DepthFirst,
+    /// Ours: depth-first until the walk meets its first match, then breadth-first, by FAS's
+    /// step with a floor (the best so far), its lists prefetched 32 steps ahead; a batch walks
+    /// one packet after another.
+    #[default]
+    BreadthAfterFirstMatch,
+}
+
+impl FlsOrder {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlsOrder::DepthFirst => "depth-first",
+            FlsOrder::BreadthAfterFirstMatch => "breadth-after-first-match",
+        }
+    }
+}
+
 /// When FAS tests a terminator's chain record: the positions of its chain past the three its
 /// node holds, read (when those three are in the query) from the record stream, a cache miss
-/// of its own on a FIB past the caches. FLS tests at once: a match may raise its bound.
+/// of its own on a FIB past the caches. FLS depth-first tests at once but in interleaved batches
+/// (a match may raise its bound); breadth-first, it holds them as [`RecordCheck::Deferred`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RecordCheck {
     /// When the walk meets the terminator, waiting for the record.
@@ -174,7 +218,8 @@ impl RecordCheck {
 /// below that band.
 pub const INTERLEAVE_FROM_BYTES: usize = 10 << 20;
 
-/// How [`CompiledFib::fls_batch`] walks the packets of a batch (a single FLS walks alone).
+/// How [`CompiledFib::fls_batch`] walks the packets of a batch in [`FlsOrder::DepthFirst`] (a
+/// single FLS walks alone; the breadth-first walks one packet after another).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FlsBatchOrder {
     /// One walk after another, as [`CompiledFib::fls`] does each: the default on FIBs under
@@ -264,7 +309,12 @@ struct PendingRecord {
     prev: u8,
     len: u32,
     set: usize,
+    /// The terminator's weight (its maximum depth).
+    weight: u32,
 }
+// 32 bytes, not 24: a probe program found FAS, which holds eight of these in a ring, clearly
+// faster at 10M with the old 24-byte record padded to 32 and nothing else changed.
+const _: () = assert!(core::mem::size_of::<PendingRecord>() == 32);
 
 /// What is known of a terminator whose first and third positions are in the query.
 enum TerminalTest {
@@ -363,9 +413,9 @@ struct FlsWalk<S> {
     descending: Descending,
     best_weight: u32,
     best_set: usize,
-    /// A terminator of this weight whose record, prefetched, is still to test (interleaved
-    /// walks: at the walk's next turn).
-    held: Option<(PendingRecord, u32)>,
+    /// A terminator whose record, prefetched, is still to test (interleaved walks: at the
+    /// walk's next turn).
+    held: Option<PendingRecord>,
 }
 
 impl<S: ListScan> FlsWalk<S> {
@@ -486,7 +536,7 @@ impl CompiledFib {
             return TerminalTest::Match(self.terminal_set(n));
         }
         match self.record_bit(index, n) {
-            Some(bit) => TerminalTest::Record(PendingRecord { bit, prev: n.c, len, set: self.terminal_set(n) }),
+            Some(bit) => TerminalTest::Record(PendingRecord { bit, prev: n.c, len, set: self.terminal_set(n), weight: u32::from(n.max) }),
             None => TerminalTest::Miss,
         }
     }
@@ -687,7 +737,7 @@ impl CompiledFib {
             let i = start as usize;
             let pushed_from = lists.len();
             // SAFETY: the caller's contract.
-            let chunk = unsafe { scan.fas_chunk(&self.nodes, i, depth, lists) };
+            let chunk = unsafe { scan.fas_chunk(&self.nodes, i, depth, 0, i32::MAX, lists) };
             tally.nodes(chunk.read);
             let in_reach = (next + LOOKAHEAD).saturating_sub(pushed_from);
             self.prefetch_pushed(&lists[pushed_from..], chunk.children as usize, breadth_first, in_reach);
@@ -757,6 +807,21 @@ impl CompiledFib {
     #[inline(always)]
     #[allow(unsafe_code)]
     fn fls_dispatch(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
+        if self.fls_order == FlsOrder::BreadthAfterFirstMatch {
+            #[cfg(target_arch = "x86_64")]
+            if self.vbmi {
+                // SAFETY: `vbmi` is set only where the CPU has AVX-512F, BW and VBMI
+                // (`vbmi_supported`).
+                return unsafe { self.fls_breadth_vbmi(query, floor, scratch, tally) };
+            }
+            #[cfg(target_arch = "x86_64")]
+            if self.simd {
+                // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
+                return unsafe { self.fls_breadth_avx512(query, floor, scratch, tally) };
+            }
+            // SAFETY: the scalar scan runs on any CPU.
+            return unsafe { self.fls_breadth_walk::<ScalarScan>(query, floor, scratch, tally) };
+        }
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
@@ -778,7 +843,43 @@ impl CompiledFib {
         unsafe { self.fls_walk::<Avx512Scan>(query, floor, scratch, tally) }
     }
 
-    /// The FLS walk over lists read with scan `S`, for a match heavier than `floor`.
+    /// The breadth-after-first-match FLS walk with the AVX-512 scan inlined.
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    #[allow(unsafe_code)]
+    unsafe fn fls_breadth_avx512(
+        &self,
+        query: &Descriptor,
+        floor: u32,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> Option<Largest> {
+        // SAFETY: this function runs only where AVX-512F does (its own contract).
+        unsafe { self.fls_breadth_walk::<Avx512Scan>(query, floor, scratch, tally) }
+    }
+
+    /// The breadth-after-first-match FLS walk with the AVX-512 VBMI scan inlined.
+    ///
+    /// # Safety
+    /// Only on a CPU with AVX-512F, BW and VBMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[allow(unsafe_code)]
+    unsafe fn fls_breadth_vbmi(
+        &self,
+        query: &Descriptor,
+        floor: u32,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> Option<Largest> {
+        // SAFETY: this function runs only where the scan's features do (its own contract).
+        unsafe { self.fls_breadth_walk::<VbmiScan>(query, floor, scratch, tally) }
+    }
+
+    /// The depth-first FLS walk over lists read with scan `S`, for a match heavier than `floor`.
     ///
     /// # Safety
     /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
@@ -802,6 +903,88 @@ impl CompiledFib {
         walk.answer(self)
     }
 
+    /// The FLS walk in [`FlsOrder::BreadthAfterFirstMatch`] over lists read with scan `S`, for a
+    /// match heavier than `floor`: [`CompiledFib::fls_step`] until the walk meets a match, then
+    /// what its stack still holds, and what they push, breadth-first, read by FAS's step
+    /// ([`ListScan::fas_chunk`]) with the best so far as its floor. Rule 3 is then the floor's
+    /// test of each node and the list's cut; a list pushed before the best rose is read anyway
+    /// (its nodes then fail the floor).
+    ///
+    /// # Safety
+    /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
+    #[inline(always)]
+    #[allow(unsafe_code)]
+    unsafe fn fls_breadth_walk<S: ListScan>(
+        &self,
+        query: &Descriptor,
+        floor: u32,
+        scratch: &mut MatchScratch,
+        tally: &mut impl Tally,
+    ) -> Option<Largest> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let stack = &mut scratch.bounded;
+        // SAFETY: the caller's contract.
+        let mut walk = unsafe { FlsWalk::<S>::new(self, query, floor, stack) };
+        // Depth-first, lowest position first, meets a heavy match early (often the packet's own
+        // descriptor on the first descent).
+        while walk.best_set == usize::MAX {
+            // SAFETY: the caller's contract.
+            if !unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, false, tally) } {
+                return walk.answer(self);
+            }
+        }
+        // What is left is mostly the proof that nothing heavier matches, and its order matters
+        // little: breadth-first, the walk knows what it reads next and prefetches it.
+        let ascending = self.order == SiblingOrder::Ascending;
+        let lists = &mut scratch.lists;
+        lists.clear();
+        let best = walk.best_weight;
+        lists.extend(stack.iter().rev().filter(|e| e.0 > best).map(|&(_, start, depth)| ListAt { start, depth }));
+        for list in lists.iter().take(LOOKAHEAD) {
+            self.prefetch_list(list.start as usize, LOOKAHEAD_LINES);
+        }
+        let mut next = 0;
+        while let Some(&ListAt { start, depth }) = lists.get(next) {
+            if let Some(ahead) = lists.get(next + LOOKAHEAD) {
+                self.prefetch_list(ahead.start as usize, LOOKAHEAD_LINES);
+            }
+            next += 1;
+            if start == 0 || self.nodes.get(start as usize - 1).is_some_and(|n| n.is(LAST)) {
+                tally.list();
+            }
+            let i = start as usize;
+            let pushed_from = lists.len();
+            let cut = if ascending { walk.descending.last_useful(walk.best_weight, depth) } else { i32::MAX };
+            // SAFETY: the caller's contract.
+            let chunk = unsafe { walk.scan.fas_chunk(&self.nodes, i, depth, walk.best_weight, cut, lists) };
+            let in_reach = (next + LOOKAHEAD).saturating_sub(pushed_from);
+            self.prefetch_pushed(&lists[pushed_from..], chunk.children as usize, true, in_reach);
+            let mut hits = chunk.hits;
+            while hits != 0 {
+                let lane = hits.trailing_zeros();
+                hits &= hits - 1;
+                let k = i + lane as usize;
+                let Some(n) = self.nodes.get(k) else { break };
+                // The floor may have risen at a match earlier in this step. A record that
+                // decides is read now (held as FAS holds them, the floor rose later and the
+                // walk read more: slower, in a probe program).
+                let weight = u32::from(n.max);
+                if weight <= walk.best_weight {
+                    continue;
+                }
+                if let Some(set) = self.terminal_match(&walk.q, n, k, depth, Some) {
+                    walk.best_weight = weight;
+                    walk.best_set = set;
+                    tally.best(lane + 1);
+                }
+            }
+            tally.nodes(chunk.read);
+        }
+        walk.answer(self)
+    }
+
     /// One step of an FLS walk: reads the next list on `stack`, the walk's, that can still beat
     /// its best match (dropping unread those that cannot), pushing the child lists that can and
     /// prefetching their first `lines` cache lines. False once the stack is empty: the walk is
@@ -820,13 +1003,13 @@ impl CompiledFib {
         tally: &mut impl Tally,
     ) -> bool {
         let FlsWalk { q, scan, descending, best_weight, best_set, held } = walk;
-        if let Some((r, weight)) = held.take() {
+        if let Some(r) = held.take() {
             // It was held only while heavier than the best, so a best of its weight now was
             // found after it, later in the walk's order: the record wins the tie, as it would
             // have tested at once, and a batch answers exactly as the single walk.
-            if weight >= *best_weight {
+            if r.weight >= *best_weight {
                 if let Some(set) = self.record_match(q, &r) {
-                    *best_weight = weight;
+                    *best_weight = r.weight;
                     *best_set = set;
                 }
             }
@@ -862,7 +1045,7 @@ impl CompiledFib {
                             return Some(r);
                         }
                         self.prefetch_record(&r);
-                        *held = Some((r, u32::from(n.max)));
+                        *held = Some(r);
                         None
                     });
                     if let Some(set) = matched {
@@ -971,7 +1154,7 @@ impl CompiledFib {
     /// [`FlsBatchOrder`].
     #[allow(unsafe_code)]
     fn fls_many<'q>(&self, packets: impl Iterator<Item = (&'q Descriptor, u32)>, out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
-        if self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
+        if self.fls_order == FlsOrder::BreadthAfterFirstMatch || self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
             for ((q, floor), o) in packets.zip(out.iter_mut()) {
                 *o = self.fls_dispatch(q, floor, scratch, &mut ());
             }

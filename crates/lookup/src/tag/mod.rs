@@ -11,12 +11,14 @@
 //!   layout ([`Compression`], [`Layout`]).
 //! - Matchers on the compiled FIB: [`CompiledFib::fas`] (Find All Subsets, up to a [`Fanout`])
 //!   and [`CompiledFib::fls`] (Find Largest Subset), with the paper's three pruning rules;
-//!   [`parallel`] splits a batch over threads. FLS walks depth-first, as the paper does; FAS
-//!   breadth-first by default ([`FasOrder`]): its answer does not depend on the order, and a
-//!   queue of the lists to read lets it prefetch each one 16 lists before it gets there.
-//!   [`CompiledFib::fls_batch`] interleaves the FLS walks of 8 packets on FIBs past
-//!   [`INTERLEAVE_FROM_BYTES`] ([`FlsBatchOrder`]), so that each list a walk pushes is fetched
-//!   while the others read.
+//!   [`parallel`] splits a batch over threads. The paper walks both depth-first; by default FAS
+//!   walks breadth-first ([`FasOrder`]): its answer does not depend on the order, and a queue
+//!   of the lists to read lets it prefetch each step 32 steps before it gets there. FLS walks
+//!   depth-first until its first match, then breadth-first the same way ([`FlsOrder`]): what
+//!   is left then is mostly the proof that nothing heavier matches, whose order hardly
+//!   matters. In the depth-first order, [`CompiledFib::fls_batch`] interleaves the FLS walks
+//!   of 8 packets on FIBs past [`INTERLEAVE_FROM_BYTES`] ([`FlsBatchOrder`]), so that each
+//!   list a walk pushes is fetched while the others read.
 //! - Peers and oracle: [`LinearScan`] (SIMD, also the oracle) and [`InvertedIndex`].
 //! - Locators: [`Tree`] (from a parent array or a BFS of a graph), [`TzLabels`] (Thorup–Zwick
 //!   labels, heavy child first) and [`TzRouter::forward`] (the paper's Figure 6).
@@ -42,7 +44,7 @@ pub use engine::{Address, Counters, Decision, DropReason, Engine, ForwardingStat
 pub use fib::DescriptorFib;
 pub use fib_file::{parse_descriptor, read_fib_file, FibFileError};
 pub use inverted::InvertedIndex;
-pub use matcher::{Fanout, FasOrder, FlsBatchOrder, Largest, MatchScratch, RecordCheck, WalkCounts, INTERLEAVE_FROM_BYTES};
+pub use matcher::{Fanout, FasOrder, FlsBatchOrder, FlsOrder, Largest, MatchScratch, RecordCheck, WalkCounts, INTERLEAVE_FROM_BYTES};
 pub use ports::{Port, PortId, PortSet, MAX_PORTS};
 pub use scan::LinearScan;
 pub use tz::{Hop, Label, Tree, TzLabels, TzRouter, NO_PARENT};
