@@ -69,7 +69,8 @@
 //! heavier matches — and that proof's order hardly matters: handed its answer's weight before
 //! it starts, FLS read only a few percent to a fifth fewer nodes (the `tagnet` experiment's
 //! series `given_best`). So the walk goes depth-first, lowest position first, only until it
-//! meets a match (often the packet's own descriptor, on the first descent), then reads what
+//! meets a match (often the packet's own descriptor, on the first descent) and that descent
+//! ends (further down the same path a match holds more of the packet's bits), then reads what
 //! its stack still holds, and all that pushes, breadth-first with FAS's step: eight nodes of
 //! a list at a time, with the best so far as a floor (a node counts only if it can lead to a
 //! match heavier than the floor, and an ascending list is cut where none can), the steps
@@ -169,9 +170,9 @@ pub enum FlsOrder {
     /// depth-first walk, in our order of siblings); a batch walks as its [`FlsBatchOrder`]
     /// says.
     DepthFirst,
-    /// Ours: depth-first until the walk meets its first match, then breadth-first, by FAS's
-    /// step with a floor (the best so far), its lists prefetched 32 steps ahead; a batch walks
-    /// one packet after another.
+    /// Ours: depth-first until the walk meets its first match and that descent ends, then
+    /// breadth-first, by FAS's step with a floor (the best so far), its lists prefetched 32
+    /// steps ahead; a batch walks one packet after another.
     #[default]
     BreadthAfterFirstMatch,
 }
@@ -904,7 +905,8 @@ impl CompiledFib {
     }
 
     /// The FLS walk in [`FlsOrder::BreadthAfterFirstMatch`] over lists read with scan `S`, for a
-    /// match heavier than `floor`: [`CompiledFib::fls_step`] until the walk meets a match, then
+    /// match heavier than `floor`: [`CompiledFib::fls_step`] until the walk meets a match and
+    /// the descent it met it on ends (the next list is no deeper than the last one read), then
     /// what its stack still holds, and what they push, breadth-first, read by FAS's step
     /// ([`ListScan::fas_chunk`]) with the best so far as its floor. Rule 3 is then the floor's
     /// test of each node and the list's cut; a list pushed before the best rose is read anyway
@@ -928,8 +930,11 @@ impl CompiledFib {
         // SAFETY: the caller's contract.
         let mut walk = unsafe { FlsWalk::<S>::new(self, query, floor, stack) };
         // Depth-first, lowest position first, meets a heavy match early (often the packet's own
-        // descriptor on the first descent).
-        while walk.best_set == usize::MAX {
+        // descriptor on the first descent). Until a match, and then to the end of that descent:
+        // a match further down the same path holds more of the packet's bits.
+        let mut depth_read = 0;
+        while walk.best_set == usize::MAX || stack.last().is_some_and(|top| top.2 > depth_read) {
+            depth_read = stack.last().map_or(0, |top| top.2);
             // SAFETY: the caller's contract.
             if !unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, false, tally) } {
                 return walk.answer(self);
