@@ -24,17 +24,18 @@
 //! - where the CPU has AVX-512F, [`Avx512Scan`]: a node is 8 bytes, so the eight are one
 //!   512-bit load, and the query's bits are looked up for all eight positions at once (each
 //!   lane picks its query word with a permute and shifts its bit down);
-//! - where it also has AVX-512 VBMI, [`VbmiScan`] for FAS: the query is a 192-byte table
+//! - where it also has AVX-512 VBMI, [`VbmiScan`] for FAS's step (which breadth-first FLS
+//!   takes too, with a floor): the query is a 192-byte table
 //!   (0xff where it has a position), and two byte permutes look up every byte of the eight
 //!   nodes in it at once — position, guard and a terminator's second position alike. A second
 //!   table, the query bits from each position on, gives rule 2 for all eight, and a compress
 //!   packs the child lists of the nodes entered into eight words stored at once.
 //!
-//! The first two build FAS's step on [`ListScan::chunk`] and push what passes node by node. FLS
-//! reads with [`Avx512Scan`] even where the CPU has VBMI: a VBMI chunk that also left out the
-//! nodes FLS passes over anyway (rules 2 and 3, a terminator's second position) made FLS slower
-//! on zipf-1m, and so did one that also pushed FLS's children with a compress
-//! (docs/tagnet.md). The walks are written once, generic over the scan; the AVX-512
+//! The first two build FAS's step on [`ListScan::chunk`] and push what passes node by node.
+//! FLS's depth-first part reads with [`Avx512Scan`]'s chunk even where the CPU has VBMI: a VBMI
+//! chunk that also left out the nodes FLS passes over anyway (rules 2 and 3, a terminator's
+//! second position) made the depth-first FLS slower on zipf-1m, and so did one that also pushed
+//! its children with a compress (docs/tagnet.md). The walks are written once, generic over the scan; the AVX-512
 //! instances are compiled inside functions that enable the features, so that the scan's
 //! intrinsics inline into them.
 
