@@ -148,7 +148,8 @@ const INTERLEAVED_LINES: usize = 4;
 pub enum FasOrder {
     /// The paper's: the list pushed last first (a stack), each prefetched when pushed.
     DepthFirst,
-    /// Ours: the list pushed first first (a queue), each prefetched 16 lists before it is read.
+    /// Ours: the list pushed first first (a queue), each step prefetched 32 steps before it is
+    /// taken.
     #[default]
     BreadthFirst,
 }
