@@ -159,10 +159,14 @@ pub(super) trait ListScan: Copy {
             let Some(n) = nodes.get(i + k) else { break };
             if n.is(TERMINAL) {
                 out.hits |= (q.bit(usize::from(n.b)) as u8) << k;
-            } else if (n.min() < depth + q.from(n.pos())) & (depth + q.from(n.pos()) > above + 1) {
-                // (Its maximum depth is above `above`: `chunk` tested it.)
-                lists.push(ListAt { start: n.child() as u32, depth: depth + 1 + n.skip() });
-                out.children += 1;
+            } else {
+                // Rule 2, and the floor: its potential (reach − 1) above `above` (its maximum
+                // depth too, which `chunk` tested).
+                let reach = depth + q.from(n.pos());
+                if (n.min() < reach) & (reach > above + 1) {
+                    lists.push(ListAt { start: n.child() as u32, depth: depth + 1 + n.skip() });
+                    out.children += 1;
+                }
             }
         }
         if !out.ended {

@@ -190,8 +190,8 @@ impl FlsOrder {
 
 /// When FAS tests a terminator's chain record: the positions of its chain past the three its
 /// node holds, read (when those three are in the query) from the record stream, a cache miss
-/// of its own on a FIB past the caches. FLS depth-first tests at once but in interleaved batches
-/// (a match may raise its bound); breadth-first, it holds them as [`RecordCheck::Deferred`].
+/// of its own on a FIB past the caches. FLS tests at once (a match may raise its bound), but
+/// for the depth-first walks of an interleaved batch, which test it at their next turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RecordCheck {
     /// When the walk meets the terminator, waiting for the record.
