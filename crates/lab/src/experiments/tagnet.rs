@@ -232,12 +232,14 @@ fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
 /// `row` with what the walks read per match, counted in a separate, untimed pass over the
 /// queries ([`WalkCounts`]): lists and nodes, the time per node read (the timed run's, one
 /// thread), and for FLS the share of nodes read after its final best match was found (the
-/// proof that nothing heavier matches).
+/// proof that nothing heavier matches) and, breadth-first after its first match, the share
+/// read before it turned breadth-first.
 fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome, n: usize) -> Row {
     let total = counts.fold(WalkCounts::default(), |t, c| WalkCounts {
         lists: t.lists + c.lists,
         nodes: t.nodes + c.nodes,
         nodes_to_best: t.nodes_to_best + c.nodes_to_best,
+        nodes_depth_first: t.nodes_depth_first + c.nodes_depth_first,
     });
     let per_match = |x: u64| x as f64 / n.max(1) as f64;
     let row = row
@@ -247,7 +249,11 @@ fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome
     if total.nodes_to_best == 0 {
         return row; // FAS, or nothing matched.
     }
-    row.with("nodes_after_best_pct", 100.0 * (total.nodes - total.nodes_to_best) as f64 / total.nodes as f64)
+    let row = row.with("nodes_after_best_pct", 100.0 * (total.nodes - total.nodes_to_best) as f64 / total.nodes as f64);
+    if total.nodes_depth_first == 0 {
+        return row; // FLS depth-first all the way.
+    }
+    row.with("nodes_depth_first_pct", 100.0 * total.nodes_depth_first as f64 / total.nodes as f64)
 }
 
 /// A peer: name, queries it answers, bytes, its FAS and its FLS (weights) batch.

@@ -300,6 +300,9 @@ pub struct WalkCounts {
     /// proved that nothing heavier matches: no order of the walk can spare them, only tighter
     /// bounds could.
     pub nodes_to_best: u64,
+    /// FLS in [`FlsOrder::BreadthAfterFirstMatch`]: nodes read in its depth-first part (the
+    /// rest were read breadth-first, by FAS's step); 0 in the other walks.
+    pub nodes_depth_first: u64,
 }
 
 /// A terminator's chain record still to test: where it starts in the record stream (bits), the
@@ -361,6 +364,8 @@ trait Tally {
     fn nodes(&mut self, n: u32);
     /// A new best match, `extra` nodes after those counted so far.
     fn best(&mut self, extra: u32);
+    /// The walk's depth-first part ends here.
+    fn depth_first_done(&mut self);
 }
 
 impl Tally for () {
@@ -370,6 +375,8 @@ impl Tally for () {
     fn nodes(&mut self, _: u32) {}
     #[inline(always)]
     fn best(&mut self, _: u32) {}
+    #[inline(always)]
+    fn depth_first_done(&mut self) {}
 }
 
 impl Tally for WalkCounts {
@@ -381,6 +388,9 @@ impl Tally for WalkCounts {
     }
     fn best(&mut self, extra: u32) {
         self.nodes_to_best = self.nodes + u64::from(extra);
+    }
+    fn depth_first_done(&mut self) {
+        self.nodes_depth_first = self.nodes;
     }
 }
 
@@ -938,9 +948,11 @@ impl CompiledFib {
             depth_read = stack.last().map_or(0, |top| top.2);
             // SAFETY: the caller's contract.
             if !unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, false, tally) } {
+                tally.depth_first_done();
                 return walk.answer(self);
             }
         }
+        tally.depth_first_done();
         // What is left is mostly the proof that nothing heavier matches, and its order matters
         // little: breadth-first, the walk knows what it reads next and prefetches it.
         let ascending = self.order == SiblingOrder::Ascending;
@@ -1384,6 +1396,8 @@ mod tests {
                 assert!(fls.is_some(), "every query holds an entry");
                 assert!(fls_counts.nodes_to_best >= 1 && fls_counts.nodes_to_best <= fls_counts.nodes, "{fls_counts:?}");
                 assert!(fls_counts.nodes <= fas_counts.nodes, "FLS reads no more than FAS: {fls_counts:?} {fas_counts:?}");
+                // Depth-first at least to its first match, which is in the nodes it read.
+                assert!(fls_counts.nodes_depth_first >= 1 && fls_counts.nodes_depth_first <= fls_counts.nodes, "{fls_counts:?}");
             }
             // Given its answer's weight less one, FLS reads no more and answers the same.
             for q in &queries {
@@ -1396,6 +1410,10 @@ mod tests {
             }
             let nothing = compiled.fls_counted(&of(&[191]), &mut s);
             assert_eq!((nothing.0, nothing.1.nodes_to_best), (None, 0), "{c:?} {l:?}");
+            assert_eq!(nothing.1.nodes_depth_first, nothing.1.nodes, "no match: depth-first to the end");
+            let mut depth_first = compiled;
+            depth_first.set_fls_order(FlsOrder::DepthFirst);
+            assert_eq!(depth_first.fls_counted(&queries[0], &mut s).1.nodes_depth_first, 0, "counted in the breadth-first walk only");
         }
     }
 
