@@ -1,10 +1,11 @@
-//! Terminator records: the positions of a removed chain after the three its node keeps, as one
-//! Rice-coded bit stream.
+//! Terminator records: the positions of a removed chain besides the three its node keeps, as
+//! one Rice-coded bit stream.
 //!
 //! # Overview
-//! When terminal-chain removal replaces a chain by its terminator, the node keeps the chain's
-//! first three positions and its port-set id; the rest of the chain (its *tail*) goes to a
-//! record: each position's gap from the one before (minus one) g, Rice-coded as q = g >> k in
+//! When terminal-chain removal replaces a chain by its terminator, the node keeps three of the
+//! chain's positions ([`KeptPositions`]: its first, and the two a query is least likely to
+//! have) and its port-set id; the rest of the chain (its *tail*) goes to a record, in ascending
+//! order after a position the walk knows (the first or the third kept): each position's gap from the one before (minus one) g, Rice-coded as q = g >> k in
 //! unary (q zero bits, then a one) and the k low bits of g, in a little-endian bit stream (bit i
 //! is bit i % 8 of byte i / 8). One k serves the whole FIB, the one that makes its records
 //! smallest ([`RiceCost`]), never below [`MIN_K`], so that a quotient (at most 191 >> 2) always
@@ -32,9 +33,46 @@ pub(super) const MIN_K: u32 = 2;
 const MAX_K: u32 = 7;
 /// Zero bytes after the last record, so a reader's 8-byte window never runs off the array.
 pub(super) const TAIL_PAD: usize = 8;
-/// The most bits one tail can take: at most 189 positions after the third, each a one and at
+/// The most bits one tail can take: at most 189 positions besides the three kept, each a one and at
 /// most 7 low bits, plus the quotients' zeros (gaps that sum to under 192, divided by 2^k ≥ 4).
 pub(super) const MAX_TAIL_BITS: u64 = 189 * (1 + MAX_K as u64) + (192 >> MIN_K);
+
+/// Which of a removed chain's positions its terminator's node keeps, besides the first (which
+/// orders the terminator in its sibling list): the two a query is least likely to have, so that
+/// a chain the query lacks is rejected in the vector, before its record is read. Positions are
+/// numbered by popularity, so those are the chain's next two when the rarest bit comes first
+/// ([`super::Compression::RareChain`]) and its last two when the most popular does
+/// ([`super::Compression::PermChain`]). The record holds the chain's other positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KeptPositions {
+    /// The chain's first three positions; the record's gaps count from the third.
+    FirstThree,
+    /// The chain's first and last two positions; the record's gaps count from the first.
+    FirstAndLastTwo,
+}
+
+impl KeptPositions {
+    /// A chain of more than three positions split into the three its node keeps (first, second
+    /// and third byte), the position its record's gaps count from, and its record's positions.
+    pub(super) fn split(self, chain: &[u8]) -> ([u8; 3], u8, &[u8]) {
+        debug_assert!(chain.len() > 3);
+        let n = chain.len();
+        match self {
+            KeptPositions::FirstThree => ([chain[0], chain[1], chain[2]], chain[2], &chain[3..]),
+            KeptPositions::FirstAndLastTwo => ([chain[0], chain[n - 2], chain[n - 1]], chain[0], &chain[1..n - 2]),
+        }
+    }
+
+    /// The position a record's gaps count from, for a terminator whose node keeps `first` and
+    /// `third` (in its first and third bytes).
+    #[inline(always)]
+    pub(super) fn record_after(self, first: u8, third: u8) -> u8 {
+        match self {
+            KeptPositions::FirstThree => third,
+            KeptPositions::FirstAndLastTwo => first,
+        }
+    }
+}
 
 /// The bits chains would take under each Rice parameter, to pick the cheapest for a FIB.
 #[derive(Debug, Default)]
@@ -217,6 +255,24 @@ mod tests {
                 .collect();
             for ((_, want), (_, got)) in tails.iter().zip(round_trip(k, &tails, k)) {
                 assert_eq!(got, want.iter().map(|&p| usize::from(p)).collect::<Vec<_>>());
+            }
+        }
+    }
+
+    #[test]
+    fn a_node_keeps_three_positions_and_its_record_reads_back_the_rest() {
+        let chain = [3u8, 5, 9, 12, 20, 30];
+        assert_eq!(KeptPositions::FirstThree.split(&chain).0, [3, 5, 9]);
+        assert_eq!(KeptPositions::FirstAndLastTwo.split(&chain).0, [3, 20, 30]);
+        for kept in [KeptPositions::FirstThree, KeptPositions::FirstAndLastTwo] {
+            for len in 4..=chain.len() {
+                let (node, after, record) = kept.split(&chain[..len]);
+                let mut all: Vec<u8> = node.iter().chain(record).copied().collect();
+                all.sort_unstable();
+                assert_eq!(all, chain[..len], "{kept:?}: the node and the record hold the chain");
+                assert_eq!(after, kept.record_after(node[0], node[2]), "{kept:?}: the walk finds where the gaps start");
+                let got = round_trip(5, &[(after, record.to_vec())], 3);
+                assert_eq!(got[0].1, record.iter().map(|&p| usize::from(p)).collect::<Vec<_>>());
             }
         }
     }

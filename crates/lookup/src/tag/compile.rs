@@ -29,12 +29,14 @@
 //!
 //! A node is 8 bytes: position, min depth, max depth, guard, and a 32-bit link. An inner node's
 //! link is two flags (terminator, last sibling), a *skip* flag (below) and its first child's
-//! index. A terminator keeps the first three positions of its chain in its position, min-depth
-//! and guard bytes (repeated when the chain is shorter; an empty chain repeats the path's last
-//! position), so a chain whose head is not in the query is rejected without leaving the
-//! vector, and its link holds its port-set id and where its record starts. The record (the rest
-//! of the chain, Rice-coded with one parameter for the whole FIB, see [`super::chain`]) is read
-//! only when all three positions match. Records are one bit stream in node order with no
+//! index. A terminator keeps three positions of its chain in its position, min-depth and guard
+//! bytes: the first, then the two rarest of the rest (the next two when positions are numbered
+//! rarest first, the last two when most popular first; [`super::chain::KeptPositions`]), or the
+//! first three repeated when the chain is shorter (an empty chain repeats the path's last
+//! position). A chain the query lacks is then mostly rejected without leaving the vector, and
+//! the link holds the port-set id and where the terminator's record starts. The record (the
+//! chain's other positions, Rice-coded with one parameter for the whole FIB, see
+//! [`super::chain`]) is read only when all three positions match. Records are one bit stream in node order with no
 //! padding, found through a base per block of 2^s nodes (the stream's byte where the block's
 //! records start) and the record's bit offset from it in the link; s is the largest block whose
 //! records always fit the bits the port-set id leaves (ids take as many bits as the FIB's
@@ -58,7 +60,7 @@
 
 use hashbrown::HashMap;
 
-use super::chain::{RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
+use super::chain::{KeptPositions, RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
 use super::{Descriptor, FasOrder, FlsBatchOrder, FlsOrder, PortSet, RecordCheck, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
@@ -150,13 +152,14 @@ const MAX_BLOCK_SHIFT: u32 = 10;
 pub(super) struct Node {
     /// Inner node: the bit position. Terminator: the first position of its chain (if any).
     pub(super) a: u8,
-    /// Inner node: the minimum depth below. Terminator: the second position of its chain.
+    /// Inner node: the minimum depth below. Terminator: the second position it keeps of its
+    /// chain ([`super::chain::KeptPositions`]).
     pub(super) b: u8,
     /// The maximum depth below (a terminator: its descriptor's weight).
     pub(super) max: u8,
     /// Inner node: its guard, a position after `a` that every descriptor below has (`a` itself
     /// when there is none, or the compression keeps no guards). Terminator: the third position
-    /// of its chain.
+    /// it keeps of its chain.
     pub(super) c: u8,
     /// [`LAST`] | [`TERMINAL`], then an inner node's [`SKIP`] flag and first child, or a
     /// terminator's record offset and port-set id ([`PAYLOAD`]).
@@ -213,7 +216,7 @@ impl SiblingOrder {
 pub struct CompiledFib {
     /// The vector; the root's children are the list starting at 0.
     pub(super) nodes: Vec<Node>,
-    /// Terminator records: the chains' positions after the three their nodes hold, one bit
+    /// Terminator records: the chains' positions besides the three their nodes hold, one bit
     /// stream in node order (see [`super::chain`]), then [`TAIL_PAD`] zero bytes (with chains
     /// removed; the uncompressed forms have none).
     pub(super) records: Vec<u8>,
@@ -225,6 +228,8 @@ pub struct CompiledFib {
     id_bits: u32,
     /// The records' Rice parameter.
     pub(super) rice_k: u32,
+    /// Which positions of a removed chain its terminator keeps (its record holds the rest).
+    pub(super) kept: KeptPositions,
     /// Distinct port sets, by id.
     pub(super) port_sets: Vec<PortSet>,
     /// Original position → compiled position.
@@ -380,7 +385,7 @@ impl Sorted {
     /// chain starts where no neighbour in sorted order shares its prefix any more (its longest
     /// common prefix with either), which is where the trie's walk down to it becomes a path of
     /// one descriptor.
-    fn rice_k(&self) -> u32 {
+    fn rice_k(&self, kept: KeptPositions) -> u32 {
         let common = |i: usize, j: usize| self.sequence(i).iter().zip(self.sequence(j)).take_while(|(a, b)| a == b).count();
         let n = self.set.len();
         let mut cost = RiceCost::default();
@@ -389,7 +394,8 @@ impl Sorted {
             let after = if i + 1 < n { common(i, i + 1) } else { 0 };
             let seq = self.sequence(i);
             if let Some(chain) = seq.get(before.max(after)..).filter(|c| c.len() > 3) {
-                cost.add(chain[2], &chain[3..]);
+                let (_, after, record) = kept.split(chain);
+                cost.add(after, record);
             }
             before = after;
         }
@@ -428,6 +434,7 @@ struct Builder<'a> {
     sorted: &'a Sorted,
     chains_removed: bool,
     guards: bool,
+    kept: KeptPositions,
     rice_k: u32,
     id_bits: u32,
     block_shift: u32,
@@ -510,9 +517,12 @@ impl Builder<'_> {
                 // An empty chain (the descriptor ends at this depth) repeats the path's last
                 // position, which every query that reaches the list has.
                 let a = chain.first().copied().unwrap_or(if depth > 0 { s.pos(g.lo, depth - 1) } else { 0 });
-                let b = chain.get(1).copied().unwrap_or(a);
-                let c = chain.get(2).copied().unwrap_or(a);
-                let payload = self.terminator_payload(self.nodes.len(), s.set[g.lo], c, chain.get(3..).unwrap_or_default())?;
+                let ([a, b, c], after, record) = if chain.len() > 3 {
+                    self.kept.split(chain)
+                } else {
+                    ([a, chain.get(1).copied().unwrap_or(a), chain.get(2).copied().unwrap_or(a)], a, &[][..])
+                };
+                let payload = self.terminator_payload(self.nodes.len(), s.set[g.lo], after, record)?;
                 intersect(&mut common, &s.keys[g.lo]);
                 Node { a, b, max: g.max, c, link: TERMINAL | last | payload }
             } else {
@@ -630,7 +640,11 @@ impl CompiledFib {
         }
         drop(keyed);
         let chains_removed = matches!(compression, Compression::PermChain | Compression::RareChain);
-        let rice_k = if chains_removed { sorted.rice_k() } else { MIN_K };
+        let kept = match compression {
+            Compression::RareChain => KeptPositions::FirstThree,
+            _ => KeptPositions::FirstAndLastTwo,
+        };
+        let rice_k = if chains_removed { sorted.rice_k(kept) } else { MIN_K };
         // Ids take the bits the number of port sets needs; the records of a block of 2^shift
         // nodes must always fit the offset bits left (each tail at most `MAX_TAIL_BITS`, plus
         // the base rounded down to a byte).
@@ -641,6 +655,7 @@ impl CompiledFib {
             sorted: &sorted,
             chains_removed,
             guards: compression == Compression::RareChain,
+            kept,
             rice_k,
             id_bits,
             block_shift,
@@ -671,6 +686,7 @@ impl CompiledFib {
             block_shift,
             id_bits,
             rice_k,
+            kept,
             port_sets,
             perm,
             identity,

@@ -321,9 +321,9 @@ struct PendingRecord {
 // faster at 10M with the old 24-byte record padded to 32 and nothing else changed.
 const _: () = assert!(core::mem::size_of::<PendingRecord>() == 32);
 
-/// What is known of a terminator whose first and third positions are in the query.
+/// What is known of a terminator whose first and third kept positions (its node's position and guard bytes) are in the query.
 enum TerminalTest {
-    /// Its second position is not: no match.
+    /// Its second kept position is not: no match.
     Miss,
     /// Its chain is all in the node: a match, of this port set.
     Match(usize),
@@ -548,7 +548,7 @@ impl CompiledFib {
             return TerminalTest::Match(self.terminal_set(n));
         }
         match self.record_bit(index, n) {
-            Some(bit) => TerminalTest::Record(PendingRecord { bit, prev: n.c, len, set: self.terminal_set(n), weight: u32::from(n.max) }),
+            Some(bit) => TerminalTest::Record(PendingRecord { bit, prev: self.kept.record_after(n.a, n.c), len, set: self.terminal_set(n), weight: u32::from(n.max) }),
             None => TerminalTest::Miss,
         }
     }
