@@ -3,13 +3,13 @@
 //!
 //! # Overview
 //! When terminal-chain removal replaces a chain by its terminator, the node keeps three of the
-//! chain's positions ([`KeptPositions`]: its first, and the two a query is least likely to
-//! have) and its port-set id; the rest of the chain (its *tail*) goes to a record, in ascending
-//! order after a position the walk knows (the first or the third kept): each position's gap from the one before (minus one) g, Rice-coded as q = g >> k in
-//! unary (q zero bits, then a one) and the k low bits of g, in a little-endian bit stream (bit i
-//! is bit i % 8 of byte i / 8). One k serves the whole FIB, the one that makes its records
-//! smallest ([`RiceCost`]), never below [`MIN_K`], so that a quotient (at most 191 >> 2) always
-//! fits the 64-bit window the reader takes at a time.
+//! chain's positions ([`KeptPositions`]: its first, and the two a query is least likely to have)
+//! and its port-set id; the rest of the chain (its *tail*) goes to a record, ascending from a
+//! position the walk knows (the first or the third kept): each position's gap from the one before
+//! (minus one) g, Rice-coded as q = g >> k in unary (q zero bits, then a one) and the k low bits of
+//! g, in a little-endian bit stream (bit i is bit i % 8 of byte i / 8). One k serves the whole FIB,
+//! the one that makes its records smallest ([`RiceCost`]), never below [`MIN_K`], so that a
+//! quotient (at most 191 >> 2) always fits the 64-bit window the reader takes at a time.
 //!
 //! Records follow each other with no padding, in the order of their terminators in the node
 //! vector; a terminator finds its own from a per-block base and its offset within the block (see
@@ -33,8 +33,8 @@ pub(super) const MIN_K: u32 = 2;
 const MAX_K: u32 = 7;
 /// Zero bytes after the last record, so a reader's 8-byte window never runs off the array.
 pub(super) const TAIL_PAD: usize = 8;
-/// The most bits one tail can take: at most 189 positions besides the three kept, each a one and at
-/// most 7 low bits, plus the quotients' zeros (gaps that sum to under 192, divided by 2^k ≥ 4).
+/// The most bits one tail can take: at most 189 positions besides the three kept, each a one
+/// and at most 7 low bits, plus the quotients' zeros (gaps that sum to under 192, divided by 2^k ≥ 4).
 pub(super) const MAX_TAIL_BITS: u64 = 189 * (1 + MAX_K as u64) + (192 >> MIN_K);
 
 /// Which of a removed chain's positions its terminator's node keeps, besides the first (which
