@@ -31,17 +31,18 @@
 //! link is two flags (terminator, last sibling), a *skip* flag (below) and its first child's
 //! index. A terminator keeps three positions of its chain in its position, min-depth and guard
 //! bytes: the first, then the two rarest of the rest (the next two when positions are numbered
-//! rarest first, the last two when most popular first; [`super::chain::KeptPositions`]); a chain of
-//! three or fewer keeps all of them, its first repeated for any missing (an empty chain repeats
-//! the path's last position). A chain the query lacks is then mostly rejected without leaving the vector, and the
-//! link holds the port-set id and where the terminator's record starts. The record (the chain's
-//! other positions, Rice-coded with one parameter for the whole FIB, see [`super::chain`]) is read
-//! only when all three positions match. Records are one bit stream in node order with no padding,
-//! found through a base per block of 2^s nodes (the stream's byte where the block's records start)
-//! and the record's bit offset from it in the link; s is the largest block whose records always fit
-//! the bits the port-set id leaves (ids take as many bits as the FIB's number of port sets needs).
-//! The position and guard bytes of every node are then positions the query must have, which the
-//! walks test first, for either kind of node.
+//! rarest first, the last two when most popular first; [`super::chain::KeptPositions`]); a
+//! chain of three or fewer keeps all of them, its first repeated for any missing (an empty
+//! chain repeats the path's last position). A chain the query lacks is then mostly rejected
+//! without leaving the vector, and the link holds the port-set id and where the terminator's
+//! record starts. The record (the chain's other positions, Rice-coded with one parameter for
+//! the whole FIB, see [`super::chain`]) is read only when all three positions match. Records
+//! are one bit stream in node order with no padding, found through a base per block of 2^s
+//! nodes (the stream's byte where the block's records start) and the record's bit offset from
+//! it in the link; s is the largest block whose records always fit the bits the port-set id
+//! leaves (ids take as many bits as the FIB's number of port sets needs). The position and
+//! guard bytes of every node are then positions the query must have, which the walks test
+//! first, for either kind of node.
 //!
 //! **Skips** (ours, with chain removal): an inner node with a single child takes that child's
 //! position as its guard byte and links straight to the child's children, flagged so the walk

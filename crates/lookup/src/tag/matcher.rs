@@ -548,7 +548,13 @@ impl CompiledFib {
             return TerminalTest::Match(self.terminal_set(n));
         }
         match self.record_bit(index, n) {
-            Some(bit) => TerminalTest::Record(PendingRecord { bit, prev: self.kept.record_after(n.a, n.c), len, set: self.terminal_set(n), weight: u32::from(n.max) }),
+            Some(bit) => TerminalTest::Record(PendingRecord {
+                bit,
+                prev: self.kept.record_after(n.a, n.c),
+                len,
+                set: self.terminal_set(n),
+                weight: u32::from(n.max),
+            }),
             None => TerminalTest::Miss,
         }
     }
