@@ -321,7 +321,8 @@ struct PendingRecord {
 // faster at 10M with the old 24-byte record padded to 32 and nothing else changed.
 const _: () = assert!(core::mem::size_of::<PendingRecord>() == 32);
 
-/// What is known of a terminator whose first and third kept positions (its node's position and guard bytes) are in the query.
+/// What is known of a terminator whose first and third kept positions (its node's position and
+/// guard bytes) are in the query.
 enum TerminalTest {
     /// Its second kept position is not: no match.
     Miss,
