@@ -37,7 +37,11 @@ fn check_all(fib: &DescriptorFib, queries: &[Descriptor]) -> Result<(), TestCase
         prop_assert_eq!(compiled.len(), fib.len());
         // Both list scans (node by node, and AVX-512 where this CPU has it), the walks in the
         // paper's depth-first order and in ours.
-        let walk_orders = [(FasOrder::DepthFirst, FlsOrder::DepthFirst), (FasOrder::BreadthFirst, FlsOrder::BreadthAfterFirstMatch)];
+        let walk_orders = [
+            (FasOrder::DepthFirst, FlsOrder::DepthFirst),
+            (FasOrder::BreadthFirst, FlsOrder::BreadthAfterFirstMatch),
+            (FasOrder::BreadthFirst, FlsOrder::BreadthFirst),
+        ];
         for (simd, (fas_order, fls_order)) in [false, true].into_iter().flat_map(|s| walk_orders.map(|o| (s, o))) {
             if compiled.set_simd(simd) != simd {
                 continue;

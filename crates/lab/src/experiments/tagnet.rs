@@ -524,11 +524,26 @@ fn without_simd(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> 
 /// reading the list it pushed last first, each prefetched as it is pushed, and FLS depth-first
 /// to its end, its batches as the FIB's size picks. What the default orders give: FAS
 /// [breadth-first, prefetching 32 steps ahead](nexthop_lookup::tag::FasOrder), FLS
-/// [breadth-first after its first match](nexthop_lookup::tag::FlsOrder).
+/// [breadth-first after its first match, or from the root](nexthop_lookup::tag::FlsOrder) as
+/// the FIB's compression picks.
 fn depth_first(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
     switched_off(cfg, w, fibs, "depth_first", |fib, on| {
         fib.set_fas_order(if on { FasOrder::BreadthFirst } else { FasOrder::DepthFirst });
-        fib.set_fls_order(if on { FlsOrder::BreadthAfterFirstMatch } else { FlsOrder::DepthFirst });
+        fib.set_fls_order(if on { FlsOrder::for_compression(fib.compression()) } else { FlsOrder::DepthFirst });
+        true
+    })
+}
+
+/// FAS/FLS on `fibs` with FLS in the other of its two breadth-first orders (sweep
+/// `other_fls_order`): from the root where the FIB's compression picks breadth-first after the
+/// first match (the paper's forms), and after the first match where it picks from the root
+/// (rare+chain). What [the order by compression](nexthop_lookup::tag::FlsOrder::for_compression)
+/// gives. FAS, unchanged, is measured again beside it.
+fn other_fls_order(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
+    switched_off(cfg, w, fibs, "other_fls_order", |fib, on| {
+        let default = FlsOrder::for_compression(fib.compression());
+        let other = if default == FlsOrder::BreadthFirst { FlsOrder::BreadthAfterFirstMatch } else { FlsOrder::BreadthFirst };
+        fib.set_fls_order(if on { default } else { other });
         true
     })
 }
@@ -1072,6 +1087,7 @@ impl crate::Experiment for TagnetExperiment {
             let (r, mut fibs) = variants(cfg, &w, &LAYOUT_FIBS)?;
             rows.extend(r);
             rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
+            rows.extend(other_fls_order(cfg, &w, &mut fibs));
             if !largest {
                 rows.extend(paper_layouts_in_turn(cfg, &w)?);
                 fibs.retain(|f| (f.compression(), f.layout()) == BEST_FIB);
@@ -1103,6 +1119,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(measure_peers(cfg, &w, scan_q, &fibs.iter().filter(|f| f.layout() == Layout::Srol).collect::<Vec<_>>()));
             rows.extend(layouts_in_turn(cfg, &w, &fibs, OUR_WALKS));
             rows.extend(paper_layouts_in_turn(cfg, &w)?);
+            rows.extend(other_fls_order(cfg, &w, &mut fibs));
             fibs.retain(|f| (f.compression(), f.layout()) == BEST_FIB);
             rows.extend(without_simd(cfg, &w, &mut fibs));
             rows.extend(depth_first(cfg, &w, &mut fibs));

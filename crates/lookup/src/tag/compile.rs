@@ -697,7 +697,7 @@ impl CompiledFib {
             order,
             prefetch: true,
             fas_order: FasOrder::default(),
-            fls_order: FlsOrder::default(),
+            fls_order: FlsOrder::for_compression(compression),
             fls_batch_order: FlsBatchOrder::OneAtATime,
             fas_record_check: RecordCheck::default(),
             simd: super::matcher::simd_supported(),

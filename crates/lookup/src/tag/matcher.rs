@@ -82,6 +82,21 @@
 //! batch walks one packet after another (interleaving, below, is for the depth-first walk,
 //! [`FlsOrder::DepthFirst`]).
 //!
+//! **FLS breadth-first from the root on rare+chain** (ours, [`FlsOrder::BreadthFirst`], the
+//! default of [`Compression::RareChain`]: [`FlsOrder::for_compression`]): the walk above, with
+//! no depth-first part. It needs a floor early to prune, and in rare+chain it gets one early
+//! anyway: with the rarest bit first a descriptor's path leaves the shared top of the trie at
+//! once, through bits few descriptors share, and its chain is removed, so terminators sit in
+//! the first few levels, the packet's own descriptor among them. Reading those levels in
+//! breadth-first order, FAS's step and prefetch, FLS meets its heavy matches about as soon as a
+//! depth-first descent would, and its floor prunes what comes after. The depth-first part,
+//! which cannot wait for its prefetches and tests each node with branches, then costs more than
+//! it spares: on rare+chain FLS reads fewer nodes, or a few more, and takes less time without
+//! it (the `tagnet` experiment's series `other_fls_order`). With the most popular bit first,
+//! paths share their first levels and the terminators come deep, below the wide shared top:
+//! breadth-first from the root reads that top with no floor, nearly what FAS reads, and the
+//! depth-first part is kept.
+//!
 //! **Depth-first FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default
 //! of [`CompiledFib::fls_batch`] in [`FlsOrder::DepthFirst`] on FIBs of
 //! [`INTERLEAVE_FROM_BYTES`] or more): FLS's own order
@@ -122,7 +137,7 @@
 use core::num::NonZeroUsize;
 
 use super::chain::Record;
-use super::compile::{permute, CompiledFib, Node, SiblingOrder, LAST, TERMINAL};
+use super::compile::{permute, CompiledFib, Compression, Node, SiblingOrder, LAST, TERMINAL};
 #[cfg(target_arch = "x86_64")]
 use super::list_scan::{Avx512Scan, VbmiScan};
 use super::list_scan::{ListAt, ListScan, Query, ScalarScan};
@@ -171,19 +186,34 @@ pub enum FlsOrder {
     /// depth-first walk, in our order of siblings); a batch walks as its [`FlsBatchOrder`]
     /// says.
     DepthFirst,
-    /// Ours: depth-first until the walk meets its first match and that descent ends, then
-    /// breadth-first, by FAS's step with a floor (the best so far), its lists prefetched 32
-    /// steps ahead; a batch walks one packet after another.
+    /// Ours, the default of the paper's forms: depth-first until the walk meets its first
+    /// match and that descent ends, then breadth-first, by FAS's step with a floor (the best
+    /// so far), its lists prefetched 32 steps ahead; a batch walks one packet after another.
     #[default]
     BreadthAfterFirstMatch,
+    /// Ours, the default of [`Compression::RareChain`]: breadth-first from the root, by FAS's
+    /// step with the best so far as its floor, which rises at each heavier match the walk
+    /// meets; a batch walks one packet after another.
+    BreadthFirst,
 }
 
 impl FlsOrder {
+    /// The order [`CompiledFib::build`] sets on a FIB of compression `c`: breadth-first from
+    /// the root on [`Compression::RareChain`], breadth-first after the first match on the
+    /// others (see the module overview).
+    pub fn for_compression(c: Compression) -> Self {
+        match c {
+            Compression::RareChain => FlsOrder::BreadthFirst,
+            Compression::None | Compression::Perm | Compression::PermChain => FlsOrder::BreadthAfterFirstMatch,
+        }
+    }
+
     /// The name in reports.
     pub fn name(self) -> &'static str {
         match self {
             FlsOrder::DepthFirst => "depth-first",
             FlsOrder::BreadthAfterFirstMatch => "breadth-after-first-match",
+            FlsOrder::BreadthFirst => "breadth-first",
         }
     }
 }
@@ -826,7 +856,7 @@ impl CompiledFib {
     #[inline(always)]
     #[allow(unsafe_code)]
     fn fls_dispatch(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
-        if self.fls_order == FlsOrder::BreadthAfterFirstMatch {
+        if self.fls_order != FlsOrder::DepthFirst {
             #[cfg(target_arch = "x86_64")]
             if self.vbmi {
                 // SAFETY: `vbmi` is set only where the CPU has AVX-512F, BW and VBMI
@@ -922,13 +952,14 @@ impl CompiledFib {
         walk.answer(self)
     }
 
-    /// The FLS walk in [`FlsOrder::BreadthAfterFirstMatch`] over lists read with scan `S`, for a
-    /// match heavier than `floor`: [`CompiledFib::fls_step`] until the walk meets a match and
-    /// the descent it met it on ends (the next list is no deeper than the last one read), then
-    /// what its stack still holds, and what they push, breadth-first, read by FAS's step
-    /// ([`ListScan::fas_chunk`]) with the best so far as its floor. Rule 3 is then the floor's
-    /// test of each node and the list's cut; a list pushed before the best rose is read anyway
-    /// (its nodes then fail the floor).
+    /// The FLS walk in [`FlsOrder::BreadthAfterFirstMatch`] or [`FlsOrder::BreadthFirst`] over
+    /// lists read with scan `S`, for a match heavier than `floor`. In the first,
+    /// [`CompiledFib::fls_step`] until the walk meets a match and the descent it met it on ends
+    /// (the next list is no deeper than the last one read), then what its stack still holds,
+    /// and what they push, breadth-first; in the second, breadth-first from the root list.
+    /// Breadth-first is FAS's step ([`ListScan::fas_chunk`]) with the best so far as its floor.
+    /// Rule 3 is then the floor's test of each node and the list's cut; a list pushed before the
+    /// best rose is read anyway (its nodes then fail the floor).
     ///
     /// # Safety
     /// Only on a CPU that runs `S` ([`ListScan::chunk`]).
@@ -951,7 +982,8 @@ impl CompiledFib {
         // descriptor on the first descent). Until a match, and then to the end of that descent:
         // a match further down the same path holds more of the packet's bits.
         let mut depth_read = 0;
-        while walk.best_set == usize::MAX || stack.last().is_some_and(|top| top.2 > depth_read) {
+        let depth_first_part = self.fls_order == FlsOrder::BreadthAfterFirstMatch;
+        while depth_first_part && (walk.best_set == usize::MAX || stack.last().is_some_and(|top| top.2 > depth_read)) {
             depth_read = stack.last().map_or(0, |top| top.2);
             // SAFETY: the caller's contract.
             if !unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, false, tally) } {
@@ -1179,7 +1211,7 @@ impl CompiledFib {
     /// [`FlsBatchOrder`].
     #[allow(unsafe_code)]
     fn fls_many<'q>(&self, packets: impl Iterator<Item = (&'q Descriptor, u32)>, out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
-        if self.fls_order == FlsOrder::BreadthAfterFirstMatch || self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
+        if self.fls_order != FlsOrder::DepthFirst || self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
             for ((q, floor), o) in packets.zip(out.iter_mut()) {
                 *o = self.fls_dispatch(q, floor, scratch, &mut ());
             }
@@ -1350,6 +1382,8 @@ mod tests {
             let single_above: Vec<_> = floors.iter().map(|(q, f)| compiled.fls_above(q, *f, &mut s)).collect();
             assert!(single.iter().filter(|a| a.is_some()).count() > queries.len() / 2, "most packets match");
             assert_eq!(compiled.fls_batch_order(), FlsBatchOrder::OneAtATime, "the default of a FIB in the caches");
+            let by_compression = if c == Compression::RareChain { FlsOrder::BreadthFirst } else { FlsOrder::BreadthAfterFirstMatch };
+            assert_eq!(compiled.fls_order(), by_compression, "{c:?}: FLS's order by compression");
             for order in [FlsBatchOrder::Interleaved, FlsBatchOrder::OneAtATime] {
                 compiled.set_fls_batch_order(order);
                 let mut out = vec![None; queries.len()];
@@ -1403,8 +1437,12 @@ mod tests {
                 assert!(fls.is_some(), "every query holds an entry");
                 assert!(fls_counts.nodes_to_best >= 1 && fls_counts.nodes_to_best <= fls_counts.nodes, "{fls_counts:?}");
                 assert!(fls_counts.nodes <= fas_counts.nodes, "FLS reads no more than FAS: {fls_counts:?} {fas_counts:?}");
-                // Depth-first at least to its first match, which is in the nodes it read.
-                assert!(fls_counts.nodes_depth_first >= 1 && fls_counts.nodes_depth_first <= fls_counts.nodes, "{fls_counts:?}");
+                if compiled.fls_order() == FlsOrder::BreadthAfterFirstMatch {
+                    // Depth-first at least to its first match, which is in the nodes it read.
+                    assert!(fls_counts.nodes_depth_first >= 1 && fls_counts.nodes_depth_first <= fls_counts.nodes, "{fls_counts:?}");
+                } else {
+                    assert_eq!(fls_counts.nodes_depth_first, 0, "{c:?} {l:?}: breadth-first from the root");
+                }
             }
             // Given its answer's weight less one, FLS reads no more and answers the same.
             for q in &queries {
@@ -1417,7 +1455,8 @@ mod tests {
             }
             let nothing = compiled.fls_counted(&of(&[191]), &mut s);
             assert_eq!((nothing.0, nothing.1.nodes_to_best), (None, 0), "{c:?} {l:?}");
-            assert_eq!(nothing.1.nodes_depth_first, nothing.1.nodes, "no match: depth-first to the end");
+            let depth_first_part = if compiled.fls_order() == FlsOrder::BreadthAfterFirstMatch { nothing.1.nodes } else { 0 };
+            assert_eq!(nothing.1.nodes_depth_first, depth_first_part, "no match: depth-first to the end, if at all");
             let mut depth_first = compiled;
             depth_first.set_fls_order(FlsOrder::DepthFirst);
             assert_eq!(depth_first.fls_counted(&queries[0], &mut s).1.nodes_depth_first, 0, "counted in the breadth-first walk only");
