@@ -65,7 +65,7 @@
 //! FLS tests at once: a match may raise its bound and prune what follows.
 //!
 //! **FLS breadth-first after its first match** (ours, [`FlsOrder::BreadthAfterFirstMatch`], the
-//! default): most of what FLS reads comes after it met its final best — the proof that nothing
+//! default of the paper's forms): most of what FLS reads comes after it met its final best — the proof that nothing
 //! heavier matches — and that proof's order hardly matters: handed its answer's weight before
 //! it starts, FLS read only a few percent to a fifth fewer nodes (the `tagnet` experiment's
 //! series `given_best`). So the walk goes depth-first, lowest position first, only until it
@@ -978,9 +978,10 @@ impl CompiledFib {
         let stack = &mut scratch.bounded;
         // SAFETY: the caller's contract.
         let mut walk = unsafe { FlsWalk::<S>::new(self, query, floor, stack) };
-        // Depth-first, lowest position first, meets a heavy match early (often the packet's own
-        // descriptor on the first descent). Until a match, and then to the end of that descent:
-        // a match further down the same path holds more of the packet's bits.
+        // BreadthAfterFirstMatch: depth-first, lowest position first, meets a heavy match early
+        // (often the packet's own descriptor on the first descent). Until a match, and then to
+        // the end of that descent: a match further down the same path holds more of the
+        // packet's bits.
         let mut depth_read = 0;
         let depth_first_part = self.fls_order == FlsOrder::BreadthAfterFirstMatch;
         while depth_first_part && (walk.best_set == usize::MAX || stack.last().is_some_and(|top| top.2 > depth_read)) {
