@@ -816,9 +816,10 @@ impl CompiledFib {
         self.fas_order
     }
 
-    /// Sets the order FLS reads the lists it pushes in (breadth-first after its first match by
-    /// default; the answer's weight is the same either way, and so are its ports unless
-    /// entries of that weight have different ones).
+    /// Sets the order FLS reads the lists it pushes in (by default the one
+    /// [`FlsOrder::for_compression`] picks for the FIB's compression; the answer's weight is
+    /// the same either way, and so are its ports unless entries of that weight have different
+    /// ones).
     pub fn set_fls_order(&mut self, order: FlsOrder) {
         self.fls_order = order;
     }
