@@ -542,10 +542,18 @@ fn depth_first(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> V
 fn other_fls_order(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [CompiledFib]) -> Vec<Row> {
     switched_off(cfg, w, fibs, "other_fls_order", |fib, on| {
         let default = FlsOrder::for_compression(fib.compression());
-        let other = if default == FlsOrder::BreadthFirst { FlsOrder::BreadthAfterFirstMatch } else { FlsOrder::BreadthFirst };
-        fib.set_fls_order(if on { default } else { other });
+        fib.set_fls_order(if on { default } else { other_breadth_first(default) });
         true
     })
+}
+
+/// The other of FLS's two breadth-first orders (from the root, after the first match).
+fn other_breadth_first(order: FlsOrder) -> FlsOrder {
+    if order == FlsOrder::BreadthFirst {
+        FlsOrder::BreadthAfterFirstMatch
+    } else {
+        FlsOrder::BreadthFirst
+    }
 }
 
 /// FAS/FLS on `fibs` with FLS depth-first walking a batch's packets one after another (sweep
@@ -1715,12 +1723,9 @@ fn summary(rows: &[Row]) -> Vec<String> {
         out.push(format!("tagnet {f} {c}/{l}: breadth-first ÷ depth-first: FAS {fas:.2}×, FLS (in its breadth-first order) {fls:.2}×"));
     }
     for (f, c, l, fas, fls) in series_gains(rows, "other_fls_order") {
-        let orders = if c == Compression::RareChain.name() {
-            "from the root ÷ after its first match"
-        } else {
-            "after its first match ÷ from the root"
-        };
-        out.push(format!("tagnet {f} {c}/{l}: FLS breadth-first {orders} {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
+        let Some(own) = Compression::ALL.into_iter().find(|x| x.name() == c).map(FlsOrder::for_compression) else { continue };
+        let (own, other) = (own.name(), other_breadth_first(own).name());
+        out.push(format!("tagnet {f} {c}/{l}: FLS {own} ÷ {other} {fls:.2}× (FAS, the same walk, {fas:.2}×)"));
     }
     for (f, c, l, fas, fls) in series_gains(rows, "one_at_a_time") {
         out.push(format!("tagnet {f} {c}/{l}: FLS depth-first interleaved ÷ one at a time {fls:.2}× (FAS, the same walk, {fas:.2}×)"));

@@ -65,10 +65,10 @@
 //! FLS tests at once: a match may raise its bound and prune what follows.
 //!
 //! **FLS breadth-first after its first match** (ours, [`FlsOrder::BreadthAfterFirstMatch`], the
-//! default of the paper's forms): most of what FLS reads comes after it met its final best — the proof that nothing
-//! heavier matches — and that proof's order hardly matters: handed its answer's weight before
-//! it starts, FLS read only a few percent to a fifth fewer nodes (the `tagnet` experiment's
-//! series `given_best`). So the walk goes depth-first, lowest position first, only until it
+//! default of the paper's forms): most of what FLS reads comes after it met its final best —
+//! the proof that nothing heavier matches — and that proof's order hardly matters: handed its
+//! answer's weight before it starts, FLS read only a few percent to a fifth fewer nodes (the
+//! `tagnet` experiment's series `given_best`). So the walk goes depth-first, lowest position first, only until it
 //! meets a match (often the packet's own descriptor, on the first descent) and that descent
 //! ends (further down the same path a match holds more of the packet's bits), then reads what
 //! its stack still holds, and all that pushes, breadth-first with FAS's step: eight nodes of
