@@ -215,15 +215,8 @@ fn with_form(row: Row, fib: &CompiledFib, extra_tags: usize) -> Row {
 /// ([`FlsOrder::BreadthFirst`]) in every form: the proof at FAS's cost per node. Checked like
 /// FLS: each walk must find its answer's weight.
 fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &mut CompiledFib) -> Row {
-    let order = fib.fls_order();
+    let own_order = fib.fls_order();
     fib.set_fls_order(FlsOrder::BreadthFirst);
-    let row = given_best_in_order(cfg, w, fib);
-    fib.set_fls_order(order);
-    row
-}
-
-/// [`given_best`] in `fib`'s FLS order as it is set.
-fn given_best_in_order(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> Row {
     let q = &w.queries;
     let weights = w.fls_weights();
     let given: Vec<(Descriptor, u32)> = q.iter().zip(&weights).map(|(d, &weight)| (*d, weight.saturating_sub(1))).collect();
@@ -237,7 +230,9 @@ fn given_best_in_order(cfg: &RunConfig, w: &Workload<'_>, fib: &CompiledFib) -> 
         .with("fls_order", fib.fls_order().name())
         .with("fls_batch", fib.fls_batch_order().name())
         .with("sweep", "given_best");
-    with_counts(row, counts, &one, q.len())
+    let row = with_counts(row, counts, &one, q.len());
+    fib.set_fls_order(own_order);
+    row
 }
 
 /// `row` with what the walks read per match, counted in a separate, untimed pass over the
