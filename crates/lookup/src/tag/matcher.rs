@@ -70,17 +70,17 @@
 //! answer's weight before it starts, FLS read only a few percent to a fifth fewer nodes (the
 //! `tagnet` experiment's series `given_best`, which then walked in FLS's own order). So the
 //! walk goes depth-first, lowest position first, only until it meets a match (often the
-//! packet's own descriptor, on the first descent) and that descent ends (further down the
-//! same path a match holds more of the packet's bits), then reads what its stack still holds,
-//! and all that pushes, breadth-first with FAS's step: eight nodes of a list at a time, with
-//! the best so far as a floor (a node counts only if it can lead to a match heavier than the
-//! floor, and an ascending list is cut where none can), the steps prefetched [`LOOKAHEAD`]
-//! ahead. It reads more nodes than the depth-first walk — a match it meets later raises the
-//! floor later, and a list pushed before then is read anyway (it holds no bound) — but pays FAS's price per node: no branch on where a list ends, no wait that the
-//! prefetch did not cover. A chain record that decides is read at once (held as FAS holds
-//! them, the floor rose later and the walk read more, and was slower in a probe program). A
-//! batch walks one packet after another (interleaving, below, is for the depth-first walk,
-//! [`FlsOrder::DepthFirst`]).
+//! packet's own descriptor, on the first descent) and that descent ends (further down the same
+//! path a match holds more of the packet's bits), then reads what its stack still holds, and
+//! all that pushes, breadth-first with FAS's step: eight nodes of a list at a time, with the
+//! best so far as a floor (a node counts only if it can lead to a match heavier than the floor,
+//! and an ascending list is cut where none can), the steps prefetched [`LOOKAHEAD`] ahead. It
+//! reads more nodes than the depth-first walk — a match it meets later raises the floor later,
+//! and a list pushed before then is read anyway (it holds no bound) — but pays FAS's price per
+//! node: no branch on where a list ends, no wait that the prefetch did not cover. A chain
+//! record that decides is read at once (held as FAS holds them, the floor rose later and the
+//! walk read more, and was slower in a probe program). A batch walks one packet after another
+//! (interleaving, below, is for the depth-first walk, [`FlsOrder::DepthFirst`]).
 //!
 //! **FLS breadth-first from the root on rare+chain** (ours, [`FlsOrder::BreadthFirst`], the
 //! default of [`Compression::RareChain`]: [`FlsOrder::for_compression`]): the walk above, with
