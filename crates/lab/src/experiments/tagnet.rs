@@ -239,14 +239,10 @@ fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &mut CompiledFib) -> Row {
 /// queries ([`WalkCounts`]): lists and nodes, the time per node read (the timed run's, one
 /// thread), and for FLS the share of nodes read after its final best match was found (the
 /// proof that nothing heavier matches) and, breadth-first after its first match, the share
-/// read before it turned breadth-first.
+/// read before it turned breadth-first, the lists read then, and the share of packets whose
+/// depth-first part already held a match of the answer's weight.
 fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome, n: usize) -> Row {
-    let total = counts.fold(WalkCounts::default(), |t, c| WalkCounts {
-        lists: t.lists + c.lists,
-        nodes: t.nodes + c.nodes,
-        nodes_to_best: t.nodes_to_best + c.nodes_to_best,
-        nodes_depth_first: t.nodes_depth_first + c.nodes_depth_first,
-    });
+    let total = counts.fold(WalkCounts::default(), WalkCounts::plus);
     let per_match = |x: u64| x as f64 / n.max(1) as f64;
     let row = row
         .with("lists_per_match", per_match(total.lists))
@@ -260,6 +256,8 @@ fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome
         return row; // FLS depth-first all the way.
     }
     row.with("nodes_depth_first_pct", 100.0 * total.nodes_depth_first as f64 / total.nodes as f64)
+        .with("lists_depth_first_per_match", per_match(total.lists_depth_first))
+        .with("depth_first_found_answer_pct", 100.0 * per_match(total.depth_first_found_answer))
 }
 
 /// A peer: name, queries it answers, bytes, its FAS and its FLS (weights) batch.
@@ -1696,6 +1694,15 @@ fn summary(rows: &[Row]) -> Vec<String> {
             if sol.is_finite() || srol.is_finite() {
                 out.push(format!(
                     "tagnet {f} {c} FLS given its answer's weight − 1 (the proof alone, breadth-first): {sol:.2}× FAS (SOL), {srol:.2}× (SROL)"
+                ));
+            }
+            let fls = find(rows, "fls", &f, &[("compression", c), ("layout", "srol")]);
+            if num(fls, "depth_first_found_answer_pct").is_finite() {
+                out.push(format!(
+                    "tagnet {f} {c}/srol FLS depth-first part: {:.0} lists, {:.1}% of its nodes; it held the answer on {:.1}% of packets",
+                    num(fls, "lists_depth_first_per_match"),
+                    num(fls, "nodes_depth_first_pct"),
+                    num(fls, "depth_first_found_answer_pct")
                 ));
             }
         }

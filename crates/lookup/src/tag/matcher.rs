@@ -333,6 +333,35 @@ pub struct WalkCounts {
     /// FLS in [`FlsOrder::BreadthAfterFirstMatch`]: nodes read in its depth-first part (the
     /// rest were read breadth-first, by FAS's step); 0 in the other walks.
     pub nodes_depth_first: u64,
+    /// FLS in [`FlsOrder::BreadthAfterFirstMatch`]: lists read in its depth-first part.
+    pub lists_depth_first: u64,
+    /// FLS in [`FlsOrder::BreadthAfterFirstMatch`]: 1 if its depth-first part ended holding a
+    /// match of the answer's weight (the breadth-first part then only proved it), else 0.
+    pub depth_first_found_answer: u64,
+    /// The weight of the match the depth-first part ended with (0: none).
+    depth_first_best: u32,
+}
+
+impl WalkCounts {
+    /// The sums of two walks' counts (of many walks, folded).
+    pub fn plus(self, other: WalkCounts) -> WalkCounts {
+        WalkCounts {
+            lists: self.lists + other.lists,
+            nodes: self.nodes + other.nodes,
+            nodes_to_best: self.nodes_to_best + other.nodes_to_best,
+            nodes_depth_first: self.nodes_depth_first + other.nodes_depth_first,
+            lists_depth_first: self.lists_depth_first + other.lists_depth_first,
+            depth_first_found_answer: self.depth_first_found_answer + other.depth_first_found_answer,
+            depth_first_best: 0,
+        }
+    }
+
+    /// Counts an FLS walk's depth-first part as having found its answer if it ended holding a
+    /// match of the answer's weight.
+    fn finish(mut self, answer: Option<&Largest>) -> WalkCounts {
+        self.depth_first_found_answer = u64::from(answer.is_some_and(|a| self.depth_first_best == a.weight));
+        self
+    }
 }
 
 /// A terminator's chain record still to test: where it starts in the record stream (bits), the
@@ -395,8 +424,8 @@ trait Tally {
     fn nodes(&mut self, n: u32);
     /// A new best match, `extra` nodes after those counted so far.
     fn best(&mut self, extra: u32);
-    /// The walk's depth-first part ends here.
-    fn depth_first_done(&mut self);
+    /// The walk's depth-first part ends here, holding a match of weight `best` (0: none).
+    fn depth_first_done(&mut self, best: u32);
 }
 
 impl Tally for () {
@@ -407,7 +436,7 @@ impl Tally for () {
     #[inline(always)]
     fn best(&mut self, _: u32) {}
     #[inline(always)]
-    fn depth_first_done(&mut self) {}
+    fn depth_first_done(&mut self, _: u32) {}
 }
 
 impl Tally for WalkCounts {
@@ -420,8 +449,10 @@ impl Tally for WalkCounts {
     fn best(&mut self, extra: u32) {
         self.nodes_to_best = self.nodes + u64::from(extra);
     }
-    fn depth_first_done(&mut self) {
+    fn depth_first_done(&mut self, best: u32) {
         self.nodes_depth_first = self.nodes;
+        self.lists_depth_first = self.lists;
+        self.depth_first_best = best;
     }
 }
 
@@ -477,6 +508,15 @@ impl<S: ListScan> FlsWalk<S> {
         stack.clear();
         stack.push((u32::MAX, 0, 1));
         FlsWalk { q, scan, descending, best_weight: floor, best_set: usize::MAX, held: None }
+    }
+
+    /// The weight of the best match so far (0: none yet).
+    fn found(&self) -> u32 {
+        if self.best_set == usize::MAX {
+            0
+        } else {
+            self.best_weight
+        }
     }
 
     /// The walk's answer (once its stack is empty).
@@ -834,7 +874,9 @@ impl CompiledFib {
     /// [`CompiledFib::fls`], counting what the walk read.
     pub fn fls_counted(&self, query: &Descriptor, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
         let mut counts = WalkCounts::default();
-        (self.fls_dispatch(query, 0, scratch, &mut counts), counts)
+        let answer = self.fls_dispatch(query, 0, scratch, &mut counts);
+        let counts = counts.finish(answer.as_ref());
+        (answer, counts)
     }
 
     /// Find Largest Subset above a floor: an entry ⊆ `query` of the greatest weight if that
@@ -850,7 +892,9 @@ impl CompiledFib {
     /// [`CompiledFib::fls_above`], counting what the walk read.
     pub fn fls_above_counted(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
         let mut counts = WalkCounts::default();
-        (self.fls_dispatch(query, floor, scratch, &mut counts), counts)
+        let answer = self.fls_dispatch(query, floor, scratch, &mut counts);
+        let counts = counts.finish(answer.as_ref());
+        (answer, counts)
     }
 
     #[inline(always)]
@@ -988,11 +1032,11 @@ impl CompiledFib {
             depth_read = stack.last().map_or(0, |top| top.2);
             // SAFETY: the caller's contract.
             if !unsafe { self.fls_step(&mut walk, stack, PREFETCH_LINES, false, tally) } {
-                tally.depth_first_done();
+                tally.depth_first_done(walk.found());
                 return walk.answer(self);
             }
         }
-        tally.depth_first_done();
+        tally.depth_first_done(walk.found());
         // What is left is mostly the proof that nothing heavier matches, and its order matters
         // little: breadth-first, the walk knows what it reads next and prefetches it.
         let ascending = self.order == SiblingOrder::Ascending;
@@ -1429,6 +1473,7 @@ mod tests {
         for (c, l) in crate::tag::VARIANTS {
             let compiled = CompiledFib::build(fib.iter().copied(), fib.len(), c, l).unwrap();
             let mut s = MatchScratch::new();
+            let mut found_answer = 0;
             for q in &queries {
                 let (fas, fas_counts) = compiled.fas_counted(q, Fanout::ALL, &PortSet::ALL, &mut s);
                 assert_eq!(fas, compiled.fas(q, Fanout::ALL, &PortSet::ALL, &mut s), "{c:?} {l:?}");
@@ -1441,9 +1486,19 @@ mod tests {
                 if compiled.fls_order() == FlsOrder::BreadthAfterFirstMatch {
                     // Depth-first at least to its first match, which is in the nodes it read.
                     assert!(fls_counts.nodes_depth_first >= 1 && fls_counts.nodes_depth_first <= fls_counts.nodes, "{fls_counts:?}");
+                    assert!(fls_counts.lists_depth_first >= 1 && fls_counts.lists_depth_first <= fls_counts.lists, "{fls_counts:?}");
+                    assert!(fls_counts.depth_first_found_answer <= 1, "{fls_counts:?}");
+                    if fls_counts.nodes_depth_first == fls_counts.nodes {
+                        assert_eq!(fls_counts.depth_first_found_answer, 1, "the walk ended depth-first: {fls_counts:?}");
+                    }
+                    found_answer += fls_counts.depth_first_found_answer;
                 } else {
                     assert_eq!(fls_counts.nodes_depth_first, 0, "{c:?} {l:?}: breadth-first from the root");
+                    assert_eq!((fls_counts.lists_depth_first, fls_counts.depth_first_found_answer), (0, 0), "{c:?} {l:?}");
                 }
+            }
+            if compiled.fls_order() == FlsOrder::BreadthAfterFirstMatch {
+                assert!(found_answer >= 1, "{c:?} {l:?}: no depth-first part ever held its answer");
             }
             // Given its answer's weight less one, FLS reads no more and answers the same.
             for q in &queries {
@@ -1458,6 +1513,7 @@ mod tests {
             assert_eq!((nothing.0, nothing.1.nodes_to_best), (None, 0), "{c:?} {l:?}");
             let depth_first_part = if compiled.fls_order() == FlsOrder::BreadthAfterFirstMatch { nothing.1.nodes } else { 0 };
             assert_eq!(nothing.1.nodes_depth_first, depth_first_part, "no match: depth-first to the end, if at all");
+            assert_eq!(nothing.1.depth_first_found_answer, 0, "no answer to find");
             let mut depth_first = compiled;
             depth_first.set_fls_order(FlsOrder::DepthFirst);
             assert_eq!(depth_first.fls_counted(&queries[0], &mut s).1.nodes_depth_first, 0, "counted in the breadth-first walk only");
