@@ -873,10 +873,7 @@ impl CompiledFib {
 
     /// [`CompiledFib::fls`], counting what the walk read.
     pub fn fls_counted(&self, query: &Descriptor, scratch: &mut MatchScratch) -> (Option<Largest>, WalkCounts) {
-        let mut counts = WalkCounts::default();
-        let answer = self.fls_dispatch(query, 0, scratch, &mut counts);
-        let counts = counts.finish(answer.as_ref());
-        (answer, counts)
+        self.fls_above_counted(query, 0, scratch)
     }
 
     /// Find Largest Subset above a floor: an entry ⊆ `query` of the greatest weight if that
