@@ -338,7 +338,8 @@ pub struct WalkCounts {
     /// FLS in [`FlsOrder::BreadthAfterFirstMatch`]: 1 if its depth-first part ended holding a
     /// match of the answer's weight (the breadth-first part then only proved it), else 0.
     pub depth_first_found_answer: u64,
-    /// The weight of the match the depth-first part ended with (0: none).
+    /// The weight of the match one walk's depth-first part ended with (0: none), kept until
+    /// the walk's answer is known ([`WalkCounts::finish`]); not summed ([`WalkCounts::plus`]).
     depth_first_best: u32,
 }
 
