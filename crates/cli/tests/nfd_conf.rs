@@ -53,7 +53,7 @@ fn the_forwarder_runs_from_nfds_configuration_file() {
     let warnings = String::from_utf8_lossy(&out.stderr);
     assert!(warnings.contains("line 6: log.NoSuchModule: no nexthop counterpart, ignored"), "{warnings}");
     assert!(!warnings.contains("log.Forwarder"), "Forwarder's level is the shards': {warnings}");
-    assert_eq!(printed["forwarder"]["log_level"].as_str(), Some("info,nexthop_fw::shard=debug"), "log.default_level and a module's own");
+    assert_eq!(printed["forwarder"]["log_level"].as_str(), Some("info,nexthop_fw::pipeline=debug"), "log.default_level and a module's own");
     // Propagation signs as the keychain's identities, as NFD's does: no warning.
     assert_eq!(printed["forwarder"]["propagate_keychain"].as_bool(), Some(true));
     assert_eq!(printed["forwarder"]["propagate_cost"].as_integer(), Some(20));

@@ -50,7 +50,7 @@ pub enum Drop {
     FaceDown,
     /// A face's send buffer was full.
     SendBufferFull,
-    /// A packet link reliability sent [`crate::lp_reliability::MAX_RETX`] + 1 times without an
+    /// A packet link reliability sent [`crate::lp::reliability::MAX_RETX`] + 1 times without an
     /// Ack, given up.
     RetxExhausted,
     /// A piece received again on a face with link reliability (its Ack was lost): a repeat.

@@ -1,68 +1,37 @@
 //! nexthop-fw: the NDN forwarder — faces (Unix, TCP, UDP, WebSocket, Ethernet), PIT,
-//! strategies, the forwarding pipeline, NFD-compatible management and configuration. The only
-//! layer with I/O.
+//! strategies, the forwarding pipeline, NFD-compatible management and configuration.
 //!
 //! # Overview
-//! The forwarding core is sans-I/O and testable without sockets:
-//! - [`packet`]: classify received bytes (NDNLPv2 fields + Interest/Data/Nack), drops by reason;
-//!   [`fragmentation`]: NDNLPv2 fragments cut for a face's MTU and put back together;
-//!   [`lp_reliability`]: NDNLPv2 link reliability (Acks, retransmission of what a link lost).
-//! - [`shard`]: the pipeline of one forwarding thread over its [`pit`], content-store shard,
-//!   [`dead_nonce`] list and its view of the [`fib`] ([`shared_fib`]: the one FIB every
-//!   forwarding thread reads, changed without stopping them); [`strategy`] picks upstreams,
-//!   with what [`access`] and [`asf`] measure ([`rtt`]: round-trip estimates).
-//! - [`outbox`]: what a shard sends, for the runtime to write to sockets.
-//! - [`token`]: the PIT token that brings Data and Nacks back to their shard and entry.
-//! - [`mgmt`]: the NFD management protocol (commands, datasets) and the [`rib`] behind it.
-//! - [`reconnect`]: when a permanent TCP face that lost its connection tries again.
-//!
-//! The runtime ([`runtime`]) owns sockets and threads: an I/O thread with the faces and the
-//! management, and forwarding threads that each own a [`shard::Shard`]; packets reach a thread
-//! by a hash of their leading name components ([`dispatch`]) or by PIT token.
+//! The crate is laid out by role, after NFD's `daemon/` and NDN-DPDK's `fwdp`. Each folder
+//! depends only on those above it in this list, and no module imports one that imports it back
+//! (`tests/layout.rs` checks both):
+//! - [`face`]: faces as the core sees them — ids, scopes, [`face::uri::FaceUri`] — and the
+//!   sans-I/O codec of each transport kind (Ethernet frames, WebSocket frames), with the rules
+//!   that pick interfaces and local addresses.
+//! - [`counters`]: every drop by reason, and what each forwarding shard did.
+//! - [`lp`]: NDNLPv2, the link service between a face and the pipeline: packets classified,
+//!   fragmented and put back together, sent reliably, marked under congestion.
+//! - [`table`]: the forwarding tables — PIT, dead-nonce list, FIB, strategy choice, the PIT
+//!   token that brings Data back to its entry.
+//! - [`pipeline`]: the forwarding pipeline of one thread ([`pipeline::Shard`]) and its
+//!   [`pipeline::strategy`]s; sans-I/O, it fills an [`pipeline::outbox::Outbox`].
+//! - [`mgmt`]: the NFD management protocol (commands, datasets, the RIB, command validation).
+//! - [`conf`]: the TOML configuration, NFD's `nfd.conf`, and the INFO format both read.
+//! - [`sys`]: every call into the operating system that needs `unsafe`: packet and batched
+//!   UDP sockets, the host's interfaces and their changes, privileges.
+//! - [`runtime`]: sockets and threads — an I/O thread with the faces and the management, and
+//!   forwarding threads that each own a shard; packets reach a thread by a hash of their
+//!   leading name components ([`runtime::dispatch`]) or by PIT token.
 
 #![deny(unsafe_code)]
 
-pub mod access;
-pub mod asf;
-pub mod client;
-pub mod config;
-pub mod congestion;
+pub mod conf;
 pub mod counters;
-pub mod dead_nonce;
-pub mod dispatch;
-#[allow(unsafe_code)]
-pub mod ether;
 pub mod face;
-pub mod fib;
-pub mod fragmentation;
-pub mod interface_rule;
-#[allow(unsafe_code)]
-pub mod interface_watch;
-#[allow(unsafe_code)]
-pub mod interfaces;
-pub mod local_addresses;
-pub mod lossy_link;
-pub mod lp_reliability;
+pub mod lp;
 pub mod mgmt;
-pub mod nfd_conf;
-pub mod outbox;
-pub mod packet;
-pub mod pit;
-#[allow(unsafe_code)]
-pub mod privileges;
-pub mod reconnect;
-pub mod retx_suppression;
-pub mod rib;
-pub mod rtt;
+pub mod pipeline;
 pub mod runtime;
-pub mod shard;
-pub mod shared_fib;
 #[allow(unsafe_code)]
-pub mod socket_queue;
-pub mod strategy;
-pub mod tlv;
-pub mod token;
-pub mod traffic;
-#[allow(unsafe_code)]
-pub mod udp_batch;
-pub mod websocket;
+pub mod sys;
+pub mod table;

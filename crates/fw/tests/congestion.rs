@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{mac_of, scratch, Forwarder, LinkedNetns, VethPair};
-use nexthop_fw::client::Client;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::traffic;
+use nexthop_tools::client::Client;
+use nexthop_tools::traffic;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Component, Data, DataView, Emit, Interest, InterestView, LpPacketView, Name};
@@ -123,10 +123,10 @@ fn a_mark_from_upstream_reaches_the_consumer() {
     d.sign_digest_sha256();
     let mut answer = Vec::new();
     let mut fields = Vec::new();
-    nexthop_fw::tlv::put_tlv(&mut fields, nexthop_wire::types::PIT_TOKEN, lp.pit_token.unwrap());
-    nexthop_fw::tlv::put_nonneg(&mut fields, nexthop_wire::types::CONGESTION_MARK, 1);
-    nexthop_fw::tlv::put_tlv(&mut fields, nexthop_wire::types::FRAGMENT, &d.to_bytes());
-    nexthop_fw::tlv::put_tlv(&mut answer, nexthop_wire::types::LP_PACKET, &fields);
+    nexthop_fw::lp::encode::put_tlv(&mut fields, nexthop_wire::types::PIT_TOKEN, lp.pit_token.unwrap());
+    nexthop_fw::lp::encode::put_nonneg(&mut fields, nexthop_wire::types::CONGESTION_MARK, 1);
+    nexthop_fw::lp::encode::put_tlv(&mut fields, nexthop_wire::types::FRAGMENT, &d.to_bytes());
+    nexthop_fw::lp::encode::put_tlv(&mut answer, nexthop_wire::types::LP_PACKET, &fields);
     producer.send(&answer).unwrap();
     let got = answers(&mut consumer, 1);
     assert_eq!(got, [("x".to_string(), true)]);
@@ -188,7 +188,7 @@ fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
     throttle(None, &veth.a);
     let listen_on = |end: &str| {
         let end = end.to_string();
-        move |c: &mut nexthop_fw::config::Config| {
+        move |c: &mut nexthop_fw::conf::config::Config| {
             c.faces.ether_listen = true;
             c.faces.ether_interfaces = vec![end];
         }

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::{Answer, Client};
-use nexthop_fw::config::Config;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::conf::config::Config;
+use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::runtime::{l2_shard_path, Runtime};
-use nexthop_fw::traffic;
+use nexthop_tools::client::{Answer, Client};
+use nexthop_tools::traffic;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Component, Data, DataView, Emit, Interest, NackReason, Name};

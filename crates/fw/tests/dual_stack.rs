@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::Client;
-use nexthop_fw::face::FaceUri;
-use nexthop_fw::traffic;
+use nexthop_fw::face::uri::FaceUri;
+use nexthop_tools::client::Client;
+use nexthop_tools::traffic;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::Name;

@@ -45,7 +45,7 @@ fn an_idle_forwarder_sleeps_until_there_is_work() {
     // whose tick would expire the entry before the second Interest is read.)
     let (mut first, mut second) = (fw.client(), fw.client());
     std::thread::sleep(Duration::from_millis(1500)); // idle again
-    let ask = |consumer: &mut nexthop_fw::client::Client, lifetime_ms: u64| {
+    let ask = |consumer: &mut nexthop_tools::client::Client, lifetime_ms: u64| {
         let mut i = Interest::new(Name::from_uri("/silent/x").unwrap());
         (i.nonce, i.lifetime_ms) = (Some(consumer.next_nonce()), Some(lifetime_ms));
         consumer.send(&i.to_bytes()).unwrap();

@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::{Answer, Client};
 use nexthop_fw::counters::ShardCounters;
-use nexthop_fw::lp_reliability::ReliabilityCounts;
+use nexthop_fw::lp::packet::{classify, Incoming, Network};
+use nexthop_fw::lp::reliability::ReliabilityCounts;
 use nexthop_fw::mgmt::dataset::{parse_labelled_counts, FaceQueryFilter};
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
-use nexthop_fw::packet::{classify, Incoming, Network};
+use nexthop_tools::client::{Answer, Client};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Component, Data, DataView, Emit, Interest, MetaInfo, Name};
@@ -157,8 +157,8 @@ fn route_changes_reach_every_forwarding_thread() {
     assert_eq!(ask(&mut c, 0), no_route);
 
     let pstop = Arc::new(AtomicBool::new(false));
-    let producer = nexthop_fw::traffic::start_producer(&unix, &unix, &prefix, 100, pstop.clone()).unwrap();
-    let r = nexthop_fw::traffic::run_consumer(&unix, &prefix, 32, 100, std::time::Duration::from_millis(300)).unwrap();
+    let producer = nexthop_tools::traffic::start_producer(&unix, &unix, &prefix, 100, pstop.clone()).unwrap();
+    let r = nexthop_tools::traffic::run_consumer(&unix, &prefix, 32, 100, std::time::Duration::from_millis(300)).unwrap();
     assert!(r.satisfied > 100, "{} satisfied", r.satisfied);
     assert_eq!((r.nacks, r.lost, r.mismatches), (0, 0, 0));
 
@@ -240,7 +240,7 @@ fn apps_one_hop_away_may_register_under_localhop_only_when_allowed_and_only_towa
     for allowed in [false, true] {
         let fw = Forwarder::start_with(&dir, &format!("s{allowed}"), 1, |c| c.forwarder.localhop_prefix_registration = allowed);
         // Over UDP: a face of another host's scope.
-        let mut remote = Client::connect(&nexthop_fw::face::FaceUri::Udp(fw.udp)).unwrap();
+        let mut remote = Client::connect(&nexthop_fw::face::uri::FaceUri::Udp(fw.udp)).unwrap();
         let command = |c: &mut Client, prefix: &str, params: &ControlParameters| {
             let name = Name::from_uri(prefix).unwrap().with(Component::generic(params.encode()));
             let mut i = Interest::new(name);
@@ -345,7 +345,7 @@ fn a_missing_keychain_does_not_stop_the_start() {
     let fw = Forwarder::start_with(&dir, "s", 1, |c| {
         c.forwarder.propagate_keychain = true;
         let nowhere = dir.path().join("no-keychain").display().to_string();
-        c.keychain = nexthop_fw::config::KeychainConfig { pib: nowhere.clone(), tpm: nowhere };
+        c.keychain = nexthop_fw::conf::config::KeychainConfig { pib: nowhere.clone(), tpm: nowhere };
     });
     let r = fw.client().command("rib", "register", &ControlParameters { name: Some(Name::from_uri("/up").unwrap()), ..Default::default() });
     assert_eq!(r.unwrap().code, 200);

@@ -10,9 +10,9 @@
 use std::time::Duration;
 
 use common::{mac_of, scratch, Forwarder, Netns, VethPair};
-use nexthop_fw::client::{Client, ClientError};
+use nexthop_fw::lp::encode::put_tlv;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::tlv::put_tlv;
+use nexthop_tools::client::{Client, ClientError};
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::types::{FRAGMENT, LP_PACKET, PIT_TOKEN};
 use nexthop_wire::varnum::read_nonneg;
@@ -73,8 +73,8 @@ fn multicast_face(fw: &Forwarder, group: &str) -> Listed {
 /// narrow that (NFD's whitelist and blacklist).
 #[test]
 fn with_no_interface_listed_every_multicast_capable_one_gets_a_face() {
-    use nexthop_fw::interface_rule::InterfaceRules;
-    use nexthop_fw::interfaces::{interface_addresses, udp_v4};
+    use nexthop_fw::face::interface_rule::InterfaceRules;
+    use nexthop_fw::sys::interfaces::{interface_addresses, udp_v4};
     let group = format!("224.0.23.170:{}", 40_000 + std::process::id() % 10_000);
     let port = group.rsplit(':').next().unwrap().to_string();
     let dir = scratch("multicast-any");
@@ -165,7 +165,7 @@ fn across_the_link(a: &Forwarder, b: &Forwarder, face_a: u64, prefix: &str) {
 #[test]
 fn two_forwarders_reach_each_other_through_their_multicast_faces() {
     let group = format!("224.0.23.170:{}", 30_000 + std::process::id() % 10_000);
-    let configure = |c: &mut nexthop_fw::config::Config| {
+    let configure = |c: &mut nexthop_fw::conf::config::Config| {
         c.faces.udp_multicast = group.clone();
         c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
     };
@@ -200,14 +200,14 @@ fn two_forwarders_reach_each_other_through_their_multicast_faces() {
 /// as fragments.
 #[test]
 fn two_forwarders_reach_each_other_through_ipv6_multicast_faces() {
-    use nexthop_fw::interfaces::{interface_addresses, udp_v6};
-    let chosen = udp_v6(&interface_addresses().unwrap(), &nexthop_fw::interface_rule::InterfaceRules::default()).unwrap();
+    use nexthop_fw::sys::interfaces::{interface_addresses, udp_v6};
+    let chosen = udp_v6(&interface_addresses().unwrap(), &nexthop_fw::face::interface_rule::InterfaceRules::default()).unwrap();
     let Some(&(index, address, _)) = chosen.first() else {
         eprintln!("no interface with an IPv6 link-local address that can multicast: nothing to join");
         return;
     };
     let port = 30_000 + std::process::id() % 10_000;
-    let configure = |c: &mut nexthop_fw::config::Config| c.faces.udp6_multicast = format!("[ff02::1234]:{port}");
+    let configure = |c: &mut nexthop_fw::conf::config::Config| c.faces.udp6_multicast = format!("[ff02::1234]:{port}");
     let a_dir = scratch("multicast6-a");
     let a = Forwarder::start_with(&a_dir, "a", 1, configure);
     let b_dir = scratch("multicast6-b");
@@ -229,7 +229,7 @@ fn two_forwarders_reach_each_other_through_ipv6_multicast_faces() {
 #[test]
 fn a_listed_interface_that_cannot_carry_the_group_is_an_error() {
     let dir = scratch("multicast-bad");
-    let mut cfg = nexthop_fw::config::Config::default();
+    let mut cfg = nexthop_fw::conf::config::Config::default();
     cfg.faces.unix = dir.path().join("s.sock").to_string_lossy().into_owned();
     cfg.faces.tcp = String::new();
     cfg.faces.udp = String::new();
@@ -270,10 +270,10 @@ fn self_learning_finds_a_producer_across_the_lan_from_forwarding_threads() {
 }
 
 fn self_learning_across_the_lan(threads: usize, group_address: &str) {
-    use nexthop_fw::config::StaticStrategy;
+    use nexthop_fw::conf::config::StaticStrategy;
     use nexthop_wire::{Component, MetaInfo};
     let group = format!("{group_address}:{}", 30_000 + std::process::id() % 10_000);
-    let configure = |c: &mut nexthop_fw::config::Config| {
+    let configure = |c: &mut nexthop_fw::conf::config::Config| {
         c.faces.udp_multicast = group.clone();
         c.faces.udp_multicast_interfaces = vec!["127.0.0.1".into()];
         c.strategy.push(StaticStrategy { prefix: "/".into(), strategy: "self-learning".into() });
@@ -289,7 +289,7 @@ fn self_learning_across_the_lan(threads: usize, group_address: &str) {
     let pa_name =
         Name::from_uri("/sl").unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
     let mut content = Vec::new();
-    nexthop_fw::tlv::put_nonneg(&mut content, 0x6d, 3_600_000);
+    nexthop_fw::lp::encode::put_nonneg(&mut content, 0x6d, 3_600_000);
     let mut pa = Data::new(pa_name, content);
     pa.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
     pa.sign_digest_sha256();
@@ -350,7 +350,7 @@ fn a_multicast_face_follows_an_interface_that_comes_and_goes() {
     let fw = Forwarder::start_in(Some(&ns), &dir, "s", 1, |c| {
         c.faces.udp_multicast = group.clone();
         c.faces.udp_multicast_interfaces = vec!["lan*".into()];
-        c.route.push(nexthop_fw::config::StaticRoute { prefix: "/lan".into(), face: format!("udp4://{group}"), cost: 0 });
+        c.route.push(nexthop_fw::conf::config::StaticRoute { prefix: "/lan".into(), face: format!("udp4://{group}"), cost: 0 });
     });
     let lan = Name::from_uri("/lan").unwrap();
     assert!(multicast_faces(&fw, &group).is_empty(), "no such interface yet");
@@ -509,7 +509,7 @@ fn unicast_ethernet_faces_are_created_by_management_and_on_demand() {
     let mut i = Interest::new(Name::from_uri("/nowhere/x").unwrap());
     i.nonce = Some(consumer.next_nonce());
     match consumer.express(&i, Duration::from_secs(2)) {
-        Ok(nexthop_fw::client::Answer::Nack(nexthop_wire::NackReason::NoRoute)) => {}
+        Ok(nexthop_tools::client::Answer::Nack(nexthop_wire::NackReason::NoRoute)) => {}
         other => panic!("a Nack NoRoute from B: {other:?}"),
     }
     drop(b);
@@ -529,7 +529,7 @@ fn unicast_ethernet_faces_are_created_by_management_and_on_demand() {
 /// Interest to the forwarder at the other end, whose listening port makes a face for it.
 #[test]
 fn a_configured_unicast_ethernet_face_carries_its_route() {
-    use nexthop_fw::config::{StaticFace, StaticRoute};
+    use nexthop_fw::conf::config::{StaticFace, StaticRoute};
     let Some(veth) = VethPair::new("s") else { return };
     let peer = format!("ether://[{}]", mac_of(&veth.b));
     let a_dir = scratch("ether-static-a");

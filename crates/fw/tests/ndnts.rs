@@ -22,7 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::Answer;
+use nexthop_tools::client::Answer;
 use nexthop_wire::{Interest, NackReason, Name};
 
 mod common;

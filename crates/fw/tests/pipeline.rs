@@ -4,10 +4,10 @@
 use nexthop_cs::{HcsConfig, L1Config};
 use nexthop_fw::counters::Drop;
 use nexthop_fw::face::{FaceId, FaceScope, LinkType};
-use nexthop_fw::fib::Fib;
-use nexthop_fw::outbox::Outbox;
-use nexthop_fw::packet::{classify, Network};
-use nexthop_fw::shard::{Control, Shard, ShardConfig};
+use nexthop_fw::lp::packet::{classify, Network};
+use nexthop_fw::pipeline::outbox::Outbox;
+use nexthop_fw::pipeline::{Control, Shard, ShardConfig};
+use nexthop_fw::table::fib::Fib;
 use nexthop_lookup::name::{NextHop, NextHops};
 use nexthop_wire::{Data, Emit, Interest, LpPacket, Nack, NackReason, Name};
 use proptest::prelude::*;
@@ -157,7 +157,7 @@ fn interests_aggregate_and_loops_are_nacked() {
 /// of being aggregated; every one is forwarded with its own nonce.
 #[test]
 fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
     let mut s = shard(false, 100);
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Random));
     let sent = [(0, CONSUMER, 7), (1, CONSUMER2, 8), (2, CONSUMER, 9)].map(|(now, face, nonce)| {
@@ -179,7 +179,7 @@ fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
 /// per upstream; access: a fixed 100 ms.
 #[test]
 fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
     // Best-route.
     let mut s = shard(false, 100);
     assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/br", 1))), [PRODUCER]);
@@ -296,7 +296,7 @@ fn localhop_interests_go_one_hop_off_the_host_and_localhost_ones_none() {
     for prefix in ["/localhop", "/localhost", "/net"] {
         let p = Name::from_uri(prefix).unwrap();
         s.apply(&Control::SetRoute(p.clone(), everyone.clone()));
-        s.apply(&Control::SetStrategy(p, nexthop_fw::strategy::Strategy::MULTICAST));
+        s.apply(&Control::SetStrategy(p, nexthop_fw::table::strategy_choice::Strategy::MULTICAST));
     }
     let sorted = |mut v: Vec<FaceId>| {
         v.sort_unstable();
@@ -465,7 +465,7 @@ fn parked_interests_of_a_face_that_goes_down_are_forgotten() {
 /// RTO, the Interest goes to the others; a consumer's retransmission goes to every upstream.
 #[test]
 fn the_access_strategy_learns_the_working_upstream_and_falls_back_on_timeout() {
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
     let mut s = shard(false, 100);
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Access));
     let faces = |out: &[(FaceId, Vec<u8>)]| {
@@ -510,8 +510,8 @@ fn the_access_strategy_learns_the_working_upstream_and_falls_back_on_timeout() {
 /// measures it; an upstream that times out three times in a row, or Nacks, drops behind.
 #[test]
 fn asf_follows_the_fastest_upstream_probes_and_drops_a_silent_one() {
-    use nexthop_fw::asf::AsfParams;
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::table::strategy_params::AsfParams;
     use nexthop_wire::InterestView;
     let mut s = shard(false, 100);
     let params = AsfParams { probing_interval_ms: 1000, ..AsfParams::default() };
@@ -577,8 +577,8 @@ fn asf_follows_the_fastest_upstream_probes_and_drops_a_silent_one() {
 /// behind an unmeasured one at once.
 #[test]
 fn asf_takes_a_nack_as_a_timeout() {
-    use nexthop_fw::asf::AsfParams;
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::table::strategy_params::AsfParams;
     let mut s = shard(false, 100);
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(AsfParams::default())));
     let wire = interest("/a/1", 1);
@@ -632,7 +632,7 @@ fn a_forwarding_hint_that_reaches_its_region_is_dropped() {
 /// unsolicited, and cached or not by where it came from.
 #[test]
 fn unsolicited_data_is_cached_as_the_policy_says() {
-    use nexthop_fw::shard::UnsolicitedPolicy;
+    use nexthop_fw::pipeline::UnsolicitedPolicy;
     for (policy, from, cached) in [
         (UnsolicitedPolicy::DropAll, FaceScope::Local, false),
         (UnsolicitedPolicy::AdmitLocal, FaceScope::Local, true),
@@ -666,7 +666,7 @@ fn unsolicited_data_is_cached_as_the_policy_says() {
 #[test]
 fn priority_fifo_drops_pushed_data_first() {
     use nexthop_cs::Policy;
-    use nexthop_fw::shard::UnsolicitedPolicy;
+    use nexthop_fw::pipeline::UnsolicitedPolicy;
     let l1 = L1Config { capacity: 2, slot_bytes: 8800, policy: Policy::PriorityFifo, prefix_index: true };
     let cs = Some(HcsConfig { l1, l2: None, staging_batches: 1, read_ahead: false, chunk_reads: false });
     let mut s = Shard::new(ShardConfig { cs, unsolicited: UnsolicitedPolicy::AdmitAll, ..ShardConfig::default() }, Fib::default()).unwrap();
@@ -687,8 +687,8 @@ fn priority_fifo_drops_pushed_data_first() {
 /// with too, so an ASF probe (sent with a fresh nonce) that comes back around is a loop.
 #[test]
 fn a_probes_nonce_outlives_its_entry_in_the_dead_nonce_list() {
-    use nexthop_fw::asf::AsfParams;
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::table::strategy_params::AsfParams;
     use nexthop_wire::InterestView;
     let mut s = shard(false, 100);
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(AsfParams::default())));
@@ -713,7 +713,7 @@ fn announcement(prefix: &str) -> Vec<u8> {
     use nexthop_wire::{Component, MetaInfo};
     let name = Name::from_uri(prefix).unwrap().with(Component::keyword(&b"PA"[..])).with(Component::version(1)).with(Component::segment(0));
     let mut content = Vec::new();
-    nexthop_fw::tlv::put_nonneg(&mut content, 0x6d, 3_600_000);
+    nexthop_fw::lp::encode::put_nonneg(&mut content, 0x6d, 3_600_000);
     let mut d = Data::new(name, content);
     d.meta_info = Some(MetaInfo { content_type: Some(5), ..MetaInfo::default() });
     d.sign_digest_sha256();
@@ -735,7 +735,7 @@ fn self_learning_fields(wire: &[u8]) -> (bool, Option<Vec<u8>>) {
 /// NonDiscovery Interest with no route is Nacked; a Nack NoRoute unlearns the route.
 #[test]
 fn self_learning_broadcasts_discovers_and_unlearns() {
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
     s.apply(&Control::SetStrategy(Name::new(), Strategy::SelfLearning));
     for f in [PRODUCER, PRODUCER2] {
@@ -788,7 +788,7 @@ fn self_learning_broadcasts_discovers_and_unlearns() {
 #[test]
 fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
     use nexthop_fw::counters::Drop;
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
     s.apply(&Control::SetStrategy(Name::from_uri("/sl").unwrap(), Strategy::SelfLearning));
     s.apply(&Control::NonLocalFace(PRODUCER));
@@ -816,7 +816,7 @@ fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
 /// producer's prefix announcement; Data for a NonDiscovery Interest goes back without one.
 #[test]
 fn self_learning_announces_the_producers_prefix_to_a_discovery() {
-    use nexthop_fw::strategy::Strategy;
+    use nexthop_fw::table::strategy_choice::Strategy;
     const APP: FaceId = 500;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
     s.apply(&Control::SetStrategy(Name::new(), Strategy::SelfLearning));
@@ -904,7 +904,7 @@ fn an_ad_hoc_face_takes_packets_back_out() {
         let back = feed(&mut s, 1, out[0].0, &with_token(data("/a/br"), token(&out[0].1)));
         assert_eq!(sent_to(&back), [PRODUCER], "ad hoc: {ad_hoc}");
         // Multicast: every next hop, the face it came from only when ad hoc.
-        s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), nexthop_fw::strategy::Strategy::MULTICAST));
+        s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), nexthop_fw::table::strategy_choice::Strategy::MULTICAST));
         let out = feed(&mut s, 2, PRODUCER, &interest("/a/mc", 2));
         let want = if ad_hoc { vec![PRODUCER, PRODUCER2] } else { vec![PRODUCER2] };
         assert_eq!(sent_to(&out), want, "ad hoc: {ad_hoc}");

@@ -10,10 +10,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use common::{mac_of, scratch, Forwarder, VethPair};
-use nexthop_fw::client::Answer;
 use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::keychain::Keychain;
 use nexthop_fw::mgmt::params::ControlParameters;
+use nexthop_tools::client::Answer;
 use nexthop_wire::{Component, DataView, Interest, Name};
 use tempfile::TempDir;
 
@@ -176,7 +176,7 @@ fn two_forwarders_over_an_ethernet_face() {
     let home = keychain.path();
     let listen_on = |end: &str| {
         let end = end.to_string();
-        move |c: &mut nexthop_fw::config::Config| {
+        move |c: &mut nexthop_fw::conf::config::Config| {
             c.faces.ether_listen = true;
             c.faces.ether_interfaces = vec![end];
         }
@@ -379,10 +379,10 @@ fn python_ndn_accepts_data_with_a_congestion_mark() {
     let mut d = Data::new(interest.name().to_name(), b"marked".to_vec());
     d.sign_digest_sha256();
     let (mut fields, mut answer) = (Vec::new(), Vec::new());
-    nexthop_fw::tlv::put_tlv(&mut fields, PIT_TOKEN, lp.pit_token.unwrap());
-    nexthop_fw::tlv::put_nonneg(&mut fields, CONGESTION_MARK, 1);
-    nexthop_fw::tlv::put_tlv(&mut fields, FRAGMENT, &d.to_bytes());
-    nexthop_fw::tlv::put_tlv(&mut answer, LP_PACKET, &fields);
+    nexthop_fw::lp::encode::put_tlv(&mut fields, PIT_TOKEN, lp.pit_token.unwrap());
+    nexthop_fw::lp::encode::put_nonneg(&mut fields, CONGESTION_MARK, 1);
+    nexthop_fw::lp::encode::put_tlv(&mut fields, FRAGMENT, &d.to_bytes());
+    nexthop_fw::lp::encode::put_tlv(&mut answer, LP_PACKET, &fields);
     producer.send(&answer).unwrap();
     let out = consumer.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "DATA /marked/x marked");
@@ -443,7 +443,7 @@ fn localhop_rules(anchor: &Path) -> String {
 /// answering for her certificate when the hub fetches it to validate the command up to the
 /// testbed root. A consumer on the hub then reaches the app; when the app goes, the host
 /// withdraws the prefix from the hub. `sign` tells the host what to sign with.
-fn propagation(tag: &str, sign: impl FnOnce(&mut nexthop_fw::config::Config, &Testbed)) {
+fn propagation(tag: &str, sign: impl FnOnce(&mut nexthop_fw::conf::config::Config, &Testbed)) {
     let testbed = testbed(tag);
     let hub = Forwarder::start_with(testbed.dir.path(), "hub", 1, |c| {
         c.forwarder.localhop_prefix_registration = true;
@@ -452,7 +452,11 @@ fn propagation(tag: &str, sign: impl FnOnce(&mut nexthop_fw::config::Config, &Te
     let host = Forwarder::start_with(testbed.dir.path(), "host", 1, |c| {
         sign(c, &testbed);
         // The route to the hub (what ndn-autoconfig makes): the gateway is reachable.
-        c.route.push(nexthop_fw::config::StaticRoute { prefix: "/localhop/nfd".into(), face: format!("udp4://{}", hub.udp), cost: 0 });
+        c.route.push(nexthop_fw::conf::config::StaticRoute {
+            prefix: "/localhop/nfd".into(),
+            face: format!("udp4://{}", hub.udp),
+            cost: 0,
+        });
     });
 
     let alice = testbed.alice.path();
@@ -476,7 +480,7 @@ fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
         let home = testbed.alice.path();
         let key = Name::from_uri(String::from_utf8(pyndnsec(home, &["Get-Default", "-k"])).unwrap().trim()).unwrap();
         let key_file = CommandKey::tpm_file(&home.join(".ndn/ndnsec-key-file"), &key);
-        c.propagate = vec![nexthop_fw::config::PropagateKey {
+        c.propagate = vec![nexthop_fw::conf::config::PropagateKey {
             key: key.to_string(),
             key_file: key_file.display().to_string(),
             certificate: testbed.alice_cert.display().to_string(),
@@ -491,8 +495,10 @@ fn a_host_propagates_its_identity_prefix_to_a_validating_hub() {
 fn a_host_propagates_as_the_identities_of_its_keychain() {
     propagation("propagate-keychain", |c, testbed| {
         let ndn = testbed.alice.path().join(".ndn");
-        c.keychain =
-            nexthop_fw::config::KeychainConfig { pib: ndn.display().to_string(), tpm: ndn.join("ndnsec-key-file").display().to_string() };
+        c.keychain = nexthop_fw::conf::config::KeychainConfig {
+            pib: ndn.display().to_string(),
+            tpm: ndn.join("ndnsec-key-file").display().to_string(),
+        };
         c.forwarder.propagate_keychain = true;
     });
 }
@@ -549,7 +555,7 @@ fn commands_need_a_granted_certificates_key() {
     let grant = |home: &Path, file: &str| {
         let path = dir.path().join(file);
         std::fs::write(&path, pyndnsec(home, &["Export-Cert"])).unwrap();
-        nexthop_fw::config::Authorize { certfile: path.display().to_string(), privileges: vec!["fib".into()] }
+        nexthop_fw::conf::config::Authorize { certfile: path.display().to_string(), privileges: vec!["fib".into()] }
     };
     let grants = vec![grant(op.path(), "operator.ndncert"), grant(rsa.path(), "rsa.ndncert")];
     let fw = Forwarder::start_with(dir.path(), "fw", 1, |c| c.authorize = grants);

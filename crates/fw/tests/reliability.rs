@@ -16,12 +16,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::Client;
 use nexthop_fw::face::FLAG_LP_RELIABILITY;
-use nexthop_fw::lossy_link::{LossRule, LossyLink};
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::traffic;
+use nexthop_tools::client::Client;
+use nexthop_tools::lossy_link::{LossRule, LossyLink};
+use nexthop_tools::traffic;
 use nexthop_wire::{Component, DataView, Emit, Interest, LpPacketView, Name};
 
 /// What the relay loses on one direction of the link.

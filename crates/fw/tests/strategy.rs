@@ -7,9 +7,9 @@
 use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::Client;
+use nexthop_fw::lp::encode::put_tlv;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::tlv::put_tlv;
+use nexthop_tools::client::Client;
 use nexthop_wire::types::{FRAGMENT, LP_PACKET, PIT_TOKEN};
 use nexthop_wire::{Component, Data, DataView, Emit, Interest, InterestView, LpPacketView, Name};
 
@@ -203,7 +203,7 @@ fn asf_moves_to_the_faster_upstream_it_probed() {
 /// through management is.
 #[test]
 fn configured_strategies_are_listed() {
-    use nexthop_fw::config::StaticStrategy;
+    use nexthop_fw::conf::config::StaticStrategy;
     let dir = scratch("configured-strategies");
     let fw = Forwarder::start_with(&dir, "s", 1, |c| {
         c.strategy.push(StaticStrategy { prefix: "/lan".into(), strategy: "self-learning".into() });

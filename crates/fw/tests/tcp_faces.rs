@@ -14,10 +14,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::{scratch, Forwarder};
-use nexthop_fw::client::{Answer, Client};
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::traffic;
+use nexthop_tools::client::{Answer, Client};
+use nexthop_tools::traffic;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Component, DataView, Interest, Name};
@@ -250,7 +250,7 @@ fn a_peer_that_closes_at_once_is_tried_less_and_less_often() {
 /// once the hub is up, the route carries traffic.
 #[test]
 fn a_configured_face_waits_for_its_hub() {
-    use nexthop_fw::config::{StaticFace, StaticRoute};
+    use nexthop_fw::conf::config::{StaticFace, StaticRoute};
     let dir = scratch("tcp-configured");
     let port = free_port();
     let by_name = format!("tcp4://localhost:{port}");
@@ -290,7 +290,7 @@ fn the_tcp_local_rules_decide_a_tcp_faces_scope() {
             cfg.faces.tcp = format!("127.0.0.1:{port}");
             cfg.faces.tcp_local_exclude = exclude;
         });
-        let mut over_tcp = Client::connect(&FaceUri::parse(&tcp_uri(port)).unwrap()).unwrap();
+        let mut over_tcp = Client::connect(&nexthop_fw::sys::interfaces::parse_face_uri(&tcp_uri(port)).unwrap()).unwrap();
         let mut status = Interest::new(Name::from_uri("/localhost/nfd/status/general").unwrap());
         status.can_be_prefix = true;
         status.must_be_fresh = true;

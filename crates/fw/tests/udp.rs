@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nexthop_fw::config::Config;
+use nexthop_fw::conf::config::Config;
 use nexthop_fw::counters::Drop;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::runtime::Runtime;
-use nexthop_fw::traffic;
+use nexthop_tools::traffic;
 use nexthop_wire::Name;
 
 #[test]
@@ -82,7 +82,11 @@ fn large_data_cross_udp_faces_as_fragments() {
     let dir = scratch.path();
     let near_producer = run(config(dir, "p.sock", 1420));
     let mut cfg = config(dir, "c.sock", 1420);
-    cfg.route.push(nexthop_fw::config::StaticRoute { prefix: "/big".into(), face: FaceUri::Udp(near_producer.udp).to_string(), cost: 0 });
+    cfg.route.push(nexthop_fw::conf::config::StaticRoute {
+        prefix: "/big".into(),
+        face: FaceUri::Udp(near_producer.udp).to_string(),
+        cost: 0,
+    });
     let near_consumer = run(cfg);
 
     let prefix = Name::from_uri("/big/object").unwrap();

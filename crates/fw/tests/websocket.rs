@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{scratch, Forwarder};
-use nexthop_fw::face::FaceUri;
-use nexthop_fw::traffic;
+use nexthop_fw::face::uri::FaceUri;
+use nexthop_tools::traffic;
 use nexthop_wire::Name;
 
 mod common;
@@ -36,6 +36,6 @@ fn the_generators_consumer_fetches_over_a_websocket() {
     assert_eq!((r.nacks, r.lost, r.mismatches), (0, 0, 0));
     assert_eq!(r.content_bytes, r.satisfied * 3000);
     // Management answers over it too (a loopback WebSocket is a local face).
-    let mut c = nexthop_fw::client::Client::connect(&ws).unwrap();
+    let mut c = nexthop_tools::client::Client::connect(&ws).unwrap();
     assert!(!c.dataset("/localhost/nfd/faces/list").unwrap().is_empty());
 }

@@ -21,12 +21,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nexthop_fw::client::Client;
-use nexthop_fw::config::Config;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::conf::config::Config;
+use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::runtime::Runtime;
 use nexthop_lab::peers::forwarder::ndnd_binary;
+use nexthop_tools::client::Client;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::Name;
 

@@ -9,14 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nexthop_fw::client::Client;
-use nexthop_fw::config::{Config, StaticRoute};
+use nexthop_fw::conf::config::{Config, StaticRoute};
 use nexthop_fw::counters::Drop;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::runtime::Runtime;
-use nexthop_fw::traffic;
 use nexthop_lab::peers::forwarder::{Forwarder, Setup};
+use nexthop_tools::client::Client;
+use nexthop_tools::traffic;
 use nexthop_wire::Name;
 
 const PAYLOAD: usize = 6000;

@@ -4,15 +4,15 @@
 use std::io::Write;
 
 use anyhow::{bail, Context};
-use nexthop_fw::client::Client;
-use nexthop_fw::face::{FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
+use nexthop_fw::face::{Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
 use nexthop_fw::mgmt::client_conf::ClientConf;
 use nexthop_fw::mgmt::command_key::CommandKey;
 use nexthop_fw::mgmt::dataset::parse_labelled_counts;
 use nexthop_fw::mgmt::keychain::Keychain;
 use nexthop_fw::mgmt::params::{ControlParameters, ControlResponse};
+use nexthop_fw::mgmt::rib::{CAPTURE, CHILD_INHERIT};
 use nexthop_fw::mgmt::{CS_ENABLE_ADMIT, CS_ENABLE_SERVE};
-use nexthop_fw::rib::{CAPTURE, CHILD_INHERIT};
+use nexthop_tools::client::Client;
 use nexthop_wire::tlv::TlvReader;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Name, NameView};
@@ -229,7 +229,7 @@ fn face_line(body: Option<&ControlParameters>) -> String {
 /// `uri` as `faces/create` takes it, a host name looked up as nfdc canonizes it
 /// (`udp4://hub.example.net` → `udp4://192.0.2.1:6363`; [`FaceUri::resolve`]).
 fn canonical(uri: &str) -> anyhow::Result<String> {
-    Ok(FaceUri::resolve(uri).with_context(|| format!("face URI {uri}"))?.to_string())
+    Ok(nexthop_fw::sys::interfaces::resolve_face_uri(uri).with_context(|| format!("face URI {uri}"))?.to_string())
 }
 
 /// Runs `nexthop ctl`.
@@ -238,7 +238,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(face) => face.clone(),
         None => ClientConf::load().transport.unwrap_or_else(|| "unix:///run/nfd/nfd.sock".into()),
     };
-    let uri = FaceUri::resolve(&face).with_context(|| format!("the forwarder's face {face}"))?;
+    let uri = nexthop_fw::sys::interfaces::resolve_face_uri(&face).with_context(|| format!("the forwarder's face {face}"))?;
     let mut c = Client::connect(&uri).with_context(|| format!("connecting to {uri}"))?;
     if let Some(name) = &args.sign_key {
         let name = Name::from_uri(name).with_context(|| format!("--sign-key {name}"))?;
@@ -333,7 +333,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
         What::StrategySet { prefix, strategy } => {
-            let s = nexthop_fw::strategy::full_name(&strategy);
+            let s = nexthop_fw::table::strategy_choice::full_name(&strategy);
             let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), strategy: Some(Name::from_uri(&s)?), ..Default::default() };
             show(c.command("strategy-choice", "set", &p)?)?;
         }

@@ -9,8 +9,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Context;
-use nexthop_fw::config::{Config, DEFAULT_TOML};
-use nexthop_fw::nfd_conf;
+use nexthop_fw::conf::config::{Config, DEFAULT_TOML};
+use nexthop_fw::conf::nfd_conf;
 use nexthop_fw::runtime::Runtime;
 
 /// Arguments of `nexthop run`.

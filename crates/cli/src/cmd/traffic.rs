@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use nexthop_fw::face::FaceUri;
-use nexthop_fw::traffic;
+use nexthop_tools::traffic;
 use nexthop_wire::Name;
 
 /// Arguments.
@@ -40,8 +39,8 @@ pub struct Args {
 /// # Errors
 /// Bad arguments, or the forwarder cannot be reached or refuses the registration.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let face = FaceUri::resolve(&args.face).with_context(|| format!("--face {}", args.face))?;
-    let control = FaceUri::resolve(&args.control).with_context(|| format!("--control {}", args.control))?;
+    let face = nexthop_fw::sys::interfaces::resolve_face_uri(&args.face).with_context(|| format!("--face {}", args.face))?;
+    let control = nexthop_fw::sys::interfaces::resolve_face_uri(&args.control).with_context(|| format!("--control {}", args.control))?;
     let prefix = Name::from_uri(&args.prefix).with_context(|| format!("--prefix {}", args.prefix))?;
     anyhow::ensure!(args.seconds > 0.0 && args.window > 0, "--seconds and --window must be positive");
     let stop = Arc::new(AtomicBool::new(false));

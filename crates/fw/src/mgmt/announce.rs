@@ -125,7 +125,7 @@ pub(super) mod tests {
     use nexthop_wire::{Component, Data, Emit, MetaInfo};
 
     use super::*;
-    use crate::tlv::{put_nonneg, put_tlv};
+    use crate::lp::encode::{put_nonneg, put_tlv};
 
     /// An announcement of `prefix` for an hour, signed with ECDSA by `key` as `locator`.
     pub(in crate::mgmt) fn signed_announcement(prefix: &str, key: &p256::ecdsa::SigningKey, locator: &str) -> Vec<u8> {

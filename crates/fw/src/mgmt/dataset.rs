@@ -9,7 +9,7 @@ use nexthop_wire::types::NAME;
 use nexthop_wire::{Component, Data, Emit, MetaInfo, Name};
 
 use super::params::types::{FACE_ID, FACE_PERSISTENCY, FACE_SCOPE, LINK_TYPE, LOCAL_URI, URI, URI_SCHEME};
-use crate::tlv::{put_nonneg, put_tlv};
+use crate::lp::encode::{put_nonneg, put_tlv};
 
 /// Content bytes per dataset segment.
 pub const SEGMENT_BYTES: usize = 7000;

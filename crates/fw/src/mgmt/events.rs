@@ -21,7 +21,7 @@ use nexthop_wire::{Component, Data, Emit, InterestView, Kind, MetaInfo, Name};
 
 use super::dataset::FaceStatus;
 use crate::face::FaceId;
-use crate::tlv::{put_nonneg, put_tlv};
+use crate::lp::encode::{put_nonneg, put_tlv};
 
 /// Notifications kept for subscribers that ask for one already published.
 pub const KEPT: usize = 64;
@@ -40,7 +40,7 @@ pub enum FaceEventKind {
     /// Up again after it was down (FaceEventKind 3): a permanent TCP face reconnected.
     Up = 3,
     /// Down (FaceEventKind 4): a permanent TCP face lost its connection and is connecting
-    /// again ([`crate::reconnect`]).
+    /// again ([`crate::face::reconnect`]).
     Down = 4,
 }
 

@@ -13,7 +13,7 @@
 //!   way.
 //!
 //! A face made at start from the configuration has no answer held: its failure is the runtime's
-//! to handle (a permanent face goes down and connects again, `crate::reconnect`).
+//! to handle (a permanent face goes down and connects again, `crate::face::reconnect`).
 
 use nexthop_wire::Name;
 

@@ -29,7 +29,7 @@
 //! Face events: `faces/events`, NFD's notification stream of faces made and closed
 //! ([`events`]), whose Interests wait for the next event.
 //!
-//! Routes follow NFD's RIB (child-inherit and capture, see [`crate::rib`]), and routes an app
+//! Routes follow NFD's RIB (child-inherit and capture, see [`crate::mgmt::rib`]), and routes an app
 //! registers with origin *client* are announced to the local routing daemon (NLSR, ndn-dv) the
 //! way NFD's `readvertise_nlsr` does ([`readvertise`]).
 
@@ -45,6 +45,7 @@ pub mod name_regex;
 pub mod params;
 pub mod propagate;
 pub mod readvertise;
+pub mod rib;
 pub mod validator;
 
 use std::collections::VecDeque;
@@ -53,10 +54,11 @@ use nexthop_lookup::name::{DEFAULT_MAX_NAME_BYTES, MAX_LEVELS};
 use nexthop_wire::{Data, Emit, Interest, InterestView, Kind, Name};
 
 use crate::counters::Drop;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY, MANAGEMENT_FACE};
-use crate::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
-use crate::shard::Control;
-use crate::strategy::{Strategy, StrategyTable};
+use crate::face::uri::FaceUri;
+use crate::face::{FaceId, FaceScope, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY, MANAGEMENT_FACE};
+use crate::mgmt::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
+use crate::pipeline::Control;
+use crate::table::strategy_choice::{Strategy, StrategyTable};
 use announce::PrefixAnnouncement;
 use authorization::{Authorizations, Rejection};
 use command_key::CommandKey;
@@ -98,11 +100,11 @@ pub trait Host {
     /// (bytes) — where given; a face that cannot mark (UDP) stays off. The face's status after,
     /// or `None` if there is no such face.
     fn update_marking(&mut self, id: FaceId, on: Option<bool>, interval_ns: Option<u64>, threshold: Option<u64>) -> Option<FaceStatus>;
-    /// Turns NDNLPv2 link reliability on or off ([`crate::lp_reliability`]); a multi-access
+    /// Turns NDNLPv2 link reliability on or off ([`crate::lp::reliability`]); a multi-access
     /// face keeps it off. The face's status after, or `None` if there is no such face.
     fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus>;
     /// Whether face `id` can take `mtu` as its MTU (a datagram face, and `mtu` at least
-    /// [`crate::fragmentation::MIN_MTU`]).
+    /// [`crate::lp::fragmentation::MIN_MTU`]).
     fn can_override_mtu(&self, id: FaceId, mtu: u64) -> bool;
     /// Overrides face `id`'s MTU (NFD's Mtu); its status after, or `None` if it cannot.
     fn override_mtu(&mut self, id: FaceId, mtu: u64) -> Option<FaceStatus>;
@@ -680,9 +682,9 @@ impl Manager {
             Fetch::Direct(face) => {
                 interest.lifetime_ms = Some(DIRECT_FETCH_MS);
                 let mut next_hop = Vec::new();
-                crate::tlv::put_nonneg(&mut next_hop, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
+                crate::lp::encode::put_nonneg(&mut next_hop, nexthop_wire::types::NEXT_HOP_FACE_ID, face);
                 let mut lp = Vec::new();
-                crate::tlv::put_with_lp_fields(&mut lp, &interest.to_bytes(), nexthop_wire::types::NEXT_HOP_FACE_ID, &next_hop);
+                crate::lp::encode::put_with_lp_fields(&mut lp, &interest.to_bytes(), nexthop_wire::types::NEXT_HOP_FACE_ID, &next_hop);
                 tracing::debug!(face, certificate = %pending.wanted(), "rib command: fetching its signer's certificate from its face");
                 host.express(&lp);
             }
@@ -706,11 +708,11 @@ impl Manager {
     /// LpPacket): a certificate a waiting command's validation asked for goes on with it; the
     /// answers to commands decided now.
     pub fn on_answer(&mut self, host: &mut impl Host, now_ms: u64, packet: &[u8]) -> Vec<Delivery> {
-        let Ok(Some(incoming)) = crate::packet::classify(packet) else { return Vec::new() };
+        let Ok(Some(incoming)) = crate::lp::packet::classify(packet) else { return Vec::new() };
         let (name, data, nacked_nonce) = match &incoming.packet {
-            crate::packet::Network::Data(d) => (d.name().to_name(), Some(d.wire()), None),
-            crate::packet::Network::Nack(_, i) => (i.name().to_name(), None, i.nonce()),
-            crate::packet::Network::Interest(i) => {
+            crate::lp::packet::Network::Data(d) => (d.name().to_name(), Some(d.wire()), None),
+            crate::lp::packet::Network::Nack(_, i) => (i.name().to_name(), None, i.nonce()),
+            crate::lp::packet::Network::Interest(i) => {
                 self.serve_certificate(host, i);
                 return Vec::new();
             }
@@ -969,7 +971,7 @@ impl Manager {
             }
             (b"faces", b"create") => {
                 let Some(uri) = p.uri.as_deref() else { return ControlResponse::error(400, "Uri is required") };
-                let uri = match FaceUri::parse(uri) {
+                let uri = match crate::sys::interfaces::parse_face_uri(uri) {
                     Ok(u @ (FaceUri::Udp(_) | FaceUri::Tcp(_) | FaceUri::Ether(_))) => u,
                     Ok(_) => return ControlResponse::error(406, "only udp, tcp and ether faces can be created"),
                     Err(e) => return ControlResponse::error(400, e.to_string()),
@@ -985,8 +987,8 @@ impl Manager {
                     Some(_) if matches!(uri, FaceUri::Tcp(_)) => {
                         return ControlResponse::error(406, "TCP faces do not support MTU overrides")
                     }
-                    Some(m) if m < crate::fragmentation::MIN_MTU as u64 => {
-                        let why = format!("Override MTU cannot be less than {}", crate::fragmentation::MIN_MTU);
+                    Some(m) if m < crate::lp::fragmentation::MIN_MTU as u64 => {
+                        let why = format!("Override MTU cannot be less than {}", crate::lp::fragmentation::MIN_MTU);
                         return ControlResponse::error(406, why);
                     }
                     _ => {}
@@ -1322,7 +1324,7 @@ mod tests {
             "rule\n{{\n  for interest\n  checker\n  {{\n    type customized\n    sig-type ecdsa-sha256\n    key-locator\n    {{\n      type name\n      name /op\n      relation equal\n    }}\n  }}\n}}\ntrust-anchor\n{{\n  type file\n  file-name {}\n}}\n",
             file.display()
         );
-        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
+        let v = Validator::from_info(&crate::conf::info::parse_info(&text).unwrap()).unwrap();
         let mut m = Manager::new(0).with_rib_validator(RibTrust::Localhost, v);
         let command = |module: &str, verb: &str, prefix: &str, signed: Option<u64>| {
             let params = ControlParameters { name: Some(Name::from_uri(prefix).unwrap()), ..Default::default() }.encode();
@@ -1369,7 +1371,7 @@ mod tests {
         std::fs::write(&file, certificate("/root", &root_key, &root_key, "/root/KEY/k1")).unwrap();
         let op = certificate("/root/op", &key(5), &root_key, "/root/KEY/k1");
         let text = format!("{rules}trust-anchor\n{{\n  type file\n  file-name {}\n}}\n", file.display());
-        let v = Validator::from_info(&crate::nfd_conf::parse_info(&text).unwrap()).unwrap();
+        let v = Validator::from_info(&crate::conf::info::parse_info(&text).unwrap()).unwrap();
         (dir, Manager::new(0).with_rib_validator(trust, v), op)
     }
 
@@ -1401,8 +1403,8 @@ mod tests {
         let asked = |host: &mut NullHost| {
             let packet = host.expressed.pop().expect("an Interest expressed");
             assert!(host.expressed.is_empty());
-            let Ok(Some(incoming)) = crate::packet::classify(&packet) else { panic!("not a packet") };
-            let crate::packet::Network::Interest(i) = &incoming.packet else { panic!("not an Interest") };
+            let Ok(Some(incoming)) = crate::lp::packet::classify(&packet) else { panic!("not a packet") };
+            let crate::lp::packet::Network::Interest(i) = &incoming.packet else { panic!("not an Interest") };
             assert_eq!(i.name().to_name().to_string(), "/root/op/KEY/k1");
             (incoming.link.next_hop_face_id, i.lifetime_ms(), i.nonce().unwrap())
         };
@@ -1426,8 +1428,8 @@ mod tests {
             i.can_be_prefix = true;
             i.nonce = Some(nonce);
             let mut lp = Vec::new();
-            let fields = crate::tlv::LpFields { nack: Some(nexthop_wire::NackReason::NoRoute), ..Default::default() };
-            crate::tlv::put_packet(&mut lp, &fields, &i.to_bytes());
+            let fields = crate::lp::encode::LpFields { nack: Some(nexthop_wire::NackReason::NoRoute), ..Default::default() };
+            crate::lp::encode::put_packet(&mut lp, &fields, &i.to_bytes());
             lp
         };
         register(&mut m, &mut host, "/b", NOW + 2000);

@@ -18,7 +18,7 @@ use nexthop_wire::types::NAME;
 use nexthop_wire::varnum::read_nonneg;
 use nexthop_wire::{Name, NameView};
 
-use crate::tlv::{put_header, put_nonneg, put_tlv};
+use crate::lp::encode::{put_header, put_nonneg, put_tlv};
 
 /// TLV-TYPE numbers of the management protocol.
 pub mod types {

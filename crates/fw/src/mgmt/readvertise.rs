@@ -16,7 +16,7 @@
 use nexthop_wire::{Component, Emit, Interest, Name};
 
 use super::params::ControlParameters;
-use crate::rib::Route;
+use crate::mgmt::rib::Route;
 
 /// Origin of routes an app asks to have announced to the network (NFD's "client").
 pub const ORIGIN_CLIENT: u64 = 65;

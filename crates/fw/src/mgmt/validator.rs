@@ -41,7 +41,7 @@ use nexthop_wire::{DataView, InterestView, Name};
 
 use super::authorization::{signed_command, CommandTimestamps, Rejection, TrustAnchor};
 use super::name_regex::NameRegex;
-use crate::nfd_conf::InfoNode;
+use crate::conf::info::InfoNode;
 
 /// NFD's sample `localhop_security` rules, with a hierarchical rule for certificates (INFO
 /// text, no trust anchor): what an operator starts from.
@@ -567,7 +567,7 @@ pub(super) mod tests {
     use p256::pkcs8::EncodePublicKey;
 
     use super::*;
-    use crate::nfd_conf::parse_info;
+    use crate::conf::info::parse_info;
 
     const NOW: u64 = 1_800_000_000_000;
 
@@ -582,8 +582,8 @@ pub(super) mod tests {
 
     fn validity() -> Vec<u8> {
         let mut v = Vec::new();
-        crate::tlv::put_tlv(&mut v, 0xfe, b"20200101T000000");
-        crate::tlv::put_tlv(&mut v, 0xff, b"20400101T000000");
+        crate::lp::encode::put_tlv(&mut v, 0xfe, b"20200101T000000");
+        crate::lp::encode::put_tlv(&mut v, 0xff, b"20400101T000000");
         v
     }
 

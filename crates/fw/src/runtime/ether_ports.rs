@@ -4,7 +4,7 @@
 //! interfaces, as NFD's Ethernet factory keeps its channels and multicast faces.
 //!
 //! # Overview
-//! - The choice is [`crate::interfaces::ether`]'s: the interfaces with an Ethernet address that
+//! - The choice is [`crate::sys::interfaces::ether`]'s: the interfaces with an Ethernet address that
 //!   `faces.ether_interfaces` and `faces.ether_exclude` choose (none listed: every one that is
 //!   up, can multicast and is not loopback).
 //! - [`Runtime::sync_ether_ports`] opens a port on each chosen interface that has none (with
@@ -18,10 +18,12 @@
 
 use mio::Interest;
 
-use crate::ether::{EtherPort, Mac};
-use crate::face::{FaceId, FaceUri, Persistency};
-use crate::interface_rule::InterfaceRules;
-use crate::interfaces::LinkInterface;
+use crate::face::ether::Mac;
+use crate::face::interface_rule::InterfaceRules;
+use crate::face::uri::FaceUri;
+use crate::face::{FaceId, Persistency};
+use crate::sys::interfaces::LinkInterface;
+use crate::sys::packet_socket::EtherPort;
 
 use super::face::Link;
 use super::{config_err, io_err, Runtime, StartError, ETHER_PORTS, MAX_ETHER_PORTS};
@@ -50,16 +52,16 @@ impl Runtime {
             "" => None,
             g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
         };
-        let (addresses, all) = crate::interfaces::addresses_and_links().map_err(io_err("listing the network interfaces"))?;
+        let (addresses, all) = crate::sys::interfaces::addresses_and_links().map_err(io_err("listing the network interfaces"))?;
         let key = "faces.ether_interfaces";
         let rules = InterfaceRules::parse(&f.ether_interfaces, &f.ether_exclude)
             .map_err(config_err(key))?
             .requiring_exact(f.named_interfaces_required);
         let (chosen, kept): (Vec<(LinkInterface, bool)>, Vec<LinkInterface>) = if wanted {
             let now_rules = if at_start { rules.clone() } else { rules.clone().allowing_missing() };
-            let chosen = crate::interfaces::ether(&all, &addresses, &now_rules).map_err(config_err(key))?;
+            let chosen = crate::sys::interfaces::ether(&all, &addresses, &now_rules).map_err(config_err(key))?;
             let up = all_up(&all);
-            let kept = crate::interfaces::ether(&up, &addresses, &rules.allowing_missing()).map_err(config_err(key))?;
+            let kept = crate::sys::interfaces::ether(&up, &addresses, &rules.allowing_missing()).map_err(config_err(key))?;
             (chosen.into_iter().map(|(i, listed)| (i.clone(), listed)).collect(), kept.into_iter().map(|(i, _)| i.clone()).collect())
         } else {
             (Vec::new(), Vec::new())

@@ -1,8 +1,8 @@
 //! A face with its socket: stream faces (Unix, TCP) with TLV framing and send buffers, WebSocket
-//! faces (a TCP stream whose packets travel as WebSocket messages, [`crate::websocket`]), UDP
+//! faces (a TCP stream whose packets travel as WebSocket messages, [`crate::face::websocket`]), UDP
 //! faces (one remote endpoint on a shared socket), UDP multicast faces (a LAN's group,
 //! [`super::multicast`]), Ethernet faces (a peer or group through an interface's port,
-//! [`crate::ether`]), and their counters.
+//! [`crate::face::ether`]), and their counters.
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -10,17 +10,18 @@ use std::net::SocketAddr;
 use mio::net::{TcpStream, UnixStream};
 use nexthop_wire::packet::frame_len;
 
-use crate::congestion::Marker;
-use crate::face::{FaceId, FaceScope, FaceUri, LinkType, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
-use crate::lp_reliability::Reliability;
+use crate::face::reconnect::Reconnect;
+use crate::face::uri::FaceUri;
+use crate::face::websocket::{put_packet_header, WsCodec};
+use crate::face::MAX_PACKET_BYTES;
+use crate::face::{FaceId, FaceScope, LinkType, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY};
+use crate::lp::congestion::Marker;
+use crate::lp::reliability::Reliability;
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
-use crate::outbox::PacketKind;
-use crate::packet::MAX_PACKET_BYTES;
-use crate::reconnect::Reconnect;
-use crate::websocket::{put_packet_header, WsCodec};
+use crate::pipeline::outbox::PacketKind;
 
 use super::multicast::MulticastLink;
-use crate::ether::Mac;
+use crate::face::ether::Mac;
 
 /// The largest UDP payload over IPv4 (65,535 less the IP and UDP headers): the most a UDP
 /// face's MTU can be overridden to.
@@ -283,7 +284,7 @@ pub struct Face {
     /// `faces/create` and `faces/update` can override it ([`Face::mtu_for`]).
     pub mtu: usize,
     /// A permanent TCP face whose connection was lost: its attempts to connect again
-    /// ([`crate::reconnect`]); `None` while it is up.
+    /// ([`crate::face::reconnect`]); `None` while it is up.
     pub down: Option<Reconnect>,
     /// When a down face last came up again, and the time given to the attempt that connected
     /// it (ms): lost again sooner, it goes on backing off ([`Reconnect::resume`]).
@@ -311,11 +312,11 @@ impl Face {
 
     /// The MTU this face takes when management overrides it with `mtu`, as NFD's does: a
     /// datagram face only (a stream face has none to override), at least
-    /// [`crate::fragmentation::MIN_MTU`] (64 fragments must carry the largest packet), an
+    /// [`crate::lp::fragmentation::MIN_MTU`] (64 fragments must carry the largest packet), an
     /// Ethernet face at most its interface's `interface_mtu`, a UDP face at most the largest
     /// UDP payload. `None`: it cannot.
     pub fn mtu_for(&self, mtu: u64, interface_mtu: usize) -> Option<usize> {
-        let mtu = usize::try_from(mtu).ok().filter(|&m| m >= crate::fragmentation::MIN_MTU)?;
+        let mtu = usize::try_from(mtu).ok().filter(|&m| m >= crate::lp::fragmentation::MIN_MTU)?;
         match &self.link {
             Link::Stream(_) => None,
             Link::Udp(_) | Link::Multicast(_) => Some(mtu.min(MAX_UDP_PAYLOAD)),

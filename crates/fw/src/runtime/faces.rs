@@ -13,20 +13,22 @@ use mio::{Interest, Registry, Token};
 
 use super::face::{Face, Link, Stream, StreamSocket};
 use super::Forwarding;
-use crate::congestion::{with_mark, Marker};
 use crate::counters::{Drop, DropCounters};
-use crate::ether::{EtherPort, Mac};
-use crate::face::{FaceId, FaceScope, FaceUri, LinkType, Persistency, MANAGEMENT_FACE};
-use crate::fragmentation::{fragment, Reassembler};
-use crate::local_addresses::LocalAddresses;
-use crate::lp_reliability::{sequenced, Reliability};
+use crate::face::ether::Mac;
+use crate::face::local_addresses::LocalAddresses;
+use crate::face::reconnect::Reconnect;
+use crate::face::uri::FaceUri;
+use crate::face::{FaceId, FaceScope, LinkType, Persistency, MANAGEMENT_FACE};
+use crate::lp::congestion::{with_mark, Marker};
+use crate::lp::fragmentation::{fragment, Reassembler};
+use crate::lp::reliability::{sequenced, Reliability};
 use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::mgmt::events::FaceEventKind;
-use crate::outbox::PacketKind;
-use crate::reconnect::Reconnect;
-use crate::shard::Control;
-use crate::socket_queue;
-use crate::udp_batch::SendBatch;
+use crate::pipeline::outbox::PacketKind;
+use crate::pipeline::Control;
+use crate::sys::packet_socket::EtherPort;
+use crate::sys::socket_queue;
+use crate::sys::udp_batch::SendBatch;
 
 /// Packets held for the manager at most between two turns of the loop.
 const MAX_TO_MANAGER: usize = 1024;
@@ -87,7 +89,7 @@ pub(super) struct Faces {
     pub(super) events: Vec<(FaceEventKind, FaceStatus)>,
     /// The faces with link reliability on.
     pub(super) reliable: Vec<FaceId>,
-    /// The permanent TCP faces that are down, connecting again ([`crate::reconnect`]).
+    /// The permanent TCP faces that are down, connecting again ([`crate::face::reconnect`]).
     pub(super) down: Vec<FaceId>,
     /// The TCP faces whose connection is being made: new ones, and down ones trying again.
     pub(super) connecting: Vec<FaceId>,
@@ -130,7 +132,7 @@ impl Faces {
             // Both ends' addresses decide (the remote one twice while the local one is not
             // known yet: a connection being made).
             FaceUri::Tcp(remote) => {
-                let local = match FaceUri::parse(&local_uri) {
+                let local = match crate::sys::interfaces::parse_face_uri(&local_uri) {
                     Ok(FaceUri::Tcp(local)) => local.ip(),
                     _ => remote.ip(),
                 };

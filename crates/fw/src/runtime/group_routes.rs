@@ -13,8 +13,9 @@
 
 use nexthop_wire::Name;
 
-use crate::face::{FaceId, FaceUri};
-use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
+use crate::face::uri::FaceUri;
+use crate::face::FaceId;
+use crate::mgmt::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 
 use super::Runtime;
 

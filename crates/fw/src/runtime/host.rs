@@ -12,15 +12,16 @@ use nexthop_wire::Name;
 use super::face::{Face, Link, Stream, StreamSocket};
 use super::{Faces, Forwarding, Listening};
 use crate::counters::{DropCounters, ShardCounters};
-use crate::ether::EtherPort;
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, MANAGEMENT_FACE};
-use crate::lp_reliability::ReliabilityCounts;
+use crate::face::uri::FaceUri;
+use crate::face::{FaceId, FaceScope, Persistency, MANAGEMENT_FACE};
+use crate::lp::packet::classify;
+use crate::lp::reliability::ReliabilityCounts;
 use crate::mgmt::dataset::{CsInfo, FaceStatus, GeneralStatus};
 use crate::mgmt::params::ControlResponse;
 use crate::mgmt::Host;
-use crate::outbox::Outbox;
-use crate::packet::classify;
-use crate::shard::{Control, CsPolicy};
+use crate::pipeline::outbox::Outbox;
+use crate::pipeline::{Control, CsPolicy};
+use crate::sys::packet_socket::EtherPort;
 
 /// The runtime as the manager sees it.
 pub(super) struct RuntimeHost<'a> {

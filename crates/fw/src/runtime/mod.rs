@@ -13,7 +13,7 @@
 //! many packets leave in one system call; UDP output leaves in `sendmmsg` batches after each
 //! receive batch and each turn; a packet larger than `faces.udp_mtu` leaves a UDP face as NDNLPv2
 //! fragments, and fragments received on any face are reassembled here before classification
-//! ([`crate::fragmentation`]). Every 10 ms (a tick) the PIT expires entries and the strategies'
+//! ([`crate::lp::fragmentation`]). Every 10 ms (a tick) the PIT expires entries and the strategies'
 //! timers fire; every second lapsed routes and idle on-demand UDP faces go.
 //!
 //! The faces and how packets leave them are in `faces` (one face's socket and buffers in
@@ -24,6 +24,7 @@
 //! protocol sees of the runtime is in `host`; the forwarding threads' loop in `worker`. With
 //! nothing to do the loop sleeps, waking once a second ([`Runtime::run`]).
 
+pub mod dispatch;
 mod ether_ports;
 mod face;
 mod faces;
@@ -57,16 +58,17 @@ use nexthop_lookup::name::NameFibConfig;
 use nexthop_wire::types::LP_PACKET;
 use nexthop_wire::{LpPacketView, Name, NameView};
 
-use crate::config::Config;
+use crate::conf::config::Config;
 use crate::counters::{Drop, DropCounters, ShardCounters};
-use crate::dispatch::Dispatch;
-use crate::ether::{Destination, EtherPort, Received};
-use crate::face::{FaceId, FaceScope, FaceUri, Persistency, FIRST_FACE_ID};
-use crate::fib::{Fib, FibOp};
-use crate::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
-use crate::interface_watch::InterfaceWatch;
-use crate::local_addresses::LocalAddresses;
-use crate::lp_reliability::{Arrival, Reliability};
+use crate::face::ether::{Destination, Received};
+use crate::face::local_addresses::LocalAddresses;
+use crate::face::uri::FaceUri;
+use crate::face::MAX_PACKET_BYTES;
+use crate::face::{FaceId, FaceScope, Persistency, FIRST_FACE_ID};
+use crate::lp::encode::LpFields;
+use crate::lp::fragmentation::{reliable_timeout_ms, Reassembler, REASSEMBLY_TIMEOUT_MS};
+use crate::lp::packet::{classify, Incoming, Network};
+use crate::lp::reliability::{Arrival, Reliability};
 use crate::mgmt::authorization::Authorizations;
 use crate::mgmt::command_key::CommandKey;
 use crate::mgmt::events::Delivery;
@@ -74,14 +76,17 @@ use crate::mgmt::keychain::Keychain;
 use crate::mgmt::propagate::PropagateSettings;
 use crate::mgmt::validator::Validator;
 use crate::mgmt::{Host, Manager, PropagationSigner, RibTrust};
-use crate::outbox::{Outbox, PacketKind};
-use crate::packet::{classify, Incoming, Network, MAX_PACKET_BYTES};
-use crate::privileges::Privileges;
-use crate::shard::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
-use crate::shared_fib::FibWriter;
-use crate::strategy::{self, Strategy};
-use crate::tlv::LpFields;
-use crate::udp_batch::{RecvBatch, SendBatch};
+use crate::pipeline::outbox::{Outbox, PacketKind};
+use crate::pipeline::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
+use crate::runtime::dispatch::Dispatch;
+use crate::sys::interface_watch::InterfaceWatch;
+use crate::sys::packet_socket::EtherPort;
+use crate::sys::privileges::Privileges;
+use crate::sys::udp_batch::{RecvBatch, SendBatch};
+use crate::table::fib::{Fib, FibOp};
+use crate::table::shared_fib::FibWriter;
+use crate::table::strategy_choice;
+use crate::table::strategy_choice::Strategy;
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
 use faces::{Connection, Faces};
 use host::{CsState, RuntimeHost};
@@ -388,7 +393,7 @@ fn cs_config(cfg: &Config, shards: usize, index: usize) -> Result<Option<HcsConf
         return Ok(None);
     }
     // Checked when the configuration was read.
-    let policy = crate::config::cs_policy(&c.policy).unwrap_or(Policy::Lru);
+    let policy = crate::conf::config::cs_policy(&c.policy).unwrap_or(Policy::Lru);
     let per_shard = (c.capacity as usize).div_ceil(shards) as u32;
     let l1 = L1Config { capacity: per_shard, slot_bytes: c.slot_bytes, policy, prefix_index: true };
     let l2 = if c.l2_path.is_empty() {
@@ -453,7 +458,7 @@ fn bind_udp(addr: &str) -> Result<Option<UdpSocket>, StartError> {
     let addr: SocketAddr = addr.parse().map_err(|_| StartError::Config("faces.udp".into()))?;
     let socket = listen::bind(addr, listen::Kind::Udp).map_err(io_err(format!("listening on udp {addr}")))?;
     let s = UdpSocket::from_std(socket.into());
-    crate::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::udp_batch::SOCKET_BUFFER_BYTES);
+    crate::sys::udp_batch::set_socket_buffers(s.as_raw_fd(), crate::sys::udp_batch::SOCKET_BUFFER_BYTES);
     Ok(Some(s))
 }
 
@@ -1012,7 +1017,7 @@ impl Runtime {
     fn read_ether(&mut self, now: u64, port: usize, batch: &mut RecvBatch) {
         let Some(fd) = self.faces.ether_port(port).map(EtherPort::raw_fd) else { return };
         match batch.recv(fd) {
-            Ok(n) if n == crate::udp_batch::BATCH => self.ether_more.push(port),
+            Ok(n) if n == crate::sys::udp_batch::BATCH => self.ether_more.push(port),
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
             Err(e) => tracing::debug!(port, "Ethernet receive: {e}"),
@@ -1376,7 +1381,7 @@ fn validators_of(cfg: &Config) -> Result<Vec<(RibTrust, Validator)>, StartError>
         (RibTrust::PrefixAnnouncement, "forwarder.prefix_announcement_security", &f.prefix_announcement_security),
     ] {
         if !text.trim().is_empty() {
-            let nodes = crate::nfd_conf::parse_info(text).map_err(|e| config_err(key)(e.to_string()))?;
+            let nodes = crate::conf::info::parse_info(text).map_err(|e| config_err(key)(e.to_string()))?;
             validators.push((trust, Validator::from_info(&nodes).map_err(|e| config_err(key)(e.to_string()))?));
         }
     }
@@ -1389,7 +1394,7 @@ fn strategies_of(cfg: &Config) -> Result<Vec<(Name, Strategy)>, StartError> {
         .iter()
         .map(|s| {
             let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
-            let strategy = Name::from_uri(&strategy::full_name(&s.strategy))
+            let strategy = Name::from_uri(&strategy_choice::full_name(&s.strategy))
                 .map_err(|e| e.to_string())
                 .and_then(|n| Strategy::parse(&n.as_view()))
                 .map_err(|why| StartError::Config(format!("strategy {:?}: {why}", s.strategy)))?;
@@ -1443,7 +1448,7 @@ fn propagation_signers(cfg: &Config) -> Result<Vec<PropagationSigner>, StartErro
 /// A `[[propagate]]` entry's key and certificate, read (from the keychain where the entry
 /// names no file).
 fn propagation_signer<'k>(
-    k: &crate::config::PropagateKey,
+    k: &crate::conf::config::PropagateKey,
     keychain: &impl Fn() -> Result<&'k Keychain, StartError>,
 ) -> Result<PropagationSigner, StartError> {
     let shown = if k.identity.is_empty() { &k.key } else { &k.identity };

@@ -97,7 +97,7 @@ impl MulticastLink {
     fn finish(recv: Socket, send: Socket, group: SocketAddr, interface: IpAddr, index: u32) -> io::Result<Self> {
         recv.set_nonblocking(true)?;
         send.set_nonblocking(true)?;
-        crate::udp_batch::set_socket_buffers(std::os::fd::AsRawFd::as_raw_fd(&recv), crate::udp_batch::SOCKET_BUFFER_BYTES);
+        crate::sys::udp_batch::set_socket_buffers(std::os::fd::AsRawFd::as_raw_fd(&recv), crate::sys::udp_batch::SOCKET_BUFFER_BYTES);
         let send: UdpSocket = send.into();
         let own = send.local_addr()?;
         Ok(MulticastLink { recv: mio::net::UdpSocket::from_std(recv.into()), send, own, group, interface, index })
@@ -196,8 +196,8 @@ mod tests {
     /// not loop back on `lo`): each hears the other, never itself.
     #[test]
     fn ipv6_links_hear_each_other_not_themselves() {
-        let all = crate::interfaces::interface_addresses().unwrap();
-        let chosen = crate::interfaces::udp_v6(&all, &crate::interface_rule::InterfaceRules::default()).unwrap();
+        let all = crate::sys::interfaces::interface_addresses().unwrap();
+        let chosen = crate::sys::interfaces::udp_v6(&all, &crate::face::interface_rule::InterfaceRules::default()).unwrap();
         let Some(&(index, address, _)) = chosen.first() else {
             eprintln!("no interface with an IPv6 link-local address that can multicast: nothing to join");
             return;
@@ -209,7 +209,7 @@ mod tests {
         hear_each_other_not_themselves(&a, &b);
         assert_eq!(a.group(), SocketAddr::V6(SocketAddrV6::new(*group.ip(), port, 0, index)));
         assert_eq!(a.local_uri(), format!("udp6://[{address}%{index}]:{port}"));
-        let parsed = crate::face::FaceUri::parse(&format!("udp6://[ff02::1234%{index}]:{port}")).unwrap();
-        assert_eq!(parsed, crate::face::FaceUri::Udp(a.group()), "the face's remote URI parses back");
+        let parsed = crate::sys::interfaces::parse_face_uri(&format!("udp6://[ff02::1234%{index}]:{port}")).unwrap();
+        assert_eq!(parsed, crate::face::uri::FaceUri::Udp(a.group()), "the face's remote URI parses back");
     }
 }

@@ -6,7 +6,7 @@
 //! # Overview
 //! - [`wanted`] is the choice, on plain data: the places (group, interface address and index)
 //!   the configuration's rules choose among the interfaces as they are
-//!   ([`crate::interfaces::udp_v4`], [`crate::interfaces::udp_v6`]).
+//!   ([`crate::sys::interfaces::udp_v4`], [`crate::sys::interfaces::udp_v6`]).
 //! - [`Runtime::sync_multicast_faces`] compares that with the multicast faces there are. It
 //!   makes the missing ones. It closes a face only when the choice would no longer take its
 //!   place even with every interface up: a face outlives its interface going down and up
@@ -16,15 +16,16 @@
 //!   `faces.named_interfaces_required` is off); afterwards nothing is fatal: a face that cannot
 //!   open is logged and tried again at the next change.
 //! - When: at the start, shortly after the kernel's last interface notice
-//!   ([`crate::interface_watch`]; the runtime waits for a burst of them to end), and on a
+//!   ([`crate::sys::interface_watch`]; the runtime waits for a burst of them to end), and on a
 //!   reload (NFD's `applyMcastConfig`).
 
 use std::net::{IpAddr, SocketAddr, SocketAddrV4, SocketAddrV6};
 
-use crate::config::FacesConfig;
-use crate::face::{FaceId, FaceUri, Persistency};
-use crate::interface_rule::InterfaceRules;
-use crate::interfaces::InterfaceAddr;
+use crate::conf::config::FacesConfig;
+use crate::face::interface_rule::InterfaceRules;
+use crate::face::uri::FaceUri;
+use crate::face::{FaceId, Persistency};
+use crate::sys::interfaces::InterfaceAddr;
 
 use super::face::Link;
 use super::multicast::{MulticastLink, MulticastPlace};
@@ -49,7 +50,7 @@ pub(super) fn wanted(f: &FacesConfig, interfaces: &[InterfaceAddr], strict: bool
         let group: SocketAddrV4 = f.udp_multicast.parse().map_err(|_| StartError::Config("faces.udp_multicast".into()))?;
         let key = "faces.udp_multicast_interfaces";
         for (address, listed) in
-            crate::interfaces::udp_v4(interfaces, &rules(&f.udp_multicast_interfaces, key)?).map_err(config_err(key))?
+            crate::sys::interfaces::udp_v4(interfaces, &rules(&f.udp_multicast_interfaces, key)?).map_err(config_err(key))?
         {
             let index = interfaces.iter().find(|i| i.address == IpAddr::V4(address)).map_or(0, |i| i.index);
             out.push((MulticastPlace { group: SocketAddr::V4(group), address: IpAddr::V4(address), index }, listed));
@@ -59,7 +60,7 @@ pub(super) fn wanted(f: &FacesConfig, interfaces: &[InterfaceAddr], strict: bool
         let group: SocketAddrV6 = f.udp6_multicast.parse().map_err(|_| StartError::Config("faces.udp6_multicast".into()))?;
         let key = "faces.udp6_multicast_interfaces";
         for (index, address, listed) in
-            crate::interfaces::udp_v6(interfaces, &rules(&f.udp6_multicast_interfaces, key)?).map_err(config_err(key))?
+            crate::sys::interfaces::udp_v6(interfaces, &rules(&f.udp6_multicast_interfaces, key)?).map_err(config_err(key))?
         {
             let group = SocketAddr::V6(SocketAddrV6::new(*group.ip(), group.port(), 0, index));
             out.push((MulticastPlace { group, address: IpAddr::V6(address), index }, listed));
@@ -113,7 +114,7 @@ impl Runtime {
         if f.udp_multicast.is_empty() && f.udp6_multicast.is_empty() && existing.is_empty() {
             return Ok(());
         }
-        let interfaces = crate::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
+        let interfaces = crate::sys::interfaces::interface_addresses().map_err(io_err("listing the network interfaces"))?;
         let wanted_now = wanted(f, &interfaces, at_start)?;
         let kept = wanted(f, &all_up(&interfaces), false)?;
         for &(id, place) in &existing {
@@ -170,7 +171,7 @@ mod tests {
             udp6_multicast: "[ff02::1234]:56363".into(),
             udp_multicast_interfaces: v4_rules.iter().map(|r| r.to_string()).collect(),
             named_interfaces_required: true,
-            ..crate::config::Config::default().faces
+            ..crate::conf::config::Config::default().faces
         }
     }
 

@@ -50,10 +50,10 @@ use super::{
     authorizations_of, bind_tcp, bind_udp, bind_unix, listen, register_listener, strategies_of, validators_of, Runtime, StartError,
     TCP_LISTENER, UDP_SOCKET, UNIX_LISTENER, WS_LISTENER,
 };
-use crate::config::Config;
-use crate::local_addresses::LocalAddresses;
+use crate::conf::config::Config;
+use crate::face::local_addresses::LocalAddresses;
 use crate::mgmt::Host;
-use crate::shard::{Control, UnsolicitedPolicy};
+use crate::pipeline::{Control, UnsolicitedPolicy};
 
 /// Reads the configuration again (the file `nexthop run` was started with).
 pub type LoadConfig = Box<dyn FnMut() -> Result<Config, String> + Send>;
@@ -292,8 +292,8 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::face::{FaceUri, Persistency};
-    use crate::rib::{Route, CHILD_INHERIT};
+    use crate::face::Persistency;
+    use crate::mgmt::rib::{Route, CHILD_INHERIT};
     use nexthop_wire::Name;
 
     /// A forwarder with no listeners (nothing to bind), one thread.
@@ -312,7 +312,7 @@ mod tests {
         let before = rt.cfg.clone();
         let mut bad = quiet();
         bad.content_store.capacity = 10;
-        bad.strategy.push(crate::config::StaticStrategy { prefix: "/x".into(), strategy: "no-such".into() });
+        bad.strategy.push(crate::conf::config::StaticStrategy { prefix: "/x".into(), strategy: "no-such".into() });
         assert!(matches!(rt.reload(bad), Err(StartError::Config(e)) if e.contains("no-such")));
         let mut bad = quiet();
         bad.forwarder.localhost_security = "rule {".into();
@@ -331,14 +331,14 @@ mod tests {
         let mut new = quiet();
         new.faces.udp_mtu = 1000;
         new.forwarder.threads = 2;
-        new.strategy.push(crate::config::StaticStrategy { prefix: "/x".into(), strategy: "multicast".into() });
+        new.strategy.push(crate::conf::config::StaticStrategy { prefix: "/x".into(), strategy: "multicast".into() });
         let warnings = rt.reload(new).unwrap();
         assert_eq!(warnings, ["forwarder: changed, and takes effect at the next start"]);
         assert!(!rt.cfg.forwarder.localhop_prefix_registration);
         assert!(!rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
         assert_eq!((rt.faces.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
-        assert_eq!(rt.manager.strategy_at(&x), Some(crate::strategy::Strategy::MULTICAST));
+        assert_eq!(rt.manager.strategy_at(&x), Some(crate::table::strategy_choice::Strategy::MULTICAST));
     }
 
     /// A reload removes the routes the file no longer lists, replaces those whose cost
@@ -346,7 +346,7 @@ mod tests {
     /// closed meanwhile again for its routes; a route file with a bad line changes nothing.
     #[test]
     fn static_routes_follow_a_reload() {
-        use crate::config::StaticRoute;
+        use crate::conf::config::StaticRoute;
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("routes");
         let route = |prefix: &str, face: &str, cost: u64| StaticRoute { prefix: prefix.into(), face: face.into(), cost };
@@ -356,7 +356,7 @@ mod tests {
             v.sort();
             v
         };
-        let quiet = || Config { faces: crate::config::FacesConfig { udp: "127.0.0.1:0".into(), ..quiet().faces }, ..quiet() };
+        let quiet = || Config { faces: crate::conf::config::FacesConfig { udp: "127.0.0.1:0".into(), ..quiet().faces }, ..quiet() };
         let mut old = quiet();
         old.route = vec![route("/a", "udp4://127.0.0.1:9", 1), route("/b", "udp4://127.0.0.1:9", 1)];
         std::fs::write(&file, "/f udp4://127.0.0.1:9 3\n").unwrap();
@@ -390,8 +390,8 @@ mod tests {
     /// made, listed for a while, stays when the file drops it.
     #[test]
     fn unlisted_static_faces_close_on_reload() {
-        use crate::config::{StaticFace, StaticRoute};
-        let quiet = || Config { faces: crate::config::FacesConfig { udp: "127.0.0.1:0".into(), ..quiet().faces }, ..quiet() };
+        use crate::conf::config::{StaticFace, StaticRoute};
+        let quiet = || Config { faces: crate::conf::config::FacesConfig { udp: "127.0.0.1:0".into(), ..quiet().faces }, ..quiet() };
         let face = |uri: &str| StaticFace { uri: uri.into(), local: None };
         let (listed, routed, by_hand) = ("udp4://127.0.0.1:11", "udp4://127.0.0.1:12", "udp4://127.0.0.1:13");
         let mut old = quiet();
@@ -405,7 +405,8 @@ mod tests {
         let (listed_id, routed_id) = (id_of(&mut rt, listed).unwrap(), id_of(&mut rt, routed).unwrap());
         // An operator makes a face by hand and registers a route on the listed face.
         let (manager, mut host) = rt.host();
-        let (hand, made) = host.create_face(&FaceUri::parse(by_hand).unwrap(), None, Persistency::Persistent).unwrap();
+        let (hand, made) =
+            host.create_face(&crate::sys::interfaces::parse_face_uri(by_hand).unwrap(), None, Persistency::Persistent).unwrap();
         assert!(made);
         let m = Route { face: listed_id, origin: 0, cost: 0, flags: CHILD_INHERIT, expires_ms: None };
         manager.add_route(&mut host, &Name::from_uri("/m").unwrap(), m).unwrap();

@@ -24,11 +24,11 @@ use std::path::Path;
 
 use nexthop_wire::Name;
 
-use crate::config::Config;
-use crate::face::{FaceId, FaceUri, Persistency, MANAGEMENT_FACE};
+use crate::conf::config::Config;
+use crate::face::{FaceId, Persistency, MANAGEMENT_FACE};
+use crate::mgmt::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
 use crate::mgmt::Host;
-use crate::rib::{Route, CHILD_INHERIT, ORIGIN_STATIC};
-use crate::shard::Control;
+use crate::pipeline::Control;
 
 use super::group_routes::{is_group, GroupRoute};
 use super::{io_err, strategies_of, Runtime, StartError};
@@ -154,7 +154,7 @@ impl Runtime {
     /// The face `uri` names (`local`: its LocalUri), made permanent if there is none (and then
     /// remembered as the configuration's own).
     fn static_face(&mut self, uri: &str, local: Option<&str>) -> Result<FaceId, StartError> {
-        let parsed = FaceUri::resolve(uri).map_err(|e| StartError::Config(e.to_string()))?;
+        let parsed = crate::sys::interfaces::resolve_face_uri(uri).map_err(|e| StartError::Config(e.to_string()))?;
         let (_, mut host) = self.host();
         let (status, made) =
             host.create_face(&parsed, local, Persistency::Permanent).map_err(|r| StartError::Config(format!("face {uri}: {}", r.text)))?;
@@ -181,7 +181,7 @@ impl Runtime {
         let mut applied = Vec::with_capacity(total);
         for (i, (name, uri, cost, written)) in routes.iter().enumerate() {
             // A group's face comes and goes with the interfaces: its routes follow it.
-            if let Some(group) = FaceUri::parse(uri).ok().filter(is_group) {
+            if let Some(group) = crate::sys::interfaces::parse_face_uri(uri).ok().filter(is_group) {
                 self.group_routes.push(GroupRoute { prefix: name.clone(), uri: uri.clone(), group, cost: *cost, on: None });
                 continue;
             }
@@ -271,7 +271,7 @@ impl Runtime {
             if old.get(&name, &uri).is_some_and(|(face, was)| was == cost && alive(self, face)) {
                 continue;
             }
-            if let Some(group) = FaceUri::parse(&uri).ok().filter(is_group) {
+            if let Some(group) = crate::sys::interfaces::parse_face_uri(&uri).ok().filter(is_group) {
                 if !self.group_routes.iter().any(|r| r.prefix == name && r.uri == uri) {
                     self.group_routes.push(GroupRoute { prefix: name, uri, group, cost, on: None });
                 }
@@ -339,8 +339,8 @@ pub fn read_route_file(path: &Path) -> Result<Vec<(Name, String, u64, Written)>,
         };
         let name = Name::from_uri(prefix).map_err(|e| StartError::Config(format!("{}: bad prefix {prefix:?}: {e}", at())))?;
         // An address parses; a host name is looked up once per file, however many lines name it.
-        if FaceUri::parse(uri).is_err() && !looked_up.contains(uri) {
-            FaceUri::resolve(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
+        if crate::sys::interfaces::parse_face_uri(uri).is_err() && !looked_up.contains(uri) {
+            crate::sys::interfaces::resolve_face_uri(uri).map_err(|e| StartError::Config(format!("{}: {e}", at())))?;
             looked_up.insert(uri.to_string());
         }
         let cost = match parts.next() {

@@ -13,9 +13,9 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
 use crate::counters::{Drop, ShardCounters};
 use crate::face::{FaceId, FaceScope};
-use crate::outbox::Outbox;
-use crate::packet::classify;
-use crate::shard::{Control, Shard};
+use crate::lp::packet::classify;
+use crate::pipeline::outbox::Outbox;
+use crate::pipeline::{Control, Shard};
 
 use super::Clock;
 

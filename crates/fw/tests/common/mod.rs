@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use nexthop_fw::client::Client;
-use nexthop_fw::config::Config;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::conf::config::Config;
+use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::runtime::Runtime;
+use nexthop_tools::client::Client;
 use tempfile::TempDir;
 
 /// A fresh directory for test `tag`, removed with everything in it when dropped (declare it

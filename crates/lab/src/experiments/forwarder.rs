@@ -29,16 +29,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use nexthop_fw::client::Client;
 use nexthop_fw::face::FaceScope;
-use nexthop_fw::fib::Fib;
+use nexthop_fw::lp::encode::{put_packet, LpFields};
+use nexthop_fw::lp::packet::classify;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::outbox::Outbox;
-use nexthop_fw::packet::classify;
-use nexthop_fw::shard::{Control, Shard, ShardConfig};
-use nexthop_fw::tlv::{put_packet, LpFields};
-use nexthop_fw::traffic::{self, TrafficResult};
+use nexthop_fw::pipeline::outbox::Outbox;
+use nexthop_fw::pipeline::{Control, Shard, ShardConfig};
+use nexthop_fw::table::fib::Fib;
 use nexthop_lookup::name::NextHops;
+use nexthop_tools::client::Client;
+use nexthop_tools::traffic::{self, TrafficResult};
 use nexthop_wire::{Component, Data, Emit, Interest, LpPacket, Name};
 
 use super::{forwarder_hops, forwarder_strategies};
@@ -92,7 +92,7 @@ fn load_routes(fw: &Forwarder, routes: usize) -> anyhow::Result<(Option<Client>,
     Ok((Some(loader), t0.elapsed().as_secs_f64()))
 }
 
-fn face<'f>(fw: &'f Forwarder, transport: &str) -> &'f nexthop_fw::face::FaceUri {
+fn face<'f>(fw: &'f Forwarder, transport: &str) -> &'f nexthop_fw::face::uri::FaceUri {
     match transport {
         "unix" => &fw.unix,
         "tcp" => &fw.tcp,

@@ -12,7 +12,7 @@
 //!   is made on demand). Without CAP_NET_ADMIN (to make the pair) the row is left out and the
 //!   summary says why;
 //! - `udp-loss-<p>`: UDP through a relay that loses each datagram with probability p% each way
-//!   ([`nexthop_fw::lossy_link`]; p = 0: the relay's own cost), both faces made with
+//!   ([`nexthop_tools::lossy_link`]; p = 0: the relay's own cost), both faces made with
 //!   `faces/create`; for nexthop also
 //!   `udp-loss-<p>-reliability`, both faces with NDNLPv2 link reliability on (NDNd has none).
 //!   An Interest unanswered after the consumer's 250 ms counts as lost, and its window slot
@@ -21,11 +21,12 @@
 //! Every Data (1000 bytes of content) fits one datagram or frame. Rows carry the consumer's
 //! rate and round trips and A's resident memory.
 
-use nexthop_fw::client::Client;
-use nexthop_fw::face::{FaceUri, FLAG_LP_RELIABILITY};
-use nexthop_fw::lossy_link::{random_loss, LossyLink};
+use nexthop_fw::face::uri::FaceUri;
+use nexthop_fw::face::FLAG_LP_RELIABILITY;
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::traffic;
+use nexthop_tools::client::Client;
+use nexthop_tools::lossy_link::{random_loss, LossyLink};
+use nexthop_tools::traffic;
 
 use super::forwarder::{with_traffic, Producer, WINDOW};
 use crate::peers::forwarder::Forwarder;

@@ -22,7 +22,7 @@ use anyhow::Context;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use nexthop_fw::traffic::{self, Segments, TrafficResult};
+use nexthop_tools::traffic::{self, Segments, TrafficResult};
 use nexthop_wire::Name;
 
 use super::forwarder::Producer;

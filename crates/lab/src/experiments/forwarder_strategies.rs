@@ -21,11 +21,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nexthop_fw::client::Client;
+use nexthop_fw::lp::encode::{put_packet, LpFields};
+use nexthop_fw::lp::packet::{classify, Network};
 use nexthop_fw::mgmt::params::ControlParameters;
-use nexthop_fw::packet::{classify, Network};
-use nexthop_fw::tlv::{put_packet, LpFields};
-use nexthop_fw::traffic::{self, PAYLOAD_BYTE};
+use nexthop_tools::client::Client;
+use nexthop_tools::traffic::{self, PAYLOAD_BYTE};
 use nexthop_wire::{Data, Emit, Name};
 
 use super::forwarder::{with_traffic, WINDOW};
@@ -127,7 +127,7 @@ pub(super) fn measure(
         let mut ctl = Client::connect(&fw.unix)?;
         let choice = ControlParameters {
             name: Some(Name::from_uri(PREFIX)?),
-            strategy: Some(Name::from_uri(&nexthop_fw::strategy::full_name(strategy))?),
+            strategy: Some(Name::from_uri(&nexthop_fw::table::strategy_choice::full_name(strategy))?),
             ..Default::default()
         };
         let r = ctl.command("strategy-choice", "set", &choice)?;

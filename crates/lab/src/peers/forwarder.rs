@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nexthop_fw::client::Client;
-use nexthop_fw::face::FaceUri;
+use nexthop_fw::face::uri::FaceUri;
+use nexthop_tools::client::Client;
 use nexthop_wire::tlv::TlvReader;
 
 /// The NDNd release `scripts/setup.sh` builds.

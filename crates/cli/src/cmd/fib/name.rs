@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use nexthop_fw::fib::Fib;
+use nexthop_fw::table::fib::Fib;
 use nexthop_lookup::name::{NextHop, NextHops};
 use nexthop_wire::Name;
 

@@ -1,0 +1,1211 @@
+//! One forwarding shard: the NDN forwarding pipeline over its own PIT, content-store shard,
+//! dead-nonce list, and its view of the FIB (its own, or the one all threads share). Sans-I/O: packets come in as classified views with the face
+//! they arrived on and the time, packets go out into an [`Outbox`].
+//!
+//! Overview of the pipeline (after NFD's):
+//! - Interest: HopLimit 0 → drop; no Nonce → one is added, and no HopLimit → the configured
+//!   default one ([`ShardConfig::default_hop_limit`], NFD's; 0: none); nonce in the dead-nonce
+//!   list or in the PIT entry → loop (Nack Duplicate; on a multi-access or ad hoc link dropped
+//!   without one), unless it is the same downstream's again over a point-to-point link (a
+//!   retransmission, as NFD takes it). New entry: content store (a hit answers and nothing else
+//!   happens), FIB longest prefix match (the forwarding hint first when it has one;
+//!   NextHopFaceId from a local face overrides), no route → Nack NoRoute; the strategy picks
+//!   upstreams, the entry is made (or refused at the PIT bound, counted) and the Interest goes
+//!   out with a PIT token naming this shard and entry, HopLimit decremented (one that would
+//!   leave with HopLimit 0 goes only to faces on this host, as NFD drops it on the others).
+//!   Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
+//!   Interest (any downstream's, a retransmission) is aggregated or the strategy retries, as
+//!   the strategy suppresses retransmissions ([`crate::pipeline::strategy::retx_suppression::RetxSuppression`], NFD's:
+//!   best-route and ASF within an interval per entry that starts at `retry_interval_ms` and
+//!   doubles to 250 ms, multicast per upstream, access 100 ms, random and self-learning never).
+//!   A forwarding hint that names a region this forwarder is in
+//!   ([`ShardConfig::network_regions`]) is removed first, and the Interest is forwarded by name.
+//! - Data: the PIT token finds its entry directly (checked against the name); without one the
+//!   PIT is searched by name (exact, prefixes for CanBePrefix entries, implicit digest). No
+//!   match → dropped as unsolicited (and cached if [`ShardConfig::unsolicited`] admits it from
+//!   that face). Otherwise it is cached (unless CachePolicy NoCache) and sent to every
+//!   downstream with that downstream's PIT token, and the entries go.
+//! - Strategies that remember (each shard for the names dispatched to it): access
+//!   ([`crate::pipeline::strategy::access`]), ASF ([`crate::pipeline::strategy::asf`]: measurements, probes with a fresh nonce, Data that
+//!   comes late still measured) and self-learning (NonDiscovery in and out, broadcast on the faces
+//!   to other hosts, prefix announcements attached to Data from [`Control::Announce`], routes to
+//!   learn or forget handed to the RIB through the [`Outbox`]).
+//! - Nack: marks the upstream's out-record; best-route tries the next unused next hop; once
+//!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
+//! - Content store on the SSD tier: with [`ShardConfig::cs_background_reads`], an Interest whose
+//!   Data must come from the SSD tier does not hold up the thread: its batch is read in the
+//!   background and the Interest is *parked* (a copy, with its face and link fields) until
+//!   [`Shard::poll_content_store`] finds the read done; it then goes through the pipeline again
+//!   and hits the DRAM tier. (If the read failed or its batch was replaced meanwhile, that second
+//!   pass reads and waits, or misses and forwards: a parked Interest is always answered or
+//!   forwarded.) The runtime polls while [`Shard::has_parked`] says Interests wait.
+//! - Time: [`Shard::expire`] removes expired entries (their nonces go to the dead-nonce list).
+//! - Scope (NFD's): a `/localhost` Interest leaves only on local faces, and so does a `/localhop`
+//!   Interest that came from another host ([`stays_local`]); with no upstream left it gets a
+//!   Nack NoRoute.
+//! - Control: strategy choices and face removals arrive as [`Control`] operations, in order
+//!   with packets; so do routes for a shard that owns its FIB. A shared FIB is changed by the I/O
+//!   thread ([`crate::table::shared_fib::FibWriter`]) while the shards go on looking up.
+
+pub mod outbox;
+pub mod strategy;
+
+use std::sync::Arc;
+
+use nexthop_cs::{Arrival, HcsConfig, HierarchicalStore, L2Error, Lookup, Request};
+use nexthop_lookup::name::NextHops;
+use nexthop_wire::types::GENERIC_NAME_COMPONENT;
+use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
+
+use crate::counters::{Drop, ShardCounters};
+use crate::face::{FaceId, FaceScope, LinkType};
+use crate::lp::encode::LpFields;
+use crate::lp::packet::{Incoming, LinkInfo, Network};
+use crate::pipeline::outbox::Outbox;
+use crate::pipeline::strategy::access::{AccessState, Timer};
+use crate::pipeline::strategy::asf::AsfState;
+use crate::pipeline::strategy::retx_suppression::RetxSuppression;
+use crate::table::dead_nonce::DeadNonceList;
+use crate::table::fib::FibOp;
+use crate::table::pit::{InRecord, OutRecord, Pit};
+use crate::table::pit_token::{PitToken, TokenBuf};
+use crate::table::shared_fib::{Route, ShardFib};
+use crate::table::strategy_choice::{Strategy, StrategyTable};
+use crate::table::strategy_params::AsfParams;
+
+/// How a shard is built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShardConfig {
+    /// This shard's number (it goes into PIT tokens).
+    pub index: u8,
+    /// PIT entries at most.
+    pub pit_max_entries: usize,
+    /// Pending Interests one face may have at most (so a flood from one face leaves room for
+    /// the others).
+    pub pit_max_per_face: usize,
+    /// The content store; `None` for none.
+    pub cs: Option<HcsConfig>,
+    /// How long a retired nonce is remembered.
+    pub dead_nonce_ms: u64,
+    /// Most nonces remembered.
+    pub dead_nonce_capacity: usize,
+    /// The first retransmission suppression interval (ms; NFD's 10): another Interest for a
+    /// pending name sooner than this after the last forwarding is aggregated (see
+    /// [`crate::pipeline::strategy::retx_suppression::RetxSuppression`]).
+    pub retry_interval_ms: u64,
+    /// The HopLimit given to an Interest that arrives without one (NFD's
+    /// `default_hop_limit`); 0: none is given.
+    pub default_hop_limit: u8,
+    /// Park an Interest whose Data is on the SSD tier while its batch is read in the
+    /// background, instead of waiting for the read (an io_uring file tier; see the overview).
+    pub cs_background_reads: bool,
+    /// The producer regions this forwarder is in (NFD's network region table).
+    pub network_regions: Vec<Name>,
+    /// Whether Data no Interest asked for is cached.
+    pub unsolicited: UnsolicitedPolicy,
+}
+
+/// What becomes of Data no PIT entry wanted (NFD's unsolicited Data policies): it is never
+/// forwarded, and is cached or not by the face it came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnsolicitedPolicy {
+    /// Never cached (NFD's default).
+    #[default]
+    DropAll,
+    /// Cached when it comes from a face local to this host (an app).
+    AdmitLocal,
+    /// Cached when it comes from another host.
+    AdmitNetwork,
+    /// Always cached.
+    AdmitAll,
+}
+
+impl UnsolicitedPolicy {
+    /// The policy of NFD's name (`drop-all`, `admit-local`, `admit-network`, `admit-all`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "drop-all" => UnsolicitedPolicy::DropAll,
+            "admit-local" => UnsolicitedPolicy::AdmitLocal,
+            "admit-network" => UnsolicitedPolicy::AdmitNetwork,
+            "admit-all" => UnsolicitedPolicy::AdmitAll,
+            _ => return None,
+        })
+    }
+
+    /// Whether Data from a face of `scope` is cached.
+    pub fn admits(self, scope: FaceScope) -> bool {
+        match self {
+            UnsolicitedPolicy::DropAll => false,
+            UnsolicitedPolicy::AdmitLocal => scope == FaceScope::Local,
+            UnsolicitedPolicy::AdmitNetwork => scope == FaceScope::NonLocal,
+            UnsolicitedPolicy::AdmitAll => true,
+        }
+    }
+}
+
+impl Default for ShardConfig {
+    fn default() -> Self {
+        ShardConfig {
+            index: 0,
+            pit_max_entries: 1 << 20,
+            pit_max_per_face: 1 << 18,
+            cs: None,
+            dead_nonce_ms: 6000,
+            dead_nonce_capacity: 1 << 18,
+            retry_interval_ms: 10,
+            default_hop_limit: 0,
+            cs_background_reads: true,
+            network_regions: Vec::new(),
+            unsolicited: UnsolicitedPolicy::DropAll,
+        }
+    }
+}
+
+/// A change to a shard's tables, applied in order with packets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    /// Set the next hops of a route (an empty set removes it).
+    SetRoute(Name, NextHops),
+    /// Choose a strategy under a prefix.
+    SetStrategy(Name, Strategy),
+    /// Remove the strategy choice at a prefix.
+    UnsetStrategy(Name),
+    /// A face has gone: forget it in the PIT.
+    FaceDown(FaceId),
+    /// Put IncomingFaceId on packets sent to this face (NFD's local fields), or stop.
+    LocalFields(FaceId, bool),
+    /// A face that reaches beyond this host is up: `/localhost` Interests never leave on it, nor
+    /// `/localhop` Interests from another host (see [`stays_local`]).
+    NonLocalFace(FaceId),
+    /// A face whose link is not point-to-point is up ([`LinkType`]): the same nonce again from
+    /// it is a loop, and from an ad hoc one an Interest and its Data may leave on the face they
+    /// came from (on a wireless medium a neighbour may not hear another).
+    LinkType(FaceId, LinkType),
+    /// Give back the FIB's spare capacity after a bulk load of routes (answers do not change).
+    CompactFib,
+    /// NFD's `cs/config`: the content store's packet limit and whether it admits and serves.
+    ConfigureCs(CsPolicy),
+    /// What becomes of unsolicited Data from now on (a reloaded configuration's).
+    SetUnsolicited(UnsolicitedPolicy),
+    /// The HopLimit given from now on to an Interest that arrives without one (a reloaded
+    /// configuration's; 0: none).
+    SetDefaultHopLimit(u8),
+    /// A prefix announcement the RIB holds (a producer's `rib/announce`, or one learned by the
+    /// self-learning strategy), until `expires_ms` or its face goes: the self-learning strategy
+    /// attaches it to Data that answers a discovery Interest from another host.
+    Announce {
+        /// The announced prefix.
+        prefix: Name,
+        /// The face its route goes to.
+        face: FaceId,
+        /// The announcement (a Data packet).
+        announcement: Vec<u8>,
+        /// When it lapses.
+        expires_ms: u64,
+    },
+}
+
+/// A prefix announcement kept for the self-learning strategy ([`Control::Announce`]).
+#[derive(Debug, Clone)]
+struct Announcement {
+    face: FaceId,
+    wire: Vec<u8>,
+    expires_ms: u64,
+}
+
+/// How a shard uses its content store (NFD's `cs/config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsPolicy {
+    /// Packets the shard's store may hold (its L1; at most the slots it allocated).
+    pub limit: u32,
+    /// Data that arrives is stored (NFD's CS_ENABLE_ADMIT).
+    pub admit: bool,
+    /// Interests are answered from the store (NFD's CS_ENABLE_SERVE).
+    pub serve: bool,
+}
+
+/// Most Interests parked at once for SSD reads (beyond it, a lookup waits for its read).
+pub const MAX_PARKED: usize = 1 << 14;
+
+/// No face: the downstream the strategies leave out when an Interest came from an ad hoc
+/// face, which may take it back out.
+const NO_FACE: FaceId = FaceId::MAX;
+
+/// An Interest waiting for its content-store batch to be read from the SSD tier.
+#[derive(Debug)]
+struct Parked {
+    face: FaceId,
+    scope: FaceScope,
+    pit_token: Option<TokenBuf>,
+    next_hop_face_id: Option<u64>,
+    non_discovery: bool,
+    wire: Vec<u8>,
+}
+
+/// One shard of the forwarder.
+#[derive(Debug)]
+pub struct Shard {
+    cfg: ShardConfig,
+    fib: ShardFib,
+    strategies: StrategyTable,
+    pit: Pit,
+    dead_nonces: DeadNonceList,
+    cs: Option<HierarchicalStore>,
+    counters: Arc<ShardCounters>,
+    local_fields: Vec<FaceId>,
+    /// Faces that reach beyond this host.
+    nonlocal: hashbrown::HashSet<FaceId>,
+    /// The faces whose link is not point-to-point, and what it is.
+    links: hashbrown::HashMap<FaceId, LinkType>,
+    pending_by_face: hashbrown::HashMap<FaceId, usize>,
+    matched: Vec<u32>,
+    hops: Vec<FaceId>,
+    rng: u64,
+    /// Parked Interests by the batch being read for them.
+    parked: hashbrown::HashMap<u64, Vec<Parked>>,
+    parked_count: usize,
+    /// Set while parked Interests go through the pipeline again (they do not park twice).
+    resuming: bool,
+    /// Data is stored in the content store ([`Control::ConfigureCs`]).
+    cs_admit: bool,
+    /// Interests are answered from the content store.
+    cs_serve: bool,
+    /// The access strategy's measurements and timers.
+    access: AccessState,
+    /// ASF's measurements, probes and timers.
+    asf: AsfState,
+    /// Prefix announcements by prefix (TLV-VALUE), for the self-learning strategy.
+    announcements: hashbrown::HashMap<Box<[u8]>, Announcement>,
+}
+
+/// What [`Shard::choose_hops`] decided besides the next hops.
+#[derive(Debug, Default)]
+struct Plan {
+    /// Access: the one upstream chosen from what was learned, and its RTO.
+    access_unicast: Option<(FaceId, u64)>,
+    /// ASF: the namespace measured, the strategy's parameters, and a face to probe.
+    asf: Option<(Vec<u8>, AsfParams, Option<FaceId>)>,
+    /// Self-learning: the Interest follows a known route (it goes out marked NonDiscovery).
+    non_discovery: bool,
+    /// Self-learning: with no hop chosen, drop the Interest without a Nack (NFD's strategy
+    /// sends nothing when a route's next hops, or the faces a discovery goes to, are all
+    /// ineligible; only a NonDiscovery Interest with no route is Nacked).
+    silent: bool,
+}
+
+/// How a forwarder sends its copy of an Interest: where its HopLimit and Nonce are (to
+/// rewrite), and whether it carries NonDiscovery.
+#[derive(Debug, Clone, Copy)]
+struct SendAs {
+    hop_limit: Option<usize>,
+    nonce: Option<usize>,
+    non_discovery: bool,
+}
+
+impl SendAs {
+    fn of(interest: &InterestView<'_>) -> Self {
+        SendAs { hop_limit: interest.hop_limit_offset(), nonce: interest.nonce_offset(), non_discovery: false }
+    }
+}
+
+impl Shard {
+    /// A shard with empty tables.
+    ///
+    /// # Errors
+    /// [`L2Error`] when the content store's SSD tier cannot be opened.
+    pub fn new(cfg: ShardConfig, fib: impl Into<ShardFib>) -> Result<Self, L2Error> {
+        let fib = fib.into();
+        let cs = cfg.cs.clone().map(HierarchicalStore::new).transpose()?;
+        let counters = Arc::new(ShardCounters::default());
+        let cfg_index = cfg.index;
+        counters.fib_entries.set(fib.len() as u64);
+        Ok(Shard {
+            pit: Pit::new(cfg.pit_max_entries),
+            dead_nonces: DeadNonceList::new(cfg.dead_nonce_ms, cfg.dead_nonce_capacity),
+            rng: 0x853c_49e6_748f_ea9b ^ u64::from(cfg.index),
+            cfg,
+            fib,
+            strategies: StrategyTable::default(),
+            cs,
+            counters,
+            local_fields: Vec::new(),
+            nonlocal: hashbrown::HashSet::new(),
+            links: hashbrown::HashMap::new(),
+            pending_by_face: hashbrown::HashMap::new(),
+            matched: Vec::new(),
+            hops: Vec::new(),
+            parked: hashbrown::HashMap::new(),
+            parked_count: 0,
+            resuming: false,
+            cs_admit: true,
+            cs_serve: true,
+            access: AccessState::default(),
+            asf: AsfState::with_seed(0x2545_f491_4f6c_dd1d ^ u64::from(cfg_index)),
+            announcements: hashbrown::HashMap::new(),
+        })
+    }
+
+    /// The counters (shared with whoever reports them).
+    pub fn counters(&self) -> &Arc<ShardCounters> {
+        &self.counters
+    }
+
+    /// The PIT.
+    pub fn pit(&self) -> &Pit {
+        &self.pit
+    }
+
+    /// The content store.
+    pub fn cs(&self) -> Option<&HierarchicalStore> {
+        self.cs.as_ref()
+    }
+
+    /// The content store, writable (tests wait for its writes with it).
+    pub fn cs_mut(&mut self) -> Option<&mut HierarchicalStore> {
+        self.cs.as_mut()
+    }
+
+    /// Applies a control operation.
+    pub fn apply(&mut self, op: &Control) {
+        match op {
+            Control::SetRoute(name, hops) => {
+                self.fib.apply_own(&FibOp::Set(name.clone(), hops.clone()));
+                self.counters.fib_entries.set(self.fib.len() as u64);
+            }
+            Control::SetStrategy(prefix, s) => self.strategies.set(&prefix.as_view(), *s),
+            Control::UnsetStrategy(prefix) => {
+                self.strategies.unset(&prefix.as_view());
+            }
+            Control::FaceDown(face) => self.face_down(*face),
+            Control::LocalFields(face, on) => {
+                self.local_fields.retain(|f| f != face);
+                if *on {
+                    self.local_fields.push(*face);
+                }
+            }
+            Control::NonLocalFace(face) => {
+                self.nonlocal.insert(*face);
+            }
+            Control::LinkType(face, link) => {
+                self.links.insert(*face, *link);
+            }
+            Control::CompactFib => self.fib.apply_own(&FibOp::Compact),
+            Control::Announce { prefix, face, announcement, expires_ms } => {
+                let a = Announcement { face: *face, wire: announcement.clone(), expires_ms: *expires_ms };
+                self.announcements.insert(prefix.value().into(), a);
+            }
+            Control::SetUnsolicited(policy) => self.cfg.unsolicited = *policy,
+            Control::SetDefaultHopLimit(limit) => self.cfg.default_hop_limit = *limit,
+            Control::ConfigureCs(policy) => {
+                self.cs_admit = policy.admit;
+                self.cs_serve = policy.serve;
+                if let Some(cs) = self.cs.as_mut() {
+                    cs.set_l1_limit(policy.limit);
+                    self.counters.cs_entries.set(cs.l1().len() as u64);
+                }
+            }
+        }
+    }
+
+    /// NFD's `cs/erase`: erases up to `max` packets whose names start with `prefix` from the
+    /// content store; returns how many and whether more remain (see
+    /// [`HierarchicalStore::erase_prefix`] for the SSD tier).
+    pub fn erase_cs(&mut self, prefix: &Name, max: usize) -> (usize, bool) {
+        let Some(cs) = self.cs.as_mut() else { return (0, false) };
+        let erased = cs.erase_prefix(prefix.value(), max);
+        self.counters.cs_entries.set(cs.l1().len() as u64);
+        erased
+    }
+
+    /// Processes one classified packet from `face`.
+    pub fn on_incoming(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, incoming: &Incoming<'_>, out: &mut Outbox) {
+        match incoming.packet {
+            Network::Interest(i) => self.on_interest(now_ms, face, scope, &incoming.link, &i, out),
+            Network::Data(d) => self.on_data(now_ms, face, scope, &incoming.link, &d, out),
+            Network::Nack(r, i) => self.on_nack(now_ms, face, &incoming.link, r, &i, out),
+        }
+        self.counters.pit_entries.set(self.pit.len() as u64);
+    }
+
+    fn fields<'t>(&self, token: Option<&'t [u8]>, nack: Option<NackReason>, to: FaceId, from: FaceId) -> LpFields<'t> {
+        let incoming_face_id = (!self.local_fields.is_empty() && self.local_fields.contains(&to)).then_some(from);
+        LpFields { pit_token: token, nack, incoming_face_id, ..LpFields::default() }
+    }
+
+    /// An Interest the strategy found no hop for: Nack NoRoute back, or, where `plan` says so
+    /// (self-learning), dropped without one.
+    fn no_hop(&mut self, face: FaceId, link: &LinkInfo<'_>, plan: &Plan, interest: &InterestView<'_>, out: &mut Outbox) {
+        if plan.silent {
+            self.counters.drops.count(Drop::NoEligibleHop);
+        } else {
+            self.counters.drops.count(Drop::NoRoute);
+            self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
+        }
+    }
+
+    fn nack_back(&self, face: FaceId, link: &LinkInfo<'_>, reason: NackReason, interest: &[u8], out: &mut Outbox) {
+        out.push(face, &self.fields(link.pit_token, Some(reason), face, face), interest);
+        self.counters.nacks_out.inc();
+    }
+
+    /// Whether `face`'s link is ad hoc ([`LinkType::AdHoc`]).
+    fn is_ad_hoc(&self, face: FaceId) -> bool {
+        self.links.get(&face) == Some(&LinkType::AdHoc)
+    }
+
+    /// Whether `face`'s link is point-to-point (every face not told otherwise).
+    fn is_point_to_point(&self, face: FaceId) -> bool {
+        !self.links.contains_key(&face)
+    }
+
+    /// Whether `face` may have one more pending Interest.
+    fn face_has_room(&self, face: FaceId) -> bool {
+        self.pending_by_face.get(&face).copied().unwrap_or(0) < self.cfg.pit_max_per_face
+    }
+
+    fn hold(&mut self, face: FaceId) {
+        *self.pending_by_face.entry(face).or_default() += 1;
+    }
+
+    fn release(&mut self, face: FaceId) {
+        if let hashbrown::hash_map::Entry::Occupied(mut e) = self.pending_by_face.entry(face) {
+            *e.get_mut() -= 1;
+            if *e.get() == 0 {
+                e.remove();
+            }
+        }
+    }
+
+    fn release_entry(&mut self, entry: &crate::table::pit::Entry) {
+        for r in &entry.in_records {
+            self.release(r.face);
+        }
+    }
+
+    fn next_nonce(&mut self) -> [u8; 4] {
+        // xorshift64*: nonces need to differ, not to be secret.
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        ((self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32).to_be_bytes()
+    }
+
+    fn on_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        out: &mut Outbox,
+    ) {
+        self.counters.interests_in.inc();
+        self.process_interest(now_ms, face, scope, link, interest, out);
+    }
+
+    fn process_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        out: &mut Outbox,
+    ) {
+        if interest.hop_limit() == Some(0) {
+            self.counters.drops.count(Drop::HopLimit);
+            return;
+        }
+        let no_hop_limit = self.cfg.default_hop_limit > 0 && interest.hop_limit().is_none();
+        let Some(nonce) = interest.nonce().filter(|_| !no_hop_limit) else {
+            // NDN packet format 0.3: a forwarder adds a Nonce to an Interest that has none.
+            // NFD's default_hop_limit: a HopLimit to one that has none, which it leaves with
+            // (given one more here, since leaving takes one off; 255 leaves as 254).
+            let mut owned = interest.to_owned();
+            owned.nonce = owned.nonce.or_else(|| Some(self.next_nonce()));
+            if no_hop_limit {
+                owned.hop_limit = Some(self.cfg.default_hop_limit.saturating_add(1));
+            }
+            let wire = owned.to_bytes();
+            if let Ok(view) = InterestView::decode(&wire) {
+                self.process_interest(now_ms, face, scope, link, &view, out);
+            }
+            return;
+        };
+        let name = interest.name();
+        if self.dead_nonces.contains(name.value(), nonce) {
+            self.counters.drops.count(Drop::Loop);
+            self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
+            return;
+        }
+        if self.in_producer_region(interest) {
+            // Arrived (NFD's network region table): on by name, without the hint.
+            let wire = interest.without_forwarding_hint();
+            if let Ok(view) = InterestView::decode(&wire) {
+                self.process_interest(now_ms, face, scope, link, &view, out);
+            }
+            return;
+        }
+        let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
+        match self.pit.find(name.value(), cbp, mbf) {
+            None => self.new_interest(now_ms, face, scope, link, interest, nonce, out),
+            Some(slot) => self.pending_interest(now_ms, face, scope, link, interest, nonce, slot, out),
+        }
+    }
+
+    /// Whether `interest` has a forwarding hint that names a region this forwarder is in (a
+    /// delegation that is one of the regions or a prefix of one, as NFD tests it).
+    fn in_producer_region(&self, interest: &InterestView<'_>) -> bool {
+        !self.cfg.network_regions.is_empty()
+            && interest.forwarding_hint().any(|d| self.cfg.network_regions.iter().any(|r| d.is_prefix_of(&r.as_view())))
+    }
+
+    /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
+    /// local face, else the strategy over the FIB route — first hops for a new entry, retry hops
+    /// for the pending entry in `pending`.
+    ///
+    /// A new Interest under the access strategy whose prefix has a working upstream that may be
+    /// used goes to that upstream alone, which is returned with its RTO (the caller starts the
+    /// timer once the PIT entry is made). Under ASF, the upstreams are ranked by what was
+    /// measured in the route's namespace, which is returned with the face to probe, if any (the
+    /// caller sends the probe and records what went where).
+    #[allow(clippy::too_many_arguments)]
+    fn choose_hops(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        strategy: Strategy,
+        pending: Option<u32>,
+    ) -> Plan {
+        let mut hops = std::mem::take(&mut self.hops);
+        hops.clear();
+        // The random strategy's draw (taken only for it, so other strategies' nonces stay as
+        // they were).
+        let draw = if strategy == Strategy::Random { u32::from_be_bytes(self.next_nonce()) } else { 0 };
+        let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
+        // An Interest from an ad hoc face may go back out on it (as NFD's): the face it came
+        // from is no reason to leave a next hop out.
+        let face = if self.is_ad_hoc(face) { NO_FACE } else { face };
+        let mut plan = Plan::default();
+        match (link.next_hop_face_id, scope) {
+            (Some(to), FaceScope::Local) => hops.push(to),
+            _ => {
+                let Shard { fib, pit, access, asf, nonlocal, .. } = self;
+                let usable = |h: FaceId| h != face && !(local_only && nonlocal.contains(&h));
+                let route = route_of(fib, interest);
+                if strategy == Strategy::SelfLearning {
+                    match route {
+                        // A known route: every next hop, marked NonDiscovery.
+                        Some((_, route)) if !route.hops().is_empty() => {
+                            hops.extend(route.hops().iter().map(|h| u64::from(h.face)).filter(|&h| usable(h)));
+                            plan.non_discovery = true;
+                            plan.silent = true;
+                        }
+                        // A discovery Interest with none: every face to another host.
+                        _ if !link.non_discovery => {
+                            hops.extend(nonlocal.iter().copied().filter(|&h| usable(h)));
+                            hops.sort_unstable();
+                            plan.silent = true;
+                        }
+                        _ => {} // NonDiscovery with no route: Nack NoRoute.
+                    }
+                } else if let Some((routed, route)) = route {
+                    let entry = pending.and_then(|s| pit.get(s));
+                    match (strategy, entry) {
+                        (Strategy::Asf(params), entry) => {
+                            let namespace = routed.prefix(fib.route_prefix_len(&routed).unwrap_or(routed.len())).value().to_vec();
+                            let mut ranked = Vec::new();
+                            asf.ranked(&namespace, route.hops(), usable, &mut ranked);
+                            let pick = match entry {
+                                None => ranked.first().copied(),
+                                // A retransmission: the best upstream not yet used, else the one
+                                // used longest ago.
+                                Some(e) => {
+                                    let sent = |f: FaceId| e.out_records.iter().find(|r| r.face == f).map(|r| r.sent_ms);
+                                    ranked
+                                        .iter()
+                                        .copied()
+                                        .find(|&f| sent(f).is_none())
+                                        .or_else(|| ranked.iter().copied().min_by_key(|&f| sent(f)))
+                                }
+                            };
+                            hops.extend(pick);
+                            let probe = match (entry, pick) {
+                                (None, Some(used)) => asf.probe(&namespace, route.hops(), usable, used, now_ms, &params),
+                                _ => None,
+                            };
+                            plan.asf = Some((namespace, params, probe));
+                        }
+                        (_, Some(entry)) => strategy.retry_hops(route.hops(), face, &entry.out_records, draw, &mut hops),
+                        (_, None) => {
+                            plan.access_unicast = (strategy == Strategy::Access)
+                                .then(|| access.upstream(&interest.name(), now_ms))
+                                .flatten()
+                                .filter(|&(up, _)| usable(up) && route.hops().iter().any(|h| u64::from(h.face) == up));
+                            match plan.access_unicast {
+                                Some((up, _)) => hops.push(up),
+                                None => strategy.first_hops(route.hops(), face, draw, &mut hops),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if local_only {
+            hops.retain(|h| !self.nonlocal.contains(h));
+        }
+        self.hops = hops;
+        plan
+    }
+
+    /// ASF: records that the entry's Interest went to each of `self.hops` in the plan's
+    /// namespace, then sends the plan's probe — the entry's Interest with a fresh nonce — and
+    /// records it too.
+    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
+        let Some((namespace, params, probe)) = plan.asf else { return };
+        let Shard { pit, asf, hops, .. } = self;
+        let Some(entry) = pit.get(slot) else { return };
+        for &to in hops.iter().chain(probe.as_ref()) {
+            asf.sent(&namespace, to, &entry.name, now_ms, &params);
+        }
+        if let Some(to) = probe {
+            self.hops.clear();
+            self.hops.push(to);
+            let nonce = self.next_nonce();
+            self.forward(now_ms, slot, downstream, nonce, at, out);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn new_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        nonce: [u8; 4],
+        out: &mut Outbox,
+    ) {
+        let may_park = self.cfg.cs_background_reads && !self.resuming && self.parked_count < MAX_PARKED;
+        if let Some(cs) = self.cs.as_mut().filter(|_| self.cs_serve) {
+            let req = Request::from_interest(interest);
+            let answer =
+                if may_park { cs.lookup_or_read(&req, now_ms) } else { cs.lookup(&req, now_ms).map_or(Lookup::Miss, Lookup::Served) };
+            match answer {
+                Lookup::Served(hit) => {
+                    self.counters.cs_hits.inc();
+                    let incoming_face_id = self.local_fields.contains(&face).then_some(face);
+                    out.push(face, &LpFields { pit_token: link.pit_token, incoming_face_id, ..LpFields::default() }, hit.wire);
+                    self.counters.data_out.inc();
+                    return;
+                }
+                Lookup::Reading(batch) => {
+                    self.parked.entry(batch).or_default().push(Parked {
+                        face,
+                        scope,
+                        pit_token: link.pit_token.map(TokenBuf::new),
+                        next_hop_face_id: link.next_hop_face_id,
+                        non_discovery: link.non_discovery,
+                        wire: interest.wire().to_vec(),
+                    });
+                    self.parked_count += 1;
+                    self.counters.cs_parked.inc();
+                    self.update_cs_gauges();
+                    return;
+                }
+                Lookup::Miss => self.counters.cs_misses.inc(),
+            }
+        }
+        let name = interest.name();
+        let strategy = self.strategies.find(&name);
+        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
+        if self.hops.is_empty() {
+            self.no_hop(face, link, &plan, interest, out);
+            return;
+        }
+        if !self.face_has_room(face) {
+            self.counters.drops.count(Drop::PitFull);
+            return;
+        }
+        let has_digest = crate::table::pit::split_digest(name.value()).is_some();
+        let slot = match self.pit.insert(name.value(), interest.can_be_prefix(), interest.must_be_fresh(), has_digest, strategy) {
+            Ok(s) => s,
+            Err(_) => {
+                self.counters.drops.count(Drop::PitFull);
+                return;
+            }
+        };
+        let expires_ms = now_ms + interest.effective_lifetime_ms();
+        let entry = self.pit.get_mut(slot).expect("just made");
+        entry.interest.extend_from_slice(interest.wire());
+        let non_discovery = link.non_discovery;
+        entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new), non_discovery });
+        self.hold(face);
+        self.pit.set_expiry(slot, expires_ms);
+        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
+        if let Some((upstream, rto_ms)) = plan.access_unicast {
+            let generation = self.pit.generation(slot).expect("slot exists");
+            self.access.schedule(Timer { due_ms: now_ms + rto_ms, slot, generation, downstream: face, upstream });
+        }
+        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pending_interest(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        scope: FaceScope,
+        link: &LinkInfo<'_>,
+        interest: &InterestView<'_>,
+        nonce: [u8; 4],
+        slot: u32,
+        out: &mut Outbox,
+    ) {
+        let new_downstream = self.pit.get(slot).is_some_and(|e| !e.in_records.iter().any(|r| r.face == face));
+        if new_downstream && !self.face_has_room(face) {
+            self.counters.drops.count(Drop::PitFull);
+            return;
+        }
+        let point_to_point = self.is_point_to_point(face);
+        let entry = self.pit.get_mut(slot).expect("found");
+        // A nonce the entry already has (in an in-record or out-record) is a loop, as NFD's —
+        // except the same downstream's again over a point-to-point link: a retransmission,
+        // which the strategy suppresses or not (its copy upstream carries the nonce too).
+        let again = entry.in_records.iter().any(|r| r.nonce == nonce && r.face == face);
+        let seen = entry.in_records.iter().any(|r| r.nonce == nonce) || entry.out_records.iter().any(|r| r.nonce == nonce);
+        let looped = seen && !(again && point_to_point);
+        if looped {
+            self.counters.drops.count(Drop::Loop);
+            // No Nack on a multi-access or ad hoc link (NFD's: dropped).
+            if point_to_point {
+                self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
+            }
+            return;
+        }
+        let expires_ms = now_ms + interest.effective_lifetime_ms();
+        let token = link.pit_token.map(TokenBuf::new);
+        let non_discovery = link.non_discovery;
+        match entry.in_record_mut(face) {
+            Some(r) => *r = InRecord { face, nonce, expires_ms, token, non_discovery },
+            None => {
+                entry.in_records.push(InRecord { face, nonce, expires_ms, token, non_discovery });
+                *self.pending_by_face.entry(face).or_default() += 1;
+            }
+        }
+        entry.interest.clear();
+        entry.interest.extend_from_slice(interest.wire());
+        let latest = entry.in_records.iter().map(|r| r.expires_ms).max().unwrap_or(expires_ms);
+        let pending = entry.out_records.iter().any(|r| r.nack.is_none());
+        let last_sent = entry.out_records.iter().map(|r| r.sent_ms).max().unwrap_or(0);
+        let strategy = entry.strategy;
+        self.pit.set_expiry(slot, latest);
+        // Another Interest for a name pending upstream: aggregated or forwarded again, as the
+        // strategy suppresses retransmissions (NFD's: `RetxSuppression`).
+        let initial = self.cfg.retry_interval_ms;
+        let retx = strategy.retx_suppression();
+        let suppressed = pending
+            && match retx {
+                RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
+                RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
+                RetxSuppression::PerEntry(p) => {
+                    let entry = self.pit.get_mut(slot).expect("found");
+                    !p.due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
+                }
+            };
+        if suppressed {
+            self.counters.aggregated.inc();
+            return;
+        }
+        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
+        if let (true, RetxSuppression::PerUpstream(p), false) = (pending, retx, self.hops.is_empty()) {
+            // Each upstream within its own interval of its last forwarding is skipped.
+            let Shard { pit, hops, .. } = self;
+            if let Some(entry) = pit.get_mut(slot) {
+                hops.retain(|&h| match entry.out_record_mut(h) {
+                    None => true,
+                    Some(r) => p.due(&mut r.retx_interval_ms, r.sent_ms, now_ms, initial),
+                });
+            }
+            if self.hops.is_empty() {
+                self.counters.aggregated.inc();
+                return;
+            }
+        }
+        if self.hops.is_empty() {
+            self.no_hop(face, link, &plan, interest, out);
+            if let Some(e) = self.pit.get_mut(slot) {
+                e.in_records.retain(|r| r.face != face);
+                let empty = e.in_records.is_empty();
+                self.release(face);
+                if empty {
+                    self.pit.remove(slot);
+                }
+            }
+            return;
+        }
+        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
+        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
+    }
+
+    /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token,
+    /// carrying `nonce` (which the out-records keep) and HopLimit decremented; `at` says where
+    /// those are in the entry's copy of the Interest. An Interest that would leave with
+    /// HopLimit 0 goes only to faces on this host: to another host it is dropped, counted
+    /// `hop-limit` (NFD's `nOutHopLimitZero`).
+    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], at: SendAs, out: &mut Outbox) {
+        let generation = self.pit.generation(slot).expect("slot exists");
+        let token = PitToken { shard: self.cfg.index, slot, generation }.encode();
+        let Shard { pit, hops, counters, local_fields, nonlocal, .. } = self;
+        let entry = pit.get_mut(slot).expect("entry exists");
+        let last_hop = at.hop_limit.is_some_and(|at| entry.interest.get(at).is_some_and(|&h| h <= 1));
+        for &to in hops.iter() {
+            if last_hop && nonlocal.contains(&to) {
+                counters.drops.count(Drop::HopLimit);
+                continue;
+            }
+            let incoming_face_id = local_fields.contains(&to).then_some(downstream);
+            let fields = LpFields { pit_token: Some(&token), incoming_face_id, non_discovery: at.non_discovery, ..LpFields::default() };
+            out.push_with(to, &fields, &entry.interest, |p| {
+                if let Some(at) = at.hop_limit {
+                    p[at] = p[at].saturating_sub(1);
+                }
+                if let Some(at) = at.nonce {
+                    p[at..at + 4].copy_from_slice(&nonce);
+                }
+            });
+            counters.interests_out.inc();
+            let record = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None, non_discovery: at.non_discovery, retx_interval_ms: 0 };
+            match entry.out_record_mut(to) {
+                Some(r) => *r = OutRecord { retx_interval_ms: r.retx_interval_ms, ..record },
+                None => entry.out_records.push(record),
+            }
+        }
+    }
+
+    /// Whether Interests are parked for SSD reads (the runtime then calls
+    /// [`Shard::poll_content_store`] without waiting for packets).
+    pub fn has_parked(&self) -> bool {
+        self.parked_count > 0
+    }
+
+    /// Collects the content store's finished SSD reads (and resets its
+    /// [`HierarchicalStore::signal_fd`]) and sends every Interest parked for them through the
+    /// pipeline again.
+    pub fn poll_content_store(&mut self, now_ms: u64, out: &mut Outbox) {
+        let Some(cs) = self.cs.as_mut() else { return };
+        cs.poll_reads();
+        if self.parked.is_empty() {
+            return;
+        }
+        let done: Vec<u64> = self.parked.keys().copied().filter(|&b| !cs.is_reading(b)).collect();
+        for batch in done {
+            for p in self.parked.remove(&batch).unwrap_or_default() {
+                self.parked_count -= 1;
+                let Ok(interest) = InterestView::decode(&p.wire) else { continue }; // Decoded once already.
+                let link = LinkInfo {
+                    pit_token: p.pit_token.as_ref().map(TokenBuf::as_slice),
+                    next_hop_face_id: p.next_hop_face_id,
+                    non_discovery: p.non_discovery,
+                    ..LinkInfo::default()
+                };
+                self.resuming = true;
+                self.process_interest(now_ms, p.face, p.scope, &link, &interest, out);
+                self.resuming = false;
+            }
+        }
+        self.update_cs_gauges();
+    }
+
+    /// Sets the SSD tier's gauges (on each tick, poll, parking and face removal: not on the
+    /// content-store hit path).
+    fn update_cs_gauges(&self) {
+        let Some(cs) = self.cs.as_ref() else { return };
+        if cs.l2().is_some() {
+            let (stats, l2) = (cs.stats(), cs.l2_stats());
+            let background = stats.background_reads;
+            self.counters.cs_l2_read_aheads.set(l2.read_aheads - background);
+            self.counters.cs_dram_only.set(stats.l1_only);
+            self.counters.cs_l2_background_reads.set(background);
+            self.counters.cs_l2_chunk_reads.set(l2.chunk_reads);
+            self.counters.cs_l2_read_bytes.set(l2.read_bytes);
+            self.counters.cs_parked_now.set(self.parked_count as u64);
+        }
+    }
+
+    fn entry_by_token(&self, link: &LinkInfo<'_>) -> Option<u32> {
+        let t = PitToken::decode(link.pit_token?)?;
+        if t.shard != self.cfg.index || !t.names_generation(self.pit.generation(t.slot)?) {
+            return None;
+        }
+        self.pit.get(t.slot).map(|_| t.slot)
+    }
+
+    fn on_data(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, data: &DataView<'_>, out: &mut Outbox) {
+        self.counters.data_in.inc();
+        let name = data.name();
+        let mut matched = std::mem::take(&mut self.matched);
+        matched.clear();
+        if let Some(slot) =
+            self.entry_by_token(link).filter(|&s| self.pit.get(s).is_some_and(|e| e.matches(name.value(), || data.implicit_digest())))
+        {
+            matched.push(slot);
+        } else {
+            self.pit.matching_data(&name, || data.implicit_digest(), &mut matched);
+        }
+        if matched.is_empty() {
+            // Data from an ASF upstream the Interest also went to is measured all the same.
+            self.asf.on_late_data(&name, face, now_ms);
+            self.counters.drops.count(Drop::Unsolicited);
+            if self.cfg.unsolicited.admits(scope) && !link.no_cache && self.cs_admit {
+                if let Some(cs) = self.cs.as_mut() {
+                    let _ = cs.insert_arrived(data.wire(), now_ms, Arrival::Unsolicited);
+                    self.counters.cs_entries.set(cs.l1().len() as u64);
+                }
+            }
+            self.matched = matched;
+            return;
+        }
+        if !link.no_cache && self.cs_admit {
+            if let Some(cs) = self.cs.as_mut() {
+                // A packet the store refuses (larger than a slot) is still forwarded.
+                let _ = cs.insert(data.wire(), now_ms);
+                self.counters.cs_entries.set(cs.l1().len() as u64);
+            }
+        }
+        matched.sort_unstable();
+        matched.dedup();
+        for &slot in &matched {
+            let Some(entry) = self.pit.remove(slot) else { continue };
+            self.release_entry(&entry);
+            self.counters.satisfied.inc();
+            if entry.strategy == Strategy::Access {
+                if let Some(r) = entry.out_records.iter().find(|r| r.face == face) {
+                    self.access.on_data(face, &name, now_ms.saturating_sub(r.sent_ms), now_ms);
+                }
+            }
+            if let Strategy::Asf(_) = entry.strategy {
+                for r in entry.out_records.iter().filter(|r| r.nack.is_none()) {
+                    if r.face == face {
+                        self.asf.on_data(&name, face, now_ms.saturating_sub(r.sent_ms), now_ms);
+                    } else {
+                        self.asf.expect_late(&entry.name, r.face, r.sent_ms, entry.expires_ms);
+                    }
+                }
+            }
+            let announcement = match entry.strategy {
+                Strategy::SelfLearning => self.self_learning_data(now_ms, face, link, &name, &entry, out),
+                _ => None,
+            };
+            let back_out = self.is_ad_hoc(face);
+            for r in entry.in_records.iter().filter(|r| r.face != face || back_out) {
+                // A mark from upstream travels on to the consumers (as in NFD).
+                let fields = LpFields {
+                    congestion_mark: link.congestion_mark,
+                    prefix_announcement: announcement.as_deref(),
+                    ..self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face)
+                };
+                out.push(r.face, &fields, data.wire());
+                self.counters.data_out.inc();
+            }
+        }
+        self.matched = matched;
+    }
+
+    /// Self-learning, Data from `face` for `entry`: the prefix announcement its downstreams get.
+    /// Data that answers a discovery Interest (broadcast, no route known) and carries an
+    /// announcement teaches a route to `face` (asked of the RIB through `out`), and the
+    /// announcement travels on; Data that came along a known route gets this forwarder's own
+    /// announcement for its name when a downstream sent a discovery Interest from another host
+    /// (NFD's `needPrefixAnn`: a producer's forwarder announces it to the network).
+    fn self_learning_data(
+        &self,
+        now_ms: u64,
+        face: FaceId,
+        link: &LinkInfo<'_>,
+        name: &NameView<'_>,
+        entry: &crate::table::pit::Entry,
+        out: &mut Outbox,
+    ) -> Option<Vec<u8>> {
+        let along_route = entry.out_records.iter().find(|r| r.face == face).is_some_and(|r| r.non_discovery);
+        if !along_route {
+            let pa = link.prefix_announcement?;
+            out.learned.push((face, pa.to_vec()));
+            return Some(pa.to_vec());
+        }
+        let waiting = entry.in_records.iter().filter(|r| r.expires_ms > now_ms);
+        let discovery = waiting.clone().any(|r| !r.non_discovery);
+        let to_another_host = waiting.clone().any(|r| self.nonlocal.contains(&r.face));
+        if !(discovery && to_another_host) || self.announcements.is_empty() {
+            return None;
+        }
+        (0..=name.len())
+            .rev()
+            .find_map(|n| self.announcements.get(name.prefix(n).value()).filter(|a| a.expires_ms > now_ms).map(|a| a.wire.clone()))
+    }
+
+    fn on_nack(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        link: &LinkInfo<'_>,
+        reason: NackReason,
+        interest: &InterestView<'_>,
+        out: &mut Outbox,
+    ) {
+        self.counters.nacks_in.inc();
+        let slot = self
+            .entry_by_token(link)
+            .or_else(|| self.pit.find(interest.name().value(), interest.can_be_prefix(), interest.must_be_fresh()));
+        let nonce = interest.nonce();
+        let Some(entry) = slot.and_then(|s| self.pit.get_mut(s)) else {
+            self.counters.drops.count(Drop::UnsolicitedNack);
+            return;
+        };
+        let Some(record) = entry.out_record_mut(face).filter(|r| Some(r.nonce) == nonce) else {
+            self.counters.drops.count(Drop::UnsolicitedNack);
+            return;
+        };
+        record.nack = Some(reason);
+        if let Strategy::Asf(_) = entry.strategy {
+            self.asf.on_nack(&interest.name(), face, now_ms);
+        }
+        let slot = slot.expect("entry found");
+        if entry.strategy == Strategy::SelfLearning && reason == NackReason::NoRoute {
+            // The route learned through `face` leads nowhere now: forget it, and tell every
+            // downstream at once (as NFD's self-learning strategy).
+            out.unlearned.push((face, interest.name().value().to_vec()));
+            self.nack_downstreams(slot, reason, face, out);
+            return;
+        }
+        let entry = self.pit.get(slot).expect("entry found");
+        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.is_ad_hoc(*f)).collect();
+        let next = self
+            .fib
+            .find(|fib| fib.lookup(&interest.name()))
+            .and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
+        if let Some(to) = next {
+            let wire = entry.interest.clone();
+            let Ok(view) = InterestView::decode(&wire) else { return }; // Decoded once already.
+            let (nonce, at) = (view.nonce().unwrap_or_default(), SendAs::of(&view));
+            self.hops.clear();
+            self.hops.push(to);
+            self.forward(now_ms, slot, downstreams.first().copied().unwrap_or(0), nonce, at, out);
+            return;
+        }
+        if entry.out_records.iter().any(|r| r.nack.is_none()) {
+            return; // others may still answer
+        }
+        let least_severe = entry.out_records.iter().filter_map(|r| r.nack).min_by_key(|r| u64::from(*r)).unwrap_or(reason);
+        self.nack_downstreams(slot, least_severe, face, out);
+    }
+
+    /// Removes the entry in `slot` and sends each downstream a Nack with `reason` (the last
+    /// Nack came from `upstream`).
+    fn nack_downstreams(&mut self, slot: u32, reason: NackReason, upstream: FaceId, out: &mut Outbox) {
+        let Some(entry) = self.pit.remove(slot) else { return };
+        self.release_entry(&entry);
+        for r in &entry.in_records {
+            let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(reason), r.face, upstream);
+            out.push(r.face, &fields, &entry.interest);
+            self.counters.nacks_out.inc();
+        }
+        self.counters.pit_entries.set(self.pit.len() as u64);
+    }
+
+    /// Removes entries that expired by `now_ms`; their nonces go to the dead-nonce list.
+    pub fn expire(&mut self, now_ms: u64) {
+        while let Some(entry) = self.pit.pop_expired(now_ms) {
+            self.release_entry(&entry);
+            self.counters.unsatisfied.inc();
+            // Every nonce it went out with (NFD adds the out-records'; a probe's is its own); the
+            // list keeps a pair once.
+            for nonce in entry.in_records.iter().map(|r| r.nonce).chain(entry.out_records.iter().map(|r| r.nonce)) {
+                self.dead_nonces.add(&entry.name, nonce, now_ms);
+            }
+        }
+        self.dead_nonces.expire(now_ms);
+        self.counters.pit_entries.set(self.pit.len() as u64);
+        self.update_cs_gauges();
+    }
+
+    /// The access strategy's timers due at `now_ms`: an Interest whose one upstream has not
+    /// answered within its RTO goes to every other next hop (as NFD's access strategy does).
+    /// ASF's timers only change its measurements.
+    pub fn fire_timers(&mut self, now_ms: u64, out: &mut Outbox) {
+        self.asf.due(now_ms);
+        for t in self.access.due(now_ms) {
+            let Some(entry) = self.pit.get(t.slot).filter(|_| self.pit.generation(t.slot) == Some(t.generation)) else { continue };
+            let Some(nonce) = entry.in_records.iter().find(|r| r.face == t.downstream).map(|r| r.nonce) else { continue };
+            let wire = entry.interest.clone();
+            let Ok(interest) = InterestView::decode(&wire) else { continue };
+            let scope = if self.nonlocal.contains(&t.downstream) { FaceScope::NonLocal } else { FaceScope::Local };
+            let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
+            let mut hops = std::mem::take(&mut self.hops);
+            hops.clear();
+            if let Some((_, route)) = route_of(&self.fib, &interest) {
+                let downstream = if self.is_ad_hoc(t.downstream) { NO_FACE } else { t.downstream };
+                Strategy::MULTICAST.first_hops(route.hops(), downstream, 0, &mut hops);
+            }
+            hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
+            self.hops = hops;
+            if !self.hops.is_empty() {
+                self.forward(now_ms, t.slot, t.downstream, nonce, SendAs::of(&interest), out);
+            }
+        }
+    }
+
+    fn face_down(&mut self, face: FaceId) {
+        self.access.face_down(face);
+        self.asf.face_down(face);
+        self.announcements.retain(|_, a| a.face != face);
+        for slot in self.pit.slots_with_face(face) {
+            let Some(e) = self.pit.get_mut(slot) else { continue };
+            e.in_records.retain(|r| r.face != face);
+            e.out_records.retain(|r| r.face != face);
+            if e.in_records.is_empty() {
+                self.pit.remove(slot);
+            }
+        }
+        self.pending_by_face.remove(&face);
+        self.local_fields.retain(|&f| f != face);
+        self.nonlocal.remove(&face);
+        self.links.remove(&face);
+        self.counters.pit_entries.set(self.pit.len() as u64);
+        // Parked Interests from the face are forgotten (their batch reads finish regardless).
+        for waiting in self.parked.values_mut() {
+            let before = waiting.len();
+            waiting.retain(|p| p.face != face);
+            self.parked_count -= before - waiting.len();
+        }
+        self.parked.retain(|_, waiting| !waiting.is_empty());
+        self.update_cs_gauges();
+    }
+}
+
+/// The FIB route of an Interest and the name it was found by: the forwarding hint's first
+/// delegation that has a route, else the Interest's name.
+fn route_of<'f, 'i>(fib: &'f ShardFib, interest: &InterestView<'i>) -> Option<(NameView<'i>, Route<'f>)> {
+    interest
+        .forwarding_hint()
+        .find_map(|d| fib.find(|f| f.lookup(&d)).map(|r| (d, r)))
+        .or_else(|| fib.find(|f| f.lookup(&interest.name())).map(|r| (interest.name(), r)))
+}
+
+/// The name an Interest or Data is dispatched by: its first `components` components.
+pub fn dispatch_prefix<'a>(name: &NameView<'a>, components: usize) -> NameView<'a> {
+    name.prefix(components.min(name.len()))
+}
+/// Whether an Interest for `name` that came in on a face of scope `from` may leave only on faces
+/// local to this host (NFD's scope control): `/localhost` never leaves the host, and `/localhop`
+/// goes at most one hop off it, so one from another host goes only to local faces. (A routing
+/// daemon's sync Interests under `/localhop` thus reach its neighbours and stop there.)
+pub fn stays_local(name: &NameView<'_>, from: FaceScope) -> bool {
+    name.get(0).is_some_and(|c| {
+        c.ty() == GENERIC_NAME_COMPONENT && (c.value() == b"localhost" || (c.value() == b"localhop" && from == FaceScope::NonLocal))
+    })
+}

@@ -1,0 +1,17 @@
+//! Every call into the operating system that needs `unsafe`; the rest of the crate is
+//! `#![deny(unsafe_code)]`, and `tests/layout.rs` checks that no other module allows it.
+//!
+//! # Overview
+//! - [`packet_socket`]: the `AF_PACKET` socket of an interface's Ethernet faces.
+//! - [`udp_batch`]: batched UDP I/O (`recvmmsg`, `sendmmsg`); [`socket_queue`]: how much a
+//!   socket's kernel send queue holds.
+//! - [`interfaces`]: the host's interfaces and addresses; [`interface_watch`]: the kernel's
+//!   notices that they changed.
+//! - [`privileges`]: dropping to an unprivileged user once started.
+
+pub mod interface_watch;
+pub mod interfaces;
+pub mod packet_socket;
+pub mod privileges;
+pub mod socket_queue;
+pub mod udp_batch;
