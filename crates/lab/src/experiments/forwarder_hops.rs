@@ -28,7 +28,7 @@ use nexthop_tools::client::Client;
 use nexthop_tools::lossy_link::{random_loss, LossyLink};
 use nexthop_tools::traffic;
 
-use super::forwarder::{with_traffic, Producer, WINDOW};
+use super::forwarder_traffic::{with_traffic, Producer, WINDOW};
 use crate::peers::forwarder::Forwarder;
 use crate::peers::veth::VethPair;
 use crate::plot::{Chart, Plot};
@@ -172,7 +172,7 @@ pub(super) fn plot(rows: &[Row]) -> Option<Plot> {
             }
         }
     }
-    let series = super::forwarder::SYSTEMS
+    let series = super::forwarder_traffic::SYSTEMS
         .iter()
         .map(|&system| {
             let at = |link: &String| {

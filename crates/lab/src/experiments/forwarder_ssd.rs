@@ -25,7 +25,7 @@ use rand::SeedableRng;
 use nexthop_tools::traffic::{self, Segments, TrafficResult};
 use nexthop_wire::Name;
 
-use super::forwarder::Producer;
+use super::forwarder_traffic::Producer;
 use crate::peers::forwarder::{Forwarder, Setup, SsdTier};
 use crate::plot::{Chart, Plot};
 use crate::{Report, Row, RunConfig};
@@ -173,7 +173,7 @@ impl super::Experiment for ForwarderSsdExperiment {
                     .with("window", window as u64)
                     .with("payload_bytes", PAYLOAD as u64)
                     .with("fill_s", fill_s);
-                let mut row = super::forwarder::with_traffic(row, &r, &fw);
+                let mut row = super::forwarder_traffic::with_traffic(row, &r, &fw);
                 if let (Some(before), Some(after)) = (before, ssd_reads(&fw, c)) {
                     // The SSD tier's reads in the run, per Interest answered.
                     let per = |key: &str| {

@@ -28,7 +28,7 @@ use nexthop_tools::client::Client;
 use nexthop_tools::traffic::{self, PAYLOAD_BYTE};
 use nexthop_wire::{Data, Emit, Name};
 
-use super::forwarder::{with_traffic, WINDOW};
+use super::forwarder_traffic::{with_traffic, WINDOW};
 use crate::peers::forwarder::Forwarder;
 use crate::plot::{Chart, Plot};
 use crate::Row;

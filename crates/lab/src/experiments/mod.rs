@@ -8,6 +8,7 @@ pub mod forwarder;
 mod forwarder_hops;
 pub mod forwarder_ssd;
 mod forwarder_strategies;
+mod forwarder_traffic;
 pub mod ip_lpm;
 pub mod name_fib;
 pub mod tagnet;

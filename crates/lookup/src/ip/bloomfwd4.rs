@@ -32,7 +32,7 @@ use hashbrown::HashMap;
 
 use super::direct::{DirectArray, NONE};
 use super::group::Group;
-use super::hash::Key;
+use super::table::Key;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, NO_ROUTE};
 
 /// Bits indexing the direct lookup array.

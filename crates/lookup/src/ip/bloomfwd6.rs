@@ -53,7 +53,7 @@ use hashbrown::HashMap;
 use super::direct::{DirectArray, NONE};
 use super::gate::{self, Gate};
 use super::group::Group;
-use super::hash::Key;
+use super::table::Key;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, MAX_EXPANSION, NO_ROUTE};
 use crate::mem::prefetch;
 

@@ -4,7 +4,7 @@
 //! outgrows the capacity it was sized for, so its false-positive rate stays near the target.
 
 use super::bloom::CountingBloom;
-use super::hash::Key;
+use super::table::Key;
 use super::table::PrefixTable;
 use super::NextHop;
 

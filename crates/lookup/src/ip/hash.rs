@@ -42,41 +42,10 @@ pub fn reduce(x: u32, n: usize) -> usize {
     ((u64::from(x) * n as u64) >> 32) as usize
 }
 
-/// A key of a prefix table: a prefix's bits, right-aligned.
-pub trait Key: Copy + Eq + Default + core::fmt::Debug + Send + Sync + 'static {
-    /// The cache-line bucket a [`super::table::PrefixTable`] of these keys is made of.
-    type Bucket: super::table::Slots<Self>;
-    /// Its hash.
-    fn hash(self) -> u64;
-}
-
-impl Key for u32 {
-    type Bucket = super::table::Bucket<u32, 7>;
-    #[inline(always)]
-    fn hash(self) -> u64 {
-        hash64(u64::from(self))
-    }
-}
-
-impl Key for u64 {
-    type Bucket = super::table::Bucket<u64, 5>;
-    #[inline(always)]
-    fn hash(self) -> u64 {
-        hash64(self)
-    }
-}
-
-impl Key for u128 {
-    type Bucket = super::table::Bucket<u128, 3>;
-    #[inline(always)]
-    fn hash(self) -> u64 {
-        hash64(self as u64 ^ hash64((self >> 64) as u64).rotate_left(17))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ip::table::Key;
 
     #[test]
     fn reduce_stays_in_range_and_spreads() {

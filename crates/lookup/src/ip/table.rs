@@ -15,7 +15,7 @@
 //! decrements the counts of the buckets the key had passed; nothing moves. The length of the route
 //! that owns each slot, which only updates need, lives in a parallel array.
 
-use super::hash::{h1, reduce, Key};
+use super::hash::{h1, hash64, reduce};
 use super::{NextHop, NO_ROUTE};
 use crate::mem::{huge_vec, prefetch};
 
@@ -317,6 +317,38 @@ impl PrefixTable<u64> {
             (hit != 0).then_some(hit.trailing_zeros() as usize)
         };
         self.search_from(b, find).map(|(b, i)| self.buckets[b].hops[i])
+    }
+}
+
+/// A key of a prefix table: a prefix's bits, right-aligned.
+pub trait Key: Copy + Eq + Default + core::fmt::Debug + Send + Sync + 'static {
+    /// The cache-line bucket a [`PrefixTable`] of these keys is made of.
+    type Bucket: Slots<Self>;
+    /// Its hash.
+    fn hash(self) -> u64;
+}
+
+impl Key for u32 {
+    type Bucket = Bucket<u32, 7>;
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        hash64(u64::from(self))
+    }
+}
+
+impl Key for u64 {
+    type Bucket = Bucket<u64, 5>;
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        hash64(self)
+    }
+}
+
+impl Key for u128 {
+    type Bucket = Bucket<u128, 3>;
+    #[inline(always)]
+    fn hash(self) -> u64 {
+        hash64(self as u64 ^ hash64((self >> 64) as u64).rotate_left(17))
     }
 }
 

@@ -33,7 +33,7 @@ use super::entry::{EntryArena, NewSlot, MAX_SLOTS};
 use super::hash::{count_components, PrefixHasher, PrefixHashes, Strategy, MAX_LEVELS};
 use super::nexthops::{NextHopSets, NextHops, NextHopsId};
 use super::packed::{packed, unpack, unpacked};
-use super::pulling::LevelPulling;
+use super::pulling::{LevelPulling, PulledFib};
 use super::route_index::{RouteIndex, RouteKey};
 use super::table::{FingerprintTable, FpEntry, Position};
 use crate::mem;
@@ -912,6 +912,24 @@ impl<'n> crate::Lookup<NameView<'n>> for &NameFib {
             }
             self.lookup_batch_ids(&values[..keys.len()], out);
         }
+    }
+}
+
+impl PulledFib for NameFib {
+    fn hash(&self, value: &[u8], levels: usize) -> PrefixHashes {
+        NameFib::hash(self, value, levels)
+    }
+    fn holder(&self, level: usize, ph: &PrefixHashes, value: &[u8]) -> Option<FpEntry> {
+        self.locate(level, ph, value).map(|(_, holder)| holder)
+    }
+    fn add_marker(&mut self, value: &[u8], level: usize) {
+        NameFib::add_marker(self, value, level);
+    }
+    fn drop_marker(&mut self, value: &[u8], level: usize) {
+        NameFib::drop_marker(self, value, level);
+    }
+    fn route_names(&self) -> Vec<Vec<u8>> {
+        NameFib::route_names(self).collect()
     }
 }
 

@@ -25,6 +25,7 @@
 use core::hash::{BuildHasher, Hasher};
 use core::mem::MaybeUninit;
 
+use super::component::component_end;
 use super::packed::packed_component;
 
 /// Most name components a FIB indexes (the deepest level of its binary search).
@@ -311,17 +312,6 @@ fn sip_round(v: &mut [u64; 4]) {
     v[2] = v[2].rotate_left(32);
 }
 
-/// End offset of the component TLV that starts at `at`, or `None` if the bytes there are not a
-/// whole TLV.
-#[inline(always)]
-pub fn component_end(value: &[u8], at: usize) -> Option<usize> {
-    let (_, type_len) = read_varnum(value, at)?;
-    let (len, len_len) = read_varnum(value, at + type_len)?;
-    let start = at + type_len + len_len;
-    let end = start.checked_add(usize::try_from(len).ok()?)?;
-    (end <= value.len()).then_some(end)
-}
-
 /// Counts the components of a name value (stopping at the first malformed byte).
 pub fn count_components(value: &[u8]) -> usize {
     let (mut at, mut n) = (0, 0);
@@ -335,17 +325,6 @@ pub fn count_components(value: &[u8]) -> usize {
         }
     }
     n
-}
-
-#[inline(always)]
-fn read_varnum(buf: &[u8], at: usize) -> Option<(u64, usize)> {
-    let first = *buf.get(at)?;
-    match first {
-        0..=252 => Some((u64::from(first), 1)),
-        253 => Some((u64::from(u16::from_be_bytes(buf.get(at + 1..at + 3)?.try_into().ok()?)), 3)),
-        254 => Some((u64::from(u32::from_be_bytes(buf.get(at + 1..at + 5)?.try_into().ok()?)), 5)),
-        255 => Some((u64::from_be_bytes(buf.get(at + 1..at + 9)?.try_into().ok()?), 9)),
-    }
 }
 
 #[cfg(test)]

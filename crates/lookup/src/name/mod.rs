@@ -20,6 +20,7 @@
 //! - `nexthops`: forwarding information, interned.
 //! - `reference`: the oracle.
 
+mod component;
 mod entry;
 mod fib;
 pub mod hash;

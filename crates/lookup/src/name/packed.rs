@@ -15,7 +15,7 @@
 //! - A packed name can be checked against a TLV prefix without unpacking it
 //!   ([`starts_with_tlv`]), which is the byte comparison of a lookup's verification.
 
-use super::hash::component_end;
+use super::component::component_end;
 
 /// Escape for a component whose type sorts below generic (types 0–7).
 pub const LOW: u8 = 0;

@@ -25,9 +25,23 @@
 
 use hashbrown::HashMap;
 
-use super::fib::NameFib;
 use super::hash::{PrefixHashes, MAX_LEVELS};
 use super::table::FpEntry;
+
+/// What level pulling needs of the FIB it serves (`super::fib::NameFib` implements it), so that
+/// this module does not depend on the FIB's.
+pub(crate) trait PulledFib {
+    /// The prefix hashes of `value`'s first `levels` components.
+    fn hash(&self, value: &[u8], levels: usize) -> PrefixHashes;
+    /// The fingerprint entry of the prefix of `value` at `level`, where there is one.
+    fn holder(&self, level: usize, ph: &PrefixHashes, value: &[u8]) -> Option<FpEntry>;
+    /// Puts a marker for the prefix of `value` at `level` (counted: one per call).
+    fn add_marker(&mut self, value: &[u8], level: usize);
+    /// Takes back a marker [`PulledFib::add_marker`] put.
+    fn drop_marker(&mut self, value: &[u8], level: usize);
+    /// The names of every route.
+    fn route_names(&self) -> Vec<Vec<u8>>;
+}
 
 /// One pulled prefix.
 #[derive(Debug, Clone)]
@@ -40,7 +54,7 @@ struct Pulled {
     holder: FpEntry,
 }
 
-/// The level-pulling trie of a [`NameFib`].
+/// The level-pulling trie of a name FIB ([`PulledFib`]).
 #[derive(Debug, Clone)]
 pub struct LevelPulling {
     threshold: usize,
@@ -97,7 +111,7 @@ impl LevelPulling {
     }
 
     /// Computes the pulled prefixes of `fib` for threshold `t` and installs their markers.
-    pub(crate) fn build(fib: &mut NameFib, t: usize) -> Self {
+    pub(crate) fn build(fib: &mut impl PulledFib, t: usize) -> Self {
         let candidates = prefixes_with_many_children(fib, t);
         let mut pulling = LevelPulling { threshold: t, pulled: HashMap::new(), levels: 0 };
         for (bytes, level) in candidates {
@@ -107,11 +121,11 @@ impl LevelPulling {
                 continue; // a 64-bit hash collision: leave the second one unpulled (still correct)
             }
             fib.add_marker(&bytes, level);
-            let (_, holder) = fib.locate(level, &ph, &bytes).expect("pulled prefix was just marked");
+            let holder = fib.holder(level, &ph, &bytes).expect("pulled prefix was just marked");
             pulling.pulled.insert(hash, Pulled { bytes: bytes.into(), level, holder });
             pulling.levels |= 1 << level;
         }
-        let routes: Vec<Vec<u8>> = fib.route_names().collect();
+        let routes = fib.route_names();
         for r in &routes {
             pulling.route_added(fib, r);
         }
@@ -119,8 +133,8 @@ impl LevelPulling {
     }
 
     /// Drops every marker this pulling added.
-    pub(crate) fn teardown(self, fib: &mut NameFib) {
-        let routes: Vec<Vec<u8>> = fib.route_names().collect();
+    pub(crate) fn teardown(self, fib: &mut impl PulledFib) {
+        let routes = fib.route_names();
         for r in &routes {
             self.route_removed(fib, r);
         }
@@ -130,14 +144,14 @@ impl LevelPulling {
     }
 
     /// Adds the pull markers of a new route.
-    pub(crate) fn route_added(&self, fib: &mut NameFib, route: &[u8]) {
+    pub(crate) fn route_added(&self, fib: &mut impl PulledFib, route: &[u8]) {
         for level in self.pull_levels(fib, route) {
             fib.add_marker(route, level);
         }
     }
 
     /// Drops the pull markers of a route about to be removed.
-    pub(crate) fn route_removed(&self, fib: &mut NameFib, route: &[u8]) {
+    pub(crate) fn route_removed(&self, fib: &mut impl PulledFib, route: &[u8]) {
         for level in self.pull_levels(fib, route) {
             fib.drop_marker(route, level);
         }
@@ -145,7 +159,7 @@ impl LevelPulling {
 
     /// The levels at which `route` needs a pull marker: j + 1 for each pulled prefix of j
     /// components it extends by more than one component.
-    fn pull_levels(&self, fib: &NameFib, route: &[u8]) -> Vec<usize> {
+    fn pull_levels(&self, fib: &impl PulledFib, route: &[u8]) -> Vec<usize> {
         let ph = fib.hash(route, MAX_LEVELS);
         self.all(route, &ph).into_iter().filter(|&j| ph.len > j + 1).map(|j| j + 1).collect()
     }
@@ -162,7 +176,7 @@ fn mask_upto(n: usize) -> u64 {
 /// The prefixes (bytes, components) of the FIB's routes that have more than `t` distinct next
 /// components, found in one pass over the routes in name order: consecutive routes share a
 /// prefix of components, and each route opens one new trie node per component past it.
-fn prefixes_with_many_children(fib: &NameFib, t: usize) -> Vec<(Vec<u8>, usize)> {
+fn prefixes_with_many_children(fib: &impl PulledFib, t: usize) -> Vec<(Vec<u8>, usize)> {
     let mut out = Vec::new();
     // Open trie nodes of the previous route: (end byte offset, children so far), index = level.
     let mut open: Vec<(usize, usize)> = vec![(0, 0)];
@@ -201,6 +215,7 @@ fn prefixes_with_many_children(fib: &NameFib, t: usize) -> Vec<(Vec<u8>, usize)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::name::NameFib;
     use crate::name::{NameFibConfig, NextHops, Strategy};
     use nexthop_wire::Name;
 

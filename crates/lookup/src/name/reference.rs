@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use nexthop_wire::NameView;
 
-use super::hash::component_end;
+use super::component::component_end;
 use super::nexthops::NextHops;
 
 /// Reference name FIB.

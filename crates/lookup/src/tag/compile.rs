@@ -62,6 +62,7 @@
 use hashbrown::HashMap;
 
 use super::chain::{KeptPositions, RecordWriter, RiceCost, MAX_TAIL_BITS, MIN_K};
+use super::node::{Node, CHILD, LAST, SKIP, TERMINAL};
 use super::{Descriptor, FasOrder, FlsBatchOrder, FlsOrder, PortSet, RecordCheck, TagError, FILTER_BITS};
 use crate::mem::huge_collect;
 
@@ -130,15 +131,6 @@ pub const VARIANTS: [(Compression, Layout); 8] = [
     (Compression::RareChain, Layout::Srol),
 ];
 
-/// Link flag: the last of its siblings.
-pub(super) const LAST: u32 = 1 << 30;
-/// Link flag: a terminator (ends a descriptor, possibly after a chain).
-pub(super) const TERMINAL: u32 = 1 << 31;
-/// Inner-node link flag: the node also stands for its single child (whose position is in its
-/// guard byte), and links to that child's children.
-pub(super) const SKIP: u32 = 1 << 29;
-/// An inner node's link bits below the flags: its first child.
-pub(super) const CHILD: u32 = SKIP - 1;
 /// A terminator's link bits below the flags: its record's offset from its block's base, above
 /// its port-set id.
 const PAYLOAD: u32 = LAST - 1;
@@ -146,51 +138,6 @@ const PAYLOAD: u32 = LAST - 1;
 const PAYLOAD_BITS: u32 = 30;
 /// The largest block of nodes that shares one record base.
 const MAX_BLOCK_SHIFT: u32 = 10;
-
-/// One trie node (8 bytes).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[repr(C)]
-pub(super) struct Node {
-    /// Inner node: the bit position. Terminator: the first position of its chain (if any).
-    pub(super) a: u8,
-    /// Inner node: the minimum depth below. Terminator: the second position it keeps of its
-    /// chain ([`super::chain::KeptPositions`]).
-    pub(super) b: u8,
-    /// The maximum depth below (a terminator: its descriptor's weight).
-    pub(super) max: u8,
-    /// Inner node: its guard, a position after `a` that every descriptor below has (`a` itself
-    /// when there is none, or the compression keeps no guards). Terminator: the third position
-    /// it keeps of its chain.
-    pub(super) c: u8,
-    /// [`LAST`] | [`TERMINAL`], then an inner node's [`SKIP`] flag and first child, or a
-    /// terminator's record offset and port-set id ([`PAYLOAD`]).
-    pub(super) link: u32,
-}
-
-impl Node {
-    #[inline]
-    pub(super) fn pos(&self) -> usize {
-        usize::from(self.a)
-    }
-    #[inline]
-    pub(super) fn min(&self) -> u32 {
-        u32::from(self.b)
-    }
-    #[inline]
-    pub(super) fn is(&self, flag: u32) -> bool {
-        self.link & flag != 0
-    }
-    /// An inner node's first child.
-    #[inline]
-    pub(super) fn child(&self) -> usize {
-        (self.link & CHILD) as usize
-    }
-    /// The positions an inner node stands for beyond its own: 1 with [`SKIP`], else 0.
-    #[inline]
-    pub(super) fn skip(&self) -> u32 {
-        self.link >> SKIP.trailing_zeros() & 1
-    }
-}
 
 /// The order of a sibling list (see the module overview).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -700,8 +647,8 @@ impl CompiledFib {
             fls_order: FlsOrder::for_compression(compression),
             fls_batch_order: FlsBatchOrder::OneAtATime,
             fas_record_check: RecordCheck::default(),
-            simd: super::matcher::simd_supported(),
-            vbmi: super::matcher::simd_supported() && super::matcher::vbmi_supported(),
+            simd: super::list_scan::simd_supported(),
+            vbmi: super::list_scan::simd_supported() && super::list_scan::vbmi_supported(),
         };
         fib.fls_batch_order = FlsBatchOrder::for_fib_bytes(fib.memory_bytes());
         Ok(fib)
@@ -855,8 +802,8 @@ impl CompiledFib {
     /// or off (node by node, as on other CPUs); returns whether it is on. The answers are the
     /// same either way.
     pub fn set_simd(&mut self, on: bool) -> bool {
-        self.simd = on && super::matcher::simd_supported();
-        self.vbmi = self.simd && super::matcher::vbmi_supported();
+        self.simd = on && super::list_scan::simd_supported();
+        self.vbmi = self.simd && super::list_scan::vbmi_supported();
         self.simd
     }
 

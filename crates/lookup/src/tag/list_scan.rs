@@ -41,7 +41,7 @@
 
 #![allow(unsafe_code)]
 
-use super::compile::{Node, CHILD, LAST, SKIP, TERMINAL};
+use super::node::{Node, CHILD, LAST, SKIP, TERMINAL};
 use super::FILTER_BITS;
 
 /// A query prepared for one walk: renumbered bits and, per word, the weight of the words after
@@ -461,6 +461,22 @@ fn fas_chunk_vbmi(scan: VbmiScan, nodes: &[Node], i: usize, depth: u32, above: u
         lists.set_len(len + children as usize + usize::from(!ended));
     }
     FasChunk { hits: all_set(has, 0xff00_ffff) & terminal & heavier & read, children, read: read.count_ones(), ended }
+}
+
+/// Whether this CPU runs the walks' AVX-512 list scan.
+pub(super) fn simd_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return Avx512Scan::supported();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Whether this CPU runs FAS's AVX-512 VBMI step.
+pub(super) fn vbmi_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return VbmiScan::supported();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 #[cfg(test)]

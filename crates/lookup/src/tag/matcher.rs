@@ -137,10 +137,11 @@
 use core::num::NonZeroUsize;
 
 use super::chain::Record;
-use super::compile::{permute, CompiledFib, Compression, Node, SiblingOrder, LAST, TERMINAL};
+use super::compile::{permute, CompiledFib, Compression, SiblingOrder};
 #[cfg(target_arch = "x86_64")]
 use super::list_scan::{Avx512Scan, VbmiScan};
 use super::list_scan::{ListAt, ListScan, Query, ScalarScan};
+use super::node::{Node, LAST, TERMINAL};
 use super::{Descriptor, PortSet, TagError, FILTER_BITS, MAX_PORTS};
 use crate::mem::prefetch;
 /// Cache lines prefetched from the start of each child list a depth-first walk pushes.
@@ -564,22 +565,6 @@ impl Descending {
         let Some(r) = (best + 1).checked_sub(depth) else { return i32::MAX };
         self.positions[..self.len].get(r as usize).map_or(-1, |&p| i32::from(p))
     }
-}
-
-/// Whether this CPU runs the walks' AVX-512 list scan.
-pub(super) fn simd_supported() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return Avx512Scan::supported();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// Whether this CPU runs FAS's AVX-512 VBMI step.
-pub(super) fn vbmi_supported() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return VbmiScan::supported();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 impl CompiledFib {

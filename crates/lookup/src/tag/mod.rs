@@ -34,6 +34,7 @@ mod fib_file;
 mod inverted;
 mod list_scan;
 mod matcher;
+mod node;
 mod ports;
 mod scan;
 mod tz;
