@@ -21,7 +21,7 @@ test: setup
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	$(CARGO) test --workspace
-	NEXTHOP_FUZZ_EXECS=$(FUZZ_EXECS) $(CARGO) test --release -p nexthop-wire --test no_panic
+	NEXTHOP_FUZZ_EXECS=$(FUZZ_EXECS) $(CARGO) test --release -p nexthop-wire --test no_panic -p nexthop-lookup --test no_panic -p nexthop-fw --test no_panic
 	$(MAKE) loom
 	$(CARGO) build --release -p nexthop
 	for e in $$(./target/release/nexthop bench --list | cut -d' ' -f1); do \

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs each cargo-fuzz target of nexthop-wire for a fixed number of executions.
+# Runs each cargo-fuzz target (the wire decoders, the TagNet header, management elements, the
+# INFO format and nfd.conf, the TOML configuration) for a fixed number of executions.
 #   fuzz/run.sh [RUNS]        (default 1000000 per target)
 # Needs the nightly toolchain (for the sanitizer flags) and cargo-fuzz; installs cargo-fuzz from
 # crates.io when it is missing. Each target starts from its seed corpus in fuzz/corpus/<target>.
@@ -7,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 runs=${1:-1000000}
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
-for target in interest data lp_packet; do
+for target in interest data lp_packet tag_header control_parameters info config; do
   work=$(mktemp -d)
   cp corpus/"$target"/* "$work"/
   echo "== $target: $runs executions"

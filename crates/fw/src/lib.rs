@@ -19,6 +19,7 @@
 //! - [`conf`]: the TOML configuration, NFD's `nfd.conf`, and the INFO format both read.
 //! - [`sys`]: every call into the operating system that needs `unsafe`: packet and batched
 //!   UDP sockets, the host's interfaces and their changes, privileges.
+//! - [`fuzzing`]: the properties every parser of outside input keeps, for the fuzz targets.
 //! - [`runtime`]: sockets and threads — an I/O thread with the faces and the management, and
 //!   forwarding threads that each own a shard; packets reach a thread by a hash of their
 //!   leading name components ([`runtime::dispatch`]) or by PIT token.
@@ -28,6 +29,7 @@
 pub mod conf;
 pub mod counters;
 pub mod face;
+pub mod fuzzing;
 pub mod lp;
 pub mod mgmt;
 pub mod pipeline;

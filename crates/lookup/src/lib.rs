@@ -15,6 +15,7 @@
 
 pub mod bits;
 pub mod flat;
+pub mod fuzzing;
 pub mod ip;
 pub mod mem;
 pub mod name;

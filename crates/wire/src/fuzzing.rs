@@ -71,3 +71,90 @@ fn round_trip<T: Emit + PartialEq + core::fmt::Debug>(owned: &T, decode: fn(&[u8
     assert_eq!(&again, owned);
     assert_eq!(again.to_bytes(), wire);
 }
+
+/// A coverage-less fuzzer's mutations of seed inputs, for the stable no-panic tests of every
+/// crate that parses outside input: bit flips, byte sets, inserts, deletes, truncation,
+/// length-octet nudges, slice duplication and splicing two seeds; one input in ten is random
+/// bytes instead. Deterministic for a seed (its own xorshift generator, no dependency).
+#[derive(Debug, Clone)]
+pub struct Mutator {
+    state: u64,
+}
+
+impl Mutator {
+    /// A mutator whose inputs are a function of `seed`.
+    pub fn new(seed: u64) -> Self {
+        Mutator { state: seed | 1 }
+    }
+
+    /// How many inputs a no-panic test runs: `NEXTHOP_FUZZ_EXECS`, else `default`.
+    pub fn execs(default: u64) -> u64 {
+        std::env::var("NEXTHOP_FUZZ_EXECS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    }
+
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (((self.next() >> 32) * n as u64) >> 32) as usize
+    }
+
+    /// `buf` made the next input: a mutated seed (`seeds` not empty), or random bytes.
+    pub fn fill(&mut self, seeds: &[Vec<u8>], buf: &mut Vec<u8>) {
+        buf.clear();
+        if self.below(10) == 0 {
+            let len = self.below(64);
+            buf.extend((0..len).map(|_| self.next() as u8));
+            return;
+        }
+        buf.extend_from_slice(&seeds[self.below(seeds.len())]);
+        for _ in 0..1 + self.below(3) {
+            let n = buf.len();
+            match self.below(8) {
+                0 if n > 0 => {
+                    let i = self.below(n);
+                    buf[i] ^= 1 << self.below(8);
+                }
+                1 if n > 0 => {
+                    let i = self.below(n);
+                    buf[i] = self.next() as u8;
+                }
+                2 => {
+                    let i = self.below(n + 1);
+                    let b = self.next() as u8;
+                    buf.insert(i, b);
+                }
+                3 if n > 0 => {
+                    buf.remove(self.below(n));
+                }
+                4 => buf.truncate(self.below(n + 1)),
+                5 if n > 1 => {
+                    // Nudge what may be a length octet (or a digit of a number in text).
+                    let i = 1 + self.below(n - 1);
+                    buf[i] = buf[i].wrapping_add(if self.next() & 1 == 0 { 1 } else { 255 });
+                }
+                6 if n > 2 => {
+                    let a = self.below(n);
+                    let b = a + self.below((n - a).min(16));
+                    let slice = buf[a..b].to_vec();
+                    let at = self.below(n + 1);
+                    buf.splice(at..at, slice);
+                }
+                7 => {
+                    let other = &seeds[self.below(seeds.len())];
+                    let cut = self.below(n + 1);
+                    let from = self.below(other.len() + 1);
+                    buf.truncate(cut);
+                    buf.extend_from_slice(&other[from..]);
+                }
+                _ => {}
+            }
+        }
+    }
+}

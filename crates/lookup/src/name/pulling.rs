@@ -54,7 +54,7 @@ struct Pulled {
     holder: FpEntry,
 }
 
-/// The level-pulling trie of a name FIB ([`PulledFib`]).
+/// The level-pulling trie of a name FIB (what it needs of the FIB: `PulledFib`).
 #[derive(Debug, Clone)]
 pub struct LevelPulling {
     threshold: usize,
