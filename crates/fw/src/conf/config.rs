@@ -153,7 +153,7 @@ pub struct ForwarderConfig {
     pub group: String,
     /// What `nexthop run` logs to stderr: off, error, warn, info, debug or trace (NFD's
     /// `log.default_level`), optionally with levels of their own for some modules, as
-    /// `RUST_LOG` writes them (`warn,nexthop_fw::shard=debug`; [`log_filter_ok`]); `RUST_LOG`,
+    /// `RUST_LOG` writes them (`warn,nexthop_fw::pipeline=debug`; [`log_filter_ok`]); `RUST_LOG`,
     /// where set, decides instead.
     pub log_level: String,
 }
@@ -163,7 +163,7 @@ pub const LOG_LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "tra
 
 /// Whether `text` is a `forwarder.log_level`: comma-separated items, each a level of
 /// [`LOG_LEVELS`] (the default) or `module=level`, a module path of nexthop's
-/// (`nexthop_fw::shard`) with its own level — what `RUST_LOG` takes, less its span filters.
+/// (`nexthop_fw::pipeline`) with its own level — what `RUST_LOG` takes, less its span filters.
 pub fn log_filter_ok(text: &str) -> bool {
     let level = |l: &str| LOG_LEVELS.contains(&l);
     let module = |m: &str| !m.is_empty() && m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
@@ -463,7 +463,7 @@ impl Config {
         }
         if !log_filter_ok(&self.forwarder.log_level) {
             return bad(format!(
-                "forwarder.log_level = {:?} (one of {}, optionally with module=level items: \"warn,nexthop_fw::shard=debug\")",
+                "forwarder.log_level = {:?} (one of {}, optionally with module=level items: \"warn,nexthop_fw::pipeline=debug\")",
                 self.forwarder.log_level,
                 LOG_LEVELS.join(", ")
             ));
@@ -708,12 +708,12 @@ mod tests {
 
     #[test]
     fn log_levels_may_name_modules() {
-        for ok in ["error", "warn,nexthop_fw::shard=debug", "off, nexthop_fw=info , nexthop_cs::l2=trace"] {
+        for ok in ["error", "warn,nexthop_fw::pipeline=debug", "off, nexthop_fw=info , nexthop_cs::l2=trace"] {
             assert!(log_filter_ok(ok), "{ok}");
             let text = format!("[forwarder]\nlog_level = {ok:?}\n");
             assert!(Config::parse(&text, Path::new("t.toml")).is_ok(), "{ok}");
         }
-        for bad in ["", "loud", "warn,", "nexthop_fw::shard=loud", "=debug", "warn,nexthop fw=debug", "warn,a[span]=debug"] {
+        for bad in ["", "loud", "warn,", "nexthop_fw::pipeline=loud", "=debug", "warn,nexthop fw=debug", "warn,a[span]=debug"] {
             assert!(!log_filter_ok(bad), "{bad}");
             let text = format!("[forwarder]\nlog_level = {bad:?}\n");
             let e = Config::parse(&text, Path::new("t.toml")).unwrap_err().to_string();

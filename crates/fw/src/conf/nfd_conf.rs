@@ -28,7 +28,7 @@
 //!   as a warning (NFD parses them but makes no faces from them either).
 //! - `log.default_level` (`NONE` … `ALL`) as nexthop's log level, and a module's own level
 //!   as that of nexthop's module that does its work (`Forwarder DEBUG` →
-//!   `nexthop_fw::shard=debug`; an NFD module with no counterpart is warned about);
+//!   `nexthop_fw::pipeline=debug`; an NFD module with no counterpart is warned about);
 //! - `rib.localhop_security` present: prefix registration under `/localhop/nfd` is served,
 //!   checked by the section's validator rules and trust anchors
 //!   ([`crate::mgmt::validator`]); `rib.localhost_security` checks `rib` commands from local
@@ -204,15 +204,15 @@ fn authorizations(section: &InfoNode) -> Result<Vec<Authorize>, ConfigError> {
 fn nexthop_module(nfd_module: &str) -> Option<&'static str> {
     Some(match nfd_module {
         "Forwarder" | "NameTree" | "NameTreeHashtable" | "NameTreeIterator" | "ProcessNackTraits" | "SelfLearningStrategy" => {
-            "nexthop_fw::shard"
+            "nexthop_fw::pipeline"
         }
-        "DeadNonceList" => "nexthop_fw::dead_nonce",
+        "DeadNonceList" => "nexthop_fw::table::dead_nonce",
         "ContentStore" | "CsPolicy" => "nexthop_cs",
-        "Strategy" | "StrategyChoice" | "BestRouteStrategy" | "MulticastStrategy" | "RandomStrategy" => "nexthop_fw::strategy",
-        "AsfStrategy" | "AsfProbingModule" => "nexthop_fw::asf",
-        "AccessStrategy" => "nexthop_fw::access",
-        "LpReliability" => "nexthop_fw::lp_reliability",
-        "LpFragmenter" | "LpReassembler" => "nexthop_fw::fragmentation",
+        "Strategy" | "StrategyChoice" | "BestRouteStrategy" | "MulticastStrategy" | "RandomStrategy" => "nexthop_fw::pipeline::strategy",
+        "AsfStrategy" | "AsfProbingModule" => "nexthop_fw::pipeline::strategy::asf",
+        "AccessStrategy" => "nexthop_fw::pipeline::strategy::access",
+        "LpReliability" => "nexthop_fw::lp::reliability",
+        "LpFragmenter" | "LpReassembler" => "nexthop_fw::lp::fragmentation",
         "FaceManager"
         | "FibManager"
         | "StrategyChoiceManager"
@@ -223,8 +223,8 @@ fn nexthop_module(nfd_module: &str) -> Option<&'static str> {
         | "Readvertise"
         | "ReadvertiseDestination"
         | "NfdRibReadvertiseDestination" => "nexthop_fw::mgmt",
-        "Rib" | "RibEntry" => "nexthop_fw::rib",
-        "PrivilegeHelper" => "nexthop_fw::privileges",
+        "Rib" | "RibEntry" => "nexthop_fw::mgmt::rib",
+        "PrivilegeHelper" => "nexthop_fw::sys::privileges",
         "Main" | "Nfd" => "nexthop",
         m if m.ends_with("Factory")
             || m.ends_with("Channel")
@@ -718,7 +718,7 @@ rib
         assert_eq!(cfg.forwarder.propagate_cost, 15);
         assert_eq!((cfg.forwarder.propagate_base_retry_ms, cfg.forwarder.propagate_max_retry_ms), (60_000, 600_000));
         assert_eq!((cfg.forwarder.user.as_str(), cfg.forwarder.group.as_str()), ("nobody", "nogroup"), "general");
-        assert_eq!(cfg.forwarder.log_level, "info,nexthop_fw::shard=debug,nexthop_fw::runtime=trace", "log's modules");
+        assert_eq!(cfg.forwarder.log_level, "info,nexthop_fw::pipeline=debug,nexthop_fw::runtime=trace", "log's modules");
         assert!(crate::conf::config::log_filter_ok(&cfg.forwarder.log_level));
         let expected = [(14, "log.NoSuchModule")];
         for (line, what) in expected {
