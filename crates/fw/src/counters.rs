@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// Why a packet was dropped. Each has a counter; `nexthop ctl status` lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(usize)]
-pub enum Drop {
+pub enum DropReason {
     /// Bytes that are not a valid packet (framing, TLV, a field out of range).
     Malformed,
     /// Larger than the 8800-byte packet limit.
@@ -70,73 +70,73 @@ pub enum Drop {
     ManagementUnsigned,
 }
 
-impl Drop {
+impl DropReason {
     /// Every reason, in counter order.
-    pub const ALL: [Drop; 25] = [
-        Drop::Malformed,
-        Drop::Oversize,
-        Drop::UnknownCritical,
-        Drop::Fragment,
-        Drop::ReassemblyBad,
-        Drop::ReassemblyFull,
-        Drop::ReassemblyTimeout,
-        Drop::LocalhostViolation,
-        Drop::HopLimit,
-        Drop::Loop,
-        Drop::PitFull,
-        Drop::NoRoute,
-        Drop::NoEligibleHop,
-        Drop::Unsolicited,
-        Drop::UnsolicitedNack,
-        Drop::FaceGone,
-        Drop::FaceDown,
-        Drop::SendBufferFull,
-        Drop::RetxExhausted,
-        Drop::DuplicateSequence,
-        Drop::NackOnMultiAccess,
-        Drop::UnknownPeer,
-        Drop::ManagementNotLocal,
-        Drop::ManagementUnknown,
-        Drop::ManagementUnsigned,
+    pub const ALL: [DropReason; 25] = [
+        DropReason::Malformed,
+        DropReason::Oversize,
+        DropReason::UnknownCritical,
+        DropReason::Fragment,
+        DropReason::ReassemblyBad,
+        DropReason::ReassemblyFull,
+        DropReason::ReassemblyTimeout,
+        DropReason::LocalhostViolation,
+        DropReason::HopLimit,
+        DropReason::Loop,
+        DropReason::PitFull,
+        DropReason::NoRoute,
+        DropReason::NoEligibleHop,
+        DropReason::Unsolicited,
+        DropReason::UnsolicitedNack,
+        DropReason::FaceGone,
+        DropReason::FaceDown,
+        DropReason::SendBufferFull,
+        DropReason::RetxExhausted,
+        DropReason::DuplicateSequence,
+        DropReason::NackOnMultiAccess,
+        DropReason::UnknownPeer,
+        DropReason::ManagementNotLocal,
+        DropReason::ManagementUnknown,
+        DropReason::ManagementUnsigned,
     ];
 
     /// Name in status output.
     pub fn label(self) -> &'static str {
         match self {
-            Drop::Malformed => "malformed",
-            Drop::Oversize => "oversize",
-            Drop::UnknownCritical => "unknown-critical",
-            Drop::Fragment => "fragment",
-            Drop::ReassemblyBad => "reassembly-bad",
-            Drop::ReassemblyFull => "reassembly-full",
-            Drop::ReassemblyTimeout => "reassembly-timeout",
-            Drop::LocalhostViolation => "localhost-violation",
-            Drop::HopLimit => "hop-limit",
-            Drop::Loop => "loop",
-            Drop::PitFull => "pit-full",
-            Drop::NoRoute => "no-route",
-            Drop::NoEligibleHop => "no-eligible-hop",
-            Drop::Unsolicited => "unsolicited-data",
-            Drop::UnsolicitedNack => "unsolicited-nack",
-            Drop::FaceGone => "face-gone",
-            Drop::FaceDown => "face-down",
-            Drop::SendBufferFull => "send-buffer-full",
-            Drop::RetxExhausted => "retx-exhausted",
-            Drop::DuplicateSequence => "duplicate-sequence",
-            Drop::NackOnMultiAccess => "nack-on-multi-access",
-            Drop::UnknownPeer => "unknown-peer",
-            Drop::ManagementNotLocal => "management-not-local",
-            Drop::ManagementUnknown => "management-unknown",
-            Drop::ManagementUnsigned => "management-unsigned",
+            DropReason::Malformed => "malformed",
+            DropReason::Oversize => "oversize",
+            DropReason::UnknownCritical => "unknown-critical",
+            DropReason::Fragment => "fragment",
+            DropReason::ReassemblyBad => "reassembly-bad",
+            DropReason::ReassemblyFull => "reassembly-full",
+            DropReason::ReassemblyTimeout => "reassembly-timeout",
+            DropReason::LocalhostViolation => "localhost-violation",
+            DropReason::HopLimit => "hop-limit",
+            DropReason::Loop => "loop",
+            DropReason::PitFull => "pit-full",
+            DropReason::NoRoute => "no-route",
+            DropReason::NoEligibleHop => "no-eligible-hop",
+            DropReason::Unsolicited => "unsolicited-data",
+            DropReason::UnsolicitedNack => "unsolicited-nack",
+            DropReason::FaceGone => "face-gone",
+            DropReason::FaceDown => "face-down",
+            DropReason::SendBufferFull => "send-buffer-full",
+            DropReason::RetxExhausted => "retx-exhausted",
+            DropReason::DuplicateSequence => "duplicate-sequence",
+            DropReason::NackOnMultiAccess => "nack-on-multi-access",
+            DropReason::UnknownPeer => "unknown-peer",
+            DropReason::ManagementNotLocal => "management-not-local",
+            DropReason::ManagementUnknown => "management-unknown",
+            DropReason::ManagementUnsigned => "management-unsigned",
         }
     }
 
     /// The reason for a packet that failed to decode.
-    pub fn of_wire_error(e: &nexthop_wire::Error) -> Drop {
+    pub fn of_wire_error(e: &nexthop_wire::Error) -> DropReason {
         use nexthop_wire::Error as E;
         match e {
-            E::UnrecognizedCritical(_) | E::UnknownLpField(_) => Drop::UnknownCritical,
-            _ => Drop::Malformed,
+            E::UnrecognizedCritical(_) | E::UnknownLpField(_) => DropReason::UnknownCritical,
+            _ => DropReason::Malformed,
         }
     }
 }
@@ -172,23 +172,23 @@ impl Counter {
 
 /// Drops by reason.
 #[derive(Debug, Default)]
-pub struct DropCounters([Counter; Drop::ALL.len()]);
+pub struct DropCounters([Counter; DropReason::ALL.len()]);
 
 impl DropCounters {
     /// Counts one drop.
     #[inline]
-    pub fn count(&self, why: Drop) {
+    pub fn count(&self, why: DropReason) {
         self.0[why as usize].inc();
     }
 
     /// The count for one reason.
-    pub fn get(&self, why: Drop) -> u64 {
+    pub fn get(&self, why: DropReason) -> u64 {
         self.0[why as usize].get()
     }
 
     /// (label, count) for every reason.
     pub fn snapshot(&self) -> Vec<(&'static str, u64)> {
-        Drop::ALL.iter().map(|&d| (d.label(), self.get(d))).collect()
+        DropReason::ALL.iter().map(|&d| (d.label(), self.get(d))).collect()
     }
 }
 
@@ -282,15 +282,15 @@ mod tests {
     #[test]
     fn drops_count_by_reason() {
         let c = DropCounters::default();
-        c.count(Drop::Loop);
-        c.count(Drop::Loop);
-        c.count(Drop::PitFull);
-        assert_eq!(c.get(Drop::Loop), 2);
-        assert_eq!(c.get(Drop::PitFull), 1);
+        c.count(DropReason::Loop);
+        c.count(DropReason::Loop);
+        c.count(DropReason::PitFull);
+        assert_eq!(c.get(DropReason::Loop), 2);
+        assert_eq!(c.get(DropReason::PitFull), 1);
         let snap = c.snapshot();
-        assert_eq!(snap.len(), Drop::ALL.len());
+        assert_eq!(snap.len(), DropReason::ALL.len());
         assert!(snap.contains(&("loop", 2)));
-        for (i, d) in Drop::ALL.iter().enumerate() {
+        for (i, d) in DropReason::ALL.iter().enumerate() {
             assert_eq!(*d as usize, i);
         }
     }

@@ -2,7 +2,7 @@
 //! time passed in (quinn's simulated-pair style).
 
 use nexthop_cs::{HcsConfig, L1Config};
-use nexthop_fw::counters::Drop;
+use nexthop_fw::counters::DropReason;
 use nexthop_fw::face::{FaceId, FaceScope, LinkType};
 use nexthop_fw::lp::packet::{classify, Network};
 use nexthop_fw::pipeline::outbox::Outbox;
@@ -121,7 +121,7 @@ fn data_without_token_matches_by_name_and_prefix() {
     assert_eq!(faces, [CONSUMER, CONSUMER2]);
     assert!(s.pit().is_empty());
     assert!(feed(&mut s, 2, PRODUCER, &data("/a/b/c")).is_empty());
-    assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+    assert_eq!(s.counters().drops.get(DropReason::Unsolicited), 1);
 }
 
 /// The same nonce again from the same downstream (NFD's): over a point-to-point link a
@@ -133,12 +133,12 @@ fn the_same_nonce_again_is_a_retransmission_point_to_point_and_a_loop_on_a_lan()
     assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
     assert!(feed(&mut s, 5, CONSUMER, &interest("/a/same", 5)).is_empty(), "within 10 ms: aggregated");
     assert_eq!(sent_to(&feed(&mut s, 10, CONSUMER, &interest("/a/same", 5))), [PRODUCER2], "after: forwarded again");
-    assert_eq!(s.counters().drops.get(Drop::Loop), 0);
+    assert_eq!(s.counters().drops.get(DropReason::Loop), 0);
     let mut s = shard(false, 100);
     s.apply(&Control::LinkType(CONSUMER, LinkType::MultiAccess));
     assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/same", 5))), [PRODUCER]);
     assert!(feed(&mut s, 10, CONSUMER, &interest("/a/same", 5)).is_empty(), "a loop on a LAN, and no Nack");
-    assert_eq!(s.counters().drops.get(Drop::Loop), 1);
+    assert_eq!(s.counters().drops.get(DropReason::Loop), 1);
 }
 
 #[test]
@@ -149,7 +149,7 @@ fn interests_aggregate_and_loops_are_nacked() {
     assert_eq!(s.counters().aggregated.get(), 1);
     let looped = feed(&mut s, 2, CONSUMER2, &interest("/a/x", 7));
     assert_eq!(nack_reason(&looped[0].1), Some(NackReason::Duplicate));
-    assert_eq!(s.counters().drops.get(Drop::Loop), 1);
+    assert_eq!(s.counters().drops.get(DropReason::Loop), 1);
 }
 
 /// NFD's random strategy suppresses nothing: a second consumer's Interest for a pending name,
@@ -243,7 +243,7 @@ fn no_route_is_nacked_and_counted() {
     let mut s = shard(false, 100);
     let out = feed(&mut s, 0, CONSUMER, &interest("/zzz", 1));
     assert_eq!(nack_reason(&out[0].1), Some(NackReason::NoRoute));
-    assert_eq!(s.counters().drops.get(Drop::NoRoute), 1);
+    assert_eq!(s.counters().drops.get(DropReason::NoRoute), 1);
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn a_flood_from_one_face_is_bounded_and_others_are_still_served() {
         feed(&mut s, 0, CONSUMER, &interest(&format!("/a/flood/{n}"), n));
     }
     assert_eq!(s.pit().len(), 64, "the flooding face holds at most its share");
-    assert_eq!(s.counters().drops.get(Drop::PitFull), 10_000 - 64);
+    assert_eq!(s.counters().drops.get(DropReason::PitFull), 10_000 - 64);
     let out = feed(&mut s, 1, CONSUMER2, &interest("/a/legit", 1));
     assert_eq!(out.len(), 1);
     let back = feed(&mut s, 2, PRODUCER, &with_token(data("/a/legit"), token(&out[0].1)));
@@ -544,7 +544,7 @@ fn asf_follows_the_fastest_upstream_probes_and_drops_a_silent_one() {
     let back = feed(&mut s, now + 10, PRODUCER2, &with_token(data(&format!("/a/{n}")), token(&probe[1].1)));
     assert!(is_data(&back[0].1));
     assert!(feed(&mut s, now + 50, PRODUCER, &with_token(data(&format!("/a/{n}")), token(&probe[0].1))).is_empty());
-    assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+    assert_eq!(s.counters().drops.get(DropReason::Unsolicited), 1);
     // PRODUCER2 is faster: it gets the next Interests, and no probe for a second.
     now += 100;
     n += 1;
@@ -654,7 +654,7 @@ fn unsolicited_data_is_cached_as_the_policy_says() {
         let inc = classify(&wire).unwrap().unwrap();
         s.on_incoming(0, PRODUCER, from, &inc, &mut out);
         assert!(out.is_empty(), "{policy:?}: never forwarded");
-        assert_eq!(s.counters().drops.get(Drop::Unsolicited), 1);
+        assert_eq!(s.counters().drops.get(DropReason::Unsolicited), 1);
         let answer = feed(&mut s, 1, CONSUMER, &interest("/pushed/1", 1));
         assert_eq!(answer.len() == 1 && is_data(&answer[0].1), cached, "{policy:?} from {from:?}");
     }
@@ -705,7 +705,7 @@ fn a_probes_nonce_outlives_its_entry_in_the_dead_nonce_list() {
     s.expire(now + 5000);
     let back = feed(&mut s, now + 5001, CONSUMER2, &interest(&format!("/a/{n}"), u32::from_be_bytes(probe_nonce)));
     assert_eq!(nack_reason(&back[0].1), Some(NackReason::Duplicate));
-    assert_eq!(s.counters().drops.get(Drop::Loop), 1);
+    assert_eq!(s.counters().drops.get(DropReason::Loop), 1);
 }
 
 /// A prefix announcement Data for `prefix` (ContentType PrefixAnn, ExpirationPeriod 1 h).
@@ -787,7 +787,7 @@ fn self_learning_broadcasts_discovers_and_unlearns() {
 /// Nacks the same Interest.
 #[test]
 fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
-    use nexthop_fw::counters::Drop;
+    use nexthop_fw::counters::DropReason;
     use nexthop_fw::table::strategy_choice::Strategy;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
     s.apply(&Control::SetStrategy(Name::from_uri("/sl").unwrap(), Strategy::SelfLearning));
@@ -798,8 +798,8 @@ fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
     assert!(feed(&mut s, 0, PRODUCER, &interest("/sl/known/1", 1)).is_empty());
     // A discovery Interest with no route, from the only face to another host.
     assert!(feed(&mut s, 1, PRODUCER, &interest("/sl/unknown/1", 2)).is_empty());
-    assert_eq!(s.counters().drops.get(Drop::NoEligibleHop), 2);
-    assert_eq!(s.counters().drops.get(Drop::NoRoute), 0);
+    assert_eq!(s.counters().drops.get(DropReason::NoEligibleHop), 2);
+    assert_eq!(s.counters().drops.get(DropReason::NoRoute), 0);
     // NonDiscovery with no route is still Nacked, and so is best-route's Interest.
     let mut lp = LpPacket::wrap(interest("/sl/unknown/2", 3));
     lp.non_discovery = true;
@@ -808,7 +808,7 @@ fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].0, nack_reason(&out[0].1)), (PRODUCER, Some(NackReason::NoRoute)));
     }
-    assert_eq!(s.counters().drops.get(Drop::NoRoute), 2);
+    assert_eq!(s.counters().drops.get(DropReason::NoRoute), 2);
 }
 
 /// Self-learning at the producer's forwarder: a discovery Interest from another host follows
@@ -869,11 +869,11 @@ fn hop_limits_are_taken_off_given_and_spent() {
     let out = feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/x", 1, Some(3)));
     assert_eq!(out.iter().map(|(f, b)| (*f, hop_limit_sent(b))).collect::<Vec<_>>(), [(PRODUCER, Some(2))]);
     assert!(feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/y", 2, Some(1))).is_empty(), "it would reach another host with 0");
-    assert_eq!(s.counters().drops.get(Drop::HopLimit), 1);
+    assert_eq!(s.counters().drops.get(DropReason::HopLimit), 1);
     let out = feed(&mut s, 0, CONSUMER, &with_hop_limit("/b/y", 3, Some(1)));
     assert_eq!(out.iter().map(|(f, b)| (*f, hop_limit_sent(b))).collect::<Vec<_>>(), [(PRODUCER2, Some(0))], "an app here");
     assert!(feed(&mut s, 0, CONSUMER, &with_hop_limit("/b/z", 4, Some(0))).is_empty(), "arrived with 0");
-    assert_eq!(s.counters().drops.get(Drop::HopLimit), 2);
+    assert_eq!(s.counters().drops.get(DropReason::HopLimit), 2);
     assert_eq!(hop_limit_sent(&feed(&mut s, 0, CONSUMER, &with_hop_limit("/a/n", 5, None))[0].1), None, "none given by default");
     // default_hop_limit: given to one that has none, kept by one that has one.
     let mut s = Shard::new(ShardConfig { default_hop_limit: 5, ..ShardConfig::default() }, Fib::default()).unwrap();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nexthop_fw::conf::config::Config;
-use nexthop_fw::counters::Drop;
+use nexthop_fw::counters::DropReason;
 use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::runtime::Runtime;
 use nexthop_tools::traffic;
@@ -39,7 +39,7 @@ fn producer_and_consumer_over_udp_and_bad_datagrams_counted() {
     std::thread::sleep(Duration::from_millis(200));
     fw.stop.store(true, Ordering::Relaxed);
     let rt = fw.thread.join().unwrap();
-    assert_eq!(rt.io_drops().get(Drop::Oversize), 1);
+    assert_eq!(rt.io_drops().get(DropReason::Oversize), 1);
     let all: u64 = rt.io_drops().snapshot().iter().map(|(_, n)| n).sum();
     assert!(all >= 2, "{all} drops");
 }
@@ -106,7 +106,13 @@ fn large_data_cross_udp_faces_as_fragments() {
         r.stop.store(true, Ordering::Relaxed);
         let rt = r.thread.join().unwrap();
         let drops = rt.io_drops();
-        for why in [Drop::Fragment, Drop::ReassemblyBad, Drop::ReassemblyFull, Drop::ReassemblyTimeout, Drop::Oversize] {
+        for why in [
+            DropReason::Fragment,
+            DropReason::ReassemblyBad,
+            DropReason::ReassemblyFull,
+            DropReason::ReassemblyTimeout,
+            DropReason::Oversize,
+        ] {
             assert_eq!(drops.get(why), 0, "{why:?}");
         }
     }

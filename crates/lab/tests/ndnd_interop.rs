@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nexthop_fw::conf::config::{Config, StaticRoute};
-use nexthop_fw::counters::Drop;
+use nexthop_fw::counters::DropReason;
 use nexthop_fw::face::uri::FaceUri;
 use nexthop_fw::mgmt::params::ControlParameters;
 use nexthop_fw::runtime::Runtime;
@@ -83,7 +83,7 @@ fn large_data_cross_between_nexthop_and_ndnd_as_fragments() {
 
     stop.store(true, Ordering::Relaxed);
     let rt = nexthop.join().unwrap();
-    for why in [Drop::Fragment, Drop::ReassemblyBad, Drop::ReassemblyFull, Drop::ReassemblyTimeout] {
+    for why in [DropReason::Fragment, DropReason::ReassemblyBad, DropReason::ReassemblyFull, DropReason::ReassemblyTimeout] {
         assert_eq!(rt.io_drops().get(why), 0, "{why:?}");
     }
     drop(ndnd);

@@ -21,8 +21,8 @@
 //! longer time ([`reliable_timeout_ms`], ours): a lost fragment comes again one of the sender's
 //! retransmission timeouts later, which before the sender has measured a round trip (1 s), or
 //! on a link of a few hundred ms round trip, is more than NFD's 500 ms — its partial packet
-//! would be gone. Every fragment refused is a counted drop ([`Drop::ReassemblyBad`],
-//! [`Drop::ReassemblyFull`], [`Drop::ReassemblyTimeout`] per partial packet that timed out).
+//! would be gone. Every fragment refused is a counted drop ([`DropReason::ReassemblyBad`],
+//! [`DropReason::ReassemblyFull`], [`DropReason::ReassemblyTimeout`] per partial packet that timed out).
 //! Sans-I/O: the caller gives the time.
 
 use std::cmp::Reverse;
@@ -32,7 +32,7 @@ use nexthop_wire::tlv::{Tlv, TlvReader};
 use nexthop_wire::types::{FRAGMENT, FRAG_COUNT, FRAG_INDEX, LP_PACKET, SEQUENCE};
 use nexthop_wire::LpPacketView;
 
-use crate::counters::Drop;
+use crate::counters::DropReason;
 use crate::face::FaceId;
 use crate::face::MAX_PACKET_BYTES;
 use crate::lp::encode::{put_header, put_nonneg, put_tlv, put_var, tlv_len};
@@ -68,26 +68,26 @@ const SEQUENCE_TLV_BYTES: usize = 10;
 /// advances by the fragment count. A packet that fits is appended unchanged.
 ///
 /// # Errors
-/// [`Drop::Malformed`] when `packet` is an LpPacket that does not decode, or is itself a
-/// fragment; [`Drop::Oversize`] when `mtu` is below [`MIN_MTU`] or the header fields alone do not
+/// [`DropReason::Malformed`] when `packet` is an LpPacket that does not decode, or is itself a
+/// fragment; [`DropReason::Oversize`] when `mtu` is below [`MIN_MTU`] or the header fields alone do not
 /// fit. Nothing is appended then.
-pub fn fragment(packet: &[u8], mtu: usize, next_sequence: &mut u64, out: &mut Vec<Vec<u8>>) -> Result<(), Drop> {
+pub fn fragment(packet: &[u8], mtu: usize, next_sequence: &mut u64, out: &mut Vec<Vec<u8>>) -> Result<(), DropReason> {
     if packet.len() <= mtu {
         out.push(packet.to_vec());
         return Ok(());
     }
     if mtu < MIN_MTU {
-        return Err(Drop::Oversize);
+        return Err(DropReason::Oversize);
     }
     let (header, payload) = split_lp(packet)?;
     // Every fragment: LpPacket TL (≤ 4) + Sequence + FragIndex and FragCount (≤ 3 each below
     // 256 fragments) + Fragment TL (≤ 4); the first also carries the header fields.
     let fixed = 4 + SEQUENCE_TLV_BYTES + 3 + 3 + 4;
-    let first_room = mtu.checked_sub(fixed + header.len()).filter(|&r| r > 0).ok_or(Drop::Oversize)?;
+    let first_room = mtu.checked_sub(fixed + header.len()).filter(|&r| r > 0).ok_or(DropReason::Oversize)?;
     let room = mtu - fixed;
     let count = 1 + payload.len().saturating_sub(first_room).div_ceil(room);
     if count as u64 > MAX_FRAGMENTS {
-        return Err(Drop::Oversize);
+        return Err(DropReason::Oversize);
     }
     let mut at = 0;
     for index in 0..count {
@@ -123,24 +123,24 @@ pub fn is_fragment(bytes: &[u8]) -> bool {
 
 /// An LpPacket's header fields (every element but Sequence, FragIndex, FragCount and
 /// Fragment, as encoded) and its fragment; a bare packet has no header fields.
-fn split_lp(packet: &[u8]) -> Result<(Vec<u8>, &[u8]), Drop> {
+fn split_lp(packet: &[u8]) -> Result<(Vec<u8>, &[u8]), DropReason> {
     if Tlv::read_exact(packet, LP_PACKET).is_err() {
         return Ok((Vec::new(), packet));
     }
-    let lp = LpPacketView::decode(packet).map_err(|_| Drop::Malformed)?;
+    let lp = LpPacketView::decode(packet).map_err(|_| DropReason::Malformed)?;
     if !lp.is_whole() {
-        return Err(Drop::Malformed);
+        return Err(DropReason::Malformed);
     }
     header_and_fragment(packet)
 }
 
 /// An LpPacket's header fields and Fragment, whole or not (the caller decoded it already).
-fn header_and_fragment(packet: &[u8]) -> Result<(Vec<u8>, &[u8]), Drop> {
-    let outer = Tlv::read_exact(packet, LP_PACKET).map_err(|_| Drop::Malformed)?;
+fn header_and_fragment(packet: &[u8]) -> Result<(Vec<u8>, &[u8]), DropReason> {
+    let outer = Tlv::read_exact(packet, LP_PACKET).map_err(|_| DropReason::Malformed)?;
     let mut header = Vec::new();
     let mut payload: &[u8] = &[];
     for tlv in TlvReader::new(outer.value) {
-        let tlv = tlv.map_err(|_| Drop::Malformed)?;
+        let tlv = tlv.map_err(|_| DropReason::Malformed)?;
         match tlv.ty {
             SEQUENCE | FRAG_INDEX | FRAG_COUNT => {}
             FRAGMENT => payload = tlv.value,
@@ -208,12 +208,12 @@ impl Reassembler {
     /// fragment's header fields.
     ///
     /// # Errors
-    /// The drop reason for this fragment: [`Drop::Malformed`] when it does not decode,
-    /// [`Drop::ReassemblyBad`] for a fragment without Sequence or Fragment, a FragCount above
+    /// The drop reason for this fragment: [`DropReason::Malformed`] when it does not decode,
+    /// [`DropReason::ReassemblyBad`] for a fragment without Sequence or Fragment, a FragCount above
     /// [`MAX_FRAGMENTS`], one that disagrees with the packet's other fragments (the partial
     /// packet is dropped too), a duplicate, or a packet growing past [`MAX_PACKET_BYTES`];
-    /// [`Drop::ReassemblyFull`] when the byte budget is spent.
-    pub fn feed(&mut self, now_ms: u64, face: FaceId, wire: &[u8]) -> Result<Option<Vec<u8>>, Drop> {
+    /// [`DropReason::ReassemblyFull`] when the byte budget is spent.
+    pub fn feed(&mut self, now_ms: u64, face: FaceId, wire: &[u8]) -> Result<Option<Vec<u8>>, DropReason> {
         self.feed_from(now_ms, face, 0, wire, REASSEMBLY_TIMEOUT_MS)
     }
 
@@ -224,13 +224,20 @@ impl Reassembler {
     ///
     /// # Errors
     /// As [`Reassembler::feed`].
-    pub fn feed_from(&mut self, now_ms: u64, face: FaceId, endpoint: u64, wire: &[u8], timeout_ms: u64) -> Result<Option<Vec<u8>>, Drop> {
-        let lp = LpPacketView::decode(wire).map_err(|_| Drop::Malformed)?;
+    pub fn feed_from(
+        &mut self,
+        now_ms: u64,
+        face: FaceId,
+        endpoint: u64,
+        wire: &[u8],
+        timeout_ms: u64,
+    ) -> Result<Option<Vec<u8>>, DropReason> {
+        let lp = LpPacketView::decode(wire).map_err(|_| DropReason::Malformed)?;
         let count = lp.frag_count.unwrap_or(1);
         let index = lp.frag_index.unwrap_or(0);
-        let (Some(sequence), Some(piece)) = (lp.sequence, lp.fragment) else { return Err(Drop::ReassemblyBad) };
+        let (Some(sequence), Some(piece)) = (lp.sequence, lp.fragment) else { return Err(DropReason::ReassemblyBad) };
         if !(2..=MAX_FRAGMENTS).contains(&count) || index >= count {
-            return Err(Drop::ReassemblyBad);
+            return Err(DropReason::ReassemblyBad);
         }
         let base = sequence.wrapping_sub(index);
         let header = if index == 0 { header_and_fragment(wire)?.0 } else { Vec::new() };
@@ -244,7 +251,7 @@ impl Reassembler {
             cost += PARTIAL_OVERHEAD + count as usize * core::mem::size_of::<Option<Vec<u8>>>();
         }
         if self.bytes_held + cost > self.max_bytes {
-            return Err(Drop::ReassemblyFull);
+            return Err(DropReason::ReassemblyFull);
         }
         let partial = self.partial.entry(key).or_insert_with(|| Partial {
             header: Vec::new(),
@@ -259,12 +266,12 @@ impl Reassembler {
             if mismatched {
                 self.forget(key);
             }
-            return Err(Drop::ReassemblyBad);
+            return Err(DropReason::ReassemblyBad);
         }
         let payload_bytes: usize = partial.pieces.iter().flatten().map(Vec::len).sum::<usize>() + piece.len();
         if payload_bytes > MAX_PACKET_BYTES {
             self.forget(key);
-            return Err(Drop::ReassemblyBad);
+            return Err(DropReason::ReassemblyBad);
         }
         partial.pieces[index] = Some(piece.to_vec());
         if index == 0 {
@@ -308,7 +315,7 @@ impl Reassembler {
     }
 
     /// Partial packets forgotten for lack of time since the last call (each a
-    /// [`Drop::ReassemblyTimeout`] for the caller to count).
+    /// [`DropReason::ReassemblyTimeout`] for the caller to count).
     pub fn take_timeouts(&mut self) -> usize {
         std::mem::take(&mut self.timeouts)
     }
@@ -423,25 +430,25 @@ mod tests {
         fragment(&data(3000), 1000, &mut seq, &mut out).unwrap();
         let mut r = Reassembler::new(1 << 20);
         r.feed(0, 1, &out[0]).unwrap();
-        assert_eq!(r.feed(0, 1, &out[0]), Err(Drop::ReassemblyBad), "duplicate");
+        assert_eq!(r.feed(0, 1, &out[0]), Err(DropReason::ReassemblyBad), "duplicate");
         let held = r.bytes_held();
         // No Sequence.
         let mut lp = LpPacket::wrap(vec![1, 2, 3]);
         lp.frag_index = Some(1);
         lp.frag_count = Some(2);
-        assert_eq!(r.feed(0, 1, &lp.to_bytes()), Err(Drop::ReassemblyBad));
+        assert_eq!(r.feed(0, 1, &lp.to_bytes()), Err(DropReason::ReassemblyBad));
         // Too many fragments.
         lp.sequence = Some(9);
         lp.frag_count = Some(MAX_FRAGMENTS + 1);
-        assert_eq!(r.feed(0, 1, &lp.to_bytes()), Err(Drop::ReassemblyBad));
-        assert_eq!(r.feed(0, 1, &[0x64, 0x01]), Err(Drop::Malformed));
+        assert_eq!(r.feed(0, 1, &lp.to_bytes()), Err(DropReason::ReassemblyBad));
+        assert_eq!(r.feed(0, 1, &[0x64, 0x01]), Err(DropReason::Malformed));
         assert_eq!((r.len(), r.bytes_held()), (1, held));
         // A fragment claiming another count for the same packet drops the packet.
         let mut liar = LpPacket::wrap(vec![0; 10]);
         liar.sequence = Some(1);
         liar.frag_index = Some(1);
         liar.frag_count = Some(2);
-        assert_eq!(r.feed(0, 1, &liar.to_bytes()), Err(Drop::ReassemblyBad));
+        assert_eq!(r.feed(0, 1, &liar.to_bytes()), Err(DropReason::ReassemblyBad));
         assert!(r.is_empty());
         assert_eq!(r.bytes_held(), 0);
     }
@@ -455,7 +462,7 @@ mod tests {
             lp.frag_index = Some(i);
             lp.frag_count = Some(4);
             let got = r.feed(0, 1, &lp.to_bytes());
-            assert_eq!(got, if i < 2 { Ok(None) } else { Err(Drop::ReassemblyBad) });
+            assert_eq!(got, if i < 2 { Ok(None) } else { Err(DropReason::ReassemblyBad) });
         }
         assert!(r.is_empty());
     }
@@ -469,7 +476,7 @@ mod tests {
         let mut r = Reassembler::new(3000); // room for two first fragments (976 bytes each, plus overhead)
         assert_eq!(r.feed(0, 1, &out[0]), Ok(None));
         assert_eq!(r.feed(0, 1, &out[4]), Ok(None));
-        assert_eq!(r.feed(0, 1, &out[8]), Err(Drop::ReassemblyFull));
+        assert_eq!(r.feed(0, 1, &out[8]), Err(DropReason::ReassemblyFull));
         r.expire(REASSEMBLY_TIMEOUT_MS - 1);
         assert_eq!(r.take_timeouts(), 0);
         r.expire(REASSEMBLY_TIMEOUT_MS);
@@ -543,7 +550,7 @@ mod tests {
             lp.frag_count = Some(MAX_FRAGMENTS);
             match r.feed(0, 1, &lp.to_bytes()) {
                 Ok(None) => held += 1,
-                Err(Drop::ReassemblyFull) => break,
+                Err(DropReason::ReassemblyFull) => break,
                 other => panic!("{other:?}"),
             }
         }
@@ -556,10 +563,10 @@ mod tests {
     #[test]
     fn a_small_mtu_or_a_fragment_is_refused_by_the_fragmenter() {
         let (mut seq, mut out) = (0, Vec::new());
-        assert_eq!(fragment(&data(3000), MIN_MTU - 1, &mut seq, &mut out), Err(Drop::Oversize));
+        assert_eq!(fragment(&data(3000), MIN_MTU - 1, &mut seq, &mut out), Err(DropReason::Oversize));
         fragment(&data(3000), 1000, &mut seq, &mut out).unwrap();
         let again = out[0].clone();
-        assert_eq!(fragment(&again, 300, &mut seq, &mut Vec::new()), Err(Drop::Malformed));
+        assert_eq!(fragment(&again, 300, &mut seq, &mut Vec::new()), Err(DropReason::Malformed));
     }
 
     proptest! {

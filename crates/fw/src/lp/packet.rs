@@ -1,10 +1,10 @@
 //! What arrived on a face, classified: the NDNLPv2 header fields the forwarder uses and the
 //! network-layer packet inside (Interest, Data, or a Nack carrying its Interest). Every failure
-//! is a [`Drop`] reason.
+//! is a [`DropReason`].
 
 use nexthop_wire::{DataView, InterestView, LpPacketView, NackReason, PacketView};
 
-use crate::counters::Drop;
+use crate::counters::DropReason;
 use crate::face::MAX_PACKET_BYTES;
 
 /// The NDNLPv2 fields the pipeline reads.
@@ -58,20 +58,20 @@ impl<'a> Incoming<'a> {
 /// packet or bare acknowledgements).
 ///
 /// # Errors
-/// The [`Drop`] reason: oversize, malformed, unknown critical TLV, a Nack without an Interest;
-/// [`Drop::Fragment`] for one fragment of a larger packet, which the runtime gives to its
+/// The [`DropReason`]: oversize, malformed, unknown critical TLV, a Nack without an Interest;
+/// [`DropReason::Fragment`] for one fragment of a larger packet, which the runtime gives to its
 /// [`Reassembler`](crate::lp::fragmentation::Reassembler).
-pub fn classify(bytes: &[u8]) -> Result<Option<Incoming<'_>>, Drop> {
+pub fn classify(bytes: &[u8]) -> Result<Option<Incoming<'_>>, DropReason> {
     if bytes.len() > MAX_PACKET_BYTES {
-        return Err(Drop::Oversize);
+        return Err(DropReason::Oversize);
     }
-    let wire_err = |e: nexthop_wire::Error| Drop::of_wire_error(&e);
+    let wire_err = |e: nexthop_wire::Error| DropReason::of_wire_error(&e);
     let (link, inner, nack) = match PacketView::decode(bytes).map_err(wire_err)? {
         PacketView::Interest(i) => return Ok(Some(Incoming { link: LinkInfo::default(), packet: Network::Interest(i) })),
         PacketView::Data(d) => return Ok(Some(Incoming { link: LinkInfo::default(), packet: Network::Data(d) })),
         PacketView::Lp(lp) => {
             if !lp.is_whole() {
-                return Err(Drop::Fragment);
+                return Err(DropReason::Fragment);
             }
             let Some(fragment) = lp.fragment else { return Ok(None) };
             (link_info(&lp), fragment, lp.nack())
@@ -81,7 +81,7 @@ pub fn classify(bytes: &[u8]) -> Result<Option<Incoming<'_>>, Drop> {
         (PacketView::Interest(i), None) => Network::Interest(i),
         (PacketView::Interest(i), Some(r)) => Network::Nack(r, i),
         (PacketView::Data(d), None) => Network::Data(d),
-        _ => return Err(Drop::Malformed),
+        _ => return Err(DropReason::Malformed),
     };
     Ok(Some(Incoming { link, packet }))
 }
@@ -122,14 +122,14 @@ mod tests {
 
     #[test]
     fn drops_have_reasons() {
-        assert_eq!(classify(&[0x05, 0x01]).unwrap_err(), Drop::Malformed);
-        assert_eq!(classify(&vec![0u8; MAX_PACKET_BYTES + 1]).unwrap_err(), Drop::Oversize);
+        assert_eq!(classify(&[0x05, 0x01]).unwrap_err(), DropReason::Malformed);
+        assert_eq!(classify(&vec![0u8; MAX_PACKET_BYTES + 1]).unwrap_err(), DropReason::Oversize);
         // An Interest with an unknown critical element (type 0x0d... odd types ≤ 31 are critical).
-        assert_eq!(classify(&[0x05, 0x05, 0x07, 0x00, 0x0b, 0x01, 0x00]).unwrap_err(), Drop::UnknownCritical);
+        assert_eq!(classify(&[0x05, 0x05, 0x07, 0x00, 0x0b, 0x01, 0x00]).unwrap_err(), DropReason::UnknownCritical);
         let mut frag = LpPacket::wrap(vec![0x05, 0x02, 0x07, 0x00]);
         frag.frag_index = Some(0);
         frag.frag_count = Some(2);
-        assert_eq!(classify(&frag.to_bytes()).unwrap_err(), Drop::Fragment);
+        assert_eq!(classify(&frag.to_bytes()).unwrap_err(), DropReason::Fragment);
         assert!(classify(&LpPacket::default().to_bytes()).unwrap().is_none());
     }
 }

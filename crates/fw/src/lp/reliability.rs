@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use nexthop_wire::types::{ACK, LP_PACKET, SEQUENCE, TX_SEQUENCE};
 use nexthop_wire::LpPacketView;
 
-use crate::counters::Drop;
+use crate::counters::DropReason;
 use crate::face::MAX_PACKET_BYTES;
 use crate::lp::encode::{put_header, put_tlv, put_with_lp_fields};
 use crate::lp::fragmentation::fragment;
@@ -66,21 +66,21 @@ const LENGTH_GROWTH: usize = 2;
 /// (0: no limit) with room for TxSequence, else NDNLPv2 fragments.
 ///
 /// # Errors
-/// As [`fragment`]: [`Drop::Malformed`] for an LpPacket that does not parse or is a fragment,
-/// [`Drop::Oversize`] when the MTU leaves no room. Nothing is appended then.
-pub fn sequenced(packet: &[u8], mtu: usize, next_sequence: &mut u64, out: &mut Vec<Vec<u8>>) -> Result<(), Drop> {
+/// As [`fragment`]: [`DropReason::Malformed`] for an LpPacket that does not parse or is a fragment,
+/// [`DropReason::Oversize`] when the MTU leaves no room. Nothing is appended then.
+pub fn sequenced(packet: &[u8], mtu: usize, next_sequence: &mut u64, out: &mut Vec<Vec<u8>>) -> Result<(), DropReason> {
     let limit = if mtu == 0 { usize::MAX } else { mtu.saturating_sub(FIELD_BYTES + SEQUENCE_GROWTH) };
     if packet.len() > limit {
         return fragment(packet, limit, next_sequence, out);
     }
     if LpPacketView::decode(packet).is_ok_and(|lp| !lp.is_whole()) {
-        return Err(Drop::Malformed);
+        return Err(DropReason::Malformed);
     }
     let mut field = Vec::with_capacity(10);
     put_tlv(&mut field, SEQUENCE, &next_sequence.to_be_bytes());
     let mut piece = Vec::with_capacity(packet.len() + SEQUENCE_GROWTH);
     if !put_with_lp_fields(&mut piece, packet, SEQUENCE, &field) {
-        return Err(Drop::Malformed);
+        return Err(DropReason::Malformed);
     }
     *next_sequence = next_sequence.wrapping_add(1);
     out.push(piece);

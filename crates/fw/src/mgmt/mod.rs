@@ -53,7 +53,7 @@ use std::collections::VecDeque;
 use nexthop_lookup::name::{DEFAULT_MAX_NAME_BYTES, MAX_LEVELS};
 use nexthop_wire::{Data, Emit, Interest, InterestView, Kind, Name};
 
-use crate::counters::Drop;
+use crate::counters::DropReason;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceId, FaceScope, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY, MANAGEMENT_FACE};
 use crate::mgmt::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
@@ -550,10 +550,10 @@ impl Manager {
         scope: FaceScope,
         pit_token: Option<&[u8]>,
         interest: &InterestView<'_>,
-    ) -> Result<Option<Vec<u8>>, Drop> {
+    ) -> Result<Option<Vec<u8>>, DropReason> {
         let name = interest.name();
         if name.len() < 4 {
-            return Err(Drop::ManagementUnknown);
+            return Err(DropReason::ManagementUnknown);
         }
         if scope == FaceScope::Local && events::stream_name().as_view().is_prefix_of(&name) {
             return Ok(self.events.ask(face, pit_token, interest, now_ms));
@@ -565,7 +565,7 @@ impl Manager {
         let localhop = name.get(0).is_some_and(|c| c.value() == b"localhop");
         let remote_ok = localhop && module == b"rib" && matches!(verb, b"register" | b"unregister" | b"announce");
         if !remote_ok && (scope != FaceScope::Local || localhop) {
-            return Err(Drop::ManagementNotLocal);
+            return Err(DropReason::ManagementNotLocal);
         }
         let dataset = matches!(
             (module, verb),
@@ -581,7 +581,7 @@ impl Manager {
                 | (b"status", b"counters")
         );
         if dataset {
-            return self.dataset(host, now_ms, &name.to_name(), module, verb).map(Some).ok_or(Drop::ManagementUnknown);
+            return self.dataset(host, now_ms, &name.to_name(), module, verb).map(Some).ok_or(DropReason::ManagementUnknown);
         }
         if let Some(m) = authorization::Module::parse(module) {
             let decision = self.authorizations.authorize(m, interest, now_ms);
@@ -607,7 +607,7 @@ impl Manager {
         pit_token: Option<&[u8]>,
         interest: &InterestView<'_>,
         done: Option<RibTrust>,
-    ) -> Result<Option<Vec<u8>>, Drop> {
+    ) -> Result<Option<Vec<u8>>, DropReason> {
         let name = interest.name();
         let module = name.get(2).map(|c| c.value()).unwrap_or_default();
         let verb = name.get(3).map(|c| c.value()).unwrap_or_default();
@@ -1198,11 +1198,11 @@ fn check_route_name(prefix: &Name) -> Result<(), String> {
 
 /// A refused command's answer, as NFD refuses: none (the drop reason) when it carries no
 /// signature or KeyLocator name, else 403.
-fn refused(command: &Name, why: Rejection) -> Result<Vec<u8>, Drop> {
+fn refused(command: &Name, why: Rejection) -> Result<Vec<u8>, DropReason> {
     match why {
         Rejection::Silent(why) => {
             tracing::debug!(%command, "management command dropped: {why}");
-            Err(Drop::ManagementUnsigned)
+            Err(DropReason::ManagementUnsigned)
         }
         Rejection::Forbidden(why) => {
             tracing::debug!(%command, "management command refused: {why}");
@@ -1356,7 +1356,7 @@ mod tests {
         };
         assert_eq!(ask(command("rib", "register", "/signed", Some(NOW))), Ok(200));
         assert_eq!(ask(command("rib", "register", "/replayed", Some(NOW))), Ok(403), "not after the last timestamp");
-        assert_eq!(ask(command("rib", "register", "/unsigned", None)), Err(Drop::ManagementUnsigned));
+        assert_eq!(ask(command("rib", "register", "/unsigned", None)), Err(DropReason::ManagementUnsigned));
         assert_eq!(ask(command("fib", "add-nexthop", "/fib", None)), Ok(200), "fib: the authorizations (any)");
     }
 

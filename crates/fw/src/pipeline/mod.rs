@@ -57,7 +57,7 @@ use nexthop_lookup::name::NextHops;
 use nexthop_wire::types::GENERIC_NAME_COMPONENT;
 use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
 
-use crate::counters::{Drop, ShardCounters};
+use crate::counters::{DropReason, ShardCounters};
 use crate::face::{FaceId, FaceScope, LinkType};
 use crate::lp::encode::LpFields;
 use crate::lp::packet::{Incoming, LinkInfo, Network};
@@ -436,9 +436,9 @@ impl Shard {
     /// (self-learning), dropped without one.
     fn no_hop(&mut self, face: FaceId, link: &LinkInfo<'_>, plan: &Plan, interest: &InterestView<'_>, out: &mut Outbox) {
         if plan.silent {
-            self.counters.drops.count(Drop::NoEligibleHop);
+            self.counters.drops.count(DropReason::NoEligibleHop);
         } else {
-            self.counters.drops.count(Drop::NoRoute);
+            self.counters.drops.count(DropReason::NoRoute);
             self.nack_back(face, link, NackReason::NoRoute, interest.wire(), out);
         }
     }
@@ -513,7 +513,7 @@ impl Shard {
         out: &mut Outbox,
     ) {
         if interest.hop_limit() == Some(0) {
-            self.counters.drops.count(Drop::HopLimit);
+            self.counters.drops.count(DropReason::HopLimit);
             return;
         }
         let no_hop_limit = self.cfg.default_hop_limit > 0 && interest.hop_limit().is_none();
@@ -534,7 +534,7 @@ impl Shard {
         };
         let name = interest.name();
         if self.dead_nonces.contains(name.value(), nonce) {
-            self.counters.drops.count(Drop::Loop);
+            self.counters.drops.count(DropReason::Loop);
             self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
             return;
         }
@@ -728,14 +728,14 @@ impl Shard {
             return;
         }
         if !self.face_has_room(face) {
-            self.counters.drops.count(Drop::PitFull);
+            self.counters.drops.count(DropReason::PitFull);
             return;
         }
         let has_digest = crate::table::pit::split_digest(name.value()).is_some();
         let slot = match self.pit.insert(name.value(), interest.can_be_prefix(), interest.must_be_fresh(), has_digest, strategy) {
             Ok(s) => s,
             Err(_) => {
-                self.counters.drops.count(Drop::PitFull);
+                self.counters.drops.count(DropReason::PitFull);
                 return;
             }
         };
@@ -768,7 +768,7 @@ impl Shard {
     ) {
         let new_downstream = self.pit.get(slot).is_some_and(|e| !e.in_records.iter().any(|r| r.face == face));
         if new_downstream && !self.face_has_room(face) {
-            self.counters.drops.count(Drop::PitFull);
+            self.counters.drops.count(DropReason::PitFull);
             return;
         }
         let point_to_point = self.is_point_to_point(face);
@@ -780,7 +780,7 @@ impl Shard {
         let seen = entry.in_records.iter().any(|r| r.nonce == nonce) || entry.out_records.iter().any(|r| r.nonce == nonce);
         let looped = seen && !(again && point_to_point);
         if looped {
-            self.counters.drops.count(Drop::Loop);
+            self.counters.drops.count(DropReason::Loop);
             // No Nack on a multi-access or ad hoc link (NFD's: dropped).
             if point_to_point {
                 self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
@@ -865,7 +865,7 @@ impl Shard {
         let last_hop = at.hop_limit.is_some_and(|at| entry.interest.get(at).is_some_and(|&h| h <= 1));
         for &to in hops.iter() {
             if last_hop && nonlocal.contains(&to) {
-                counters.drops.count(Drop::HopLimit);
+                counters.drops.count(DropReason::HopLimit);
                 continue;
             }
             let incoming_face_id = local_fields.contains(&to).then_some(downstream);
@@ -960,7 +960,7 @@ impl Shard {
         if matched.is_empty() {
             // Data from an ASF upstream the Interest also went to is measured all the same.
             self.asf.on_late_data(&name, face, now_ms);
-            self.counters.drops.count(Drop::Unsolicited);
+            self.counters.drops.count(DropReason::Unsolicited);
             if self.cfg.unsolicited.admits(scope) && !link.no_cache && self.cs_admit {
                 if let Some(cs) = self.cs.as_mut() {
                     let _ = cs.insert_arrived(data.wire(), now_ms, Arrival::Unsolicited);
@@ -1063,11 +1063,11 @@ impl Shard {
             .or_else(|| self.pit.find(interest.name().value(), interest.can_be_prefix(), interest.must_be_fresh()));
         let nonce = interest.nonce();
         let Some(entry) = slot.and_then(|s| self.pit.get_mut(s)) else {
-            self.counters.drops.count(Drop::UnsolicitedNack);
+            self.counters.drops.count(DropReason::UnsolicitedNack);
             return;
         };
         let Some(record) = entry.out_record_mut(face).filter(|r| Some(r.nonce) == nonce) else {
-            self.counters.drops.count(Drop::UnsolicitedNack);
+            self.counters.drops.count(DropReason::UnsolicitedNack);
             return;
         };
         record.nack = Some(reason);

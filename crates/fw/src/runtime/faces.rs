@@ -13,7 +13,7 @@ use mio::{Interest, Registry, Token};
 
 use super::face::{Face, Link, Stream, StreamSocket};
 use super::Forwarding;
-use crate::counters::{Drop, DropCounters};
+use crate::counters::{DropCounters, DropReason};
 use crate::face::ether::Mac;
 use crate::face::local_addresses::LocalAddresses;
 use crate::face::reconnect::Reconnect;
@@ -384,7 +384,7 @@ impl Faces {
             if r.next_deadline().is_some_and(|at| at <= now_ms) {
                 self.fragments.clear();
                 for _ in 0..r.poll(now_ms, f.mtu, &mut self.fragments) {
-                    drops.count(Drop::RetxExhausted);
+                    drops.count(DropReason::RetxExhausted);
                 }
                 for piece in &self.fragments {
                     let sent = match &mut f.link {
@@ -405,7 +405,7 @@ impl Faces {
                         }
                     };
                     if sent.is_err() {
-                        drops.count(Drop::SendBufferFull);
+                        drops.count(DropReason::SendBufferFull);
                     }
                 }
             }
@@ -421,7 +421,7 @@ impl Faces {
         let Some(sock) = self.udp.as_ref() else { return };
         if !self.udp_out.is_empty() {
             for _ in 0..self.udp_out.flush(sock.as_raw_fd()) {
-                drops.count(Drop::SendBufferFull);
+                drops.count(DropReason::SendBufferFull);
             }
         }
     }
@@ -439,18 +439,18 @@ impl Faces {
             return;
         }
         let Some(f) = self.faces.get_mut(&id) else {
-            drops.count(Drop::FaceGone);
+            drops.count(DropReason::FaceGone);
             return;
         };
         if f.down.is_some() {
-            drops.count(Drop::FaceDown);
+            drops.count(DropReason::FaceDown);
             return;
         }
         let now_ms = self.now_ns / 1_000_000;
         match &mut f.link {
             Link::Stream(s) => {
                 if s.pending() + bytes.len() > self.send_limit {
-                    drops.count(Drop::SendBufferFull);
+                    drops.count(DropReason::SendBufferFull);
                     return;
                 }
                 if s.pending() == 0 {
@@ -480,7 +480,7 @@ impl Faces {
             }
             link if kind == PacketKind::Nack && link.is_multi_access() => {
                 // Never on a multi-access link (as NFD): it would tell the whole LAN.
-                drops.count(Drop::NackOnMultiAccess);
+                drops.count(DropReason::NackOnMultiAccess);
                 return;
             }
             Link::Multicast(m) => {
@@ -551,7 +551,7 @@ fn send_fitted(
     lp: LinkLayer<'_>,
     fragments: &mut Vec<Vec<u8>>,
     mut send: impl FnMut(&[u8]) -> io::Result<()>,
-) -> Result<(), Drop> {
+) -> Result<(), DropReason> {
     let sent = if let Some(reliability) = lp.reliability {
         fragments.clear();
         sequenced(bytes, mtu, lp.sequence, fragments)?;
@@ -564,7 +564,7 @@ fn send_fitted(
         fragment(bytes, mtu, lp.sequence, fragments)?;
         fragments.iter().try_for_each(|piece| send(piece))
     };
-    sent.map_err(|_| Drop::SendBufferFull)
+    sent.map_err(|_| DropReason::SendBufferFull)
 }
 
 /// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of the kernel

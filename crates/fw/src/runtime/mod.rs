@@ -59,7 +59,7 @@ use nexthop_wire::types::LP_PACKET;
 use nexthop_wire::{LpPacketView, Name, NameView};
 
 use crate::conf::config::Config;
-use crate::counters::{Drop, DropCounters, ShardCounters};
+use crate::counters::{DropCounters, DropReason, ShardCounters};
 use crate::face::ether::{Destination, Received};
 use crate::face::local_addresses::LocalAddresses;
 use crate::face::uri::FaceUri;
@@ -790,7 +790,7 @@ impl Runtime {
         self.follow_interfaces(now);
         self.faces.reassembler.expire(now);
         for _ in 0..self.faces.reassembler.take_timeouts() {
-            self.io_drops.count(Drop::ReassemblyTimeout);
+            self.io_drops.count(DropReason::ReassemblyTimeout);
         }
         match &mut self.forwarding {
             Forwarding::Inline(s) => {
@@ -947,7 +947,7 @@ impl Runtime {
                 let (bytes, from, cut) = batch.get(i);
                 let Some(from) = from else { continue };
                 if cut || bytes.len() > MAX_PACKET_BYTES {
-                    self.io_drops.count(Drop::Oversize);
+                    self.io_drops.count(DropReason::Oversize);
                     continue;
                 }
                 let id = match self.faces.by_udp_remote.get(&from) {
@@ -1001,7 +1001,7 @@ impl Runtime {
                 }
             };
             if n > MAX_PACKET_BYTES {
-                self.io_drops.count(Drop::Oversize);
+                self.io_drops.count(DropReason::Oversize);
                 continue;
             }
             self.on_packet_from(now, id, endpoint_key(&from), &buf[..n]);
@@ -1029,11 +1029,11 @@ impl Runtime {
                 None => continue,
                 Some(Received::Packet { at, from, to }) => (at, from, to),
                 Some(Received::Malformed) => {
-                    self.io_drops.count(Drop::Malformed);
+                    self.io_drops.count(DropReason::Malformed);
                     continue;
                 }
                 Some(Received::Oversize) => {
-                    self.io_drops.count(Drop::Oversize);
+                    self.io_drops.count(DropReason::Oversize);
                     continue;
                 }
             };
@@ -1054,7 +1054,7 @@ impl Runtime {
                     }
                 }
                 None => {
-                    self.io_drops.count(Drop::UnknownPeer);
+                    self.io_drops.count(DropReason::UnknownPeer);
                     continue;
                 }
             };
@@ -1079,7 +1079,7 @@ impl Runtime {
                 bounds.push((frames.len(), bytes.len()));
                 frames.extend_from_slice(bytes);
             }
-            Err(_) => drops.count(Drop::Oversize),
+            Err(_) => drops.count(DropReason::Oversize),
         });
         if !was_pending && stream.pending() > 0 {
             // A WebSocket face's answers to the peer (its upgrade, pongs) wait to be written (a
@@ -1148,7 +1148,7 @@ impl Runtime {
                     match reliability.incoming(self.faces.now_ns / 1_000_000, &lp) {
                         Arrival::New => {}
                         Arrival::Idle => return,
-                        Arrival::Repeat => return self.io_drops.count(Drop::DuplicateSequence),
+                        Arrival::Repeat => return self.io_drops.count(DropReason::DuplicateSequence),
                     }
                 }
             }
@@ -1162,7 +1162,7 @@ impl Runtime {
         let incoming = match classify(bytes) {
             Ok(Some(i)) => i,
             Ok(None) => return,
-            Err(Drop::Fragment) => {
+            Err(DropReason::Fragment) => {
                 // A face with link reliability waits for a lost fragment's retransmission.
                 let rto = self.faces.faces.get(&id).and_then(|f| f.reliability.as_deref()).map(Reliability::rto_ms);
                 let timeout = rto.map_or(REASSEMBLY_TIMEOUT_MS, reliable_timeout_ms);
@@ -1190,7 +1190,7 @@ impl Runtime {
         let localhop_rib = self.cfg.forwarder.localhop_prefix_registration && is_localhop_rib(&name);
         if is_localhost(&name) || localhop_rib {
             if scope != FaceScope::Local && !localhop_rib {
-                self.io_drops.count(Drop::LocalhostViolation);
+                self.io_drops.count(DropReason::LocalhostViolation);
                 return;
             }
             if let Network::Interest(interest) = incoming.packet {

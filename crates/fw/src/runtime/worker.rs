@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 
-use crate::counters::{Drop, ShardCounters};
+use crate::counters::{DropReason, ShardCounters};
 use crate::face::{FaceId, FaceScope};
 use crate::lp::packet::classify;
 use crate::pipeline::outbox::Outbox;
@@ -153,7 +153,7 @@ impl Worker {
         if !self.pending.is_empty() {
             let batch = std::mem::take(&mut self.pending);
             if self.tx.send(ToWorker::Packets(batch)).is_err() {
-                self.counters.drops.count(Drop::FaceGone);
+                self.counters.drops.count(DropReason::FaceGone);
             }
         }
     }
