@@ -2,8 +2,9 @@
 //! dead-nonce list, and its view of the FIB (its own, or the one all threads share). Sans-I/O: packets come in as classified views with the face
 //! they arrived on and the time, packets go out into an [`Outbox`].
 //!
-//! Overview of the pipeline (after NFD's):
-//! - Interest: HopLimit 0 → drop; no Nonce → one is added, and no HopLimit → the configured
+//! Overview of the pipeline (after NFD's; one file per packet type, as NDN-DPDK's fwd-interest,
+//! fwd-data and fwd-nack):
+//! - Interest (`interest.rs`): HopLimit 0 → drop; no Nonce → one is added, and no HopLimit → the configured
 //!   default one ([`ShardConfig::default_hop_limit`], NFD's; 0: none); nonce in the dead-nonce
 //!   list or in the PIT entry → loop (Nack Duplicate; on a multi-access or ad hoc link dropped
 //!   without one), unless it is the same downstream's again over a point-to-point link (a
@@ -20,7 +21,7 @@
 //!   doubles to 250 ms, multicast per upstream, access 100 ms, random and self-learning never).
 //!   A forwarding hint that names a region this forwarder is in
 //!   ([`ShardConfig::network_regions`]) is removed first, and the Interest is forwarded by name.
-//! - Data: the PIT token finds its entry directly (checked against the name); without one the
+//! - Data (`data.rs`): the PIT token finds its entry directly (checked against the name); without one the
 //!   PIT is searched by name (exact, prefixes for CanBePrefix entries, implicit digest). No
 //!   match → dropped as unsolicited (and cached if [`ShardConfig::unsolicited`] admits it from
 //!   that face). Otherwise it is cached (unless CachePolicy NoCache) and sent to every
@@ -30,7 +31,7 @@
 //!   comes late still measured) and self-learning (NonDiscovery in and out, broadcast on the faces
 //!   to other hosts, prefix announcements attached to Data from [`Control::Announce`], routes to
 //!   learn or forget handed to the RIB through the [`Outbox`]).
-//! - Nack: marks the upstream's out-record; best-route tries the next unused next hop; once
+//! - Nack (`nack.rs`): marks the upstream's out-record; best-route tries the next unused next hop; once
 //!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
 //! - Content store on the SSD tier: with [`ShardConfig::cs_background_reads`], an Interest whose
 //!   Data must come from the SSD tier does not hold up the thread: its batch is read in the
@@ -47,28 +48,30 @@
 //!   with packets; so do routes for a shard that owns its FIB. A shared FIB is changed by the I/O
 //!   thread ([`crate::table::shared_fib::FibWriter`]) while the shards go on looking up.
 
+mod data;
+mod interest;
+mod nack;
 pub mod outbox;
 pub mod strategy;
 
 use std::sync::Arc;
 
-use nexthop_cs::{Arrival, HcsConfig, HierarchicalStore, L2Error, Lookup, Request};
+use nexthop_cs::{HcsConfig, HierarchicalStore, L2Error};
 use nexthop_lookup::name::NextHops;
 use nexthop_wire::types::GENERIC_NAME_COMPONENT;
-use nexthop_wire::{DataView, Emit, InterestView, NackReason, Name, NameView};
+use nexthop_wire::{InterestView, NackReason, Name, NameView};
 
 use crate::counters::{DropReason, ShardCounters};
 use crate::face::{FaceId, FaceScope, LinkType};
 use crate::lp::encode::LpFields;
 use crate::lp::packet::{Incoming, LinkInfo, Network};
 use crate::pipeline::outbox::Outbox;
-use crate::pipeline::strategy::access::{AccessState, Timer};
+use crate::pipeline::strategy::access::AccessState;
 use crate::pipeline::strategy::asf::AsfState;
-use crate::pipeline::strategy::retx_suppression::RetxSuppression;
 use crate::table::dead_nonce::DeadNonceList;
 use crate::table::fib::FibOp;
-use crate::table::pit::{InRecord, OutRecord, Pit};
-use crate::table::pit_token::{PitToken, TokenBuf};
+use crate::table::pit::Pit;
+use crate::table::pit_token::TokenBuf;
 use crate::table::shared_fib::{Route, ShardFib};
 use crate::table::strategy_choice::{Strategy, StrategyTable};
 use crate::table::strategy_params::AsfParams;
@@ -490,403 +493,6 @@ impl Shard {
         ((self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32).to_be_bytes()
     }
 
-    fn on_interest(
-        &mut self,
-        now_ms: u64,
-        face: FaceId,
-        scope: FaceScope,
-        link: &LinkInfo<'_>,
-        interest: &InterestView<'_>,
-        out: &mut Outbox,
-    ) {
-        self.counters.interests_in.inc();
-        self.process_interest(now_ms, face, scope, link, interest, out);
-    }
-
-    fn process_interest(
-        &mut self,
-        now_ms: u64,
-        face: FaceId,
-        scope: FaceScope,
-        link: &LinkInfo<'_>,
-        interest: &InterestView<'_>,
-        out: &mut Outbox,
-    ) {
-        if interest.hop_limit() == Some(0) {
-            self.counters.drops.count(DropReason::HopLimit);
-            return;
-        }
-        let no_hop_limit = self.cfg.default_hop_limit > 0 && interest.hop_limit().is_none();
-        let Some(nonce) = interest.nonce().filter(|_| !no_hop_limit) else {
-            // NDN packet format 0.3: a forwarder adds a Nonce to an Interest that has none.
-            // NFD's default_hop_limit: a HopLimit to one that has none, which it leaves with
-            // (given one more here, since leaving takes one off; 255 leaves as 254).
-            let mut owned = interest.to_owned();
-            owned.nonce = owned.nonce.or_else(|| Some(self.next_nonce()));
-            if no_hop_limit {
-                owned.hop_limit = Some(self.cfg.default_hop_limit.saturating_add(1));
-            }
-            let wire = owned.to_bytes();
-            if let Ok(view) = InterestView::decode(&wire) {
-                self.process_interest(now_ms, face, scope, link, &view, out);
-            }
-            return;
-        };
-        let name = interest.name();
-        if self.dead_nonces.contains(name.value(), nonce) {
-            self.counters.drops.count(DropReason::Loop);
-            self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
-            return;
-        }
-        if self.in_producer_region(interest) {
-            // Arrived (NFD's network region table): on by name, without the hint.
-            let wire = interest.without_forwarding_hint();
-            if let Ok(view) = InterestView::decode(&wire) {
-                self.process_interest(now_ms, face, scope, link, &view, out);
-            }
-            return;
-        }
-        let (cbp, mbf) = (interest.can_be_prefix(), interest.must_be_fresh());
-        match self.pit.find(name.value(), cbp, mbf) {
-            None => self.new_interest(now_ms, face, scope, link, interest, nonce, out),
-            Some(slot) => self.pending_interest(now_ms, face, scope, link, interest, nonce, slot, out),
-        }
-    }
-
-    /// Whether `interest` has a forwarding hint that names a region this forwarder is in (a
-    /// delegation that is one of the regions or a prefix of one, as NFD tests it).
-    fn in_producer_region(&self, interest: &InterestView<'_>) -> bool {
-        !self.cfg.network_regions.is_empty()
-            && interest.forwarding_hint().any(|d| self.cfg.network_regions.iter().any(|r| d.is_prefix_of(&r.as_view())))
-    }
-
-    /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
-    /// local face, else the strategy over the FIB route — first hops for a new entry, retry hops
-    /// for the pending entry in `pending`.
-    ///
-    /// A new Interest under the access strategy whose prefix has a working upstream that may be
-    /// used goes to that upstream alone, which is returned with its RTO (the caller starts the
-    /// timer once the PIT entry is made). Under ASF, the upstreams are ranked by what was
-    /// measured in the route's namespace, which is returned with the face to probe, if any (the
-    /// caller sends the probe and records what went where).
-    #[allow(clippy::too_many_arguments)]
-    fn choose_hops(
-        &mut self,
-        now_ms: u64,
-        face: FaceId,
-        scope: FaceScope,
-        link: &LinkInfo<'_>,
-        interest: &InterestView<'_>,
-        strategy: Strategy,
-        pending: Option<u32>,
-    ) -> Plan {
-        let mut hops = std::mem::take(&mut self.hops);
-        hops.clear();
-        // The random strategy's draw (taken only for it, so other strategies' nonces stay as
-        // they were).
-        let draw = if strategy == Strategy::Random { u32::from_be_bytes(self.next_nonce()) } else { 0 };
-        let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
-        // An Interest from an ad hoc face may go back out on it (as NFD's): the face it came
-        // from is no reason to leave a next hop out.
-        let face = if self.is_ad_hoc(face) { NO_FACE } else { face };
-        let mut plan = Plan::default();
-        match (link.next_hop_face_id, scope) {
-            (Some(to), FaceScope::Local) => hops.push(to),
-            _ => {
-                let Shard { fib, pit, access, asf, nonlocal, .. } = self;
-                let usable = |h: FaceId| h != face && !(local_only && nonlocal.contains(&h));
-                let route = route_of(fib, interest);
-                if strategy == Strategy::SelfLearning {
-                    match route {
-                        // A known route: every next hop, marked NonDiscovery.
-                        Some((_, route)) if !route.hops().is_empty() => {
-                            hops.extend(route.hops().iter().map(|h| u64::from(h.face)).filter(|&h| usable(h)));
-                            plan.non_discovery = true;
-                            plan.silent = true;
-                        }
-                        // A discovery Interest with none: every face to another host.
-                        _ if !link.non_discovery => {
-                            hops.extend(nonlocal.iter().copied().filter(|&h| usable(h)));
-                            hops.sort_unstable();
-                            plan.silent = true;
-                        }
-                        _ => {} // NonDiscovery with no route: Nack NoRoute.
-                    }
-                } else if let Some((routed, route)) = route {
-                    let entry = pending.and_then(|s| pit.get(s));
-                    match (strategy, entry) {
-                        (Strategy::Asf(params), entry) => {
-                            let namespace = routed.prefix(fib.route_prefix_len(&routed).unwrap_or(routed.len())).value().to_vec();
-                            let mut ranked = Vec::new();
-                            asf.ranked(&namespace, route.hops(), usable, &mut ranked);
-                            let pick = match entry {
-                                None => ranked.first().copied(),
-                                // A retransmission: the best upstream not yet used, else the one
-                                // used longest ago.
-                                Some(e) => {
-                                    let sent = |f: FaceId| e.out_records.iter().find(|r| r.face == f).map(|r| r.sent_ms);
-                                    ranked
-                                        .iter()
-                                        .copied()
-                                        .find(|&f| sent(f).is_none())
-                                        .or_else(|| ranked.iter().copied().min_by_key(|&f| sent(f)))
-                                }
-                            };
-                            hops.extend(pick);
-                            let probe = match (entry, pick) {
-                                (None, Some(used)) => asf.probe(&namespace, route.hops(), usable, used, now_ms, &params),
-                                _ => None,
-                            };
-                            plan.asf = Some((namespace, params, probe));
-                        }
-                        (_, Some(entry)) => strategy.retry_hops(route.hops(), face, &entry.out_records, draw, &mut hops),
-                        (_, None) => {
-                            plan.access_unicast = (strategy == Strategy::Access)
-                                .then(|| access.upstream(&interest.name(), now_ms))
-                                .flatten()
-                                .filter(|&(up, _)| usable(up) && route.hops().iter().any(|h| u64::from(h.face) == up));
-                            match plan.access_unicast {
-                                Some((up, _)) => hops.push(up),
-                                None => strategy.first_hops(route.hops(), face, draw, &mut hops),
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if local_only {
-            hops.retain(|h| !self.nonlocal.contains(h));
-        }
-        self.hops = hops;
-        plan
-    }
-
-    /// ASF: records that the entry's Interest went to each of `self.hops` in the plan's
-    /// namespace, then sends the plan's probe — the entry's Interest with a fresh nonce — and
-    /// records it too.
-    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
-        let Some((namespace, params, probe)) = plan.asf else { return };
-        let Shard { pit, asf, hops, .. } = self;
-        let Some(entry) = pit.get(slot) else { return };
-        for &to in hops.iter().chain(probe.as_ref()) {
-            asf.sent(&namespace, to, &entry.name, now_ms, &params);
-        }
-        if let Some(to) = probe {
-            self.hops.clear();
-            self.hops.push(to);
-            let nonce = self.next_nonce();
-            self.forward(now_ms, slot, downstream, nonce, at, out);
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn new_interest(
-        &mut self,
-        now_ms: u64,
-        face: FaceId,
-        scope: FaceScope,
-        link: &LinkInfo<'_>,
-        interest: &InterestView<'_>,
-        nonce: [u8; 4],
-        out: &mut Outbox,
-    ) {
-        let may_park = self.cfg.cs_background_reads && !self.resuming && self.parked_count < MAX_PARKED;
-        if let Some(cs) = self.cs.as_mut().filter(|_| self.cs_serve) {
-            let req = Request::from_interest(interest);
-            let answer =
-                if may_park { cs.lookup_or_read(&req, now_ms) } else { cs.lookup(&req, now_ms).map_or(Lookup::Miss, Lookup::Served) };
-            match answer {
-                Lookup::Served(hit) => {
-                    self.counters.cs_hits.inc();
-                    let incoming_face_id = self.local_fields.contains(&face).then_some(face);
-                    out.push(face, &LpFields { pit_token: link.pit_token, incoming_face_id, ..LpFields::default() }, hit.wire);
-                    self.counters.data_out.inc();
-                    return;
-                }
-                Lookup::Reading(batch) => {
-                    self.parked.entry(batch).or_default().push(Parked {
-                        face,
-                        scope,
-                        pit_token: link.pit_token.map(TokenBuf::new),
-                        next_hop_face_id: link.next_hop_face_id,
-                        non_discovery: link.non_discovery,
-                        wire: interest.wire().to_vec(),
-                    });
-                    self.parked_count += 1;
-                    self.counters.cs_parked.inc();
-                    self.update_cs_gauges();
-                    return;
-                }
-                Lookup::Miss => self.counters.cs_misses.inc(),
-            }
-        }
-        let name = interest.name();
-        let strategy = self.strategies.find(&name);
-        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
-        if self.hops.is_empty() {
-            self.no_hop(face, link, &plan, interest, out);
-            return;
-        }
-        if !self.face_has_room(face) {
-            self.counters.drops.count(DropReason::PitFull);
-            return;
-        }
-        let has_digest = crate::table::pit::split_digest(name.value()).is_some();
-        let slot = match self.pit.insert(name.value(), interest.can_be_prefix(), interest.must_be_fresh(), has_digest, strategy) {
-            Ok(s) => s,
-            Err(_) => {
-                self.counters.drops.count(DropReason::PitFull);
-                return;
-            }
-        };
-        let expires_ms = now_ms + interest.effective_lifetime_ms();
-        let entry = self.pit.get_mut(slot).expect("just made");
-        entry.interest.extend_from_slice(interest.wire());
-        let non_discovery = link.non_discovery;
-        entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new), non_discovery });
-        self.hold(face);
-        self.pit.set_expiry(slot, expires_ms);
-        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
-        if let Some((upstream, rto_ms)) = plan.access_unicast {
-            let generation = self.pit.generation(slot).expect("slot exists");
-            self.access.schedule(Timer { due_ms: now_ms + rto_ms, slot, generation, downstream: face, upstream });
-        }
-        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn pending_interest(
-        &mut self,
-        now_ms: u64,
-        face: FaceId,
-        scope: FaceScope,
-        link: &LinkInfo<'_>,
-        interest: &InterestView<'_>,
-        nonce: [u8; 4],
-        slot: u32,
-        out: &mut Outbox,
-    ) {
-        let new_downstream = self.pit.get(slot).is_some_and(|e| !e.in_records.iter().any(|r| r.face == face));
-        if new_downstream && !self.face_has_room(face) {
-            self.counters.drops.count(DropReason::PitFull);
-            return;
-        }
-        let point_to_point = self.is_point_to_point(face);
-        let entry = self.pit.get_mut(slot).expect("found");
-        // A nonce the entry already has (in an in-record or out-record) is a loop, as NFD's —
-        // except the same downstream's again over a point-to-point link: a retransmission,
-        // which the strategy suppresses or not (its copy upstream carries the nonce too).
-        let again = entry.in_records.iter().any(|r| r.nonce == nonce && r.face == face);
-        let seen = entry.in_records.iter().any(|r| r.nonce == nonce) || entry.out_records.iter().any(|r| r.nonce == nonce);
-        let looped = seen && !(again && point_to_point);
-        if looped {
-            self.counters.drops.count(DropReason::Loop);
-            // No Nack on a multi-access or ad hoc link (NFD's: dropped).
-            if point_to_point {
-                self.nack_back(face, link, NackReason::Duplicate, interest.wire(), out);
-            }
-            return;
-        }
-        let expires_ms = now_ms + interest.effective_lifetime_ms();
-        let token = link.pit_token.map(TokenBuf::new);
-        let non_discovery = link.non_discovery;
-        match entry.in_record_mut(face) {
-            Some(r) => *r = InRecord { face, nonce, expires_ms, token, non_discovery },
-            None => {
-                entry.in_records.push(InRecord { face, nonce, expires_ms, token, non_discovery });
-                *self.pending_by_face.entry(face).or_default() += 1;
-            }
-        }
-        entry.interest.clear();
-        entry.interest.extend_from_slice(interest.wire());
-        let latest = entry.in_records.iter().map(|r| r.expires_ms).max().unwrap_or(expires_ms);
-        let pending = entry.out_records.iter().any(|r| r.nack.is_none());
-        let last_sent = entry.out_records.iter().map(|r| r.sent_ms).max().unwrap_or(0);
-        let strategy = entry.strategy;
-        self.pit.set_expiry(slot, latest);
-        // Another Interest for a name pending upstream: aggregated or forwarded again, as the
-        // strategy suppresses retransmissions (NFD's: `RetxSuppression`).
-        let initial = self.cfg.retry_interval_ms;
-        let retx = strategy.retx_suppression();
-        let suppressed = pending
-            && match retx {
-                RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
-                RetxSuppression::Fixed(ms) => now_ms < last_sent + ms,
-                RetxSuppression::PerEntry(p) => {
-                    let entry = self.pit.get_mut(slot).expect("found");
-                    !p.due(&mut entry.retx_interval_ms, last_sent, now_ms, initial)
-                }
-            };
-        if suppressed {
-            self.counters.aggregated.inc();
-            return;
-        }
-        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
-        if let (true, RetxSuppression::PerUpstream(p), false) = (pending, retx, self.hops.is_empty()) {
-            // Each upstream within its own interval of its last forwarding is skipped.
-            let Shard { pit, hops, .. } = self;
-            if let Some(entry) = pit.get_mut(slot) {
-                hops.retain(|&h| match entry.out_record_mut(h) {
-                    None => true,
-                    Some(r) => p.due(&mut r.retx_interval_ms, r.sent_ms, now_ms, initial),
-                });
-            }
-            if self.hops.is_empty() {
-                self.counters.aggregated.inc();
-                return;
-            }
-        }
-        if self.hops.is_empty() {
-            self.no_hop(face, link, &plan, interest, out);
-            if let Some(e) = self.pit.get_mut(slot) {
-                e.in_records.retain(|r| r.face != face);
-                let empty = e.in_records.is_empty();
-                self.release(face);
-                if empty {
-                    self.pit.remove(slot);
-                }
-            }
-            return;
-        }
-        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
-        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
-    }
-
-    /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token,
-    /// carrying `nonce` (which the out-records keep) and HopLimit decremented; `at` says where
-    /// those are in the entry's copy of the Interest. An Interest that would leave with
-    /// HopLimit 0 goes only to faces on this host: to another host it is dropped, counted
-    /// `hop-limit` (NFD's `nOutHopLimitZero`).
-    fn forward(&mut self, now_ms: u64, slot: u32, downstream: FaceId, nonce: [u8; 4], at: SendAs, out: &mut Outbox) {
-        let generation = self.pit.generation(slot).expect("slot exists");
-        let token = PitToken { shard: self.cfg.index, slot, generation }.encode();
-        let Shard { pit, hops, counters, local_fields, nonlocal, .. } = self;
-        let entry = pit.get_mut(slot).expect("entry exists");
-        let last_hop = at.hop_limit.is_some_and(|at| entry.interest.get(at).is_some_and(|&h| h <= 1));
-        for &to in hops.iter() {
-            if last_hop && nonlocal.contains(&to) {
-                counters.drops.count(DropReason::HopLimit);
-                continue;
-            }
-            let incoming_face_id = local_fields.contains(&to).then_some(downstream);
-            let fields = LpFields { pit_token: Some(&token), incoming_face_id, non_discovery: at.non_discovery, ..LpFields::default() };
-            out.push_with(to, &fields, &entry.interest, |p| {
-                if let Some(at) = at.hop_limit {
-                    p[at] = p[at].saturating_sub(1);
-                }
-                if let Some(at) = at.nonce {
-                    p[at..at + 4].copy_from_slice(&nonce);
-                }
-            });
-            counters.interests_out.inc();
-            let record = OutRecord { face: to, nonce, sent_ms: now_ms, nack: None, non_discovery: at.non_discovery, retx_interval_ms: 0 };
-            match entry.out_record_mut(to) {
-                Some(r) => *r = OutRecord { retx_interval_ms: r.retx_interval_ms, ..record },
-                None => entry.out_records.push(record),
-            }
-        }
-    }
-
     /// Whether Interests are parked for SSD reads (the runtime then calls
     /// [`Shard::poll_content_store`] without waiting for packets).
     pub fn has_parked(&self) -> bool {
@@ -935,186 +541,6 @@ impl Shard {
             self.counters.cs_l2_read_bytes.set(l2.read_bytes);
             self.counters.cs_parked_now.set(self.parked_count as u64);
         }
-    }
-
-    fn entry_by_token(&self, link: &LinkInfo<'_>) -> Option<u32> {
-        let t = PitToken::decode(link.pit_token?)?;
-        if t.shard != self.cfg.index || !t.names_generation(self.pit.generation(t.slot)?) {
-            return None;
-        }
-        self.pit.get(t.slot).map(|_| t.slot)
-    }
-
-    fn on_data(&mut self, now_ms: u64, face: FaceId, scope: FaceScope, link: &LinkInfo<'_>, data: &DataView<'_>, out: &mut Outbox) {
-        self.counters.data_in.inc();
-        let name = data.name();
-        let mut matched = std::mem::take(&mut self.matched);
-        matched.clear();
-        if let Some(slot) =
-            self.entry_by_token(link).filter(|&s| self.pit.get(s).is_some_and(|e| e.matches(name.value(), || data.implicit_digest())))
-        {
-            matched.push(slot);
-        } else {
-            self.pit.matching_data(&name, || data.implicit_digest(), &mut matched);
-        }
-        if matched.is_empty() {
-            // Data from an ASF upstream the Interest also went to is measured all the same.
-            self.asf.on_late_data(&name, face, now_ms);
-            self.counters.drops.count(DropReason::Unsolicited);
-            if self.cfg.unsolicited.admits(scope) && !link.no_cache && self.cs_admit {
-                if let Some(cs) = self.cs.as_mut() {
-                    let _ = cs.insert_arrived(data.wire(), now_ms, Arrival::Unsolicited);
-                    self.counters.cs_entries.set(cs.l1().len() as u64);
-                }
-            }
-            self.matched = matched;
-            return;
-        }
-        if !link.no_cache && self.cs_admit {
-            if let Some(cs) = self.cs.as_mut() {
-                // A packet the store refuses (larger than a slot) is still forwarded.
-                let _ = cs.insert(data.wire(), now_ms);
-                self.counters.cs_entries.set(cs.l1().len() as u64);
-            }
-        }
-        matched.sort_unstable();
-        matched.dedup();
-        for &slot in &matched {
-            let Some(entry) = self.pit.remove(slot) else { continue };
-            self.release_entry(&entry);
-            self.counters.satisfied.inc();
-            if entry.strategy == Strategy::Access {
-                if let Some(r) = entry.out_records.iter().find(|r| r.face == face) {
-                    self.access.on_data(face, &name, now_ms.saturating_sub(r.sent_ms), now_ms);
-                }
-            }
-            if let Strategy::Asf(_) = entry.strategy {
-                for r in entry.out_records.iter().filter(|r| r.nack.is_none()) {
-                    if r.face == face {
-                        self.asf.on_data(&name, face, now_ms.saturating_sub(r.sent_ms), now_ms);
-                    } else {
-                        self.asf.expect_late(&entry.name, r.face, r.sent_ms, entry.expires_ms);
-                    }
-                }
-            }
-            let announcement = match entry.strategy {
-                Strategy::SelfLearning => self.self_learning_data(now_ms, face, link, &name, &entry, out),
-                _ => None,
-            };
-            let back_out = self.is_ad_hoc(face);
-            for r in entry.in_records.iter().filter(|r| r.face != face || back_out) {
-                // A mark from upstream travels on to the consumers (as in NFD).
-                let fields = LpFields {
-                    congestion_mark: link.congestion_mark,
-                    prefix_announcement: announcement.as_deref(),
-                    ..self.fields(r.token.as_ref().map(TokenBuf::as_slice), None, r.face, face)
-                };
-                out.push(r.face, &fields, data.wire());
-                self.counters.data_out.inc();
-            }
-        }
-        self.matched = matched;
-    }
-
-    /// Self-learning, Data from `face` for `entry`: the prefix announcement its downstreams get.
-    /// Data that answers a discovery Interest (broadcast, no route known) and carries an
-    /// announcement teaches a route to `face` (asked of the RIB through `out`), and the
-    /// announcement travels on; Data that came along a known route gets this forwarder's own
-    /// announcement for its name when a downstream sent a discovery Interest from another host
-    /// (NFD's `needPrefixAnn`: a producer's forwarder announces it to the network).
-    fn self_learning_data(
-        &self,
-        now_ms: u64,
-        face: FaceId,
-        link: &LinkInfo<'_>,
-        name: &NameView<'_>,
-        entry: &crate::table::pit::Entry,
-        out: &mut Outbox,
-    ) -> Option<Vec<u8>> {
-        let along_route = entry.out_records.iter().find(|r| r.face == face).is_some_and(|r| r.non_discovery);
-        if !along_route {
-            let pa = link.prefix_announcement?;
-            out.learned.push((face, pa.to_vec()));
-            return Some(pa.to_vec());
-        }
-        let waiting = entry.in_records.iter().filter(|r| r.expires_ms > now_ms);
-        let discovery = waiting.clone().any(|r| !r.non_discovery);
-        let to_another_host = waiting.clone().any(|r| self.nonlocal.contains(&r.face));
-        if !(discovery && to_another_host) || self.announcements.is_empty() {
-            return None;
-        }
-        (0..=name.len())
-            .rev()
-            .find_map(|n| self.announcements.get(name.prefix(n).value()).filter(|a| a.expires_ms > now_ms).map(|a| a.wire.clone()))
-    }
-
-    fn on_nack(
-        &mut self,
-        now_ms: u64,
-        face: FaceId,
-        link: &LinkInfo<'_>,
-        reason: NackReason,
-        interest: &InterestView<'_>,
-        out: &mut Outbox,
-    ) {
-        self.counters.nacks_in.inc();
-        let slot = self
-            .entry_by_token(link)
-            .or_else(|| self.pit.find(interest.name().value(), interest.can_be_prefix(), interest.must_be_fresh()));
-        let nonce = interest.nonce();
-        let Some(entry) = slot.and_then(|s| self.pit.get_mut(s)) else {
-            self.counters.drops.count(DropReason::UnsolicitedNack);
-            return;
-        };
-        let Some(record) = entry.out_record_mut(face).filter(|r| Some(r.nonce) == nonce) else {
-            self.counters.drops.count(DropReason::UnsolicitedNack);
-            return;
-        };
-        record.nack = Some(reason);
-        if let Strategy::Asf(_) = entry.strategy {
-            self.asf.on_nack(&interest.name(), face, now_ms);
-        }
-        let slot = slot.expect("entry found");
-        if entry.strategy == Strategy::SelfLearning && reason == NackReason::NoRoute {
-            // The route learned through `face` leads nowhere now: forget it, and tell every
-            // downstream at once (as NFD's self-learning strategy).
-            out.unlearned.push((face, interest.name().value().to_vec()));
-            self.nack_downstreams(slot, reason, face, out);
-            return;
-        }
-        let entry = self.pit.get(slot).expect("entry found");
-        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.is_ad_hoc(*f)).collect();
-        let next = self
-            .fib
-            .find(|fib| fib.lookup(&interest.name()))
-            .and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
-        if let Some(to) = next {
-            let wire = entry.interest.clone();
-            let Ok(view) = InterestView::decode(&wire) else { return }; // Decoded once already.
-            let (nonce, at) = (view.nonce().unwrap_or_default(), SendAs::of(&view));
-            self.hops.clear();
-            self.hops.push(to);
-            self.forward(now_ms, slot, downstreams.first().copied().unwrap_or(0), nonce, at, out);
-            return;
-        }
-        if entry.out_records.iter().any(|r| r.nack.is_none()) {
-            return; // others may still answer
-        }
-        let least_severe = entry.out_records.iter().filter_map(|r| r.nack).min_by_key(|r| u64::from(*r)).unwrap_or(reason);
-        self.nack_downstreams(slot, least_severe, face, out);
-    }
-
-    /// Removes the entry in `slot` and sends each downstream a Nack with `reason` (the last
-    /// Nack came from `upstream`).
-    fn nack_downstreams(&mut self, slot: u32, reason: NackReason, upstream: FaceId, out: &mut Outbox) {
-        let Some(entry) = self.pit.remove(slot) else { return };
-        self.release_entry(&entry);
-        for r in &entry.in_records {
-            let fields = self.fields(r.token.as_ref().map(TokenBuf::as_slice), Some(reason), r.face, upstream);
-            out.push(r.face, &fields, &entry.interest);
-            self.counters.nacks_out.inc();
-        }
-        self.counters.pit_entries.set(self.pit.len() as u64);
     }
 
     /// Removes entries that expired by `now_ms`; their nonces go to the dead-nonce list.
