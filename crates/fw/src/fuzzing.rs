@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::conf::config::Config;
-use crate::conf::info::{info_text, parse_info, InfoNode};
+use crate::conf::info::{info_text, parse_info, without_lines};
 use crate::conf::nfd_conf::from_nfd_conf;
 use crate::mgmt::params::{ControlParameters, ControlResponse};
 
@@ -24,18 +24,13 @@ pub fn check_control_parameters(bytes: &[u8]) -> bool {
     params.is_some() || response.is_some()
 }
 
-/// The tree without its line numbers.
-fn unlined(nodes: &[InfoNode]) -> Vec<InfoNode> {
-    nodes.iter().map(|n| InfoNode { line: 0, children: unlined(&n.children), ..n.clone() }).collect()
-}
-
 /// Checks the INFO parser, and `nfd.conf`'s translation, on `bytes` read as text (invalid UTF-8
 /// replaced); whether the INFO text parsed.
 pub fn check_info(bytes: &[u8]) -> bool {
     let text = String::from_utf8_lossy(bytes);
     let Ok(nodes) = parse_info(&text) else { return false };
     let again = parse_info(&info_text(&nodes)).expect("INFO text written back parses");
-    assert_eq!(unlined(&again), unlined(&nodes), "INFO written back reads the same: {text:?}");
+    assert_eq!(without_lines(&again), without_lines(&nodes), "INFO written back reads the same: {text:?}");
     if let Ok((config, _warnings)) = from_nfd_conf(&text) {
         check_printed(&config);
     }

@@ -51,7 +51,7 @@ fn config_seeds() -> Vec<Vec<u8>> {
     .collect()
 }
 
-/// Runs `execs` mutations of `seeds` through `check`; how many it accepted.
+/// Runs `execs` mutations of `seeds` through `check`, which must accept some and refuse some.
 fn run(name: &str, execs: u64, seeds: &[Vec<u8>], check: fn(&[u8]) -> bool) {
     let mut mutator = Mutator::new(0x6677_0000 ^ name.len() as u64);
     let mut buf = Vec::with_capacity(1024);

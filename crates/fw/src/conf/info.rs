@@ -195,3 +195,65 @@ fn parse_block(tokens: &[Token], at: &mut usize, opened: Option<usize>) -> Resul
         None => Ok(nodes),
     }
 }
+
+/// `nodes` with every line set to 0: what two trees read from different texts compare by.
+pub fn without_lines(nodes: &[InfoNode]) -> Vec<InfoNode> {
+    nodes.iter().map(|n| InfoNode { line: 0, children: without_lines(&n.children), ..n.clone() }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn info_reads_keys_values_blocks_and_quotes() {
+        let nodes = parse_info("a 1 ; note\nb\n{\n  c \"x y\"\n  d { e 2 }\n}\n").unwrap();
+        assert_eq!(nodes.len(), 2);
+        assert_eq!((nodes[0].key.as_str(), nodes[0].value.as_str(), nodes[0].line), ("a", "1", 1));
+        assert_eq!(nodes[1].children[0].value, "x y");
+        assert_eq!(nodes[1].children[1].children[0], InfoNode { key: "e".into(), value: "2".into(), children: vec![], line: 5 });
+        for (bad, what) in
+            [("a {\n b 1\n", "line 1: this `{` is never closed"), ("}\n", "line 1: a `}` closes no block"), ("a \"b\n", "line 1: a quoted")]
+        {
+            let e = parse_info(bad).unwrap_err().to_string();
+            assert!(e.contains(what), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn info_text_reads_back_the_same_with_regexes_quotes_and_escapes() {
+        let text = r#"rule
+{
+  id "Hyper Rule"
+  for data
+  filter
+  {
+    type name
+    regex ^<localhop><nfd><rib>[<register><unregister>]<>{1,3}$
+  }
+  checker
+  {
+    type customized
+    key-locator
+    {
+      type name
+      hyper-relation
+      {
+        k-regex ^([^<KEY>]*)<KEY><>{1,3}$
+        k-expand \\1
+        h-relation is-prefix-of
+        p-regex ^(<>*)$
+        p-expand "\\1"
+      }
+    }
+  }
+}
+"#;
+        let nodes = parse_info(text).unwrap();
+        let hyper = &nodes[0].children[3].children[1].children[1].children;
+        assert_eq!(nodes[0].children[2].children[1].value, "^<localhop><nfd><rib>[<register><unregister>]<>{1,3}$", "braces inside a word");
+        assert_eq!((hyper[1].value.as_str(), hyper[4].value.as_str()), ("\\1", "\\1"), "escapes, quoted or not");
+        let again = parse_info(&info_text(&nodes)).unwrap();
+        assert_eq!(without_lines(&again), without_lines(&nodes));
+    }
+}

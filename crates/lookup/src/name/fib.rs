@@ -928,8 +928,8 @@ impl PulledFib for NameFib {
     fn drop_marker(&mut self, value: &[u8], level: usize) {
         NameFib::drop_marker(self, value, level);
     }
-    fn route_names(&self) -> Vec<Vec<u8>> {
-        NameFib::route_names(self).collect()
+    fn route_names(&self) -> impl Iterator<Item = Vec<u8>> + '_ {
+        NameFib::route_names(self)
     }
 }
 

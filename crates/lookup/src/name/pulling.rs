@@ -39,8 +39,8 @@ pub(crate) trait PulledFib {
     fn add_marker(&mut self, value: &[u8], level: usize);
     /// Takes back a marker [`PulledFib::add_marker`] put.
     fn drop_marker(&mut self, value: &[u8], level: usize);
-    /// The names of every route.
-    fn route_names(&self) -> Vec<Vec<u8>>;
+    /// The names of every route, in name order.
+    fn route_names(&self) -> impl Iterator<Item = Vec<u8>> + '_;
 }
 
 /// One pulled prefix.
@@ -125,7 +125,7 @@ impl LevelPulling {
             pulling.pulled.insert(hash, Pulled { bytes: bytes.into(), level, holder });
             pulling.levels |= 1 << level;
         }
-        let routes = fib.route_names();
+        let routes: Vec<Vec<u8>> = fib.route_names().collect();
         for r in &routes {
             pulling.route_added(fib, r);
         }
@@ -134,7 +134,7 @@ impl LevelPulling {
 
     /// Drops every marker this pulling added.
     pub(crate) fn teardown(self, fib: &mut impl PulledFib) {
-        let routes = fib.route_names();
+        let routes: Vec<Vec<u8>> = fib.route_names().collect();
         for r in &routes {
             self.route_removed(fib, r);
         }
