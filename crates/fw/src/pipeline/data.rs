@@ -108,7 +108,7 @@ impl Shard {
     /// announcement travels on; Data that came along a known route gets this forwarder's own
     /// announcement for its name when a downstream sent a discovery Interest from another host
     /// (NFD's `needPrefixAnn`: a producer's forwarder announces it to the network).
-    pub(super) fn self_learning_data(
+    fn self_learning_data(
         &self,
         now_ms: u64,
         face: FaceId,

@@ -83,7 +83,7 @@ impl Shard {
 
     /// Whether `interest` has a forwarding hint that names a region this forwarder is in (a
     /// delegation that is one of the regions or a prefix of one, as NFD tests it).
-    pub(super) fn in_producer_region(&self, interest: &InterestView<'_>) -> bool {
+    fn in_producer_region(&self, interest: &InterestView<'_>) -> bool {
         !self.cfg.network_regions.is_empty()
             && interest.forwarding_hint().any(|d| self.cfg.network_regions.iter().any(|r| d.is_prefix_of(&r.as_view())))
     }
@@ -98,7 +98,7 @@ impl Shard {
     /// measured in the route's namespace, which is returned with the face to probe, if any (the
     /// caller sends the probe and records what went where).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn choose_hops(
+    fn choose_hops(
         &mut self,
         now_ms: u64,
         face: FaceId,
@@ -192,7 +192,7 @@ impl Shard {
     /// ASF: records that the entry's Interest went to each of `self.hops` in the plan's
     /// namespace, then sends the plan's probe — the entry's Interest with a fresh nonce — and
     /// records it too.
-    pub(super) fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
+    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
         let Some((namespace, params, probe)) = plan.asf else { return };
         let Shard { pit, asf, hops, .. } = self;
         let Some(entry) = pit.get(slot) else { return };
@@ -208,7 +208,7 @@ impl Shard {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn new_interest(
+    fn new_interest(
         &mut self,
         now_ms: u64,
         face: FaceId,
@@ -283,7 +283,7 @@ impl Shard {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn pending_interest(
+    fn pending_interest(
         &mut self,
         now_ms: u64,
         face: FaceId,

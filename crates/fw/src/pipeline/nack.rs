@@ -71,7 +71,7 @@ impl Shard {
 
     /// Removes the entry in `slot` and sends each downstream a Nack with `reason` (the last
     /// Nack came from `upstream`).
-    pub(super) fn nack_downstreams(&mut self, slot: u32, reason: NackReason, upstream: FaceId, out: &mut Outbox) {
+    fn nack_downstreams(&mut self, slot: u32, reason: NackReason, upstream: FaceId, out: &mut Outbox) {
         let Some(entry) = self.pit.remove(slot) else { return };
         self.release_entry(&entry);
         for r in &entry.in_records {

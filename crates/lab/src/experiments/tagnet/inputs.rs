@@ -97,7 +97,7 @@ pub(super) const SKEW_EXPONENTS: [f64; 2] = [1.25, 1.5];
 /// The fastest compiled form: it runs the engine, the sweeps and the FIB-size series.
 pub(super) const BEST_FIB: (Compression, Layout) = (Compression::RareChain, Layout::Srol);
 /// The paper's own compiled form, swept beside [`BEST_FIB`] (Figures 7 and 8).
-pub(super) const PAPER_FIB: (Compression, Layout) = (Compression::PermChain, Layout::Srol);
+const PAPER_FIB: (Compression, Layout) = (Compression::PermChain, Layout::Srol);
 /// The forms kept after [`variants`]: both layouts of the paper's form and of the fastest,
 /// their SOL and SROL measured in turn on every main FIB ([`layouts_in_turn`]); on the largest
 /// Zipf FIB also measured again without prefetch and the like, then the SROL two

@@ -43,7 +43,7 @@ pub(super) fn locators(cfg: &RunConfig, rows: &mut Vec<Row>) -> anyhow::Result<L
 
 /// Walks every (source, destination) pair hop by hop with TZ forwarding, checking each hop
 /// against the tree path: (pairs tried, pairs delivered with every hop right).
-pub(super) fn deliver(tree: &Tree, l: &TzLabels, pairs: impl Iterator<Item = (u32, u32)>) -> (u64, u64) {
+fn deliver(tree: &Tree, l: &TzLabels, pairs: impl Iterator<Item = (u32, u32)>) -> (u64, u64) {
     let (mut tried, mut delivered) = (0u64, 0u64);
     for (s, d) in pairs {
         tried += 1;
@@ -70,7 +70,7 @@ pub(super) fn deliver(tree: &Tree, l: &TzLabels, pairs: impl Iterator<Item = (u3
 
 /// Labels the BFS tree of `graph` from `root` and walks `pairs` over it: the row of label sizes
 /// and deliveries, the tree and its labels.
-pub(super) fn label_tree(
+fn label_tree(
     topology: &str,
     graph: &[Vec<u32>],
     root: u32,
@@ -140,7 +140,7 @@ pub(super) fn interfaces_of(labels: &TzLabels, router: u32) -> hashbrown::HashMa
 }
 
 /// ns per TZ forward at one router over random destinations, checked against the tree path.
-pub(super) fn forward_speed(cfg: &RunConfig, tree: &Tree, labels: &TzLabels, router: u32) -> Row {
+fn forward_speed(cfg: &RunConfig, tree: &Tree, labels: &TzLabels, router: u32) -> Row {
     const DELIVER: u32 = u32::MAX - 1;
     const ERROR: u32 = u32::MAX;
     // Destinations as a router sees them: in a header just received, so in cache — 64K labels

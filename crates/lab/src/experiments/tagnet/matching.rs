@@ -11,10 +11,10 @@ use crate::{Row, RunConfig};
 
 /// A batch matcher: `out[i]` for `queries[i]` (a packet descriptor, or one with what the walk
 /// is given besides).
-pub(super) type Batch<'a, Q, A> = &'a (dyn Fn(&[Q], &mut [A]) + Sync);
+type Batch<'a, Q, A> = &'a (dyn Fn(&[Q], &mut [A]) + Sync);
 
 /// Times `f` on one thread and on all, both checked against `reference`.
-pub(super) fn one_and_all<Q: Sync, A: Copy + Default + PartialEq + Send>(
+fn one_and_all<Q: Sync, A: Copy + Default + PartialEq + Send>(
     cfg: &RunConfig,
     queries: &[Q],
     reference: &[A],
@@ -38,12 +38,12 @@ pub(super) fn one_and_all<Q: Sync, A: Copy + Default + PartialEq + Send>(
     (one, all)
 }
 
-pub(super) fn empty_outcome(system: &str) -> Outcome {
+fn empty_outcome(system: &str) -> Outcome {
     Outcome { system: system.into(), median_s: 0.0, samples_s: Vec::new(), mismatches: 0 }
 }
 
 /// A matching row from the two outcomes.
-pub(super) fn match_row(system: &str, w: &Workload<'_>, n: usize, one: &Outcome, all: &Outcome, extra: u64) -> Row {
+fn match_row(system: &str, w: &Workload<'_>, n: usize, one: &Outcome, all: &Outcome, extra: u64) -> Row {
     Row::new(system)
         .with("fib", w.name.as_str())
         .with("descriptors", w.entries.len())
@@ -90,7 +90,7 @@ pub(super) fn weights_of(out: &mut [u32], batch: impl FnOnce(&mut [Option<Larges
 }
 
 /// `row` with what names `fib`'s compiled form and the packets' extra tags.
-pub(super) fn with_form(row: Row, fib: &CompiledFib, extra_tags: usize) -> Row {
+fn with_form(row: Row, fib: &CompiledFib, extra_tags: usize) -> Row {
     row.with("compression", fib.compression().name())
         .with("layout", fib.layout().name())
         .with("sibling_order", fib.sibling_order().name())
@@ -132,7 +132,7 @@ pub(super) fn given_best(cfg: &RunConfig, w: &Workload<'_>, fib: &mut CompiledFi
 /// proof that nothing heavier matches) and, breadth-first after its first match, the share
 /// read before it turned breadth-first, the lists read then, and the share of packets whose
 /// depth-first part already held a match of the answer's weight.
-pub(super) fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome, n: usize) -> Row {
+fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, one: &Outcome, n: usize) -> Row {
     let total = counts.fold(WalkCounts::default(), WalkCounts::plus);
     let per_match = |x: u64| x as f64 / n.max(1) as f64;
     let row = row
@@ -152,7 +152,7 @@ pub(super) fn with_counts(row: Row, counts: impl Iterator<Item = WalkCounts>, on
 }
 
 /// A peer: name, queries it answers, bytes, its FAS and its FLS (weights) batch.
-pub(super) type Peer<'a> = (&'a str, usize, usize, Batch<'a, Descriptor, PortSet>, Batch<'a, Descriptor, u32>);
+type Peer<'a> = (&'a str, usize, usize, Batch<'a, Descriptor, PortSet>, Batch<'a, Descriptor, u32>);
 
 /// Linear-scan and inverted-index rows (the scan on the first `scan_queries` queries), then
 /// each of `in_turn` against both peers, measured in turn (sweep `peers_in_turn`): the trie and
@@ -224,7 +224,7 @@ pub(super) fn measure_peers(cfg: &RunConfig, w: &Workload<'_>, scan_queries: usi
 
 /// The `trie` batch against each of `peers` (packets it answers, its batch), each pair in one
 /// [`compare`]: the trie's K/s beside the last peer, trie ÷ peer for each, and answers wrong.
-pub(super) fn against_peers<'a, A: Copy + Default + PartialEq>(
+fn against_peers<'a, A: Copy + Default + PartialEq>(
     cfg: &RunConfig,
     queries: &'a [Descriptor],
     reference: &[A],
@@ -258,7 +258,7 @@ pub(super) fn fib_row(w: &Workload<'_>, fib: &CompiledFib, build_s: f64) -> Row 
 }
 
 /// A `fib` row: `w`'s FIB in form `c`/`l` takes `nodes` nodes and `bytes` bytes.
-pub(super) fn size_row(w: &Workload<'_>, c: Compression, l: Layout, nodes: u64, bytes: u64) -> Row {
+fn size_row(w: &Workload<'_>, c: Compression, l: Layout, nodes: u64, bytes: u64) -> Row {
     Row::new("fib")
         .with("fib", w.name.as_str())
         .with("descriptors", w.entries.len())

@@ -131,7 +131,7 @@ pub(super) fn mixed(cfg: &RunConfig, w: &Workload<'_>, fib: CompiledFib, loc: &L
 }
 
 /// What a mixed-traffic packet must get.
-pub(super) enum Expect {
+enum Expect {
     /// Exactly this decision (FAS and TZ packets).
     Exact(Option<Decision>),
     /// An FLS answer the oracle allows for query `.0`, on the tree with ports `.1`.

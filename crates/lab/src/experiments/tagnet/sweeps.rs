@@ -180,7 +180,7 @@ pub(super) fn records_at_once(cfg: &RunConfig, w: &Workload<'_>, fibs: &mut [Com
 /// false)`, which says whether it was on (else the FIB is skipped); turned on again after. Each
 /// row also carries the option's gain measured in one stretch of the run ([`on_and_off`]):
 /// `ab_on_kmatches_per_s` and `ab_off_kmatches_per_s`.
-pub(super) fn switched_off(
+fn switched_off(
     cfg: &RunConfig,
     w: &Workload<'_>,
     fibs: &mut [CompiledFib],
@@ -284,7 +284,7 @@ pub(super) fn paper_layouts_in_turn(cfg: &RunConfig, w: &Workload<'_>) -> anyhow
 }
 
 /// `w`'s FIB compiled as `c` in SOL, then SROL, with sibling lists in descending order.
-pub(super) fn descending_layouts(w: &Workload<'_>, c: Compression) -> anyhow::Result<Vec<CompiledFib>> {
+fn descending_layouts(w: &Workload<'_>, c: Compression) -> anyhow::Result<Vec<CompiledFib>> {
     [Layout::Sol, Layout::Srol]
         .into_iter()
         .map(|l| Ok(CompiledFib::build_ordered(w.entries.iter().copied(), w.entries.len(), c, l, SiblingOrder::Descending)?))
