@@ -157,9 +157,9 @@ fn interests_aggregate_and_loops_are_nacked() {
 /// of being aggregated; every one is forwarded with its own nonce.
 #[test]
 fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
-    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Random));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), StrategyName::from_text("random").unwrap()));
     let sent = [(0, CONSUMER, 7), (1, CONSUMER2, 8), (2, CONSUMER, 9)].map(|(now, face, nonce)| {
         let out = feed(&mut s, now, face, &interest("/a/x", nonce));
         assert_eq!(out.len(), 1, "Interest {nonce} forwarded once");
@@ -179,7 +179,7 @@ fn the_random_strategy_forwards_every_interest_to_a_pending_entry() {
 /// per upstream; access: a fixed 100 ms.
 #[test]
 fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
-    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     // Best-route.
     let mut s = shard(false, 100);
     assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/br", 1))), [PRODUCER]);
@@ -192,7 +192,7 @@ fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
     assert_eq!(s.counters().aggregated.get(), 3);
     // Multicast: each upstream on its own interval.
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::MULTICAST));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), StrategyName::from_text("multicast").unwrap()));
     assert_eq!(sent_to(&feed(&mut s, 0, CONSUMER, &interest("/a/mc", 1))), [PRODUCER, PRODUCER2]);
     assert!(feed(&mut s, 9, CONSUMER, &interest("/a/mc", 2)).is_empty());
     assert_eq!(sent_to(&feed(&mut s, 10, CONSUMER, &interest("/a/mc", 3))), [PRODUCER, PRODUCER2]);
@@ -200,12 +200,12 @@ fn retransmissions_are_suppressed_as_nfd_suppresses_them() {
     assert_eq!(sent_to(&feed(&mut s, 30, CONSUMER2, &interest("/a/mc", 5))), [PRODUCER, PRODUCER2]);
     // Access: a fixed 100 ms.
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Access));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), StrategyName::from_text("access").unwrap()));
     assert!(!feed(&mut s, 0, CONSUMER, &interest("/a/ac", 1)).is_empty());
     assert!(feed(&mut s, 99, CONSUMER, &interest("/a/ac", 2)).is_empty(), "within 100 ms");
     assert!(!feed(&mut s, 100, CONSUMER, &interest("/a/ac", 3)).is_empty(), "after 100 ms");
     // The parameters of the strategy's name, as NFD's best-route and multicast take them.
-    let named = |text: &str| Strategy::parse(&Name::from_uri(text).unwrap().as_view()).unwrap();
+    let named = |text: &str| StrategyName::from_text(text).unwrap();
     let mut s = shard(false, 100);
     let steady = "/localhost/nfd/strategy/best-route/v=5/retx-suppression-initial~50/retx-suppression-multiplier~1";
     s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), named(steady)));
@@ -296,7 +296,7 @@ fn localhop_interests_go_one_hop_off_the_host_and_localhost_ones_none() {
     for prefix in ["/localhop", "/localhost", "/net"] {
         let p = Name::from_uri(prefix).unwrap();
         s.apply(&Control::SetRoute(p.clone(), everyone.clone()));
-        s.apply(&Control::SetStrategy(p, nexthop_fw::table::strategy_choice::Strategy::MULTICAST));
+        s.apply(&Control::SetStrategy(p, nexthop_fw::pipeline::strategy::registry::StrategyName::from_text("multicast").unwrap()));
     }
     let sorted = |mut v: Vec<FaceId>| {
         v.sort_unstable();
@@ -465,9 +465,9 @@ fn parked_interests_of_a_face_that_goes_down_are_forgotten() {
 /// RTO, the Interest goes to the others; a consumer's retransmission goes to every upstream.
 #[test]
 fn the_access_strategy_learns_the_working_upstream_and_falls_back_on_timeout() {
-    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Access));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), StrategyName::from_text("access").unwrap()));
     let faces = |out: &[(FaceId, Vec<u8>)]| {
         let mut f: Vec<FaceId> = out.iter().map(|(f, _)| *f).collect();
         f.sort();
@@ -510,12 +510,11 @@ fn the_access_strategy_learns_the_working_upstream_and_falls_back_on_timeout() {
 /// measures it; an upstream that times out three times in a row, or Nacks, drops behind.
 #[test]
 fn asf_follows_the_fastest_upstream_probes_and_drops_a_silent_one() {
-    use nexthop_fw::table::strategy_choice::Strategy;
-    use nexthop_fw::table::strategy_params::AsfParams;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     use nexthop_wire::InterestView;
     let mut s = shard(false, 100);
-    let params = AsfParams { probing_interval_ms: 1000, ..AsfParams::default() };
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(params)));
+    let asf = StrategyName::from_text("asf/v=5/probing-interval~1000").unwrap();
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), asf));
     let nonce_of = |wire: &[u8]| {
         let lp = LpPacket::decode(wire).unwrap();
         InterestView::decode(&lp.fragment.unwrap()).unwrap().nonce().unwrap()
@@ -577,10 +576,9 @@ fn asf_follows_the_fastest_upstream_probes_and_drops_a_silent_one() {
 /// behind an unmeasured one at once.
 #[test]
 fn asf_takes_a_nack_as_a_timeout() {
-    use nexthop_fw::table::strategy_choice::Strategy;
-    use nexthop_fw::table::strategy_params::AsfParams;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(AsfParams::default())));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), StrategyName::from_text("asf").unwrap()));
     let wire = interest("/a/1", 1);
     let out = feed(&mut s, 0, CONSUMER, &wire);
     assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), [PRODUCER]);
@@ -687,11 +685,10 @@ fn priority_fifo_drops_pushed_data_first() {
 /// with too, so an ASF probe (sent with a fresh nonce) that comes back around is a loop.
 #[test]
 fn a_probes_nonce_outlives_its_entry_in_the_dead_nonce_list() {
-    use nexthop_fw::table::strategy_choice::Strategy;
-    use nexthop_fw::table::strategy_params::AsfParams;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     use nexthop_wire::InterestView;
     let mut s = shard(false, 100);
-    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), Strategy::Asf(AsfParams::default())));
+    s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), StrategyName::from_text("asf").unwrap()));
     let mut now = 0;
     let (n, probe) = (1u32..)
         .find_map(|n| {
@@ -735,9 +732,9 @@ fn self_learning_fields(wire: &[u8]) -> (bool, Option<Vec<u8>>) {
 /// NonDiscovery Interest with no route is Nacked; a Nack NoRoute unlearns the route.
 #[test]
 fn self_learning_broadcasts_discovers_and_unlearns() {
-    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
-    s.apply(&Control::SetStrategy(Name::new(), Strategy::SelfLearning));
+    s.apply(&Control::SetStrategy(Name::new(), StrategyName::from_text("self-learning").unwrap()));
     for f in [PRODUCER, PRODUCER2] {
         s.apply(&Control::NonLocalFace(f));
     }
@@ -788,9 +785,9 @@ fn self_learning_broadcasts_discovers_and_unlearns() {
 #[test]
 fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
     use nexthop_fw::counters::DropReason;
-    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
-    s.apply(&Control::SetStrategy(Name::from_uri("/sl").unwrap(), Strategy::SelfLearning));
+    s.apply(&Control::SetStrategy(Name::from_uri("/sl").unwrap(), StrategyName::from_text("self-learning").unwrap()));
     s.apply(&Control::NonLocalFace(PRODUCER));
     s.apply(&Control::SetRoute(Name::from_uri("/sl/known").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
     s.apply(&Control::SetRoute(Name::from_uri("/br").unwrap(), NextHops::new([NextHop { face: PRODUCER as u32, cost: 1 }])));
@@ -816,10 +813,10 @@ fn self_learning_drops_without_a_nack_when_no_face_is_eligible() {
 /// producer's prefix announcement; Data for a NonDiscovery Interest goes back without one.
 #[test]
 fn self_learning_announces_the_producers_prefix_to_a_discovery() {
-    use nexthop_fw::table::strategy_choice::Strategy;
+    use nexthop_fw::pipeline::strategy::registry::StrategyName;
     const APP: FaceId = 500;
     let mut s = Shard::new(ShardConfig::default(), Fib::default()).unwrap();
-    s.apply(&Control::SetStrategy(Name::new(), Strategy::SelfLearning));
+    s.apply(&Control::SetStrategy(Name::new(), StrategyName::from_text("self-learning").unwrap()));
     s.apply(&Control::NonLocalFace(PRODUCER));
     s.apply(&Control::SetRoute(Name::from_uri("/sl").unwrap(), NextHops::new([NextHop { face: APP as u32, cost: 2048 }])));
     let pa = announcement("/sl");
@@ -904,7 +901,10 @@ fn an_ad_hoc_face_takes_packets_back_out() {
         let back = feed(&mut s, 1, out[0].0, &with_token(data("/a/br"), token(&out[0].1)));
         assert_eq!(sent_to(&back), [PRODUCER], "ad hoc: {ad_hoc}");
         // Multicast: every next hop, the face it came from only when ad hoc.
-        s.apply(&Control::SetStrategy(Name::from_uri("/a").unwrap(), nexthop_fw::table::strategy_choice::Strategy::MULTICAST));
+        s.apply(&Control::SetStrategy(
+            Name::from_uri("/a").unwrap(),
+            nexthop_fw::pipeline::strategy::registry::StrategyName::from_text("multicast").unwrap(),
+        ));
         let out = feed(&mut s, 2, PRODUCER, &interest("/a/mc", 2));
         let want = if ad_hoc { vec![PRODUCER, PRODUCER2] } else { vec![PRODUCER2] };
         assert_eq!(sent_to(&out), want, "ad hoc: {ad_hoc}");

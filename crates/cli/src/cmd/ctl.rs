@@ -333,7 +333,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         What::FaceDestroy { id } => show(c.command("faces", "destroy", &ControlParameters { face_id: Some(id), ..Default::default() })?)?,
         What::StrategySet { prefix, strategy } => {
-            let s = nexthop_fw::table::strategy_choice::full_name(&strategy);
+            let s = nexthop_fw::pipeline::strategy::registry::full_name(&strategy);
             let p = ControlParameters { name: Some(Name::from_uri(&prefix)?), strategy: Some(Name::from_uri(&s)?), ..Default::default() };
             show(c.command("strategy-choice", "set", &p)?)?;
         }

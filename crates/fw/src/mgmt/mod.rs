@@ -57,8 +57,9 @@ use crate::counters::DropReason;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceId, FaceScope, Persistency, FLAG_CONGESTION_MARKING, FLAG_LP_RELIABILITY, MANAGEMENT_FACE};
 use crate::mgmt::rib::{Changes, Rib, Route, CHILD_INHERIT, ORIGIN_APP, ORIGIN_FIB};
+use crate::pipeline::strategy::registry::StrategyName;
 use crate::pipeline::Control;
-use crate::table::strategy_choice::{Strategy, StrategyTable};
+use crate::table::strategy_choice::StrategyTable;
 use announce::PrefixAnnouncement;
 use authorization::{Authorizations, Rejection};
 use command_key::CommandKey;
@@ -134,7 +135,7 @@ pub trait Host {
 #[derive(Debug)]
 pub struct Manager {
     rib: Rib,
-    strategies: StrategyTable,
+    strategies: StrategyTable<StrategyName>,
     datasets: VecDeque<(Name, Vec<Vec<u8>>)>,
     next_version: u64,
     started_ms: u64,
@@ -429,9 +430,9 @@ impl Manager {
 
     /// Chooses `strategy` under `prefix` (the configuration's choices): in force in every
     /// forwarding thread and listed by `strategy-choice/list`, as `strategy-choice/set` would.
-    pub fn set_strategy(&mut self, host: &mut impl Host, prefix: &Name, strategy: Strategy) {
+    pub fn set_strategy(&mut self, host: &mut impl Host, prefix: &Name, strategy: StrategyName) {
+        host.apply(Control::SetStrategy(prefix.clone(), strategy.clone()));
         self.strategies.set(&prefix.as_view(), strategy);
-        host.apply(Control::SetStrategy(prefix.clone(), strategy));
     }
 
     /// Whether commands of `trust` are checked by a validator.
@@ -440,8 +441,8 @@ impl Manager {
     }
 
     /// The strategy chosen at exactly `prefix`, if one is.
-    pub fn strategy_at(&self, prefix: &Name) -> Option<Strategy> {
-        self.strategies.iter().find(|(p, _)| *p == prefix.value()).map(|(_, s)| s)
+    pub fn strategy_at(&self, prefix: &Name) -> Option<&StrategyName> {
+        self.strategies.at(prefix.value())
     }
 
     /// Derives every FIB entry from the RIB and applies it (after [`Manager::insert_route`]).
@@ -1072,12 +1073,13 @@ impl Manager {
                     return ControlResponse::error(400, "Name and Strategy are required");
                 };
                 // NFD answers 404 for a strategy it cannot make, parameters included.
-                let strategy = match Strategy::parse(&sname.as_view()) {
+                let strategy = match StrategyName::parse(&sname.as_view()) {
                     Ok(s) => s,
                     Err(why) => return ControlResponse::error(404, why),
                 };
+                let named = strategy.name().clone();
                 self.set_strategy(host, &prefix, strategy);
-                ControlResponse::ok(ControlParameters { name: Some(prefix), strategy: Some(strategy.name()), ..Default::default() })
+                ControlResponse::ok(ControlParameters { name: Some(prefix), strategy: Some(named), ..Default::default() })
             }
             (b"strategy-choice", b"unset") => {
                 let Some(prefix) = p.name.clone() else { return ControlResponse::error(400, "Name is required") };
@@ -1151,7 +1153,7 @@ impl Manager {
                 let mut choices: Vec<_> = self.strategies.iter().collect();
                 choices.sort_unstable_by(|a, b| a.0.cmp(b.0));
                 for (p, s) in choices {
-                    dataset::strategy_choice(&mut content, p, &s.name());
+                    dataset::strategy_choice(&mut content, p, s.name());
                 }
             }
             (b"status", b"general") => {

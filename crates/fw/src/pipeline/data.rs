@@ -3,7 +3,7 @@
 //! downstream; unsolicited Data counted (and cached where the policy admits it).
 
 use nexthop_cs::Arrival;
-use nexthop_wire::{DataView, NameView};
+use nexthop_wire::DataView;
 
 use super::Shard;
 use crate::counters::DropReason;
@@ -11,8 +11,8 @@ use crate::face::{FaceId, FaceScope};
 use crate::lp::encode::LpFields;
 use crate::lp::packet::LinkInfo;
 use crate::pipeline::outbox::Outbox;
+use crate::pipeline::strategy::DataContext;
 use crate::table::pit_token::{PitToken, TokenBuf};
-use crate::table::strategy_choice::Strategy;
 
 impl Shard {
     pub(super) fn entry_by_token(&self, link: &LinkInfo<'_>) -> Option<u32> {
@@ -45,7 +45,9 @@ impl Shard {
         }
         if matched.is_empty() {
             // Data from an ASF upstream the Interest also went to is measured all the same.
-            self.asf.on_late_data(&name, face, now_ms);
+            for (_, s) in &mut self.instances {
+                s.after_receive_unsolicited_data(now_ms, face, &name);
+            }
             self.counters.drops.count(DropReason::Unsolicited);
             if self.cfg.unsolicited.admits(scope) && !link.no_cache && self.cs_admit {
                 if let Some(cs) = self.cs.as_mut() {
@@ -69,24 +71,23 @@ impl Shard {
             let Some(entry) = self.pit.remove(slot) else { continue };
             self.release_entry(&entry);
             self.counters.satisfied.inc();
-            if entry.strategy == Strategy::Access {
-                if let Some(r) = entry.out_records.iter().find(|r| r.face == face) {
-                    self.access.on_data(face, &name, now_ms.saturating_sub(r.sent_ms), now_ms);
-                }
-            }
-            if let Strategy::Asf(_) = entry.strategy {
-                for r in entry.out_records.iter().filter(|r| r.nack.is_none()) {
-                    if r.face == face {
-                        self.asf.on_data(&name, face, now_ms.saturating_sub(r.sent_ms), now_ms);
-                    } else {
-                        self.asf.expect_late(&entry.name, r.face, r.sent_ms, entry.expires_ms);
-                    }
-                }
-            }
-            let announcement = match entry.strategy {
-                Strategy::SelfLearning => self.self_learning_data(now_ms, face, link, &name, &entry, out),
-                _ => None,
+            let Shard { instances, announcements, nonlocal, .. } = self;
+            let mut ctx = DataContext {
+                now_ms,
+                upstream: face,
+                name,
+                entry: &entry,
+                prefix_announcement: link.prefix_announcement,
+                announcements,
+                nonlocal,
+                attach: None,
+                learn: None,
             };
+            instances[entry.strategy.0 as usize].1.after_receive_data(&mut ctx);
+            let (announcement, learned) = (ctx.attach, ctx.learn);
+            if let Some(pa) = learned {
+                out.learned.push((face, pa));
+            }
             let back_out = self.is_ad_hoc(face);
             for r in entry.in_records.iter().filter(|r| r.face != face || back_out) {
                 // A mark from upstream travels on to the consumers (as in NFD).
@@ -100,37 +101,5 @@ impl Shard {
             }
         }
         self.matched = matched;
-    }
-
-    /// Self-learning, Data from `face` for `entry`: the prefix announcement its downstreams get.
-    /// Data that answers a discovery Interest (broadcast, no route known) and carries an
-    /// announcement teaches a route to `face` (asked of the RIB through `out`), and the
-    /// announcement travels on; Data that came along a known route gets this forwarder's own
-    /// announcement for its name when a downstream sent a discovery Interest from another host
-    /// (NFD's `needPrefixAnn`: a producer's forwarder announces it to the network).
-    fn self_learning_data(
-        &self,
-        now_ms: u64,
-        face: FaceId,
-        link: &LinkInfo<'_>,
-        name: &NameView<'_>,
-        entry: &crate::table::pit::Entry,
-        out: &mut Outbox,
-    ) -> Option<Vec<u8>> {
-        let along_route = entry.out_records.iter().find(|r| r.face == face).is_some_and(|r| r.non_discovery);
-        if !along_route {
-            let pa = link.prefix_announcement?;
-            out.learned.push((face, pa.to_vec()));
-            return Some(pa.to_vec());
-        }
-        let waiting = entry.in_records.iter().filter(|r| r.expires_ms > now_ms);
-        let discovery = waiting.clone().any(|r| !r.non_discovery);
-        let to_another_host = waiting.clone().any(|r| self.nonlocal.contains(&r.face));
-        if !(discovery && to_another_host) || self.announcements.is_empty() {
-            return None;
-        }
-        (0..=name.len())
-            .rev()
-            .find_map(|n| self.announcements.get(name.prefix(n).value()).filter(|a| a.expires_ms > now_ms).map(|a| a.wire.clone()))
     }
 }

@@ -5,17 +5,17 @@
 use nexthop_cs::{Lookup, Request};
 use nexthop_wire::{Emit, InterestView, NackReason};
 
-use super::{route_of, stays_local, Parked, Plan, SendAs, Shard, MAX_PARKED, NO_FACE};
+use super::{route_of, stays_local, Parked, SendAs, Shard, MAX_PARKED};
 use crate::counters::DropReason;
-use crate::face::{FaceId, FaceScope};
+use crate::face::{FaceId, FaceScope, LinkType};
 use crate::lp::encode::LpFields;
 use crate::lp::packet::LinkInfo;
 use crate::pipeline::outbox::Outbox;
-use crate::pipeline::strategy::access::Timer;
 use crate::pipeline::strategy::retx_suppression::RetxSuppression;
+use crate::pipeline::strategy::{Decision, Faces, InterestContext, RouteView, Timer};
 use crate::table::pit::{InRecord, OutRecord};
 use crate::table::pit_token::{PitToken, TokenBuf};
-use crate::table::strategy_choice::Strategy;
+use crate::table::strategy_choice::StrategyId;
 
 impl Shard {
     pub(super) fn on_interest(
@@ -88,118 +88,81 @@ impl Shard {
             && interest.forwarding_hint().any(|d| self.cfg.network_regions.iter().any(|r| d.is_prefix_of(&r.as_view())))
     }
 
-    /// Fills `self.hops` with the upstreams for an Interest from `face`: NextHopFaceId from a
-    /// local face, else the strategy over the FIB route — first hops for a new entry, retry hops
-    /// for the pending entry in `pending`.
-    ///
-    /// A new Interest under the access strategy whose prefix has a working upstream that may be
-    /// used goes to that upstream alone, which is returned with its RTO (the caller starts the
-    /// timer once the PIT entry is made). Under ASF, the upstreams are ranked by what was
-    /// measured in the route's namespace, which is returned with the face to probe, if any (the
-    /// caller sends the probe and records what went where).
+    /// Asks the strategy of the entry in `slot` where the Interest from `face` goes (after it
+    /// arrived, or, with `timer`, when the strategy's timer fired): `self.hops` gets the faces.
+    /// NextHopFaceId from a local face overrides the strategy; a face the Interest's scope
+    /// does not allow is left out whatever the strategy said.
     #[allow(clippy::too_many_arguments)]
-    fn choose_hops(
+    fn consult_strategy(
         &mut self,
         now_ms: u64,
         face: FaceId,
         scope: FaceScope,
         link: &LinkInfo<'_>,
         interest: &InterestView<'_>,
-        strategy: Strategy,
-        pending: Option<u32>,
-    ) -> Plan {
+        slot: u32,
+        is_new: bool,
+        timer: Option<&Timer>,
+    ) -> Decision {
         let mut hops = std::mem::take(&mut self.hops);
         hops.clear();
-        // The random strategy's draw (taken only for it, so other strategies' nonces stay as
-        // they were).
-        let draw = if strategy == Strategy::Random { u32::from_be_bytes(self.next_nonce()) } else { 0 };
         let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
-        // An Interest from an ad hoc face may go back out on it (as NFD's): the face it came
-        // from is no reason to leave a next hop out.
-        let face = if self.is_ad_hoc(face) { NO_FACE } else { face };
-        let mut plan = Plan::default();
-        match (link.next_hop_face_id, scope) {
-            (Some(to), FaceScope::Local) => hops.push(to),
-            _ => {
-                let Shard { fib, pit, access, asf, nonlocal, .. } = self;
-                let usable = |h: FaceId| h != face && !(local_only && nonlocal.contains(&h));
-                let route = route_of(fib, interest);
-                if strategy == Strategy::SelfLearning {
-                    match route {
-                        // A known route: every next hop, marked NonDiscovery.
-                        Some((_, route)) if !route.hops().is_empty() => {
-                            hops.extend(route.hops().iter().map(|h| u64::from(h.face)).filter(|&h| usable(h)));
-                            plan.non_discovery = true;
-                            plan.silent = true;
-                        }
-                        // A discovery Interest with none: every face to another host.
-                        _ if !link.non_discovery => {
-                            hops.extend(nonlocal.iter().copied().filter(|&h| usable(h)));
-                            hops.sort_unstable();
-                            plan.silent = true;
-                        }
-                        _ => {} // NonDiscovery with no route: Nack NoRoute.
-                    }
-                } else if let Some((routed, route)) = route {
-                    let entry = pending.and_then(|s| pit.get(s));
-                    match (strategy, entry) {
-                        (Strategy::Asf(params), entry) => {
-                            let namespace = routed.prefix(fib.route_prefix_len(&routed).unwrap_or(routed.len())).value().to_vec();
-                            let mut ranked = Vec::new();
-                            asf.ranked(&namespace, route.hops(), usable, &mut ranked);
-                            let pick = match entry {
-                                None => ranked.first().copied(),
-                                // A retransmission: the best upstream not yet used, else the one
-                                // used longest ago.
-                                Some(e) => {
-                                    let sent = |f: FaceId| e.out_records.iter().find(|r| r.face == f).map(|r| r.sent_ms);
-                                    ranked
-                                        .iter()
-                                        .copied()
-                                        .find(|&f| sent(f).is_none())
-                                        .or_else(|| ranked.iter().copied().min_by_key(|&f| sent(f)))
-                                }
-                            };
-                            hops.extend(pick);
-                            let probe = match (entry, pick) {
-                                (None, Some(used)) => asf.probe(&namespace, route.hops(), usable, used, now_ms, &params),
-                                _ => None,
-                            };
-                            plan.asf = Some((namespace, params, probe));
-                        }
-                        (_, Some(entry)) => strategy.retry_hops(route.hops(), face, &entry.out_records, draw, &mut hops),
-                        (_, None) => {
-                            plan.access_unicast = (strategy == Strategy::Access)
-                                .then(|| access.upstream(&interest.name(), now_ms))
-                                .flatten()
-                                .filter(|&(up, _)| usable(up) && route.hops().iter().any(|h| u64::from(h.face) == up));
-                            match plan.access_unicast {
-                                Some((up, _)) => hops.push(up),
-                                None => strategy.first_hops(route.hops(), face, draw, &mut hops),
-                            }
-                        }
-                    }
-                }
+        let decision = match (link.next_hop_face_id, scope, timer) {
+            (Some(to), FaceScope::Local, None) => {
+                hops.push(to);
+                Decision::default()
             }
-        }
+            _ => {
+                let Shard { fib, pit, instances, nonlocal, links, draws, .. } = self;
+                let (Some(entry), Some(generation)) = (pit.get(slot), pit.generation(slot)) else {
+                    self.hops = hops;
+                    return Decision::default();
+                };
+                // An Interest from an ad hoc face may go back out on it (as NFD's).
+                let excluded = (links.get(&face) != Some(&LinkType::AdHoc)).then_some(face);
+                let faces = Faces { excluded, local_only, nonlocal };
+                let route = route_of(fib, interest);
+                let view = route.as_ref().map(|(routed, r)| RouteView::new(r.hops(), *routed, fib));
+                let name = interest.name();
+                let strategy = &mut *instances[entry.strategy.0 as usize].1;
+                let at = (face, link.non_discovery);
+                let mut ctx = InterestContext::new(now_ms, name, entry, (slot, generation), is_new, at, view, faces, draws, &mut hops);
+                match timer {
+                    None => strategy.after_receive_interest(&mut ctx),
+                    Some(t) => strategy.on_timer(&mut ctx, t),
+                }
+                ctx.decision()
+            }
+        };
         if local_only {
             hops.retain(|h| !self.nonlocal.contains(h));
         }
         self.hops = hops;
-        plan
+        decision
     }
 
-    /// ASF: records that the entry's Interest went to each of `self.hops` in the plan's
-    /// namespace, then sends the plan's probe — the entry's Interest with a fresh nonce — and
-    /// records it too.
-    fn asf_sent(&mut self, now_ms: u64, plan: Plan, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
-        let Some((namespace, params, probe)) = plan.asf else { return };
-        let Shard { pit, asf, hops, .. } = self;
-        let Some(entry) = pit.get(slot) else { return };
-        for &to in hops.iter().chain(probe.as_ref()) {
-            asf.sent(&namespace, to, &entry.name, now_ms, &params);
+    /// A strategy's timer fired: if its entry is still pending, the strategy says where the
+    /// Interest goes now (with the downstream's nonce).
+    pub(super) fn strategy_timer(&mut self, now_ms: u64, id: StrategyId, t: &Timer, out: &mut Outbox) {
+        let Some(entry) = self.pit.get(t.slot).filter(|e| self.pit.generation(t.slot) == Some(t.generation) && e.strategy == id) else {
+            return;
+        };
+        let Some(record) = entry.in_records.iter().find(|r| r.face == t.downstream) else { return };
+        let (nonce, non_discovery) = (record.nonce, record.non_discovery);
+        let wire = entry.interest.clone();
+        let Ok(interest) = InterestView::decode(&wire) else { return }; // Decoded once already.
+        let scope = if self.nonlocal.contains(&t.downstream) { FaceScope::NonLocal } else { FaceScope::Local };
+        let link = LinkInfo { non_discovery, ..LinkInfo::default() };
+        let decision = self.consult_strategy(now_ms, t.downstream, scope, &link, &interest, t.slot, false, Some(t));
+        if !self.hops.is_empty() {
+            let at = SendAs { non_discovery: decision.non_discovery, ..SendAs::of(&interest) };
+            self.forward(now_ms, t.slot, t.downstream, nonce, at, out);
         }
-        if let Some(to) = probe {
+    }
+
+    /// Sends the strategy's probe, if it asked for one: the entry's Interest with a fresh nonce.
+    fn send_probe(&mut self, now_ms: u64, decision: Decision, slot: u32, downstream: FaceId, at: SendAs, out: &mut Outbox) {
+        if let Some(to) = decision.probe {
             self.hops.clear();
             self.hops.push(to);
             let nonce = self.next_nonce();
@@ -249,12 +212,7 @@ impl Shard {
             }
         }
         let name = interest.name();
-        let strategy = self.strategies.find(&name);
-        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, None);
-        if self.hops.is_empty() {
-            self.no_hop(face, link, &plan, interest, out);
-            return;
-        }
+        let strategy = *self.strategies.find(&name);
         if !self.face_has_room(face) {
             self.counters.drops.count(DropReason::PitFull);
             return;
@@ -274,12 +232,16 @@ impl Shard {
         entry.in_records.push(InRecord { face, nonce, expires_ms, token: link.pit_token.map(TokenBuf::new), non_discovery });
         self.hold(face);
         self.pit.set_expiry(slot, expires_ms);
-        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
-        if let Some((upstream, rto_ms)) = plan.access_unicast {
-            let generation = self.pit.generation(slot).expect("slot exists");
-            self.access.schedule(Timer { due_ms: now_ms + rto_ms, slot, generation, downstream: face, upstream });
+        let decision = self.consult_strategy(now_ms, face, scope, link, interest, slot, true, None);
+        if self.hops.is_empty() {
+            self.no_hop(face, link, decision.silent, interest, out);
+            if let Some(entry) = self.pit.remove(slot) {
+                self.release_entry(&entry);
+            }
+            return;
         }
-        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
+        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: decision.non_discovery, ..SendAs::of(interest) }, out);
+        self.send_probe(now_ms, decision, slot, face, SendAs::of(interest), out);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -335,7 +297,7 @@ impl Shard {
         // Another Interest for a name pending upstream: aggregated or forwarded again, as the
         // strategy suppresses retransmissions (NFD's: `RetxSuppression`).
         let initial = self.cfg.retry_interval_ms;
-        let retx = strategy.retx_suppression();
+        let retx = self.strategy(strategy).retx_suppression();
         let suppressed = pending
             && match retx {
                 RetxSuppression::None | RetxSuppression::PerUpstream(_) => false,
@@ -349,7 +311,7 @@ impl Shard {
             self.counters.aggregated.inc();
             return;
         }
-        let plan = self.choose_hops(now_ms, face, scope, link, interest, strategy, Some(slot));
+        let decision = self.consult_strategy(now_ms, face, scope, link, interest, slot, false, None);
         if let (true, RetxSuppression::PerUpstream(p), false) = (pending, retx, self.hops.is_empty()) {
             // Each upstream within its own interval of its last forwarding is skipped.
             let Shard { pit, hops, .. } = self;
@@ -365,7 +327,7 @@ impl Shard {
             }
         }
         if self.hops.is_empty() {
-            self.no_hop(face, link, &plan, interest, out);
+            self.no_hop(face, link, decision.silent, interest, out);
             if let Some(e) = self.pit.get_mut(slot) {
                 e.in_records.retain(|r| r.face != face);
                 let empty = e.in_records.is_empty();
@@ -376,8 +338,8 @@ impl Shard {
             }
             return;
         }
-        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: plan.non_discovery, ..SendAs::of(interest) }, out);
-        self.asf_sent(now_ms, plan, slot, face, SendAs::of(interest), out);
+        self.forward(now_ms, slot, face, nonce, SendAs { non_discovery: decision.non_discovery, ..SendAs::of(interest) }, out);
+        self.send_probe(now_ms, decision, slot, face, SendAs::of(interest), out);
     }
 
     /// Sends the entry's Interest to every face in `self.hops` with this shard's PIT token,

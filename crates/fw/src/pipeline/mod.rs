@@ -9,10 +9,11 @@
 //!   list or in the PIT entry → loop (Nack Duplicate; on a multi-access or ad hoc link dropped
 //!   without one), unless it is the same downstream's again over a point-to-point link (a
 //!   retransmission, as NFD takes it). New entry: content store (a hit answers and nothing else
-//!   happens), FIB longest prefix match (the forwarding hint first when it has one;
-//!   NextHopFaceId from a local face overrides), no route → Nack NoRoute; the strategy picks
-//!   upstreams, the entry is made (or refused at the PIT bound, counted) and the Interest goes
-//!   out with a PIT token naming this shard and entry, HopLimit decremented (one that would
+//!   happens), the entry is made (or refused at the PIT bound, counted), FIB longest prefix
+//!   match (the forwarding hint first when it has one; NextHopFaceId from a local face
+//!   overrides the strategy), the strategy picks upstreams — none: the entry goes, Nack NoRoute
+//!   — and the Interest goes out with a PIT token naming this shard and entry, HopLimit
+//!   decremented (one that would
 //!   leave with HopLimit 0 goes only to faces on this host, as NFD drops it on the others).
 //!   Existing entry: the in-record is added or refreshed; if an upstream is still pending, the
 //!   Interest (any downstream's, a retransmission) is aggregated or the strategy retries, as
@@ -26,13 +27,14 @@
 //!   match → dropped as unsolicited (and cached if [`ShardConfig::unsolicited`] admits it from
 //!   that face). Otherwise it is cached (unless CachePolicy NoCache) and sent to every
 //!   downstream with that downstream's PIT token, and the entries go.
-//! - Strategies that remember (each shard for the names dispatched to it): access
-//!   ([`crate::pipeline::strategy::access`]), ASF ([`crate::pipeline::strategy::asf`]: measurements, probes with a fresh nonce, Data that
-//!   comes late still measured) and self-learning (NonDiscovery in and out, broadcast on the faces
-//!   to other hosts, prefix announcements attached to Data from [`Control::Announce`], routes to
-//!   learn or forget handed to the RIB through the [`Outbox`]).
-//! - Nack (`nack.rs`): marks the upstream's out-record; best-route tries the next unused next hop; once
-//!   every upstream has Nacked, each downstream gets a Nack with the least severe reason.
+//! - Strategies ([`strategy`]): each PIT entry is forwarded by the strategy instance chosen for
+//!   its name when it was made ([`StrategyId`]). The pipeline calls the instance's triggers
+//!   (Interest, Data, Nack, expiry, its timers, ticks, faces gone) and carries out what it
+//!   answers (faces to send to, a probe, NonDiscovery, a silent drop, a retry elsewhere, routes
+//!   to learn or forget, handed to the RIB through the [`Outbox`]); a strategy never sends.
+//! - Nack (`nack.rs`): marks the upstream's out-record; the strategy may retry another next hop
+//!   (best-route) or Nack at once (self-learning); otherwise, once every upstream has Nacked,
+//!   each downstream gets a Nack with the least severe reason.
 //! - Content store on the SSD tier: with [`ShardConfig::cs_background_reads`], an Interest whose
 //!   Data must come from the SSD tier does not hold up the thread: its batch is read in the
 //!   background and the Interest is *parked* (a copy, with its face and link fields) until
@@ -66,15 +68,14 @@ use crate::face::{FaceId, FaceScope, LinkType};
 use crate::lp::encode::LpFields;
 use crate::lp::packet::{Incoming, LinkInfo, Network};
 use crate::pipeline::outbox::Outbox;
-use crate::pipeline::strategy::access::AccessState;
-use crate::pipeline::strategy::asf::AsfState;
+use crate::pipeline::strategy::registry::StrategyName;
+use crate::pipeline::strategy::{Announcement, Draws, ForwardingStrategy, Timer};
 use crate::table::dead_nonce::DeadNonceList;
 use crate::table::fib::FibOp;
 use crate::table::pit::Pit;
 use crate::table::pit_token::TokenBuf;
 use crate::table::shared_fib::{Route, ShardFib};
-use crate::table::strategy_choice::{Strategy, StrategyTable};
-use crate::table::strategy_params::AsfParams;
+use crate::table::strategy_choice::{StrategyId, StrategyTable};
 
 /// How a shard is built.
 #[derive(Debug, Clone, PartialEq)]
@@ -170,7 +171,7 @@ pub enum Control {
     /// Set the next hops of a route (an empty set removes it).
     SetRoute(Name, NextHops),
     /// Choose a strategy under a prefix.
-    SetStrategy(Name, Strategy),
+    SetStrategy(Name, StrategyName),
     /// Remove the strategy choice at a prefix.
     UnsetStrategy(Name),
     /// A face has gone: forget it in the PIT.
@@ -208,14 +209,6 @@ pub enum Control {
     },
 }
 
-/// A prefix announcement kept for the self-learning strategy ([`Control::Announce`]).
-#[derive(Debug, Clone)]
-struct Announcement {
-    face: FaceId,
-    wire: Vec<u8>,
-    expires_ms: u64,
-}
-
 /// How a shard uses its content store (NFD's `cs/config`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CsPolicy {
@@ -229,10 +222,6 @@ pub struct CsPolicy {
 
 /// Most Interests parked at once for SSD reads (beyond it, a lookup waits for its read).
 pub const MAX_PARKED: usize = 1 << 14;
-
-/// No face: the downstream the strategies leave out when an Interest came from an ad hoc
-/// face, which may take it back out.
-const NO_FACE: FaceId = FaceId::MAX;
 
 /// An Interest waiting for its content-store batch to be read from the SSD tier.
 #[derive(Debug)]
@@ -250,7 +239,9 @@ struct Parked {
 pub struct Shard {
     cfg: ShardConfig,
     fib: ShardFib,
-    strategies: StrategyTable,
+    strategies: StrategyTable<StrategyId>,
+    /// The strategy instances, by [`StrategyId`]: one per distinct name.
+    instances: Vec<(StrategyName, Box<dyn ForwardingStrategy>)>,
     pit: Pit,
     dead_nonces: DeadNonceList,
     cs: Option<HierarchicalStore>,
@@ -263,7 +254,9 @@ pub struct Shard {
     pending_by_face: hashbrown::HashMap<FaceId, usize>,
     matched: Vec<u32>,
     hops: Vec<FaceId>,
-    rng: u64,
+    fired: Vec<Timer>,
+    /// Nonces and the strategies' random draws.
+    draws: Draws,
     /// Parked Interests by the batch being read for them.
     parked: hashbrown::HashMap<u64, Vec<Parked>>,
     parked_count: usize,
@@ -273,27 +266,8 @@ pub struct Shard {
     cs_admit: bool,
     /// Interests are answered from the content store.
     cs_serve: bool,
-    /// The access strategy's measurements and timers.
-    access: AccessState,
-    /// ASF's measurements, probes and timers.
-    asf: AsfState,
     /// Prefix announcements by prefix (TLV-VALUE), for the self-learning strategy.
     announcements: hashbrown::HashMap<Box<[u8]>, Announcement>,
-}
-
-/// What [`Shard::choose_hops`] decided besides the next hops.
-#[derive(Debug, Default)]
-struct Plan {
-    /// Access: the one upstream chosen from what was learned, and its RTO.
-    access_unicast: Option<(FaceId, u64)>,
-    /// ASF: the namespace measured, the strategy's parameters, and a face to probe.
-    asf: Option<(Vec<u8>, AsfParams, Option<FaceId>)>,
-    /// Self-learning: the Interest follows a known route (it goes out marked NonDiscovery).
-    non_discovery: bool,
-    /// Self-learning: with no hop chosen, drop the Interest without a Nack (NFD's strategy
-    /// sends nothing when a route's next hops, or the faces a discovery goes to, are all
-    /// ineligible; only a NonDiscovery Interest with no route is Nacked).
-    silent: bool,
 }
 
 /// How a forwarder sends its copy of an Interest: where its HopLimit and Nonce are (to
@@ -325,10 +299,11 @@ impl Shard {
         Ok(Shard {
             pit: Pit::new(cfg.pit_max_entries),
             dead_nonces: DeadNonceList::new(cfg.dead_nonce_ms, cfg.dead_nonce_capacity),
-            rng: 0x853c_49e6_748f_ea9b ^ u64::from(cfg.index),
+            draws: Draws::new(0x853c_49e6_748f_ea9b ^ u64::from(cfg.index)),
             cfg,
             fib,
             strategies: StrategyTable::default(),
+            instances: vec![(StrategyName::default(), StrategyName::default().instantiate(strategy_seed(cfg_index)))],
             cs,
             counters,
             local_fields: Vec::new(),
@@ -337,13 +312,12 @@ impl Shard {
             pending_by_face: hashbrown::HashMap::new(),
             matched: Vec::new(),
             hops: Vec::new(),
+            fired: Vec::new(),
             parked: hashbrown::HashMap::new(),
             parked_count: 0,
             resuming: false,
             cs_admit: true,
             cs_serve: true,
-            access: AccessState::default(),
-            asf: AsfState::with_seed(0x2545_f491_4f6c_dd1d ^ u64::from(cfg_index)),
             announcements: hashbrown::HashMap::new(),
         })
     }
@@ -375,7 +349,10 @@ impl Shard {
                 self.fib.apply_own(&FibOp::Set(name.clone(), hops.clone()));
                 self.counters.fib_entries.set(self.fib.len() as u64);
             }
-            Control::SetStrategy(prefix, s) => self.strategies.set(&prefix.as_view(), *s),
+            Control::SetStrategy(prefix, name) => {
+                let id = self.instance_of(name);
+                self.strategies.set(&prefix.as_view(), id);
+            }
             Control::UnsetStrategy(prefix) => {
                 self.strategies.unset(&prefix.as_view());
             }
@@ -435,10 +412,27 @@ impl Shard {
         LpFields { pit_token: token, nack, incoming_face_id, ..LpFields::default() }
     }
 
-    /// An Interest the strategy found no hop for: Nack NoRoute back, or, where `plan` says so
-    /// (self-learning), dropped without one.
-    fn no_hop(&mut self, face: FaceId, link: &LinkInfo<'_>, plan: &Plan, interest: &InterestView<'_>, out: &mut Outbox) {
-        if plan.silent {
+    /// The shard's instance of the strategy `name` (made the first time it is chosen).
+    fn instance_of(&mut self, name: &StrategyName) -> StrategyId {
+        let index = match self.instances.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None => {
+                self.instances.push((name.clone(), name.instantiate(strategy_seed(self.cfg.index))));
+                self.instances.len() - 1
+            }
+        };
+        StrategyId(index as u32)
+    }
+
+    /// The instance of strategy `id`.
+    fn strategy(&mut self, id: StrategyId) -> &mut dyn ForwardingStrategy {
+        &mut *self.instances[id.0 as usize].1
+    }
+
+    /// An Interest the strategy found no hop for: Nack NoRoute back, or, where the strategy
+    /// said so (self-learning), dropped without one.
+    fn no_hop(&mut self, face: FaceId, link: &LinkInfo<'_>, silent: bool, interest: &InterestView<'_>, out: &mut Outbox) {
+        if silent {
             self.counters.drops.count(DropReason::NoEligibleHop);
         } else {
             self.counters.drops.count(DropReason::NoRoute);
@@ -486,11 +480,8 @@ impl Shard {
     }
 
     fn next_nonce(&mut self) -> [u8; 4] {
-        // xorshift64*: nonces need to differ, not to be secret.
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        ((self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32).to_be_bytes()
+        // Nonces need to differ, not to be secret.
+        self.draws.next_u32().to_be_bytes()
     }
 
     /// Whether Interests are parked for SSD reads (the runtime then calls
@@ -546,6 +537,7 @@ impl Shard {
     /// Removes entries that expired by `now_ms`; their nonces go to the dead-nonce list.
     pub fn expire(&mut self, now_ms: u64) {
         while let Some(entry) = self.pit.pop_expired(now_ms) {
+            self.strategy(entry.strategy).before_expiry(now_ms, &entry);
             self.release_entry(&entry);
             self.counters.unsatisfied.inc();
             // Every nonce it went out with (NFD adds the out-records'; a probe's is its own); the
@@ -559,35 +551,25 @@ impl Shard {
         self.update_cs_gauges();
     }
 
-    /// The access strategy's timers due at `now_ms`: an Interest whose one upstream has not
-    /// answered within its RTO goes to every other next hop (as NFD's access strategy does).
-    /// ASF's timers only change its measurements.
+    /// The strategies' ticks: their timers due at `now_ms` fire (the access strategy's: an
+    /// Interest whose one upstream has not answered within its RTO goes to every other next hop)
+    /// and their measurements lapse.
     pub fn fire_timers(&mut self, now_ms: u64, out: &mut Outbox) {
-        self.asf.due(now_ms);
-        for t in self.access.due(now_ms) {
-            let Some(entry) = self.pit.get(t.slot).filter(|_| self.pit.generation(t.slot) == Some(t.generation)) else { continue };
-            let Some(nonce) = entry.in_records.iter().find(|r| r.face == t.downstream).map(|r| r.nonce) else { continue };
-            let wire = entry.interest.clone();
-            let Ok(interest) = InterestView::decode(&wire) else { continue };
-            let scope = if self.nonlocal.contains(&t.downstream) { FaceScope::NonLocal } else { FaceScope::Local };
-            let local_only = !self.nonlocal.is_empty() && stays_local(&interest.name(), scope);
-            let mut hops = std::mem::take(&mut self.hops);
-            hops.clear();
-            if let Some((_, route)) = route_of(&self.fib, &interest) {
-                let downstream = if self.is_ad_hoc(t.downstream) { NO_FACE } else { t.downstream };
-                Strategy::MULTICAST.first_hops(route.hops(), downstream, 0, &mut hops);
+        for id in 0..self.instances.len() {
+            let mut fired = std::mem::take(&mut self.fired);
+            fired.clear();
+            self.instances[id].1.tick(now_ms, &mut fired);
+            for t in &fired {
+                self.strategy_timer(now_ms, StrategyId(id as u32), t, out);
             }
-            hops.retain(|&h| h != t.upstream && !(local_only && self.nonlocal.contains(&h)));
-            self.hops = hops;
-            if !self.hops.is_empty() {
-                self.forward(now_ms, t.slot, t.downstream, nonce, SendAs::of(&interest), out);
-            }
+            self.fired = fired;
         }
     }
 
     fn face_down(&mut self, face: FaceId) {
-        self.access.face_down(face);
-        self.asf.face_down(face);
+        for (_, s) in &mut self.instances {
+            s.face_down(face);
+        }
         self.announcements.retain(|_, a| a.face != face);
         for slot in self.pit.slots_with_face(face) {
             let Some(e) = self.pit.get_mut(slot) else { continue };
@@ -611,6 +593,11 @@ impl Shard {
         self.parked.retain(|_, waiting| !waiting.is_empty());
         self.update_cs_gauges();
     }
+}
+
+/// The seed of a shard's strategies' random draws.
+fn strategy_seed(shard: u8) -> u64 {
+    0x2545_f491_4f6c_dd1d ^ u64::from(shard)
 }
 
 /// The FIB route of an Interest and the name it was found by: the forwarding hint's first

@@ -9,8 +9,8 @@ use crate::counters::DropReason;
 use crate::face::FaceId;
 use crate::lp::packet::LinkInfo;
 use crate::pipeline::outbox::Outbox;
+use crate::pipeline::strategy::NackContext;
 use crate::table::pit_token::TokenBuf;
-use crate::table::strategy_choice::Strategy;
 
 impl Shard {
     pub(super) fn on_nack(
@@ -36,24 +36,35 @@ impl Shard {
             return;
         };
         record.nack = Some(reason);
-        if let Strategy::Asf(_) = entry.strategy {
-            self.asf.on_nack(&interest.name(), face, now_ms);
-        }
         let slot = slot.expect("entry found");
-        if entry.strategy == Strategy::SelfLearning && reason == NackReason::NoRoute {
-            // The route learned through `face` leads nowhere now: forget it, and tell every
-            // downstream at once (as NFD's self-learning strategy).
-            out.unlearned.push((face, interest.name().value().to_vec()));
+        let entry = self.pit.get(slot).expect("entry found");
+        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.is_ad_hoc(*f)).collect();
+        let name = interest.name();
+        let route = self.fib.find(|fib| fib.lookup(&name));
+        let mut ctx = NackContext {
+            now_ms,
+            upstream: face,
+            reason,
+            name,
+            entry,
+            downstreams: &downstreams,
+            route: route.as_ref().map(|r| r.hops()),
+            retry: None,
+            nack_now: false,
+            unlearn: false,
+        };
+        self.instances[entry.strategy.0 as usize].1.after_receive_nack(&mut ctx);
+        let (retry, nack_now, unlearn) = (ctx.retry, ctx.nack_now, ctx.unlearn);
+        drop(route);
+        if unlearn {
+            out.unlearned.push((face, name.value().to_vec()));
+        }
+        if nack_now {
             self.nack_downstreams(slot, reason, face, out);
             return;
         }
         let entry = self.pit.get(slot).expect("entry found");
-        let downstreams: Vec<FaceId> = entry.in_records.iter().map(|r| r.face).filter(|f| !self.is_ad_hoc(*f)).collect();
-        let next = self
-            .fib
-            .find(|fib| fib.lookup(&interest.name()))
-            .and_then(|route| entry.strategy.after_nack(route.hops(), &downstreams, &entry.out_records));
-        if let Some(to) = next {
+        if let Some(to) = retry {
             let wire = entry.interest.clone();
             let Ok(view) = InterestView::decode(&wire) else { return }; // Decoded once already.
             let (nonce, at) = (view.nonce().unwrap_or_default(), SendAs::of(&view));

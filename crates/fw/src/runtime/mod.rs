@@ -77,6 +77,7 @@ use crate::mgmt::propagate::PropagateSettings;
 use crate::mgmt::validator::Validator;
 use crate::mgmt::{Host, Manager, PropagationSigner, RibTrust};
 use crate::pipeline::outbox::{Outbox, PacketKind};
+use crate::pipeline::strategy::registry::StrategyName;
 use crate::pipeline::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::runtime::dispatch::Dispatch;
 use crate::sys::interface_watch::InterfaceWatch;
@@ -85,8 +86,6 @@ use crate::sys::privileges::Privileges;
 use crate::sys::udp_batch::{RecvBatch, SendBatch};
 use crate::table::fib::{Fib, FibOp};
 use crate::table::shared_fib::FibWriter;
-use crate::table::strategy_choice;
-use crate::table::strategy_choice::Strategy;
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
 use faces::{Connection, Faces};
 use host::{CsState, RuntimeHost};
@@ -1389,15 +1388,13 @@ fn validators_of(cfg: &Config) -> Result<Vec<(RibTrust, Validator)>, StartError>
 }
 
 /// The configuration's strategy choices (`[[strategy]]`), parsed.
-fn strategies_of(cfg: &Config) -> Result<Vec<(Name, Strategy)>, StartError> {
+fn strategies_of(cfg: &Config) -> Result<Vec<(Name, StrategyName)>, StartError> {
     cfg.strategy
         .iter()
         .map(|s| {
             let prefix = Name::from_uri(&s.prefix).map_err(|e| StartError::Config(format!("strategy {:?}: {e}", s.prefix)))?;
-            let strategy = Name::from_uri(&strategy_choice::full_name(&s.strategy))
-                .map_err(|e| e.to_string())
-                .and_then(|n| Strategy::parse(&n.as_view()))
-                .map_err(|why| StartError::Config(format!("strategy {:?}: {why}", s.strategy)))?;
+            let strategy =
+                StrategyName::from_text(&s.strategy).map_err(|why| StartError::Config(format!("strategy {:?}: {why}", s.strategy)))?;
             Ok((prefix, strategy))
         })
         .collect()

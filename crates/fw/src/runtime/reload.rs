@@ -99,7 +99,7 @@ impl Runtime {
         let (manager, mut host) = self.host();
         // A choice already in force is left as it is (its strategy keeps what it measured).
         for (prefix, strategy) in strategies {
-            if manager.strategy_at(&prefix) != Some(strategy) {
+            if manager.strategy_at(&prefix) != Some(&strategy) {
                 manager.set_strategy(&mut host, &prefix, strategy);
             }
         }
@@ -338,7 +338,7 @@ mod tests {
         assert!(!rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
         assert_eq!((rt.faces.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
-        assert_eq!(rt.manager.strategy_at(&x), Some(crate::table::strategy_choice::Strategy::MULTICAST));
+        assert_eq!(rt.manager.strategy_at(&x), crate::pipeline::strategy::registry::StrategyName::from_text("multicast").ok().as_ref());
     }
 
     /// A reload removes the routes the file no longer lists, replaces those whose cost

@@ -5,8 +5,7 @@
 //!   back to their shard and entry; [`dead_nonce`]: the dead-nonce list that catches loops.
 //! - [`fib`]: the name FIB with its root route; [`shared_fib`]: the one FIB every forwarding
 //!   thread reads, changed without stopping them.
-//! - [`strategy_choice`]: which strategy applies under each name prefix, with its
-//!   [`strategy_params`].
+//! - [`strategy_choice`]: which strategy applies under each name prefix.
 
 pub mod dead_nonce;
 pub mod fib;
@@ -14,4 +13,3 @@ pub mod pit;
 pub mod pit_token;
 pub mod shared_fib;
 pub mod strategy_choice;
-pub mod strategy_params;

@@ -26,7 +26,7 @@ use nexthop_wire::{NackReason, NameView};
 
 use crate::face::FaceId;
 use crate::table::pit_token::TokenBuf;
-use crate::table::strategy_choice::Strategy;
+use crate::table::strategy_choice::StrategyId;
 
 /// A downstream that asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +82,7 @@ pub struct Entry {
     /// When the entry expires (the latest in-record expiry).
     pub expires_ms: u64,
     /// The strategy that forwards it.
-    pub strategy: Strategy,
+    pub strategy: StrategyId,
     /// Its retransmission suppression interval (ms; 0: not yet widened), for strategies that
     /// suppress per entry ([`crate::pipeline::strategy::retx_suppression::RetxSuppression::PerEntry`]).
     pub retx_interval_ms: u64,
@@ -212,7 +212,7 @@ impl Pit {
         can_be_prefix: bool,
         must_be_fresh: bool,
         has_digest: bool,
-        strategy: Strategy,
+        strategy: StrategyId,
     ) -> Result<u32, PitFull> {
         if self.len >= self.max_entries {
             return Err(PitFull(self.max_entries));
@@ -387,12 +387,12 @@ mod tests {
     fn insert_find_remove() {
         let mut pit = Pit::new(2);
         let a = name("/a/b");
-        let s = pit.insert(a.value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
+        let s = pit.insert(a.value(), false, false, false, StrategyId(0)).unwrap();
         assert_eq!(pit.find(a.value(), false, false), Some(s));
         assert_eq!(pit.find(a.value(), true, false), None);
-        let s2 = pit.insert(a.value(), true, false, false, Strategy::BEST_ROUTE).unwrap();
+        let s2 = pit.insert(a.value(), true, false, false, StrategyId(0)).unwrap();
         assert_ne!(s, s2);
-        assert_eq!(pit.insert(name("/c").value(), false, false, false, Strategy::BEST_ROUTE), Err(PitFull(2)));
+        assert_eq!(pit.insert(name("/c").value(), false, false, false, StrategyId(0)), Err(PitFull(2)));
         let g = pit.generation(s).unwrap();
         assert!(pit.remove(s).is_some());
         assert_eq!(pit.generation(s), Some(g + 1));
@@ -404,14 +404,14 @@ mod tests {
     fn data_matches_exact_prefix_and_digest() {
         let mut pit = Pit::new(10);
         let data = name("/a/b/c");
-        let exact = pit.insert(data.value(), false, true, false, Strategy::BEST_ROUTE).unwrap();
-        let prefix = pit.insert(name("/a").value(), true, false, false, Strategy::BEST_ROUTE).unwrap();
-        let root = pit.insert(&[], true, false, false, Strategy::BEST_ROUTE).unwrap();
-        let _other = pit.insert(name("/a/x").value(), true, false, false, Strategy::BEST_ROUTE).unwrap();
-        let not_prefix = pit.insert(name("/a").value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
+        let exact = pit.insert(data.value(), false, true, false, StrategyId(0)).unwrap();
+        let prefix = pit.insert(name("/a").value(), true, false, false, StrategyId(0)).unwrap();
+        let root = pit.insert(&[], true, false, false, StrategyId(0)).unwrap();
+        let _other = pit.insert(name("/a/x").value(), true, false, false, StrategyId(0)).unwrap();
+        let not_prefix = pit.insert(name("/a").value(), false, false, false, StrategyId(0)).unwrap();
         let digest = [7u8; 32];
         let with_digest = data.clone().with(nexthop_wire::Component::implicit_sha256(digest));
-        let by_digest = pit.insert(with_digest.value(), false, false, true, Strategy::BEST_ROUTE).unwrap();
+        let by_digest = pit.insert(with_digest.value(), false, false, true, StrategyId(0)).unwrap();
         let mut out = Vec::new();
         pit.matching_data(&data.as_view(), || digest, &mut out);
         out.sort();
@@ -428,8 +428,8 @@ mod tests {
     #[test]
     fn expiry_in_order_and_extended() {
         let mut pit = Pit::new(10);
-        let a = pit.insert(name("/a").value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
-        let b = pit.insert(name("/b").value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
+        let a = pit.insert(name("/a").value(), false, false, false, StrategyId(0)).unwrap();
+        let b = pit.insert(name("/b").value(), false, false, false, StrategyId(0)).unwrap();
         pit.set_expiry(a, 100);
         pit.set_expiry(b, 50);
         pit.set_expiry(a, 200);
@@ -445,7 +445,7 @@ mod tests {
         let mut pit = Pit::new(2000);
         let mut expected = std::collections::HashMap::new();
         for i in 0..1500u64 {
-            let slot = pit.insert(name(&format!("/e/{i}")).value(), false, false, false, Strategy::BEST_ROUTE).unwrap();
+            let slot = pit.insert(name(&format!("/e/{i}")).value(), false, false, false, StrategyId(0)).unwrap();
             let at = (i * 7919) % 1000 + 1;
             pit.set_expiry(slot, at);
             if i % 5 == 0 {

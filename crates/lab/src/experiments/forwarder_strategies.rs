@@ -127,7 +127,7 @@ pub(super) fn measure(
         let mut ctl = Client::connect(&fw.unix)?;
         let choice = ControlParameters {
             name: Some(Name::from_uri(PREFIX)?),
-            strategy: Some(Name::from_uri(&nexthop_fw::table::strategy_choice::full_name(strategy))?),
+            strategy: Some(Name::from_uri(&nexthop_fw::pipeline::strategy::registry::full_name(strategy))?),
             ..Default::default()
         };
         let r = ctl.command("strategy-choice", "set", &choice)?;

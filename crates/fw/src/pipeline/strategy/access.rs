@@ -14,12 +14,16 @@
 //!   the last Data; a new upstream there starts from that upstream's own estimate.
 //! - RTT estimates are RFC 6298's ([`crate::lp::rtt`]).
 //!
-//! No I/O and no clock: the shard passes the time in, and asks [`AccessState::due`] on its ticks
-//! for the timers that fired.
+//! - Retransmissions are suppressed within a fixed 100 ms; it takes no parameters.
+//!
+//! [`Access`] is the strategy; [`AccessState`] what it remembers.
 
 use hashbrown::HashMap;
 use nexthop_wire::NameView;
 
+use super::multicast::send_to_all;
+use super::retx_suppression::{RetxSuppression, ACCESS_RETX_SUPPRESSION_MS};
+use super::{no_parameters, DataContext, ForwardingStrategy, InterestContext, Made, Timer};
 use crate::face::FaceId;
 use crate::lp::rtt::RttEstimator;
 
@@ -36,22 +40,7 @@ struct Prefix {
     expires_ms: u64,
 }
 
-/// An Interest sent to one upstream alone, waiting for its Data until `due_ms`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timer {
-    /// When it fires.
-    pub due_ms: u64,
-    /// The PIT entry (slot and generation: a later entry in the slot is another Interest).
-    pub slot: u32,
-    /// The entry's generation.
-    pub generation: u32,
-    /// Where the Interest came from.
-    pub downstream: FaceId,
-    /// The upstream it went to.
-    pub upstream: FaceId,
-}
-
-/// The access strategy's measurements and timers (one per shard).
+/// The access strategy's measurements and timers.
 #[derive(Debug, Default)]
 pub struct AccessState {
     faces: HashMap<FaceId, RttEstimator>,
@@ -125,6 +114,65 @@ impl AccessState {
     /// Timers running.
     pub fn timers(&self) -> usize {
         self.timers.len()
+    }
+}
+
+/// The access strategy.
+#[derive(Debug, Default)]
+pub struct Access {
+    state: AccessState,
+}
+
+/// An access instance (it takes no parameters).
+///
+/// # Errors
+/// Any parameter.
+pub fn make(parameters: &[(&str, &str)], _seed: u64) -> Made {
+    no_parameters("access", parameters)?;
+    Ok(Box::<Access>::default())
+}
+
+impl ForwardingStrategy for Access {
+    fn retx_suppression(&self) -> RetxSuppression {
+        RetxSuppression::Fixed(ACCESS_RETX_SUPPRESSION_MS)
+    }
+
+    fn after_receive_interest(&mut self, ctx: &mut InterestContext<'_>) {
+        let hops = ctx.route.map_or(&[][..], |r| r.hops);
+        let unicast = (ctx.is_new)
+            .then(|| self.state.upstream(&ctx.name, ctx.now_ms))
+            .flatten()
+            .filter(|&(up, _)| ctx.faces.eligible(up) && hops.iter().any(|h| u64::from(h.face) == up));
+        match unicast {
+            Some((upstream, rto_ms)) => {
+                ctx.send_to(upstream);
+                let (slot, generation, downstream) = (ctx.slot, ctx.generation, ctx.downstream);
+                self.state.schedule(Timer { due_ms: ctx.now_ms + rto_ms, slot, generation, downstream, upstream });
+            }
+            None => send_to_all(ctx),
+        }
+    }
+
+    fn after_receive_data(&mut self, ctx: &mut DataContext<'_>) {
+        if let Some(r) = ctx.entry.out_records.iter().find(|r| r.face == ctx.upstream) {
+            self.state.on_data(ctx.upstream, &ctx.name, ctx.now_ms.saturating_sub(r.sent_ms), ctx.now_ms);
+        }
+    }
+
+    /// The one upstream did not answer within its RTO: every other next hop.
+    fn on_timer(&mut self, ctx: &mut InterestContext<'_>, timer: &Timer) {
+        let others: Vec<FaceId> = ctx.eligible_hops().map(|h| u64::from(h.face)).filter(|&f| f != timer.upstream).collect();
+        for face in others {
+            ctx.send_to(face);
+        }
+    }
+
+    fn tick(&mut self, now_ms: u64, fired: &mut Vec<Timer>) {
+        fired.extend(self.state.due(now_ms));
+    }
+
+    fn face_down(&mut self, face: FaceId) {
+        self.state.face_down(face);
     }
 }
 

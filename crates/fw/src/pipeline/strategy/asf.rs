@@ -24,9 +24,12 @@
 //!   is usually slower) is still measured: the shard hands its pending sends over with
 //!   [`AsfState::expect_late`] (NFD keeps the PIT entry 50 ms longer for this).
 //!
+//! - Retransmissions are suppressed per entry, as best-route's; its name takes their
+//!   parameters and its own (`…/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`).
+//!
 //! After NFD's `asf-strategy.cpp`, `asf-measurements.cpp` and `asf-probing-module.cpp`
-//! (version 5). No I/O and no clock: the shard passes the time in and calls
-//! [`AsfState::due`] on its ticks. Timeouts only change measurements; nothing is sent.
+//! (version 5). [`Asf`] is the strategy; [`AsfState`] what it measures (timeouts only change
+//! measurements; nothing is sent on them).
 
 use std::collections::VecDeque;
 
@@ -34,9 +37,99 @@ use hashbrown::HashMap;
 use nexthop_lookup::name::NextHop;
 use nexthop_wire::NameView;
 
+use super::best_route::sent_ms;
+use super::retx_suppression::{RetxParams, RetxSuppression};
+use super::{DataContext, ForwardingStrategy, InterestContext, Made, NackContext, Timer as EntryTimer};
 use crate::face::FaceId;
 use crate::lp::rtt::RttEstimator;
-use crate::table::strategy_params::AsfParams;
+
+/// NFD's default probing interval (ms).
+pub const DEFAULT_PROBING_INTERVAL_MS: u32 = 60_000;
+/// The shortest probing interval NFD allows (ms).
+pub const MIN_PROBING_INTERVAL_MS: u32 = 1_000;
+/// Timeouts in a row that mark a face timed out, by default.
+pub const DEFAULT_MAX_TIMEOUTS: u32 = 3;
+/// How long measurements live past their last use, by default (ms).
+pub const DEFAULT_MEASUREMENTS_LIFETIME_MS: u32 = 300_000;
+/// ASF's parameters, from the strategy's name
+/// (`/localhost/nfd/strategy/asf/v=5/probing-interval~30000/max-timeouts~2/measurements-lifetime~120000`,
+/// and retransmission suppression's `retx-suppression-…`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AsfParams {
+    /// How retransmissions are suppressed (per entry, exponentially).
+    pub retx: RetxParams,
+    /// How often a namespace sends a probe (ms; at least 1 s).
+    pub probing_interval_ms: u32,
+    /// Timeouts in a row before a face counts as timed out (at least 1).
+    pub max_timeouts: u32,
+    /// How long measurements live past their last use (ms; more than the probing interval).
+    pub measurements_lifetime_ms: u32,
+}
+
+impl Default for AsfParams {
+    fn default() -> Self {
+        AsfParams {
+            retx: RetxParams::DEFAULT,
+            probing_interval_ms: DEFAULT_PROBING_INTERVAL_MS,
+            max_timeouts: DEFAULT_MAX_TIMEOUTS,
+            measurements_lifetime_ms: DEFAULT_MEASUREMENTS_LIFETIME_MS,
+        }
+    }
+}
+
+impl AsfParams {
+    /// Takes one `name~value` parameter if it is ASF's; whether it was.
+    ///
+    /// # Errors
+    /// A value that is not a number of the parameter's kind.
+    pub fn parse_parameter(&mut self, key: &str, value: &str) -> Result<bool, String> {
+        if self.retx.parse_parameter(key, value)? {
+            return Ok(true);
+        }
+        let field = match key {
+            "probing-interval" => &mut self.probing_interval_ms,
+            "max-timeouts" => &mut self.max_timeouts,
+            "measurements-lifetime" => &mut self.measurements_lifetime_ms,
+            _ => return Ok(false),
+        };
+        *field = value.parse().map_err(|_| format!("parameter {key}: {value:?} is not a non-negative integer"))?;
+        Ok(true)
+    }
+
+    /// Checks the parameters together, once all are read.
+    ///
+    /// # Errors
+    /// A sentence naming the first parameter out of range.
+    pub fn check(&self) -> Result<(), String> {
+        self.retx.check()?;
+        if self.probing_interval_ms < MIN_PROBING_INTERVAL_MS {
+            return Err(format!("probing-interval must be at least {MIN_PROBING_INTERVAL_MS} ms"));
+        }
+        if self.max_timeouts == 0 {
+            return Err("max-timeouts must be at least 1".into());
+        }
+        if self.measurements_lifetime_ms <= self.probing_interval_ms {
+            return Err("measurements-lifetime must be longer than probing-interval".into());
+        }
+        Ok(())
+    }
+
+    /// The parameters that differ from the defaults, as name components' text.
+    pub fn components(&self) -> Vec<String> {
+        let d = AsfParams::default();
+        let mut out = self.retx.components();
+        if self.probing_interval_ms != d.probing_interval_ms {
+            out.push(format!("probing-interval~{}", self.probing_interval_ms));
+        }
+        if self.max_timeouts != d.max_timeouts {
+            out.push(format!("max-timeouts~{}", self.max_timeouts));
+        }
+        if self.measurements_lifetime_ms != d.measurements_lifetime_ms {
+            out.push(format!("measurements-lifetime~{}", self.measurements_lifetime_ms));
+        }
+        out
+    }
+}
 
 /// A namespace's first probe comes within this long of its first Interest (ms).
 const FIRST_PROBE_WITHIN_MS: u64 = 5_000;
@@ -126,7 +219,7 @@ struct LateSend {
     until_ms: u64,
 }
 
-/// ASF's measurements and timers (one per shard).
+/// ASF's measurements and timers.
 #[derive(Debug)]
 pub struct AsfState {
     namespaces: HashMap<Box<[u8]>, Namespace>,
@@ -241,7 +334,7 @@ impl AsfState {
         // The key is copied only when the namespace is new (this runs for every Interest).
         if !self.namespaces.contains_key(namespace) {
             if self.namespaces.len() >= MAX_NAMESPACES {
-                crate::pipeline::strategy::access::forget_stale(&mut self.namespaces, now_ms, |n| n.expires_ms);
+                super::access::forget_stale(&mut self.namespaces, now_ms, |n| n.expires_ms);
             }
             let fresh = Namespace { faces: Vec::new(), probe_due_ms: None, lifetime_ms, max_timeouts: 0, expires_ms: 0 };
             self.namespaces.insert(namespace.into(), fresh);
@@ -367,6 +460,93 @@ impl AsfState {
     /// Timers running (stale ones included until they come due).
     pub fn timers(&self) -> usize {
         self.timers.len()
+    }
+}
+
+/// The ASF strategy.
+#[derive(Debug)]
+pub struct Asf {
+    params: AsfParams,
+    state: AsfState,
+}
+
+/// An ASF instance from its name's parameters; its random draws (probe times and faces) start
+/// from `seed`.
+///
+/// # Errors
+/// A parameter that is neither ASF's nor retransmission suppression's, or a bad value.
+pub fn make(parameters: &[(&str, &str)], seed: u64) -> Made {
+    let mut params = AsfParams::default();
+    for &(key, value) in parameters {
+        if !params.parse_parameter(key, value)? {
+            return Err(format!("asf has no parameter {key:?}"));
+        }
+    }
+    params.check()?;
+    Ok(Box::new(Asf { params, state: AsfState::with_seed(seed) }))
+}
+
+impl ForwardingStrategy for Asf {
+    fn parameters(&self) -> Vec<String> {
+        self.params.components()
+    }
+
+    fn retx_suppression(&self) -> RetxSuppression {
+        RetxSuppression::PerEntry(self.params.retx)
+    }
+
+    fn after_receive_interest(&mut self, ctx: &mut InterestContext<'_>) {
+        let Some(route) = ctx.route else { return };
+        let namespace = route.namespace();
+        let faces = ctx.faces;
+        let mut ranked = Vec::new();
+        self.state.ranked(&namespace, route.hops, |f| faces.eligible(f), &mut ranked);
+        let entry = ctx.entry;
+        let pick = if ctx.is_new {
+            ranked.first().copied()
+        } else {
+            // A retransmission: the best upstream not yet used, else the one used longest ago.
+            let sent = |f: FaceId| sent_ms(&entry.out_records, f);
+            ranked.iter().copied().find(|&f| sent(f).is_none()).or_else(|| ranked.iter().copied().min_by_key(|&f| sent(f)))
+        };
+        let Some(pick) = pick else { return };
+        ctx.send_to(pick);
+        let probe = match ctx.is_new {
+            true => self.state.probe(&namespace, route.hops, |f| faces.eligible(f), pick, ctx.now_ms, &self.params),
+            false => None,
+        };
+        for to in std::iter::once(pick).chain(probe) {
+            self.state.sent(&namespace, to, &entry.name, ctx.now_ms, &self.params);
+        }
+        if let Some(to) = probe {
+            ctx.probe(to);
+        }
+    }
+
+    fn after_receive_data(&mut self, ctx: &mut DataContext<'_>) {
+        for r in ctx.entry.out_records.iter().filter(|r| r.nack.is_none()) {
+            if r.face == ctx.upstream {
+                self.state.on_data(&ctx.name, r.face, ctx.now_ms.saturating_sub(r.sent_ms), ctx.now_ms);
+            } else {
+                self.state.expect_late(&ctx.entry.name, r.face, r.sent_ms, ctx.entry.expires_ms);
+            }
+        }
+    }
+
+    fn after_receive_unsolicited_data(&mut self, now_ms: u64, upstream: FaceId, name: &NameView<'_>) {
+        self.state.on_late_data(name, upstream, now_ms);
+    }
+
+    fn after_receive_nack(&mut self, ctx: &mut NackContext<'_>) {
+        self.state.on_nack(&ctx.name, ctx.upstream, ctx.now_ms);
+    }
+
+    fn tick(&mut self, now_ms: u64, _fired: &mut Vec<EntryTimer>) {
+        self.state.due(now_ms);
+    }
+
+    fn face_down(&mut self, face: FaceId) {
+        self.state.face_down(face);
     }
 }
 
