@@ -19,6 +19,7 @@ bench-quick: setup
 test: setup
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p nexthop-lookup --lib -- -D warnings  # without the experiments feature
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	$(CARGO) test --workspace
 	NEXTHOP_FUZZ_EXECS=$(FUZZ_EXECS) $(CARGO) test --release -p nexthop-wire --test no_panic -p nexthop-lookup --test no_panic -p nexthop-fw --test no_panic

@@ -199,7 +199,7 @@ pub struct CompiledFib {
     pub(super) fls_order: FlsOrder,
     /// How FLS walks a batch's packets (depth-first).
     pub(super) fls_batch_order: FlsBatchOrder,
-    /// When FAS tests a terminator's chain record ([`CompiledFib::set_fas_record_check`]).
+    /// When FAS tests a terminator's chain record (an experiment may set it).
     pub(super) fas_record_check: RecordCheck,
     /// Whether the walks read lists eight nodes at a time with AVX-512 (where the CPU has it,
     /// unless turned off; see [`super::list_scan`]).
@@ -517,15 +517,26 @@ impl CompiledFib {
         compression: Compression,
         layout: Layout,
     ) -> Result<Self, TagError> {
-        Self::build_ordered(entries, n, compression, layout, SiblingOrder::default())
+        Self::build_in_order(entries, n, compression, layout, SiblingOrder::default())
     }
 
-    /// [`CompiledFib::build`] with sibling lists in `order` (the paper's ascending order is
-    /// kept to measure against).
+    /// [`CompiledFib::build`] with sibling lists in `order` (descending is kept to measure
+    /// the production's ascending order against).
     ///
     /// # Errors
     /// As [`CompiledFib::build`].
+    #[cfg(feature = "experiments")]
     pub fn build_ordered(
+        entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
+        n: usize,
+        compression: Compression,
+        layout: Layout,
+        order: SiblingOrder,
+    ) -> Result<Self, TagError> {
+        Self::build_in_order(entries, n, compression, layout, order)
+    }
+
+    fn build_in_order(
         entries: impl Iterator<Item = (Descriptor, PortSet)> + Clone,
         n: usize,
         compression: Compression,
@@ -736,9 +747,14 @@ impl CompiledFib {
         self.compression
     }
 
-    /// The order of its sibling lists.
+    /// The order of its sibling lists (ascending but in an experiment).
+    #[inline(always)]
     pub fn sibling_order(&self) -> SiblingOrder {
-        self.order
+        if cfg!(feature = "experiments") {
+            self.order
+        } else {
+            SiblingOrder::Ascending
+        }
     }
 
     /// The layout it was built with.
@@ -748,54 +764,80 @@ impl CompiledFib {
 
     /// Turns the walks' prefetch of the child lists they will read on or off (on by default;
     /// off shows what the node layout alone gives — the paper describes no prefetch).
+    #[cfg(feature = "experiments")]
     pub fn set_prefetch(&mut self, on: bool) {
         self.prefetch = on;
     }
 
+    /// Whether the walks prefetch (always, but where an experiment turned it off).
+    #[inline(always)]
+    pub fn prefetching(&self) -> bool {
+        !cfg!(feature = "experiments") || self.prefetch
+    }
+
     /// Sets the order FAS reads the lists it pushes in (breadth-first by default; the answers
     /// are the same either way).
+    #[cfg(feature = "experiments")]
     pub fn set_fas_order(&mut self, order: FasOrder) {
         self.fas_order = order;
     }
 
-    /// The order FAS reads lists in ([`CompiledFib::set_fas_order`]).
+    /// The order FAS reads lists in: breadth-first, but in an experiment.
+    #[inline(always)]
     pub fn fas_order(&self) -> FasOrder {
-        self.fas_order
+        if cfg!(feature = "experiments") {
+            self.fas_order
+        } else {
+            FasOrder::BreadthFirst
+        }
     }
 
     /// Sets the order FLS reads the lists it pushes in (by default the one
     /// [`FlsOrder::for_compression`] picks for the FIB's compression; the answer's weight is
     /// the same either way, and so are its ports unless entries of that weight have different
     /// ones).
+    #[cfg(feature = "experiments")]
     pub fn set_fls_order(&mut self, order: FlsOrder) {
         self.fls_order = order;
     }
 
-    /// The order FLS reads lists in ([`CompiledFib::set_fls_order`]).
+    /// The order FLS reads lists in: [`FlsOrder::for_compression`]'s, but in an experiment.
+    #[inline(always)]
     pub fn fls_order(&self) -> FlsOrder {
-        self.fls_order
+        if cfg!(feature = "experiments") {
+            self.fls_order
+        } else {
+            FlsOrder::for_compression(self.compression)
+        }
     }
 
     /// Sets how [`CompiledFib::fls_batch`] walks a batch's packets (by default, chosen by the
     /// FIB's size: [`FlsBatchOrder::for_fib_bytes`]; the answers are the same either way).
+    #[cfg(feature = "experiments")]
     pub fn set_fls_batch_order(&mut self, order: FlsBatchOrder) {
         self.fls_batch_order = order;
     }
 
-    /// How [`CompiledFib::fls_batch`] walks a batch ([`CompiledFib::set_fls_batch_order`]).
+    /// How [`CompiledFib::fls_batch`] walks a batch in [`FlsOrder::DepthFirst`] (an experiment).
     pub fn fls_batch_order(&self) -> FlsBatchOrder {
         self.fls_batch_order
     }
 
     /// Sets when FAS tests a terminator's chain record (deferred by default; the answers are
     /// the same either way, but for which ports a fan-out limit keeps).
+    #[cfg(feature = "experiments")]
     pub fn set_fas_record_check(&mut self, check: RecordCheck) {
         self.fas_record_check = check;
     }
 
-    /// When FAS tests chain records ([`CompiledFib::set_fas_record_check`]).
+    /// When FAS tests chain records: deferred, but in an experiment.
+    #[inline(always)]
     pub fn fas_record_check(&self) -> RecordCheck {
-        self.fas_record_check
+        if cfg!(feature = "experiments") {
+            self.fas_record_check
+        } else {
+            RecordCheck::Deferred
+        }
     }
 
     /// Turns the walks' AVX-512 list scan on (where the CPU has AVX-512F; on by default there)

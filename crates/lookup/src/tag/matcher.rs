@@ -5,134 +5,61 @@
 //! Both walks keep the sibling lists still to read in a vector: a list is read in order (next
 //! sibling = next cell, until the one flagged last), a node whose position is set in the query
 //! pushes its first child's list, and a terminator is a match once its chain (if any) is also in
-//! the query. FLS pops the list pushed last (depth-first, as the paper walks) until it meets a
-//! first match, then, by default, the one pushed first; FAS, by default, the one pushed first
-//! all along (breadth-first, see below). Before a node is followed:
+//! the query. Before a node is followed:
 //! 1. its minimum depth must not exceed the query's weight,
 //! 2. the *maximum potential matching weight* — positions matched so far plus query bits at or
 //!    after the node's position — must reach the node's minimum depth (this subsumes rule 1),
 //! 3. (FLS only) that potential, and the node's maximum depth, must beat the best match so far;
-//!    the potential falls as positions rise, so FLS stops reading a list at the first sibling
-//!    past the query position where it can no longer beat the best (ours);
+//!    the potential falls as positions rise, so FLS stops reading an ascending list at the first
+//!    sibling past the query position where it can no longer beat the best (ours);
 //! 4. (guarded compressions, not the paper's) the node's guard position must be in the query.
 //!
-//! **FLS's order** (ours; the paper's is plain depth-first, last sibling first): each child
-//! list is pushed with a bound, the most a match below it can weigh, and a popped list whose
-//! bound no longer beats the best is dropped unread; the children of one sibling list are
-//! popped lowest position first. That child has the most query bits still ahead and most often
-//! holds the heavy match, so the best is met early and rule 3 prunes what cannot beat it. (In
-//! the stack's own order, last sibling first as the paper walks, FLS met its final best late
-//! and read far more.) Sorting each list's children by bound first, highest popped first, read
-//! no fewer nodes on any FIB of the `tagnet` experiment (the same within 0.5%) — a lower
-//! position has more query bits ahead, so it mostly has the higher bound already — and the sort
-//! only cost time (an interleaved A/B ran faster without it on every form). A global
-//! priority queue (the highest bound of the whole walk first) measured slower: bounds tie at
-//! the shallow levels, the walk turns breadth-first, and the heap and the prefetches of lists
-//! it never pops cost more than the nodes it spares.
+//! **FAS** reads its lists breadth-first: its answer is the union of all matches, in any order,
+//! so the lists wait in a queue, and a step is eight nodes of a list ([`ListScan::fas_chunk`]),
+//! which pushes the child lists of the inner nodes it enters and, if the list goes on, its
+//! rest. A step then costs no branch on where a list ends or on which nodes pass, and the steps
+//! to come are known [`LOOKAHEAD`] steps ahead: each is prefetched (its first
+//! [`LOOKAHEAD_LINES`] lines) that many steps before it is taken, which hides most of the memory
+//! wait on a FIB far past the caches. A terminator whose chain goes on in the record stream (a
+//! cache miss of its own) has its record prefetched and tested [`DEFERRED_RECORDS`] records
+//! later, or at the walk's end: the answer is a union, so the test can wait.
 //!
-//! **Prefetch**: a child list is read when popped, after the rest of its parent's list. In a
-//! depth-first walk (FLS, and FAS in [`FasOrder::DepthFirst`]) it is prefetched when pushed —
-//! eight cache lines, since a popped list is read to its end and, in SROL, the subtree read
-//! next follows it. But the list pushed last is popped next, a few nanoseconds after its
-//! prefetch, so the walk still waits for memory at almost every step down.
+//! **FLS** pushes each child list with a bound, the most a match below it can weigh, drops a
+//! popped list whose bound no longer beats the best, and pops the children of one list lowest
+//! position first: that child has the most query bits ahead and most often holds the heavy
+//! match, so the best is met early and rule 3 prunes what cannot beat it. On the paper's
+//! compressions ([`FlsOrder::BreadthAfterFirstMatch`]) it walks so, depth-first, only until its
+//! first match's descent ends, then reads what its stack holds breadth-first with FAS's step and
+//! prefetch, the best so far as a floor: most of what FLS reads is the proof that nothing
+//! heavier matches, whose order hardly matters, and FAS's step reads it without waiting. On
+//! rare+chain ([`FlsOrder::BreadthFirst`]) the terminators sit in the first levels (the rarest
+//! bit first, chains removed), so the floor comes early anyway and the walk is breadth-first
+//! from the root ([`FlsOrder::for_compression`]). A batch walks one packet after another.
 //!
-//! **FAS breadth-first** (ours, [`FasOrder::BreadthFirst`], the default): FAS's answer is the
-//! union of all matches, in any order, so it reads its lists first pushed, first read: a queue.
-//! FAS's step is eight nodes of a list ([`ListScan::fas_chunk`]): it pushes the child lists of
-//! the inner nodes it enters and, if the list goes on, the list's rest, which the queue reads
-//! in its turn like any other list. So a walk's step costs no branch on where a list ends or
-//! on which nodes pass; on a 10M-descriptor FIB each wrong guess there also waited for the
-//! chunk that decides it. The steps to come are then known [`LOOKAHEAD`] steps ahead, and each
-//! is prefetched (its first [`LOOKAHEAD_LINES`] lines, which hold its eight nodes) when the
-//! walk is that many steps before it — or when pushed, if the walk is already closer than
-//! that. On a 10M-descriptor FIB (166 MB, far past the caches) this hides much of the memory
-//! wait that the depth-first walk's prefetch left. [`CompiledFib::set_prefetch`] turns every
-//! prefetch off, to measure what the layouts give alone. Tried and no faster: interleaving a
-//! batch's FAS walks as FLS's are (below); testing 8 nodes at a time with scalar bit masks
-//! instead of a branch per node; cutting an ascending list at the query's highest
-//! position (a packet's rare tags put that position near the top: it spared almost no nodes
-//! on zipf-1m).
-//!
-//! **FAS's chain records deferred** (ours, [`RecordCheck::Deferred`], the default): a
-//! terminator whose chain is longer than the three positions its node holds is a match only
-//! if the rest, read from the record stream, is in the query too — a cache miss of its own,
-//! which no list prefetch covers, and on a 10M-descriptor FIB a profile put a tenth of FAS's
-//! time on it. FAS's answer is a union, so the test can wait: the walk prefetches the record
-//! when it meets the terminator, holds it, and tests it [`DEFERRED_RECORDS`] records later (or
-//! at the walk's end), by when it has arrived. (Tested a couple of lists later instead, with
-//! the record's block base prefetched and its address computed only then, it gained within the
-//! machine's drift; a couple of lists take about one memory latency, likely too short a wait.)
-//! FLS tests at once: a match may raise its bound and prune what follows.
-//!
-//! **FLS breadth-first after its first match** (ours, [`FlsOrder::BreadthAfterFirstMatch`], the
-//! default of the paper's forms): most of what FLS reads comes after it met its final best —
-//! the proof that nothing heavier matches — and that proof's order hardly matters: handed its
-//! answer's weight before it starts, FLS read only a few percent to a fifth fewer nodes (the
-//! `tagnet` experiment's series `given_best`, which then walked in FLS's own order). So the
-//! walk goes depth-first, lowest position first, only until it meets a match (often the
-//! packet's own descriptor, on the first descent) and that descent ends (further down the same
-//! path a match holds more of the packet's bits), then reads what its stack still holds, and
-//! all that pushes, breadth-first with FAS's step: eight nodes of a list at a time, with the
-//! best so far as a floor (a node counts only if it can lead to a match heavier than the floor,
-//! and an ascending list is cut where none can), the steps prefetched [`LOOKAHEAD`] ahead. It
-//! reads more nodes than the depth-first walk — a match it meets later raises the floor later,
-//! and a list pushed before then is read anyway (it holds no bound) — but pays FAS's price per
-//! node: no branch on where a list ends, no wait that the prefetch did not cover. A chain
-//! record that decides is read at once (held as FAS holds them, the floor rose later and the
-//! walk read more, and was slower in a probe program). A batch walks one packet after another
-//! (interleaving, below, is for the depth-first walk, [`FlsOrder::DepthFirst`]).
-//!
-//! **FLS breadth-first from the root on rare+chain** (ours, [`FlsOrder::BreadthFirst`], the
-//! default of [`Compression::RareChain`]: [`FlsOrder::for_compression`]): the walk above, with
-//! no depth-first part. It needs a floor early to prune, and in rare+chain it gets one early
-//! anyway: with the rarest bit first a descriptor's path leaves the shared top of the trie at
-//! once, through bits few descriptors share, and its chain is removed, so terminators sit in
-//! the first few levels, the packet's own descriptor among them. Reading those levels in
-//! breadth-first order, FAS's step and prefetch, FLS meets its heavy matches about as soon as a
-//! depth-first descent would, and its floor prunes what comes after. The depth-first part,
-//! which cannot wait for its prefetches and tests each node with branches, then costs more than
-//! it spares: on rare+chain FLS reads fewer nodes, or a few more, and takes less time without
-//! it (the `tagnet` experiment's series `other_fls_order`). With the most popular bit first,
-//! paths share their first levels and the terminators come deep, below the wide shared top:
-//! breadth-first from the root reads that top with no floor, nearly what FAS reads, and the
-//! depth-first part is kept.
-//!
-//! **Depth-first FLS batches interleaved** (ours, [`FlsBatchOrder::Interleaved`], the default
-//! of [`CompiledFib::fls_batch`] in [`FlsOrder::DepthFirst`] on FIBs of
-//! [`INTERLEAVE_FROM_BYTES`] or more): FLS's own order
-//! cannot wait for a prefetch, but the walks of a batch's packets are independent, so
-//! [`INTERLEAVED`] of them take turns, one list each: a child list one walk pushes (and
-//! prefetches, its first [`INTERLEAVED_LINES`] lines) is read after seven other lists, by which
-//! time it has mostly arrived. A terminator whose chain record decides is held the same way:
-//! its record prefetched, it is tested at the start of the walk's next turn (one held per walk;
-//! meanwhile the walk prunes against its best so far, which only prunes less, and a record that
-//! matches wins a tie against what was found after it, so a batch gives the single walk's exact
-//! answer). A walk is a [`FlsWalk`] (query, scan, best so far, held record) and a stack of its
-//! own; the single [`CompiledFib::fls`] runs the same step, testing records at once. On FIBs
-//! far past the caches this is faster; on ones in the caches there is no wait to hide and the
-//! turns cost a little, so smaller FIBs walk one packet at a time (the `tagnet` experiment's
-//! series `one_at_a_time`, on FIBs of 100K to 10M descriptors, and its plot
-//! `fls-batch-by-size`).
-//!
-//! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests (position and
-//! guard in the query, and for FLS a maximum depth above the best), so a list is read eight
-//! nodes at a time: one AVX-512 load and a handful of vector instructions give the nodes that
-//! pass as a bit mask, and the walk acts on those alone. FAS's step goes further where the CPU
-//! has AVX-512 VBMI: the scan also applies rule 2 and pushes the child lists itself, and the
-//! walk is left only the terminators to test; breadth-first FLS takes the same step, with its
-//! floor. Where the CPU has no AVX-512F, or
-//! [`CompiledFib::set_simd`] turns it off, the same walk tests node by node. The walks are
-//! written once, generic over the scan, and the AVX-512 instances are compiled inside
-//! functions that enable the features. When FLS meets a new best in the middle of eight, it
-//! scans again from the node after it, against the new best.
+//! **Reading a list** ([`super::list_scan`]): most nodes fail the first tests, so a list is read
+//! eight nodes at a time — one AVX-512 load and a few vector instructions give the nodes that
+//! pass as a bit mask; with AVX-512 VBMI the scan also applies rule 2 and pushes the child
+//! lists itself. Where the CPU has no AVX-512F, or [`CompiledFib::set_simd`] turns it off, the
+//! same walk tests node by node. The walks are written once, generic over the scan; one macro
+//! (`by_instruction_set!`) makes each walk's entry point and its instances compiled with the
+//! scan's instruction set enabled.
 //!
 //! **Counting**: [`CompiledFib::fas_counted`] and [`CompiledFib::fls_counted`] run the same
 //! walks and count the lists and nodes they read, and where FLS met its final best
-//! ([`WalkCounts`]); the uncounted walks compile the counting away. The `tagnet` experiment
-//! reports these beside the times, and docs/tagnet.md the history of what was measured.
+//! ([`WalkCounts`]); the uncounted walks compile the counting away.
 //!
-//! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher does
-//! not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are chosen).
+//! **Experiments** (cargo feature `experiments`, which the `tagnet` experiment turns on): the
+//! paper's depth-first FAS ([`FasOrder::DepthFirst`]) and FLS ([`FlsOrder::DepthFirst`], whose
+//! batches interleave 8 walks on FIBs of [`INTERLEAVE_FROM_BYTES`] or more, [`FlsBatchOrder`]),
+//! chain records tested at once ([`RecordCheck::AtOnce`]), no prefetch, and descending sibling
+//! lists, each measured against the walks above. Without the feature they cannot be chosen and
+//! compile away. Tried and not kept (docs/tagnet.md): sorting a list's children by bound, a
+//! global priority queue of lists, interleaving FAS walks, scalar bit masks for eight nodes,
+//! cutting an ascending FAS list at the query's highest position.
+//!
+//! [`MatchScratch`] holds the stacks, owned by the calling thread and reused, so a warm matcher
+//! does not allocate. [`Fanout`] is the packet's fan-out limit k (FAS stops once k ports are
+//! chosen).
 
 use core::num::NonZeroUsize;
 
@@ -567,6 +494,49 @@ impl Descending {
     }
 }
 
+/// Defines method `$name`: walk `$walk` with the best list scan this CPU runs — AVX-512 VBMI
+/// (for walks with a VBMI step, `vbmi: true`) where [`CompiledFib::set_simd`] left it on, else
+/// AVX-512F, else node by node — each scan compiled inside a function that enables its
+/// instruction set, so that the generic walk is inlined there with the scan's instructions.
+macro_rules! by_instruction_set {
+    (fn $name:ident => $walk:ident($($arg:ident: $ty:ty),*) -> $ret:ty, vbmi: $vbmi:tt) => {
+        #[inline(always)]
+        #[allow(unsafe_code)]
+        fn $name(&self, $($arg: $ty,)* tally: &mut impl Tally) -> $ret {
+            #[cfg(target_arch = "x86_64")]
+            {
+                by_instruction_set!(@vbmi $vbmi, self, $walk, ($($arg: $ty),*), $ret, tally);
+                #[target_feature(enable = "avx512f")]
+                #[allow(unsafe_code)]
+                unsafe fn avx512(fib: &CompiledFib, $($arg: $ty,)* tally: &mut impl Tally) -> $ret {
+                    // SAFETY: this function runs only where AVX-512F does (its own contract).
+                    unsafe { fib.$walk::<Avx512Scan>($($arg,)* tally) }
+                }
+                if self.simd {
+                    // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
+                    return unsafe { avx512(self, $($arg,)* tally) };
+                }
+            }
+            // SAFETY: the scalar scan runs on any CPU.
+            unsafe { self.$walk::<ScalarScan>($($arg,)* tally) }
+        }
+    };
+    (@vbmi true, $fib:ident, $walk:ident, ($($arg:ident: $ty:ty),*), $ret:ty, $tally:ident) => {
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+        #[allow(unsafe_code)]
+        unsafe fn vbmi(fib: &CompiledFib, $($arg: $ty,)* tally: &mut impl Tally) -> $ret {
+            // SAFETY: this function runs only where the scan's features do (its own contract).
+            unsafe { fib.$walk::<VbmiScan>($($arg,)* tally) }
+        }
+        if $fib.vbmi {
+            // SAFETY: `vbmi` is set only where the CPU has AVX-512F, BW and VBMI
+            // (`vbmi_supported`).
+            return unsafe { vbmi($fib, $($arg,)* $tally) };
+        }
+    };
+    (@vbmi false, $($rest:tt)*) => {};
+}
+
 impl CompiledFib {
     fn query(&self, q: &Descriptor) -> Query {
         Query::new(if self.identity { q.0 } else { permute(q, &self.perm).0 })
@@ -632,7 +602,7 @@ impl CompiledFib {
     /// Prefetches the start of record `r` (nothing if the walks' prefetch is off).
     #[inline]
     fn prefetch_record(&self, r: &PendingRecord) {
-        if self.prefetch {
+        if self.prefetching() {
             prefetch(self.records.as_ptr().wrapping_add(r.bit / 8));
         }
     }
@@ -654,7 +624,7 @@ impl CompiledFib {
     /// (nothing if the walks' prefetch is off).
     #[inline]
     fn prefetch_list(&self, list: usize, lines: usize) {
-        if !self.prefetch {
+        if !self.prefetching() {
             return;
         }
         let first = self.nodes.as_ptr().wrapping_add(list);
@@ -696,68 +666,7 @@ impl CompiledFib {
         (self.fas_dispatch(query, fanout, allowed, scratch, &mut counts), counts)
     }
 
-    #[inline(always)]
-    #[allow(unsafe_code)]
-    fn fas_dispatch(
-        &self,
-        query: &Descriptor,
-        fanout: Fanout,
-        allowed: &PortSet,
-        scratch: &mut MatchScratch,
-        tally: &mut impl Tally,
-    ) -> PortSet {
-        #[cfg(target_arch = "x86_64")]
-        if self.vbmi {
-            // SAFETY: `vbmi` is set only where the CPU has AVX-512F, BW and VBMI
-            // (`vbmi_supported`).
-            return unsafe { self.fas_vbmi(query, fanout, allowed, scratch, tally) };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
-            return unsafe { self.fas_avx512(query, fanout, allowed, scratch, tally) };
-        }
-        // SAFETY: the scalar scan runs on any CPU.
-        unsafe { self.fas_walk::<ScalarScan>(query, fanout, allowed, scratch, tally) }
-    }
-
-    /// The FAS walk with the AVX-512 scan inlined.
-    ///
-    /// # Safety
-    /// Only on a CPU with AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[allow(unsafe_code)]
-    unsafe fn fas_avx512(
-        &self,
-        query: &Descriptor,
-        fanout: Fanout,
-        allowed: &PortSet,
-        scratch: &mut MatchScratch,
-        tally: &mut impl Tally,
-    ) -> PortSet {
-        // SAFETY: this function runs only where AVX-512F does (its own contract).
-        unsafe { self.fas_walk::<Avx512Scan>(query, fanout, allowed, scratch, tally) }
-    }
-
-    /// The FAS walk with the AVX-512 VBMI scan inlined.
-    ///
-    /// # Safety
-    /// Only on a CPU with AVX-512F, BW and VBMI.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    #[allow(unsafe_code)]
-    unsafe fn fas_vbmi(
-        &self,
-        query: &Descriptor,
-        fanout: Fanout,
-        allowed: &PortSet,
-        scratch: &mut MatchScratch,
-        tally: &mut impl Tally,
-    ) -> PortSet {
-        // SAFETY: this function runs only where the scan's features do (its own contract).
-        unsafe { self.fas_walk::<VbmiScan>(query, fanout, allowed, scratch, tally) }
-    }
+    by_instruction_set!(fn fas_dispatch => fas_walk(query: &Descriptor, fanout: Fanout, allowed: &PortSet, scratch: &mut MatchScratch) -> PortSet, vbmi: true);
 
     /// The FAS walk over lists read with scan `S`.
     ///
@@ -781,14 +690,14 @@ impl CompiledFib {
         let q = self.query(query);
         // SAFETY: the caller's contract.
         let scan = unsafe { S::new(&q) };
-        let breadth_first = self.fas_order == FasOrder::BreadthFirst;
+        let breadth_first = self.fas_order() == FasOrder::BreadthFirst;
         // Breadth-first: the steps before `next` are taken, and the one `LOOKAHEAD` after it
         // is prefetched as `next` is taken.
         let lists = &mut scratch.lists;
         let mut next = 0;
         lists.clear();
         lists.push(ListAt { start: 0, depth: 1 });
-        let deferred = self.fas_record_check == RecordCheck::Deferred;
+        let deferred = self.fas_record_check() == RecordCheck::Deferred;
         let mut held = HeldRecords::default();
         loop {
             let ListAt { start, depth } = if breadth_first {
@@ -881,79 +790,16 @@ impl CompiledFib {
     }
 
     #[inline(always)]
-    #[allow(unsafe_code)]
     fn fls_dispatch(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
-        if self.fls_order != FlsOrder::DepthFirst {
-            #[cfg(target_arch = "x86_64")]
-            if self.vbmi {
-                // SAFETY: `vbmi` is set only where the CPU has AVX-512F, BW and VBMI
-                // (`vbmi_supported`).
-                return unsafe { self.fls_breadth_vbmi(query, floor, scratch, tally) };
-            }
-            #[cfg(target_arch = "x86_64")]
-            if self.simd {
-                // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
-                return unsafe { self.fls_breadth_avx512(query, floor, scratch, tally) };
-            }
-            // SAFETY: the scalar scan runs on any CPU.
-            return unsafe { self.fls_breadth_walk::<ScalarScan>(query, floor, scratch, tally) };
+        match self.fls_order() {
+            FlsOrder::DepthFirst => self.fls_depth_first(query, floor, scratch, tally),
+            FlsOrder::BreadthAfterFirstMatch | FlsOrder::BreadthFirst => self.fls_breadth(query, floor, scratch, tally),
         }
-        #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // SAFETY: `simd` is set only where the CPU has AVX-512F (`simd_supported`).
-            return unsafe { self.fls_avx512(query, floor, scratch, tally) };
-        }
-        // SAFETY: the scalar scan runs on any CPU.
-        unsafe { self.fls_walk::<ScalarScan>(query, floor, scratch, tally) }
     }
 
-    /// The FLS walk with the AVX-512 scan inlined.
-    ///
-    /// # Safety
-    /// Only on a CPU with AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[allow(unsafe_code)]
-    unsafe fn fls_avx512(&self, query: &Descriptor, floor: u32, scratch: &mut MatchScratch, tally: &mut impl Tally) -> Option<Largest> {
-        // SAFETY: this function runs only where AVX-512F does (its own contract).
-        unsafe { self.fls_walk::<Avx512Scan>(query, floor, scratch, tally) }
-    }
+    by_instruction_set!(fn fls_depth_first => fls_walk(query: &Descriptor, floor: u32, scratch: &mut MatchScratch) -> Option<Largest>, vbmi: false);
 
-    /// The breadth-after-first-match FLS walk with the AVX-512 scan inlined.
-    ///
-    /// # Safety
-    /// Only on a CPU with AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[allow(unsafe_code)]
-    unsafe fn fls_breadth_avx512(
-        &self,
-        query: &Descriptor,
-        floor: u32,
-        scratch: &mut MatchScratch,
-        tally: &mut impl Tally,
-    ) -> Option<Largest> {
-        // SAFETY: this function runs only where AVX-512F does (its own contract).
-        unsafe { self.fls_breadth_walk::<Avx512Scan>(query, floor, scratch, tally) }
-    }
-
-    /// The breadth-after-first-match FLS walk with the AVX-512 VBMI scan inlined.
-    ///
-    /// # Safety
-    /// Only on a CPU with AVX-512F, BW and VBMI.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    #[allow(unsafe_code)]
-    unsafe fn fls_breadth_vbmi(
-        &self,
-        query: &Descriptor,
-        floor: u32,
-        scratch: &mut MatchScratch,
-        tally: &mut impl Tally,
-    ) -> Option<Largest> {
-        // SAFETY: this function runs only where the scan's features do (its own contract).
-        unsafe { self.fls_breadth_walk::<VbmiScan>(query, floor, scratch, tally) }
-    }
+    by_instruction_set!(fn fls_breadth => fls_breadth_walk(query: &Descriptor, floor: u32, scratch: &mut MatchScratch) -> Option<Largest>, vbmi: true);
 
     /// The depth-first FLS walk over lists read with scan `S`, for a match heavier than `floor`.
     ///
@@ -1010,7 +856,7 @@ impl CompiledFib {
         // the end of that descent: a match further down the same path holds more of the
         // packet's bits.
         let mut depth_read = 0;
-        let depth_first_part = self.fls_order == FlsOrder::BreadthAfterFirstMatch;
+        let depth_first_part = self.fls_order() == FlsOrder::BreadthAfterFirstMatch;
         while depth_first_part && (walk.best_set == usize::MAX || stack.last().is_some_and(|top| top.2 > depth_read)) {
             depth_read = stack.last().map_or(0, |top| top.2);
             // SAFETY: the caller's contract.
@@ -1022,7 +868,7 @@ impl CompiledFib {
         tally.depth_first_done(walk.found());
         // What is left is mostly the proof that nothing heavier matches, and its order matters
         // little: breadth-first, the walk knows what it reads next and prefetches it.
-        let ascending = self.order == SiblingOrder::Ascending;
+        let ascending = self.sibling_order() == SiblingOrder::Ascending;
         let lists = &mut scratch.lists;
         lists.clear();
         let best = walk.best_weight;
@@ -1105,7 +951,7 @@ impl CompiledFib {
                 break (list, depth);
             }
         };
-        let ascending = self.order == SiblingOrder::Ascending;
+        let ascending = self.sibling_order() == SiblingOrder::Ascending;
         tally.list();
         let mut last_useful = descending.last_useful(*best_weight, depth);
         let pushed = stack.len();
@@ -1222,9 +1068,9 @@ impl CompiledFib {
         }
     }
 
-    /// [`CompiledFib::fls`] for each query, into `out`: by default interleaved on FIBs of
-    /// [`INTERLEAVE_FROM_BYTES`] or more, one walk after another on smaller ones
-    /// ([`CompiledFib::set_fls_batch_order`]); the answers are the same either way.
+    /// [`CompiledFib::fls`] for each query, into `out`, one walk after another (the depth-first
+    /// experiment interleaves them on FIBs of [`INTERLEAVE_FROM_BYTES`] or more:
+    /// [`FlsBatchOrder`]); the answers are the same either way.
     pub fn fls_batch(&self, queries: &[Descriptor], out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
         self.fls_many(queries.iter().map(|q| (q, 0)), out, scratch);
     }
@@ -1239,7 +1085,7 @@ impl CompiledFib {
     /// [`FlsBatchOrder`].
     #[allow(unsafe_code)]
     fn fls_many<'q>(&self, packets: impl Iterator<Item = (&'q Descriptor, u32)>, out: &mut [Option<Largest>], scratch: &mut MatchScratch) {
-        if self.fls_order != FlsOrder::DepthFirst || self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
+        if self.fls_order() != FlsOrder::DepthFirst || self.fls_batch_order == FlsBatchOrder::OneAtATime || out.len() < 2 {
             for ((q, floor), o) in packets.zip(out.iter_mut()) {
                 *o = self.fls_dispatch(q, floor, scratch, &mut ());
             }
