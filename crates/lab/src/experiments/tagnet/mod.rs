@@ -156,6 +156,7 @@ impl crate::Experiment for TagnetExperiment {
             rows.extend(measure_trie(cfg, &w, &fib, 2).into_iter().map(|r| r.with("sweep", "fib_size").with("build_s", build_s)));
             rows.extend(one_at_a_time(cfg, &w, &mut [fib]));
         }
-        Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
+        let read = rows::Rows::read(&rows);
+        Ok(Report { plots: plots(&read), summary: summary(&read), rows })
     }
 }

@@ -3,15 +3,11 @@
 use nexthop_lookup::tag::{Compression, INTERLEAVE_FROM_BYTES};
 
 use super::inputs::{BURST, CHAIN_REMOVED, OUR_WALKS, PAPER_WALKS};
-use super::rows::{
-    fib_names, find, fls_over_fas, interleaving_by_size, layouts_in_turn_ratio, num, permutation_savings, series_gains, srol_over_sol,
-    sweep_points, BEST,
-};
+use super::rows::{MixedRow, Rows, Walk, WalkRow, BEST};
 use crate::plot::{Chart, Plot};
-use crate::Row;
 
-pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
-    let fibs = fib_names(rows);
+pub(super) fn plots(rows: &Rows) -> Vec<Plot> {
+    let fibs = rows.fib_names();
     let comps = ["none", "perm", "perm+chain", "rare+chain"];
     let mut plots = vec![Plot {
         file_tag: "memory".into(),
@@ -23,18 +19,13 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             series: comps
                 .iter()
                 .map(|c| {
-                    (
-                        c.to_string(),
-                        fibs.iter()
-                            .map(|f| num(find(rows, "fib", f, &[("compression", c), ("layout", "srol")]), "bytes_per_descriptor"))
-                            .collect(),
-                    )
+                    (c.to_string(), fibs.iter().map(|f| rows.fib(f, (c, "srol")).map_or(f64::NAN, |r| r.bytes_per_descriptor)).collect())
                 })
                 .collect(),
         },
     }];
-    let alg_groups: Vec<(String, String, &str)> =
-        fibs.iter().flat_map(|f| ["fas", "fls"].map(|a| (format!("{f} {a}"), f.clone(), a))).collect();
+    let alg_groups: Vec<(String, String, Walk)> =
+        fibs.iter().flat_map(|f| Walk::BOTH.map(|a| (format!("{f} {}", a.name()), f.clone(), a))).collect();
     let labels: Vec<String> = alg_groups.iter().map(|g| g.0.clone()).collect();
     plots.push(Plot {
         file_tag: "compression-time".into(),
@@ -49,7 +40,7 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
                         c.to_string(),
                         alg_groups
                             .iter()
-                            .map(|(_, f, a)| num(find(rows, a, f, &[("compression", c), ("layout", "srol")]), "us_per_match"))
+                            .map(|&(_, ref f, a)| rows.walk(None, a, f, (c, "srol")).map_or(f64::NAN, |r| r.us_per_match))
                             .collect(),
                     )
                 })
@@ -60,7 +51,7 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
     let forms: Vec<(String, String, &str, &str)> = fibs
         .iter()
         .flat_map(|f| comps.iter().flat_map(move |&c| ["sol", "srol"].map(|l| (format!("{f} {c} {l}"), f.clone(), c, l))))
-        .filter(|(_, f, c, l)| fls_over_fas(rows, f, c, l, None).is_finite())
+        .filter(|(_, f, c, l)| rows.fls_over_fas(f, (c, l), None).is_finite())
         .collect();
     plots.push(Plot {
         file_tag: "given-best".into(),
@@ -70,7 +61,7 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             groups: forms.iter().map(|g| g.0.clone()).collect(),
             series: [("measured", None), ("given the answer's weight − 1", Some("given_best"))]
                 .iter()
-                .map(|&(name, sweep)| (name.to_string(), forms.iter().map(|(_, f, c, l)| fls_over_fas(rows, f, c, l, sweep)).collect()))
+                .map(|&(name, sweep)| (name.to_string(), forms.iter().map(|(_, f, c, l)| rows.fls_over_fas(f, (c, l), sweep)).collect()))
                 .collect(),
         },
     });
@@ -87,20 +78,23 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
                         l.to_string(),
                         alg_groups
                             .iter()
-                            .map(|(_, f, a)| num(find(rows, a, f, &[("compression", "perm+chain"), ("layout", l)]), "us_per_match"))
+                            .map(|&(_, ref f, a)| rows.walk(None, a, f, ("perm+chain", l)).map_or(f64::NAN, |r| r.us_per_match))
                             .collect(),
                     )
                 })
                 .collect(),
         },
     });
-    if let Some(f) = rows.iter().find(|r| r.str("sweep") == Some("descending_no_prefetch")).and_then(|r| r.str("fib")) {
+    if let Some(f) = rows.fib_of("descending_no_prefetch") {
         // SROL ÷ SOL under each walk condition the layout series measure, on their FIB: each
         // layout's rows measured minutes apart, then the two measured in turn.
-        let walks: Vec<(String, &str, &str)> =
-            CHAIN_REMOVED.map(Compression::name).into_iter().flat_map(|c| ["fas", "fls"].map(|a| (format!("{f} {c} {a}"), c, a))).collect();
-        let apart = |sweep: Option<&str>| walks.iter().map(|&(_, c, a)| srol_over_sol(rows, sweep, a, f, c)).collect();
-        let in_turn = |by: &str| walks.iter().map(|&(_, c, a)| layouts_in_turn_ratio(rows, a, f, c, by)).collect();
+        let walks: Vec<(String, &str, Walk)> = CHAIN_REMOVED
+            .map(Compression::name)
+            .into_iter()
+            .flat_map(|c| Walk::BOTH.map(|a| (format!("{f} {c} {}", a.name()), c, a)))
+            .collect();
+        let apart = |sweep: Option<&str>| walks.iter().map(|&(_, c, a)| rows.srol_over_sol(sweep, a, f, c)).collect();
+        let in_turn = |by: &str| walks.iter().map(|&(_, c, a)| rows.layouts_in_turn(a, f, c, by)).collect();
         let series = vec![
             ("ours (ascending, prefetch)".to_string(), apart(None)),
             ("ours, in turn".to_string(), in_turn(OUR_WALKS)),
@@ -116,15 +110,16 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             chart: Chart::Bars { groups: walks.iter().map(|w| w.0.clone()).collect(), series },
         });
     }
-    let groups: Vec<(String, String, &str, &str)> = fib_names(rows)
+    let groups: Vec<(String, String, &str, Walk)> = rows
+        .fib_names()
         .into_iter()
-        .flat_map(|f| CHAIN_REMOVED.map(Compression::name).into_iter().flat_map(move |c| ["fas", "fls"].map(|a| (f.clone(), c, a))))
-        .map(|(f, c, a)| (format!("{f} {c} {a}"), f, c, a))
-        .filter(|(_, f, c, a)| layouts_in_turn_ratio(rows, a, f, c, OUR_WALKS).is_finite())
+        .flat_map(|f| CHAIN_REMOVED.map(Compression::name).into_iter().flat_map(move |c| Walk::BOTH.map(|a| (f.clone(), c, a))))
+        .map(|(f, c, a)| (format!("{f} {c} {}", a.name()), f, c, a))
+        .filter(|&(_, ref f, c, a)| rows.layouts_in_turn(a, f, c, OUR_WALKS).is_finite())
         .collect();
     if !groups.is_empty() {
         let series = [(OUR_WALKS, "our walks"), (PAPER_WALKS, "the paper's walks (descending, no prefetch)")]
-            .map(|(by, name)| (name.to_string(), groups.iter().map(|(_, f, c, a)| layouts_in_turn_ratio(rows, a, f, c, by)).collect()));
+            .map(|(by, name)| (name.to_string(), groups.iter().map(|&(_, ref f, c, a)| rows.layouts_in_turn(a, f, c, by)).collect()));
         plots.push(Plot {
             file_tag: "layouts-in-turn".into(),
             title: "Figure 9c as a ratio: SROL ÷ SOL, the two measured in turn (matches/s, 1 thread)".into(),
@@ -138,21 +133,25 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
         y_label: "kmatches/s".into(),
         chart: Chart::Bars {
             groups: labels.clone(),
-            series: [("1 thread", "kmatches_per_s"), ("all threads", "kmatches_per_s_all_threads")]
+            series: [("1 thread", (|r| r.kmatches_per_s) as fn(&WalkRow) -> f64), ("all threads", |r| r.kmatches_per_s_all_threads)]
                 .iter()
-                .map(|(n, k)| (n.to_string(), alg_groups.iter().map(|(_, f, a)| num(find(rows, a, f, &BEST), k)).collect()))
+                .map(|(n, k)| {
+                    (n.to_string(), alg_groups.iter().map(|&(_, ref f, a)| rows.walk(None, a, f, BEST).map_or(f64::NAN, k)).collect())
+                })
                 .collect(),
         },
     });
-    let sized = |alg: &str| -> Vec<(f64, f64)> {
+    let sized = |walk: Walk| -> Vec<(f64, f64)> {
         let mut p: Vec<(f64, f64)> = rows
+            .walks
             .iter()
-            .filter(|r| r.str("system") == Some(alg) && r.str("fib").is_some_and(|f| f.starts_with("zipf")))
+            .filter(|r| r.walk == walk && r.fib.starts_with("zipf"))
             .filter(|r| {
-                r.str("sweep") == Some("fib_size")
-                    || (r.str("sweep").is_none() && r.str("compression") == Some("rare+chain") && r.str("layout") == Some("srol"))
+                r.sweep.as_deref() == Some("fib_size")
+                    || (r.sweep.is_none() && r.compression == BEST.0 && r.layout.as_deref() == Some(BEST.1))
             })
-            .filter_map(|r| Some((r.num("descriptors")?, r.num("kmatches_per_s")?)))
+            .map(|r| (r.descriptors, r.kmatches_per_s))
+            .filter(|p| p.1.is_finite())
             .collect();
         p.sort_by(|a, b| a.0.total_cmp(&b.0));
         p
@@ -164,7 +163,7 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
         chart: Chart::Lines {
             x_label: "descriptors".into(),
             log_x: true,
-            series: vec![("fas".into(), sized("fas")), ("fls".into(), sized("fls"))],
+            series: Walk::BOTH.map(|w| (w.name().to_string(), sized(w))).into(),
         },
     });
     plots.push(Plot {
@@ -178,30 +177,23 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
                 .map(|p| {
                     let v = alg_groups
                         .iter()
-                        .map(|(_, f, a)| {
-                            num(find(rows, a, f, &BEST), "kmatches_per_s") / num(find(rows, p, f, &[("match", a)]), "kmatches_per_s")
-                        })
+                        .map(|&(_, ref f, a)| rows.speed(None, a, f, BEST) / rows.peer(p, a, f).map_or(f64::NAN, |r| r.kmatches_per_s))
                         .collect();
                     (format!("× {p}"), v)
                 })
                 .collect(),
         },
     });
-    let in_turn: Vec<&Row> = rows.iter().filter(|r| r.str("sweep") == Some("peers_in_turn")).collect();
+    let in_turn: Vec<&WalkRow> = rows.series("peers_in_turn").collect();
     plots.push(Plot {
         file_tag: "peers-in-turn".into(),
         title: "Trie speed-up over each peer, measured in turn with it (SROL, 1 thread)".into(),
         y_label: "× peer's matches/s".into(),
         chart: Chart::Bars {
-            groups: in_turn
+            groups: in_turn.iter().map(|r| format!("{} {} {}", r.fib, r.compression, r.walk.name())).collect(),
+            series: [("linear-scan", (|r| r.vs_scan_in_turn) as fn(&&WalkRow) -> f64), ("inverted-index", |r| r.vs_index_in_turn)]
                 .iter()
-                .map(|r| {
-                    format!("{} {} {}", r.str("fib").unwrap_or("?"), r.str("compression").unwrap_or("?"), r.str("system").unwrap_or("?"))
-                })
-                .collect(),
-            series: [("linear-scan", "vs_scan_in_turn"), ("inverted-index", "vs_index_in_turn")]
-                .iter()
-                .map(|(p, key)| (format!("× {p}"), in_turn.iter().map(|r| num(Some(r), key)).collect()))
+                .map(|(p, key)| (format!("× {p}"), in_turn.iter().map(key).collect()))
                 .collect(),
         },
     });
@@ -216,13 +208,9 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             log_x: false,
             series: fibs
                 .iter()
-                .flat_map(|f| [(f, "mpps", String::new()), (f, "mpps_one_by_one", " one by one".to_string())])
+                .flat_map(|f| [(f, (|r| r.mpps) as fn(&MixedRow) -> f64, ""), (f, |r: &MixedRow| r.mpps_one_by_one, " one by one")])
                 .map(|(f, metric, how)| {
-                    let p = rows
-                        .iter()
-                        .filter(|r| r.str("system") == Some("mixed") && r.str("fib") == Some(f))
-                        .filter_map(|r| Some((r.num("pull_pct")?, r.num(metric)?)))
-                        .collect();
+                    let p = rows.mixed.iter().filter(|r| r.fib == *f).map(|r| (r.pull_pct, metric(r))).collect();
                     (format!("{f}{how}"), p)
                 })
                 .collect(),
@@ -234,20 +222,20 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             "Figure 7: µs per match by matching rate (largest Zipf FIB, SROL, up to 2 extra tags)",
             "matching",
             "packets matching (%)",
-            "matching_pct",
+            (|r| r.matching_pct) as fn(&WalkRow) -> f64,
         ),
         (
             "extra-tags",
             "Figure 8: µs per match by extra tags in the packet (largest Zipf FIB, SROL)",
             "extra_tags",
             "extra tags (at most)",
-            "extra_tags",
+            |r: &WalkRow| r.extra_tags,
         ),
     ] {
         let series = CHAIN_REMOVED
             .map(Compression::name)
             .iter()
-            .flat_map(|c| ["fas", "fls"].map(|a| (format!("{a} {c}"), sweep_points(rows, a, c, name, x))))
+            .flat_map(|c| Walk::BOTH.map(|a| (format!("{} {c}", a.name()), rows.sweep_points(a, c, name, x))))
             .collect();
         plots.push(Plot {
             file_tag: file_tag.into(),
@@ -288,7 +276,7 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             "× one-at-a-time matches/s",
         ),
     ] {
-        let gains = series_gains(rows, sweep);
+        let gains = rows.series_gains(sweep);
         plots.push(Plot {
             file_tag: file_tag.into(),
             title: title.into(),
@@ -306,9 +294,9 @@ pub(super) fn plots(rows: &[Row]) -> Vec<Plot> {
             INTERLEAVE_FROM_BYTES >> 20
         ),
         y_label: "× one-at-a-time matches/s".into(),
-        chart: Chart::Lines { x_label: "FIB MB".into(), log_x: true, series: interleaving_by_size(rows) },
+        chart: Chart::Lines { x_label: "FIB MB".into(), log_x: true, series: rows.interleaving_by_size() },
     });
-    let savings = permutation_savings(rows);
+    let savings = rows.permutation_savings();
     plots.push(Plot {
         file_tag: "skew".into(),
         title: "Bytes the permutation saves by FIB, size and tag skew (SROL; the paper: 48% at 10M, 42% 10M-CCN, 46% 63M)".into(),
