@@ -303,7 +303,11 @@ impl Shard {
             cfg,
             fib,
             strategies: StrategyTable::default(),
-            instances: vec![(StrategyName::default(), StrategyName::default().instantiate(strategy_seed(cfg_index)))],
+            instances: vec![{
+                let root = StrategyName::default();
+                let instance = root.instantiate(strategy_seed(cfg_index));
+                (root, instance)
+            }],
             cs,
             counters,
             local_fields: Vec::new(),
@@ -555,15 +559,15 @@ impl Shard {
     /// Interest whose one upstream has not answered within its RTO goes to every other next hop)
     /// and their measurements lapse.
     pub fn fire_timers(&mut self, now_ms: u64, out: &mut Outbox) {
+        let mut fired = std::mem::take(&mut self.fired);
         for id in 0..self.instances.len() {
-            let mut fired = std::mem::take(&mut self.fired);
             fired.clear();
             self.instances[id].1.tick(now_ms, &mut fired);
             for t in &fired {
                 self.strategy_timer(now_ms, StrategyId(id as u32), t, out);
             }
-            self.fired = fired;
         }
+        self.fired = fired;
     }
 
     fn face_down(&mut self, face: FaceId) {

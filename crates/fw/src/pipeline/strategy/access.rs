@@ -139,7 +139,8 @@ impl ForwardingStrategy for Access {
 
     fn after_receive_interest(&mut self, ctx: &mut InterestContext<'_>) {
         let hops = ctx.route.map_or(&[][..], |r| r.hops);
-        let unicast = (ctx.is_new)
+        let unicast = ctx
+            .is_new
             .then(|| self.state.upstream(&ctx.name, ctx.now_ms))
             .flatten()
             .filter(|&(up, _)| ctx.faces.eligible(up) && hops.iter().any(|h| u64::from(h.face) == up));

@@ -39,7 +39,7 @@ use nexthop_wire::NameView;
 
 use super::best_route::sent_ms;
 use super::retx_suppression::{RetxParams, RetxSuppression};
-use super::{DataContext, ForwardingStrategy, InterestContext, Made, NackContext, Timer as EntryTimer};
+use super::{DataContext, Draws, ForwardingStrategy, InterestContext, Made, NackContext, Timer as EntryTimer};
 use crate::face::FaceId;
 use crate::lp::rtt::RttEstimator;
 
@@ -226,7 +226,7 @@ pub struct AsfState {
     timers: Vec<Timer>,
     late: VecDeque<LateSend>,
     seq: u64,
-    rng: u64,
+    draws: Draws,
     next_sweep_ms: u64,
 }
 
@@ -242,15 +242,18 @@ type Rank = (u8, u64, u32, FaceId);
 impl AsfState {
     /// Empty state whose random draws (probe times and faces) start from `seed`.
     pub fn with_seed(seed: u64) -> Self {
-        AsfState { namespaces: HashMap::new(), timers: Vec::new(), late: VecDeque::new(), seq: 0, rng: seed | 1, next_sweep_ms: 0 }
+        AsfState {
+            namespaces: HashMap::new(),
+            timers: Vec::new(),
+            late: VecDeque::new(),
+            seq: 0,
+            draws: Draws::new(seed | 1),
+            next_sweep_ms: 0,
+        }
     }
 
     fn random(&mut self) -> u64 {
-        // xorshift64*: draws need to spread, not to be secret.
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.draws.next_u64()
     }
 
     /// A face's status in `namespace`.

@@ -158,12 +158,17 @@ impl Draws {
         Draws(seed)
     }
 
-    /// The next draw.
-    pub fn next_u32(&mut self) -> u32 {
+    /// The next draw, 64 bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// The next draw, 32 bits (the high half of [`Draws::next_u64`]'s).
+    pub fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
     }
 }
 
@@ -253,11 +258,6 @@ impl<'a> InterestContext<'a> {
         if !self.sends.contains(&face) {
             self.sends.push(face);
         }
-    }
-
-    /// The faces it is sent to so far.
-    pub fn sends(&self) -> &[FaceId] {
-        self.sends
     }
 
     /// Sends a copy with a fresh nonce to `face` too.

@@ -68,18 +68,13 @@ impl StrategyName {
     /// asf v=5, access, self-learning and random v=1), or parameters it does not take.
     pub fn parse(name: &NameView<'_>) -> Result<StrategyName, String> {
         let (kind, parameters) = split(name)?;
-        let strategy = (STRATEGIES[kind].make)(&parameters.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>(), 0)?;
+        let strategy = make(kind, &parameters, 0)?;
         let registered = &STRATEGIES[kind];
         let mut name = Name::from_uri(PREFIX).expect("parses").with_generic(registered.kind).with(Component::version(registered.version));
         for p in strategy.parameters() {
             name = name.with_generic(p);
         }
         Ok(StrategyName { name, kind })
-    }
-
-    /// [`StrategyName::parse`], for a name whose error does not matter.
-    pub fn from_name(name: &NameView<'_>) -> Option<StrategyName> {
-        StrategyName::parse(name).ok()
     }
 
     /// The strategy a configuration or `nfdc` names: a full name, or one without
@@ -105,9 +100,14 @@ impl StrategyName {
     /// A new instance, its random draws seeded with `seed`.
     pub fn instantiate(&self, seed: u64) -> Box<dyn ForwardingStrategy> {
         let (kind, parameters) = split(&self.name.as_view()).expect("a canonical name splits");
-        let parameters: Vec<(&str, &str)> = parameters.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        (STRATEGIES[kind].make)(&parameters, seed).expect("a canonical name's parameters are good")
+        make(kind, &parameters, seed).expect("a canonical name's parameters are good")
     }
+}
+
+/// An instance of registered strategy `kind` with `parameters`.
+fn make(kind: usize, parameters: &[(String, String)], seed: u64) -> Made {
+    let parameters: Vec<(&str, &str)> = parameters.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    (STRATEGIES[kind].make)(&parameters, seed)
 }
 
 /// The registered kind a name asks for and its parameters (`name~value`, in order).
@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(StrategyName::from_text("asf/v=5/max-timeouts~2").unwrap().kind(), "asf");
         assert_eq!(StrategyName::from_text("multicast"), StrategyName::from_text("/localhost/nfd/strategy/multicast/v=5"));
         let v = Name::from_uri("/localhost/nfd/strategy/multicast").unwrap().with(Component::version(5));
-        assert_eq!(StrategyName::from_name(&v.as_view()).map(|n| n.kind()), Some("multicast"));
+        assert_eq!(StrategyName::parse(&v.as_view()).map(|n| n.kind()), Ok("multicast"));
     }
 
     #[test]
