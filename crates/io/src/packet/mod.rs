@@ -1,0 +1,3 @@
+//! AF_PACKET with TPACKET_V3 rings: the fallback port.
+
+pub(crate) mod port;

@@ -1,0 +1,194 @@
+//! One AF_XDP socket: bound to one receive queue of one interface, with its four rings, on the
+//! port set's shared UMEM.
+//!
+//! # Overview
+//! The first socket of a set registers the frame pool as the UMEM (`XDP_UMEM_REG`); every later
+//! one binds with `XDP_SHARED_UMEM` to a live socket of the set, with fill and completion
+//! rings of its own (which the kernel needs for another interface or queue), so a frame
+//! received on one port is transmitted on another by its address alone. Binding asks for
+//! `XDP_USE_NEED_WAKEUP` and lets the kernel pick zero-copy where the driver has it, copy
+//! otherwise; which one it got is [`XskSocket::zero_copy`].
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use super::ring::Ring;
+use crate::pool::{FramePool, FRAME_BYTES};
+
+/// Entries in each of a socket's rings.
+pub(crate) const RING_SIZE: u32 = 2048;
+
+/// `XDP_MAX_TX_SKB_BUDGET`: frames one `sendto` transmits in copy mode.
+const XDP_MAX_TX_SKB_BUDGET: libc::c_int = 9;
+/// The budget asked for.
+const TX_BUDGET: u32 = 256;
+
+/// An AF_XDP socket and its rings.
+#[derive(Debug)]
+pub(crate) struct XskSocket {
+    // The rings unmap before the socket closes (field order).
+    pub(crate) rx: Ring<libc::xdp_desc>,
+    pub(crate) tx: Ring<libc::xdp_desc>,
+    pub(crate) fill: Ring<u64>,
+    pub(crate) completion: Ring<u64>,
+    pub(crate) fd: OwnedFd,
+    /// Its slot among the set's sockets: the owner tag of the frames lent through it.
+    pub(crate) id: u16,
+    pub(crate) zero_copy: bool,
+    /// Frames lent through the fill ring and not yet received.
+    pub(crate) in_fill: u32,
+    /// Frames in the transmit ring not yet completed.
+    pub(crate) in_flight: u32,
+}
+
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
+    // SAFETY: `value` is a live value of the size passed, which the kernel reads.
+    check(unsafe {
+        libc::setsockopt(fd.as_raw_fd(), libc::SOL_XDP, name, std::ptr::from_ref(value).cast(), size_of::<T>() as libc::socklen_t)
+    })
+    .map(drop)
+}
+
+fn get<T: Copy>(fd: &OwnedFd, name: libc::c_int) -> io::Result<T> {
+    // SAFETY: the kernel's structures read here are plain data, valid all zeros.
+    let mut value: T = unsafe { std::mem::zeroed() };
+    let mut len = size_of::<T>() as libc::socklen_t;
+    // SAFETY: `value` is live and `len` its size; the kernel writes at most `len` bytes.
+    check(unsafe { libc::getsockopt(fd.as_raw_fd(), libc::SOL_XDP, name, std::ptr::from_mut(&mut value).cast(), &mut len) })?;
+    Ok(value)
+}
+
+impl XskSocket {
+    /// A socket on queue `queue` of interface `ifindex`, registering `pool` as its UMEM when
+    /// `share` is `None`, sharing the UMEM of socket `share` otherwise.
+    pub(crate) fn open(pool: &FramePool, ifindex: u32, queue: u32, share: Option<RawFd>, id: u16) -> io::Result<XskSocket> {
+        // SAFETY: plain socket creation; the descriptor is owned right after.
+        let raw = check(unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })?;
+        // SAFETY: a new descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        if share.is_none() {
+            let (addr, len) = pool.region();
+            let reg = libc::xdp_umem_reg {
+                addr: addr as u64,
+                len: len as u64,
+                chunk_size: FRAME_BYTES,
+                headroom: 0,
+                flags: 0,
+                tx_metadata_len: 0,
+            };
+            set(&fd, libc::XDP_UMEM_REG, &reg)?;
+        }
+        set(&fd, libc::XDP_UMEM_FILL_RING, &RING_SIZE)?;
+        set(&fd, libc::XDP_UMEM_COMPLETION_RING, &RING_SIZE)?;
+        set(&fd, libc::XDP_RX_RING, &RING_SIZE)?;
+        set(&fd, libc::XDP_TX_RING, &RING_SIZE)?;
+        let off: libc::xdp_mmap_offsets = get(&fd, libc::XDP_MMAP_OFFSETS)?;
+        let rx = Ring::map(&fd, &off.rx, RING_SIZE, libc::XDP_PGOFF_RX_RING)?;
+        let tx = Ring::map(&fd, &off.tx, RING_SIZE, libc::XDP_PGOFF_TX_RING)?;
+        let fill = Ring::map(&fd, &off.fr, RING_SIZE, libc::XDP_UMEM_PGOFF_FILL_RING as libc::off_t)?;
+        let completion = Ring::map(&fd, &off.cr, RING_SIZE, libc::XDP_UMEM_PGOFF_COMPLETION_RING as libc::off_t)?;
+        let addr = libc::sockaddr_xdp {
+            sxdp_family: libc::AF_XDP as u16,
+            // Shared sockets take the owner's copy and wake-up modes (the kernel refuses flags).
+            sxdp_flags: if share.is_some() { libc::XDP_SHARED_UMEM } else { libc::XDP_USE_NEED_WAKEUP },
+            sxdp_ifindex: ifindex,
+            sxdp_queue_id: queue,
+            sxdp_shared_umem_fd: share.map_or(0, |s| s as u32),
+        };
+        // SAFETY: `addr` is a live sockaddr_xdp of the size passed.
+        check(unsafe { libc::bind(fd.as_raw_fd(), std::ptr::from_ref(&addr).cast(), size_of::<libc::sockaddr_xdp>() as libc::socklen_t) })?;
+        let options: libc::xdp_options = get(&fd, libc::XDP_OPTIONS)?;
+        // Fewer `sendto`s per batch in copy mode where the kernel has the option (Linux 6.17).
+        let _ = set(&fd, XDP_MAX_TX_SKB_BUDGET, &TX_BUDGET);
+        Ok(XskSocket {
+            rx,
+            tx,
+            fill,
+            completion,
+            fd,
+            id,
+            zero_copy: options.flags & libc::XDP_OPTIONS_ZEROCOPY != 0,
+            in_fill: 0,
+            in_flight: 0,
+        })
+    }
+
+    /// The kernel's counters of this socket's drops.
+    pub(crate) fn statistics(&self) -> io::Result<libc::xdp_statistics> {
+        get(&self.fd, libc::XDP_STATISTICS)
+    }
+
+    /// Lends free frames of `pool` to the kernel through the fill ring, keeping it at least half
+    /// full.
+    pub(crate) fn refill(&mut self, pool: &mut FramePool) {
+        let want = RING_SIZE - self.in_fill;
+        if want < RING_SIZE / 2 {
+            return;
+        }
+        let n = self.fill.free(want);
+        let mut pushed = 0;
+        for _ in 0..n {
+            let Some(addr) = pool.lend(self.id) else { break };
+            self.fill.push(addr);
+            pushed += 1;
+        }
+        if pushed > 0 {
+            self.fill.submit();
+            self.in_fill += pushed;
+        }
+    }
+
+    /// Takes back the frames the kernel finished transmitting.
+    pub(crate) fn complete(&mut self, pool: &mut FramePool) {
+        let n = self.completion.ready(RING_SIZE);
+        for _ in 0..n {
+            pool.returned(self.completion.pop());
+        }
+        if n > 0 {
+            self.completion.release();
+            self.in_flight -= n.min(self.in_flight);
+        }
+    }
+
+    /// Asks the kernel to transmit what the transmit ring holds. In copy mode each call sends
+    /// at most the socket's budget (32 frames unless `XDP_MAX_TX_SKB_BUDGET` raised it) and
+    /// says `EAGAIN` while more wait, so this calls again until the ring is drained. `Err` only
+    /// for a failure other than "busy, try again".
+    pub(crate) fn kick(&self) -> io::Result<()> {
+        for _ in 0..RING_SIZE / 32 {
+            if !self.tx.needs_wakeup() || self.tx.unconsumed() == 0 {
+                return Ok(());
+            }
+            // SAFETY: a send of no data; the kernel reads nothing from the null buffer.
+            let ret = unsafe { libc::sendto(self.fd.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT, std::ptr::null(), 0) };
+            if ret >= 0 {
+                continue;
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EAGAIN) => continue,
+                Some(libc::EBUSY | libc::ENOBUFS) => return Ok(()),
+                _ => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Wakes the kernel to fill the receive ring when it asks (an empty fill ring seen).
+    pub(crate) fn wake_receive(&self) {
+        if self.fill.needs_wakeup() {
+            // SAFETY: a receive of no data into no buffer.
+            unsafe {
+                libc::recvfrom(self.fd.as_raw_fd(), std::ptr::null_mut(), 0, libc::MSG_DONTWAIT, std::ptr::null_mut(), std::ptr::null_mut())
+            };
+        }
+    }
+}
