@@ -65,16 +65,25 @@ impl Netns {
     /// Moves the calling thread into the namespace (threads it starts later are in it too).
     ///
     /// # Errors
-    /// The namespace's file cannot be opened, or `setns` refuses.
+    /// As [`enter`].
     pub fn enter(&self) -> io::Result<()> {
-        let f = std::fs::File::open(format!("/run/netns/{}", self.name))?;
-        // SAFETY: setns only reads the descriptor, a namespace file open for the call; it
-        // changes the calling thread's network namespace and touches no memory of this process.
-        if unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        enter(&self.name)
     }
+}
+
+/// Moves the calling thread into the namespace called `name` (threads it starts later are in it
+/// too): for a thread that holds only the name of a [`Netns`] another owns.
+///
+/// # Errors
+/// The namespace's file cannot be opened, or `setns` refuses.
+pub fn enter(name: &str) -> io::Result<()> {
+    let f = std::fs::File::open(format!("/run/netns/{name}"))?;
+    // SAFETY: setns only reads the descriptor, a namespace file open for the call; it changes the
+    // calling thread's network namespace and touches no memory of this process.
+    if unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl Drop for Netns {

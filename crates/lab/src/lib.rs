@@ -16,6 +16,7 @@
 
 pub mod alloc;
 pub mod experiments;
+pub mod frames;
 pub mod harness;
 pub mod machine;
 pub mod peers;

@@ -60,16 +60,37 @@ pub fn rss_bytes_of(pid: u32) -> Option<u64> {
 /// Pins the calling thread to logical core `core` (modulo the cores there are), as a data plane
 /// gives its reader and writer threads cores of their own. Returns whether the kernel agreed.
 /// Threads the caller spawns afterwards inherit the pin: call it on threads made for the purpose.
-#[allow(unsafe_code)]
 pub fn pin_current_thread(core: usize) -> bool {
+    pin_task(0, core)
+}
+
+/// Pins task `tid` (a thread id, a kernel thread's pid; 0: the calling thread) to logical core
+/// `core` (modulo the cores there are). Returns whether the kernel agreed.
+#[allow(unsafe_code)]
+pub fn pin_task(tid: i32, core: usize) -> bool {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // SAFETY: `set` is a plain bit set owned by this frame; CPU_ZERO / CPU_SET only write inside
-    // it (the index is below `cores` ≤ CPU_SETSIZE), and sched_setaffinity(0, …) reads `size`
-    // bytes of it for the calling thread.
+    // it (the index is below `cores` ≤ CPU_SETSIZE), and sched_setaffinity(tid, …) reads `size`
+    // bytes of it.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_ZERO(&mut set);
         libc::CPU_SET(core % cores.min(libc::CPU_SETSIZE as usize), &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
+}
+
+/// Pins every kernel thread whose name starts with `prefix` (e.g. `napi/pf0-`, the threaded NAPI
+/// poller of interface `pf0`) to `core`; how many were found.
+pub fn pin_kernel_threads(prefix: &str, core: usize) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
+    let mut n = 0;
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else { continue };
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim_end().starts_with(prefix) && pin_task(pid, core) {
+            n += 1;
+        }
+    }
+    n
 }

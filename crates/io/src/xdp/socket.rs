@@ -57,6 +57,14 @@ fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
     .map(drop)
 }
 
+fn setsockopt_socket(fd: &OwnedFd, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
+    // SAFETY: `value` is a live c_int of the size passed, which the kernel reads.
+    check(unsafe {
+        libc::setsockopt(fd.as_raw_fd(), libc::SOL_SOCKET, name, std::ptr::from_ref(&value).cast(), size_of::<libc::c_int>() as libc::socklen_t)
+    })
+    .map(drop)
+}
+
 fn get<T: Copy>(fd: &OwnedFd, name: libc::c_int) -> io::Result<T> {
     // SAFETY: the kernel's structures read here are plain data, valid all zeros.
     let mut value: T = unsafe { std::mem::zeroed() };
@@ -108,6 +116,12 @@ impl XskSocket {
         let options: libc::xdp_options = get(&fd, libc::XDP_OPTIONS)?;
         // Fewer `sendto`s per batch in copy mode where the kernel has the option (Linux 6.17).
         let _ = set(&fd, XDP_MAX_TX_SKB_BUDGET, &TX_BUDGET);
+        // Copy mode charges each frame in flight to the socket's send buffer until the
+        // receiving side frees it: room for a transmit ring of full-size frames.
+        let room = (RING_SIZE * FRAME_BYTES * 2) as libc::c_int;
+        if setsockopt_socket(&fd, libc::SO_SNDBUFFORCE, room).is_err() {
+            let _ = setsockopt_socket(&fd, libc::SO_SNDBUF, room);
+        }
         Ok(XskSocket {
             rx,
             tx,
@@ -163,23 +177,21 @@ impl XskSocket {
     /// says `EAGAIN` while more wait, so this calls again until the ring is drained. `Err` only
     /// for a failure other than "busy, try again".
     pub(crate) fn kick(&self) -> io::Result<()> {
-        for _ in 0..RING_SIZE / 32 {
-            if !self.tx.needs_wakeup() || self.tx.unconsumed() == 0 {
+        loop {
+            let before = self.tx.unconsumed();
+            if !self.tx.needs_wakeup() || before == 0 {
                 return Ok(());
             }
             // SAFETY: a send of no data; the kernel reads nothing from the null buffer.
             let ret = unsafe { libc::sendto(self.fd.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT, std::ptr::null(), 0) };
-            if ret >= 0 {
-                continue;
-            }
-            let e = io::Error::last_os_error();
-            match e.raw_os_error() {
-                Some(libc::EAGAIN) => continue,
-                Some(libc::EBUSY | libc::ENOBUFS) => return Ok(()),
-                _ => return Err(e),
+            let e = (ret < 0).then(io::Error::last_os_error);
+            match e.as_ref().and_then(io::Error::raw_os_error) {
+                // More to send, or the send buffer is full: again only if that call made progress.
+                None | Some(libc::EAGAIN) if self.tx.unconsumed() < before => continue,
+                None | Some(libc::EAGAIN | libc::EBUSY | libc::ENOBUFS) => return Ok(()),
+                _ => return Err(e.unwrap_or_else(|| io::Error::other("sendto"))),
             }
         }
-        Ok(())
     }
 
     /// Wakes the kernel to fill the receive ring when it asks (an empty fill ring seen).

@@ -11,6 +11,7 @@ mod forwarder_strategies;
 mod forwarder_traffic;
 pub mod ip_lpm;
 pub mod name_fib;
+pub mod ports;
 pub mod tagnet;
 pub mod wire;
 
@@ -38,6 +39,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &forwarder_ssd::ForwarderSsdExperiment,
         &ip_lpm::IpLpmExperiment,
         &tagnet::TagnetExperiment,
+        &ports::PortsExperiment,
     ]
 }
 

@@ -1,0 +1,399 @@
+//! Experiment `ports`: how many frames a second one forwarding core moves between two veth
+//! ports — nexthop-io's AF_XDP ports (native and generic XDP), its AF_PACKET ports, and the
+//! kernel's own bridge between the same two interfaces (the peer).
+//!
+//! # Overview
+//! The experiment makes three network namespaces (generator, forwarder, sink) joined by two veth
+//! pairs, `pg0`–`pf0` and `pf1`–`ps0`; traffic never leaves them. One thread, pinned to core 0,
+//! is both generator and sink (`crate::frames`): its port set holds an AF_XDP port on `pg0`
+//! (opened inside the generator's namespace) and one on `ps0` (inside the sink's), so it counts
+//! every frame sent and every frame back, checking each byte. The system measured forwards
+//! `pf0` → `pf1` on core 1:
+//! - `af-xdp` (native, generic): a thread with a port set of two AF_XDP ports, moving each
+//!   received frame's address to the other port's transmit ring (no copy in user space);
+//! - `af-packet`: the same loop on two AF_PACKET ports (TPACKET_V3 rings, a copy each way);
+//! - `linux-bridge`: no thread; a Linux bridge enslaving `pf0` and `pf1`, the sink's address
+//!   in its forwarding database.
+//!
+//! All the forwarder side's kernel work is kept on core 1 as well: receive packet steering sends
+//! `pf0`'s frames to core 1, and the NAPI pollers are threads (`/sys/class/net/*/threaded`)
+//! pinned there (`pf0`) or on core 0 with the sink (`ps0`). The generator sends as fast as its
+//! port takes frames, over 4 flows; a row's `mpps` is the frames the sink received intact in the
+//! measured window, its `lost` the frames sent and never received (the forwarder or its
+//! interfaces dropped them: it was offered more than it moves), `corrupted` those whose bytes
+//! changed. Systems and frame sizes take turns, repetition by repetition; the median rate is
+//! reported.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use anyhow::Context;
+use nexthop_io::netns::{veth, Netns};
+use nexthop_io::{Backend, PortConfig, PortCounters, PortSet, XdpMode};
+
+use crate::frames::traffic::{self, Outcome, Spec};
+use crate::harness::median;
+use crate::machine::{pin_current_thread, pin_kernel_threads};
+
+use crate::plot::{Chart, Plot};
+use crate::{progress, Report, Row, RunConfig};
+
+/// The experiment.
+#[derive(Debug)]
+pub struct PortsExperiment;
+
+/// Frame sizes (bytes without the FCS; 64 is the smallest Ethernet frame with it).
+const SIZES: [usize; 2] = [64, 1500];
+/// The generator's flows.
+const FLOWS: u16 = 4;
+/// The core of the generator and sink, and the forwarding core.
+const GEN_CORE: usize = 0;
+const FWD_CORE: usize = 1;
+
+/// A system measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum System {
+    AfXdp(XdpMode),
+    AfPacket,
+    LinuxBridge,
+}
+
+const SYSTEMS: [System; 4] = [System::AfXdp(XdpMode::Native), System::AfXdp(XdpMode::Generic), System::AfPacket, System::LinuxBridge];
+
+impl System {
+    fn name(self) -> &'static str {
+        match self {
+            System::AfXdp(_) => "af-xdp",
+            System::AfPacket => "af-packet",
+            System::LinuxBridge => "linux-bridge",
+        }
+    }
+
+    fn xdp_mode(self) -> &'static str {
+        match self {
+            System::AfXdp(m) => m.name(),
+            _ => "-",
+        }
+    }
+
+    fn label(self) -> String {
+        match self {
+            System::AfXdp(m) => format!("af-xdp {}", m.name()),
+            s => s.name().to_string(),
+        }
+    }
+}
+
+/// The three namespaces and their links.
+struct Topology {
+    generator: Netns,
+    forwarder: Netns,
+    sink: Netns,
+}
+
+fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {
+    let out = ns.exec(&["sh", "-c", script])?;
+    anyhow::ensure!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr).trim());
+    Ok(())
+}
+
+impl Topology {
+    fn new() -> anyhow::Result<Topology> {
+        let tag = std::process::id() % 100_000;
+        let ns = |role: &str| Netns::new(&format!("nxp{role}{tag}")).with_context(|| "making a network namespace (needs root)");
+        let t = Topology { generator: ns("g")?, forwarder: ns("f")?, sink: ns("s")? };
+        veth(&t.generator, "pg0", &t.forwarder, "pf0", 1)?;
+        veth(&t.forwarder, "pf1", &t.sink, "ps0", 1)?;
+        // The forwarder side's receive work on the forwarding core (NAPI pollers, which exist
+        // once an XDP program is attached, are pinned then: `napi_on`).
+        sh(&t.forwarder, &format!("echo {:x} > /sys/class/net/pf0/queues/rx-0/rps_cpus", 1u64 << FWD_CORE))?;
+        Ok(t)
+    }
+
+    fn mac(ns: &Netns, dev: &str) -> anyhow::Result<[u8; 6]> {
+        let out = ns.exec(&["cat", &format!("/sys/class/net/{dev}/address")])?;
+        let text = String::from_utf8(out.stdout)?;
+        let v: Vec<u8> = text.trim().split(':').map(|h| u8::from_str_radix(h, 16)).collect::<Result<_, _>>()?;
+        v.try_into().map_err(|_| anyhow::anyhow!("{dev}: not an Ethernet address: {text}"))
+    }
+}
+
+/// Makes the NAPI poller of `dev` in namespace `ns` a thread and pins it to `core`; false
+/// where `dev` has no NAPI instance (veth has one only with XDP attached).
+fn napi_on(ns: &str, dev: &str, core: usize) -> bool {
+    let on = std::process::Command::new("ip")
+        .args(["netns", "exec", ns, "sh", "-c", &format!("echo 1 > /sys/class/net/{dev}/threaded")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    on && pin_kernel_threads(&format!("napi/{dev}-"), core) > 0
+}
+
+/// The generator and sink's thread: runs each spec it is sent, answers with the outcome.
+struct Traffic {
+    specs: mpsc::Sender<Spec>,
+    outcomes: mpsc::Receiver<Outcome>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl Traffic {
+    fn start(t: &Topology) -> anyhow::Result<Traffic> {
+        let (specs, spec_rx) = mpsc::channel::<Spec>();
+        let (out_tx, outcomes) = mpsc::channel();
+        let (ready_tx, ready) = mpsc::channel();
+        let (g, s) = (t.generator.name().to_string(), t.sink.name().to_string());
+        let thread = std::thread::spawn(move || -> anyhow::Result<()> {
+            pin_current_thread(GEN_CORE);
+            let opened = (|| -> anyhow::Result<_> {
+                let mut set = PortSet::new(16384)?;
+                enter(&g)?;
+                let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("pg0") })?;
+                enter(&s)?;
+                let cfg = PortConfig { backend: Some(Backend::AfXdp), ethertypes: vec![crate::frames::format::ETHERTYPE], ..PortConfig::new("ps0") };
+                let rx = set.open(cfg)?;
+                anyhow::ensure!(napi_on(&s, "ps0", GEN_CORE), "no NAPI thread for ps0 to pin");
+                Ok((set, tx, rx))
+            })();
+            let (mut set, tx, rx) = match opened {
+                Ok(o) => {
+                    let _ = ready_tx.send(Ok(()));
+                    o
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(format!("{e:#}")));
+                    return Err(e);
+                }
+            };
+            for spec in spec_rx {
+                let _ = out_tx.send(traffic::run(&mut set, tx, rx, &spec));
+            }
+            Ok(())
+        });
+        ready.recv().context("the traffic thread")?.map_err(|e| anyhow::anyhow!("opening the generator and sink ports: {e}"))?;
+        Ok(Traffic { specs, outcomes, thread: Some(thread) })
+    }
+
+    fn run(&self, spec: Spec) -> anyhow::Result<Outcome> {
+        self.specs.send(spec).context("the traffic thread is gone")?;
+        self.outcomes.recv().context("the traffic thread is gone")
+    }
+}
+
+impl Drop for Traffic {
+    fn drop(&mut self) {
+        let (dead, _) = mpsc::channel();
+        self.specs = dead;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Moves the calling thread into the namespace called `name`.
+fn enter(name: &str) -> anyhow::Result<()> {
+    nexthop_io::netns::enter(name).with_context(|| format!("entering namespace {name}"))
+}
+
+/// The system forwarding `pf0` → `pf1` while a run goes on.
+enum Running {
+    Thread { stop: Arc<AtomicBool>, thread: std::thread::JoinHandle<anyhow::Result<(PortCounters, PortCounters)>> },
+    Bridge,
+}
+
+impl Running {
+    fn start(system: System, t: &Topology, sink_mac: [u8; 6]) -> anyhow::Result<Running> {
+        let (backend, mode) = match system {
+            System::AfXdp(m) => (Backend::AfXdp, Some(m)),
+            System::AfPacket => (Backend::AfPacket, None),
+            System::LinuxBridge => {
+                let f = &t.forwarder;
+                f.ip(&["link", "add", "br0", "type", "bridge", "stp_state", "0"])?;
+                f.ip(&["link", "set", "pf0", "master", "br0"])?;
+                f.ip(&["link", "set", "pf1", "master", "br0"])?;
+                f.ip(&["link", "set", "br0", "up"])?;
+                let mac = sink_mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
+                sh(f, &format!("bridge fdb replace {mac} dev pf1 master static"))?;
+                return Ok(Running::Bridge);
+            }
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let (ready_tx, ready) = mpsc::channel();
+        let name = t.forwarder.name().to_string();
+        let halt = stop.clone();
+        let thread = std::thread::spawn(move || -> anyhow::Result<(PortCounters, PortCounters)> {
+            pin_current_thread(FWD_CORE);
+            let opened = (|| -> anyhow::Result<_> {
+                enter(&name)?;
+                let mut set = PortSet::new(16384)?;
+                let i = set.open(PortConfig { backend: Some(backend), xdp_mode: mode, ..PortConfig::new("pf0") })?;
+                let o = set.open(PortConfig { backend: Some(backend), xdp_mode: mode, ..PortConfig::new("pf1") })?;
+                anyhow::ensure!(set.info(i).xdp_mode == mode, "pf0 opened in {:?}, not {mode:?}", set.info(i).xdp_mode);
+                napi_on(&name, "pf0", FWD_CORE);
+                Ok((set, i, o))
+            })();
+            let (mut set, i, o) = match opened {
+                Ok(x) => {
+                    let _ = ready_tx.send(Ok(()));
+                    x
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(format!("{e:#}")));
+                    return Err(e);
+                }
+            };
+            let mut batch = Vec::with_capacity(256);
+            while !halt.load(Ordering::Relaxed) {
+                if set.receive(i, &mut batch, 256) == 0 {
+                    // The NAPI poller shares this core: let it run.
+                    std::thread::yield_now();
+                    continue;
+                }
+                for f in batch.drain(..) {
+                    set.transmit(o, f);
+                }
+                set.flush();
+            }
+            Ok((set.counters(i), set.counters(o)))
+        });
+        ready.recv().context("the forwarder thread")?.map_err(|e| anyhow::anyhow!("opening the forwarder's ports: {e}"))?;
+        Ok(Running::Thread { stop, thread })
+    }
+
+    /// Stops the system; the forwarder's drops (frames it took but could not send).
+    fn stop(self, t: &Topology) -> anyhow::Result<u64> {
+        match self {
+            Running::Thread { stop, thread } => {
+                stop.store(true, Ordering::Relaxed);
+                let (i, o) = thread.join().map_err(|_| anyhow::anyhow!("the forwarder thread panicked"))??;
+                Ok(i.dropped_total() + o.dropped_total())
+            }
+            Running::Bridge => {
+                t.forwarder.ip(&["link", "del", "br0"])?;
+                Ok(0)
+            }
+        }
+    }
+}
+
+/// One repetition's measurement of one system at one size.
+struct Sample {
+    outcome: Outcome,
+    forwarder_drops: u64,
+}
+
+impl super::Experiment for PortsExperiment {
+    fn name(&self) -> &'static str {
+        "ports"
+    }
+
+    fn about(&self) -> &'static str {
+        "frames/s one core forwards between two veth ports: nexthop-io AF_XDP (native, generic) and AF_PACKET vs the Linux bridge, traffic in namespaces it makes"
+    }
+
+    fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
+        let topology = Topology::new()?;
+        let sink_mac = Topology::mac(&topology.sink, "ps0")?;
+        let gen_mac = Topology::mac(&topology.generator, "pg0")?;
+        let traffic = Traffic::start(&topology)?;
+        let (warmup, window) = if cfg.quick { (Duration::from_millis(100), Duration::from_millis(300)) } else { (Duration::from_millis(300), Duration::from_secs(2)) };
+        let reps = cfg.reps.max(crate::harness::MIN_REPS);
+        let bar = progress::bar((reps * SIZES.len() * SYSTEMS.len()) as u64, "ports runs");
+        let mut samples: Vec<(System, usize, Sample)> = Vec::new();
+        for _ in 0..reps {
+            for &size in &SIZES {
+                for &system in &SYSTEMS {
+                    if let Ok(only) = std::env::var("PORTS_ONLY") {
+                        if only != format!("{} {size}", system.label()) { continue; }
+                    }
+                    let running = Running::start(system, &topology, sink_mac)?;
+                    let spec = Spec {
+                        frame_bytes: size,
+                        flows: FLOWS,
+                        rate_pps: None,
+                        warmup,
+                        window,
+                        drain: Duration::from_millis(50),
+                        dst: sink_mac,
+                        src: gen_mac,
+                    };
+                    let outcome = traffic.run(spec);
+                    let forwarder_drops = running.stop(&topology)?;
+                    samples.push((system, size, Sample { outcome: outcome?, forwarder_drops }));
+                    bar.inc(1);
+                }
+            }
+        }
+        bar.finish_and_clear();
+        drop(traffic);
+        let rows = rows(&samples);
+        Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
+    }
+}
+
+fn rows(samples: &[(System, usize, Sample)]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for &size in &SIZES {
+        for &system in &SYSTEMS {
+            let mine: Vec<&Sample> = samples.iter().filter(|(s, z, _)| *s == system && *z == size).map(|(_, _, x)| x).collect();
+            let mpps: Vec<f64> = mine.iter().map(|s| s.outcome.received_pps() / 1e6).collect();
+            let offered: Vec<f64> = mine.iter().map(|s| s.outcome.offered_pps() / 1e6).collect();
+            let sum = |f: &dyn Fn(&Sample) -> u64| mine.iter().map(|s| f(s)).sum::<u64>();
+            let m = median(&mpps);
+            let corrupted = sum(&|s| s.outcome.counts.corrupted);
+            rows.push(
+                Row::new(system.name())
+                    .with("xdp_mode", system.xdp_mode())
+                    .with("frame_bytes", size as u64)
+                    .with("mpps", m)
+                    .with("gbps", m * size as f64 * 8.0 / 1e3)
+                    .with("offered_mpps", median(&offered))
+                    .with("mpps_samples", mpps)
+                    .with("sent", sum(&|s| s.outcome.sent))
+                    .with("received", sum(&|s| s.outcome.counts.received))
+                    .with("lost", sum(&|s| s.outcome.lost))
+                    .with("duplicated", sum(&|s| s.outcome.counts.duplicated))
+                    .with("reordered", sum(&|s| s.outcome.counts.reordered))
+                    .with("corrupted", corrupted)
+                    .with("forwarder_drops", sum(&|s| s.forwarder_drops))
+                    .with("mismatches", corrupted),
+            );
+        }
+    }
+    rows
+}
+
+fn mpps(rows: &[Row], system: System, size: usize) -> f64 {
+    rows.iter()
+        .find(|r| r.str("system") == Some(system.name()) && r.str("xdp_mode") == Some(system.xdp_mode()) && r.num("frame_bytes") == Some(size as f64))
+        .and_then(|r| r.num("mpps"))
+        .unwrap_or(f64::NAN)
+}
+
+fn summary(rows: &[Row]) -> Vec<String> {
+    let corrupted: f64 = rows.iter().filter_map(|r| r.num("corrupted")).sum();
+    SIZES
+        .iter()
+        .map(|&size| {
+            let native = mpps(rows, SYSTEMS[0], size);
+            let bridge = mpps(rows, System::LinuxBridge, size);
+            let packet = mpps(rows, System::AfPacket, size);
+            format!(
+                "{size} B, one forwarding core: af-xdp native {native:.2} Mpps = {:.2}× linux-bridge ({bridge:.2}), {:.2}× af-packet ({packet:.2}); af-xdp generic {:.2} Mpps; {corrupted} corrupted",
+                native / bridge,
+                native / packet,
+                mpps(rows, SYSTEMS[1], size),
+            )
+        })
+        .collect()
+}
+
+fn plots(rows: &[Row]) -> Vec<Plot> {
+    let groups = SIZES.iter().map(|s| format!("{s}-byte frames")).collect();
+    let series = SYSTEMS.iter().map(|&s| (s.label(), SIZES.iter().map(|&z| mpps(rows, s, z)).collect())).collect();
+    vec![Plot {
+        file_tag: "mpps".into(),
+        title: "Frames forwarded between two veth ports by one core (million/s)".into(),
+        y_label: "million frames/s".into(),
+        chart: Chart::Bars { groups, series },
+    }]
+}

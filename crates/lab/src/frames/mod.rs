@@ -1,0 +1,15 @@
+//! A traffic generator and sink of Ethernet frames on nexthop-io ports: frames of a given size,
+//! over a number of flows, at a given rate or as fast as the port takes them, each carrying its
+//! flow and sequence number so that the sink counts what was lost, duplicated, reordered or
+//! corrupted on the way.
+//!
+//! # Overview
+//! - [`format`]: the frame layout (a header with a check word, a fixed payload pattern) and
+//!   the sink's check of every byte.
+//! - [`tally`]: the sink's accounting per flow (sans-I/O).
+//! - [`traffic`]: the loop that sends on one port and receives on another of one
+//!   [`nexthop_io::PortSet`] (the two may be in different network namespaces).
+
+pub mod format;
+pub mod tally;
+pub mod traffic;

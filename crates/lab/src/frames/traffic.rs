@@ -1,0 +1,143 @@
+//! The generator and sink loop: frames out of one port of a [`PortSet`], frames in on another,
+//! one thread (so a 2-core machine keeps its other core for the system measured).
+//!
+//! # Overview
+//! A run has three phases: a warm-up (sending, not measured), the measured window (frames
+//! received in it give the rate), and a drain (no more sending; frames still on the way are
+//! received and tallied). Loss is counted over the whole run: frames the generator's port
+//! took to transmit, less the distinct ones the sink received.
+
+use std::time::{Duration, Instant};
+
+use nexthop_io::{PortId, PortSet};
+
+use super::format::{check, Checked, Template};
+use super::tally::{Counts, Tally};
+
+/// Frames the generator queues before each flush.
+const BATCH: usize = 64;
+
+/// What to send.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// Bytes per frame (without the FCS).
+    pub frame_bytes: usize,
+    /// Flows, taking turns frame by frame.
+    pub flows: u16,
+    /// Frames per second; `None`: as fast as the port takes them.
+    pub rate_pps: Option<f64>,
+    /// Sending before the measured window.
+    pub warmup: Duration,
+    /// The measured window.
+    pub window: Duration,
+    /// Receiving after the last frame is sent.
+    pub drain: Duration,
+    /// The frames' destination address.
+    pub dst: [u8; 6],
+    /// Their source address (the flow number is added to its last byte).
+    pub src: [u8; 6],
+}
+
+/// What a run counted.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Frames the generator's port took to transmit.
+    pub sent: u64,
+    /// Of those, sent in the measured window.
+    pub sent_in_window: u64,
+    /// Intact frames received in the measured window.
+    pub received_in_window: u64,
+    /// The window's length, seconds.
+    pub window_s: f64,
+    /// The sink's counts over the whole run.
+    pub counts: Counts,
+    /// Frames sent and never received.
+    pub lost: u64,
+}
+
+impl Outcome {
+    /// Frames per second received in the window.
+    pub fn received_pps(&self) -> f64 {
+        self.received_in_window as f64 / self.window_s.max(1e-9)
+    }
+
+    /// Frames per second offered in the window.
+    pub fn offered_pps(&self) -> f64 {
+        self.sent_in_window as f64 / self.window_s.max(1e-9)
+    }
+}
+
+/// Sends `spec`'s frames out of `tx` and receives them on `rx` (see the module overview).
+pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
+    let template = Template::new(spec.frame_bytes, spec.dst, spec.src);
+    let flows = spec.flows.max(1);
+    let mut seq = vec![0u64; usize::from(flows)];
+    let mut flow = 0u16;
+    let mut tally = Tally::new();
+    let mut batch = Vec::with_capacity(256);
+    let tx_before = set.counters(tx).tx_frames;
+    let start = Instant::now();
+    let (window_start, window_end) = (start + spec.warmup, start + spec.warmup + spec.window);
+    let end = window_end + spec.drain;
+    let (mut attempted, mut sent_at_window_start, mut sent_at_window_end) = (0u64, None, None);
+    let mut received_in_window = 0;
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        let sending = now < window_end;
+        if sending {
+            if now >= window_start && sent_at_window_start.is_none() {
+                sent_at_window_start = Some(set.counters(tx).tx_frames);
+            }
+            let want = match spec.rate_pps {
+                None => BATCH,
+                Some(r) => ((r * (now - start).as_secs_f64()) as u64).saturating_sub(attempted).min(BATCH as u64) as usize,
+            };
+            for _ in 0..want {
+                let Some(mut f) = set.pool().alloc() else { break };
+                if set.pool().set_len(&mut f, template.len()).is_err() {
+                    set.pool().free(f);
+                    break;
+                }
+                let s = &mut seq[usize::from(flow)];
+                template.write(set.pool().bytes_mut(&mut f), flow, *s);
+                *s += 1;
+                flow = (flow + 1) % flows;
+                attempted += 1;
+                set.transmit(tx, f);
+            }
+            set.flush();
+        } else if sent_at_window_end.is_none() {
+            sent_at_window_end = Some(set.counters(tx).tx_frames);
+        }
+        let in_window = now >= window_start && now < window_end;
+        set.receive(rx, &mut batch, 256);
+        if batch.is_empty() && !sending {
+            set.flush();
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        for f in batch.drain(..) {
+            match check(set.pool_ref().bytes(&f)) {
+                Checked::Intact { flow, seq } => {
+                    tally.intact(flow, seq);
+                    received_in_window += u64::from(in_window);
+                }
+                Checked::Corrupted => tally.corrupted(),
+                Checked::Foreign => tally.foreign(),
+            }
+            set.pool().free(f);
+        }
+    }
+    let sent = set.counters(tx).tx_frames - tx_before;
+    let at_end = sent_at_window_end.unwrap_or(sent + tx_before);
+    Outcome {
+        sent,
+        sent_in_window: at_end - sent_at_window_start.unwrap_or(at_end),
+        received_in_window,
+        window_s: spec.window.as_secs_f64(),
+        lost: tally.lost(sent),
+        counts: tally.counts().clone(),
+    }
+}
