@@ -288,6 +288,7 @@ const UNSAFE_FILES: &[&str] = &[
     "crates/io/src/interface.rs",
     "crates/io/src/netns.rs",
     "crates/io/src/packet/port.rs",
+    "crates/io/src/poll.rs",
     "crates/io/src/pool.rs",
     "crates/io/src/xdp/ring.rs",
     "crates/io/src/xdp/socket.rs",

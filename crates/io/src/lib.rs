@@ -29,6 +29,8 @@ pub mod netns;
 #[allow(unsafe_code)]
 mod packet;
 #[allow(unsafe_code)]
+mod poll;
+#[allow(unsafe_code)]
 mod pool;
 mod port_set;
 #[allow(unsafe_code)]

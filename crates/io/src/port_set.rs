@@ -7,7 +7,8 @@
 //! - [`PortSet::receive`] appends up to a batch of frames of one port; the program owns them
 //!   and hands each to [`PortSet::transmit`] (to any port of the set: AF_XDP to AF_XDP moves
 //!   the frame's address, no copy) or back by [`FramePool::free`]. [`PortSet::flush`] sends
-//!   what was queued and takes back what the kernel finished with.
+//!   what was queued and takes back what the kernel finished with; [`PortSet::wait`] sleeps
+//!   until a port has frames.
 //! - [`PortSet::maintain`] follows the interfaces: a port whose interface is gone (deleted, or
 //!   made again with another index) closes and gives back its frames; once an interface of its
 //!   name is there again, it opens anew. Meanwhile it receives nothing and counts what is sent
@@ -52,12 +53,16 @@ pub struct PortConfig {
     pub xdp_mode: Option<XdpMode>,
     /// The EtherTypes the port takes; others stay with the kernel. Empty: every frame.
     pub ethertypes: Vec<u16>,
+    /// AF_XDP: prefer busy polling, so that the interface's receive work runs in this thread's
+    /// calls on its core (with the interface's `napi_defer_hard_irqs` and `gro_flush_timeout`
+    /// set, the kernel leaves it to them).
+    pub busy_poll: bool,
 }
 
 impl PortConfig {
     /// A port on `interface` taking every frame, backend and mode chosen by what works.
     pub fn new(interface: &str) -> PortConfig {
-        PortConfig { interface: interface.to_string(), backend: None, xdp_mode: None, ethertypes: Vec::new() }
+        PortConfig { interface: interface.to_string(), backend: None, xdp_mode: None, ethertypes: Vec::new(), busy_poll: false }
     }
 }
 
@@ -157,7 +162,7 @@ impl PortSet {
         let mut xdp = || -> Result<(Open, PortInfo), PortError> {
             let share = self.share();
             let mut next = self.next_socket;
-            let p = XdpPort::open(&mut self.pool, &interface, &config.ethertypes, config.xdp_mode, share, &mut next);
+            let p = XdpPort::open(&mut self.pool, &interface, &config.ethertypes, config.xdp_mode, share, &mut next, config.busy_poll);
             self.next_socket = next;
             let p = p?;
             let info = PortInfo {
@@ -258,6 +263,20 @@ impl PortSet {
         if failed {
             self.maintain();
         }
+    }
+
+    /// Waits until a port of the set has frames to receive or `timeout` passes (a port that is
+    /// down is not waited on); whether one has.
+    pub fn wait(&self, timeout: std::time::Duration) -> bool {
+        let mut fds = Vec::new();
+        for slot in &self.slots {
+            match &slot.open {
+                Some(Open::Xdp(p)) => fds.extend(p.sockets.iter().map(|s| s.fd.as_raw_fd())),
+                Some(Open::Packet(p)) => fds.push(p.fd()),
+                None => {}
+            }
+        }
+        crate::poll::readable(&fds, timeout)
     }
 
     fn close(&mut self, i: usize) {

@@ -79,18 +79,3 @@ pub fn pin_task(tid: i32, core: usize) -> bool {
         libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
 }
-
-/// Pins every kernel thread whose name starts with `prefix` (e.g. `napi/pf0-`, the threaded NAPI
-/// poller of interface `pf0`) to `core`; how many were found.
-pub fn pin_kernel_threads(prefix: &str, core: usize) -> usize {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
-    let mut n = 0;
-    for e in dir.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|p| p.parse::<i32>().ok()) else { continue };
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-        if comm.trim_end().starts_with(prefix) && pin_task(pid, core) {
-            n += 1;
-        }
-    }
-    n
-}

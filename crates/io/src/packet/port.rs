@@ -259,6 +259,11 @@ impl PacketPort {
         }
     }
 
+    /// The socket, to wait on.
+    pub(crate) fn fd(&self) -> std::os::fd::RawFd {
+        self.fd.as_raw_fd()
+    }
+
     /// Frames the kernel dropped because the receive ring was full (since the last call).
     pub(crate) fn kernel_drops(&self) -> u64 {
         let mut st = libc::tpacket_stats_v3 { tp_packets: 0, tp_drops: 0, tp_freeze_q_cnt: 0 };

@@ -61,6 +61,7 @@ impl XdpPort {
         mode: Option<XdpMode>,
         share: Option<RawFd>,
         next_id: &mut u16,
+        busy_poll: bool,
     ) -> Result<XdpPort, PortError> {
         let name = &interface.name;
         let map = syscall::xsk_map(interface.queues).map_err(|e| PortError::os(format!("making the XSKMAP of {name}"), e))?;
@@ -69,7 +70,7 @@ impl XdpPort {
         let mut sockets = Vec::new();
         let mut share = share;
         for queue in 0..interface.queues {
-            let s = XskSocket::open(pool, interface.index, queue, share, *next_id)
+            let s = XskSocket::open(pool, interface.index, queue, share, *next_id, busy_poll)
                 .map_err(|e| PortError::os(format!("binding an AF_XDP socket to {name} queue {queue}"), e))?;
             *next_id = next_id.wrapping_add(1);
             syscall::set_xsk(&map, queue, &s.fd).map_err(|e| PortError::os(format!("the XSKMAP slot of {name} queue {queue}"), e))?;
@@ -108,6 +109,9 @@ impl XdpPort {
         let mut got = 0;
         for k in 0..n {
             let s = &mut self.sockets[(self.next_rx + k) % n];
+            if s.busy_poll {
+                s.wake_receive();
+            }
             let ready = s.rx.ready((max - got) as u32);
             for _ in 0..ready {
                 let d = s.rx.pop();
@@ -126,7 +130,9 @@ impl XdpPort {
                 s.rx.release();
             }
             s.refill(pool);
-            s.wake_receive();
+            if !s.busy_poll {
+                s.wake_receive();
+            }
             if got == max {
                 break;
             }

@@ -23,6 +23,15 @@ const XDP_MAX_TX_SKB_BUDGET: libc::c_int = 9;
 /// The budget asked for.
 const TX_BUDGET: u32 = 256;
 
+/// `SO_PREFER_BUSY_POLL`, `SO_BUSY_POLL_BUDGET` (Linux 5.11; `SO_BUSY_POLL` is older).
+const SO_PREFER_BUSY_POLL: libc::c_int = 69;
+const SO_BUSY_POLL_BUDGET: libc::c_int = 70;
+const SO_BUSY_POLL: libc::c_int = 46;
+/// Microseconds a busy-polling call spins on the queue's NAPI instance.
+const BUSY_POLL_US: libc::c_int = 20;
+/// Frames one busy poll processes.
+const BUSY_POLL_BUDGET: libc::c_int = 64;
+
 /// An AF_XDP socket and its rings.
 #[derive(Debug)]
 pub(crate) struct XskSocket {
@@ -39,6 +48,8 @@ pub(crate) struct XskSocket {
     pub(crate) in_fill: u32,
     /// Frames in the transmit ring not yet completed.
     pub(crate) in_flight: u32,
+    /// The program drives the queue's NAPI instance by its own calls (preferred busy polling).
+    pub(crate) busy_poll: bool,
 }
 
 fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
@@ -60,7 +71,13 @@ fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
 fn setsockopt_socket(fd: &OwnedFd, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
     // SAFETY: `value` is a live c_int of the size passed, which the kernel reads.
     check(unsafe {
-        libc::setsockopt(fd.as_raw_fd(), libc::SOL_SOCKET, name, std::ptr::from_ref(&value).cast(), size_of::<libc::c_int>() as libc::socklen_t)
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            name,
+            std::ptr::from_ref(&value).cast(),
+            size_of::<libc::c_int>() as libc::socklen_t,
+        )
     })
     .map(drop)
 }
@@ -77,7 +94,17 @@ fn get<T: Copy>(fd: &OwnedFd, name: libc::c_int) -> io::Result<T> {
 impl XskSocket {
     /// A socket on queue `queue` of interface `ifindex`, registering `pool` as its UMEM when
     /// `share` is `None`, sharing the UMEM of socket `share` otherwise.
-    pub(crate) fn open(pool: &FramePool, ifindex: u32, queue: u32, share: Option<RawFd>, id: u16) -> io::Result<XskSocket> {
+    /// `busy_poll`: prefer busy polling (the receive work then runs in this program's calls, on
+    /// its core, when the interface defers its interrupts: `napi_defer_hard_irqs`,
+    /// `gro_flush_timeout`).
+    pub(crate) fn open(
+        pool: &FramePool,
+        ifindex: u32,
+        queue: u32,
+        share: Option<RawFd>,
+        id: u16,
+        busy_poll: bool,
+    ) -> io::Result<XskSocket> {
         // SAFETY: plain socket creation; the descriptor is owned right after.
         let raw = check(unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })?;
         // SAFETY: a new descriptor that nothing else owns.
@@ -113,6 +140,11 @@ impl XskSocket {
         };
         // SAFETY: `addr` is a live sockaddr_xdp of the size passed.
         check(unsafe { libc::bind(fd.as_raw_fd(), std::ptr::from_ref(&addr).cast(), size_of::<libc::sockaddr_xdp>() as libc::socklen_t) })?;
+        if busy_poll {
+            setsockopt_socket(&fd, SO_PREFER_BUSY_POLL, 1)?;
+            setsockopt_socket(&fd, SO_BUSY_POLL, BUSY_POLL_US)?;
+            setsockopt_socket(&fd, SO_BUSY_POLL_BUDGET, BUSY_POLL_BUDGET)?;
+        }
         let options: libc::xdp_options = get(&fd, libc::XDP_OPTIONS)?;
         // Fewer `sendto`s per batch in copy mode where the kernel has the option (Linux 6.17).
         let _ = set(&fd, XDP_MAX_TX_SKB_BUDGET, &TX_BUDGET);
@@ -132,6 +164,7 @@ impl XskSocket {
             zero_copy: options.flags & libc::XDP_OPTIONS_ZEROCOPY != 0,
             in_fill: 0,
             in_flight: 0,
+            busy_poll,
         })
     }
 
@@ -179,7 +212,7 @@ impl XskSocket {
     pub(crate) fn kick(&self) -> io::Result<()> {
         loop {
             let before = self.tx.unconsumed();
-            if !self.tx.needs_wakeup() || before == 0 {
+            if before == 0 || !(self.busy_poll || self.tx.needs_wakeup()) {
                 return Ok(());
             }
             // SAFETY: a send of no data; the kernel reads nothing from the null buffer.
@@ -194,9 +227,10 @@ impl XskSocket {
         }
     }
 
-    /// Wakes the kernel to fill the receive ring when it asks (an empty fill ring seen).
+    /// Wakes the kernel to fill the receive ring when it asks (an empty fill ring seen), or,
+    /// busy polling, every time: the call is what runs the queue's receive work.
     pub(crate) fn wake_receive(&self) {
-        if self.fill.needs_wakeup() {
+        if self.busy_poll || self.fill.needs_wakeup() {
             // SAFETY: a receive of no data into no buffer.
             unsafe {
                 libc::recvfrom(self.fd.as_raw_fd(), std::ptr::null_mut(), 0, libc::MSG_DONTWAIT, std::ptr::null_mut(), std::ptr::null_mut())

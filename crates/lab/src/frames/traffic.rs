@@ -36,6 +36,9 @@ pub struct Spec {
     pub dst: [u8; 6],
     /// Their source address (the flow number is added to its last byte).
     pub src: [u8; 6],
+    /// A core whose busy share over the measured window to report (the system's, not this
+    /// thread's).
+    pub watch_core: Option<usize>,
 }
 
 /// What a run counted.
@@ -53,6 +56,18 @@ pub struct Outcome {
     pub counts: Counts,
     /// Frames sent and never received.
     pub lost: u64,
+    /// The watched core's busy share of the window (user, system, interrupts), 0–1.
+    pub core_busy: Option<f64>,
+}
+
+/// Busy and total clock ticks of logical core `core` since boot (`/proc/stat`).
+fn core_ticks(core: usize) -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.split_whitespace().next() == Some(&format!("cpu{core}")))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
+    Some((total - idle, total))
 }
 
 impl Outcome {
@@ -81,6 +96,7 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
     let end = window_end + spec.drain;
     let (mut attempted, mut sent_at_window_start, mut sent_at_window_end) = (0u64, None, None);
     let mut received_in_window = 0;
+    let (mut ticks_at_start, mut ticks_at_end) = (None, None);
     loop {
         let now = Instant::now();
         if now >= end {
@@ -90,6 +106,7 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
         if sending {
             if now >= window_start && sent_at_window_start.is_none() {
                 sent_at_window_start = Some(set.counters(tx).tx_frames);
+                ticks_at_start = spec.watch_core.and_then(core_ticks);
             }
             let want = match spec.rate_pps {
                 None => BATCH,
@@ -111,6 +128,7 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
             set.flush();
         } else if sent_at_window_end.is_none() {
             sent_at_window_end = Some(set.counters(tx).tx_frames);
+            ticks_at_end = spec.watch_core.and_then(core_ticks);
         }
         let in_window = now >= window_start && now < window_end;
         set.receive(rx, &mut batch, 256);
@@ -139,5 +157,9 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
         window_s: spec.window.as_secs_f64(),
         lost: tally.lost(sent),
         counts: tally.counts().clone(),
+        core_busy: match (ticks_at_start, ticks_at_end) {
+            (Some((b0, t0)), Some((b1, t1))) if t1 > t0 => Some((b1 - b0) as f64 / (t1 - t0) as f64),
+            _ => None,
+        },
     }
 }
