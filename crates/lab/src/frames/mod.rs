@@ -4,7 +4,7 @@
 //! corrupted on the way.
 //!
 //! # Overview
-//! - [`format`]: the frame layout (a header with a check word, a fixed payload pattern) and
+//! - [`format`](mod@format): the frame layout (a header with a check word, a fixed payload pattern) and
 //!   the sink's check of every byte.
 //! - [`tally`]: the sink's accounting per flow (sans-I/O).
 //! - [`traffic`]: the loop that sends on one port and receives on another of one
