@@ -290,6 +290,7 @@ const UNSAFE_FILES: &[&str] = &[
     "crates/io/src/packet/port.rs",
     "crates/io/src/poll.rs",
     "crates/io/src/pool.rs",
+    "crates/io/src/sockopt.rs",
     "crates/io/src/xdp/ring.rs",
     "crates/io/src/xdp/socket.rs",
     "crates/lab/src/alloc.rs",

@@ -34,6 +34,8 @@ mod poll;
 mod pool;
 mod port_set;
 #[allow(unsafe_code)]
+mod sockopt;
+#[allow(unsafe_code)]
 mod xdp;
 
 pub use counters::{DropReason, PortCounters};

@@ -261,6 +261,76 @@ mod tests {
         assert_eq!(p.free_count(), 4);
     }
 
+    /// One step of a random run against the pool.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Alloc,
+        Free(usize),
+        Lend(u16),
+        Receive(usize),
+        Return(usize),
+        Transmit(usize, u16),
+        Reclaim(u16),
+    }
+
+    fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(Step::Alloc),
+            any::<usize>().prop_map(Step::Free),
+            (0u16..3).prop_map(Step::Lend),
+            any::<usize>().prop_map(Step::Receive),
+            any::<usize>().prop_map(Step::Return),
+            (any::<usize>(), 0u16..3).prop_map(|(i, s)| Step::Transmit(i, s)),
+            (0u16..3).prop_map(Step::Reclaim),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Against a model that knows where every frame is: no frame is handed out twice, and
+        /// free + held by the program + lent to each socket is always every frame.
+        #[test]
+        fn every_frame_is_in_exactly_one_place(steps in proptest::collection::vec(step(), 1..200)) {
+            let mut p = FramePool::new(8).unwrap();
+            let mut held: Vec<Frame> = Vec::new();
+            let mut lent: Vec<(u64, u16)> = Vec::new();
+            for s in steps {
+                match s {
+                    Step::Alloc => {
+                        if let Some(f) = p.alloc() {
+                            assert!(held.iter().all(|h| h.base() != f.base()) && lent.iter().all(|&(a, _)| a != f.addr));
+                            held.push(f);
+                        }
+                    }
+                    Step::Free(i) if !held.is_empty() => p.free(held.swap_remove(i % held.len())),
+                    Step::Lend(s) => {
+                        if let Some(a) = p.lend(s) {
+                            assert!(held.iter().all(|h| h.addr != a) && lent.iter().all(|&(b, _)| b != a));
+                            lent.push((a, s));
+                        }
+                    }
+                    Step::Receive(i) if !lent.is_empty() => {
+                        let (a, _) = lent.swap_remove(i % lent.len());
+                        held.push(p.received(a, 64).expect("a lent frame is received"));
+                    }
+                    Step::Return(i) if !lent.is_empty() => p.returned(lent.swap_remove(i % lent.len()).0),
+                    Step::Transmit(i, s) if !held.is_empty() => {
+                        let f = held.swap_remove(i % held.len());
+                        p.lend_frame(&f, s);
+                        lent.push((f.addr, s));
+                    }
+                    Step::Reclaim(s) => {
+                        let n = lent.iter().filter(|&&(_, t)| t == s).count();
+                        assert_eq!(p.reclaim(s), n);
+                        lent.retain(|&(_, t)| t != s);
+                    }
+                    _ => {}
+                }
+                assert_eq!(p.free_count() + held.len() + lent.len(), p.capacity());
+            }
+        }
+    }
+
     #[test]
     fn the_kernel_is_not_trusted_with_addresses() {
         let mut p = FramePool::new(2).unwrap();

@@ -21,6 +21,7 @@ use crate::counters::{DropReason, PortCounters};
 use crate::error::PortError;
 use crate::interface::Interface;
 use crate::pool::{Frame, FramePool};
+use crate::sockopt::{self, check};
 
 /// Bytes of one ring block.
 const BLOCK_BYTES: u32 = 1 << 18;
@@ -55,20 +56,8 @@ pub(crate) struct PacketPort {
 // through the status words.
 unsafe impl Send for PacketPort {}
 
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
-
 fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
-    // SAFETY: `value` is a live value of the size passed, which the kernel reads.
-    check(unsafe {
-        libc::setsockopt(fd.as_raw_fd(), libc::SOL_PACKET, name, std::ptr::from_ref(value).cast(), size_of::<T>() as libc::socklen_t)
-    })
-    .map(drop)
+    sockopt::set(fd, libc::SOL_PACKET, name, value)
 }
 
 /// A status word in the ring, shared with the kernel.
@@ -266,17 +255,7 @@ impl PacketPort {
 
     /// Frames the kernel dropped because the receive ring was full (since the last call).
     pub(crate) fn kernel_drops(&self) -> u64 {
-        let mut st = libc::tpacket_stats_v3 { tp_packets: 0, tp_drops: 0, tp_freeze_q_cnt: 0 };
-        let mut len = size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
-        // SAFETY: `st` is live and `len` its size; the kernel writes at most `len` bytes.
-        let ok = unsafe {
-            libc::getsockopt(self.fd.as_raw_fd(), libc::SOL_PACKET, libc::PACKET_STATISTICS, std::ptr::from_mut(&mut st).cast(), &mut len)
-        };
-        if ok == 0 {
-            u64::from(st.tp_drops)
-        } else {
-            0
-        }
+        sockopt::get::<libc::tpacket_stats_v3>(&self.fd, libc::SOL_PACKET, libc::PACKET_STATISTICS).map_or(0, |st| u64::from(st.tp_drops))
     }
 }
 

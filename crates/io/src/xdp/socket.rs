@@ -14,6 +14,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::ring::Ring;
 use crate::pool::{FramePool, FRAME_BYTES};
+use crate::sockopt::{self, check};
 
 /// Entries in each of a socket's rings.
 pub(crate) const RING_SIZE: u32 = 2048;
@@ -52,43 +53,16 @@ pub(crate) struct XskSocket {
     pub(crate) busy_poll: bool,
 }
 
-fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret)
-    }
-}
-
 fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
-    // SAFETY: `value` is a live value of the size passed, which the kernel reads.
-    check(unsafe {
-        libc::setsockopt(fd.as_raw_fd(), libc::SOL_XDP, name, std::ptr::from_ref(value).cast(), size_of::<T>() as libc::socklen_t)
-    })
-    .map(drop)
-}
-
-fn setsockopt_socket(fd: &OwnedFd, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
-    // SAFETY: `value` is a live c_int of the size passed, which the kernel reads.
-    check(unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            name,
-            std::ptr::from_ref(&value).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    })
-    .map(drop)
+    sockopt::set(fd, libc::SOL_XDP, name, value)
 }
 
 fn get<T: Copy>(fd: &OwnedFd, name: libc::c_int) -> io::Result<T> {
-    // SAFETY: the kernel's structures read here are plain data, valid all zeros.
-    let mut value: T = unsafe { std::mem::zeroed() };
-    let mut len = size_of::<T>() as libc::socklen_t;
-    // SAFETY: `value` is live and `len` its size; the kernel writes at most `len` bytes.
-    check(unsafe { libc::getsockopt(fd.as_raw_fd(), libc::SOL_XDP, name, std::ptr::from_mut(&mut value).cast(), &mut len) })?;
-    Ok(value)
+    sockopt::get(fd, libc::SOL_XDP, name)
+}
+
+fn setsockopt_socket(fd: &OwnedFd, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
+    sockopt::set(fd, libc::SOL_SOCKET, name, &value)
 }
 
 impl XskSocket {

@@ -134,40 +134,28 @@ impl Traffic {
     fn start(t: &Topology) -> anyhow::Result<Traffic> {
         let (specs, spec_rx) = mpsc::channel::<Spec>();
         let (out_tx, outcomes) = mpsc::channel();
-        let (ready_tx, ready) = mpsc::channel();
         let (g, s) = (t.generator.name().to_string(), t.sink.name().to_string());
-        let thread = std::thread::spawn(move || -> anyhow::Result<()> {
-            pin_current_thread(GEN_CORE);
-            let opened = (|| -> anyhow::Result<_> {
-                let mut set = PortSet::new(16384)?;
-                enter(&g)?;
-                let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("pg0") })?;
-                enter(&s)?;
-                let cfg = PortConfig {
-                    backend: Some(Backend::AfXdp),
-                    ethertypes: vec![crate::frames::format::ETHERTYPE],
-                    busy_poll: true,
-                    ..PortConfig::new("ps0")
-                };
-                let rx = set.open(cfg)?;
-                Ok((set, tx, rx))
-            })();
-            let (mut set, tx, rx) = match opened {
-                Ok(o) => {
-                    let _ = ready_tx.send(Ok(()));
-                    o
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(format!("{e:#}")));
-                    return Err(e);
-                }
+        let open = move || -> anyhow::Result<_> {
+            let mut set = PortSet::new(16384)?;
+            enter(&g)?;
+            let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("pg0") })?;
+            enter(&s)?;
+            let cfg = PortConfig {
+                backend: Some(Backend::AfXdp),
+                ethertypes: vec![crate::frames::format::ETHERTYPE],
+                busy_poll: true,
+                ..PortConfig::new("ps0")
             };
+            let rx = set.open(cfg)?;
+            Ok((set, tx, rx))
+        };
+        let serve = move |(mut set, tx, rx): (PortSet, _, _)| {
             for spec in spec_rx {
                 let _ = out_tx.send(traffic::run(&mut set, tx, rx, &spec));
             }
             Ok(())
-        });
-        ready.recv().context("the traffic thread")?.map_err(|e| anyhow::anyhow!("opening the generator and sink ports: {e}"))?;
+        };
+        let thread = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
         Ok(Traffic { specs, outcomes, thread: Some(thread) })
     }
 
@@ -185,6 +173,32 @@ impl Drop for Traffic {
             let _ = t.join();
         }
     }
+}
+
+/// Starts a thread pinned to `core` that runs `open` (its ports, in their namespaces) and then
+/// `body` with what it opened; returns once `open` is done, with its error if it failed.
+fn spawn_opened<S, R: Send + 'static>(
+    core: usize,
+    what: &'static str,
+    open: impl FnOnce() -> anyhow::Result<S> + Send + 'static,
+    body: impl FnOnce(S) -> anyhow::Result<R> + Send + 'static,
+) -> anyhow::Result<std::thread::JoinHandle<anyhow::Result<R>>> {
+    let (ready_tx, ready) = mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        pin_current_thread(core);
+        match open() {
+            Ok(opened) => {
+                let _ = ready_tx.send(Ok(()));
+                body(opened)
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(format!("{e:#}")));
+                Err(e)
+            }
+        }
+    });
+    ready.recv().with_context(|| format!("opening {what}: the thread is gone"))?.map_err(|e| anyhow::anyhow!("opening {what}: {e}"))?;
+    Ok(thread)
 }
 
 /// Moves the calling thread into the namespace called `name`.
@@ -215,30 +229,18 @@ impl Running {
             }
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let (ready_tx, ready) = mpsc::channel();
         let name = t.forwarder.name().to_string();
         let halt = stop.clone();
-        let thread = std::thread::spawn(move || -> anyhow::Result<(PortCounters, PortCounters)> {
-            pin_current_thread(FWD_CORE);
-            let opened = (|| -> anyhow::Result<_> {
-                enter(&name)?;
-                let mut set = PortSet::new(16384)?;
-                let port = |dev: &str| PortConfig { backend: Some(backend), xdp_mode: mode, busy_poll: true, ..PortConfig::new(dev) };
-                let i = set.open(port("pf0"))?;
-                let o = set.open(port("pf1"))?;
-                anyhow::ensure!(set.info(i).xdp_mode == mode, "pf0 opened in {:?}, not {mode:?}", set.info(i).xdp_mode);
-                Ok((set, i, o))
-            })();
-            let (mut set, i, o) = match opened {
-                Ok(x) => {
-                    let _ = ready_tx.send(Ok(()));
-                    x
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(format!("{e:#}")));
-                    return Err(e);
-                }
-            };
+        let open = move || -> anyhow::Result<_> {
+            enter(&name)?;
+            let mut set = PortSet::new(16384)?;
+            let port = |dev: &str| PortConfig { backend: Some(backend), xdp_mode: mode, busy_poll: true, ..PortConfig::new(dev) };
+            let i = set.open(port("pf0"))?;
+            let o = set.open(port("pf1"))?;
+            anyhow::ensure!(set.info(i).xdp_mode == mode, "pf0 opened in {:?}, not {mode:?}", set.info(i).xdp_mode);
+            Ok((set, i, o))
+        };
+        let forward = move |(mut set, i, o): (PortSet, _, _)| {
             let mut batch = Vec::with_capacity(256);
             while !halt.load(Ordering::Relaxed) {
                 if set.receive(i, &mut batch, 256) == 0 {
@@ -252,8 +254,8 @@ impl Running {
                 set.flush();
             }
             Ok((set.counters(i), set.counters(o)))
-        });
-        ready.recv().context("the forwarder thread")?.map_err(|e| anyhow::anyhow!("opening the forwarder's ports: {e}"))?;
+        };
+        let thread = spawn_opened(FWD_CORE, "the forwarder's ports", open, forward)?;
         Ok(Running::Thread { stop, thread })
     }
 

@@ -147,6 +147,19 @@ mod tests {
         assert_eq!(check(&long), Checked::Corrupted, "longer than any generator frame");
     }
 
+    proptest::proptest! {
+        /// Any bytes are checked without a panic; any frame written checks as itself.
+        #[test]
+        fn any_bytes_check_and_frames_round_trip(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..2100),
+                                                  size in 0usize..2000, flow in 0u16..1024, seq in proptest::prelude::any::<u64>()) {
+            let _ = check(&bytes);
+            let t = Template::new(size, [2, 0, 0, 0, 0, 2], [2, 0, 0, 0, 0, 1]);
+            let mut f = vec![0u8; t.len()];
+            t.write(&mut f, flow, seq);
+            proptest::prop_assert_eq!(check(&f), Checked::Intact { flow, seq });
+        }
+    }
+
     #[test]
     fn sizes_are_clamped_to_ethernet() {
         assert_eq!(Template::new(10, [0; 6], [0; 6]).len(), MIN_FRAME);
