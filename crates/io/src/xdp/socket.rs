@@ -33,6 +33,9 @@ const BUSY_POLL_US: libc::c_int = 20;
 /// Frames one busy poll processes.
 const BUSY_POLL_BUDGET: libc::c_int = 64;
 
+/// Binds tried while the queue is still held by a socket just closed (10 ms apart).
+const BIND_TRIES: u32 = 200;
+
 /// An AF_XDP socket and its rings.
 #[derive(Debug)]
 pub(crate) struct XskSocket {
@@ -112,8 +115,25 @@ impl XskSocket {
             sxdp_queue_id: queue,
             sxdp_shared_umem_fd: share.map_or(0, |s| s as u32),
         };
-        // SAFETY: `addr` is a live sockaddr_xdp of the size passed.
-        check(unsafe { libc::bind(fd.as_raw_fd(), std::ptr::from_ref(&addr).cast(), size_of::<libc::sockaddr_xdp>() as libc::socklen_t) })?;
+        // A socket closed on this queue a moment ago frees it only once the kernel's deferred
+        // release has run: a bind meanwhile is EBUSY, so it is tried again for a while.
+        let mut tries = 0;
+        loop {
+            // SAFETY: `addr` is a live sockaddr_xdp of the size passed.
+            let bound = check(unsafe {
+                libc::bind(fd.as_raw_fd(), std::ptr::from_ref(&addr).cast(), size_of::<libc::sockaddr_xdp>() as libc::socklen_t)
+            });
+            match bound {
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries < BIND_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => {
+                    other?;
+                    break;
+                }
+            };
+        }
         if busy_poll {
             setsockopt_socket(&fd, SO_PREFER_BUSY_POLL, 1)?;
             setsockopt_socket(&fd, SO_BUSY_POLL, BUSY_POLL_US)?;
