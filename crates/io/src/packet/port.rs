@@ -172,7 +172,7 @@ impl PacketPort {
             let h = unsafe { block.add(offset as usize).cast::<libc::tpacket3_hdr>().read() };
             let start = offset as usize + usize::from(h.tp_mac);
             let len = h.tp_snaplen as usize;
-            let next = if h.tp_next_offset == 0 { BLOCK_BYTES } else { offset + h.tp_next_offset };
+            let next = if h.tp_next_offset == 0 { BLOCK_BYTES } else { offset.saturating_add(h.tp_next_offset) };
             self.rx_cursor = Some((left - 1, next));
             if start + len > BLOCK_BYTES as usize {
                 counters.drop(DropReason::InvalidDescriptor);
