@@ -286,6 +286,7 @@ const UNSAFE_FILES: &[&str] = &[
     "crates/fw/src/sys/udp_batch.rs",
     "crates/io/src/bpf/syscall.rs",
     "crates/io/src/interface.rs",
+    "crates/io/src/mapping.rs",
     "crates/io/src/netns.rs",
     "crates/io/src/packet/port.rs",
     "crates/io/src/poll.rs",

@@ -25,6 +25,8 @@ mod error;
 #[allow(unsafe_code)]
 mod interface;
 #[allow(unsafe_code)]
+mod mapping;
+#[allow(unsafe_code)]
 pub mod netns;
 #[allow(unsafe_code)]
 mod packet;
@@ -41,6 +43,6 @@ mod xdp;
 pub use counters::{DropReason, PortCounters};
 pub use error::PortError;
 pub use interface::Interface;
-pub use pool::{Frame, FramePool, FRAME_BYTES, HEADROOM, MAX_FRAME_DATA};
+pub use pool::{Frame, FramePool, ETHER_HEADER_BYTES, FRAME_BYTES, HEADROOM, MAX_FRAME_DATA};
 pub use port_set::{Backend, PortConfig, PortEvent, PortId, PortInfo, PortSet};
 pub use xdp::port::XdpMode;

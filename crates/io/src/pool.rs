@@ -12,14 +12,21 @@
 //!   socket's rings. A socket that closes (its interface deleted) gives back every frame lent
 //!   through it ([`FramePool::reclaim`]), so none leaks however the port went away.
 
-use std::ptr::NonNull;
-
 use crate::error::PortError;
+use crate::mapping::Mapping;
 
 /// The size of one frame: the kernel's smallest UMEM chunk, enough for a 1500-byte MTU.
 pub const FRAME_BYTES: u32 = 2048;
 /// Where a frame's data starts in it (`XDP_PACKET_HEADROOM`).
 pub const HEADROOM: u32 = 256;
+/// An Ethernet header: two addresses and the EtherType.
+pub const ETHER_HEADER_BYTES: usize = 14;
+
+/// The EtherType of an Ethernet frame, if it has a whole header.
+pub(crate) fn ethertype(frame: &[u8]) -> Option<u16> {
+    frame.get(12..ETHER_HEADER_BYTES).map(|t| u16::from_be_bytes([t[0], t[1]]))
+}
+
 /// The most bytes a frame holds.
 pub const MAX_FRAME_DATA: u32 = FRAME_BYTES - HEADROOM;
 
@@ -63,15 +70,12 @@ pub(crate) enum Owner {
 /// The region and its bookkeeping.
 #[derive(Debug)]
 pub struct FramePool {
-    region: NonNull<u8>,
-    bytes: usize,
+    // Unmapped last (field order): the sockets that registered it are dropped before the pool
+    // (the port set's field order), so the kernel no longer writes it.
+    region: Mapping,
     free: Vec<u64>,
     owners: Vec<Owner>,
 }
-
-// SAFETY: the pool owns its mapping exclusively; moving it to another thread moves that
-// ownership (the kernel's use of the region goes with the sockets, owned alongside it).
-unsafe impl Send for FramePool {}
 
 impl FramePool {
     /// A pool of `frames` frames (a power of two is not needed), all free.
@@ -83,28 +87,14 @@ impl FramePool {
             return Err(PortError::Config("a frame pool needs at least one frame".into()));
         }
         let bytes = frames as usize * FRAME_BYTES as usize;
-        // SAFETY: a new private anonymous mapping; nothing else refers to the address range.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(PortError::os("mapping the frame pool", std::io::Error::last_os_error()));
-        }
-        let region = NonNull::new(p.cast::<u8>()).ok_or_else(|| PortError::Config("mmap returned null".into()))?;
+        let region = Mapping::anonymous(bytes).map_err(|e| PortError::os("mapping the frame pool", e))?;
         let free = (0..u64::from(frames)).rev().map(|i| i * u64::from(FRAME_BYTES) + u64::from(HEADROOM)).collect();
-        Ok(FramePool { region, bytes, free, owners: vec![Owner::Free; frames as usize] })
+        Ok(FramePool { region, free, owners: vec![Owner::Free; frames as usize] })
     }
 
     /// The region's address and length (what a UMEM registers).
     pub(crate) fn region(&self) -> (*mut u8, usize) {
-        (self.region.as_ptr(), self.bytes)
+        (self.region.ptr().as_ptr(), self.region.len())
     }
 
     /// Frames in the pool, free or not.
@@ -196,14 +186,14 @@ impl FramePool {
         // SAFETY: a Frame's range lies inside the region (made by this pool: `received`
         // checks it, `alloc` and `set_len` keep it within its frame); the program holds the
         // frame, so the kernel is not writing it.
-        unsafe { std::slice::from_raw_parts(self.region.as_ptr().add(frame.addr as usize), frame.len as usize) }
+        unsafe { std::slice::from_raw_parts(self.region.ptr().as_ptr().add(frame.addr as usize), frame.len as usize) }
     }
 
     /// The frame's data, to change; [`FramePool::set_len`] first to grow it.
     pub fn bytes_mut(&mut self, frame: &mut Frame) -> &mut [u8] {
         // SAFETY: as in `bytes`, and `&mut self` makes this the only live view of the region
         // from this program.
-        unsafe { std::slice::from_raw_parts_mut(self.region.as_ptr().add(frame.addr as usize), frame.len as usize) }
+        unsafe { std::slice::from_raw_parts_mut(self.region.ptr().as_ptr().add(frame.addr as usize), frame.len as usize) }
     }
 
     /// Sets the frame's data length (its bytes past the old length are whatever the frame held).
@@ -228,15 +218,6 @@ impl FramePool {
         f.len = data.len() as u32;
         self.bytes_mut(&mut f).copy_from_slice(data);
         Some(f)
-    }
-}
-
-impl Drop for FramePool {
-    fn drop(&mut self) {
-        // SAFETY: the mapping this pool made, of this length; the sockets that registered it
-        // are dropped before the pool (the port set's field order), so the kernel no longer
-        // writes it.
-        unsafe { libc::munmap(self.region.as_ptr().cast(), self.bytes) };
     }
 }
 

@@ -20,7 +20,7 @@ use crate::counters::{DropReason, PortCounters};
 use crate::error::PortError;
 use crate::interface::Interface;
 use crate::packet::port::PacketPort;
-use crate::pool::{Frame, FramePool};
+use crate::pool::{Frame, FramePool, ETHER_HEADER_BYTES};
 use crate::xdp::port::{XdpMode, XdpPort};
 
 /// How a port moves frames.
@@ -225,12 +225,12 @@ impl PortSet {
     /// A `port` not of this set.
     pub fn transmit(&mut self, port: PortId, frame: Frame) {
         let slot = &mut self.slots[port.0];
-        if frame.len() < 14 {
+        if frame.len() < ETHER_HEADER_BYTES {
             slot.counters.drop(DropReason::TooShort);
             self.pool.free(frame);
             return;
         }
-        if frame.len() > slot.info.interface.mtu as usize + 14 {
+        if frame.len() > slot.info.interface.mtu as usize + ETHER_HEADER_BYTES {
             slot.counters.drop(DropReason::TooLong);
             self.pool.free(frame);
             return;

@@ -60,22 +60,16 @@ pub fn rss_bytes_of(pid: u32) -> Option<u64> {
 /// Pins the calling thread to logical core `core` (modulo the cores there are), as a data plane
 /// gives its reader and writer threads cores of their own. Returns whether the kernel agreed.
 /// Threads the caller spawns afterwards inherit the pin: call it on threads made for the purpose.
-pub fn pin_current_thread(core: usize) -> bool {
-    pin_task(0, core)
-}
-
-/// Pins task `tid` (a thread id, a kernel thread's pid; 0: the calling thread) to logical core
-/// `core` (modulo the cores there are). Returns whether the kernel agreed.
 #[allow(unsafe_code)]
-pub fn pin_task(tid: i32, core: usize) -> bool {
+pub fn pin_current_thread(core: usize) -> bool {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // SAFETY: `set` is a plain bit set owned by this frame; CPU_ZERO / CPU_SET only write inside
-    // it (the index is below `cores` ≤ CPU_SETSIZE), and sched_setaffinity(tid, …) reads `size`
-    // bytes of it.
+    // it (the index is below `cores` ≤ CPU_SETSIZE), and sched_setaffinity(0, …) reads `size`
+    // bytes of it for the calling thread.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_ZERO(&mut set);
         libc::CPU_SET(core % cores.min(libc::CPU_SETSIZE as usize), &mut set);
-        libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
 }

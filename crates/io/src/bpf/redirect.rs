@@ -33,8 +33,7 @@ use super::insn::{Assembler, Insn, R0, R1, R2, R3, R4};
 pub const XDP_PASS: i32 = 2;
 /// `bpf_redirect_map`'s helper number.
 const BPF_FUNC_REDIRECT_MAP: i32 = 51;
-/// An Ethernet header: two addresses and the EtherType.
-const ETHER_HEADER: i32 = 14;
+const ETHER_HEADER: i32 = crate::pool::ETHER_HEADER_BYTES as i32;
 
 /// The most EtherTypes one program tests.
 pub const MAX_ETHERTYPES: usize = 16;

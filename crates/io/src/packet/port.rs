@@ -14,12 +14,12 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::counters::{DropReason, PortCounters};
 use crate::error::PortError;
 use crate::interface::Interface;
+use crate::mapping::Mapping;
 use crate::pool::{Frame, FramePool};
 use crate::sockopt::{self, check};
 
@@ -40,8 +40,8 @@ const ETH_P_ALL: u16 = 0x0003;
 /// An open AF_PACKET port.
 #[derive(Debug)]
 pub(crate) struct PacketPort {
-    ring: NonNull<u8>,
-    ring_len: usize,
+    // Unmapped before the socket closes (field order).
+    ring: Mapping,
     fd: OwnedFd,
     /// Frames kept when the socket takes every EtherType but several are named.
     filter: Vec<u16>,
@@ -51,10 +51,6 @@ pub(crate) struct PacketPort {
     tx_slot: u32,
     tx_pending: u32,
 }
-
-// SAFETY: the ring's mapping is owned by this value alone; the kernel's side synchronises
-// through the status words.
-unsafe impl Send for PacketPort {}
 
 fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
     sockopt::set(fd, libc::SOL_PACKET, name, value)
@@ -95,26 +91,9 @@ impl PacketPort {
         };
         set(&fd, libc::PACKET_RX_RING, &req(RX_BLOCKS, RETIRE_MS)).map_err(os("the receive ring"))?;
         set(&fd, libc::PACKET_TX_RING, &req(TX_BLOCKS, 0)).map_err(os("the transmit ring"))?;
-        let ring_len = ((RX_BLOCKS + TX_BLOCKS) * BLOCK_BYTES) as usize;
-        // SAFETY: a new shared mapping of the socket's two rings (receive first), of their
-        // total length; nothing else refers to the address range.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                ring_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_POPULATE,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(os("mapping the rings")(io::Error::last_os_error()));
-        }
-        let ring = NonNull::new(p.cast::<u8>()).ok_or_else(|| PortError::Config("mmap returned null".into()))?;
+        let ring = Mapping::shared(&fd, ((RX_BLOCKS + TX_BLOCKS) * BLOCK_BYTES) as usize, 0).map_err(os("mapping the rings"))?;
         let port = PacketPort {
             ring,
-            ring_len,
             fd,
             filter: if ethertypes.len() > 1 { ethertypes.to_vec() } else { Vec::new() },
             rx_block: 0,
@@ -137,12 +116,12 @@ impl PacketPort {
 
     fn block(&self, i: u32) -> *mut u8 {
         // SAFETY: receive block `i < RX_BLOCKS` lies inside the mapping.
-        unsafe { self.ring.as_ptr().add((i * BLOCK_BYTES) as usize) }
+        unsafe { self.ring.ptr().as_ptr().add((i * BLOCK_BYTES) as usize) }
     }
 
     fn slot(&self, i: u32) -> *mut u8 {
         // SAFETY: transmit slot `i` lies inside the mapping, after the receive blocks.
-        unsafe { self.ring.as_ptr().add((RX_BLOCKS * BLOCK_BYTES + i * SLOT_BYTES) as usize) }
+        unsafe { self.ring.ptr().as_ptr().add((RX_BLOCKS * BLOCK_BYTES + i * SLOT_BYTES) as usize) }
     }
 
     /// Appends up to `max` received frames (copied into pool frames) to `out`; how many.
@@ -180,7 +159,7 @@ impl PacketPort {
             }
             // SAFETY: the frame's bytes lie inside the block (checked), which is ours.
             let data = unsafe { std::slice::from_raw_parts(block.add(start), len) };
-            if !self.filter.is_empty() && (len < 14 || !self.filter.contains(&u16::from_be_bytes([data[12], data[13]]))) {
+            if !self.filter.is_empty() && !crate::pool::ethertype(data).is_some_and(|t| self.filter.contains(&t)) {
                 continue;
             }
             match pool.alloc_copy(data) {
@@ -256,12 +235,5 @@ impl PacketPort {
     /// Frames the kernel dropped because the receive ring was full (since the last call).
     pub(crate) fn kernel_drops(&self) -> u64 {
         sockopt::get::<libc::tpacket_stats_v3>(&self.fd, libc::SOL_PACKET, libc::PACKET_STATISTICS).map_or(0, |st| u64::from(st.tp_drops))
-    }
-}
-
-impl Drop for PacketPort {
-    fn drop(&mut self) {
-        // SAFETY: the mapping this port made, of this length; the socket closes after.
-        unsafe { libc::munmap(self.ring.as_ptr().cast(), self.ring_len) };
     }
 }

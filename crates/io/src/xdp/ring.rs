@@ -9,15 +9,15 @@
 //! empty).
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::mapping::Mapping;
 
 /// One mapped ring of entries `T` (`u64` addresses or `xdp_desc`).
 #[derive(Debug)]
 pub(crate) struct Ring<T> {
-    map: NonNull<u8>,
-    map_len: usize,
     producer: NonNull<AtomicU32>,
     consumer: NonNull<AtomicU32>,
     flags: NonNull<AtomicU32>,
@@ -27,39 +27,24 @@ pub(crate) struct Ring<T> {
     local: u32,
     /// The other side's index, as last read.
     cached: u32,
+    /// Unmapped after every pointer above is last used (field order).
+    _map: Mapping,
 }
 
-// SAFETY: the ring's mapping is owned by this value alone (the socket it belongs to moves with
-// it); the kernel's side synchronises through the atomics.
+// SAFETY: the pointers point into the mapping this value owns (the socket it belongs to moves
+// with it); the kernel's side synchronises through the atomics.
 unsafe impl<T> Send for Ring<T> {}
 
 impl<T: Copy> Ring<T> {
     /// Maps the ring of `size` entries at page offset `pgoff` of socket `fd`, laid out by
     /// `off` (from `XDP_MMAP_OFFSETS`).
     pub(crate) fn map(fd: &OwnedFd, off: &libc::xdp_ring_offset, size: u32, pgoff: libc::off_t) -> io::Result<Ring<T>> {
-        let map_len = off.desc as usize + size as usize * size_of::<T>();
-        // SAFETY: a new shared mapping of the socket's ring, of the length the kernel's offsets
-        // give; nothing else refers to the address range.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_POPULATE,
-                fd.as_raw_fd(),
-                pgoff,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let map = NonNull::new(p.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+        let map = Mapping::shared(fd, off.desc as usize + size as usize * size_of::<T>(), pgoff)?;
+        let base = map.ptr();
         // SAFETY: the offsets lie within the mapping (the kernel's layout) and are aligned for
         // their types.
-        let at = |o: u64| unsafe { map.add(o as usize) };
+        let at = |o: u64| unsafe { base.add(o as usize) };
         let ring = Ring {
-            map,
-            map_len,
             producer: at(off.producer).cast(),
             consumer: at(off.consumer).cast(),
             flags: at(off.flags).cast(),
@@ -67,6 +52,7 @@ impl<T: Copy> Ring<T> {
             size,
             local: 0,
             cached: 0,
+            _map: map,
         };
         Ok(ring)
     }
@@ -146,12 +132,5 @@ impl<T: Copy> Ring<T> {
     /// Gives every entry popped back to the kernel.
     pub(crate) fn release(&self) {
         self.consumer().store(self.local, Ordering::Release);
-    }
-}
-
-impl<T> Drop for Ring<T> {
-    fn drop(&mut self) {
-        // SAFETY: the mapping this ring made, of this length; nothing refers to it after.
-        unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
     }
 }

@@ -114,17 +114,13 @@ impl Topology {
         }
         Ok(t)
     }
-
-    fn mac(ns: &Netns, dev: &str) -> anyhow::Result<[u8; 6]> {
-        let out = ns.exec(&["cat", &format!("/sys/class/net/{dev}/address")])?;
-        let text = String::from_utf8(out.stdout)?;
-        let v: Vec<u8> = text.trim().split(':').map(|h| u8::from_str_radix(h, 16)).collect::<Result<_, _>>()?;
-        v.try_into().map_err(|_| anyhow::anyhow!("{dev}: not an Ethernet address: {text}"))
-    }
 }
 
 /// The generator and sink's thread: runs each spec it is sent, answers with the outcome.
 struct Traffic {
+    /// The Ethernet addresses of the generator's port and the sink's.
+    gen_mac: [u8; 6],
+    sink_mac: [u8; 6],
     specs: mpsc::Sender<Spec>,
     outcomes: mpsc::Receiver<Outcome>,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
@@ -147,7 +143,8 @@ impl Traffic {
                 ..PortConfig::new("ps0")
             };
             let rx = set.open(cfg)?;
-            Ok((set, tx, rx))
+            let macs = (set.info(tx).interface.mac, set.info(rx).interface.mac);
+            Ok(((set, tx, rx), macs))
         };
         let serve = move |(mut set, tx, rx): (PortSet, _, _)| {
             for spec in spec_rx {
@@ -155,8 +152,8 @@ impl Traffic {
             }
             Ok(())
         };
-        let thread = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
-        Ok(Traffic { specs, outcomes, thread: Some(thread) })
+        let (thread, (gen_mac, sink_mac)) = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
+        Ok(Traffic { gen_mac, sink_mac, specs, outcomes, thread: Some(thread) })
     }
 
     fn run(&self, spec: Spec) -> anyhow::Result<Outcome> {
@@ -176,19 +173,20 @@ impl Drop for Traffic {
 }
 
 /// Starts a thread pinned to `core` that runs `open` (its ports, in their namespaces) and then
-/// `body` with what it opened; returns once `open` is done, with its error if it failed.
-fn spawn_opened<S, R: Send + 'static>(
+/// `body` with what it opened; returns once `open` is done, with the value `open` hands back
+/// (what the caller needs to know of the ports), or its error if it failed.
+fn spawn_opened<S, V: Send + 'static, R: Send + 'static>(
     core: usize,
     what: &'static str,
-    open: impl FnOnce() -> anyhow::Result<S> + Send + 'static,
+    open: impl FnOnce() -> anyhow::Result<(S, V)> + Send + 'static,
     body: impl FnOnce(S) -> anyhow::Result<R> + Send + 'static,
-) -> anyhow::Result<std::thread::JoinHandle<anyhow::Result<R>>> {
+) -> anyhow::Result<(std::thread::JoinHandle<anyhow::Result<R>>, V)> {
     let (ready_tx, ready) = mpsc::channel();
     let thread = std::thread::spawn(move || {
         pin_current_thread(core);
         match open() {
-            Ok(opened) => {
-                let _ = ready_tx.send(Ok(()));
+            Ok((opened, value)) => {
+                let _ = ready_tx.send(Ok(value));
                 body(opened)
             }
             Err(e) => {
@@ -197,8 +195,9 @@ fn spawn_opened<S, R: Send + 'static>(
             }
         }
     });
-    ready.recv().with_context(|| format!("opening {what}: the thread is gone"))?.map_err(|e| anyhow::anyhow!("opening {what}: {e}"))?;
-    Ok(thread)
+    let value =
+        ready.recv().with_context(|| format!("opening {what}: the thread is gone"))?.map_err(|e| anyhow::anyhow!("opening {what}: {e}"))?;
+    Ok((thread, value))
 }
 
 /// Moves the calling thread into the namespace called `name`.
@@ -238,7 +237,7 @@ impl Running {
             let i = set.open(port("pf0"))?;
             let o = set.open(port("pf1"))?;
             anyhow::ensure!(set.info(i).xdp_mode == mode, "pf0 opened in {:?}, not {mode:?}", set.info(i).xdp_mode);
-            Ok((set, i, o))
+            Ok(((set, i, o), ()))
         };
         let forward = move |(mut set, i, o): (PortSet, _, _)| {
             let mut batch = Vec::with_capacity(256);
@@ -255,7 +254,7 @@ impl Running {
             }
             Ok((set.counters(i), set.counters(o)))
         };
-        let thread = spawn_opened(FWD_CORE, "the forwarder's ports", open, forward)?;
+        let (thread, ()) = spawn_opened(FWD_CORE, "the forwarder's ports", open, forward)?;
         Ok(Running::Thread { stop, thread })
     }
 
@@ -326,9 +325,8 @@ impl super::Experiment for PortsExperiment {
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
         let topology = Topology::new()?;
-        let sink_mac = Topology::mac(&topology.sink, "ps0")?;
-        let gen_mac = Topology::mac(&topology.generator, "pg0")?;
         let traffic = Traffic::start(&topology)?;
+        let (gen_mac, sink_mac) = (traffic.gen_mac, traffic.sink_mac);
         let (warmup, window, steps) = if cfg.quick {
             (Duration::from_millis(50), Duration::from_millis(150), 4)
         } else {
