@@ -287,6 +287,7 @@ const UNSAFE_FILES: &[&str] = &[
     "crates/io/src/bpf/syscall.rs",
     "crates/io/src/interface.rs",
     "crates/io/src/mapping.rs",
+    "crates/io/src/membership.rs",
     "crates/io/src/netns.rs",
     "crates/io/src/packet/port.rs",
     "crates/io/src/poll.rs",

@@ -27,6 +27,8 @@ mod interface;
 #[allow(unsafe_code)]
 mod mapping;
 #[allow(unsafe_code)]
+mod membership;
+#[allow(unsafe_code)]
 pub mod netns;
 #[allow(unsafe_code)]
 mod packet;

@@ -19,6 +19,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use crate::counters::{DropReason, PortCounters};
 use crate::error::PortError;
 use crate::interface::Interface;
+use crate::membership::Membership;
 use crate::packet::port::PacketPort;
 use crate::pool::{Frame, FramePool, ETHER_HEADER_BYTES};
 use crate::xdp::port::{XdpMode, XdpPort};
@@ -57,12 +58,27 @@ pub struct PortConfig {
     /// calls on its core (with the interface's `napi_defer_hard_irqs` and `gro_flush_timeout`
     /// set, the kernel leaves it to them).
     pub busy_poll: bool,
+    /// Multicast addresses the interface joins while the port is open, so that its frames to
+    /// them are not filtered out by the NIC.
+    pub groups: Vec<[u8; 6]>,
+    /// AF_PACKET: send through the interface's queueing discipline (traffic control applies;
+    /// [`PortSet::tx_backlog`] is the socket's queue in it) instead of straight to the driver.
+    /// AF_XDP frames always go straight to the driver.
+    pub qdisc: bool,
 }
 
 impl PortConfig {
     /// A port on `interface` taking every frame, backend and mode chosen by what works.
     pub fn new(interface: &str) -> PortConfig {
-        PortConfig { interface: interface.to_string(), backend: None, xdp_mode: None, ethertypes: Vec::new(), busy_poll: false }
+        PortConfig {
+            interface: interface.to_string(),
+            backend: None,
+            xdp_mode: None,
+            ethertypes: Vec::new(),
+            busy_poll: false,
+            groups: Vec::new(),
+            qdisc: false,
+        }
     }
 }
 
@@ -105,6 +121,8 @@ struct Slot {
     config: PortConfig,
     info: PortInfo,
     open: Option<Open>,
+    /// The interface's group memberships, held while it is open.
+    groups: Option<Membership>,
     counters: PortCounters,
     /// The kernel's cumulative drop counters as last read (AF_XDP), to add only what is new.
     kernel_seen: [u64; 4],
@@ -154,7 +172,28 @@ impl PortSet {
         })
     }
 
-    fn open_backend(&mut self, config: &PortConfig) -> Result<(Open, PortInfo), PortError> {
+    /// Opens `config`'s backend and joins its groups.
+    fn open_backend(&mut self, config: &PortConfig) -> Result<(Open, PortInfo, Option<Membership>), PortError> {
+        let (open, info) = self.open_io(config)?;
+        let groups = if config.groups.is_empty() {
+            None
+        } else {
+            let joined = Membership::join(info.interface.index, &config.groups);
+            let joined = joined.map_err(|e| PortError::os(format!("joining {}'s multicast groups", config.interface), e));
+            match joined {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    if let Open::Xdp(p) = &open {
+                        p.reclaim(&mut self.pool);
+                    }
+                    return Err(e);
+                }
+            }
+        };
+        Ok((open, info, groups))
+    }
+
+    fn open_io(&mut self, config: &PortConfig) -> Result<(Open, PortInfo), PortError> {
         if config.ethertypes.len() > crate::bpf::redirect::MAX_ETHERTYPES {
             return Err(PortError::Config(format!("at most {} EtherTypes per port", crate::bpf::redirect::MAX_ETHERTYPES)));
         }
@@ -175,7 +214,7 @@ impl PortSet {
             Ok((Open::Xdp(p), info))
         };
         let packet = || -> Result<(Open, PortInfo), PortError> {
-            let p = PacketPort::open(&interface, &config.ethertypes)?;
+            let p = PacketPort::open(&interface, &config.ethertypes, config.qdisc)?;
             let info = PortInfo { interface: interface.clone(), backend: Backend::AfPacket, xdp_mode: None, zero_copy: false, up: true };
             Ok((Open::Packet(p), info))
         };
@@ -195,8 +234,8 @@ impl PortSet {
     /// No such interface; more EtherTypes than a port takes; the backend configured cannot open
     /// (or, with none configured, neither can).
     pub fn open(&mut self, config: PortConfig) -> Result<PortId, PortError> {
-        let (open, info) = self.open_backend(&config)?;
-        self.slots.push(Slot { config, info, open: Some(open), counters: PortCounters::default(), kernel_seen: [0; 4] });
+        let (open, info, groups) = self.open_backend(&config)?;
+        self.slots.push(Slot { config, info, open: Some(open), groups, counters: PortCounters::default(), kernel_seen: [0; 4] });
         Ok(PortId(self.slots.len() - 1))
     }
 
@@ -265,17 +304,38 @@ impl PortSet {
         }
     }
 
+    /// The descriptors that become readable when `port` has frames to receive (none while it
+    /// is down), for a program that waits on its own poll; they change when the port reopens
+    /// ([`PortEvent::Up`]).
+    ///
+    /// # Panics
+    /// A `port` not of this set.
+    pub fn fds(&self, port: PortId) -> Vec<RawFd> {
+        match &self.slots[port.0].open {
+            Some(Open::Xdp(p)) => p.fds().collect(),
+            Some(Open::Packet(p)) => vec![p.fd()],
+            None => Vec::new(),
+        }
+    }
+
+    /// Bytes `port` was given to send that the kernel has not sent yet: its AF_XDP transmit
+    /// ring's frames not yet completed, or its AF_PACKET socket's queue (`SIOCOUTQ`; with
+    /// [`PortConfig::qdisc`], what waits in the queueing discipline). For congestion marking.
+    ///
+    /// # Panics
+    /// A `port` not of this set.
+    pub fn tx_backlog(&self, port: PortId) -> u64 {
+        match &self.slots[port.0].open {
+            Some(Open::Xdp(p)) => p.tx_backlog(),
+            Some(Open::Packet(p)) => p.tx_backlog(),
+            None => 0,
+        }
+    }
+
     /// Waits until a port of the set has frames to receive or `timeout` passes (a port that is
     /// down is not waited on); whether one has.
     pub fn wait(&self, timeout: std::time::Duration) -> bool {
-        let mut fds = Vec::new();
-        for slot in &self.slots {
-            match &slot.open {
-                Some(Open::Xdp(p)) => fds.extend(p.sockets.iter().map(|s| s.fd.as_raw_fd())),
-                Some(Open::Packet(p)) => fds.push(p.fd()),
-                None => {}
-            }
-        }
+        let fds: Vec<RawFd> = self.ports().flat_map(|p| self.fds(p)).collect();
         crate::poll::readable(&fds, timeout)
     }
 
@@ -286,6 +346,7 @@ impl PortSet {
         }
         Self::read_kernel_drops(slot);
         slot.open = None;
+        slot.groups = None;
         slot.kernel_seen = [0; 4];
         slot.info.up = false;
         slot.counters.link_downs += 1;
@@ -306,10 +367,11 @@ impl PortSet {
             } else if now.is_some() {
                 let config = slot.config.clone();
                 match self.open_backend(&config) {
-                    Ok((open, info)) => {
+                    Ok((open, info, groups)) => {
                         tracing::info!("{}: interface back; port open again", info.interface.name);
                         let slot = &mut self.slots[i];
                         slot.open = Some(open);
+                        slot.groups = groups;
                         slot.info = info;
                         slot.counters.link_ups += 1;
                         events.push(PortEvent::Up(PortId(i)));

@@ -248,3 +248,48 @@ fn bad_ports_and_frames_get_typed_errors_or_counted_drops() {
     let mut other = PortSet::new(64).unwrap();
     assert!(matches!(other.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("ea0") }), Err(PortError::Os { .. })));
 }
+
+/// The groups of `dev` in namespace `ns`, as `/proc/net/dev_mcast` lists them (hex, no colons).
+fn groups_of(ns: &Netns, dev: &str) -> Vec<String> {
+    let out = ns.exec(&["cat", "/proc/net/dev_mcast"]).unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .filter_map(|l| l.split_whitespace().collect::<Vec<_>>().get(1..5).map(|f| (f[0] == dev).then(|| f[3].to_string())))
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn a_port_holds_its_groups_while_open_and_an_af_packet_port_through_the_qdisc_shows_its_backlog() {
+    let Some([a]) = namespaces::<1>("g") else { return };
+    a.ip(&["link", "add", "ga0", "type", "veth", "peer", "name", "ga1"]).unwrap();
+    for dev in ["ga0", "ga1"] {
+        a.ip(&["link", "set", dev, "up"]).unwrap();
+    }
+    a.enter().unwrap();
+    let group = [0x01, 0x00, 0x5e, 0x00, 0x17, 0xaa];
+    for backend in [Backend::AfXdp, Backend::AfPacket] {
+        let mut set = PortSet::new(8192).unwrap();
+        let p = set.open(PortConfig { backend: Some(backend), groups: vec![group], ..PortConfig::new("ga0") }).unwrap();
+        assert!(groups_of(&a, "ga0").contains(&"01005e0017aa".to_string()), "{backend:?}: joined");
+        assert!(!set.fds(p).is_empty());
+        drop(set);
+        assert!(!groups_of(&a, "ga0").contains(&"01005e0017aa".to_string()), "{backend:?}: left on close");
+    }
+    let mut set = PortSet::new(8192).unwrap();
+    let unicast = PortConfig { groups: vec![[0x02, 0, 0, 0, 0, 1]], ..PortConfig::new("ga0") };
+    assert!(matches!(set.open(unicast), Err(PortError::Os { .. })), "a group must be a multicast address");
+    assert_eq!(set.pool_ref().free_count(), set.pool_ref().capacity(), "a refused port gives its frames back");
+
+    // 200 KB behind a token bucket of 1 Mbit/s: the socket's frames wait in the qdisc.
+    a.exec(&["tc", "qdisc", "add", "dev", "ga0", "root", "tbf", "rate", "1mbit", "burst", "16kbit", "latency", "5s"]).unwrap();
+    let p = set.open(PortConfig { backend: Some(Backend::AfPacket), qdisc: true, ..PortConfig::new("ga0") }).unwrap();
+    for seq in 0..150 {
+        let f = frame(&mut set, [0x02, 0, 0, 0, 0, 2], TEST_TYPE, seq, 1400);
+        set.transmit(p, f);
+        set.flush();
+    }
+    assert!(set.tx_backlog(p) > 64 * 1024, "backlog {}", set.tx_backlog(p));
+    let q = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("ga1") }).unwrap();
+    assert_eq!(set.tx_backlog(q), 0, "nothing sent");
+}

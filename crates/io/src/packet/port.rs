@@ -7,7 +7,8 @@
 //!   frame and gives the block back (`TP_STATUS_KERNEL`) once every frame in it is taken.
 //! - Transmit: a frame is copied into the next free slot of the transmit ring and marked
 //!   `TP_STATUS_SEND_REQUEST`; one `send` per batch hands them all to the driver, past the
-//!   queueing discipline (`PACKET_QDISC_BYPASS`).
+//!   queueing discipline (`PACKET_QDISC_BYPASS`) unless the port is configured to go through it
+//!   (then traffic control shapes what it sends, and `SIOCOUTQ` shows the backlog).
 //! - The socket takes one EtherType in the kernel when one is named, every frame otherwise (and
 //!   keeps those of the named types when several are); frames this host sends are not seen.
 //!   Unlike AF_XDP, the kernel still gets its own copy of every frame.
@@ -64,8 +65,9 @@ fn status(at: *mut u8) -> &'static AtomicU32 {
 }
 
 impl PacketPort {
-    /// Opens the port on `interface`, taking frames of `ethertypes` (empty: all).
-    pub(crate) fn open(interface: &Interface, ethertypes: &[u16]) -> Result<PacketPort, PortError> {
+    /// Opens the port on `interface`, taking frames of `ethertypes` (empty: all); `qdisc`: send
+    /// through the interface's queueing discipline instead of straight to the driver.
+    pub(crate) fn open(interface: &Interface, ethertypes: &[u16], qdisc: bool) -> Result<PacketPort, PortError> {
         let name = &interface.name;
         let os = |what: &str| {
             let what = format!("{what} of {name}");
@@ -78,7 +80,9 @@ impl PacketPort {
         // SAFETY: a new descriptor that nothing else owns.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         set(&fd, libc::PACKET_VERSION, &(libc::tpacket_versions::TPACKET_V3 as libc::c_int)).map_err(os("TPACKET_V3"))?;
-        set(&fd, libc::PACKET_QDISC_BYPASS, &1i32).map_err(os("PACKET_QDISC_BYPASS"))?;
+        if !qdisc {
+            set(&fd, libc::PACKET_QDISC_BYPASS, &1i32).map_err(os("PACKET_QDISC_BYPASS"))?;
+        }
         set(&fd, libc::PACKET_IGNORE_OUTGOING, &1i32).map_err(os("PACKET_IGNORE_OUTGOING"))?;
         let req = |blocks: u32, retire: u32| libc::tpacket_req3 {
             tp_block_size: BLOCK_BYTES,
@@ -230,6 +234,19 @@ impl PacketPort {
     /// The socket, to wait on.
     pub(crate) fn fd(&self) -> std::os::fd::RawFd {
         self.fd.as_raw_fd()
+    }
+
+    /// Bytes sent that the kernel still holds (`SIOCOUTQ`: the socket's frames waiting in the
+    /// queueing discipline or the driver's queue).
+    pub(crate) fn tx_backlog(&self) -> u64 {
+        let mut queued: libc::c_int = 0;
+        // SAFETY: SIOCOUTQ writes one int into the live variable the pointer names.
+        let ret = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::TIOCOUTQ, &raw mut queued) };
+        if ret < 0 {
+            0
+        } else {
+            u64::try_from(queued).unwrap_or(0)
+        }
     }
 
     /// Frames the kernel dropped because the receive ring was full (since the last call).

@@ -158,6 +158,8 @@ impl XdpPort {
         counters.tx_bytes += u64::from(frame.len);
         s.tx.push(libc::xdp_desc { addr: frame.addr, len: frame.len, options: 0 });
         s.in_flight += 1;
+        s.in_flight_lens.push_back(frame.len);
+        s.in_flight_bytes += u64::from(frame.len);
     }
 
     /// Publishes the queued frames, kicks the kernel, takes back completed frames and refills
@@ -171,6 +173,16 @@ impl XdpPort {
             s.refill(pool);
         }
         kicked
+    }
+
+    /// Bytes queued to transmit that the kernel has not sent yet.
+    pub(crate) fn tx_backlog(&self) -> u64 {
+        self.sockets.iter().map(|s| s.in_flight_bytes).sum()
+    }
+
+    /// The sockets, to wait on.
+    pub(crate) fn fds(&self) -> impl Iterator<Item = RawFd> + '_ {
+        self.sockets.iter().map(|s| s.fd.as_raw_fd())
     }
 
     /// The kernel's drop counters, summed over the sockets.
