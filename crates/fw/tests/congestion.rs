@@ -181,7 +181,9 @@ fn throttle(netns: Option<&str>, dev: &str) {
     assert!(out.status.success(), "tc {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Across a veth pair: B makes a unicast Ethernet face to A's end, A (listening) one back.
+/// Across a veth pair: B makes a unicast Ethernet face to A's end, A (listening) one back. The
+/// ports are AF_PACKET, which sends through the interface's qdisc (as NFD's pcap faces do);
+/// AF_XDP frames go straight to the driver, and its backlog is its transmit ring.
 #[test]
 fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
     let Some(veth) = VethPair::new("c") else { return };
@@ -191,6 +193,8 @@ fn an_ethernet_face_marks_when_its_interface_queue_stays_long() {
         move |c: &mut nexthop_fw::conf::config::Config| {
             c.faces.ether_listen = true;
             c.faces.ether_interfaces = vec![end];
+            // Through the qdisc that throttles the link (AF_XDP frames skip it).
+            c.faces.ether_io = "af-packet".into();
         }
     };
     let a_dir = scratch("congestion-ether-a");

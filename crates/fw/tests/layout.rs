@@ -280,7 +280,6 @@ const UNSAFE_FILES: &[&str] = &[
     "crates/cs/src/l2/file.rs",
     "crates/fw/src/sys/interface_watch.rs",
     "crates/fw/src/sys/interfaces.rs",
-    "crates/fw/src/sys/packet_socket.rs",
     "crates/fw/src/sys/privileges.rs",
     "crates/fw/src/sys/socket_queue.rs",
     "crates/fw/src/sys/udp_batch.rs",

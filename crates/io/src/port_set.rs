@@ -99,6 +99,8 @@ pub struct PortInfo {
     pub zero_copy: bool,
     /// Whether its interface is there (a port whose interface went is down until it is back).
     pub up: bool,
+    /// How many times it has opened: a new value means new sockets ([`PortSet::fds`]).
+    pub opened: u64,
 }
 
 /// A change [`PortSet::maintain`] made.
@@ -210,12 +212,20 @@ impl PortSet {
                 xdp_mode: Some(p.mode),
                 zero_copy: p.zero_copy(),
                 up: true,
+                opened: 0,
             };
             Ok((Open::Xdp(p), info))
         };
         let packet = || -> Result<(Open, PortInfo), PortError> {
             let p = PacketPort::open(&interface, &config.ethertypes, config.qdisc)?;
-            let info = PortInfo { interface: interface.clone(), backend: Backend::AfPacket, xdp_mode: None, zero_copy: false, up: true };
+            let info = PortInfo {
+                interface: interface.clone(),
+                backend: Backend::AfPacket,
+                xdp_mode: None,
+                zero_copy: false,
+                up: true,
+                opened: 0,
+            };
             Ok((Open::Packet(p), info))
         };
         match config.backend {
@@ -234,7 +244,8 @@ impl PortSet {
     /// No such interface; more EtherTypes than a port takes; the backend configured cannot open
     /// (or, with none configured, neither can).
     pub fn open(&mut self, config: PortConfig) -> Result<PortId, PortError> {
-        let (open, info, groups) = self.open_backend(&config)?;
+        let (open, mut info, groups) = self.open_backend(&config)?;
+        info.opened = 1;
         self.slots.push(Slot { config, info, open: Some(open), groups, counters: PortCounters::default(), kernel_seen: [0; 4] });
         Ok(PortId(self.slots.len() - 1))
     }
@@ -260,28 +271,27 @@ impl PortSet {
     /// (ring full, too long, a port that is down, shorter than an Ethernet header) goes back to
     /// the pool and is counted as dropped.
     ///
+    /// # Errors
+    /// Why the frame was dropped.
+    ///
     /// # Panics
     /// A `port` not of this set.
-    pub fn transmit(&mut self, port: PortId, frame: Frame) {
+    pub fn transmit(&mut self, port: PortId, frame: Frame) -> Result<(), DropReason> {
         let slot = &mut self.slots[port.0];
-        if frame.len() < ETHER_HEADER_BYTES {
-            slot.counters.drop(DropReason::TooShort);
-            self.pool.free(frame);
-            return;
-        }
-        if frame.len() > slot.info.interface.mtu as usize + ETHER_HEADER_BYTES {
-            slot.counters.drop(DropReason::TooLong);
-            self.pool.free(frame);
-            return;
-        }
-        match &mut slot.open {
-            Some(Open::Xdp(p)) => p.transmit(&mut self.pool, frame, &mut slot.counters),
-            Some(Open::Packet(p)) => p.transmit(&mut self.pool, frame, &mut slot.counters),
-            None => {
-                slot.counters.drop(DropReason::LinkDown);
-                self.pool.free(frame);
+        let why = if frame.len() < ETHER_HEADER_BYTES {
+            DropReason::TooShort
+        } else if frame.len() > slot.info.interface.mtu as usize + ETHER_HEADER_BYTES {
+            DropReason::TooLong
+        } else {
+            match &mut slot.open {
+                Some(Open::Xdp(p)) => return p.transmit(&mut self.pool, frame, &mut slot.counters),
+                Some(Open::Packet(p)) => return p.transmit(&mut self.pool, frame, &mut slot.counters),
+                None => DropReason::LinkDown,
             }
-        }
+        };
+        slot.counters.drop(why);
+        self.pool.free(frame);
+        Err(why)
     }
 
     /// Sends what every port has queued and takes back the frames the kernel is done with. A
@@ -332,6 +342,16 @@ impl PortSet {
         }
     }
 
+    /// Whether a port holds frames queued that the kernel has not taken yet (its driver or send
+    /// buffer was full): flush again soon, the kernel does not say when it has room.
+    pub fn unsent(&self) -> bool {
+        self.slots.iter().any(|s| match &s.open {
+            Some(Open::Xdp(p)) => p.unsent(),
+            Some(Open::Packet(p)) => p.unsent(),
+            None => false,
+        })
+    }
+
     /// Waits until a port of the set has frames to receive or `timeout` passes (a port that is
     /// down is not waited on); whether one has.
     pub fn wait(&self, timeout: std::time::Duration) -> bool {
@@ -367,9 +387,10 @@ impl PortSet {
             } else if now.is_some() {
                 let config = slot.config.clone();
                 match self.open_backend(&config) {
-                    Ok((open, info, groups)) => {
+                    Ok((open, mut info, groups)) => {
                         tracing::info!("{}: interface back; port open again", info.interface.name);
                         let slot = &mut self.slots[i];
+                        info.opened = slot.info.opened + 1;
                         slot.open = Some(open);
                         slot.groups = groups;
                         slot.info = info;

@@ -93,7 +93,7 @@ fn frames_cross_af_xdp_and_af_packet_both_ways_and_other_types_stay_with_the_ker
             let got = receive_n(&mut set, p, 100);
             for &seq in &got {
                 let f = frame(&mut set, a_mac, TEST_TYPE, seq, 60);
-                set.transmit(p, f);
+                set.transmit(p, f).unwrap();
             }
             set.flush();
             // Nothing of another type reached the port.
@@ -109,10 +109,10 @@ fn frames_cross_af_xdp_and_af_packet_both_ways_and_other_types_stay_with_the_ker
         let p = set.open(PortConfig { backend: Some(Backend::AfPacket), ..PortConfig::new("xa0") }).unwrap();
         go.recv().unwrap();
         let other = frame(&mut set, b_mac, 0x88b6, 7, 60);
-        set.transmit(p, other);
+        set.transmit(p, other).unwrap();
         for seq in 0..100 {
             let f = frame(&mut set, b_mac, TEST_TYPE, seq, 60 + seq as usize * 10);
-            set.transmit(p, f);
+            set.transmit(p, f).unwrap();
         }
         set.flush();
         let back = receive_n(&mut set, p, 100);
@@ -144,7 +144,7 @@ fn two_af_xdp_ports_forward_every_frame_by_address() {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 set.receive(i, &mut batch, 64);
                 for fr in batch.drain(..) {
-                    set.transmit(o, fr);
+                    let _ = set.transmit(o, fr); // a drop is counted
                 }
                 set.flush();
             }
@@ -165,7 +165,7 @@ fn two_af_xdp_ports_forward_every_frame_by_address() {
         let p = set.open(PortConfig::new("fg0")).unwrap();
         for seq in 0..N {
             let fr = frame(&mut set, sink_mac, TEST_TYPE, seq, 64);
-            set.transmit(p, fr);
+            set.transmit(p, fr).unwrap();
             if seq % 32 == 31 {
                 set.flush();
                 // Paced below what the forwarder keeps up with: this test is about loss, not rate.
@@ -197,13 +197,17 @@ fn a_deleted_interface_closes_its_port_and_one_made_again_reopens_it() {
     assert_eq!(set.pool_ref().free_count(), set.pool_ref().capacity(), "every lent frame came back");
     assert!(!set.info(p).up);
     let f = frame(&mut set, [0xff; 6], TEST_TYPE, 1, 60);
-    set.transmit(p, f);
+    assert_eq!(set.transmit(p, f), Err(DropReason::LinkDown));
     let mut batch = Vec::new();
     assert_eq!(set.receive(p, &mut batch, 64), 0);
     assert_eq!(set.counters(p).dropped(DropReason::LinkDown), 1);
     assert_eq!(set.maintain(), vec![], "nothing to reopen yet");
     veth(&a, "da0", &b, "db0", 1).unwrap();
+    let before = set.fds(p);
+    assert_eq!(set.info(p).opened, 1);
     assert_eq!(set.maintain(), vec![PortEvent::Up(p)]);
+    assert_eq!(set.info(p).opened, 2, "opened again: new sockets");
+    assert!(before.is_empty() && !set.fds(p).is_empty(), "no descriptors while down");
     let c = set.counters(p);
     assert_eq!((c.link_downs, c.link_ups), (1, 1));
     // Frames flow again: from the other end, over AF_PACKET.
@@ -215,7 +219,7 @@ fn a_deleted_interface_closes_its_port_and_one_made_again_reopens_it() {
             let q = tx.open(PortConfig { backend: Some(Backend::AfPacket), ..PortConfig::new("da0") }).unwrap();
             for seq in 0..10 {
                 let f = frame(&mut tx, b_mac, TEST_TYPE, seq, 60);
-                tx.transmit(q, f);
+                tx.transmit(q, f).unwrap();
             }
             tx.flush();
         });
@@ -239,9 +243,9 @@ fn bad_ports_and_frames_get_typed_errors_or_counted_drops() {
     let p = set.open(PortConfig { xdp_mode: Some(XdpMode::Generic), ..PortConfig::new("ea0") }).unwrap();
     assert_eq!(set.info(p).xdp_mode, Some(XdpMode::Generic));
     let short = set.pool().alloc_copy(&[0u8; 13]).unwrap();
-    set.transmit(p, short);
+    assert_eq!(set.transmit(p, short), Err(DropReason::TooShort));
     let long = set.pool().alloc_copy(&[0u8; 1600]).unwrap();
-    set.transmit(p, long);
+    assert_eq!(set.transmit(p, long), Err(DropReason::TooLong));
     let c = set.counters(p);
     assert_eq!((c.dropped(DropReason::TooShort), c.dropped(DropReason::TooLong), c.tx_frames), (1, 1, 0));
     // A second program on the same interface is refused, not stacked.
@@ -286,7 +290,7 @@ fn a_port_holds_its_groups_while_open_and_an_af_packet_port_through_the_qdisc_sh
     let p = set.open(PortConfig { backend: Some(Backend::AfPacket), qdisc: true, ..PortConfig::new("ga0") }).unwrap();
     for seq in 0..150 {
         let f = frame(&mut set, [0x02, 0, 0, 0, 0, 2], TEST_TYPE, seq, 1400);
-        set.transmit(p, f);
+        set.transmit(p, f).unwrap();
         set.flush();
     }
     assert!(set.tx_backlog(p) > 64 * 1024, "backlog {}", set.tx_backlog(p));

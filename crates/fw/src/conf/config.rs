@@ -161,6 +161,9 @@ pub struct ForwarderConfig {
 /// The levels `forwarder.log_level` takes, least first.
 pub const LOG_LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
 
+/// The values of `faces.ether_io`.
+pub const ETHER_IO: [&str; 3] = ["auto", "af-xdp", "af-packet"];
+
 /// Whether `text` is a `forwarder.log_level`: comma-separated items, each a level of
 /// [`LOG_LEVELS`] (the default) or `module=level`, a module path of nexthop's
 /// (`nexthop_fw::pipeline`) with its own level — what `RUST_LOG` takes, less its span filters.
@@ -254,6 +257,9 @@ pub struct FacesConfig {
     pub ether_listen: bool,
     /// Ethernet multicast faces are of the ad hoc link type (as `udp_multicast_ad_hoc`).
     pub ether_multicast_ad_hoc: bool,
+    /// What moves the Ethernet faces' frames ([`ETHER_IO`]): `auto` (AF_XDP where its program
+    /// attaches, AF_PACKET otherwise), `af-xdp` or `af-packet`.
+    pub ether_io: String,
     /// Mark packets sent on a face whose send queue stays long (NDNLPv2 CongestionMark, as
     /// NFD's `enable_congestion_marking`; see [`crate::lp::congestion`]).
     pub congestion_marking: bool,
@@ -563,6 +569,9 @@ impl Config {
             && !crate::face::ether::Mac::parse(&self.faces.ether_multicast).is_some_and(crate::face::ether::Mac::is_multicast)
         {
             return bad(format!("faces.ether_multicast = {:?} is not an Ethernet multicast address", self.faces.ether_multicast));
+        }
+        if !ETHER_IO.contains(&self.faces.ether_io.as_str()) {
+            return bad(format!("faces.ether_io = {:?} is not one of {}", self.faces.ether_io, ETHER_IO.join(", ")));
         }
         for (k, v) in [("faces.tcp", &self.faces.tcp), ("faces.udp", &self.faces.udp)] {
             if !v.is_empty() && v.parse::<std::net::SocketAddr>().is_err() {

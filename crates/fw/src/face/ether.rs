@@ -12,13 +12,10 @@
 //!   interface itself ([`Destination`]). Its payload is cut to its first TLV element: a frame
 //!   shorter than Ethernet's 60-byte minimum arrives padded with zeros, which are not part of
 //!   the packet (as NFD does).
-//! - `crate::sys::packet_socket::EtherPort` is one interface's socket, which every Ethernet face on that interface
-//!   shares: a raw packet socket (`AF_PACKET`, which needs `CAP_NET_RAW`) bound to the
-//!   interface and to NDN's EtherType, a member of the group when there is one
-//!   (`PACKET_ADD_MEMBERSHIP`). It sends whole frames; the payload's MTU is the interface's,
-//!   and the runtime cuts larger packets into NDNLPv2 fragments to fit. The runtime receives
-//!   frames in batches (`recvmmsg`, `crate::sys::udp_batch::RecvBatch`) and hands each to
-//!   `EtherPort::take`.
+//! - The runtime's `EtherPort` is one interface's port on nexthop's packet I/O (`nexthop_io`:
+//!   AF_XDP, or AF_PACKET where XDP cannot attach), which every Ethernet face on that interface
+//!   shares. It sends whole frames; the payload's MTU is the interface's, and the runtime cuts
+//!   larger packets into NDNLPv2 fragments to fit.
 //! - Which face a frame belongs to (the port's multicast face, or the unicast face of its
 //!   sender), making on-demand faces, no Nack on a multi-access link and reassembly per sender
 //!   are the runtime's, as for UDP.
@@ -126,7 +123,7 @@ pub fn parse_frame(frame: &[u8], own: Mac, group: Option<Mac>) -> Frame<'_> {
     }
 }
 
-/// What a received frame is to a port (`crate::sys::packet_socket::EtherPort::take`).
+/// What a received frame is to a port (the runtime's `EtherPort::take`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Received {
     /// A packet from another node, at `at` in the frame.

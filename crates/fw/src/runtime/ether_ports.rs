@@ -16,17 +16,20 @@
 //! - A closed port leaves its place in `Faces::ether_ports` (its poll token) to the next port
 //!   opened; there are at most `MAX_ETHER_PORTS` at once.
 
-use mio::Interest;
-
+use super::ether_port::EtherPort;
 use crate::face::ether::Mac;
 use crate::face::interface_rule::InterfaceRules;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceId, Persistency};
 use crate::sys::interfaces::LinkInterface;
-use crate::sys::packet_socket::EtherPort;
 
 use super::face::Link;
 use super::{config_err, io_err, Runtime, StartError, ETHER_PORTS, MAX_ETHER_PORTS};
+
+/// The poll token of Ethernet port `index`.
+pub(super) fn ether_token(index: usize) -> mio::Token {
+    mio::Token(ETHER_PORTS.0 + index)
+}
 
 /// `interfaces` as if every one were up and could multicast: what a port is kept against.
 fn all_up(interfaces: &[LinkInterface]) -> Vec<LinkInterface> {
@@ -48,6 +51,7 @@ impl Runtime {
         if !wanted && self.faces.ether_ports.iter().all(Option::is_none) {
             return Ok(());
         }
+        let backend = super::ether_port::backend_of(&f.ether_io).ok_or_else(|| StartError::Config("faces.ether_io".into()))?;
         let group = match f.ether_multicast.as_str() {
             "" => None,
             g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
@@ -88,7 +92,7 @@ impl Runtime {
                 break;
             }
             let own = Mac(interface.mac.unwrap_or_default());
-            let port = match EtherPort::open(&interface.name, interface.index, own, group) {
+            let port = match EtherPort::open(&interface.name, interface.index, own, group, backend) {
                 Ok(port) => port,
                 Err(e) if at_start && listed => return Err(io_err(format!("opening {} for Ethernet faces", interface.name))(e)),
                 Err(e) => {
@@ -96,20 +100,19 @@ impl Runtime {
                     continue;
                 }
             };
-            let token = mio::Token(ETHER_PORTS.0 + index);
-            self.poll
-                .registry()
-                .register(&mut mio::unix::SourceFd(&port.raw_fd()), token, Interest::READABLE)
-                .map_err(io_err("registering"))?;
+            let mut port = port;
+            port.register(self.poll.registry(), ether_token(index)).map_err(io_err("registering"))?;
             let local = port.local_uri();
             if index == self.faces.ether_ports.len() {
                 self.faces.ether_ports.push(Some(port));
             } else {
                 self.faces.ether_ports[index] = Some(port);
             }
-            if !at_start {
-                tracing::info!("Ethernet faces on {}: port opened", interface.name);
-            }
+            tracing::info!(
+                "Ethernet faces on {}: port opened on {}",
+                interface.name,
+                self.faces.ether_ports[index].as_ref().map_or(String::new(), EtherPort::backend)
+            );
             if let Some(group) = group {
                 let now = self.now_ms();
                 let link = Link::Ether { port: index, peer: group };
@@ -127,8 +130,8 @@ impl Runtime {
             self.faces.faces.values().filter(|f| matches!(f.link, Link::Ether { port, .. } if port == index)).map(|f| f.id).collect();
         self.closing.extend(on_it);
         self.close_faces();
-        if let Some(port) = self.faces.ether_ports[index].take() {
-            let _ = self.poll.registry().deregister(&mut mio::unix::SourceFd(&port.raw_fd()));
+        if let Some(mut port) = self.faces.ether_ports[index].take() {
+            port.deregister(self.poll.registry());
         }
         self.ether_more.retain(|&p| p != index);
     }

@@ -11,6 +11,7 @@ use std::os::fd::AsRawFd;
 use mio::net::{TcpStream, UdpSocket};
 use mio::{Interest, Registry, Token};
 
+use super::ether_port::EtherPort;
 use super::face::{Face, Link, Stream, StreamSocket};
 use super::Forwarding;
 use crate::counters::{DropCounters, DropReason};
@@ -26,7 +27,6 @@ use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::mgmt::events::FaceEventKind;
 use crate::pipeline::outbox::PacketKind;
 use crate::pipeline::Control;
-use crate::sys::packet_socket::EtherPort;
 use crate::sys::socket_queue;
 use crate::sys::udp_batch::SendBatch;
 
@@ -100,6 +100,11 @@ pub(super) struct Faces {
 
 impl Faces {
     /// Ethernet port `port`, if it is open.
+    /// Whether an Ethernet port holds frames its kernel queue had no room for yet.
+    pub(super) fn ether_unsent(&self) -> bool {
+        self.ether_ports.iter().flatten().any(EtherPort::unsent)
+    }
+
     pub(super) fn ether_port(&self, port: usize) -> Option<&EtherPort> {
         self.ether_ports.get(port).and_then(Option::as_ref)
     }
@@ -401,7 +406,7 @@ impl Faces {
                         }
                         Link::Multicast(m) => m.send(piece),
                         Link::Ether { port, peer } => {
-                            self.ether_ports.get(*port).and_then(Option::as_ref).map_or(Ok(()), |p| p.send(*peer, piece))
+                            self.ether_ports.get_mut(*port).and_then(Option::as_mut).map_or(Ok(()), |p| p.send(*peer, piece))
                         }
                     };
                     if sent.is_err() {
@@ -484,7 +489,8 @@ impl Faces {
                 return;
             }
             Link::Multicast(m) => {
-                let bytes = marked_if_congested(&mut f.marker, self.now_ns, m.send_fd(), bytes, &mut self.marked);
+                let queued = || socket_queue::unsent_bytes(m.send_fd()).unwrap_or(0);
+                let bytes = marked_if_congested(&mut f.marker, self.now_ns, queued, bytes, &mut self.marked);
                 let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
                 if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |p| m.send(p)) {
                     drops.count(why);
@@ -492,8 +498,8 @@ impl Faces {
                 }
             }
             Link::Ether { port, peer } => {
-                let Some(p) = self.ether_ports.get(*port).and_then(Option::as_ref) else { return };
-                let bytes = marked_if_congested(&mut f.marker, self.now_ns, p.raw_fd(), bytes, &mut self.marked);
+                let Some(p) = self.ether_ports.get_mut(*port).and_then(Option::as_mut) else { return };
+                let bytes = marked_if_congested(&mut f.marker, self.now_ns, || p.backlog(), bytes, &mut self.marked);
                 let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
                 if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |piece| p.send(*peer, piece)) {
                     drops.count(why);
@@ -567,11 +573,17 @@ fn send_fitted(
     sent.map_err(|_| DropReason::SendBufferFull)
 }
 
-/// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of the kernel
-/// send queue of the datagram socket `fd` — NFD's rule for its datagram transports, whose
-/// whole send queue is the socket's.
-fn marked_if_congested<'a>(marker: &mut Marker, now_ns: u64, fd: std::os::fd::RawFd, bytes: &'a [u8], marked: &'a mut Vec<u8>) -> &'a [u8] {
-    if !marker.enabled || !marker.should_mark(now_ns, socket_queue::unsent_bytes(fd).unwrap_or(0)) {
+/// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of `queued()`, the
+/// bytes the kernel holds for the link (asked only with marking on) — NFD's rule for its datagram transports, whose whole
+/// send queue is the socket's (an Ethernet port's: its transmit backlog).
+fn marked_if_congested<'a>(
+    marker: &mut Marker,
+    now_ns: u64,
+    queued: impl FnOnce() -> u64,
+    bytes: &'a [u8],
+    marked: &'a mut Vec<u8>,
+) -> &'a [u8] {
+    if !marker.enabled || !marker.should_mark(now_ns, queued()) {
         return bytes;
     }
     marked.clear();

@@ -9,6 +9,7 @@ use mio::net::TcpStream;
 use mio::Registry;
 use nexthop_wire::Name;
 
+use super::ether_port::EtherPort;
 use super::face::{Face, Link, Stream, StreamSocket};
 use super::{Faces, Forwarding, Listening};
 use crate::counters::{DropCounters, ShardCounters};
@@ -21,7 +22,6 @@ use crate::mgmt::params::ControlResponse;
 use crate::mgmt::Host;
 use crate::pipeline::outbox::Outbox;
 use crate::pipeline::{Control, CsPolicy};
-use crate::sys::packet_socket::EtherPort;
 
 /// The runtime as the manager sees it.
 pub(super) struct RuntimeHost<'a> {

@@ -25,6 +25,7 @@
 //! nothing to do the loop sleeps, waking once a second ([`Runtime::run`]).
 
 pub mod dispatch;
+mod ether_port;
 mod ether_ports;
 mod face;
 mod faces;
@@ -81,11 +82,11 @@ use crate::pipeline::strategy::registry::StrategyName;
 use crate::pipeline::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::runtime::dispatch::Dispatch;
 use crate::sys::interface_watch::InterfaceWatch;
-use crate::sys::packet_socket::EtherPort;
 use crate::sys::privileges::Privileges;
 use crate::sys::udp_batch::{RecvBatch, SendBatch};
 use crate::table::fib::{Fib, FibOp};
 use crate::table::shared_fib::FibWriter;
+use ether_port::ReceivedFrames;
 use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
 use faces::{Connection, Faces};
 use host::{CsState, RuntimeHost};
@@ -688,7 +689,7 @@ impl Runtime {
         let mut events = Events::with_capacity(1024);
         let mut udp_batch = RecvBatch::default();
         // Made at the first Ethernet frame (a forwarder without Ethernet faces needs none).
-        let mut ether_batch: Option<Box<RecvBatch>> = None;
+        let mut ether_batch: Option<Box<ReceivedFrames>> = None;
         let mut udp_more = false;
         // When link reliability next has something to send (ms on the faces' clock).
         let mut reliability_due: Option<u64> = None;
@@ -697,7 +698,9 @@ impl Runtime {
         while !stop.load(Ordering::Relaxed) {
             let wait = if udp_more || !self.multicast_more.is_empty() || !self.ether_more.is_empty() {
                 Duration::ZERO
-            } else if self.forwarding.has_parked() && !self.cs_signal {
+            } else if (self.forwarding.has_parked() && !self.cs_signal) || self.faces.ether_unsent() {
+                // Parked Interests, or frames an Ethernet port's kernel queue had no room for
+                // yet (it gives no sign when it has).
                 PARKED_POLL // (epoll rounds it up to 1 ms)
             } else if self.idle(self.now_ms()) {
                 Duration::from_millis((last_second + 1000).saturating_sub(self.now_ms()).max(TICK_MS))
@@ -1009,22 +1012,19 @@ impl Runtime {
         self.flush_workers();
     }
 
-    /// Reads what arrived at Ethernet port `port`: one batch of frames (`recvmmsg`) a turn, as
-    /// a multicast face reads; a port with more waiting is read again next turn. A frame goes
-    /// to the face of its group or of its sender; a sender with no face gets an on-demand one
-    /// with `faces.ether_listen`, and is otherwise counted as a drop.
-    fn read_ether(&mut self, now: u64, port: usize, batch: &mut RecvBatch) {
-        let Some(fd) = self.faces.ether_port(port).map(EtherPort::raw_fd) else { return };
-        match batch.recv(fd) {
-            Ok(n) if n == crate::sys::udp_batch::BATCH => self.ether_more.push(port),
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-            Err(e) => tracing::debug!(port, "Ethernet receive: {e}"),
+    /// Reads what arrived at Ethernet port `port`: one batch of frames a turn, as a multicast
+    /// face reads; a port with more waiting is read again next turn. A frame goes to the face
+    /// of its group or of its sender; a sender with no face gets an on-demand one with
+    /// `faces.ether_listen`, and is otherwise counted as a drop.
+    fn read_ether(&mut self, now: u64, port: usize, batch: &mut ReceivedFrames) {
+        let Some(p) = self.faces.ether_ports.get_mut(port).and_then(Option::as_mut) else { return };
+        if p.receive(batch) {
+            self.ether_more.push(port);
         }
         for i in 0..batch.len() {
-            let (frame, _, cut_short) = batch.get(i);
+            let frame = batch.get(i);
             let Some(p) = self.faces.ether_port(port) else { break };
-            let (at, from, to) = match p.take(frame, cut_short) {
+            let (at, from, to) = match p.take(frame) {
                 None => continue,
                 Some(Received::Packet { at, from, to }) => (at, from, to),
                 Some(Received::Malformed) => {
@@ -1268,6 +1268,11 @@ impl Runtime {
 
     fn flush_faces(&mut self) {
         self.faces.flush_udp(&self.io_drops);
+        for (index, port) in self.faces.ether_ports.iter_mut().enumerate() {
+            if let Some(p) = port {
+                p.flush(self.poll.registry(), ether_ports::ether_token(index));
+            }
+        }
         let dirty = std::mem::take(&mut self.faces.dirty);
         for id in dirty {
             // A face still connecting is written once connected.

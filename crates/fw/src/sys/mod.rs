@@ -2,7 +2,6 @@
 //! `#![deny(unsafe_code)]`, and `tests/layout.rs` checks that no other module allows it.
 //!
 //! # Overview
-//! - [`packet_socket`]: the `AF_PACKET` socket of an interface's Ethernet faces.
 //! - [`udp_batch`]: batched UDP I/O (`recvmmsg`, `sendmmsg`); [`socket_queue`]: how much a
 //!   socket's kernel send queue holds.
 //! - [`interfaces`]: the host's interfaces and addresses; [`interface_watch`]: the kernel's
@@ -11,7 +10,6 @@
 
 pub mod interface_watch;
 pub mod interfaces;
-pub mod packet_socket;
 pub mod privileges;
 pub mod socket_queue;
 pub mod udp_batch;

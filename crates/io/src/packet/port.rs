@@ -28,8 +28,8 @@ use crate::sockopt::{self, check};
 const BLOCK_BYTES: u32 = 1 << 18;
 /// Receive blocks.
 const RX_BLOCKS: u32 = 16;
-/// Transmit blocks.
-const TX_BLOCKS: u32 = 4;
+/// Transmit blocks (2048 slots, as an AF_XDP transmit ring).
+const TX_BLOCKS: u32 = 16;
 /// Bytes of one transmit slot (and the receive ring's nominal frame).
 const SLOT_BYTES: u32 = 2048;
 /// A receive block goes to the program at the latest this long after its first frame.
@@ -82,6 +82,12 @@ impl PacketPort {
         set(&fd, libc::PACKET_VERSION, &(libc::tpacket_versions::TPACKET_V3 as libc::c_int)).map_err(os("TPACKET_V3"))?;
         if !qdisc {
             set(&fd, libc::PACKET_QDISC_BYPASS, &1i32).map_err(os("PACKET_QDISC_BYPASS"))?;
+        }
+        // Each frame the kernel took from the ring is charged to the send buffer until the
+        // driver frees it (in the qdisc, until it leaves): room for the whole ring.
+        let room = (TX_BLOCKS * BLOCK_BYTES * 2) as libc::c_int;
+        if sockopt::set(&fd, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, &room).is_err() {
+            let _ = sockopt::set(&fd, libc::SOL_SOCKET, libc::SO_SNDBUF, &room);
         }
         set(&fd, libc::PACKET_IGNORE_OUTGOING, &1i32).map_err(os("PACKET_IGNORE_OUTGOING"))?;
         let req = |blocks: u32, retire: u32| libc::tpacket_req3 {
@@ -182,15 +188,15 @@ impl PacketPort {
 
     /// Copies `frame` into the next free transmit slot (sent by [`PacketPort::flush`]) and gives
     /// it back to the pool; counts the drop when the ring is full or the frame too long.
-    pub(crate) fn transmit(&mut self, pool: &mut FramePool, frame: Frame, counters: &mut PortCounters) {
+    pub(crate) fn transmit(&mut self, pool: &mut FramePool, frame: Frame, counters: &mut PortCounters) -> Result<(), DropReason> {
         let slot = self.slot(self.tx_slot);
         let word = status(slot.wrapping_add(std::mem::offset_of!(libc::tpacket3_hdr, tp_status)));
         let data = pool.bytes(&frame);
         let s = word.load(Ordering::Acquire);
-        if data.len() > SLOT_BYTES as usize - TX_DATA_OFFSET {
-            counters.drop(DropReason::TooLong);
+        let sent = if data.len() > SLOT_BYTES as usize - TX_DATA_OFFSET {
+            Err(DropReason::TooLong)
         } else if s != libc::TP_STATUS_AVAILABLE && s != libc::TP_STATUS_WRONG_FORMAT {
-            counters.drop(DropReason::TransmitRingFull);
+            Err(DropReason::TransmitRingFull)
         } else {
             if s == libc::TP_STATUS_WRONG_FORMAT {
                 counters.drop(DropReason::KernelInvalidDescriptor);
@@ -208,27 +214,42 @@ impl PacketPort {
             word.store(libc::TP_STATUS_SEND_REQUEST, Ordering::Release);
             self.tx_slot = (self.tx_slot + 1) % (TX_BLOCKS * (BLOCK_BYTES / SLOT_BYTES));
             self.tx_pending += 1;
+            Ok(())
+        };
+        if let Err(why) = sent {
+            counters.drop(why);
         }
         pool.free(frame);
+        sent
     }
 
-    /// Hands the queued frames to the driver. `Err`: the kernel refused (the interface may be
-    /// gone).
+    /// Hands the queued frames to the driver; those it could not take yet (the socket's send
+    /// buffer full: frames wait in the qdisc) stay queued for the next flush. `Err`: the kernel
+    /// refused (the interface may be gone).
     pub(crate) fn flush(&mut self) -> io::Result<()> {
         if self.tx_pending == 0 {
             return Ok(());
         }
-        self.tx_pending = 0;
         // SAFETY: a send of no data: the kernel sends what the ring holds.
         let ret = unsafe { libc::send(self.fd.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT) };
-        if ret >= 0 {
-            return Ok(());
+        let e = (ret < 0).then(io::Error::last_os_error);
+        // The kernel takes frames in ring order: those still asking to be sent are the newest.
+        let slots = TX_BLOCKS * (BLOCK_BYTES / SLOT_BYTES);
+        let asking = |i: u32| {
+            let slot = self.slot((self.tx_slot + slots - 1 - i) % slots);
+            status(slot.wrapping_add(std::mem::offset_of!(libc::tpacket3_hdr, tp_status))).load(Ordering::Acquire)
+                == libc::TP_STATUS_SEND_REQUEST
+        };
+        self.tx_pending = (0..self.tx_pending).take_while(|&i| asking(i)).count() as u32;
+        match e.as_ref().and_then(io::Error::raw_os_error) {
+            None | Some(libc::EAGAIN | libc::ENOBUFS) => Ok(()),
+            _ => Err(e.unwrap_or_else(|| io::Error::other("send"))),
         }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EAGAIN | libc::ENOBUFS) => Ok(()),
-            _ => Err(e),
-        }
+    }
+
+    /// Frames queued that the kernel has not taken yet.
+    pub(crate) fn unsent(&self) -> bool {
+        self.tx_pending > 0
     }
 
     /// The socket, to wait on.

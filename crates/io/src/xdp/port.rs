@@ -143,14 +143,14 @@ impl XdpPort {
 
     /// Queues `frame` to transmit (sent by [`XdpPort::flush`]); gives it back to the pool and
     /// counts the drop when the ring is full.
-    pub(crate) fn transmit(&mut self, pool: &mut FramePool, frame: Frame, counters: &mut PortCounters) {
+    pub(crate) fn transmit(&mut self, pool: &mut FramePool, frame: Frame, counters: &mut PortCounters) -> Result<(), DropReason> {
         let s = &mut self.sockets[0];
         if s.tx.free(1) == 0 {
             s.complete(pool);
             if s.tx.free(1) == 0 {
                 pool.free(frame);
                 counters.drop(DropReason::TransmitRingFull);
-                return;
+                return Err(DropReason::TransmitRingFull);
             }
         }
         pool.lend_frame(&frame, s.id);
@@ -160,6 +160,7 @@ impl XdpPort {
         s.in_flight += 1;
         s.in_flight_lens.push_back(frame.len);
         s.in_flight_bytes += u64::from(frame.len);
+        Ok(())
     }
 
     /// Publishes the queued frames, kicks the kernel, takes back completed frames and refills
@@ -173,6 +174,11 @@ impl XdpPort {
             s.refill(pool);
         }
         kicked
+    }
+
+    /// Frames queued that the kernel has not taken yet (the driver was busy).
+    pub(crate) fn unsent(&self) -> bool {
+        self.sockets[0].tx.unconsumed() > 0
     }
 
     /// Bytes queued to transmit that the kernel has not sent yet.
