@@ -164,6 +164,10 @@ impl super::Experiment for ForwarderExperiment {
             rows.extend(hop_rows);
             left_out.extend(hop_notes);
         }
+        match super::forwarder_frames::measure(&dir, cfg.quick) {
+            Ok(r) => rows.extend(r),
+            Err(e) => left_out.push(format!("nexthop with a traffic generator over Ethernet and UDP faces: left out ({e:#})")),
+        }
         for routes in [0, big] {
             let kpps = pipeline_rate(routes, if cfg.quick { 100_000 } else { 1_000_000 })?;
             rows.push(
@@ -209,6 +213,25 @@ impl super::Experiment for ForwarderExperiment {
                 r.num("kinterests_per_s").unwrap_or(0.0),
                 r.num("p50_us").unwrap_or(0.0)
             ));
+        }
+        let generator = |face: &str| rows.iter().find(|r| r.str("transport") == Some("generator") && r.str("face") == Some(face));
+        for r in ["ether", "udp"].into_iter().filter_map(generator) {
+            summary.push(format!(
+                "nexthop 1 thread, traffic generator on the other core, {} face ({}): {:.0}k satisfied Interests/s, p50 {:.0} µs, forwarding core {:.0}% busy ({:.0} ns per Interest, {:.0}% of it in the forwarder's code, the rest in the kernel), generator core {:.0}% busy, {} lost",
+                r.str("face").unwrap_or(""),
+                r.str("backend").unwrap_or(""),
+                r.num("kinterests_per_s").unwrap_or(0.0),
+                r.num("p50_us").unwrap_or(0.0),
+                100.0 * r.num("fwd_core_busy").unwrap_or(0.0),
+                r.num("fwd_ns_per_interest").unwrap_or(0.0),
+                100.0 * r.num("fwd_user_share").unwrap_or(0.0),
+                100.0 * r.num("gen_core_busy").unwrap_or(0.0),
+                r.num("lost").unwrap_or(0.0),
+            ));
+        }
+        if let (Some(e), Some(u)) = (generator("ether"), generator("udp")) {
+            let (e, u) = (e.num("kinterests_per_s").unwrap_or(0.0), u.num("kinterests_per_s").unwrap_or(0.0));
+            summary.push(format!("Ethernet (AF_XDP) / UDP faces, same forwarder and generator: {:.2}×", e / u.max(1e-9)));
         }
         summary.extend(left_out);
         for r in rows.iter().filter(|r| r.str("transport") == Some("strategy")) {

@@ -5,6 +5,7 @@ use crate::{Report, RunConfig};
 pub mod cs;
 pub mod flat_fib;
 pub mod forwarder;
+mod forwarder_frames;
 mod forwarder_hops;
 pub mod forwarder_ssd;
 mod forwarder_strategies;

@@ -60,14 +60,37 @@ pub struct Outcome {
     pub core_busy: Option<f64>,
 }
 
-/// Busy and total clock ticks of logical core `core` since boot (`/proc/stat`).
-fn core_ticks(core: usize) -> Option<(u64, u64)> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    let line = stat.lines().find(|l| l.split_whitespace().next() == Some(&format!("cpu{core}")))?;
-    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
-    let total: u64 = v.iter().take(8).sum();
-    let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
-    Some((total - idle, total))
+/// Clock ticks of one logical core since boot (`/proc/stat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CoreTicks {
+    /// In user space.
+    pub user: u64,
+    /// Not idle: user space, the kernel, interrupts.
+    pub busy: u64,
+    /// In all.
+    pub total: u64,
+}
+
+impl CoreTicks {
+    /// Core `core`'s ticks now.
+    pub(crate) fn of(core: usize) -> Option<CoreTicks> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let line = stat.lines().find(|l| l.split_whitespace().next() == Some(&format!("cpu{core}")))?;
+        let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+        let total: u64 = v.iter().take(8).sum();
+        let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
+        Some(CoreTicks { user: v[0] + v[1], busy: total - idle, total })
+    }
+
+    /// The busy share of the time from `start` to `end`, and the user-space share of the busy
+    /// time; `None` if no tick passed.
+    pub(crate) fn shares(start: Option<CoreTicks>, end: Option<CoreTicks>) -> Option<(f64, f64)> {
+        let (s, e) = (start?, end?);
+        (e.total > s.total).then(|| {
+            let busy = e.busy - s.busy;
+            (busy as f64 / (e.total - s.total) as f64, (e.user - s.user) as f64 / busy.max(1) as f64)
+        })
+    }
 }
 
 impl Outcome {
@@ -106,7 +129,7 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
         if sending {
             if now >= window_start && sent_at_window_start.is_none() {
                 sent_at_window_start = Some(set.counters(tx).tx_frames);
-                ticks_at_start = spec.watch_core.and_then(core_ticks);
+                ticks_at_start = spec.watch_core.and_then(CoreTicks::of);
             }
             let want = match spec.rate_pps {
                 None => BATCH,
@@ -128,7 +151,7 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
             set.flush();
         } else if sent_at_window_end.is_none() {
             sent_at_window_end = Some(set.counters(tx).tx_frames);
-            ticks_at_end = spec.watch_core.and_then(core_ticks);
+            ticks_at_end = spec.watch_core.and_then(CoreTicks::of);
         }
         let in_window = now >= window_start && now < window_end;
         set.receive(rx, &mut batch, 256);
@@ -157,9 +180,6 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
         window_s: spec.window.as_secs_f64(),
         lost: tally.lost(sent),
         counts: tally.counts().clone(),
-        core_busy: match (ticks_at_start, ticks_at_end) {
-            (Some((b0, t0)), Some((b1, t1))) if t1 > t0 => Some((b1 - b0) as f64 / (t1 - t0) as f64),
-            _ => None,
-        },
+        core_busy: CoreTicks::shares(ticks_at_start, ticks_at_end).map(|(busy, _)| busy),
     }
 }
