@@ -674,6 +674,12 @@ mod tests {
         }
         let c = Config::parse("[faces]\nether_multicast = \"01:00:5e:00:17:aa\"\n", Path::new("t.toml")).unwrap();
         assert_eq!(c.faces.ether_multicast, "01:00:5e:00:17:aa");
+        assert_eq!(c.faces.ether_io, "auto");
+        for io in ETHER_IO {
+            assert_eq!(Config::parse(&format!("[faces]\nether_io = {io:?}\n"), Path::new("t.toml")).unwrap().faces.ether_io, io);
+        }
+        let e = Config::parse("[faces]\nether_io = \"dpdk\"\n", Path::new("t.toml")).unwrap_err().to_string();
+        assert!(e.contains("faces.ether_io") && e.contains("af-xdp"), "{e}");
         let text = "[[face]]\nuri = \"ether://[02:00:00:00:00:01]\"\nlocal = \"dev://eth0\"\n[[face]]\nuri = \"udp4://192.0.2.1\"\n";
         let c = Config::parse(text, Path::new("t.toml")).unwrap();
         assert_eq!(c.face[0], StaticFace { uri: "ether://[02:00:00:00:00:01]".into(), local: Some("dev://eth0".into()) });

@@ -260,3 +260,31 @@ fn io_error(e: PortError) -> io::Error {
     };
     io::Error::new(kind, e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every value the configuration takes names a backend choice; nothing else does.
+    #[test]
+    fn each_ether_io_value_names_a_backend() {
+        for io in crate::conf::config::ETHER_IO {
+            assert!(backend_of(io).is_some(), "{io}");
+        }
+        assert_eq!(backend_of("af-xdp"), Some(Some(Backend::AfXdp)));
+        assert_eq!(backend_of("auto"), Some(None));
+        assert_eq!(backend_of("AF_XDP"), None);
+    }
+
+    /// Received frames keep their bounds.
+    #[test]
+    fn received_frames_are_read_back_each_whole() {
+        let mut r = ReceivedFrames::default();
+        for f in [&b"abc"[..], b"", b"defg"] {
+            let at = r.bytes.len();
+            r.bytes.extend_from_slice(f);
+            r.frames.push(at..r.bytes.len());
+        }
+        assert_eq!((r.len(), r.get(0), r.get(1), r.get(2)), (3, &b"abc"[..], &b""[..], &b"defg"[..]));
+    }
+}

@@ -102,7 +102,7 @@ impl super::Experiment for ForwarderExperiment {
     }
 
     fn about(&self) -> &'static str {
-        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; strategies; two forwarders over UDP, Ethernet and a lossy UDP link (with and without link reliability); in-process pipeline rate"
+        "satisfied Interests/s through nexthop and NDNd over Unix, TCP, UDP and WebSocket with a large FIB; Interest flood; strategies; two forwarders over UDP, Ethernet and a lossy UDP link (with and without link reliability); one forwarding thread between an NDN traffic generator's AF_XDP ports and its Ethernet faces vs its UDP faces; in-process pipeline rate"
     }
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
