@@ -68,6 +68,8 @@ pub struct EtherPort {
     mtu: usize,
     /// The descriptors registered with the poll, and the port's opening they belong to.
     registered: Option<(u64, Vec<RawFd>)>,
+    /// The frames of a receive, before they are copied out (kept for its capacity).
+    frames: Vec<nexthop_io::Frame>,
 }
 
 impl EtherPort {
@@ -105,7 +107,17 @@ impl EtherPort {
             info.backend.name(),
             info.xdp_mode.map_or(String::new(), |m| format!(" ({} mode)", m.name()))
         );
-        Ok(EtherPort { set, port, interface: interface.to_string(), index, own, group, mtu, registered: None })
+        Ok(EtherPort {
+            set,
+            port,
+            interface: interface.to_string(),
+            index,
+            own,
+            group,
+            mtu,
+            registered: None,
+            frames: Vec::with_capacity(RECEIVE_BATCH),
+        })
     }
 
     /// The interface's name.
@@ -172,9 +184,8 @@ impl EtherPort {
     pub fn receive(&mut self, out: &mut ReceivedFrames) -> bool {
         out.bytes.clear();
         out.frames.clear();
-        let mut frames = Vec::with_capacity(RECEIVE_BATCH);
-        let n = self.set.receive(self.port, &mut frames, RECEIVE_BATCH);
-        for f in frames {
+        let n = self.set.receive(self.port, &mut self.frames, RECEIVE_BATCH);
+        for f in self.frames.drain(..) {
             let at = out.bytes.len();
             out.bytes.extend_from_slice(self.set.pool_ref().bytes(&f));
             out.frames.push(at..out.bytes.len());

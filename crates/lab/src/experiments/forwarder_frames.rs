@@ -235,7 +235,7 @@ impl Received {
 /// How the generator's packets travel.
 enum Link {
     /// Its AF_XDP ports on `nc0` and `np0`; the forwarder's ends' addresses.
-    Ether { set: PortSet, consumer: PortId, producer: PortId, own: [[u8; 6]; 2], to: [[u8; 6]; 2] },
+    Ether { set: PortSet, consumer: PortId, producer: PortId, own: [[u8; 6]; 2], to: [[u8; 6]; 2], frames: Vec<nexthop_io::Frame> },
     /// Two UDP sockets.
     Udp { sockets: [UdpSocket; 2], out: [SendBatch; 2], batch: Box<RecvBatch> },
 }
@@ -253,7 +253,7 @@ impl Link {
         let consumer = set.open(port("nc0"))?;
         let producer = set.open(port("np0"))?;
         let own = [set.info(consumer).interface.mac, set.info(producer).interface.mac];
-        Ok(Link::Ether { set, consumer, producer, own, to: forwarder_macs })
+        Ok(Link::Ether { set, consumer, producer, own, to: forwarder_macs, frames: Vec::with_capacity(64) })
     }
 
     fn udp(generator: &str) -> anyhow::Result<Link> {
@@ -272,11 +272,10 @@ impl Link {
     fn receive(&mut self, side: Side, out: &mut Received) {
         out.clear();
         match self {
-            Link::Ether { set, consumer, producer, .. } => {
+            Link::Ether { set, consumer, producer, frames, .. } => {
                 let port = if side == Side::Consumer { *consumer } else { *producer };
-                let mut frames = Vec::with_capacity(64);
-                set.receive(port, &mut frames, 64);
-                for f in frames {
+                set.receive(port, frames, 64);
+                for f in frames.drain(..) {
                     if let Some(packet) = set.pool_ref().bytes(&f).get(14..) {
                         out.push(packet);
                     }
@@ -296,7 +295,7 @@ impl Link {
     /// Queues `packet` out of `side`, to the forwarder.
     fn send(&mut self, side: Side, packet: &[u8]) {
         match self {
-            Link::Ether { set, consumer, producer, own, to } => {
+            Link::Ether { set, consumer, producer, own, to, .. } => {
                 let (port, i) = if side == Side::Consumer { (*consumer, 0) } else { (*producer, 1) };
                 let pool = set.pool();
                 let Some(mut f) = pool.alloc() else { return };
