@@ -50,7 +50,9 @@ pub(crate) struct PacketPort {
     rx_block: u32,
     rx_cursor: Option<(u32, u32)>,
     tx_slot: u32,
+    /// Frames written to the transmit ring the kernel has not taken yet, and their bytes.
     tx_pending: u32,
+    tx_pending_bytes: u64,
 }
 
 fn set<T>(fd: &OwnedFd, name: libc::c_int, value: &T) -> io::Result<()> {
@@ -110,6 +112,7 @@ impl PacketPort {
             rx_cursor: None,
             tx_slot: 0,
             tx_pending: 0,
+            tx_pending_bytes: 0,
         };
         // SAFETY: sockaddr_ll is plain data, valid all zeros.
         let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -214,6 +217,7 @@ impl PacketPort {
             word.store(libc::TP_STATUS_SEND_REQUEST, Ordering::Release);
             self.tx_slot = (self.tx_slot + 1) % (TX_BLOCKS * (BLOCK_BYTES / SLOT_BYTES));
             self.tx_pending += 1;
+            self.tx_pending_bytes += data.len() as u64;
             Ok(())
         };
         if let Err(why) = sent {
@@ -237,10 +241,15 @@ impl PacketPort {
         let slots = TX_BLOCKS * (BLOCK_BYTES / SLOT_BYTES);
         let asking = |i: u32| {
             let slot = self.slot((self.tx_slot + slots - 1 - i) % slots);
-            status(slot.wrapping_add(std::mem::offset_of!(libc::tpacket3_hdr, tp_status))).load(Ordering::Acquire)
-                == libc::TP_STATUS_SEND_REQUEST
+            let asks = status(slot.wrapping_add(std::mem::offset_of!(libc::tpacket3_hdr, tp_status))).load(Ordering::Acquire)
+                == libc::TP_STATUS_SEND_REQUEST;
+            // SAFETY: the slot's header lies inside the live ring mapping; the kernel does not
+            // write a slot it has not taken.
+            asks.then(|| u64::from(unsafe { (*slot.cast::<libc::tpacket3_hdr>()).tp_len }))
         };
-        self.tx_pending = (0..self.tx_pending).take_while(|&i| asking(i)).count() as u32;
+        let left: Vec<u64> = (0..self.tx_pending).map_while(asking).collect();
+        self.tx_pending = left.len() as u32;
+        self.tx_pending_bytes = left.iter().sum();
         match e.as_ref().and_then(io::Error::raw_os_error) {
             None | Some(libc::EAGAIN | libc::ENOBUFS) => Ok(()),
             _ => Err(e.unwrap_or_else(|| io::Error::other("send"))),
@@ -257,17 +266,15 @@ impl PacketPort {
         self.fd.as_raw_fd()
     }
 
-    /// Bytes sent that the kernel still holds (`SIOCOUTQ`: the socket's frames waiting in the
-    /// queueing discipline or the driver's queue).
+    /// Bytes queued that are not sent yet: those in the transmit ring the kernel has not taken,
+    /// and those it holds (`SIOCOUTQ`: the socket's frames waiting in the queueing discipline or
+    /// the driver's queue).
     pub(crate) fn tx_backlog(&self) -> u64 {
         let mut queued: libc::c_int = 0;
         // SAFETY: SIOCOUTQ writes one int into the live variable the pointer names.
         let ret = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::TIOCOUTQ, &raw mut queued) };
-        if ret < 0 {
-            0
-        } else {
-            u64::try_from(queued).unwrap_or(0)
-        }
+        let held = if ret < 0 { 0 } else { u64::try_from(queued).unwrap_or(0) };
+        held + self.tx_pending_bytes
     }
 
     /// Frames the kernel dropped because the receive ring was full (since the last call).
