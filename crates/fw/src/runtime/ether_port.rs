@@ -102,11 +102,6 @@ impl EtherPort {
         if mtu < crate::lp::fragmentation::MIN_MTU {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{interface}'s MTU of {mtu} is too small for NDN")));
         }
-        tracing::debug!(
-            "{interface}: Ethernet faces on {}{}",
-            info.backend.name(),
-            info.xdp_mode.map_or(String::new(), |m| format!(" ({} mode)", m.name()))
-        );
         Ok(EtherPort {
             set,
             port,

@@ -92,7 +92,7 @@ impl Runtime {
                 break;
             }
             let own = Mac(interface.mac.unwrap_or_default());
-            let port = match EtherPort::open(&interface.name, interface.index, own, group, backend) {
+            let mut port = match EtherPort::open(&interface.name, interface.index, own, group, backend) {
                 Ok(port) => port,
                 Err(e) if at_start && listed => return Err(io_err(format!("opening {} for Ethernet faces", interface.name))(e)),
                 Err(e) => {
@@ -100,19 +100,14 @@ impl Runtime {
                     continue;
                 }
             };
-            let mut port = port;
             port.register(self.poll.registry(), ether_token(index)).map_err(io_err("registering"))?;
-            let local = port.local_uri();
+            let (local, moved_by) = (port.local_uri(), port.backend());
             if index == self.faces.ether_ports.len() {
                 self.faces.ether_ports.push(Some(port));
             } else {
                 self.faces.ether_ports[index] = Some(port);
             }
-            tracing::info!(
-                "Ethernet faces on {}: port opened on {}",
-                interface.name,
-                self.faces.ether_ports[index].as_ref().map_or(String::new(), EtherPort::backend)
-            );
+            tracing::info!("Ethernet faces on {}: port opened on {moved_by}", interface.name);
             if let Some(group) = group {
                 let now = self.now_ms();
                 let link = Link::Ether { port: index, peer: group };

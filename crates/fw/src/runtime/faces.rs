@@ -99,12 +99,12 @@ pub(super) struct Faces {
 }
 
 impl Faces {
-    /// Ethernet port `port`, if it is open.
     /// Whether an Ethernet port holds frames its kernel queue had no room for yet.
     pub(super) fn ether_unsent(&self) -> bool {
         self.ether_ports.iter().flatten().any(EtherPort::unsent)
     }
 
+    /// Ethernet port `port`, if it is open.
     pub(super) fn ether_port(&self, port: usize) -> Option<&EtherPort> {
         self.ether_ports.get(port).and_then(Option::as_ref)
     }
@@ -573,9 +573,10 @@ fn send_fitted(
     sent.map_err(|_| DropReason::SendBufferFull)
 }
 
-/// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of `queued()`, the
-/// bytes the kernel holds for the link (asked only with marking on) — NFD's rule for its datagram transports, whose whole
-/// send queue is the socket's (an Ethernet port's: its transmit backlog).
+/// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of `queued()`,
+/// the bytes the kernel holds for the link (asked only with marking on) — NFD's rule for its
+/// datagram transports, whose whole send queue is the socket's (an Ethernet port's: its
+/// transmit backlog).
 fn marked_if_congested<'a>(
     marker: &mut Marker,
     now_ns: u64,

@@ -247,9 +247,8 @@ impl PacketPort {
             // write a slot it has not taken.
             asks.then(|| u64::from(unsafe { (*slot.cast::<libc::tpacket3_hdr>()).tp_len }))
         };
-        let left: Vec<u64> = (0..self.tx_pending).map_while(asking).collect();
-        self.tx_pending = left.len() as u32;
-        self.tx_pending_bytes = left.iter().sum();
+        let (left, bytes) = (0..self.tx_pending).map_while(asking).fold((0, 0), |(n, sum), len| (n + 1, sum + len));
+        (self.tx_pending, self.tx_pending_bytes) = (left, bytes);
         match e.as_ref().and_then(io::Error::raw_os_error) {
             None | Some(libc::EAGAIN | libc::ENOBUFS) => Ok(()),
             _ => Err(e.unwrap_or_else(|| io::Error::other("send"))),

@@ -157,7 +157,6 @@ impl XdpPort {
         counters.tx_frames += 1;
         counters.tx_bytes += u64::from(frame.len);
         s.tx.push(libc::xdp_desc { addr: frame.addr, len: frame.len, options: 0 });
-        s.in_flight += 1;
         s.in_flight_lens.push_back(frame.len);
         s.in_flight_bytes += u64::from(frame.len);
         Ok(())
@@ -168,7 +167,7 @@ impl XdpPort {
     pub(crate) fn flush(&mut self, pool: &mut FramePool) -> std::io::Result<()> {
         let s = &mut self.sockets[0];
         s.tx.submit();
-        let kicked = if s.in_flight > 0 { s.kick() } else { Ok(()) };
+        let kicked = if s.in_flight_lens.is_empty() { Ok(()) } else { s.kick() };
         for s in &mut self.sockets {
             s.complete(pool);
             s.refill(pool);

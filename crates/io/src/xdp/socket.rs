@@ -50,10 +50,9 @@ pub(crate) struct XskSocket {
     pub(crate) zero_copy: bool,
     /// Frames lent through the fill ring and not yet received.
     pub(crate) in_fill: u32,
-    /// Frames in the transmit ring not yet completed.
-    pub(crate) in_flight: u32,
-    /// Their lengths, oldest first (the completion ring gives frames back in the order they
-    /// were queued), and their sum: what the port has handed the kernel and it has not sent.
+    /// The lengths of the frames in the transmit ring not yet completed, oldest first (the
+    /// completion ring gives frames back in the order they were queued), and their sum: what
+    /// the port has handed the kernel and it has not sent.
     pub(crate) in_flight_lens: std::collections::VecDeque<u32>,
     pub(crate) in_flight_bytes: u64,
     /// The program drives the queue's NAPI instance by its own calls (preferred busy polling).
@@ -161,7 +160,6 @@ impl XskSocket {
             id,
             zero_copy: options.flags & libc::XDP_OPTIONS_ZEROCOPY != 0,
             in_fill: 0,
-            in_flight: 0,
             in_flight_lens: std::collections::VecDeque::new(),
             in_flight_bytes: 0,
             busy_poll,
@@ -201,7 +199,6 @@ impl XskSocket {
         }
         if n > 0 {
             self.completion.release();
-            self.in_flight -= n.min(self.in_flight);
             for _ in 0..n {
                 self.in_flight_bytes -= self.in_flight_lens.pop_front().map_or(0, u64::from);
             }

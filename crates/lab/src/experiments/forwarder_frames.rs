@@ -46,6 +46,7 @@ use nexthop_wire::types::{CONTENT, DATA, FRAGMENT, LP_PACKET, NAME, PIT_TOKEN, S
 use nexthop_wire::{Component, DataView, Emit, Interest, InterestView, LpPacketView, Name};
 use sha2::{Digest, Sha256};
 
+use super::ports::sh;
 use crate::frames::traffic::CoreTicks;
 use crate::harness::median;
 use crate::machine::pin_current_thread;
@@ -87,12 +88,6 @@ impl Face {
     fn prefix(self) -> String {
         format!("/gen-{}", self.name())
     }
-}
-
-fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {
-    let out = ns.exec(&["sh", "-c", script])?;
-    anyhow::ensure!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr).trim());
-    Ok(())
 }
 
 /// Addresses of the four ends: generator consumer, forwarder (consumer side), forwarder
@@ -441,13 +436,13 @@ fn generate(link: &mut Link, prefix: &str, warmup: Duration, window: Duration) -
             ticks_gen.0 = CoreTicks::of(GEN_CORE);
         }
         link.receive(Side::Producer, &mut received);
-        for at in std::mem::take(&mut received.at) {
+        for at in received.at.iter().cloned() {
             if answer(&received.bytes[at], &mut answer_buf, &mut scratch) {
                 link.send(Side::Producer, &answer_buf);
             }
         }
         link.receive(Side::Consumer, &mut received);
-        for at in std::mem::take(&mut received.at) {
+        for at in received.at.iter().cloned() {
             let (received_seq, slot) = match satisfied(&received.bytes[at]) {
                 Some(seq) => (seq, &mut sent_at[seq as usize % SLOTS]),
                 None => {

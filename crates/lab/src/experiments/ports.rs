@@ -91,7 +91,8 @@ struct Topology {
     sink: Netns,
 }
 
-fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {
+/// Runs `script` with `sh` in namespace `ns`; its standard error if it fails.
+pub(crate) fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {
     let out = ns.exec(&["sh", "-c", script])?;
     anyhow::ensure!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr).trim());
     Ok(())
