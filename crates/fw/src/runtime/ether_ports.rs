@@ -13,17 +13,17 @@
 //!   interface up, or the group changed. A port whose interface only goes down keeps its faces.
 //! - At the start an interface named exactly must open (unless
 //!   `faces.named_interfaces_required` is off); afterwards nothing is fatal.
-//! - A closed port leaves its place in `Faces::ether_ports` (its poll token) to the next port
+//! - A closed port leaves its place in `EtherLinks::ports` (its poll token) to the next port
 //!   opened; there are at most `MAX_ETHER_PORTS` at once.
 
-use super::ether_port::EtherPort;
+use super::link::ether_port::{backend_of, EtherPort};
 use crate::face::ether::Mac;
 use crate::face::interface_rule::InterfaceRules;
 use crate::face::uri::FaceUri;
 use crate::face::{FaceId, Persistency};
 use crate::sys::interfaces::LinkInterface;
 
-use super::face::Link;
+use super::link::{EtherLink, Link};
 use super::{config_err, io_err, Runtime, StartError, ETHER_PORTS, MAX_ETHER_PORTS};
 
 /// The poll token of Ethernet port `index`.
@@ -48,10 +48,10 @@ impl Runtime {
     pub(super) fn sync_ether_ports(&mut self, at_start: bool) -> Result<(), StartError> {
         let f = &self.cfg.faces;
         let wanted = !f.ether_multicast.is_empty() || f.ether_listen;
-        if !wanted && self.faces.ether_ports.iter().all(Option::is_none) {
+        if !wanted && self.faces.links.ether.ports.iter().all(Option::is_none) {
             return Ok(());
         }
-        let backend = super::ether_port::backend_of(&f.ether_io).ok_or_else(|| StartError::Config("faces.ether_io".into()))?;
+        let backend = backend_of(&f.ether_io).ok_or_else(|| StartError::Config("faces.ether_io".into()))?;
         let group = match f.ether_multicast.as_str() {
             "" => None,
             g => Some(Mac::parse(g).ok_or_else(|| StartError::Config("faces.ether_multicast".into()))?),
@@ -70,8 +70,8 @@ impl Runtime {
         } else {
             (Vec::new(), Vec::new())
         };
-        for index in 0..self.faces.ether_ports.len() {
-            let Some(port) = self.faces.ether_port(index) else { continue };
+        for index in 0..self.faces.links.ether.ports.len() {
+            let Some(port) = self.faces.links.ether.port(index) else { continue };
             let still = kept.iter().any(|i| i.name == port.interface() && i.index == port.index());
             if !still || port.group() != group {
                 tracing::info!(
@@ -83,10 +83,10 @@ impl Runtime {
         }
         for (interface, listed) in chosen {
             let open = |p: &Option<EtherPort>| p.as_ref().is_some_and(|p| p.interface() == interface.name && p.index() == interface.index);
-            if self.faces.ether_ports.iter().any(open) {
+            if self.faces.links.ether.ports.iter().any(open) {
                 continue;
             }
-            let index = self.faces.ether_ports.iter().position(Option::is_none).unwrap_or(self.faces.ether_ports.len());
+            let index = self.faces.links.ether.ports.iter().position(Option::is_none).unwrap_or(self.faces.links.ether.ports.len());
             if index == MAX_ETHER_PORTS {
                 tracing::warn!("no Ethernet faces on {}: at most {MAX_ETHER_PORTS} interfaces", interface.name);
                 break;
@@ -102,15 +102,15 @@ impl Runtime {
             };
             port.register(self.poll.registry(), ether_token(index)).map_err(io_err("registering"))?;
             let (local, moved_by) = (port.local_uri(), port.backend());
-            if index == self.faces.ether_ports.len() {
-                self.faces.ether_ports.push(Some(port));
+            if index == self.faces.links.ether.ports.len() {
+                self.faces.links.ether.ports.push(Some(port));
             } else {
-                self.faces.ether_ports[index] = Some(port);
+                self.faces.links.ether.ports[index] = Some(port);
             }
             tracing::info!("Ethernet faces on {}: port opened on {moved_by}", interface.name);
             if let Some(group) = group {
                 let now = self.now_ms();
-                let link = Link::Ether { port: index, peer: group };
+                let link = Link::Ether(EtherLink { port: index, peer: group });
                 self.faces
                     .add(self.poll.registry(), FaceUri::Ether(group), local, Persistency::Permanent, link, now, &mut self.forwarding)
                     .map_err(io_err("registering an Ethernet multicast face"))?;
@@ -122,10 +122,10 @@ impl Runtime {
     /// Closes Ethernet port `index` and every face on it.
     fn close_ether_port(&mut self, index: usize) {
         let on_it: Vec<FaceId> =
-            self.faces.faces.values().filter(|f| matches!(f.link, Link::Ether { port, .. } if port == index)).map(|f| f.id).collect();
+            self.faces.faces.values().filter(|f| matches!(f.link, Link::Ether(l) if l.port == index)).map(|f| f.id).collect();
         self.closing.extend(on_it);
         self.close_faces();
-        if let Some(mut port) = self.faces.ether_ports[index].take() {
+        if let Some(mut port) = self.faces.links.ether.ports[index].take() {
             port.deregister(self.poll.registry());
         }
         self.ether_more.retain(|&p| p != index);

@@ -1,21 +1,19 @@
-//! The I/O thread's faces: every face by id, the UDP socket the unicast UDP faces share with
-//! its index by remote address, the Ethernet ports with their index by peer, and sending — each
-//! face's send buffer, UDP datagrams batched for `sendmmsg`, NDNLPv2 fragments for packets over
-//! the link's MTU, congestion marks on every face whose send queue can be measured.
+//! The I/O thread's faces: every face by id with what their links share ([`super::link`]), and
+//! what is the same for every kind of link — making and closing faces, a permanent TCP face's
+//! reconnection, link reliability, MTU overrides, and sending: NDNLPv2 fragments for packets
+//! over the face's MTU, congestion marks where its send queue runs long, drops counted by
+//! reason.
 
 use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
-use std::os::fd::AsRawFd;
 
-use mio::net::{TcpStream, UdpSocket};
+use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
 
-use super::ether_port::EtherPort;
-use super::face::{Face, Link, Stream, StreamSocket};
+use super::face::Face;
+use super::link::{Link, Links, Stream, StreamSocket};
 use super::Forwarding;
 use crate::counters::{DropCounters, DropReason};
-use crate::face::ether::Mac;
 use crate::face::local_addresses::LocalAddresses;
 use crate::face::reconnect::Reconnect;
 use crate::face::uri::FaceUri;
@@ -27,8 +25,6 @@ use crate::mgmt::dataset::{FaceCounts, FaceStatus};
 use crate::mgmt::events::FaceEventKind;
 use crate::pipeline::outbox::PacketKind;
 use crate::pipeline::Control;
-use crate::sys::socket_queue;
-use crate::sys::udp_batch::SendBatch;
 
 /// Packets held for the manager at most between two turns of the loop.
 const MAX_TO_MANAGER: usize = 1024;
@@ -48,27 +44,10 @@ pub(super) enum Connection {
 #[derive(Debug)]
 pub(super) struct Faces {
     pub(super) faces: HashMap<FaceId, Face>,
-    pub(super) by_udp_remote: HashMap<SocketAddr, FaceId>,
-    /// The Ethernet ports, one per interface with Ethernet faces (`None`: a port whose
-    /// interface went away; its place, and token, are taken by the next port opened).
-    pub(super) ether_ports: Vec<Option<EtherPort>>,
-    /// The Ethernet faces by (port, peer or group address).
-    pub(super) by_ether_peer: HashMap<(usize, Mac), FaceId>,
-    pub(super) udp: Option<UdpSocket>,
-    pub(super) udp_local: Option<SocketAddr>,
-    /// Whether the UDP socket is dual-stack: its faces then keep an IPv4 peer IPv4-mapped (the
-    /// socket's form, in their `Link::Udp` and in `by_udp_remote`).
-    pub(super) udp_dual: super::listen::Dual,
-    /// Datagrams to send, flushed with `sendmmsg` after each receive batch and each loop turn.
-    pub(super) udp_out: SendBatch,
-    /// What the UDP socket's kernel send queue held when the first datagram of `udp_out` was
-    /// queued (read then only if a face marks congestion): with `udp_out`, the UDP faces' queue.
-    pub(super) udp_kernel_queued: u64,
+    /// What the faces' links share: the UDP socket, the Ethernet ports, the settings
+    /// ([`super::link`], the face registry).
+    pub(super) links: Links,
     pub(super) next_id: FaceId,
-    pub(super) dirty: Vec<FaceId>,
-    pub(super) send_limit: usize,
-    /// Largest datagram sent on a UDP face; larger packets go as NDNLPv2 fragments (0: never).
-    pub(super) udp_mtu: usize,
     /// Fragments received, waiting for the rest of their packet (every face).
     pub(super) reassembler: Reassembler,
     /// Fragments being sent.
@@ -77,10 +56,6 @@ pub(super) struct Faces {
     pub(super) congestion_marking: bool,
     /// The addresses a TCP face is local between (`faces.tcp_local`).
     pub(super) tcp_local: LocalAddresses,
-    /// New UDP multicast faces are ad hoc (`faces.udp_multicast_ad_hoc`).
-    pub(super) udp_multicast_ad_hoc: bool,
-    /// New Ethernet multicast faces are ad hoc (`faces.ether_multicast_ad_hoc`).
-    pub(super) ether_multicast_ad_hoc: bool,
     /// Now, in ns since the runtime started (set each loop turn), for congestion marking.
     pub(super) now_ns: u64,
     /// A packet being marked.
@@ -99,16 +74,6 @@ pub(super) struct Faces {
 }
 
 impl Faces {
-    /// Whether an Ethernet port holds frames its kernel queue had no room for yet.
-    pub(super) fn ether_unsent(&self) -> bool {
-        self.ether_ports.iter().flatten().any(EtherPort::unsent)
-    }
-
-    /// Ethernet port `port`, if it is open.
-    pub(super) fn ether_port(&self, port: usize) -> Option<&EtherPort> {
-        self.ether_ports.get(port).and_then(Option::as_ref)
-    }
-
     /// Adds a face; one that reaches beyond this host is made known to the forwarding shards.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn add(
@@ -123,16 +88,7 @@ impl Faces {
     ) -> io::Result<FaceId> {
         let id = self.next_id;
         self.next_id += 1;
-        match &mut link {
-            Link::Stream(s) => registry.register(s.socket.source(), Token(id as usize), Interest::READABLE)?,
-            Link::Multicast(m) => registry.register(m.source(), Token(id as usize), Interest::READABLE)?,
-            Link::Ether { port, peer } => {
-                self.by_ether_peer.insert((*port, *peer), id);
-            }
-            Link::Udp(a) => {
-                self.by_udp_remote.insert(*a, id);
-            }
-        }
+        link.transport_mut().attach(id, &mut self.links, registry)?;
         let scope = match uri {
             // Both ends' addresses decide (the remote one twice while the local one is not
             // known yet: a connection being made).
@@ -145,12 +101,8 @@ impl Faces {
             }
             _ => uri.scope(),
         };
-        let mtu = self.link_mtu(&link);
-        let ad_hoc = match &link {
-            Link::Multicast(_) => self.udp_multicast_ad_hoc,
-            Link::Ether { peer, .. } => peer.is_multicast() && self.ether_multicast_ad_hoc,
-            Link::Stream(_) | Link::Udp(_) => false,
-        };
+        let mtu = link.transport().mtu(&self.links);
+        let ad_hoc = link.transport().ad_hoc(&self.links.settings);
         tracing::info!(face = id, %uri, "face up");
         if scope == FaceScope::NonLocal {
             forwarding.apply(Control::NonLocalFace(id));
@@ -168,8 +120,7 @@ impl Faces {
                 last_rx_ms: now_ms,
                 local_fields: false,
                 lp_sequence: 0,
-                marker: Marker::new(self.congestion_marking, self.send_limit as u64),
-                kernel_queued: 0,
+                marker: Marker::new(self.congestion_marking, self.links.settings.send_limit as u64),
                 reliability: None,
                 mtu,
                 down: None,
@@ -190,20 +141,7 @@ impl Faces {
     pub(super) fn remove(&mut self, registry: &Registry, id: FaceId) -> bool {
         let Some(mut f) = self.faces.remove(&id) else { return false };
         self.events.push((FaceEventKind::Destroyed, f.status()));
-        match &mut f.link {
-            Link::Stream(s) => {
-                let _ = registry.deregister(s.socket.source());
-            }
-            Link::Udp(a) => {
-                self.by_udp_remote.remove(a);
-            }
-            Link::Multicast(m) => {
-                let _ = registry.deregister(m.source());
-            }
-            Link::Ether { port, peer } => {
-                self.by_ether_peer.remove(&(*port, *peer));
-            }
-        }
+        f.link.transport_mut().detach(id, &mut self.links, registry);
         self.reassembler.face_down(id);
         self.reliable.retain(|&r| r != id);
         self.down.retain(|&d| d != id);
@@ -336,21 +274,11 @@ impl Faces {
     /// Turns link reliability on or off on face `id`; on a multi-access face it stays off (an
     /// Ack cannot tell which of the LAN's nodes received). The face's status after, or `None`
     /// if there is no such face.
-    /// The MTU a face on `link` starts with: `faces.udp_mtu` over UDP, the interface's over
-    /// Ethernet, none (0) on a stream.
-    fn link_mtu(&self, link: &Link) -> usize {
-        match link {
-            Link::Udp(_) | Link::Multicast(_) => self.udp_mtu,
-            Link::Ether { port, .. } => self.ether_port(*port).map_or(0, EtherPort::mtu),
-            Link::Stream(_) => 0,
-        }
-    }
-
-    /// The MTU face `id` would take if overridden with `mtu` ([`Face::mtu_for`]; an Ethernet
-    /// face at most its interface's).
+    /// The MTU face `id` would take if overridden with `mtu` ([`Face::mtu_for`]: at most what
+    /// its link carries).
     pub(super) fn mtu_for(&self, id: FaceId, mtu: u64) -> Option<usize> {
         let f = self.faces.get(&id)?;
-        f.mtu_for(mtu, self.link_mtu(&f.link))
+        f.mtu_for(mtu, f.link.transport().max_mtu(&self.links))
     }
 
     /// Overrides face `id`'s MTU with `mtu`; its status, or `None` if it has none or cannot
@@ -365,7 +293,7 @@ impl Faces {
 
     pub(super) fn set_reliability(&mut self, id: FaceId, on: bool) -> Option<FaceStatus> {
         let f = self.faces.get_mut(&id)?;
-        let on = on && !f.link.is_multi_access();
+        let on = on && !f.link.transport().is_multi_access();
         if on != f.reliability.is_some() {
             f.reliability = on.then(|| Box::new(Reliability::new()));
             self.reliable.retain(|&r| r != id);
@@ -392,25 +320,8 @@ impl Faces {
                     drops.count(DropReason::RetxExhausted);
                 }
                 for piece in &self.fragments {
-                    let sent = match &mut f.link {
-                        Link::Stream(s) => {
-                            if s.pending() == 0 {
-                                self.dirty.push(id);
-                            }
-                            s.queue(piece);
-                            Ok(())
-                        }
-                        Link::Udp(remote) => {
-                            self.udp_out.push(piece, Some(*remote));
-                            Ok(())
-                        }
-                        Link::Multicast(m) => m.send(piece),
-                        Link::Ether { port, peer } => {
-                            self.ether_ports.get_mut(*port).and_then(Option::as_mut).map_or(Ok(()), |p| p.send(*peer, piece))
-                        }
-                    };
-                    if sent.is_err() {
-                        drops.count(DropReason::SendBufferFull);
+                    if let Err(why) = f.link.transport_mut().send(id, &mut self.links, piece) {
+                        drops.count(why);
                     }
                 }
             }
@@ -419,16 +330,6 @@ impl Faces {
             }
         }
         next
-    }
-
-    /// Sends the UDP datagrams batched so far; those the socket refuses are counted as drops.
-    pub(super) fn flush_udp(&mut self, drops: &DropCounters) {
-        let Some(sock) = self.udp.as_ref() else { return };
-        if !self.udp_out.is_empty() {
-            for _ in 0..self.udp_out.flush(sock.as_raw_fd()) {
-                drops.count(DropReason::SendBufferFull);
-            }
-        }
     }
 
     /// Queues `bytes` (a packet of `kind`) on face `id`: into a stream face's send buffer
@@ -451,90 +352,22 @@ impl Faces {
             drops.count(DropReason::FaceDown);
             return;
         }
-        let now_ms = self.now_ns / 1_000_000;
-        match &mut f.link {
-            Link::Stream(s) => {
-                if s.pending() + bytes.len() > self.send_limit {
-                    drops.count(DropReason::SendBufferFull);
-                    return;
-                }
-                if s.pending() == 0 {
-                    self.dirty.push(id);
-                    // The first packet since the face's queue was written out: what the kernel
-                    // still holds now (the face may have been idle since it was last looked at).
-                    if f.marker.enabled {
-                        f.kernel_queued = socket_queue::unsent_bytes(s.socket.raw_fd()).unwrap_or(0);
-                    }
-                }
-                let bytes = if f.marker.should_mark(self.now_ns, s.pending() as u64 + f.kernel_queued) {
-                    self.marked.clear();
-                    with_mark(bytes, &mut self.marked);
-                    &self.marked[..]
-                } else {
-                    bytes
-                };
-                let queue = |piece: &[u8]| {
-                    s.queue(piece);
-                    Ok(())
-                };
-                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, 0, lp, &mut self.fragments, queue) {
-                    drops.count(why);
-                    return;
-                }
-            }
-            link if kind == PacketKind::Nack && link.is_multi_access() => {
-                // Never on a multi-access link (as NFD): it would tell the whole LAN.
-                drops.count(DropReason::NackOnMultiAccess);
-                return;
-            }
-            Link::Multicast(m) => {
-                let queued = || socket_queue::unsent_bytes(m.send_fd()).unwrap_or(0);
-                let bytes = marked_if_congested(&mut f.marker, self.now_ns, queued, bytes, &mut self.marked);
-                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |p| m.send(p)) {
-                    drops.count(why);
-                    return;
-                }
-            }
-            Link::Ether { port, peer } => {
-                let Some(p) = self.ether_ports.get_mut(*port).and_then(Option::as_mut) else { return };
-                let bytes = marked_if_congested(&mut f.marker, self.now_ns, || p.backlog(), bytes, &mut self.marked);
-                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, |piece| p.send(*peer, piece)) {
-                    drops.count(why);
-                    return;
-                }
-            }
-            Link::Udp(remote) => {
-                let Some(sock) = self.udp.as_ref() else { return };
-                let bytes = if f.marker.enabled {
-                    if self.udp_out.is_empty() {
-                        // The first datagram since the batch was flushed: what the kernel holds now.
-                        self.udp_kernel_queued = socket_queue::unsent_bytes(sock.as_raw_fd()).unwrap_or(0);
-                    }
-                    let queued = self.udp_kernel_queued + self.udp_out.bytes() as u64;
-                    if f.marker.should_mark(self.now_ns, queued) {
-                        self.marked.clear();
-                        with_mark(bytes, &mut self.marked);
-                        &self.marked[..]
-                    } else {
-                        bytes
-                    }
-                } else {
-                    bytes
-                };
-                let udp_out = &mut self.udp_out;
-                let queue = |piece: &[u8]| {
-                    udp_out.push(piece, Some(*remote));
-                    Ok(())
-                };
-                let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms };
-                if let Err(why) = send_fitted(bytes, f.mtu, lp, &mut self.fragments, queue) {
-                    drops.count(why);
-                    return;
-                }
-            }
+        let link = f.link.transport_mut();
+        if kind == PacketKind::Nack && link.is_multi_access() {
+            // Never on a multi-access link (as NFD): it would tell the whole LAN.
+            drops.count(DropReason::NackOnMultiAccess);
+            return;
+        }
+        if !link.has_room(bytes.len(), &self.links.settings) {
+            drops.count(DropReason::SendBufferFull);
+            return;
+        }
+        let links = &mut self.links;
+        let marked = marked_if_congested(&mut f.marker, self.now_ns, || link.queued(links), bytes, &mut self.marked);
+        let lp = LinkLayer { sequence: &mut f.lp_sequence, reliability: f.reliability.as_deref_mut(), now_ms: self.now_ns / 1_000_000 };
+        if let Err(why) = send_fitted(marked, f.mtu, lp, &mut self.fragments, |piece| link.send(id, links, piece)) {
+            drops.count(why);
+            return;
         }
         f.count_out(kind, bytes.len());
     }
@@ -550,15 +383,15 @@ struct LinkLayer<'a> {
 
 /// Sends `bytes` through `send`, whole or, over `mtu` (0: no limit), as NDNLPv2 fragments cut
 /// into `fragments`; with link reliability, always as sequenced LpPackets kept for
-/// retransmission. Why not, as a drop reason (a send error is a full send buffer).
+/// retransmission. Why not, as a drop reason.
 fn send_fitted(
     bytes: &[u8],
     mtu: usize,
     lp: LinkLayer<'_>,
     fragments: &mut Vec<Vec<u8>>,
-    mut send: impl FnMut(&[u8]) -> io::Result<()>,
+    mut send: impl FnMut(&[u8]) -> Result<(), DropReason>,
 ) -> Result<(), DropReason> {
-    let sent = if let Some(reliability) = lp.reliability {
+    if let Some(reliability) = lp.reliability {
         fragments.clear();
         sequenced(bytes, mtu, lp.sequence, fragments)?;
         reliability.outgoing(lp.now_ms, fragments, mtu);
@@ -569,8 +402,7 @@ fn send_fitted(
         fragments.clear();
         fragment(bytes, mtu, lp.sequence, fragments)?;
         fragments.iter().try_for_each(|piece| send(piece))
-    };
-    sent.map_err(|_| DropReason::SendBufferFull)
+    }
 }
 
 /// `bytes`, or a copy with CongestionMark (in `marked`) when `marker` says so of `queued()`,

@@ -9,8 +9,9 @@ use mio::net::TcpStream;
 use mio::Registry;
 use nexthop_wire::Name;
 
-use super::ether_port::EtherPort;
-use super::face::{Face, Link, Stream, StreamSocket};
+use super::face::Face;
+use super::link::ether_port::EtherPort;
+use super::link::{EtherLink, Link, Stream, StreamSocket, UdpLink};
 use super::{Faces, Forwarding, Listening};
 use crate::counters::{DropCounters, ShardCounters};
 use crate::face::uri::FaceUri;
@@ -90,7 +91,7 @@ impl RuntimeHost<'_> {
     /// The Ethernet port an Ethernet face from `local` (`dev://<interface>`) goes through; with
     /// no LocalUri, the only port there is.
     fn ether_port(&self, local: Option<&str>) -> Result<usize, Box<ControlResponse>> {
-        let open = || self.faces.ether_ports.iter().enumerate().filter_map(|(i, p)| Some((i, p.as_ref()?)));
+        let open = || self.faces.links.ether.ports.iter().enumerate().filter_map(|(i, p)| Some((i, p.as_ref()?)));
         match local {
             Some(l) => {
                 let name = l.strip_prefix("dev://").ok_or_else(|| refuse(400, format!("LocalUri {l:?} is not dev://<interface>")))?;
@@ -124,13 +125,7 @@ impl Host for RuntimeHost<'_> {
         // Datagram faces to one peer and TCP faces change (a permanent TCP face connects again
         // when its connection is lost; a down one made anything else is closed, as in NFD);
         // Unix, WebSocket and multicast faces keep theirs.
-        let changes = match &f.link {
-            Link::Udp(_) => true,
-            Link::Ether { peer, .. } => !peer.is_multicast(),
-            Link::Stream(_) => matches!(f.uri, FaceUri::Tcp(_)),
-            Link::Multicast(_) => false,
-        };
-        if changes {
+        if f.link.transport().persistency_changes(&f.uri) {
             f.persistency = persistency;
         }
         f.persistency == persistency
@@ -169,7 +164,7 @@ impl Host for RuntimeHost<'_> {
         v.extend(l.tcp.iter().flat_map(|a| both("tcp", a)));
         v.extend(l.udp.iter().flat_map(|a| both("udp", a)));
         v.extend(l.websocket.iter().map(|a| format!("ws://{a}")));
-        v.extend(self.faces.ether_ports.iter().flatten().map(EtherPort::local_uri));
+        v.extend(self.faces.links.ether.ports.iter().flatten().map(EtherPort::local_uri));
         v
     }
 
@@ -182,34 +177,34 @@ impl Host for RuntimeHost<'_> {
         match uri {
             FaceUri::Ether(peer) => {
                 let port = self.ether_port(local)?;
-                if let Some(&id) = self.faces.by_ether_peer.get(&(port, *peer)) {
+                if let Some(&id) = self.faces.links.ether.by_peer.get(&(port, *peer)) {
                     return Ok(self.found(id, persistency));
                 }
                 if peer.is_multicast() {
                     return Err(refuse(406, "Ethernet multicast faces are made from faces.ether_multicast"));
                 }
-                let local = self.faces.ether_port(port).map(EtherPort::local_uri).unwrap_or_default();
-                self.made(uri, local, persistency, Link::Ether { port, peer: *peer })
+                let local = self.faces.links.ether.port(port).map(EtherPort::local_uri).unwrap_or_default();
+                self.made(uri, local, persistency, Link::Ether(EtherLink { port, peer: *peer }))
             }
             FaceUri::Udp(remote) if remote.ip().is_multicast() => {
                 // The group is reached through a multicast face of the configuration (the first,
                 // if several interfaces have one): a route to the group's URI uses it.
-                match self.faces.faces.values().find(|f| f.link.is_multi_access() && f.uri == *uri) {
+                match self.faces.faces.values().find(|f| f.link.transport().is_multi_access() && f.uri == *uri) {
                     Some(f) => Ok((f.status(), false)),
                     None => Err(refuse(406, "multicast faces are made from faces.udp_multicast")),
                 }
             }
             FaceUri::Udp(remote) => {
-                let dual = self.faces.udp_dual;
+                let dual = self.faces.links.udp.dual;
                 let peer = dual.socket_form(*remote);
-                if let Some(&id) = self.faces.by_udp_remote.get(&peer) {
+                if let Some(&id) = self.faces.links.udp.by_remote.get(&peer) {
                     return Ok(self.found(id, persistency));
                 }
-                let Some(local) = self.faces.udp_local else { return Err(refuse(406, "no UDP listener")) };
+                let Some(local) = self.faces.links.udp.local else { return Err(refuse(406, "no UDP listener")) };
                 if !dual.reaches(local, *remote) {
                     return Err(refuse(406, "the UDP listener is of the other address family"));
                 }
-                self.made(uri, FaceUri::Udp(dual.local_for(local, *remote)).to_string(), persistency, Link::Udp(peer))
+                self.made(uri, FaceUri::Udp(dual.local_for(local, *remote)).to_string(), persistency, Link::Udp(UdpLink(peer)))
             }
             FaceUri::Tcp(remote) => {
                 if let Some(f) = self.faces.faces.values().find(|f| f.uri == *uri) {

@@ -16,8 +16,9 @@
 //! ([`crate::lp::fragmentation`]). Every 10 ms (a tick) the PIT expires entries and the strategies'
 //! timers fire; every second lapsed routes and idle on-demand UDP faces go.
 //!
-//! The faces and how packets leave them are in `faces` (one face's socket and buffers in
-//! `face`, a multicast face's sockets in `multicast`); which multicast faces and Ethernet ports
+//! The faces and how packets leave them are in `faces` (one face's state in `face`); each kind
+//! of link a face can have (a stream socket, a UDP peer, a multicast group, an Ethernet peer or
+//! group) is a module of the face registry, `link`, behind its one interface; which multicast faces and Ethernet ports
 //! there are, kept in step with the host's interfaces, in `multicast_faces` and `ether_ports`;
 //! the configuration's faces, routes and strategies in `static_config` (routes to a multicast
 //! group in `group_routes`), and how a reload changes them in `reload`; what the management
@@ -25,14 +26,13 @@
 //! nothing to do the loop sleeps, waking once a second ([`Runtime::run`]).
 
 pub mod dispatch;
-mod ether_port;
 mod ether_ports;
 mod face;
 mod faces;
 mod group_routes;
 mod host;
+mod link;
 mod listen;
-mod multicast;
 mod multicast_faces;
 mod reload;
 mod static_config;
@@ -83,13 +83,14 @@ use crate::pipeline::{Control, CsPolicy, Shard, ShardConfig, UnsolicitedPolicy};
 use crate::runtime::dispatch::Dispatch;
 use crate::sys::interface_watch::InterfaceWatch;
 use crate::sys::privileges::Privileges;
-use crate::sys::udp_batch::{RecvBatch, SendBatch};
+use crate::sys::udp_batch::RecvBatch;
 use crate::table::fib::{Fib, FibOp};
 use crate::table::shared_fib::FibWriter;
-use ether_port::ReceivedFrames;
-use face::{Face, Link, ReadOutcome, Stream, StreamSocket};
+use face::Face;
 use faces::{Connection, Faces};
 use host::{CsState, RuntimeHost};
+use link::ether_port::ReceivedFrames;
+use link::{EtherLink, EtherLinks, Link, LinkSettings, Links, ReadOutcome, Stream, StreamSocket, UdpLink, UdpLinks};
 use worker::{ToWorker, Worker, PARKED_POLL};
 
 /// How often the forwarding threads are told the time (ms): PIT expiry and the strategies'
@@ -546,7 +547,6 @@ impl Runtime {
                 recycle,
             }
         };
-        let udp_local = udp.as_ref().and_then(|s: &UdpSocket| s.local_addr().ok());
         let mut rt = Runtime {
             poll,
             waker,
@@ -555,24 +555,17 @@ impl Runtime {
             websocket,
             faces: Faces {
                 faces: HashMap::new(),
-                by_udp_remote: HashMap::new(),
-                ether_ports: Vec::new(),
-                by_ether_peer: HashMap::new(),
-                udp,
-                udp_local,
-                udp_dual: udp_local.map_or(listen::Dual(false), listen::Dual::of),
-                udp_out: SendBatch::default(),
-                udp_kernel_queued: 0,
+                links: Links {
+                    udp: UdpLinks::new(udp),
+                    ether: EtherLinks::default(),
+                    dirty: Vec::new(),
+                    settings: LinkSettings::of(&cfg.faces),
+                },
                 next_id: FIRST_FACE_ID,
-                dirty: Vec::new(),
-                send_limit: cfg.faces.send_buffer_bytes,
-                udp_mtu: cfg.faces.udp_mtu,
                 reassembler: Reassembler::new(REASSEMBLY_BYTES),
                 fragments: Vec::new(),
                 congestion_marking: cfg.faces.congestion_marking,
                 tcp_local: LocalAddresses::parse(&cfg.faces.tcp_local, &cfg.faces.tcp_local_exclude).map_err(StartError::Config)?,
-                udp_multicast_ad_hoc: cfg.faces.udp_multicast_ad_hoc,
-                ether_multicast_ad_hoc: cfg.faces.ether_multicast_ad_hoc,
                 now_ns: 0,
                 marked: Vec::new(),
                 events: Vec::new(),
@@ -659,7 +652,7 @@ impl Runtime {
             unix: self.unix.as_ref().map(|(_, p)| p.clone()),
             tcp: self.tcp.as_ref().and_then(|l| l.local_addr().ok()),
             websocket: self.websocket.as_ref().and_then(|l| l.local_addr().ok()),
-            udp: self.faces.udp_local,
+            udp: self.faces.links.udp.local,
         }
     }
 
@@ -698,7 +691,7 @@ impl Runtime {
         while !stop.load(Ordering::Relaxed) {
             let wait = if udp_more || !self.multicast_more.is_empty() || !self.ether_more.is_empty() {
                 Duration::ZERO
-            } else if (self.forwarding.has_parked() && !self.cs_signal) || self.faces.ether_unsent() {
+            } else if (self.forwarding.has_parked() && !self.cs_signal) || self.faces.links.ether.unsent() {
                 // Parked Interests, or frames an Ethernet port's kernel queue had no room for
                 // yet (it gives no sign when it has).
                 PARKED_POLL // (epoll rounds it up to 1 ms)
@@ -753,7 +746,7 @@ impl Runtime {
                             self.read_stream(now, id);
                         }
                         if ev.is_writable() {
-                            self.faces.dirty.push(id);
+                            self.faces.links.dirty.push(id);
                         }
                     }
                 }
@@ -857,17 +850,13 @@ impl Runtime {
             self.deliver(&d);
         }
         self.flush_workers();
-        let (udp_idle, ether_idle) = (self.cfg.faces.udp_idle_timeout_ms, self.cfg.faces.ether_idle_timeout_ms);
+        let settings = &self.faces.links.settings;
         let idle_faces: Vec<FaceId> = self
             .faces
             .faces
             .values()
             .filter(|f| {
-                let idle = match f.link {
-                    Link::Udp(_) => udp_idle,
-                    Link::Ether { .. } => ether_idle,
-                    Link::Stream(_) | Link::Multicast(_) => return false,
-                };
+                let Some(idle) = f.link.transport().idle_timeout_ms(settings) else { return false };
                 f.persistency == Persistency::OnDemand && now.saturating_sub(f.last_rx_ms) > idle
             })
             .map(|f| f.id)
@@ -937,7 +926,7 @@ impl Runtime {
     /// loop then comes back without waiting.
     fn read_udp(&mut self, now: u64, batch: &mut RecvBatch) -> bool {
         for _ in 0..UDP_BATCHES_PER_TURN {
-            let Some(fd) = self.faces.udp.as_ref().map(|s| s.as_raw_fd()) else { return false };
+            let Some(fd) = self.faces.links.udp.socket.as_ref().map(|s| s.as_raw_fd()) else { return false };
             match batch.recv(fd) {
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return false,
@@ -952,19 +941,20 @@ impl Runtime {
                     self.io_drops.count(DropReason::Oversize);
                     continue;
                 }
-                let id = match self.faces.by_udp_remote.get(&from) {
+                let id = match self.faces.links.udp.by_remote.get(&from) {
                     Some(&id) => id,
                     None => {
                         // Named by its own family; kept in the socket's form (`listen`).
                         let peer = listen::canonical(from);
-                        let dual = self.faces.udp_dual;
-                        let local = self.faces.udp_local.map(|a| FaceUri::Udp(dual.local_for(a, peer)).to_string()).unwrap_or_default();
+                        let dual = self.faces.links.udp.dual;
+                        let local =
+                            self.faces.links.udp.local.map(|a| FaceUri::Udp(dual.local_for(a, peer)).to_string()).unwrap_or_default();
                         match self.faces.add(
                             self.poll.registry(),
                             FaceUri::Udp(peer),
                             local,
                             Persistency::OnDemand,
-                            Link::Udp(from),
+                            Link::Udp(UdpLink(from)),
                             now,
                             &mut self.forwarding,
                         ) {
@@ -976,7 +966,7 @@ impl Runtime {
                 self.on_packet(now, id, bytes);
             }
             self.flush_workers();
-            self.faces.flush_udp(&self.io_drops);
+            self.faces.links.udp.flush(&self.io_drops);
         }
         true
     }
@@ -1017,13 +1007,13 @@ impl Runtime {
     /// of its group or of its sender; a sender with no face gets an on-demand one with
     /// `faces.ether_listen`, and is otherwise counted as a drop.
     fn read_ether(&mut self, now: u64, port: usize, batch: &mut ReceivedFrames) {
-        let Some(p) = self.faces.ether_ports.get_mut(port).and_then(Option::as_mut) else { return };
+        let Some(p) = self.faces.links.ether.port_mut(port) else { return };
         if p.receive(batch) {
             self.ether_more.push(port);
         }
         for i in 0..batch.len() {
             let frame = batch.get(i);
-            let Some(p) = self.faces.ether_port(port) else { break };
+            let Some(p) = self.faces.links.ether.port(port) else { break };
             let (at, from, to) = match p.take(frame) {
                 None => continue,
                 Some(Received::Packet { at, from, to }) => (at, from, to),
@@ -1040,10 +1030,10 @@ impl Runtime {
                 Destination::Group(group) => group,
                 Destination::Us => from,
             };
-            let id = match self.faces.by_ether_peer.get(&(port, peer)) {
+            let id = match self.faces.links.ether.by_peer.get(&(port, peer)) {
                 Some(&id) => id,
                 None if to == Destination::Us && self.cfg.faces.ether_listen => {
-                    let (uri, local, link) = (FaceUri::Ether(peer), p.local_uri(), Link::Ether { port, peer });
+                    let (uri, local, link) = (FaceUri::Ether(peer), p.local_uri(), Link::Ether(EtherLink { port, peer }));
                     match self.faces.add(self.poll.registry(), uri, local, Persistency::OnDemand, link, now, &mut self.forwarding) {
                         Ok(id) => id,
                         Err(e) => {
@@ -1083,7 +1073,7 @@ impl Runtime {
         if !was_pending && stream.pending() > 0 {
             // A WebSocket face's answers to the peer (its upgrade, pongs) wait to be written (a
             // face with bytes already waiting is on the dirty list, as `send` keeps it).
-            self.faces.dirty.push(id);
+            self.faces.links.dirty.push(id);
         }
         for (at, len) in bounds {
             self.on_packet(now, id, &frames[at..at + len]);
@@ -1107,7 +1097,7 @@ impl Runtime {
                     self.deliver(&d);
                 }
                 self.read_stream(now, id);
-                self.faces.dirty.push(id);
+                self.faces.links.dirty.push(id);
             }
             Connection::Failed(why) if first => {
                 let (manager, mut host) = self.host();
@@ -1267,13 +1257,13 @@ impl Runtime {
     }
 
     fn flush_faces(&mut self) {
-        self.faces.flush_udp(&self.io_drops);
-        for (index, port) in self.faces.ether_ports.iter_mut().enumerate() {
+        self.faces.links.udp.flush(&self.io_drops);
+        for (index, port) in self.faces.links.ether.ports.iter_mut().enumerate() {
             if let Some(p) = port {
                 p.flush(self.poll.registry(), ether_ports::ether_token(index));
             }
         }
-        let dirty = std::mem::take(&mut self.faces.dirty);
+        let dirty = std::mem::take(&mut self.faces.links.dirty);
         for id in dirty {
             // A face still connecting is written once connected.
             if self.faces.connecting.contains(&id) {

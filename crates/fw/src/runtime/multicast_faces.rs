@@ -27,8 +27,8 @@ use crate::face::uri::FaceUri;
 use crate::face::{FaceId, Persistency};
 use crate::sys::interfaces::InterfaceAddr;
 
-use super::face::Link;
-use super::multicast::{MulticastLink, MulticastPlace};
+use super::link::multicast::MulticastPlace;
+use super::link::{Link, MulticastLink};
 use super::{config_err, io_err, Runtime, StartError};
 
 /// The places the configuration `f` chooses for multicast faces on `interfaces`, each with

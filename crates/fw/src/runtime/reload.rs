@@ -46,9 +46,10 @@ use std::sync::Arc;
 
 use mio::net::{TcpListener, UdpSocket, UnixListener};
 
+use super::link::LinkSettings;
 use super::{
-    authorizations_of, bind_tcp, bind_udp, bind_unix, listen, register_listener, strategies_of, validators_of, Runtime, StartError,
-    TCP_LISTENER, UDP_SOCKET, UNIX_LISTENER, WS_LISTENER,
+    authorizations_of, bind_tcp, bind_udp, bind_unix, register_listener, strategies_of, validators_of, Runtime, StartError, TCP_LISTENER,
+    UDP_SOCKET, UNIX_LISTENER, WS_LISTENER,
 };
 use crate::conf::config::Config;
 use crate::face::local_addresses::LocalAddresses;
@@ -111,12 +112,9 @@ impl Runtime {
         host.apply(Control::SetUnsolicited(unsolicited));
         host.apply(Control::SetDefaultHopLimit(new.forwarder.default_hop_limit));
         self.flush_workers();
-        self.faces.send_limit = new.faces.send_buffer_bytes;
-        self.faces.udp_mtu = new.faces.udp_mtu;
+        self.faces.links.settings = LinkSettings::of(&new.faces);
         self.faces.congestion_marking = new.faces.congestion_marking;
         self.faces.tcp_local = tcp_local;
-        self.faces.udp_multicast_ad_hoc = new.faces.udp_multicast_ad_hoc;
-        self.faces.ether_multicast_ad_hoc = new.faces.ether_multicast_ad_hoc;
 
         take_reloadable(&mut self.cfg, &new);
         if let Err(e) = self.sync_multicast_faces(false) {
@@ -213,10 +211,7 @@ impl Runtime {
         }
         if let Some(mut udp) = new.udp {
             register_listener(poll, Some(&mut udp), UDP_SOCKET)?;
-            let local = udp.local_addr().ok();
-            self.faces.udp_local = local;
-            self.faces.udp_dual = local.map_or(listen::Dual(false), listen::Dual::of);
-            self.faces.udp = Some(udp);
+            self.faces.links.udp.rebind(udp);
         }
         self.listening = self.bound();
         Ok(())
@@ -336,7 +331,7 @@ mod tests {
         assert_eq!(warnings, ["forwarder: changed, and takes effect at the next start"]);
         assert!(!rt.cfg.forwarder.localhop_prefix_registration);
         assert!(!rt.manager.has_validator(crate::mgmt::RibTrust::Localhop));
-        assert_eq!((rt.faces.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
+        assert_eq!((rt.faces.links.settings.udp_mtu, rt.cfg.forwarder.threads), (1000, 1), "the threads wait for a restart");
         let x = nexthop_wire::Name::from_uri("/x").unwrap();
         assert_eq!(rt.manager.strategy_at(&x), crate::pipeline::strategy::registry::StrategyName::from_text("multicast").ok().as_ref());
     }
@@ -448,7 +443,7 @@ mod tests {
         let (tcp, ws) = (l.tcp.expect("tcp"), l.websocket.expect("websocket"));
         assert!(std::net::TcpStream::connect(tcp).is_ok() && std::net::TcpStream::connect(ws).is_ok());
         assert!(std::os::unix::net::UnixStream::connect(&with.faces.unix).is_ok());
-        assert!(l.udp.is_some() && rt.faces.udp.is_some());
+        assert!(l.udp.is_some() && rt.faces.links.udp.socket.is_some());
         // Moved and removed; the UDP socket stays, with a warning.
         let mut moved = with.clone();
         moved.faces.unix = dir.path().join("b.sock").to_string_lossy().into_owned();
@@ -466,7 +461,7 @@ mod tests {
         clash.faces.tcp = taken.local_addr().unwrap().to_string();
         clash.faces.udp_mtu = 1000;
         assert!(matches!(rt.reload(clash), Err(StartError::Io { .. })));
-        assert!(rt.listening().tcp.is_none() && rt.faces.udp_mtu != 1000, "nothing changed");
+        assert!(rt.listening().tcp.is_none() && rt.faces.links.settings.udp_mtu != 1000, "nothing changed");
     }
 
     /// A reload that sets a UDP multicast group makes its faces, one that changes the rules
@@ -479,7 +474,7 @@ mod tests {
                 .faces
                 .values()
                 .filter_map(|f| match &f.link {
-                    super::super::face::Link::Multicast(m) => Some(m.local_uri()),
+                    super::super::link::Link::Multicast(m) => Some(m.local_uri()),
                     _ => None,
                 })
                 .collect();
@@ -494,7 +489,7 @@ mod tests {
         on_lo.faces.udp_multicast_interfaces = vec!["lo".into()];
         assert_eq!(rt.reload(on_lo.clone()).unwrap(), Vec::<String>::new(), "nothing waits for a restart");
         assert_eq!(places(&rt), [format!("udp4://127.0.0.1:{port}")]);
-        let id = rt.faces.faces.values().find(|f| matches!(f.link, super::super::face::Link::Multicast(_))).unwrap().id;
+        let id = rt.faces.faces.values().find(|f| matches!(f.link, super::super::link::Link::Multicast(_))).unwrap().id;
         rt.reload(on_lo.clone()).unwrap();
         assert!(rt.faces.faces.contains_key(&id), "a face still chosen is kept");
         let mut excluded = on_lo.clone();

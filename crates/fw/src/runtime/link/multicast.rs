@@ -20,7 +20,15 @@
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6, UdpSocket};
 
+use mio::{Interest, Registry, Token};
 use socket2::{Domain, Protocol, Socket, Type};
+
+use super::udp::MAX_UDP_PAYLOAD;
+use super::{LinkSettings, Links, Transport};
+use crate::counters::DropReason;
+use crate::face::uri::FaceUri;
+use crate::face::FaceId;
+use crate::sys::socket_queue;
 
 /// A multicast face's group on one interface: what tells the faces of one configuration apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +163,45 @@ impl MulticastLink {
             (IpAddr::V6(a), SocketAddr::V6(g)) => format!("udp6://{}", SocketAddrV6::new(a, g.port(), 0, g.scope_id())),
             (a, g) => format!("udp4://{a}:{}", g.port()),
         }
+    }
+}
+
+impl Transport for MulticastLink {
+    fn attach(&mut self, id: FaceId, _links: &mut Links, registry: &Registry) -> io::Result<()> {
+        registry.register(self.source(), Token(id as usize), Interest::READABLE)
+    }
+
+    fn detach(&mut self, _id: FaceId, _links: &mut Links, registry: &Registry) {
+        let _ = registry.deregister(self.source());
+    }
+
+    fn is_multi_access(&self) -> bool {
+        true
+    }
+
+    fn ad_hoc(&self, settings: &LinkSettings) -> bool {
+        settings.udp_multicast_ad_hoc
+    }
+
+    fn mtu(&self, links: &Links) -> usize {
+        links.settings.udp_mtu
+    }
+
+    fn max_mtu(&self, _links: &Links) -> Option<usize> {
+        Some(MAX_UDP_PAYLOAD)
+    }
+
+    /// Never: a multicast face is the configuration's.
+    fn persistency_changes(&self, _uri: &FaceUri) -> bool {
+        false
+    }
+
+    fn queued(&mut self, _links: &mut Links) -> u64 {
+        socket_queue::unsent_bytes(self.send_fd()).unwrap_or(0)
+    }
+
+    fn send(&mut self, _id: FaceId, _links: &mut Links, piece: &[u8]) -> Result<(), DropReason> {
+        MulticastLink::send(self, piece).map_err(|_| DropReason::SendBufferFull)
     }
 }
 
