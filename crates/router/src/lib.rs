@@ -1,0 +1,11 @@
+//! nexthop's forwarding pipelines over Ethernet frames, sans-I/O.
+//!
+//! # Overview
+//! A pipeline takes a batch of received frames (each with the port it came in on) and returns
+//! one decision per frame — transmit on a port (the frame rewritten in place), hand to the
+//! kernel, or drop for a counted reason — with no socket and no thread of its own, so the same
+//! code runs under a unit test, a property test against its oracle, and the port layer
+//! (`nexthop-io`). Its tables change only through its control side, between batches.
+//! - [`ip`]: the IPv4/IPv6 router on the Bloom-filter FIB (`nexthop_lookup::ip`).
+
+pub mod ip;
