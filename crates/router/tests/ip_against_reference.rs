@@ -33,6 +33,7 @@ fn via_strategy() -> impl Strategy<Value = Via> {
         1 => Just(Via::Local),
         1 => Just(Via::Blackhole),
         1 => Just(Via::Unreachable),
+        1 => Just(Via::Elsewhere),
     ]
 }
 

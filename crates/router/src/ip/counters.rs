@@ -21,6 +21,8 @@ pub enum Punt {
     LinkLocalSource,
     /// No route: the kernel answers ICMP unreachable (or routes it, if its table just changed).
     NoRoute,
+    /// A route out of an interface that is not the pipeline's: the kernel forwards it.
+    Elsewhere,
     /// A route whose next hop has no link-layer address yet: the kernel resolves it (ARP, ND)
     /// and forwards this packet meanwhile.
     NoNeighbour,
@@ -28,7 +30,7 @@ pub enum Punt {
 
 impl Punt {
     /// Every reason, in the order of [`Counters::kernel`].
-    pub const ALL: [Punt; 8] = [
+    pub const ALL: [Punt; 9] = [
         Punt::NotIp,
         Punt::ForUs,
         Punt::TtlExpired,
@@ -36,6 +38,7 @@ impl Punt {
         Punt::NotUnicast,
         Punt::LinkLocalSource,
         Punt::NoRoute,
+        Punt::Elsewhere,
         Punt::NoNeighbour,
     ];
 
@@ -49,6 +52,7 @@ impl Punt {
             Punt::NotUnicast => "not-unicast",
             Punt::LinkLocalSource => "link-local-source",
             Punt::NoRoute => "no-route",
+            Punt::Elsewhere => "elsewhere",
             Punt::NoNeighbour => "no-neighbour",
         }
     }

@@ -8,6 +8,8 @@
 //! - [`fib`]: the FIB — IPv4 Bloomfwd (direct lookup array + two Bloom-filter groups) and IPv6
 //!   Bloomfwd (DP-CPE levels) from `nexthop_lookup::ip`, their next hops naming vias.
 //! - [`neighbours`]: link-layer addresses of next hops, and the ports' own.
+//! - [`mirror`]: the kernel as control plane — its routes and neighbours (rtnetlink messages)
+//!   as changes of the FIB and the neighbour table.
 //! - [`router`]: the pipeline, a batch of frames to one [`Decision`] each.
 //! - [`counters`]: why a frame went to the kernel ([`Punt`]) or was dropped ([`DropReason`]).
 //! - [`reference`]: the oracle the pipeline is tested against — the same rules written plainly,
@@ -16,7 +18,9 @@
 pub mod counters;
 pub mod fib;
 pub mod header;
+pub mod mirror;
 pub mod neighbours;
+pub mod netlink;
 pub mod reference;
 pub mod route;
 pub mod router;

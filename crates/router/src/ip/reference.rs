@@ -183,6 +183,7 @@ impl ReferenceRouter {
         let (port, neighbour) = match self.lookup(dst) {
             None | Some(Via::Unreachable) => return (Decision::Kernel(Punt::NoRoute), None),
             Some(Via::Local) => return (Decision::Kernel(Punt::ForUs), None),
+            Some(Via::Elsewhere) => return (Decision::Kernel(Punt::Elsewhere), None),
             Some(Via::Blackhole) => return (Decision::Drop(DropReason::Blackhole), None),
             Some(Via::Gateway { port, addr }) => (port, addr),
             Some(Via::Connected(port)) => (port, dst),

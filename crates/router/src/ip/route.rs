@@ -112,6 +112,8 @@ pub enum Via {
     Blackhole,
     /// Nowhere, with an ICMP error (unreachable and prohibit routes): the kernel sends it.
     Unreachable,
+    /// Out of an interface that is not one of the pipeline's: the kernel forwards it.
+    Elsewhere,
 }
 
 impl Via {
@@ -119,7 +121,7 @@ impl Via {
     pub fn port(self) -> Option<Port> {
         match self {
             Via::Gateway { port, .. } | Via::Connected(port) => Some(port),
-            Via::Local | Via::Blackhole | Via::Unreachable => None,
+            Via::Local | Via::Blackhole | Via::Unreachable | Via::Elsewhere => None,
         }
     }
 }

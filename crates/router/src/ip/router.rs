@@ -17,8 +17,9 @@ use nexthop_lookup::ip::{NextHop, NO_ROUTE};
 use super::counters::{Counters, DropReason, Punt};
 use super::fib::Fib;
 use super::header::{parse, rewrite, Packet, Parsed};
+use super::mirror::Change;
 use super::neighbours::Neighbours;
-use super::route::{Port, Via};
+use super::route::{Port, RouteError, Via};
 
 /// What becomes of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +94,26 @@ impl IpRouter {
     /// The neighbours and ports, to change (between batches).
     pub fn neighbours_mut(&mut self) -> &mut Neighbours {
         &mut self.neighbours
+    }
+
+    /// Applies a change the kernel's tables made ([`super::mirror`]), between batches.
+    ///
+    /// # Errors
+    /// The FIB refused the route (nothing changed): an IPv6 route expanding too far, too many
+    /// next hops, or the removal of a route it had refused.
+    pub fn apply(&mut self, change: Change) -> Result<(), RouteError> {
+        match change {
+            Change::Route(prefix, Some(via)) => self.fib.insert(prefix, via).map(drop),
+            Change::Route(prefix, None) => self.fib.remove(prefix).map(drop),
+            Change::Neighbour(port, addr, Some(mac)) => {
+                self.neighbours.insert(port, addr, mac);
+                Ok(())
+            }
+            Change::Neighbour(port, addr, None) => {
+                self.neighbours.remove(port, addr);
+                Ok(())
+            }
+        }
     }
 
     /// What the pipeline has done so far.
@@ -173,6 +194,7 @@ impl IpRouter {
         let (port, neighbour) = match via {
             None | Some(Via::Unreachable) => return Decision::Kernel(Punt::NoRoute),
             Some(Via::Local) => return Decision::Kernel(Punt::ForUs),
+            Some(Via::Elsewhere) => return Decision::Kernel(Punt::Elsewhere),
             Some(Via::Blackhole) => return Decision::Drop(DropReason::Blackhole),
             Some(Via::Gateway { port, addr }) => (port, addr),
             Some(Via::Connected(port)) => (port, destination(packet)),

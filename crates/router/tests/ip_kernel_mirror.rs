@@ -1,0 +1,146 @@
+//! The kernel as control plane, for real: in a network namespace this test makes, routes and
+//! neighbours set with `ip` reach the pipeline through rtnetlink (the dump at start, then the
+//! notifications), and the pipeline forwards by them.
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use netlink_packet_route::RouteNetlinkMessage;
+use nexthop_io::netns::Netns;
+use nexthop_router::ip::header::{checksum, ETHERTYPE_IPV4};
+use nexthop_router::ip::mirror::{Change, Mirror};
+use nexthop_router::ip::netlink::{KernelTables, Received};
+use nexthop_router::ip::{Decision, Fib, IpRouter, Port, Punt, Via};
+
+fn ifindex(ns: &Netns, dev: &str) -> u32 {
+    let out = ns.exec(&["ip", "-o", "link", "show", dev]).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split(':').next().unwrap().trim().parse().unwrap_or_else(|_| panic!("ifindex of {dev}: {text}"))
+}
+
+fn frame_to(dst: [u8; 4]) -> Vec<u8> {
+    let mut f = vec![0u8; 14 + 20 + 8];
+    f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+    let ip = &mut f[14..];
+    ip[0] = 0x45;
+    ip[2..4].copy_from_slice(&28u16.to_be_bytes());
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12..16].copy_from_slice(&[10, 0, 1, 2]);
+    ip[16..20].copy_from_slice(&dst);
+    let c = !checksum(&ip[..20]);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    f
+}
+
+/// Reads notifications into the router until `done` holds of it (or 5 s pass).
+fn until(tables: &mut KernelTables, mirror: &mut Mirror, router: &mut IpRouter, mut done: impl FnMut(&mut IpRouter) -> bool) -> bool {
+    let start = Instant::now();
+    let (mut msgs, mut changes) = (Vec::<RouteNetlinkMessage>::new(), Vec::<Change>::new());
+    while start.elapsed() < Duration::from_secs(5) {
+        msgs.clear();
+        assert_eq!(tables.receive(&mut msgs).unwrap(), Received::Messages);
+        changes.clear();
+        for m in &msgs {
+            mirror.apply(m, &mut changes);
+        }
+        for c in &changes {
+            let _ = router.apply(*c);
+        }
+        if !tables.dumping() && done(router) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+#[test]
+fn routes_and_neighbours_set_with_ip_reach_the_pipeline() {
+    let ns = Netns::new(&format!("nh-mirror-{}", std::process::id())).expect("a network namespace (root)");
+    for args in [
+        &["link", "add", "m0", "type", "veth", "peer", "name", "m1"][..],
+        &["link", "set", "m0", "up"],
+        &["link", "set", "m1", "up"],
+        &["addr", "add", "10.0.1.1/24", "dev", "m0"],
+        &["addr", "add", "10.0.2.1/24", "dev", "m1"],
+        &["route", "add", "192.0.2.0/24", "via", "10.0.1.2", "dev", "m0"],
+        &["neigh", "add", "10.0.1.2", "lladdr", "02:00:00:00:00:09", "dev", "m0", "nud", "permanent"],
+    ] {
+        ns.ip(args).unwrap();
+    }
+    let (m0, m1) = (ifindex(&ns, "m0"), ifindex(&ns, "m1"));
+    let name = ns.name().to_string();
+    let ns_ip = |args: &[&str]| ns.ip(args).unwrap();
+    std::thread::scope(|s| {
+        let (to_test, from_test) = std::sync::mpsc::channel::<&str>();
+        let (to_ip, wait_ip) = std::sync::mpsc::channel::<()>();
+        let mirror_side = s.spawn(move || {
+            nexthop_io::netns::enter(&name).unwrap();
+            let mut tables = KernelTables::open().unwrap();
+            let mut mirror = Mirror::new();
+            mirror.set_port(m0, Port(0));
+            mirror.set_port(m1, Port(1));
+            let mut router = IpRouter::new(Fib::new());
+            router.neighbours_mut().set_port(Port(0), [2, 0, 0, 0, 0, 1]);
+            router.neighbours_mut().set_port(Port(1), [2, 0, 0, 0, 0, 2]);
+            tables.dump().unwrap();
+            // The dump: the gateway route, the local and connected routes, the neighbour.
+            assert!(
+                until(&mut tables, &mut mirror, &mut router, |r| r.fib().lookup_v4(u32::from_be_bytes([192, 0, 2, 7]))
+                    == Some(Via::Gateway { port: Port(0), addr: IpAddr::from([10, 0, 1, 2]) })),
+                "the dumped route"
+            );
+            assert_eq!(router.fib().lookup_v4(u32::from_be_bytes([10, 0, 1, 1])), Some(Via::Local));
+            assert_eq!(router.fib().lookup_v4(u32::from_be_bytes([10, 0, 2, 9])), Some(Via::Connected(Port(1))));
+            let mut f = frame_to([192, 0, 2, 7]);
+            assert_eq!(router.route(&mut f), Decision::Transmit(Port(0)));
+            assert_eq!(&f[0..6], &[2, 0, 0, 0, 0, 9], "the neighbour's address");
+            // A route replaced while running.
+            to_test.send("replace").unwrap();
+            wait_ip.recv().unwrap();
+            assert!(
+                until(&mut tables, &mut mirror, &mut router, |r| r.fib().lookup_v4(u32::from_be_bytes([192, 0, 2, 7]))
+                    == Some(Via::Connected(Port(1)))),
+                "the replaced route"
+            );
+            assert_eq!(
+                router.route(&mut frame_to([192, 0, 2, 7])),
+                Decision::Kernel(Punt::NoNeighbour),
+                "no neighbour 192.0.2.7 on m1 yet"
+            );
+            // A neighbour learned, then deleted.
+            to_test.send("neighbour").unwrap();
+            wait_ip.recv().unwrap();
+            assert!(
+                until(&mut tables, &mut mirror, &mut router, |r| r.route(&mut frame_to([192, 0, 2, 7])) == Decision::Transmit(Port(1))),
+                "the neighbour"
+            );
+            to_test.send("forget").unwrap();
+            wait_ip.recv().unwrap();
+            assert!(
+                until(&mut tables, &mut mirror, &mut router, |r| r.route(&mut frame_to([192, 0, 2, 7]))
+                    == Decision::Kernel(Punt::NoNeighbour)),
+                "the neighbour deleted"
+            );
+            to_test.send("delete").unwrap();
+            wait_ip.recv().unwrap();
+            assert!(
+                until(&mut tables, &mut mirror, &mut router, |r| r.fib().lookup_v4(u32::from_be_bytes([192, 0, 2, 7])).is_none()),
+                "the route deleted"
+            );
+            to_test.send("end").unwrap();
+        });
+        for step in from_test.iter() {
+            match step {
+                "replace" => ns_ip(&["route", "replace", "192.0.2.0/24", "dev", "m1"]),
+                "neighbour" => ns_ip(&["neigh", "add", "192.0.2.7", "lladdr", "02:00:00:00:00:0a", "dev", "m1", "nud", "reachable"]),
+                "forget" => ns_ip(&["neigh", "del", "192.0.2.7", "dev", "m1"]),
+                "delete" => ns_ip(&["route", "del", "192.0.2.0/24", "dev", "m1"]),
+                _ => break,
+            }
+            to_ip.send(()).unwrap();
+        }
+        mirror_side.join().unwrap();
+    });
+}
