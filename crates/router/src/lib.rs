@@ -6,6 +6,8 @@
 //! kernel, or drop for a counted reason — with no socket and no thread of its own, so the same
 //! code runs under a unit test, a property test against its oracle, and the port layer
 //! (`nexthop-io`). Its tables change only through its control side, between batches.
-//! - [`ip`]: the IPv4/IPv6 router on the Bloom-filter FIB (`nexthop_lookup::ip`).
+//! - [`ip`]: the IPv4/IPv6 router on the Bloom-filter FIB (`nexthop_lookup::ip`), with the
+//!   kernel's tables mirrored as its control plane (the one I/O here: an rtnetlink socket,
+//!   never on the data path).
 
 pub mod ip;
