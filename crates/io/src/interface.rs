@@ -39,7 +39,7 @@ struct EthtoolChannels {
 
 const ETHTOOL_GCHANNELS: u32 = 0x3c;
 
-fn request(name: &str) -> Result<libc::ifreq, PortError> {
+pub(crate) fn request(name: &str) -> Result<libc::ifreq, PortError> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ || name.bytes().any(|b| b == 0 || b == b'/') {
         return Err(PortError::Config(format!("{name:?} is not an interface name")));
     }
@@ -51,7 +51,7 @@ fn request(name: &str) -> Result<libc::ifreq, PortError> {
     Ok(r)
 }
 
-fn ioctl(fd: &OwnedFd, op: libc::c_ulong, r: &mut libc::ifreq) -> io::Result<()> {
+pub(crate) fn ioctl(fd: &impl AsRawFd, op: libc::c_ulong, r: &mut libc::ifreq) -> io::Result<()> {
     // SAFETY: `r` is a live ifreq, which the request reads and writes (for SIOCETHTOOL, through
     // the pointer it holds to a live ethtool structure).
     if unsafe { libc::ioctl(fd.as_raw_fd(), op as _, std::ptr::from_mut(r)) } < 0 {
@@ -61,6 +61,40 @@ fn ioctl(fd: &OwnedFd, op: libc::c_ulong, r: &mut libc::ifreq) -> io::Result<()>
     }
 }
 
+/// A datagram socket for interface ioctls, in the calling thread's network namespace.
+fn control_socket() -> Result<OwnedFd, PortError> {
+    // SAFETY: a plain datagram socket for ioctls, owned right after.
+    let raw = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if raw < 0 {
+        return Err(PortError::os("a socket for interface ioctls", io::Error::last_os_error()));
+    }
+    // SAFETY: a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// Gives interface `name` Ethernet address `mac` and brings it up.
+///
+/// # Errors
+/// A name that cannot be one; a failed `ioctl` (no such interface, no CAP_NET_ADMIN).
+pub(crate) fn set_mac_and_up(name: &str, mac: [u8; 6]) -> Result<(), PortError> {
+    let fd = control_socket()?;
+    let failed = |what: &'static str| move |e| PortError::os(format!("{what} of {name}"), e);
+    let mut r = request(name)?;
+    r.ifr_ifru.ifru_hwaddr.sa_family = libc::ARPHRD_ETHER;
+    // SAFETY: writing the plain bytes of the union's address field, which the request reads.
+    unsafe {
+        for (d, s) in r.ifr_ifru.ifru_hwaddr.sa_data.iter_mut().zip(mac) {
+            *d = s as libc::c_char;
+        }
+    }
+    ioctl(&fd, libc::SIOCSIFHWADDR, &mut r).map_err(failed("setting the address"))?;
+    let mut r = request(name)?;
+    ioctl(&fd, libc::SIOCGIFFLAGS, &mut r).map_err(failed("reading the flags"))?;
+    // SAFETY: SIOCGIFFLAGS filled the flags field of the union.
+    unsafe { r.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short };
+    ioctl(&fd, libc::SIOCSIFFLAGS, &mut r).map_err(failed("bringing up"))
+}
+
 impl Interface {
     /// The interface named `name` in the calling thread's network namespace.
     ///
@@ -68,13 +102,7 @@ impl Interface {
     /// [`PortError::NoSuchInterface`]; a name that cannot be one; a failed `ioctl`.
     pub fn lookup(name: &str) -> Result<Interface, PortError> {
         let mut r = request(name)?;
-        // SAFETY: a plain datagram socket for ioctls, owned right after.
-        let raw = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
-        if raw < 0 {
-            return Err(PortError::os("a socket for interface ioctls", io::Error::last_os_error()));
-        }
-        // SAFETY: a new descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = control_socket()?;
         let missing = |e: io::Error| {
             if e.raw_os_error() == Some(libc::ENODEV) {
                 PortError::NoSuchInterface(name.to_string())

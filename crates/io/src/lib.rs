@@ -14,6 +14,7 @@
 //! - AF_PACKET ports (`packet`, TPACKET_V3 rings) where XDP cannot attach, with the same API.
 //! - Drops are counted by reason ([`DropReason`]); an interface that goes away closes its
 //!   port, which [`PortSet::maintain`] opens again when the interface is back.
+//! - [`tap`]: TAP interfaces, the way a pipeline hands the kernel what its fast path leaves.
 //! - [`netns`]: namespaces and veth pairs for tests and experiments.
 //!
 //! Unsafe code (system calls, mapped rings) is in the modules allowed it below, each block with
@@ -39,6 +40,7 @@ mod pool;
 mod port_set;
 #[allow(unsafe_code)]
 mod sockopt;
+pub mod tap;
 #[allow(unsafe_code)]
 mod xdp;
 
@@ -47,4 +49,5 @@ pub use error::PortError;
 pub use interface::Interface;
 pub use pool::{Frame, FramePool, ETHER_HEADER_BYTES, FRAME_BYTES, HEADROOM, MAX_FRAME_DATA};
 pub use port_set::{Backend, PortConfig, PortEvent, PortId, PortInfo, PortSet};
+pub use tap::Tap;
 pub use xdp::port::XdpMode;
