@@ -55,6 +55,17 @@ if ! command -v ip >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends iproute2 >/dev/null
 fi
 
+# The real hosts and routing daemon of the IP router's tests (crates/router/tests): ping,
+# traceroute, iperf3, BIRD 2 announcing routes into the kernel's table, and ethtool (a veth
+# end standing for a host's NIC computes its checksums itself, as a NIC would on the wire).
+for pair in ping:iputils-ping traceroute:traceroute iperf3:iperf3 bird:bird2 ethtool:ethtool; do
+  if ! command -v "${pair%%:*}" >/dev/null && [ ! -x "/usr/sbin/${pair%%:*}" ]; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq >/dev/null 2>&1 || true
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pair#*:}" >/dev/null
+  fi
+done
+
 # NDNts, the TypeScript NDN library of browser and Node.js apps: its Node.js and WebSocket
 # transports, NFD prefix registration, segmented objects and StateVectorSync, from npm into .peers/ndnts, for the forwarder's
 # application tests (crates/fw/tests/ndnts.rs). Node.js and npm come from Debian if missing.

@@ -72,13 +72,12 @@ fn control_socket() -> Result<OwnedFd, PortError> {
     Ok(unsafe { OwnedFd::from_raw_fd(raw) })
 }
 
-/// Gives interface `name` Ethernet address `mac` and brings it up.
+/// Gives interface `name` Ethernet address `mac`.
 ///
 /// # Errors
 /// A name that cannot be one; a failed `ioctl` (no such interface, no CAP_NET_ADMIN).
-pub(crate) fn set_mac_and_up(name: &str, mac: [u8; 6]) -> Result<(), PortError> {
+pub(crate) fn set_mac(name: &str, mac: [u8; 6]) -> Result<(), PortError> {
     let fd = control_socket()?;
-    let failed = |what: &'static str| move |e| PortError::os(format!("{what} of {name}"), e);
     let mut r = request(name)?;
     r.ifr_ifru.ifru_hwaddr.sa_family = libc::ARPHRD_ETHER;
     // SAFETY: writing the plain bytes of the union's address field, which the request reads.
@@ -87,7 +86,16 @@ pub(crate) fn set_mac_and_up(name: &str, mac: [u8; 6]) -> Result<(), PortError> 
             *d = s as libc::c_char;
         }
     }
-    ioctl(&fd, libc::SIOCSIFHWADDR, &mut r).map_err(failed("setting the address"))?;
+    ioctl(&fd, libc::SIOCSIFHWADDR, &mut r).map_err(|e| PortError::os(format!("setting the address of {name}"), e))
+}
+
+/// Brings interface `name` up.
+///
+/// # Errors
+/// A name that cannot be one; a failed `ioctl` (no such interface, no CAP_NET_ADMIN).
+pub(crate) fn set_up(name: &str) -> Result<(), PortError> {
+    let fd = control_socket()?;
+    let failed = |what: &'static str| move |e| PortError::os(format!("{what} of {name}"), e);
     let mut r = request(name)?;
     ioctl(&fd, libc::SIOCGIFFLAGS, &mut r).map_err(failed("reading the flags"))?;
     // SAFETY: SIOCGIFFLAGS filled the flags field of the union.

@@ -4,7 +4,7 @@
 //! # Overview
 //! [`Tap::open`] makes (or takes) TAP interface `name` in the calling thread's network namespace,
 //! with the Ethernet address of the port it stands beside, so that a frame addressed to the
-//! port is addressed to it, and brings it up. A frame written ([`Tap::send`]) enters the
+//! port is addressed to it; [`Tap::up`] brings it up (once its settings are made). A frame written ([`Tap::send`]) enters the
 //! kernel's stack as received on the TAP; what the kernel sends out of it can be read
 //! ([`Tap::receive`]). The descriptor is non-blocking.
 
@@ -14,7 +14,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 
 use crate::error::PortError;
-use crate::interface::{ioctl, request, set_mac_and_up};
+use crate::interface::{ioctl, request, set_mac, set_up};
 
 /// A TAP interface's descriptor.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub struct Tap {
 }
 
 impl Tap {
-    /// TAP interface `name` (made if it does not exist), Ethernet address `mac`, up.
+    /// TAP interface `name` (made if it does not exist), Ethernet address `mac`, still down.
     ///
     /// # Errors
     /// No `/dev/net/tun`, a name that cannot be an interface's, or the kernel refused (no
@@ -39,8 +39,16 @@ impl Tap {
         let mut r = request(name)?;
         r.ifr_ifru.ifru_flags = (libc::IFF_TAP | libc::IFF_NO_PI) as libc::c_short;
         ioctl(&file, libc::TUNSETIFF as libc::c_ulong, &mut r).map_err(|e| PortError::os(format!("making TAP {name}"), e))?;
-        set_mac_and_up(name, mac)?;
+        set_mac(name, mac)?;
         Ok(Tap { file, name: name.to_string() })
+    }
+
+    /// Brings the interface up.
+    ///
+    /// # Errors
+    /// The kernel refused.
+    pub fn up(&self) -> Result<(), PortError> {
+        set_up(&self.name)
     }
 
     /// The interface's name.

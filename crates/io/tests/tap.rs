@@ -57,6 +57,7 @@ fn a_frame_written_to_a_tap_is_answered_by_the_kernel() {
     let t = std::thread::spawn(move || {
         nexthop_io::netns::enter(&name).unwrap();
         let tap = Tap::open("nxtap0", TAP_MAC).unwrap();
+        tap.up().unwrap();
         ready.send(()).unwrap();
         wait.recv().unwrap();
         tap.send(&echo_request()).unwrap();

@@ -21,6 +21,7 @@ pub mod header;
 pub mod mirror;
 pub mod neighbours;
 pub mod netlink;
+pub mod ports;
 pub mod reference;
 pub mod route;
 pub mod router;
