@@ -100,6 +100,16 @@ pub struct L1 {
     stats: L1Stats,
 }
 
+/// The wire and the name (TLV-VALUE) of the packet in `slot` of `arena` (empty if none is).
+fn packet_in(arena: &[u8], slot_bytes: u32, slot: u32) -> (&[u8], &[u8]) {
+    let start = slot as usize * slot_bytes as usize;
+    let bytes = &arena[start..start + slot_bytes as usize];
+    match Tlv::read(bytes) {
+        Ok(data) => (data.wire, Tlv::read(data.value).map_or(&[][..], |name| name.value)),
+        Err(_) => (&[], &[]),
+    }
+}
+
 /// Names per group in [`L1::get_batch`].
 pub const BATCH: usize = 16;
 
@@ -193,12 +203,7 @@ impl L1 {
     /// Name TLV headers), so an exact-name hit touches the index and the packet and nothing
     /// else. A slot holds a packet that decoded when it was stored, so the headers parse.
     fn packet(&self, slot: u32) -> (&[u8], &[u8]) {
-        let start = slot as usize * self.cfg.slot_bytes as usize;
-        let bytes = &self.arena[start..start + self.cfg.slot_bytes as usize];
-        match Tlv::read(bytes) {
-            Ok(data) => (data.wire, Tlv::read(data.value).map_or(&[][..], |name| name.value)),
-            Err(_) => (&[], &[]),
-        }
+        packet_in(&self.arena, self.cfg.slot_bytes, slot)
     }
 
     fn wire(&self, slot: u32) -> &[u8] {
@@ -321,11 +326,9 @@ impl L1 {
         let hash = self.slots[slot as usize].hash;
         let slots = &self.slots;
         self.index.remove(hash, slot, |s| slots[s as usize].hash);
-        if self.by_name.is_some() {
-            let name: Box<[u8]> = self.name_of(slot).into();
-            if let Some(by_name) = &mut self.by_name {
-                by_name.remove(&name);
-            }
+        if let Some(by_name) = &mut self.by_name {
+            // The name where the packet lies, not a copy: the index and the arena are apart.
+            by_name.remove(packet_in(&self.arena, self.cfg.slot_bytes, slot).1);
         }
         self.slots[slot as usize].used = false;
         self.len -= 1;

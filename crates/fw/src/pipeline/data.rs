@@ -99,6 +99,7 @@ impl Shard {
                 out.push(r.face, &fields, data.wire());
                 self.counters.data_out.inc();
             }
+            self.pit.recycle(entry);
         }
         self.matched = matched;
     }

@@ -237,6 +237,7 @@ impl Shard {
             self.no_hop(face, link, decision.silent, interest, out);
             if let Some(entry) = self.pit.remove(slot) {
                 self.release_entry(&entry);
+                self.pit.recycle(entry);
             }
             return;
         }

@@ -549,6 +549,7 @@ impl Shard {
             for nonce in entry.in_records.iter().map(|r| r.nonce).chain(entry.out_records.iter().map(|r| r.nonce)) {
                 self.dead_nonces.add(&entry.name, nonce, now_ms);
             }
+            self.pit.recycle(entry);
         }
         self.dead_nonces.expire(now_ms);
         self.counters.pit_entries.set(self.pit.len() as u64);

@@ -90,6 +90,7 @@ impl Shard {
             out.push(r.face, &fields, &entry.interest);
             self.counters.nacks_out.inc();
         }
+        self.pit.recycle(entry);
         self.counters.pit_entries.set(self.pit.len() as u64);
     }
 }

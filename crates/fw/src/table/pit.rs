@@ -66,7 +66,7 @@ pub struct OutRecord {
 pub struct Entry {
     hash: u64,
     /// Name TLV-VALUE (with the implicit digest component when the Interest had one).
-    pub name: Box<[u8]>,
+    pub name: Vec<u8>,
     /// CanBePrefix.
     pub can_be_prefix: bool,
     /// MustBeFresh.
@@ -137,12 +137,18 @@ pub struct Pit {
     draining: Vec<(u32, u32)>,
     /// Emptied bucket lists, reused.
     spare: Vec<Vec<(u32, u32)>>,
+    /// Entries done with ([`Pit::recycle`]), whose name, Interest and record vectors a new
+    /// entry takes instead of allocating its own.
+    recycled: Vec<Entry>,
     max_entries: usize,
     len: usize,
     prefix_entries: usize,
     digest_entries: usize,
     hasher: foldhash::fast::FixedState,
 }
+
+/// The most entries [`Pit::recycle`] keeps for reuse.
+pub const MAX_RECYCLED: usize = 1024;
 
 /// Width of an expiry bucket: how late an entry may lapse.
 pub const EXPIRY_BUCKET_MS: u64 = 8;
@@ -160,6 +166,7 @@ impl Pit {
             expiry: BTreeMap::new(),
             draining: Vec::new(),
             spare: Vec::new(),
+            recycled: Vec::new(),
             max_entries,
             len: 0,
             prefix_entries: 0,
@@ -219,18 +226,28 @@ impl Pit {
         }
         let hash = self.key_hash(name, can_be_prefix, must_be_fresh);
         debug_assert!(self.find_hashed(hash, name, can_be_prefix, must_be_fresh).is_none());
-        let entry = Entry {
-            hash,
-            name: name.into(),
-            can_be_prefix,
-            must_be_fresh,
-            has_digest,
-            interest: Vec::new(),
-            in_records: Vec::with_capacity(1),
-            out_records: Vec::with_capacity(1),
-            expires_ms: 0,
-            strategy,
-            retx_interval_ms: 0,
+        let entry = match self.recycled.pop() {
+            Some(mut e) => {
+                e.name.clear();
+                e.name.extend_from_slice(name);
+                e.interest.clear();
+                e.in_records.clear();
+                e.out_records.clear();
+                Entry { hash, can_be_prefix, must_be_fresh, has_digest, expires_ms: 0, strategy, retx_interval_ms: 0, ..e }
+            }
+            None => Entry {
+                hash,
+                name: name.to_vec(),
+                can_be_prefix,
+                must_be_fresh,
+                has_digest,
+                interest: Vec::new(),
+                in_records: Vec::with_capacity(1),
+                out_records: Vec::with_capacity(1),
+                expires_ms: 0,
+                strategy,
+                retx_interval_ms: 0,
+            },
         };
         let slot = match self.free.pop() {
             Some(s) => s,
@@ -294,6 +311,14 @@ impl Pit {
         self.prefix_entries -= usize::from(entry.can_be_prefix);
         self.digest_entries -= usize::from(entry.has_digest);
         Some(entry)
+    }
+
+    /// Takes back an entry [`Pit::remove`] or [`Pit::pop_expired`] gave out and the caller is
+    /// done with: the next entry inserted reuses its memory (up to [`MAX_RECYCLED`] are kept).
+    pub fn recycle(&mut self, entry: Entry) {
+        if self.recycled.len() < MAX_RECYCLED {
+            self.recycled.push(entry);
+        }
     }
 
     /// The next entry whose expiry bucket has ended by `now_ms`, removed from the table.
