@@ -16,6 +16,7 @@
 
 use std::os::fd::{AsRawFd, RawFd};
 
+use crate::bpf::redirect::Filter;
 use crate::counters::{DropReason, PortCounters};
 use crate::error::PortError;
 use crate::interface::Interface;
@@ -54,6 +55,10 @@ pub struct PortConfig {
     pub xdp_mode: Option<XdpMode>,
     /// The EtherTypes the port takes; others stay with the kernel. Empty: every frame.
     pub ethertypes: Vec<u16>,
+    /// AF_XDP: IPv6 neighbour discovery (ICMPv6 types 133–137) stays with the kernel even where
+    /// the port takes IPv6, so that the kernel, seeing it arrive on its interface, resolves
+    /// and answers for the interface's addresses (a router's ports).
+    pub neighbour_discovery_to_kernel: bool,
     /// AF_XDP: prefer busy polling, so that the interface's receive work runs in this thread's
     /// calls on its core (with the interface's `napi_defer_hard_irqs` and `gro_flush_timeout`
     /// set, the kernel leaves it to them).
@@ -75,6 +80,7 @@ impl PortConfig {
             backend: None,
             xdp_mode: None,
             ethertypes: Vec::new(),
+            neighbour_discovery_to_kernel: false,
             busy_poll: false,
             groups: Vec::new(),
             qdisc: false,
@@ -203,7 +209,8 @@ impl PortSet {
         let mut xdp = || -> Result<(Open, PortInfo), PortError> {
             let share = self.share();
             let mut next = self.next_socket;
-            let p = XdpPort::open(&mut self.pool, &interface, &config.ethertypes, config.xdp_mode, share, &mut next, config.busy_poll);
+            let filter = Filter { ethertypes: &config.ethertypes, neighbour_discovery_to_kernel: config.neighbour_discovery_to_kernel };
+            let p = XdpPort::open(&mut self.pool, &interface, filter, config.xdp_mode, share, &mut next, config.busy_poll);
             self.next_socket = next;
             let p = p?;
             let info = PortInfo {

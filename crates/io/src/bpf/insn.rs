@@ -28,6 +28,7 @@ const JMP: u8 = 0x05;
 const ALU64: u8 = 0x07;
 const W: u8 = 0x00;
 const H: u8 = 0x08;
+const B: u8 = 0x10;
 const DW: u8 = 0x18;
 const IMM: u8 = 0x00;
 const MEM: u8 = 0x60;
@@ -38,6 +39,8 @@ const MOV: u8 = 0xb0;
 const JA: u8 = 0x00;
 const JEQ: u8 = 0x10;
 const JGT: u8 = 0x20;
+const JNE: u8 = 0x50;
+const JLT: u8 = 0xa0;
 const CALL: u8 = 0x80;
 const EXIT: u8 = 0x90;
 
@@ -122,6 +125,11 @@ impl Assembler {
         self.push(Insn::new(LDX | MEM | H, dst, src, off, 0))
     }
 
+    /// `dst = *(u8 *)(src + off)`.
+    pub fn load_u8(&mut self, dst: Reg, src: Reg, off: i16) -> &mut Assembler {
+        self.push(Insn::new(LDX | MEM | B, dst, src, off, 0))
+    }
+
     /// `dst = src`.
     pub fn mov(&mut self, dst: Reg, src: Reg) -> &mut Assembler {
         self.push(Insn::new(ALU64 | MOV | X, dst, src, 0, 0))
@@ -151,6 +159,21 @@ impl Assembler {
     /// `if dst == imm goto to`.
     pub fn jump_eq_imm(&mut self, dst: Reg, imm: i32, to: Label) -> &mut Assembler {
         self.jump(JMP | JEQ | K, dst, 0, imm, to)
+    }
+
+    /// `if dst != imm goto to`.
+    pub fn jump_ne_imm(&mut self, dst: Reg, imm: i32, to: Label) -> &mut Assembler {
+        self.jump(JMP | JNE | K, dst, 0, imm, to)
+    }
+
+    /// `if dst < imm (unsigned) goto to`.
+    pub fn jump_lt_imm(&mut self, dst: Reg, imm: i32, to: Label) -> &mut Assembler {
+        self.jump(JMP | JLT | K, dst, 0, imm, to)
+    }
+
+    /// `if dst > imm (unsigned) goto to`.
+    pub fn jump_gt_imm(&mut self, dst: Reg, imm: i32, to: Label) -> &mut Assembler {
+        self.jump(JMP | JGT | K, dst, 0, imm, to)
     }
 
     /// `goto to`.
@@ -196,6 +219,15 @@ mod tests {
         assert_eq!(p[0].to_bytes(), [0x61, 0x12, 4, 0, 0, 0, 0, 0]);
         assert_eq!(p[1].to_bytes(), [0xb7, 0x00, 0, 0, 2, 0, 0, 0]);
         assert_eq!(p[2].to_bytes(), [0x95, 0, 0, 0, 0, 0, 0, 0]);
+        // r4 = *(u8 *)(r2 + 20): 0x71; if r4 != 58: 0x55; if r4 < 133: 0xa5; if r4 > 137: 0x25.
+        let mut a = Assembler::new();
+        let end = a.label();
+        a.load_u8(R4, R2, 20).jump_ne_imm(R4, 58, end).jump_lt_imm(R4, 133, end).jump_gt_imm(R4, 137, end);
+        a.place(end);
+        let p = a.finish();
+        assert_eq!(p[0].to_bytes(), [0x71, 0x24, 20, 0, 0, 0, 0, 0]);
+        assert_eq!((p[1].code, p[2].code, p[3].code), (0x55, 0xa5, 0x25));
+        assert_eq!((p[1].imm, p[2].imm, p[3].imm), (58, 133, 137));
     }
 
     #[test]

@@ -50,14 +50,14 @@ pub(crate) struct XdpPort {
 }
 
 impl XdpPort {
-    /// Opens the port on `interface`, taking frames of `ethertypes` (empty: all), in `mode`
+    /// Opens the port on `interface`, taking the frames `filter` names, in `mode`
     /// (`None`: native if the driver has it); `share`: a live socket of the set to share the
     /// UMEM with (`None`: this port's first socket registers it); `next_id`: the next free
     /// socket slot of the set, advanced past this port's.
     pub(crate) fn open(
         pool: &mut FramePool,
         interface: &Interface,
-        ethertypes: &[u16],
+        filter: redirect::Filter<'_>,
         mode: Option<XdpMode>,
         share: Option<RawFd>,
         next_id: &mut u16,
@@ -65,7 +65,7 @@ impl XdpPort {
     ) -> Result<XdpPort, PortError> {
         let name = &interface.name;
         let map = syscall::xsk_map(interface.queues).map_err(|e| PortError::os(format!("making the XSKMAP of {name}"), e))?;
-        let program = syscall::load_xdp(&redirect::program(map.as_raw_fd(), ethertypes), "nexthop_port")
+        let program = syscall::load_xdp(&redirect::program(map.as_raw_fd(), filter), "nexthop_port")
             .map_err(|e| PortError::os(format!("loading the XDP program of {name}"), e))?;
         let mut sockets = Vec::new();
         let mut share = share;

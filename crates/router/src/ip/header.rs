@@ -108,16 +108,17 @@ fn parse_v4(ip: &[u8]) -> Parsed {
     }
     let src = u32::from_be_bytes([ip[12], ip[13], ip[14], ip[15]]);
     let dst = u32::from_be_bytes([ip[16], ip[17], ip[18], ip[19]]);
-    if martian_source_v4(src) {
-        return Parsed::Drop(DropReason::MartianSource);
-    }
     let first = dst >> 24;
     if first == 0 || first == 127 || (first >= 240 && dst != u32::MAX) {
         return Parsed::Drop(DropReason::MartianDestination);
     }
-    if first >= 224 || dst >> 16 == 0xa9fe {
-        // Multicast, the limited broadcast, link-local 169.254/16.
+    if (224..240).contains(&first) || dst == u32::MAX || dst >> 16 == 0xa9fe {
+        // Multicast, the limited broadcast, link-local 169.254/16: never forwarded, and the
+        // kernel's even from 0.0.0.0 (DHCP).
         return Parsed::Kernel(Punt::NotUnicast);
+    }
+    if martian_source_v4(src) {
+        return Parsed::Drop(DropReason::MartianSource);
     }
     if header > IPV4_HEADER {
         return Parsed::Kernel(Punt::Options);
@@ -155,14 +156,15 @@ fn parse_v6(ip: &[u8]) -> Parsed {
     }
     let src = u128::from_be_bytes(ip[8..24].try_into().unwrap_or_default());
     let dst = u128::from_be_bytes(ip[24..40].try_into().unwrap_or_default());
-    if src == 0 || src == 1 || src >> 120 == 0xff {
-        return Parsed::Drop(DropReason::MartianSource);
-    }
     if dst == 0 || dst == 1 {
         return Parsed::Drop(DropReason::MartianDestination);
     }
     if dst >> 120 == 0xff || dst >> 118 == 0xfe80 >> 6 {
+        // Never forwarded; the kernel's even from :: (duplicate address detection, MLD).
         return Parsed::Kernel(Punt::NotUnicast);
+    }
+    if src == 0 || src == 1 || src >> 120 == 0xff {
+        return Parsed::Drop(DropReason::MartianSource);
     }
     if src >> 118 == 0xfe80 >> 6 {
         return Parsed::Kernel(Punt::LinkLocalSource);
@@ -346,6 +348,7 @@ pub(crate) mod tests {
         for dst in [0xe000_00fb, u32::MAX, 0xa9fe_0001] {
             assert_eq!(parse(&v4_frame(H1, dst, 64, 0)), Parsed::Kernel(Punt::NotUnicast), "{dst:#x}");
         }
+        assert_eq!(parse(&v4_frame(0, u32::MAX, 64, 0)), Parsed::Kernel(Punt::NotUnicast), "DHCP's discover");
         let mut arp = v4_frame(H1, H2, 64, 0);
         arp[12..14].copy_from_slice(&0x0806u16.to_be_bytes());
         assert_eq!(parse(&arp), Parsed::Kernel(Punt::NotIp));
@@ -388,6 +391,7 @@ pub(crate) mod tests {
         for dst in [0xff02 << 112 | 1, 0xfe80 << 112 | 1] {
             assert_eq!(parse(&v6_frame(A6, dst, 64, 0)), Parsed::Kernel(Punt::NotUnicast));
         }
+        assert_eq!(parse(&v6_frame(0, 0xff02 << 112 | 0x16, 1, 0)), Parsed::Kernel(Punt::NotUnicast), "MLD from ::");
         assert_eq!(parse(&v6_frame(0xfe80 << 112 | 5, B6, 64, 0)), Parsed::Kernel(Punt::LinkLocalSource));
     }
 

@@ -3,9 +3,11 @@
 //! the kernel. One thread runs it all ([`PortRouter::run`]).
 //!
 //! # Overview
-//! - Each routed interface is a port taking IPv4 and IPv6 (ARP, and every other EtherType,
-//!   stays with the kernel on the interface itself); the ports share one frame pool, so a
-//!   frame forwarded from one AF_XDP port to another is never copied in user space.
+//! - Each routed interface is an AF_XDP port taking IPv4 and IPv6 (ARP, IPv6 neighbour
+//!   discovery and every other EtherType stay with the kernel on the interface itself); the
+//!   ports share one frame pool, so a frame forwarded from one port to another is never copied
+//!   in user space. AF_PACKET is refused: its sockets see copies, and the kernel would forward
+//!   every packet a second time.
 //! - Each port has a TAP (`nh-<interface>`, the port's Ethernet address) that the frames the
 //!   pipeline hands the kernel are written to: the kernel delivers what is for it (the
 //!   router's addresses, any interface's: Linux is a weak host), answers TTL expiry with ICMP
@@ -44,8 +46,6 @@ const POOL_FRAMES: u32 = 16384;
 pub struct RouterConfig {
     /// The interfaces routed.
     pub interfaces: Vec<String>,
-    /// The ports' backend (`None`: AF_XDP where it attaches, else AF_PACKET).
-    pub backend: Option<Backend>,
     /// AF_XDP's mode (`None`: native where the driver has it).
     pub xdp_mode: Option<XdpMode>,
 }
@@ -126,9 +126,10 @@ impl PortRouter {
         let mut ports = Vec::new();
         for (i, name) in config.interfaces.iter().enumerate() {
             let mut pc = PortConfig::new(name);
-            pc.backend = config.backend;
+            pc.backend = Some(Backend::AfXdp);
             pc.xdp_mode = config.xdp_mode;
             pc.ethertypes = vec![ETHERTYPE_IPV4, ETHERTYPE_IPV6];
+            pc.neighbour_discovery_to_kernel = true;
             let id = set.open(pc)?;
             let interface = set.info(id).interface.clone();
             let tap_name = format!("nh-{name}");
@@ -142,7 +143,7 @@ impl PortRouter {
             let port = Port(i as u32);
             router.neighbours_mut().set_port(port, interface.mac);
             mirror.set_port(interface.index, port);
-            tracing::info!("routing on {name} ({}), its kernel path {tap_name}", set.info(id).backend.name());
+            tracing::info!("routing on {name} (AF_XDP {:?}), its kernel path {tap_name}", set.info(id).xdp_mode);
             ports.push(RoutedPort { id, interface, tap });
         }
         let mut tables = KernelTables::open().map_err(|e| PortError::os("the kernel's routing tables (rtnetlink)", e))?;

@@ -108,14 +108,14 @@ impl ReferenceRouter {
                 }
                 let src = Ipv4Addr::new(ip[12], ip[13], ip[14], ip[15]);
                 let dst = Ipv4Addr::new(ip[16], ip[17], ip[18], ip[19]);
-                if src.octets()[0] == 0 || src.is_loopback() || src.is_multicast() || src.octets()[0] >= 240 {
-                    return drop(DropReason::MartianSource);
-                }
                 if dst.octets()[0] == 0 || dst.is_loopback() || (dst.octets()[0] >= 240 && !dst.is_broadcast()) {
                     return drop(DropReason::MartianDestination);
                 }
                 if dst.is_multicast() || dst.is_broadcast() || dst.is_link_local() {
                     return Err(Kernel(Punt::NotUnicast));
+                }
+                if src.octets()[0] == 0 || src.is_loopback() || src.is_multicast() || src.octets()[0] >= 240 {
+                    return drop(DropReason::MartianSource);
                 }
                 if ihl > 20 {
                     return Err(Kernel(Punt::Options));
@@ -135,15 +135,15 @@ impl ReferenceRouter {
                 }
                 let addr = |at: usize| Ipv6Addr::from(<[u8; 16]>::try_from(&ip[at..at + 16]).unwrap_or_default());
                 let (src, dst) = (addr(8), addr(24));
-                if src.is_unspecified() || src.is_loopback() || src.is_multicast() {
-                    return drop(DropReason::MartianSource);
-                }
                 if dst.is_unspecified() || dst.is_loopback() {
                     return drop(DropReason::MartianDestination);
                 }
                 let link_local = |a: Ipv6Addr| a.segments()[0] & 0xffc0 == 0xfe80;
                 if dst.is_multicast() || link_local(dst) {
                     return Err(Kernel(Punt::NotUnicast));
+                }
+                if src.is_unspecified() || src.is_loopback() || src.is_multicast() {
+                    return drop(DropReason::MartianSource);
                 }
                 if link_local(src) {
                     return Err(Kernel(Punt::LinkLocalSource));
