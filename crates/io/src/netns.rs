@@ -39,6 +39,22 @@ impl Netns {
         Ok(ns)
     }
 
+    /// A namespace for a test: [`Netns::new`], or `None` where the test is to be skipped
+    /// (`NEXTHOP_SKIP_NET_ADMIN=1`, on a machine without CAP_SYS_ADMIN).
+    ///
+    /// # Panics
+    /// The namespace cannot be made and skipping was not asked for: the test fails, saying why.
+    pub fn for_test(name: &str) -> Option<Netns> {
+        match Netns::new(name) {
+            Ok(ns) => Some(ns),
+            Err(e) => {
+                let skip = std::env::var("NEXTHOP_SKIP_NET_ADMIN").is_ok_and(|v| v == "1");
+                assert!(skip, "making a network namespace (needs CAP_SYS_ADMIN; NEXTHOP_SKIP_NET_ADMIN=1 skips): {e}");
+                None
+            }
+        }
+    }
+
     /// Its name.
     pub fn name(&self) -> &str {
         &self.name

@@ -43,14 +43,7 @@ fn echo_request() -> Vec<u8> {
 
 #[test]
 fn a_frame_written_to_a_tap_is_answered_by_the_kernel() {
-    let ns = match Netns::new(&format!("nxtap{}", std::process::id() % 100_000)) {
-        Ok(ns) => ns,
-        Err(e) => {
-            let skip = std::env::var("NEXTHOP_SKIP_NET_ADMIN").is_ok_and(|v| v == "1");
-            assert!(skip, "making a network namespace (needs CAP_SYS_ADMIN; NEXTHOP_SKIP_NET_ADMIN=1 skips): {e}");
-            return;
-        }
-    };
+    let Some(ns) = Netns::for_test(&format!("nxtap{}", std::process::id() % 100_000)) else { return };
     let name = ns.name().to_string();
     let (ready, go) = std::sync::mpsc::channel();
     let (configured, wait) = std::sync::mpsc::channel();

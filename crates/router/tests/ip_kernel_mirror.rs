@@ -57,14 +57,7 @@ fn until(tables: &mut KernelTables, mirror: &mut Mirror, router: &mut IpRouter, 
 
 #[test]
 fn routes_and_neighbours_set_with_ip_reach_the_pipeline() {
-    let ns = match Netns::new(&format!("nh-mirror-{}", std::process::id() % 100_000)) {
-        Ok(ns) => ns,
-        Err(e) => {
-            let skip = std::env::var("NEXTHOP_SKIP_NET_ADMIN").is_ok_and(|v| v == "1");
-            assert!(skip, "making a network namespace (needs CAP_SYS_ADMIN; NEXTHOP_SKIP_NET_ADMIN=1 skips): {e}");
-            return;
-        }
-    };
+    let Some(ns) = Netns::for_test(&format!("nh-mirror-{}", std::process::id() % 100_000)) else { return };
     for args in [
         &["link", "add", "m0", "type", "veth", "peer", "name", "m1"][..],
         &["link", "set", "m0", "up"],
