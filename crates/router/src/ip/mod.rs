@@ -12,7 +12,7 @@
 //!   as changes of the FIB and the neighbour table.
 //! - [`router`]: the pipeline, a batch of frames to one [`Decision`] each.
 //! - [`counters`]: why a frame went to the kernel ([`Punt`]) or was dropped ([`DropReason`]).
-//! - [`reference`]: the oracle the pipeline is tested against — the same rules written plainly,
+//! - [`reference`](mod@reference): the oracle the pipeline is tested against — the same rules written plainly,
 //!   over a binary trie.
 
 pub mod counters;
