@@ -60,6 +60,11 @@ impl Neighbours {
         self.by_addr.get(&(port, addr))
     }
 
+    /// Forgets every neighbour (the ports stay).
+    pub fn clear_neighbours(&mut self) {
+        self.by_addr.clear();
+    }
+
     /// Neighbours known, all ports.
     pub fn len(&self) -> usize {
         self.by_addr.len()

@@ -18,7 +18,8 @@
 //!   generation (no router solicitations of their own).
 //! - The mirror ([`Mirror`]) is fed by [`KernelTables`] between batches: routes and neighbours
 //!   the kernel's tables gain or lose reach the pipeline within a turn (10 ms when idle). An
-//!   overrun of the kernel's notifications starts the FIB again from a fresh dump.
+//!   overrun of the kernel's notifications, or a port's interface made again (a new index),
+//!   starts the FIB and neighbours again from a fresh dump.
 //! - The kernel's forwarding must be on (`net.ipv4.ip_forward`, `net.ipv6.conf.all.forwarding`)
 //!   for the TAP's packets it forwards; the router does not change it.
 
@@ -27,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use netlink_packet_route::RouteNetlinkMessage;
-use nexthop_io::{Backend, Frame, FramePool, Interface, PortConfig, PortError, PortId, PortSet, Tap, XdpMode};
+use nexthop_io::{Backend, Frame, FramePool, Interface, PortConfig, PortError, PortEvent, PortId, PortSet, Tap, XdpMode};
 
 use super::header::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use super::mirror::{Change, Mirror};
@@ -69,7 +70,8 @@ pub struct IoCounters {
     pub from_tap: u64,
     /// Changes from the kernel's tables the FIB refused.
     pub refused_changes: u64,
-    /// Times the kernel's notifications overran and the tables were dumped again.
+    /// Times the kernel's tables were read again from scratch (its notifications overran, or a
+    /// port's interface was made again).
     pub resyncs: u64,
 }
 
@@ -133,7 +135,11 @@ impl PortRouter {
             let id = set.open(pc)?;
             let interface = set.info(id).interface.clone();
             let tap_name = format!("nh-{name}");
-            let tap_name = &tap_name[..tap_name.len().min(libc::IFNAMSIZ - 1)];
+            let mut end = tap_name.len().min(libc::IFNAMSIZ - 1);
+            while !tap_name.is_char_boundary(end) {
+                end -= 1;
+            }
+            let tap_name = &tap_name[..end];
             let tap = Tap::open(tap_name, interface.mac)?;
             // No IPv6 address of its own (a best effort: a kernel without IPv6 has no file).
             let _ = sysctl(&format!("net/ipv6/conf/{tap_name}/addr_gen_mode"), "1");
@@ -193,8 +199,29 @@ impl PortRouter {
             if self.turn() == 0 && !self.set.unsent() {
                 self.set.wait(Duration::from_millis(10));
                 self.drain_taps();
-                self.set.maintain();
+                self.maintain()?;
             }
+        }
+        Ok(())
+    }
+
+    /// Follows the interfaces: a port whose interface is made again (another index) is the
+    /// mirror's under its new index, and the kernel's tables are read again for its routes.
+    ///
+    /// # Errors
+    /// The netlink socket failed.
+    fn maintain(&mut self) -> io::Result<()> {
+        let mut moved = false;
+        for event in self.set.maintain() {
+            let PortEvent::Up(id) = event else { continue };
+            let Some(p) = self.ports.iter_mut().find(|p| p.id == id) else { continue };
+            let interface = self.set.info(id).interface.clone();
+            moved |= interface.index != p.interface.index;
+            tracing::info!("routing on {} again (index {})", interface.name, interface.index);
+            p.interface = interface;
+        }
+        if moved {
+            self.resync()?;
         }
         Ok(())
     }
@@ -222,11 +249,12 @@ impl PortRouter {
         Ok(())
     }
 
-    /// Starts again from an empty FIB, mirror and a fresh dump.
+    /// Starts again from an empty FIB, no neighbour, a new mirror and a fresh dump.
     fn resync(&mut self) -> io::Result<()> {
         self.io.resyncs += 1;
-        tracing::warn!("the kernel's route notifications overran: dumping its tables again");
+        tracing::warn!("reading the kernel's tables again");
         *self.router.fib_mut() = Fib::new();
+        self.router.neighbours_mut().clear_neighbours();
         let mut mirror = Mirror::new();
         for (i, p) in self.ports.iter().enumerate() {
             mirror.set_port(p.interface.index, Port(i as u32));
@@ -250,11 +278,17 @@ impl PortRouter {
             self.router.route_batch(&mut batch, &mut self.decisions);
             for (frame, &d) in self.frames.drain(..).zip(&self.decisions) {
                 match d {
-                    Decision::Transmit(Port(p)) => {
-                        if self.set.transmit(self.ports[p as usize].id, frame).is_err() {
-                            self.io.transmit_drops += 1;
+                    Decision::Transmit(Port(p)) => match self.ports.get(p as usize) {
+                        Some(out) => {
+                            if self.set.transmit(out.id, frame).is_err() {
+                                self.io.transmit_drops += 1;
+                            }
                         }
-                    }
+                        None => {
+                            self.io.transmit_drops += 1;
+                            self.set.pool().free(frame);
+                        }
+                    },
                     Decision::Kernel(_) => {
                         if self.ports[i].tap.send(self.set.pool_ref().bytes(&frame)).is_err() {
                             self.io.tap_drops += 1;
