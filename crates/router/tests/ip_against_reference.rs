@@ -6,7 +6,10 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use nexthop_router::ip::header::{checksum, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
+mod common;
+
+use common::v4_frame;
+use nexthop_router::ip::header::ETHERTYPE_IPV6;
 use nexthop_router::ip::reference::ReferenceRouter;
 use nexthop_router::ip::{Decision, Fib, IpRouter, Port, Prefix, Via};
 use proptest::prelude::*;
@@ -53,24 +56,6 @@ fn prefix_strategy() -> impl Strategy<Value = Prefix> {
     ]
 }
 
-fn v4_frame(dst: u32, ttl: u8, options: bool, payload: usize) -> Vec<u8> {
-    let header = if options { 24 } else { 20 };
-    let mut f = vec![0u8; 14 + header + payload];
-    f[0..6].copy_from_slice(&port_mac(0));
-    f[6..12].copy_from_slice(&[4, 4, 4, 4, 4, 4]);
-    f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
-    let ip = &mut f[14..];
-    ip[0] = 0x40 | (header / 4) as u8;
-    ip[2..4].copy_from_slice(&((header + payload) as u16).to_be_bytes());
-    ip[8] = ttl;
-    ip[9] = 6;
-    ip[12..16].copy_from_slice(&[198, 18, 0, 1]);
-    ip[16..20].copy_from_slice(&dst.to_be_bytes());
-    let c = !checksum(&ip[..header]);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    f
-}
-
 fn v6_frame(dst: u128, hop_limit: u8, next: u8, payload: usize) -> Vec<u8> {
     let mut f = vec![0u8; 14 + 40 + payload];
     f[12..14].copy_from_slice(&ETHERTYPE_IPV6.to_be_bytes());
@@ -89,8 +74,9 @@ fn v6_frame(dst: u128, hop_limit: u8, next: u8, payload: usize) -> Vec<u8> {
 
 /// A frame to an address near the routes, maybe with bytes changed.
 fn frame_strategy() -> impl Strategy<Value = Vec<u8>> {
-    let v4 = (0u32..4, prop_oneof![Just(1u8), any::<u8>()], 0u8..8, any::<bool>(), 0usize..40)
-        .prop_map(|(hi, lo, ttl, opt, pay)| v4_frame(0xc633_0000 | hi << 8 | u32::from(lo), ttl, opt && ttl == 3, pay));
+    let v4 = (0u32..4, prop_oneof![Just(1u8), any::<u8>()], 0u8..8, any::<bool>(), 0usize..40).prop_map(|(hi, lo, ttl, opt, pay)| {
+        v4_frame(0xc612_0001, 0xc633_0000 | hi << 8 | u32::from(lo), ttl, if opt && ttl == 3 { 24 } else { 20 }, pay)
+    });
     let v6 = (0u128..4, any::<u16>(), 0u8..8, prop_oneof![4 => Just(17u8), 1 => Just(0), 1 => Just(60), 1 => Just(44)], 0usize..40)
         .prop_map(|(hi, lo, hl, next, pay)| v6_frame(0x2001_0db8_u128 << 96 | hi << 64 | u128::from(lo), hl, next, pay));
     let mutation = proptest::option::weighted(0.3, (any::<prop::sample::Index>(), any::<u8>(), any::<bool>()));

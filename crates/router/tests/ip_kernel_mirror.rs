@@ -5,9 +5,11 @@
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::v4_frame;
 use netlink_packet_route::RouteNetlinkMessage;
 use nexthop_io::netns::Netns;
-use nexthop_router::ip::header::{checksum, ETHERTYPE_IPV4};
 use nexthop_router::ip::mirror::{Change, Mirror};
 use nexthop_router::ip::netlink::{KernelTables, Received};
 use nexthop_router::ip::{Decision, Fib, IpRouter, Port, Punt, Via};
@@ -18,19 +20,9 @@ fn ifindex(ns: &Netns, dev: &str) -> u32 {
     text.split(':').next().unwrap().trim().parse().unwrap_or_else(|_| panic!("ifindex of {dev}: {text}"))
 }
 
+/// A packet from h1 (10.0.1.2) to `dst`.
 fn frame_to(dst: [u8; 4]) -> Vec<u8> {
-    let mut f = vec![0u8; 14 + 20 + 8];
-    f[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
-    let ip = &mut f[14..];
-    ip[0] = 0x45;
-    ip[2..4].copy_from_slice(&28u16.to_be_bytes());
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[12..16].copy_from_slice(&[10, 0, 1, 2]);
-    ip[16..20].copy_from_slice(&dst);
-    let c = !checksum(&ip[..20]);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
-    f
+    v4_frame(0x0a00_0102, u32::from_be_bytes(dst), 64, 20, 8)
 }
 
 /// Reads notifications into the router until `done` holds of it (or 5 s pass).

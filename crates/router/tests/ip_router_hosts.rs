@@ -65,6 +65,13 @@ impl RunningRouter {
     }
 }
 
+/// Runs each `ip` command in its namespace, in order.
+fn ip_all(steps: &[(&Netns, &[&str])]) {
+    for (ns, args) in steps {
+        ns.ip(args).unwrap();
+    }
+}
+
 /// Packets interface `dev` of `ns` has sent.
 fn tx_packets(ns: &Netns, dev: &str) -> u64 {
     run(ns, &["cat", &format!("/sys/class/net/{dev}/statistics/tx_packets")]).trim().parse().unwrap()
@@ -78,7 +85,7 @@ fn hosts_ping_traceroute_and_iperf3_through_the_router() {
     for (ns, dev) in [(&h1, "eth0"), (&r, "r0"), (&r, "r1"), (&h2, "eth0")] {
         run(ns, &["sysctl", "-qw", &format!("net.ipv6.conf.{dev}.disable_ipv6=0")]);
     }
-    for (ns, args) in [
+    ip_all(&[
         (&h1, &["addr", "add", "10.0.1.2/24", "dev", "eth0"][..]),
         (&h1, &["route", "add", "default", "via", "10.0.1.1"]),
         (&r, &["addr", "add", "10.0.1.1/24", "dev", "r0"]),
@@ -91,9 +98,7 @@ fn hosts_ping_traceroute_and_iperf3_through_the_router() {
         (&r, &["addr", "add", "2001:db8:2::1/64", "dev", "r1", "nodad"]),
         (&h2, &["addr", "add", "2001:db8:2::2/64", "dev", "eth0", "nodad"]),
         (&h2, &["-6", "route", "add", "default", "via", "2001:db8:2::1"]),
-    ] {
-        ns.ip(args).unwrap();
-    }
+    ]);
     run(&r, &["sysctl", "-qw", "net.ipv4.ip_forward=1"]);
     run(&r, &["sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"]);
     // A host's veth end leaves checksums to "the NIC" (the skb carries the partial sum, which
@@ -150,7 +155,7 @@ fn bird_routes_and_a_route_replaced_under_a_ping_flood() {
     veth(&h1, "eth0", &r, "r0", 1).unwrap();
     veth(&r, "r1", &h2, "eth0", 1).unwrap();
     veth(&r, "r2", &h2, "eth1", 1).unwrap();
-    for (ns, args) in [
+    ip_all(&[
         (&h1, &["addr", "add", "10.0.1.2/24", "dev", "eth0"][..]),
         (&h1, &["route", "add", "default", "via", "10.0.1.1"]),
         (&r, &["addr", "add", "10.0.1.1/24", "dev", "r0"]),
@@ -160,9 +165,7 @@ fn bird_routes_and_a_route_replaced_under_a_ping_flood() {
         (&h2, &["addr", "add", "10.0.3.2/24", "dev", "eth1"]),
         (&h2, &["addr", "add", "192.0.2.1/32", "dev", "lo"]),
         (&h2, &["route", "add", "default", "via", "10.0.2.1"]),
-    ] {
-        ns.ip(args).unwrap();
-    }
+    ]);
     run(&r, &["sysctl", "-qw", "net.ipv4.ip_forward=1"]);
     // h2 answers on whichever link a request came in (no reverse-path check against its default).
     run(&h2, &["sysctl", "-qw", "net.ipv4.conf.all.rp_filter=0"]);

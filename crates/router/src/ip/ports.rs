@@ -17,7 +17,8 @@
 //!   TAPs (a packet from the port's subnet arrives on the TAP), as is IPv6 address
 //!   generation (no router solicitations of their own).
 //! - The mirror ([`Mirror`]) is fed by [`KernelTables`] between batches: routes and neighbours
-//!   the kernel's tables gain or lose reach the pipeline within a turn (10 ms when idle). An
+//!   the kernel's tables gain or lose reach the pipeline within 16 busy turns, or 10 ms when
+//!   idle. An
 //!   overrun of the kernel's notifications, or a port's interface made again (a new index),
 //!   starts the FIB and neighbours again from a fresh dump.
 //! - The kernel's forwarding must be on (`net.ipv4.ip_forward`, `net.ipv6.conf.all.forwarding`)
@@ -39,6 +40,8 @@ use super::{Counters, Fib};
 
 /// Frames received from a port at a time.
 pub const BATCH: usize = 64;
+/// Busy turns between two reads of the kernel's tables (each a system call).
+const SYNC_EVERY: u32 = 16;
 /// Frames in the shared pool.
 const POOL_FRAMES: u32 = 16384;
 
@@ -194,13 +197,20 @@ impl PortRouter {
     /// # Errors
     /// The netlink socket failed.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<()> {
+        let mut busy_turns = 0;
         while !stop.load(Ordering::Relaxed) {
-            self.sync()?;
-            if self.turn() == 0 && !self.set.unsent() {
-                self.set.wait(Duration::from_millis(10));
-                self.drain_taps();
-                self.maintain()?;
+            if self.turn() > 0 || self.set.unsent() {
+                // Under load the kernel's tables are read every few batches, not every one.
+                busy_turns += 1;
+                if busy_turns % SYNC_EVERY == 0 {
+                    self.sync()?;
+                }
+                continue;
             }
+            self.sync()?;
+            self.set.wait(Duration::from_millis(10));
+            self.drain_taps();
+            self.maintain()?;
         }
         Ok(())
     }
