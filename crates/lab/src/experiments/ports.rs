@@ -32,6 +32,7 @@ use anyhow::Context;
 use nexthop_io::netns::{veth, Netns};
 use nexthop_io::{Backend, PortConfig, PortCounters, PortSet, XdpMode};
 
+use crate::frames::format::Template;
 use crate::frames::traffic::{self, Outcome, Spec};
 use crate::harness::median;
 use crate::machine::pin_current_thread;
@@ -122,14 +123,14 @@ struct Traffic {
     /// The Ethernet addresses of the generator's port and the sink's.
     gen_mac: [u8; 6],
     sink_mac: [u8; 6],
-    specs: mpsc::Sender<Spec>,
+    specs: mpsc::Sender<(Template, Spec)>,
     outcomes: mpsc::Receiver<Outcome>,
     thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
 }
 
 impl Traffic {
     fn start(t: &Topology) -> anyhow::Result<Traffic> {
-        let (specs, spec_rx) = mpsc::channel::<Spec>();
+        let (specs, spec_rx) = mpsc::channel::<(Template, Spec)>();
         let (out_tx, outcomes) = mpsc::channel();
         let (g, s) = (t.generator.name().to_string(), t.sink.name().to_string());
         let open = move || -> anyhow::Result<_> {
@@ -148,8 +149,8 @@ impl Traffic {
             Ok(((set, tx, rx), macs))
         };
         let serve = move |(mut set, tx, rx): (PortSet, _, _)| {
-            for spec in spec_rx {
-                let _ = out_tx.send(traffic::run(&mut set, tx, rx, &spec));
+            for (template, spec) in spec_rx {
+                let _ = out_tx.send(traffic::run(&mut set, tx, &[rx], &template, &spec));
             }
             Ok(())
         };
@@ -157,8 +158,8 @@ impl Traffic {
         Ok(Traffic { gen_mac, sink_mac, specs, outcomes, thread: Some(thread) })
     }
 
-    fn run(&self, spec: Spec) -> anyhow::Result<Outcome> {
-        self.specs.send(spec).context("the traffic thread is gone")?;
+    fn run(&self, template: &Template, spec: Spec) -> anyhow::Result<Outcome> {
+        self.specs.send((template.clone(), spec)).context("the traffic thread is gone")?;
         self.outcomes.recv().context("the traffic thread is gone")
     }
 }
@@ -176,7 +177,7 @@ impl Drop for Traffic {
 /// Starts a thread pinned to `core` that runs `open` (its ports, in their namespaces) and then
 /// `body` with what it opened; returns once `open` is done, with the value `open` hands back
 /// (what the caller needs to know of the ports), or its error if it failed.
-fn spawn_opened<S, V: Send + 'static, R: Send + 'static>(
+pub(crate) fn spawn_opened<S, V: Send + 'static, R: Send + 'static>(
     core: usize,
     what: &'static str,
     open: impl FnOnce() -> anyhow::Result<(S, V)> + Send + 'static,
@@ -202,7 +203,7 @@ fn spawn_opened<S, V: Send + 'static, R: Send + 'static>(
 }
 
 /// Moves the calling thread into the namespace called `name`.
-fn enter(name: &str) -> anyhow::Result<()> {
+pub(crate) fn enter(name: &str) -> anyhow::Result<()> {
     nexthop_io::netns::enter(name).with_context(|| format!("entering namespace {name}"))
 }
 
@@ -277,7 +278,7 @@ impl Running {
 
 /// The loss a probe may have and still pass: RFC 2544's throughput allows none; a frame or
 /// two in a thousand at a rate's start (rings filling) is tolerated.
-const LOSS_TOLERATED: f64 = 0.001;
+pub(crate) const LOSS_TOLERATED: f64 = 0.001;
 
 /// One repetition's measurement of one system at one size: every frame the generator makes
 /// (`overload`), then a binary search for the highest rate passed with at most
@@ -289,13 +290,17 @@ struct Sample {
     forwarder_drops: u64,
 }
 
-fn loss(o: &Outcome) -> f64 {
+pub(crate) fn loss(o: &Outcome) -> f64 {
     o.lost as f64 / o.sent.max(1) as f64
 }
 
-/// The search (see [`Sample`]): `steps` halvings of the range below the overload's offered rate.
-fn search(traffic: &Traffic, spec: &Spec, steps: usize) -> anyhow::Result<(Outcome, Option<Outcome>, Vec<Outcome>)> {
-    let overload = traffic.run(spec.clone())?;
+/// The search (see [`Sample`]): `steps` halvings of the range below the overload's offered
+/// rate; `run` sends at a rate (`None`: as fast as the port takes frames).
+pub(crate) fn search(
+    mut run: impl FnMut(Option<f64>) -> anyhow::Result<Outcome>,
+    steps: usize,
+) -> anyhow::Result<(Outcome, Option<Outcome>, Vec<Outcome>)> {
+    let overload = run(None)?;
     let mut probes = vec![overload.clone()];
     if loss(&overload) <= LOSS_TOLERATED {
         return Ok((overload.clone(), Some(overload), probes));
@@ -303,7 +308,7 @@ fn search(traffic: &Traffic, spec: &Spec, steps: usize) -> anyhow::Result<(Outco
     let (mut lo, mut hi, mut passed) = (0.0, overload.offered_pps(), None);
     for _ in 0..steps {
         let mid = (lo + hi) / 2.0;
-        let o = traffic.run(Spec { rate_pps: Some(mid), ..spec.clone() })?;
+        let o = run(Some(mid))?;
         if loss(&o) <= LOSS_TOLERATED {
             lo = mid;
             passed = Some(o.clone());
@@ -340,18 +345,10 @@ impl super::Experiment for PortsExperiment {
             for &size in &SIZES {
                 for &system in &SYSTEMS {
                     let running = Running::start(system, &topology, sink_mac)?;
-                    let spec = Spec {
-                        frame_bytes: size,
-                        flows: FLOWS,
-                        rate_pps: None,
-                        warmup,
-                        window,
-                        drain: Duration::from_millis(30),
-                        dst: sink_mac,
-                        src: gen_mac,
-                        watch_core: Some(FWD_CORE),
-                    };
-                    let found = search(&traffic, &spec, steps);
+                    let spec =
+                        Spec { flows: FLOWS, rate_pps: None, warmup, window, drain: Duration::from_millis(30), watch_core: Some(FWD_CORE) };
+                    let template = Template::new(size, sink_mac, gen_mac);
+                    let found = search(|rate_pps| traffic.run(&template, Spec { rate_pps, ..spec.clone() }), steps);
                     let forwarder_drops = running.stop(&topology)?;
                     let (overload, passed, probes) = found?;
                     samples.push((system, size, Sample { overload, passed, probes, forwarder_drops }));

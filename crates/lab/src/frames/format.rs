@@ -7,14 +7,20 @@
 //! | dst  | src  | ty | magic  | flow | len  | seq (u64)   | check | pattern ...
 //! ```
 //! `check` is a hash of flow, length and sequence number, so a frame whose header was damaged
-//! is told from one of another flow or place; the pattern is compared byte for byte.
+//! is told from one of another flow or place; the pattern is compared byte for byte. The test
+//! header and pattern may also follow other headers ([`write_test_header`], [`check_at`]): the
+//! router's frames ([`super::ip`]) carry them in UDP.
 
 /// IEEE 802 local experimental EtherType 1.
 pub const ETHERTYPE: u16 = 0x88b5;
 /// The test header's first word.
 pub const MAGIC: u32 = 0x4e58_5447; // "NXTG"
+/// An Ethernet header.
+pub const ETHER_BYTES: usize = 14;
+/// The test header (magic, flow, length, sequence number, check word).
+pub const TEST_HEADER_BYTES: usize = 20;
 /// Ethernet header plus test header.
-pub const HEADER_BYTES: usize = 34;
+pub const HEADER_BYTES: usize = ETHER_BYTES + TEST_HEADER_BYTES;
 /// The smallest frame the generator makes (Ethernet's minimum without the FCS).
 pub const MIN_FRAME: usize = 60;
 /// The largest: a 1500-byte MTU's frame.
@@ -26,7 +32,7 @@ const fn pattern_byte(i: usize) -> u8 {
 }
 
 /// The pattern of the largest frame, which the sink compares a frame's payload with at once.
-const PATTERN: [u8; MAX_FRAME] = {
+pub(crate) const PATTERN: [u8; MAX_FRAME] = {
     let mut p = [0u8; MAX_FRAME];
     let mut i = 0;
     while i < MAX_FRAME {
@@ -48,6 +54,14 @@ pub enum Checked {
     },
     /// A generator frame (magic and EtherType right) with a damaged header or payload.
     Corrupted,
+    /// A generator frame, intact, that left the system by the wrong port or with the wrong
+    /// link-layer addresses (a router's sink knows where each frame should come out).
+    Misrouted {
+        /// Its flow.
+        flow: u16,
+        /// Its sequence number in the flow.
+        seq: u64,
+    },
     /// Not a generator frame (another EtherType or no magic): ignored.
     Foreign,
 }
@@ -74,7 +88,6 @@ impl Template {
         bytes[..6].copy_from_slice(&dst);
         bytes[6..12].copy_from_slice(&src);
         bytes[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
-        bytes[14..18].copy_from_slice(&MAGIC.to_be_bytes());
         Template { bytes }
     }
 
@@ -92,28 +105,45 @@ impl Template {
     /// the source address's last byte, so a learning bridge sees one address per flow.
     pub fn write(&self, out: &mut [u8], flow: u16, seq: u64) {
         out.copy_from_slice(&self.bytes);
-        let len = self.bytes.len() as u16;
         out[11] = out[11].wrapping_add(flow as u8);
-        out[18..20].copy_from_slice(&flow.to_be_bytes());
-        out[20..22].copy_from_slice(&len.to_be_bytes());
-        out[22..30].copy_from_slice(&seq.to_be_bytes());
-        out[30..34].copy_from_slice(&check_word(flow, len, seq).to_be_bytes());
+        write_test_header(out, ETHER_BYTES, flow, seq);
     }
 }
 
 /// Checks a received frame (any bytes: never panics).
 pub fn check(frame: &[u8]) -> Checked {
-    if frame.len() < HEADER_BYTES || frame[12..14] != ETHERTYPE.to_be_bytes() || frame[14..18] != MAGIC.to_be_bytes() {
+    if frame.len() < HEADER_BYTES || frame[12..14] != ETHERTYPE.to_be_bytes() {
         return Checked::Foreign;
     }
-    let flow = u16::from_be_bytes([frame[18], frame[19]]);
-    let len = u16::from_be_bytes([frame[20], frame[21]]);
-    let seq = u64::from_be_bytes(frame[22..30].try_into().unwrap_or_default());
-    let check = u32::from_be_bytes(frame[30..34].try_into().unwrap_or_default());
+    check_at(frame, ETHER_BYTES)
+}
+
+/// Writes the test header of frame `seq` of `flow` at offset `at` of `out` (the whole frame,
+/// its payload pattern already in place): the frame's length goes in it.
+pub fn write_test_header(out: &mut [u8], at: usize, flow: u16, seq: u64) {
+    let len = out.len() as u16;
+    out[at..at + 4].copy_from_slice(&MAGIC.to_be_bytes());
+    out[at + 4..at + 6].copy_from_slice(&flow.to_be_bytes());
+    out[at + 6..at + 8].copy_from_slice(&len.to_be_bytes());
+    out[at + 8..at + 16].copy_from_slice(&seq.to_be_bytes());
+    out[at + 16..at + 20].copy_from_slice(&check_word(flow, len, seq).to_be_bytes());
+}
+
+/// Checks the test header at offset `at` of `frame` and the payload pattern after it (any
+/// bytes: never panics): [`Checked::Foreign`] without the magic word.
+pub fn check_at(frame: &[u8], at: usize) -> Checked {
+    let end = at + TEST_HEADER_BYTES;
+    if frame.len() < end || frame[at..at + 4] != MAGIC.to_be_bytes() {
+        return Checked::Foreign;
+    }
+    let flow = u16::from_be_bytes([frame[at + 4], frame[at + 5]]);
+    let len = u16::from_be_bytes([frame[at + 6], frame[at + 7]]);
+    let seq = u64::from_be_bytes(frame[at + 8..at + 16].try_into().unwrap_or_default());
+    let check = u32::from_be_bytes(frame[at + 16..end].try_into().unwrap_or_default());
     let intact = frame.len() <= MAX_FRAME
         && usize::from(len) == frame.len()
         && check == check_word(flow, len, seq)
-        && frame[HEADER_BYTES..] == PATTERN[HEADER_BYTES..frame.len()];
+        && frame[end..] == PATTERN[end..frame.len()];
     if intact {
         Checked::Intact { flow, seq }
     } else {

@@ -6,10 +6,13 @@
 //! # Overview
 //! - [`format`](mod@format): the frame layout (a header with a check word, a fixed payload pattern) and
 //!   the sink's check of every byte.
+//! - [`ip`]: the router's frames (IPv4 UDP to many destinations) and the sink's check of the
+//!   port and next hop each came out by.
 //! - [`tally`]: the sink's accounting per flow (sans-I/O).
-//! - [`traffic`]: the loop that sends on one port and receives on another of one
+//! - [`traffic`]: the loop that sends on one port and receives on others of one
 //!   [`nexthop_io::PortSet`] (the two may be in different network namespaces).
 
 pub mod format;
+pub mod ip;
 pub mod tally;
 pub mod traffic;

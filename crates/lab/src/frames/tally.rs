@@ -23,6 +23,9 @@ pub struct Counts {
     pub reordered: u64,
     /// Generator frames with a damaged header or payload.
     pub corrupted: u64,
+    /// Intact generator frames that came out of the wrong port or with the wrong addresses
+    /// (also counted as received: they are not lost).
+    pub misrouted: u64,
     /// Frames of other traffic.
     pub foreign: u64,
 }
@@ -75,6 +78,12 @@ impl Tally {
     /// Counts a damaged generator frame.
     pub fn corrupted(&mut self) {
         self.counts.corrupted += 1;
+    }
+
+    /// Counts frame `seq` of `flow`, which arrived intact but misrouted.
+    pub fn misrouted(&mut self, flow: u16, seq: u64) {
+        self.counts.misrouted += 1;
+        self.intact(flow, seq);
     }
 
     /// Counts a frame of other traffic.

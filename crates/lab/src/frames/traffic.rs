@@ -1,4 +1,4 @@
-//! The generator and sink loop: frames out of one port of a [`PortSet`], frames in on another,
+//! The generator and sink loop: frames out of one port of a [`PortSet`], frames in on others,
 //! one thread (so a 2-core machine keeps its other core for the system measured).
 //!
 //! # Overview
@@ -14,14 +14,34 @@ use nexthop_io::{PortId, PortSet};
 use super::format::{check, Checked, Template};
 use super::tally::{Counts, Tally};
 
+/// The frames a run sends and how the sink checks them.
+pub trait Stream: Send + Sync {
+    /// Bytes per frame (without the FCS).
+    fn frame_len(&self) -> usize;
+    /// Writes frame `seq` of `flow` into `out` (of [`Stream::frame_len`] bytes).
+    fn write(&self, out: &mut [u8], flow: u16, seq: u64);
+    /// Checks a frame received on receiving port number `rx` (its place in the run's list).
+    fn check(&self, rx: usize, frame: &[u8]) -> Checked;
+}
+
+impl Stream for Template {
+    fn frame_len(&self) -> usize {
+        self.len()
+    }
+    fn write(&self, out: &mut [u8], flow: u16, seq: u64) {
+        Template::write(self, out, flow, seq);
+    }
+    fn check(&self, _rx: usize, frame: &[u8]) -> Checked {
+        check(frame)
+    }
+}
+
 /// Frames the generator queues before each flush.
 const BATCH: usize = 64;
 
 /// What to send.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    /// Bytes per frame (without the FCS).
-    pub frame_bytes: usize,
     /// Flows, taking turns frame by frame.
     pub flows: u16,
     /// Frames per second; `None`: as fast as the port takes them.
@@ -32,10 +52,6 @@ pub struct Spec {
     pub window: Duration,
     /// Receiving after the last frame is sent.
     pub drain: Duration,
-    /// The frames' destination address.
-    pub dst: [u8; 6],
-    /// Their source address (the flow number is added to its last byte).
-    pub src: [u8; 6],
     /// A core whose busy share over the measured window to report (the system's, not this
     /// thread's).
     pub watch_core: Option<usize>,
@@ -105,9 +121,10 @@ impl Outcome {
     }
 }
 
-/// Sends `spec`'s frames out of `tx` and receives them on `rx` (see the module overview).
-pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
-    let template = Template::new(spec.frame_bytes, spec.dst, spec.src);
+/// Sends `stream`'s frames out of `tx` as `spec` says and receives them on the ports `rx`
+/// (see the module overview).
+pub fn run(set: &mut PortSet, tx: PortId, rx: &[PortId], stream: &dyn Stream, spec: &Spec) -> Outcome {
+    let frame_len = stream.frame_len();
     let flows = spec.flows.max(1);
     let mut seq = vec![0u64; usize::from(flows)];
     let mut flow = 0u16;
@@ -137,12 +154,12 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
             };
             for _ in 0..want {
                 let Some(mut f) = set.pool().alloc() else { break };
-                if set.pool().set_len(&mut f, template.len()).is_err() {
+                if set.pool().set_len(&mut f, frame_len).is_err() {
                     set.pool().free(f);
                     break;
                 }
                 let s = &mut seq[usize::from(flow)];
-                template.write(set.pool().bytes_mut(&mut f), flow, *s);
+                stream.write(set.pool().bytes_mut(&mut f), flow, *s);
                 *s += 1;
                 flow = (flow + 1) % flows;
                 attempted += 1;
@@ -154,21 +171,25 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: PortId, spec: &Spec) -> Outcome {
             ticks_at_end = spec.watch_core.and_then(CoreTicks::of);
         }
         let in_window = now >= window_start && now < window_end;
-        set.receive(rx, &mut batch, 256);
-        if batch.is_empty() && !sending {
+        let mut received = 0;
+        for (r, &port) in rx.iter().enumerate() {
+            received += set.receive(port, &mut batch, 256);
+            for f in batch.drain(..) {
+                match stream.check(r, set.pool_ref().bytes(&f)) {
+                    Checked::Intact { flow, seq } => {
+                        tally.intact(flow, seq);
+                        received_in_window += u64::from(in_window);
+                    }
+                    Checked::Misrouted { flow, seq } => tally.misrouted(flow, seq),
+                    Checked::Corrupted => tally.corrupted(),
+                    Checked::Foreign => tally.foreign(),
+                }
+                set.pool().free(f);
+            }
+        }
+        if received == 0 && !sending {
             set.flush();
             std::thread::sleep(Duration::from_micros(50));
-        }
-        for f in batch.drain(..) {
-            match check(set.pool_ref().bytes(&f)) {
-                Checked::Intact { flow, seq } => {
-                    tally.intact(flow, seq);
-                    received_in_window += u64::from(in_window);
-                }
-                Checked::Corrupted => tally.corrupted(),
-                Checked::Foreign => tally.foreign(),
-            }
-            set.pool().free(f);
         }
     }
     let sent = set.counters(tx).tx_frames - tx_before;

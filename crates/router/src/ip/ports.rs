@@ -25,7 +25,8 @@
 //!   for the TAP's packets it forwards; the router does not change it.
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use netlink_packet_route::RouteNetlinkMessage;
@@ -87,6 +88,8 @@ pub struct PortRouter {
     mirror: Mirror,
     tables: KernelTables,
     io: IoCounters,
+    /// Changes from the kernel's tables applied so far (shared: see [`PortRouter::applied`]).
+    applied: Arc<AtomicU64>,
     frames: Vec<Frame>,
     decisions: Vec<Decision>,
     messages: Vec<RouteNetlinkMessage>,
@@ -164,6 +167,7 @@ impl PortRouter {
             mirror,
             tables,
             io: IoCounters::default(),
+            applied: Arc::new(AtomicU64::new(0)),
             frames: Vec::with_capacity(BATCH),
             decisions: Vec::with_capacity(BATCH),
             messages: Vec::new(),
@@ -185,6 +189,13 @@ impl PortRouter {
     /// What the router's I/O counted.
     pub fn io_counters(&self) -> &IoCounters {
         &self.io
+    }
+
+    /// A counter of the changes from the kernel's tables handled (applied, or refused and counted;
+    /// routes and neighbours, the dump's included), readable from other threads while the router
+    /// runs: how far the FIB has followed a batch of route changes.
+    pub fn applied(&self) -> Arc<AtomicU64> {
+        self.applied.clone()
     }
 
     /// Whether the first dump of the kernel's tables is still coming in.
@@ -256,6 +267,7 @@ impl PortRouter {
                 tracing::warn!("the FIB refused {c:?}: {e}");
             }
         }
+        self.applied.fetch_add(self.changes.len() as u64, Ordering::Release);
         Ok(())
     }
 
