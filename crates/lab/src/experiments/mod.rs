@@ -11,6 +11,7 @@ pub mod forwarder_ssd;
 mod forwarder_strategies;
 mod forwarder_traffic;
 pub mod ip_lpm;
+pub mod ip_router;
 pub mod name_fib;
 pub mod ports;
 pub mod tagnet;
@@ -41,6 +42,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &ip_lpm::IpLpmExperiment,
         &tagnet::TagnetExperiment,
         &ports::PortsExperiment,
+        &ip_router::IpRouterExperiment,
     ]
 }
 

@@ -16,7 +16,7 @@
 //!   receiving port and with the Ethernet addresses its destination's route gives (the egress
 //!   the caller computed with a reference LPM), or the route's alternative while routes change.
 
-use super::format::{check_at, write_test_header, Checked, PATTERN, MAX_FRAME};
+use super::format::{check_at, write_test_header, Checked, MAX_FRAME, PATTERN};
 use super::traffic::Stream;
 
 /// Ethernet + IPv4 + UDP.
@@ -105,6 +105,18 @@ impl Ipv4Stream {
         self
     }
 
+    /// The destinations, in the order frames take them.
+    pub fn destinations(&self) -> &[u32] {
+        &self.dests
+    }
+
+    /// The same frames, which must now come out as `egress` says (one per destination).
+    pub fn with_egress(mut self, egress: Vec<Egress>) -> Ipv4Stream {
+        assert_eq!(egress.len(), self.dests.len(), "one egress per destination");
+        self.egress = egress.into_iter().map(|e| (e, None)).collect();
+        self
+    }
+
     /// The destination of frame `seq` of `flow`.
     fn dest(&self, flow: u16, seq: u64) -> usize {
         (seq.wrapping_mul(self.flows).wrapping_add(u64::from(flow)) % self.dests.len() as u64) as usize
@@ -142,13 +154,12 @@ impl Stream for Ipv4Stream {
             other => return other,
         };
         let i = self.dest(flow, seq);
-        if frame.len() != self.bytes.len()
-            || frame[14..34] != self.ip_header(self.dests[i], TTL - 1)
-            || frame[34..42] != self.bytes[34..42]
+        if frame.len() != self.bytes.len() || frame[14..34] != self.ip_header(self.dests[i], TTL - 1) || frame[34..42] != self.bytes[34..42]
         {
             return Checked::Corrupted;
         }
-        let (dst_mac, src_mac): ([u8; 6], [u8; 6]) = (frame[..6].try_into().unwrap_or_default(), frame[6..12].try_into().unwrap_or_default());
+        let (dst_mac, src_mac): ([u8; 6], [u8; 6]) =
+            (frame[..6].try_into().unwrap_or_default(), frame[6..12].try_into().unwrap_or_default());
         let came = Egress { rx, mac: dst_mac };
         let (want, alt) = self.egress[i];
         let right_port = came == want || alt == Some(came);
