@@ -49,5 +49,6 @@ pub use error::PortError;
 pub use interface::Interface;
 pub use pool::{Frame, FramePool, ETHER_HEADER_BYTES, FRAME_BYTES, HEADROOM, MAX_FRAME_DATA};
 pub use port_set::{Backend, PortConfig, PortEvent, PortId, PortInfo, PortSet};
+pub use sockopt::set_receive_buffer;
 pub use tap::Tap;
 pub use xdp::port::XdpMode;

@@ -11,8 +11,8 @@ use common::v4_frame;
 use netlink_packet_route::RouteNetlinkMessage;
 use nexthop_io::netns::Netns;
 use nexthop_router::ip::mirror::{Change, Mirror};
-use nexthop_router::ip::netlink::{KernelTables, Received};
-use nexthop_router::ip::{Decision, Fib, IpRouter, Port, Punt, Via};
+use nexthop_router::ip::netlink::{KernelTables, Received, RouteWriter};
+use nexthop_router::ip::{Decision, Fib, IpRouter, Port, Prefix, Punt, Via};
 
 fn ifindex(ns: &Netns, dev: &str) -> u32 {
     let out = ns.exec(&["ip", "-o", "link", "show", dev]).unwrap();
@@ -135,4 +135,46 @@ fn routes_and_neighbours_set_with_ip_reach_the_pipeline() {
         }
         mirror_side.join().unwrap();
     });
+}
+
+/// A daemon's bulk writes ([`RouteWriter`]): 20,000 routes in one call reach the kernel (a
+/// route through an unreachable gateway is refused and counted) and, through its
+/// notifications, the mirror; written again through another gateway, every one is replaced.
+#[test]
+fn routes_written_in_bulk_reach_the_kernel_and_the_mirror() {
+    let Some(ns) = Netns::for_test(&format!("nh-bulk-{}", std::process::id() % 100_000)) else { return };
+    for args in [
+        &["link", "add", "m0", "type", "veth", "peer", "name", "m1"][..],
+        &["link", "set", "m0", "up"],
+        &["link", "set", "m1", "up"],
+        &["addr", "add", "10.0.1.1/24", "dev", "m0"],
+    ] {
+        ns.ip(args).unwrap();
+    }
+    let m0 = ifindex(&ns, "m0");
+    let name = ns.name().to_string();
+    let routes = |gateway: [u8; 4]| -> Vec<(Prefix, IpAddr)> {
+        (0..20_000u32).map(|i| (Prefix::V4 { addr: 0x2000_0000 | i << 8, len: 24 }, IpAddr::from(gateway))).collect()
+    };
+    std::thread::spawn(move || {
+        nexthop_io::netns::enter(&name).unwrap();
+        let mut tables = KernelTables::open().unwrap();
+        let mut mirror = Mirror::new();
+        mirror.set_port(m0, Port(0));
+        let mut router = IpRouter::new(Fib::new());
+        tables.dump().unwrap();
+        let mut writer = RouteWriter::open().unwrap();
+        let mut first = routes([10, 0, 1, 2]);
+        first.push((Prefix::V4 { addr: 0xc633_6400, len: 24 }, IpAddr::from([10, 9, 9, 9])));
+        assert_eq!(writer.replace(&first).unwrap(), 1, "the route through an unreachable gateway is refused");
+        let via = |last: u8| Some(Via::Gateway { port: Port(0), addr: IpAddr::from([10, 0, 1, last]) });
+        let all_via = |r: &mut IpRouter, last: u8| (0..20_000u32).all(|i| r.fib().lookup_v4(0x2000_0007 | i << 8) == via(last));
+        assert!(until(&mut tables, &mut mirror, &mut router, |r| all_via(r, 2)), "every route written reached the mirror");
+        assert_eq!(writer.replace(&routes([10, 0, 1, 3])).unwrap(), 0);
+        assert!(until(&mut tables, &mut mirror, &mut router, |r| all_via(r, 3)), "every route replaced");
+    })
+    .join()
+    .unwrap();
+    let out = ns.exec(&["ip", "-4", "route", "show", "via", "10.0.1.3"]).unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 20_000, "the kernel holds the routes, replaced");
 }

@@ -22,15 +22,17 @@
 //!   thread: the kernel forwards (`ip_forward`, its FIB trie), its receive work steered to
 //!   core 1. A row's `mpps` is the highest rate passed with at most 0.1% lost (a binary
 //!   search, as in `ports`); `lost` the frames lost at that rate.
-//! - Route updates (the large table, nexthop forwarding at half its rate): `ip -batch`
-//!   replaces 100,000 routes (`--quick`: 10,000), those the traffic uses first, each to the
-//!   next gateway; `update_routes_per_s` is the routes over the time from the batch's start
-//!   until the router had applied every change. Frames sent meanwhile may take the old route
+//! - Routes reach the kernel as a routing daemon's would: rtnetlink requests in bulk
+//!   (`nexthop_router::ip::netlink::RouteWriter`), from a thread on core 0.
+//! - Route updates (the large table, nexthop forwarding at half its rate): 100,000 routes
+//!   (`--quick`: 10,000), those the traffic uses first, are replaced, each by one via the next
+//!   gateway; `update_routes_per_s` is the routes over the time from the first write until
+//!   the router had applied every change (`update_kernel_routes_per_s`: until the kernel had). Frames sent meanwhile may take the old route
 //!   or the new one; after it, only the new one passes the check (`misrouted`).
 //! - iperf3: one TCP stream through each system, `iperf3 -c` in the generator's namespace
 //!   against a server in the sink's (the sink's ports closed first).
 
-use std::io::Write;
+use std::net::IpAddr;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -40,13 +42,15 @@ use anyhow::Context;
 use nexthop_io::netns::{veth, Netns};
 use nexthop_io::{Backend, PortConfig, PortSet, XdpMode};
 use nexthop_lookup::ip::{BinaryTrie, Route, NO_ROUTE};
+use nexthop_router::ip::netlink::RouteWriter;
 use nexthop_router::ip::ports::{IoCounters, PortRouter, RouterConfig};
-use nexthop_router::ip::Counters;
+use nexthop_router::ip::{Counters, Prefix};
 
 use super::ports::{enter, loss, search, sh, spawn_opened};
 use crate::frames::ip::{Egress, Ipv4Stream};
 use crate::frames::traffic::{self, Outcome, Spec};
 use crate::harness::median;
+use crate::machine::pin_current_thread;
 use crate::plot::{Chart, Plot};
 use crate::workload::routes::{self, Traffic as Mix};
 use crate::{progress, Report, Row, RunConfig};
@@ -75,10 +79,16 @@ fn port_mac(p: usize) -> [u8; 6] {
     [2, 0, 0, 0, p as u8 + 1, 1]
 }
 
-/// Gateway `g`: its address (10.<port+1>.0.<10+k>) and Ethernet address.
-fn gateway(g: usize) -> (String, [u8; 6]) {
+/// Gateway `g`'s address: 10.<port+1>.0.<10+k>.
+fn gateway_ip(g: usize) -> u32 {
     let (p, k) = (g / GATEWAYS_PER_PORT, g % GATEWAYS_PER_PORT);
-    (format!("10.{}.0.{}", p + 1, 10 + k), [2, 0, 0, p as u8 + 1, 0, 10 + k as u8])
+    0x0a00_0000 | (p as u32 + 1) << 16 | (10 + k as u32)
+}
+
+/// Gateway `g`'s Ethernet address.
+fn gateway_mac(g: usize) -> [u8; 6] {
+    let (p, k) = (g / GATEWAYS_PER_PORT, g % GATEWAYS_PER_PORT);
+    [2, 0, 0, p as u8 + 1, 0, 10 + k as u8]
 }
 
 fn mac_text(m: [u8; 6]) -> String {
@@ -128,7 +138,7 @@ impl Table {
 }
 
 fn egress(g: usize) -> Egress {
-    Egress { rx: g / GATEWAYS_PER_PORT, mac: gateway(g).1 }
+    Egress { rx: g / GATEWAYS_PER_PORT, mac: gateway_mac(g) }
 }
 
 /// The three namespaces, their links and the router's kernel configured.
@@ -157,7 +167,7 @@ impl Topology {
             mac_text(port_mac(1)),
         );
         for g in 0..GATEWAYS {
-            let (ip, mac) = gateway(g);
+            let (ip, mac) = (std::net::Ipv4Addr::from(gateway_ip(g)), gateway_mac(g));
             script += &format!(" && ip neigh replace {ip} lladdr {} dev pr{} nud permanent", mac_text(mac), g / GATEWAYS_PER_PORT + 1);
         }
         sh(r, &script)?;
@@ -170,33 +180,23 @@ impl Topology {
         Ok(t)
     }
 
-    /// Runs `ip -batch` on `lines` in the router's namespace; the time it took.
-    fn ip_batch(&self, lines: &str) -> anyhow::Result<Duration> {
-        let start = Instant::now();
-        let mut ip = Command::new("ip")
-            .args(["-n", self.router.name(), "-batch", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("ip -batch")?;
-        ip.stdin.take().context("ip's standard input")?.write_all(lines.as_bytes())?;
-        let out = ip.wait_with_output()?;
-        let took = start.elapsed();
-        anyhow::ensure!(out.status.success(), "ip -batch: {}", String::from_utf8_lossy(&out.stderr).trim());
-        Ok(took)
+    /// Writes `routes` (each via its gateway) into the router's kernel, adding or replacing,
+    /// from a thread on the generator's core, as a routing daemon would (rtnetlink, in bulk).
+    fn write_routes(&self, routes: &[Route<u32>]) -> anyhow::Result<()> {
+        let writes: Vec<(Prefix, IpAddr)> = routes
+            .iter()
+            .map(|r| (Prefix::V4 { addr: r.prefix, len: r.len }, IpAddr::V4(gateway_ip(r.next_hop as usize).into())))
+            .collect();
+        let name = self.router.name().to_string();
+        let writer = std::thread::spawn(move || -> anyhow::Result<usize> {
+            pin_current_thread(GEN_CORE);
+            enter(&name)?;
+            Ok(RouteWriter::open()?.replace(&writes)?)
+        });
+        let refused = writer.join().map_err(|_| anyhow::anyhow!("the route writer panicked"))??;
+        anyhow::ensure!(refused == 0, "the kernel refused {refused} of {} routes", routes.len());
+        Ok(())
     }
-
-    /// Installs `routes` in the router's kernel; the time it took.
-    fn install(&self, routes: &[Route<u32>]) -> anyhow::Result<Duration> {
-        let lines: String =
-            routes.iter().map(|r| format!("route add {} via {}\n", prefix_text(r), gateway(r.next_hop as usize).0)).collect();
-        self.ip_batch(&lines)
-    }
-}
-
-fn prefix_text(r: &Route<u32>) -> String {
-    format!("{}/{}", std::net::Ipv4Addr::from(r.prefix), r.len)
 }
 
 /// A run for the traffic thread: the frames and how to send them.
@@ -378,7 +378,9 @@ fn streams(table: &Table, size: usize, dests: usize) -> Ipv4Stream {
 fn measure_table(table: &Table, s: &Settings, with_update: bool, bar: &indicatif::ProgressBar) -> anyhow::Result<TableRun> {
     let topology = Topology::new()?;
     bar.set_message(format!("{}: installing {} routes in the kernel", table.name, table.routes.len()));
-    let install_s = topology.install(&table.routes)?.as_secs_f64();
+    let start = Instant::now();
+    topology.write_routes(&table.routes)?;
+    let install_s = start.elapsed().as_secs_f64();
     let generator = Generator::start(&topology)?;
     let shapes: Vec<(usize, usize, Arc<Ipv4Stream>)> =
         SHAPES.iter().map(|&(size, dests)| (size, dests, Arc::new(streams(table, size, dests)))).collect();
@@ -476,10 +478,7 @@ fn update(
     let new_oracle = routes::oracle(&updated);
     let new_egress: Vec<Egress> = stream.destinations().iter().map(|&d| egress(new_oracle.lookup(d) as usize)).collect();
     let alt: Vec<Option<Egress>> = new_egress.iter().map(|&e| Some(e)).collect();
-    let lines: String = chosen
-        .iter()
-        .map(|&i| format!("route replace {} via {}\n", prefix_text(&updated[i]), gateway(updated[i].next_hop as usize).0))
-        .collect();
+    let changes: Vec<Route<u32>> = chosen.iter().map(|&i| updated[i]).collect();
 
     let router = RunningRouter::start(t)?;
     let during_stream = Arc::new((**stream).clone().also_accepting(&alt));
@@ -488,7 +487,8 @@ fn update(
     std::thread::sleep(s.warmup);
     let before = router.applied.load(Ordering::Acquire);
     let start = Instant::now();
-    let kernel_s = t.ip_batch(&lines)?.as_secs_f64();
+    t.write_routes(&changes)?;
+    let kernel_s = start.elapsed().as_secs_f64();
     while router.applied.load(Ordering::Acquire) < before + chosen.len() as u64 {
         anyhow::ensure!(
             start.elapsed() < Duration::from_secs(60),

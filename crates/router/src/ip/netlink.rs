@@ -9,14 +9,23 @@
 //! [`KernelTables::receive`] drains what has arrived without blocking. If the kernel dropped
 //! notifications (its queue for the socket overflowed: `ENOBUFS`), receive says so
 //! ([`Received::Overrun`]): the caller starts again from a fresh mirror and a fresh dump.
+//!
+//! [`RouteWriter`] is the other side, a routing daemon's: it writes routes into the kernel's
+//! main table in bulk (many requests a datagram, one acknowledgement at the end), as fast as
+//! the kernel takes them — what the `ip-router` experiment drives the mirror with.
 
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::net::IpAddr;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 
-use netlink_packet_core::{NetlinkBuffer, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_DUMP, NLM_F_REQUEST};
+use netlink_packet_core::{
+    NetlinkBuffer, NetlinkHeader, NetlinkMessage, NetlinkPayload, NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_REPLACE, NLM_F_REQUEST,
+};
 use netlink_packet_route::neighbour::NeighbourMessage;
-use netlink_packet_route::route::RouteMessage;
-use netlink_packet_route::RouteNetlinkMessage;
+use netlink_packet_route::route::{RouteAttribute, RouteHeader, RouteMessage, RouteProtocol, RouteScope, RouteType};
+use netlink_packet_route::{AddressFamily, RouteNetlinkMessage};
+
+use super::route::Prefix;
 use netlink_sys::{protocols::NETLINK_ROUTE, Socket, SocketAddr};
 
 /// The socket's receive buffer: room for a burst of a full table's notifications.
@@ -59,8 +68,8 @@ impl KernelTables {
         for group in [libc::RTNLGRP_IPV4_ROUTE, libc::RTNLGRP_IPV6_ROUTE, libc::RTNLGRP_NEIGH] {
             socket.add_membership(group)?;
         }
-        // Larger than the default if the kernel allows it (rmem_max); the default otherwise.
-        let _ = socket.set_rx_buf_sz(RECEIVE_BUFFER);
+        // Larger than the default, beyond rmem_max where allowed (a best effort).
+        let _ = nexthop_io::set_receive_buffer(socket.as_fd(), RECEIVE_BUFFER);
         socket.set_non_blocking(true)?;
         Ok(KernelTables { socket, buf: vec![0; 1 << 20], dumping: Dumping::Nothing, sequence: 0 })
     }
@@ -143,4 +152,117 @@ impl KernelTables {
         }
         Ok(())
     }
+}
+
+/// Requests a [`RouteWriter`] puts in one datagram (each about 60 bytes).
+const WRITES_PER_SEND: usize = 512;
+
+/// Writes routes into the kernel's main table of the calling thread's network namespace.
+#[derive(Debug)]
+pub struct RouteWriter {
+    socket: Socket,
+    sequence: u32,
+    buf: Vec<u8>,
+}
+
+impl RouteWriter {
+    /// Opens the socket (blocking).
+    ///
+    /// # Errors
+    /// The kernel refused the socket.
+    pub fn open() -> io::Result<RouteWriter> {
+        let mut socket = Socket::new(NETLINK_ROUTE)?;
+        socket.bind(&SocketAddr::new(0, 0))?;
+        let _ = nexthop_io::set_receive_buffer(socket.as_fd(), RECEIVE_BUFFER);
+        socket.connect(&SocketAddr::new(0, 0))?;
+        Ok(RouteWriter { socket, sequence: 0, buf: vec![0; 1 << 16] })
+    }
+
+    /// Adds each route (`prefix` via `gateway`, protocol static) to the main table, replacing
+    /// the route to the same prefix if there is one; returns once the kernel has handled all
+    /// of them, with how many it refused (a gateway it cannot reach, a family mismatch).
+    ///
+    /// # Errors
+    /// The socket failed.
+    pub fn replace(&mut self, routes: &[(Prefix, IpAddr)]) -> io::Result<usize> {
+        let (mut refused, mut acked) = (0, routes.is_empty());
+        for (c, chunk) in routes.chunks(WRITES_PER_SEND).enumerate() {
+            let last_chunk = (c + 1) * WRITES_PER_SEND >= routes.len();
+            let mut bytes = Vec::with_capacity(chunk.len() * 64);
+            for (i, &(prefix, gateway)) in chunk.iter().enumerate() {
+                self.sequence = self.sequence.wrapping_add(1);
+                let mut header = NetlinkHeader::default();
+                // Only the last request asks for an acknowledgement (errors come anyway).
+                header.flags =
+                    NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | if last_chunk && i + 1 == chunk.len() { NLM_F_ACK } else { 0 };
+                header.sequence_number = self.sequence;
+                let mut m = NetlinkMessage::new(
+                    header,
+                    NetlinkPayload::InnerMessage(RouteNetlinkMessage::NewRoute(route_message(prefix, gateway))),
+                );
+                m.finalize();
+                let at = bytes.len();
+                bytes.resize(at + m.buffer_len(), 0);
+                m.serialize(&mut bytes[at..]);
+            }
+            self.socket.send(&bytes, 0)?;
+            // Errors of earlier requests, read as they come so the socket never fills.
+            refused += self.read_replies(false, &mut acked)?;
+        }
+        while !acked {
+            refused += self.read_replies(true, &mut acked)?;
+        }
+        Ok(refused)
+    }
+
+    /// Reads the replies waiting (`block`: at least one datagram, waiting for it); the errors
+    /// among them. Sets `acked` once the last request's reply is read.
+    fn read_replies(&mut self, block: bool, acked: &mut bool) -> io::Result<usize> {
+        let mut errors = 0;
+        let mut flags = if block { 0 } else { libc::MSG_DONTWAIT };
+        loop {
+            let n = match self.socket.recv(&mut &mut self.buf[..], flags) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(errors),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            flags = libc::MSG_DONTWAIT;
+            let mut at = 0;
+            while at < n {
+                let Ok(b) = NetlinkBuffer::new_checked(&self.buf[at..n]) else { break };
+                let len = b.length() as usize;
+                if len == 0 {
+                    break;
+                }
+                if let Ok(m) = NetlinkMessage::<RouteNetlinkMessage>::deserialize(&self.buf[at..at + len]) {
+                    if let NetlinkPayload::Error(e) = &m.payload {
+                        errors += usize::from(e.code.is_some());
+                        *acked |= m.header.sequence_number == self.sequence;
+                    }
+                }
+                at += (len + 3) & !3;
+            }
+        }
+    }
+}
+
+/// The request for `prefix` via `gateway` in the main table.
+fn route_message(prefix: Prefix, gateway: IpAddr) -> RouteMessage {
+    let mut m = RouteMessage::default();
+    let (family, dst, len) = match prefix {
+        Prefix::V4 { addr, len } => (AddressFamily::Inet, IpAddr::V4(addr.into()), len),
+        Prefix::V6 { addr, len } => (AddressFamily::Inet6, IpAddr::V6(addr.into()), len),
+    };
+    m.header.address_family = family;
+    m.header.destination_prefix_length = len;
+    m.header.table = RouteHeader::RT_TABLE_MAIN;
+    m.header.protocol = RouteProtocol::Static;
+    m.header.scope = RouteScope::Universe;
+    m.header.kind = RouteType::Unicast;
+    if len > 0 {
+        m.attributes.push(RouteAttribute::Destination(dst.into()));
+    }
+    m.attributes.push(RouteAttribute::Gateway(gateway.into()));
+    m
 }
