@@ -44,7 +44,26 @@ pub struct Config {
     pub propagate: Vec<PropagateKey>,
     /// Where the keychain is that `[[propagate]]` and `forwarder.propagate_keychain` read.
     pub keychain: KeychainConfig,
+    /// The IP router beside the NDN forwarder.
+    pub router: RouterConfig,
 }
+
+/// `[router]`: the IP router (`nexthop_router`) on interfaces of this host, the kernel as its
+/// control plane; no interfaces: no router. Read at start only (a reload leaves it as it is).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterConfig {
+    /// The interfaces routed between (AF_XDP ports).
+    pub interfaces: Vec<String>,
+    /// AF_XDP's mode: `auto` (native where the driver has it), `native` or `generic`.
+    pub xdp_mode: String,
+    /// A route file (`prefix/len gateway` lines) written into the kernel's main table at
+    /// start; empty: none.
+    pub route_file: String,
+}
+
+/// The AF_XDP modes `router.xdp_mode` may name.
+pub const XDP_MODES: [&str; 3] = ["auto", "native", "generic"];
 
 /// `[keychain]`: the keychain of ndnsec and pyndnsec ([`crate::mgmt::keychain`]).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
@@ -419,7 +438,7 @@ impl Config {
             }
         }
         let files = self.propagate.iter_mut().flat_map(|k| [&mut k.key_file, &mut k.certificate]);
-        for file in files.chain([&mut self.keychain.pib, &mut self.keychain.tpm]) {
+        for file in files.chain([&mut self.keychain.pib, &mut self.keychain.tpm, &mut self.router.route_file]) {
             if !file.is_empty() && Path::new(file.as_str()).is_relative() {
                 *file = dir.join(file.as_str()).display().to_string();
             }
@@ -514,6 +533,12 @@ impl Config {
                 "content_store.unsolicited_policy = {:?} (drop-all, admit-local, admit-network or admit-all)",
                 self.content_store.unsolicited_policy
             ));
+        }
+        if !XDP_MODES.contains(&self.router.xdp_mode.as_str()) {
+            return bad(format!("router.xdp_mode = {:?} ({})", self.router.xdp_mode, XDP_MODES.join(", ")));
+        }
+        if self.router.interfaces.iter().any(|i| i.is_empty() || i.len() >= 16) {
+            return bad(format!("router.interfaces = {:?}: interface names have 1 to 15 bytes", self.router.interfaces));
         }
         if cs_policy(&self.content_store.policy).is_none() {
             return bad(format!("content_store.policy = {:?} (fifo, lru, s3fifo or priority_fifo)", self.content_store.policy));

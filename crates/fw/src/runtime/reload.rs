@@ -281,6 +281,9 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
     if old.propagate != new.propagate || old.keychain != new.keychain {
         changed.push("prefix propagation and the keychain");
     }
+    if old.router != new.router {
+        changed.push("router");
+    }
     changed.into_iter().map(|s| format!("{s}: changed, and takes effect at the next start")).collect()
 }
 

@@ -7,6 +7,7 @@
 //!   unreachable).
 //! - [`fib`]: the FIB — IPv4 Bloomfwd (direct lookup array + two Bloom-filter groups) and IPv6
 //!   Bloomfwd (DP-CPE levels) from `nexthop_lookup::ip`, their next hops naming vias.
+//! - [`route_file`]: static route files (`prefix/len gateway`) for large tables.
 //! - [`neighbours`]: link-layer addresses of next hops, and the ports' own.
 //! - [`mirror`]: the kernel as control plane — its routes and neighbours (rtnetlink messages)
 //!   as changes of the FIB and the neighbour table.
@@ -24,6 +25,7 @@ pub mod netlink;
 pub mod ports;
 pub mod reference;
 pub mod route;
+pub mod route_file;
 pub mod router;
 
 pub use counters::{Counters, DropReason, Punt};

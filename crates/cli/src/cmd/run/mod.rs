@@ -2,7 +2,8 @@
 //! (Unix socket /run/nfd/nfd.sock, TCP and UDP on port 6363, a DRAM content store). SIGTERM or
 //! SIGINT stops it cleanly: the forwarding threads end, faces close and the Unix socket file is
 //! removed, and it exits 0 (as a service manager expects). SIGHUP reloads the configuration
-//! file, as NFD reloads nfd.conf.
+//! file, as NFD reloads nfd.conf. With `[router] interfaces`, the IP router runs beside the
+//! forwarder on a thread of its own ([`router`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -12,6 +13,8 @@ use anyhow::Context;
 use nexthop_fw::conf::config::{Config, DEFAULT_TOML};
 use nexthop_fw::conf::nfd_conf;
 use nexthop_fw::runtime::Runtime;
+
+mod router;
 
 /// Arguments of `nexthop run`.
 #[derive(Debug, clap::Args)]
@@ -66,6 +69,8 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
         return Ok(());
     }
     log_level(&cfg.forwarder.log_level);
+    let (stop, reload) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+    let ip_router = router::start(&cfg.router, stop.clone())?;
     let mut rt = Runtime::new(cfg).context("starting the forwarder")?;
     let l = rt.listening();
     tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, websocket = ?l.websocket, "nexthop forwarding");
@@ -78,7 +83,6 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     );
     // SIGTERM and SIGINT stop it, SIGHUP reloads: a thread takes the signals, sets the flag
     // and wakes the forwarder's loop (which, idle, would otherwise notice within a second).
-    let (stop, reload) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let mut signals =
         signal_hook::iterator::Signals::new([signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP])
             .context("handling signals")?;
@@ -114,6 +118,9 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     );
     rt.run(&stop).context("forwarding")?;
     drop(rt);
+    if let Some(r) = ip_router {
+        r.stop()?;
+    }
     tracing::info!("nexthop stopped");
     eprintln!("nexthop: stopped");
     Ok(())
