@@ -2,7 +2,7 @@
 //!
 //! Real tables: the RouteViews-derived tables Debian's `python3-pyasn` ships (installed by
 //! `scripts/setup.sh`): IPv4 of 2014-05-13 (512,621 prefixes) and the 2015-11-01 table with
-//! 606,138 IPv4 and 27,693 IPv6 prefixes; next hop = origin AS. Synthetic IPv4 tables of any size
+//! 606,138 IPv4 and 27,693 IPv6 prefixes; next hop = the origin AS (numbered in order of first appearance). Synthetic IPv4 tables of any size
 //! draw prefix lengths from the 2014 table's histogram and random prefix bits.
 //!
 //! Traffic ([`Traffic`]): uniformly random addresses; addresses drawn to match the table at a

@@ -1,12 +1,18 @@
 //! Routes and route files.
 //!
-//! A route file has one route per line: `prefix/len` and a next hop (a decimal number), separated
-//! by white space — the format of the RouteViews-derived tables pyasn ships (`1.0.4.0/24 56203`,
-//! next hop = origin AS). Lines starting with `;` or `#` and blank lines are skipped. IPv4 and
-//! IPv6 routes may be mixed. A line that does not parse — bad address, length beyond 32/128, host
-//! bits set, bad next hop — is an error naming the line, and the whole file is refused: nothing
-//! is returned to install.
+//! A route file has one route per line: `prefix/len` and a next-hop label (a decimal number of
+//! up to 32 bits), separated by white space — the format of the RouteViews-derived tables pyasn
+//! ships (`1.0.4.0/24 56203`, the label = the origin AS, 4-byte ASNs such as 4200006700
+//! included). Lines starting with `;` or `#` and blank lines are skipped. IPv4 and IPv6 routes
+//! may be mixed. A line that does not parse — bad address, length beyond 32/128, host bits set,
+//! bad label — is an error naming the line, and the whole file is refused: nothing is returned
+//! to install.
+//!
+//! The tables' next hops are small numbers (at most [`MAX_NEXT_HOP`]); the file's labels are
+//! numbered in order of first appearance ([`RouteSet::labels`]), so a route's next hop is its
+//! label's number and any 32-bit label fits.
 
+use std::collections::HashMap;
 use std::io::BufRead;
 use std::net::IpAddr;
 
@@ -31,12 +37,21 @@ pub struct RouteSet {
     pub v4: Vec<Route<u32>>,
     /// IPv6 routes.
     pub v6: Vec<Route<u128>>,
+    /// The file's next-hop labels: next hop `i` of the routes is label `labels[i]`.
+    pub labels: Vec<u32>,
+}
+
+impl RouteSet {
+    /// The label of next hop `hop` (`None`: no route's).
+    pub fn label(&self, hop: NextHop) -> Option<u32> {
+        self.labels.get(hop as usize).copied()
+    }
 }
 
 pub use crate::table_file::PROGRESS_EVERY;
 
-/// Parses one route line (no comment, not blank).
-fn parse_line(line: &str, set: &mut RouteSet) -> Result<(), String> {
+/// Parses one route line (no comment, not blank); `numbers` numbers the labels seen.
+fn parse_line(line: &str, set: &mut RouteSet, numbers: &mut HashMap<u32, NextHop>) -> Result<(), String> {
     let mut parts = line.split_whitespace();
     let (Some(prefix), Some(hop), None) = (parts.next(), parts.next(), parts.next()) else {
         return Err("expected `prefix/len next-hop`".into());
@@ -44,11 +59,20 @@ fn parse_line(line: &str, set: &mut RouteSet) -> Result<(), String> {
     let (addr, len) = prefix.split_once('/').ok_or("prefix has no /length")?;
     let addr: IpAddr = addr.parse().map_err(|_| format!("bad address {addr:?}"))?;
     let len: u8 = len.parse().map_err(|_| format!("bad prefix length {len:?}"))?;
-    let next_hop: u64 = hop.parse().map_err(|_| format!("bad next hop {hop:?}"))?;
-    if next_hop > u64::from(MAX_NEXT_HOP) {
-        return Err(IpError::BadNextHop(next_hop).to_string());
-    }
-    let next_hop = next_hop as NextHop;
+    let label: u64 = hop.parse().map_err(|_| format!("bad next hop {hop:?}"))?;
+    let label = u32::try_from(label).map_err(|_| format!("next hop {label} is out of range (labels have 32 bits)"))?;
+    let next_hop = match numbers.get(&label) {
+        Some(&n) => n,
+        None => {
+            let n = set.labels.len() as NextHop;
+            if n > MAX_NEXT_HOP {
+                return Err(IpError::BadNextHop(u64::from(n)).to_string());
+            }
+            set.labels.push(label);
+            numbers.insert(label, n);
+            n
+        }
+    };
     match addr {
         IpAddr::V4(a) => {
             let prefix = u32::from(a);
@@ -69,8 +93,8 @@ fn parse_line(line: &str, set: &mut RouteSet) -> Result<(), String> {
 /// # Errors
 /// [`IpError::BadLine`] for the first line that does not parse (or cannot be read).
 pub fn parse_routes(reader: impl BufRead, progress: impl FnMut(usize)) -> Result<RouteSet, IpError> {
-    let mut set = RouteSet::default();
-    for_each_line(reader, &[';', '#'], progress, |line| parse_line(line, &mut set))
+    let (mut set, mut numbers) = (RouteSet::default(), HashMap::new());
+    for_each_line(reader, &[';', '#'], progress, |line| parse_line(line, &mut set, &mut numbers))
         .map_err(|BadLine { line, reason }| IpError::BadLine { line, reason })?;
     Ok(set)
 }
@@ -85,10 +109,19 @@ mod tests {
 
     #[test]
     fn reads_the_pyasn_format() {
-        let set = parse("; IP-ASN32-DAT file\n; \n1.0.0.0/24\t15169\n2001:db8::/32 7\n\n0.0.0.0/0 1\n").unwrap();
-        assert_eq!(set.v4, vec![Route { prefix: 0x0100_0000, len: 24, next_hop: 15169 }, Route { prefix: 0, len: 0, next_hop: 1 }]);
+        let set = parse("; IP-ASN32-DAT file\n; \n1.0.0.0/24\t15169\n2001:db8::/32 4200006700\n\n0.0.0.0/0 1\n1.0.1.0/24 15169\n").unwrap();
+        assert_eq!(
+            set.v4,
+            vec![
+                Route { prefix: 0x0100_0000, len: 24, next_hop: 0 },
+                Route { prefix: 0, len: 0, next_hop: 2 },
+                Route { prefix: 0x0100_0100, len: 24, next_hop: 0 }
+            ]
+        );
         assert_eq!(set.v6.len(), 1);
-        assert_eq!(set.v6[0].len, 32);
+        assert_eq!((set.v6[0].len, set.v6[0].next_hop), (32, 1));
+        assert_eq!(set.labels, [15169, 4_200_006_700, 1], "32-bit labels, numbered in order");
+        assert_eq!((set.label(1), set.label(3)), (Some(4_200_006_700), None));
     }
 
     #[test]
@@ -99,7 +132,7 @@ mod tests {
             ("::/129 1\n", 1, "longer than 128"),
             ("10.0.0.1/8 1\n", 1, "host bits"),
             ("10.0.0.0/8 x\n", 1, "bad next hop"),
-            ("10.0.0.0/8 4294967295\n", 1, "out of range"),
+            ("10.0.0.0/8 4294967296\n", 1, "out of range"),
             ("10.0.0.0/8\n", 1, "expected"),
             ("10.0.0.0 1\n", 1, "no /length"),
         ];

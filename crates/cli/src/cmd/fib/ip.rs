@@ -12,7 +12,8 @@ use super::{answer_each, read_file};
 /// Arguments of `nexthop fib ip`.
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
-    /// The route file: `prefix/len next-hop` per line (IPv4 and IPv6 may be mixed).
+    /// The route file: `prefix/len next-hop` per line, the next hop a 32-bit label (IPv4 and
+    /// IPv6 may be mixed).
     file: PathBuf,
     /// Addresses to look up; none: read them from standard input, one per line.
     addresses: Vec<String>,
@@ -38,7 +39,8 @@ pub(super) fn run(args: &Args) -> anyhow::Result<usize> {
     let v4 = Bloomfwd4::from_routes(&routes.v4, args.fpr).context("building the IPv4 table")?;
     let v6 = Bloomfwd6::with_dp_cpe(&routes.v6, args.levels, args.fpr).context("building the IPv6 table")?;
     eprintln!("built in {:.2} s (IPv6 levels {:?})", started.elapsed().as_secs_f64(), v6.levels());
-    let hop = |h: NextHop| if h == NO_ROUTE { "-".to_string() } else { h.to_string() };
+    // Each answer is the route's label (the tables hold its number).
+    let hop = |h: NextHop| routes.label(h).filter(|_| h != NO_ROUTE).map_or_else(|| "-".to_string(), |l| l.to_string());
     answer_each(&args.addresses, |key| {
         Ok(match key.parse::<IpAddr>().map_err(|e| anyhow::anyhow!("not an IP address ({e})"))? {
             IpAddr::V4(a) => hop(v4.lookup(u32::from(a))),
