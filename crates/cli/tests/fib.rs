@@ -210,7 +210,7 @@ fn ip_answers_are_the_binary_tries() {
     let mut lines = vec!["; written by the test".to_string()];
     let mut seen = std::collections::HashSet::new();
     // The tries hold a label's index; half the labels are 4-byte ASNs beyond 30 bits.
-    let label = |hop: u32| if hop % 2 == 0 { 4_200_000_000 + hop } else { hop };
+    let label = |hop: u32| if hop.is_multiple_of(2) { 4_200_000_000 + hop } else { hop };
     for i in 0..3000u32 {
         let hop = rng.gen_range(0..1000u32);
         if i % 3 == 0 {

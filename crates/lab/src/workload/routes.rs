@@ -2,8 +2,9 @@
 //!
 //! Real tables: the RouteViews-derived tables Debian's `python3-pyasn` ships (installed by
 //! `scripts/setup.sh`): IPv4 of 2014-05-13 (512,621 prefixes) and the 2015-11-01 table with
-//! 606,138 IPv4 and 27,693 IPv6 prefixes; next hop = the origin AS (numbered in order of first appearance). Synthetic IPv4 tables of any size
-//! draw prefix lengths from the 2014 table's histogram and random prefix bits.
+//! 606,138 IPv4 and 27,693 IPv6 prefixes; next hop = the origin AS (numbered in order of first
+//! appearance). Synthetic IPv4 tables of any size draw prefix lengths from the 2014 table's
+//! histogram and random prefix bits.
 //!
 //! Traffic ([`Traffic`]): uniformly random addresses; addresses drawn to match the table at a
 //! given ratio (a matching address is a random address inside a route chosen uniformly, as the
