@@ -352,7 +352,7 @@ struct TableRun {
     punted: u64,
     io_drops: u64,
     update: Option<Update>,
-    iperf_gbps: Vec<(System, f64)>,
+    iperf: Vec<Iperf>,
 }
 
 /// The run's settings.
@@ -395,7 +395,7 @@ fn measure_table(table: &Table, s: &Settings, with_update: bool, bar: &indicatif
         punted: 0,
         io_drops: 0,
         update: None,
-        iperf_gbps: Vec::new(),
+        iperf: Vec::new(),
     };
     for _ in 0..s.reps {
         for system in SYSTEMS {
@@ -429,7 +429,7 @@ fn measure_table(table: &Table, s: &Settings, with_update: bool, bar: &indicatif
     }
     drop(generator);
     bar.set_message(format!("{}: iperf3", table.name));
-    run.iperf_gbps = iperf(&topology, s.iperf_s)?;
+    run.iperf = iperf(&topology, s.iperf_s)?;
     Ok(run)
 }
 
@@ -511,8 +511,17 @@ fn longest(index: &std::collections::HashMap<(u32, u8), usize>, a: u32) -> Optio
     (0..=32u8).rev().find_map(|len| index.get(&(a & u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0), len)).copied())
 }
 
-/// iperf3 through each system: one TCP stream, its received Gbit/s.
-fn iperf(t: &Topology, seconds: u32) -> anyhow::Result<Vec<(System, f64)>> {
+/// One iperf3 run.
+struct Iperf {
+    system: System,
+    /// Received.
+    gbps: f64,
+    /// TCP segments the sender sent again.
+    retransmits: u64,
+}
+
+/// iperf3 through each system: one TCP stream.
+fn iperf(t: &Topology, seconds: u32) -> anyhow::Result<Vec<Iperf>> {
     sh(&t.generator, "ip addr add 10.0.0.2/24 dev pg0 && ip route add default via 10.0.0.1 && ethtool -K pg0 tx off >/dev/null")?;
     sh(
         &t.sink,
@@ -541,7 +550,8 @@ fn iperf(t: &Topology, seconds: u32) -> anyhow::Result<Vec<(System, f64)>> {
         let report: serde_json::Value = serde_json::from_slice(&client.stdout).context("iperf3's JSON report")?;
         let bps = report["end"]["sum_received"]["bits_per_second"].as_f64();
         let bps = bps.with_context(|| format!("iperf3 through {}: {}", system.name(), report["error"]))?;
-        out.push((system, bps / 1e9));
+        let retransmits = report["end"]["sum_sent"]["retransmits"].as_u64().unwrap_or(0);
+        out.push(Iperf { system, gbps: bps / 1e9, retransmits });
     }
     Ok(out)
 }
@@ -618,8 +628,8 @@ fn rows(runs: &[TableRun]) -> Vec<Row> {
                     .with("sent", all().map(|o| o.sent).sum::<u64>())
                     .with("misrouted", all().map(|o| o.counts.misrouted).sum::<u64>())
                     .with("corrupted", all().map(|o| o.counts.corrupted).sum::<u64>());
-                if let Some(&(_, g)) = run.iperf_gbps.iter().find(|(s, _)| *s == system) {
-                    row = row.with("iperf3_gbps", g);
+                if let Some(i) = run.iperf.iter().find(|i| i.system == system) {
+                    row = row.with("iperf3_gbps", i.gbps).with("iperf3_retransmits", i.retransmits);
                 }
                 rows.push(row);
             }
@@ -687,7 +697,7 @@ fn summary(rows: &[Row], runs: &[TableRun]) -> Vec<String> {
                 u.during.lost + u.after.lost,
             ));
         }
-        let gbps = |s: System| run.iperf_gbps.iter().find(|x| x.0 == s).map_or(f64::NAN, |x| x.1);
+        let gbps = |s: System| run.iperf.iter().find(|i| i.system == s).map_or(f64::NAN, |i| i.gbps);
         out.push(format!("{}: iperf3 nexthop {:.2} Gbit/s, linux {:.2} Gbit/s", run.table, gbps(System::Nexthop), gbps(System::Linux)));
     }
     out
