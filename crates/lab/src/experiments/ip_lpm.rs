@@ -1,6 +1,6 @@
 //! Experiment `ip-lpm`: IPv4 and IPv6 longest prefix match on real RouteViews tables — Bloomfwd
 //! (CPE for IPv4, DP-CPE for IPv6) against the paper's MIHT baseline, DIR-24-8 (DPDK's rte_lpm
-//! layout) and the crates `prefix-trie` and `iptrie`.
+//! layout) and the crates `poptrie` (IPv4), `prefix-trie` and `iptrie`.
 //!
 //! Tables: the 2014 (512K) and 2015 (606K) IPv4 tables and the 2015 IPv6 table (27.7K) of
 //! Debian's python3-pyasn; synthetic IPv4 tables of 2M and 4M prefixes with the 2014 table's
@@ -20,7 +20,7 @@ use nexthop_lookup::ip::{
 };
 
 use crate::harness::{compare, timed, Contender, Outcome};
-use crate::peers::ip::{IpTrie4, IpTrie6, PrefixTrie4, PrefixTrie6};
+use crate::peers::ip::{IpTrie4, IpTrie6, Poptrie4, PrefixTrie4, PrefixTrie6};
 use crate::plot::{Chart, Plot};
 use crate::workload::routes::{self as workload, Family, Traffic};
 use crate::{Report, Row, RunConfig};
@@ -137,6 +137,7 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &BinaryTr
     let dir = dir?;
     let (ptrie, ptrie_s, ptrie_bytes) = timed_bytes(|| PrefixTrie4::new(routes));
     let (iptrie, iptrie_s, iptrie_bytes) = timed_bytes(|| IpTrie4::new(routes));
+    let (poptrie, poptrie_s, poptrie_bytes) = timed_bytes(|| Poptrie4::new(routes));
     let (q, c) = bloom.bytes();
     let (e20, e24, e32) = bloom.expanded();
     let [(m24, k24), (m32, k32)] = bloom.bloom_shapes();
@@ -162,6 +163,7 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &BinaryTr
         System::new("dir-24-8", dir_s, dir.bytes(), |x| dir.lookup(x), |a, o| dir.lookup_batch(a, o)),
         System::looped("prefix-trie", ptrie_s, ptrie_bytes, |x| ptrie.lookup(x)),
         System::looped("iptrie", iptrie_s, iptrie_bytes, |x| iptrie.lookup(x)),
+        System::looped("poptrie", poptrie_s, poptrie_bytes, |x| poptrie.lookup(x)),
     ];
     let mut rows = Vec::new();
     // Synthetic tables route nearly the whole space: unmatched traffic is not to be had there.
@@ -490,7 +492,7 @@ fn best_v6(rows: &[Row]) -> Option<String> {
 }
 
 fn plots(rows: &[Row]) -> Vec<Plot> {
-    let v4: Vec<String> = ["bloomfwd", "bloomfwd-noguard", "bloomfwd-scalar-hash", "dir-24-8", "miht", "prefix-trie", "iptrie"]
+    let v4: Vec<String> = ["bloomfwd", "bloomfwd-noguard", "bloomfwd-scalar-hash", "dir-24-8", "poptrie", "miht", "prefix-trie", "iptrie"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -593,7 +595,7 @@ fn summary(rows: &[Row]) -> Vec<String> {
                 ratio("iptrie")
             );
             if family == "ipv4" {
-                line.push_str(&format!(", {} dir-24-8", ratio("dir-24-8")));
+                line.push_str(&format!(", {} dir-24-8, {} poptrie", ratio("dir-24-8"), ratio("poptrie")));
             }
             out.push(line);
         }

@@ -1,7 +1,9 @@
 //! IP LPM peers from crates.io, as a Rust user would use them: `prefix-trie` (a `PrefixMap` of
-//! `ipnet` prefixes, `get_lpm`) and `iptrie` (its level-compressed LC-trie map, built from its
-//! Patricia trie with `compress`, the form its authors recommend for lookups). Both map to the
-//! same next hops as nexthop's tables, with [`NO_ROUTE`] for no match.
+//! `ipnet` prefixes, `get_lpm`), `iptrie` (its level-compressed LC-trie map, built from its
+//! Patricia trie with `compress`, the form its authors recommend for lookups) and `poptrie`
+//! (the SIGCOMM'15 design: 6-bit strides, popcount-indexed children and leaves, built at once
+//! from all routes, as its authors advise for large tables). All map to the same next hops as
+//! nexthop's tables, with [`NO_ROUTE`] for no match.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -72,6 +74,23 @@ macro_rules! iptrie_peer {
     };
 }
 
+/// `poptrie` over IPv4 (u32 keys).
+#[derive(Debug)]
+pub struct Poptrie4(poptrie::Poptrie<(u32, u8), NextHop>);
+
+impl Poptrie4 {
+    /// Built from routes at once (a later duplicate wins).
+    pub fn new(routes: &[Route<u32>]) -> Self {
+        Poptrie4(routes.iter().map(|r| ((r.prefix, r.len), r.next_hop)).collect())
+    }
+
+    /// Longest-prefix match.
+    #[inline]
+    pub fn lookup(&self, addr: u32) -> NextHop {
+        self.0.lookup(addr).copied().unwrap_or(NO_ROUTE)
+    }
+}
+
 prefix_trie_peer!(PrefixTrie4, u32, Ipv4Addr, Ipv4Net, 32, "IPv4");
 prefix_trie_peer!(PrefixTrie6, u128, Ipv6Addr, Ipv6Net, 128, "IPv6");
 iptrie_peer!(IpTrie4, u32, Ipv4Addr, Ipv4Prefix, Ipv4RTrieMap, Ipv4LCTrieMap, "IPv4");
@@ -88,10 +107,11 @@ mod tests {
             Route { prefix: 0x0a01_0000, len: 16, next_hop: 2 },
             Route { prefix: 0x0a01_0100, len: 24, next_hop: 3 },
         ];
-        let (p, i) = (PrefixTrie4::new(&routes), IpTrie4::new(&routes));
+        let (p, i, pop) = (PrefixTrie4::new(&routes), IpTrie4::new(&routes), Poptrie4::new(&routes));
         for (a, want) in [(0x0a01_0101u32, 3), (0x0a01_0201, 2), (0x0a02_0000, 1), (0x0b00_0000, NO_ROUTE)] {
             assert_eq!(p.lookup(a), want);
             assert_eq!(i.lookup(a), want);
+            assert_eq!(pop.lookup(a), want);
         }
         let r6 = [Route { prefix: 0x2001_0db8u128 << 96, len: 32, next_hop: 9 }];
         assert_eq!(PrefixTrie6::new(&r6).lookup((0x2001_0db8u128 << 96) | 1), 9);
