@@ -3,7 +3,7 @@
 //! and batch lookups, IPv6 with DP-CPE levels and routes longer than /64, and bad input that
 //! must change nothing.
 
-use nexthop_lookup::ip::{dp_cpe, simd, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, IpError, Miht4, Miht6, Route, NO_ROUTE};
+use nexthop_lookup::ip::{dp_cpe, simd, BinaryTrie, Bloomfwd4, Bloomfwd6, Dir24, IpError, Miht4, Miht6, Route, NO_ROUTE, PAPER_DLA_BITS};
 use proptest::prelude::*;
 
 fn v4_route() -> impl Strategy<Value = Route<u32>> {
@@ -28,6 +28,11 @@ fn v4_addrs(routes: &[Route<u32>], salt: u32) -> Vec<u32> {
         out.extend([r.prefix, r.prefix | span, r.prefix | (x & span), r.prefix.wrapping_sub(1), (r.prefix | span).wrapping_add(1), x]);
     }
     out
+}
+
+/// Array widths: mostly the paper's 20 (a small array: cheap cases), then 16, 18 and the router's 24.
+fn dla_bits() -> impl Strategy<Value = u8> {
+    prop_oneof![6 => Just(PAPER_DLA_BITS), 1 => Just(16u8), 1 => Just(18u8), 2 => Just(24u8)]
 }
 
 fn check_v4(routes: &[Route<u32>], t: &Bloomfwd4, addrs: &[u32]) -> Result<(), TestCaseError> {
@@ -59,14 +64,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn v4_tables_agree_with_the_oracle(routes in prop::collection::vec(v4_route(), 0..200), salt in any::<u32>()) {
-        let t = Bloomfwd4::from_routes(&routes, 0.3).unwrap();
+    fn v4_tables_agree_with_the_oracle(routes in prop::collection::vec(v4_route(), 0..200), salt in any::<u32>(), bits in dla_bits()) {
+        let t = Bloomfwd4::from_routes_with(&routes, bits, 0.3).unwrap();
         check_v4(&routes, &t, &v4_addrs(&routes, salt))?;
     }
 
     #[test]
-    fn v4_updates_agree_with_the_oracle(ops in prop::collection::vec((v4_route(), any::<bool>()), 1..250), salt in any::<u32>()) {
-        let mut t = Bloomfwd4::new(0.3);
+    fn v4_updates_agree_with_the_oracle(ops in prop::collection::vec((v4_route(), any::<bool>()), 1..250), salt in any::<u32>(), bits in dla_bits()) {
+        let mut t = Bloomfwd4::with_dla_bits(bits, 0.3);
         let mut live: Vec<Route<u32>> = Vec::new();
         for (r, insert) in &ops {
             if *insert || live.is_empty() {

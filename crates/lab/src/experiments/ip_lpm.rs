@@ -1,6 +1,8 @@
 //! Experiment `ip-lpm`: IPv4 and IPv6 longest prefix match on real RouteViews tables — Bloomfwd
 //! (CPE for IPv4, DP-CPE for IPv6) against the paper's MIHT baseline, DIR-24-8 (DPDK's rte_lpm
-//! layout) and the crates `poptrie` (IPv4), `prefix-trie` and `iptrie`.
+//! layout) and the crates `poptrie` (IPv4), `prefix-trie` and `iptrie`. IPv4 Bloomfwd runs
+//! with the paper's 2^20 direct array (`bloomfwd`) and with a 2^24 one (`bloomfwd-dla24`, the
+//! router's: no /24 group, the filter searched only in /24 cells holding longer routes).
 //!
 //! Tables: the 2014 (512K) and 2015 (606K) IPv4 tables and the 2015 IPv6 table (27.7K) of
 //! Debian's python3-pyasn; synthetic IPv4 tables of 2M and 4M prefixes with the 2014 table's
@@ -94,7 +96,7 @@ impl crate::Experiment for IpLpmExperiment {
     }
 
     fn about(&self) -> &'static str {
-        "IPv4/IPv6 LPM on RouteViews tables: Bloomfwd (CPE, DP-CPE) vs MIHT, DIR-24-8, prefix-trie, iptrie"
+        "IPv4/IPv6 LPM on RouteViews tables: Bloomfwd (CPE, DP-CPE) vs MIHT, DIR-24-8, poptrie, prefix-trie, iptrie"
     }
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
@@ -131,6 +133,9 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &BinaryTr
     let bloom = bloom?;
     let mut unguarded = bloom.clone();
     unguarded.set_guard(false);
+    let (wide, wide_s) = timed(|| Bloomfwd4::from_routes_with(routes, 24, DEFAULT_FPR));
+    let wide = wide?;
+    let (wq, wc) = wide.bytes();
     let (miht, miht_s) = timed(|| Miht4::from_routes(routes));
     let miht = miht?;
     let (dir, dir_s) = timed(|| Dir24::from_routes(routes));
@@ -159,6 +164,8 @@ fn run_v4(cfg: &RunConfig, table: &str, routes: &[Route<u32>], oracle: &BinaryTr
             .with(c, vec![("isa", "scalar".into())]),
         System::new("bloomfwd-noguard", bloom_s, q, |x| unguarded.lookup(x), |a, o| unguarded.lookup_batch(a, o))
             .with(c, vec![("isa", isa.label().into())]),
+        System::new("bloomfwd-dla24", wide_s, wq, |x| wide.lookup(x), |a, o| wide.lookup_batch(a, o))
+            .with(wc, vec![("isa", isa.label().into()), ("expanded_32", wide.expanded().2.into())]),
         System::new("miht", miht_s, miht.bytes(), |x| miht.lookup(x), |a, o| miht.lookup_batch(a, o)),
         System::new("dir-24-8", dir_s, dir.bytes(), |x| dir.lookup(x), |a, o| dir.lookup_batch(a, o)),
         System::looped("prefix-trie", ptrie_s, ptrie_bytes, |x| ptrie.lookup(x)),
@@ -492,10 +499,11 @@ fn best_v6(rows: &[Row]) -> Option<String> {
 }
 
 fn plots(rows: &[Row]) -> Vec<Plot> {
-    let v4: Vec<String> = ["bloomfwd", "bloomfwd-noguard", "bloomfwd-scalar-hash", "dir-24-8", "poptrie", "miht", "prefix-trie", "iptrie"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let v4: Vec<String> =
+        ["bloomfwd", "bloomfwd-dla24", "bloomfwd-noguard", "bloomfwd-scalar-hash", "dir-24-8", "poptrie", "miht", "prefix-trie", "iptrie"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     let mut v6 = vec!["bloomfwd-nocpe".to_string(), "miht".into(), "prefix-trie".into(), "iptrie".into()];
     if let Some(b) = best_v6(rows) {
         v6.insert(0, b);
@@ -596,6 +604,11 @@ fn summary(rows: &[Row]) -> Vec<String> {
             );
             if family == "ipv4" {
                 line.push_str(&format!(", {} dir-24-8, {} poptrie", ratio("dir-24-8"), ratio("poptrie")));
+                if let Some(w) = get("bloomfwd-dla24", &table, traffic, "mlookups_per_s") {
+                    let wr =
+                        |peer: &str| get(peer, &table, traffic, "mlookups_per_s").map_or("-".to_string(), |p| format!("{:.2}x", w / p));
+                    line.push_str(&format!("; bloomfwd-dla24 {w:.1} M/s = {} dir-24-8, {} poptrie", wr("dir-24-8"), wr("poptrie")));
+                }
             }
             out.push(line);
         }

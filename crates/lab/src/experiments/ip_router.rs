@@ -23,7 +23,7 @@
 //!   core 1. A row's `mpps` is the highest rate passed with at most 0.1% lost (a binary
 //!   search, as in `ports`); `lost` the frames lost at that rate.
 //! - Routes reach the kernel as a routing daemon's would: rtnetlink requests in bulk
-//!   (`nexthop_router::ip::netlink::RouteWriter`), from a thread on core 0.
+//!   (`nexthop_router::ip::netlink::RouteWriter`), from a thread the scheduler places.
 //! - Route updates (the large table, nexthop forwarding at half its rate): 100,000 routes
 //!   (`--quick`: 10,000), those the traffic uses first, are replaced, each by one via the next
 //!   gateway; `update_routes_per_s` is the routes over the time from the first write until
@@ -50,7 +50,6 @@ use super::ports::{enter, loss, search, sh, spawn_opened};
 use crate::frames::ip::{Egress, Ipv4Stream};
 use crate::frames::traffic::{self, Outcome, Spec};
 use crate::harness::median;
-use crate::machine::pin_current_thread;
 use crate::plot::{Chart, Plot};
 use crate::workload::routes::{self, Traffic as Mix};
 use crate::{progress, Report, Row, RunConfig};
@@ -180,8 +179,8 @@ impl Topology {
         Ok(t)
     }
 
-    /// Writes `routes` (each via its gateway) into the router's kernel, adding or replacing,
-    /// from a thread on the generator's core, as a routing daemon would (rtnetlink, in bulk).
+    /// Writes `routes` (each via its gateway) into the router's kernel, adding or replacing, as
+    /// a routing daemon would (rtnetlink, in bulk), from a thread on no particular core.
     fn write_routes(&self, routes: &[Route<u32>]) -> anyhow::Result<()> {
         let writes: Vec<(Prefix, IpAddr)> = routes
             .iter()
@@ -189,7 +188,6 @@ impl Topology {
             .collect();
         let name = self.router.name().to_string();
         let writer = std::thread::spawn(move || -> anyhow::Result<usize> {
-            pin_current_thread(GEN_CORE);
             enter(&name)?;
             Ok(RouteWriter::open()?.replace(&writes)?)
         });

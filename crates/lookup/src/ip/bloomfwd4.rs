@@ -1,6 +1,14 @@
 //! Bloomfwd for IPv4: CPE into a direct lookup array (/0–/20), a /24 group (/21–/24) and a /32
 //! group (/25–/32), each group a counting Bloom filter + hash table; searched /32, /24, array.
 //!
+//! # The array's width
+//! The paper's array is 2^20 cells (4 MiB: it stays in the cache). [`Bloomfwd4::with_dla_bits`]
+//! widens it, up to 2^24 cells (64 MiB): routes of up to the width live in the array, so at /24
+//! the /24 group is gone and a route a real table's traffic matches (most are /24 or shorter)
+//! is one array read — DIR-24-8's cost — with the Bloom filter searched only in the few /24
+//! cells that hold longer routes. The paper's width is the default and what `ip-lpm`
+//! reproduces; the router's FIB uses /24.
+//!
 //! Control side: the routes themselves (prefix, length → next hop). Every expanded slot — an
 //! array cell or a table entry — records the length of the route that owns it, so
 //! - inserting p/l writes only the slots of p's range whose owner is no longer than l (a longer
@@ -35,8 +43,10 @@ use super::group::Group;
 use super::table::Key;
 use super::{check_route, simd, Address, IpError, NextHop, Route, DEFAULT_FPR, NO_ROUTE};
 
-/// Bits indexing the direct lookup array.
-const DLA_BITS: u8 = 20;
+/// Bits indexing the paper's direct lookup array.
+pub const PAPER_DLA_BITS: u8 = 20;
+/// The widths [`Bloomfwd4::with_dla_bits`] takes.
+pub const DLA_BITS: core::ops::RangeInclusive<u8> = 16..=24;
 /// Addresses hashed and prefetched together by [`Bloomfwd4::lookup_batch`].
 const BLOCK: usize = 16;
 /// Blocks between staging a block (its table slots prefetched) and resolving it.
@@ -65,11 +75,15 @@ impl Default for Stage {
 /// The IPv4 Bloomfwd table.
 #[derive(Debug, Clone)]
 pub struct Bloomfwd4 {
-    /// Routes /0–/20, one cell per /20, guarded where longer routes lie inside.
+    /// Routes up to the array's width, one cell per prefix of that width, guarded where
+    /// longer routes lie inside.
     dla: DirectArray,
+    /// The array's width in bits.
+    dla_bits: u8,
     /// Whether lookups trust a clear guard bit.
     guard: bool,
-    /// /21–/24 expanded to /24; key = address >> 8.
+    /// Routes longer than the array's width up to /24, expanded to /24; key = address >> 8
+    /// (empty at width 24).
     g24: Group<u32>,
     /// /25–/32 expanded to /32; key = address.
     g32: Group<u32>,
@@ -83,10 +97,19 @@ impl Default for Bloomfwd4 {
 }
 
 impl Bloomfwd4 {
-    /// An empty table whose filters aim at false-positive rate `fpr`.
+    /// An empty table whose filters aim at false-positive rate `fpr`, with the paper's 2^20
+    /// array.
     pub fn new(fpr: f64) -> Self {
+        Self::with_dla_bits(PAPER_DLA_BITS, fpr)
+    }
+
+    /// An empty table with a 2^`bits` array (`bits` clamped to [`DLA_BITS`]; see the module
+    /// overview).
+    pub fn with_dla_bits(bits: u8, fpr: f64) -> Self {
+        let bits = bits.clamp(*DLA_BITS.start(), *DLA_BITS.end());
         Bloomfwd4 {
-            dla: DirectArray::new(DLA_BITS, 24),
+            dla: DirectArray::new(bits, 24),
+            dla_bits: bits,
             guard: true,
             g24: Group::new(1024, fpr),
             g32: Group::new(1024, fpr),
@@ -105,7 +128,15 @@ impl Bloomfwd4 {
     /// # Errors
     /// The first bad route's error; nothing is built.
     pub fn from_routes(routes: &[Route<u32>], fpr: f64) -> Result<Self, IpError> {
-        let mut t = Bloomfwd4::new(fpr);
+        Self::from_routes_with(routes, PAPER_DLA_BITS, fpr)
+    }
+
+    /// [`Bloomfwd4::from_routes`] with a 2^`bits` array.
+    ///
+    /// # Errors
+    /// The first bad route's error; nothing is built.
+    pub fn from_routes_with(routes: &[Route<u32>], bits: u8, fpr: f64) -> Result<Self, IpError> {
+        let mut t = Bloomfwd4::with_dla_bits(bits, fpr);
         t.insert_all(routes)?;
         t.g24.fit();
         t.g32.fit();
@@ -141,8 +172,8 @@ impl Bloomfwd4 {
 
     fn install(&mut self, prefix: u32, len: u8, next_hop: NextHop) -> Option<NextHop> {
         let old = self.routes.insert((prefix, len), next_hop);
-        if old.is_none() && len > DLA_BITS {
-            self.dla.count_longer(Self::cell(prefix), len, true);
+        if old.is_none() && len > self.dla_bits {
+            self.dla.count_longer(self.cell(prefix), len, true);
         }
         self.claim(prefix, len, next_hop, len, |owner| owner == NONE || owner <= len);
         old
@@ -156,16 +187,17 @@ impl Bloomfwd4 {
         let Some(next_hop) = self.routes.remove(&(prefix, len)) else {
             return Err(IpError::NoSuchRoute(format!("{}/{len}", core::net::Ipv4Addr::from(prefix))));
         };
+        // The heir comes from the same place: the array, the /24 group or the /32 group.
         let lowest = match len {
-            0..=20 => 0,
-            21..=24 => 21,
+            l if l <= self.dla_bits => 0,
+            l if l <= 24 => self.dla_bits + 1,
             _ => 25,
         };
         let heir = (lowest..len).rev().find_map(|l| self.routes.get(&(prefix.masked(l), l)).map(|&nh| (nh, l)));
         let (nh, owner) = heir.unwrap_or((NO_ROUTE, NONE));
         self.claim(prefix, len, nh, owner, |o| o == len);
-        if len > DLA_BITS {
-            self.dla.count_longer(Self::cell(prefix), len, false);
+        if len > self.dla_bits {
+            self.dla.count_longer(self.cell(prefix), len, false);
         }
         Ok(next_hop)
     }
@@ -174,8 +206,8 @@ impl Bloomfwd4 {
     /// of [`NONE`] frees the slot.
     fn claim(&mut self, prefix: u32, len: u8, next_hop: NextHop, owner: u8, take: impl Fn(u8) -> bool) {
         let (group, width) = match len {
-            0..=20 => (None, DLA_BITS),
-            21..=24 => (Some(&mut self.g24), 24),
+            l if l <= self.dla_bits => (None, self.dla_bits),
+            l if l <= 24 => (Some(&mut self.g24), 24),
             _ => (Some(&mut self.g32), 32),
         };
         let first = u64::from(prefix) >> (32 - width);
@@ -209,14 +241,25 @@ impl Bloomfwd4 {
 
     /// The array cell of `addr`.
     #[inline(always)]
-    fn cell(addr: u32) -> usize {
-        (addr >> (32 - DLA_BITS)) as usize
+    fn cell(&self, addr: u32) -> usize {
+        (addr >> (32 - self.dla_bits)) as usize
+    }
+
+    /// The array's width in bits.
+    pub fn dla_bits(&self) -> u8 {
+        self.dla_bits
+    }
+
+    /// Whether the /24 group can hold anything (the array is narrower than /24).
+    #[inline(always)]
+    fn has_g24(&self) -> bool {
+        self.dla_bits < 24
     }
 
     /// The next hop of the longest route covering `addr`, or [`NO_ROUTE`].
     #[inline]
     pub fn lookup(&self, addr: u32) -> NextHop {
-        let e = self.dla.cell(Self::cell(addr));
+        let e = self.dla.cell(self.cell(addr));
         if DirectArray::guarded(e) || !self.guard {
             if DirectArray::deep(e) || !self.guard {
                 if let Some(nh) = self.g32.find(addr.hash(), addr) {
@@ -224,8 +267,10 @@ impl Bloomfwd4 {
                 }
             }
             let k24 = addr >> 8;
-            if let Some(nh) = self.g24.find(k24.hash(), k24) {
-                return nh;
+            if self.has_g24() {
+                if let Some(nh) = self.g24.find(k24.hash(), k24) {
+                    return nh;
+                }
             }
         }
         DirectArray::next_hop(e)
@@ -250,7 +295,7 @@ impl Bloomfwd4 {
         for step in 0..blocks + 2 + LAG {
             if step < blocks {
                 for &x in &addrs[block(step)] {
-                    self.dla.prefetch(Self::cell(x));
+                    self.dla.prefetch(self.cell(x));
                 }
             }
             if (1..=blocks).contains(&step) {
@@ -275,7 +320,7 @@ impl Bloomfwd4 {
     fn stage_filters(&self, isa: simd::Isa, a: &[u32], st: &mut Stage) {
         let mut count = 0;
         for (i, &x) in a.iter().enumerate() {
-            let e = self.dla.cell(Self::cell(x));
+            let e = self.dla.cell(self.cell(x));
             st.dla[i] = e;
             // Listed without a branch: traffic mixes guarded and unguarded cells.
             st.searched[count] = i as u8;
@@ -297,7 +342,9 @@ impl Bloomfwd4 {
             if DirectArray::deep(st.dla[usize::from(i)]) || !self.guard {
                 self.g32.prefetch_filter(st.h[j]);
             }
-            self.g24.prefetch_filter(st.h[BLOCK + j]);
+            if self.has_g24() {
+                self.g24.prefetch_filter(st.h[BLOCK + j]);
+            }
         }
     }
 
@@ -308,7 +355,7 @@ impl Bloomfwd4 {
         for (j, &i) in st.searched[..st.count].iter().enumerate() {
             let deep = DirectArray::deep(st.dla[usize::from(i)]) || !self.guard;
             let m32 = deep && self.g32.probe_and_prefetch(st.h[j]);
-            let m24 = self.g24.probe_and_prefetch(st.h[BLOCK + j]);
+            let m24 = self.has_g24() && self.g24.probe_and_prefetch(st.h[BLOCK + j]);
             st.hit[j] = u8::from(m32) << 1 | u8::from(m24);
         }
     }

@@ -15,6 +15,8 @@
 
 use core::ops::Range;
 
+use hashbrown::HashMap;
+
 use super::{NextHop, NO_ROUTE};
 use crate::mem::{huge_vec, prefetch};
 
@@ -34,9 +36,9 @@ pub struct DirectArray {
     cells: Vec<u32>,
     /// Length of the route owning each cell, or [`NONE`].
     owners: Vec<u8>,
-    /// Routes longer than the array's width inside each cell, and how many of them are longer
-    /// than `deep`.
-    longer: Vec<(u32, u32)>,
+    /// Routes longer than the array's width inside a cell, and how many of them are longer
+    /// than `deep`, for the cells with any (few: a 2^24 array keeps no 16M counters).
+    longer: HashMap<u32, (u32, u32)>,
     /// The length past which a route inside a cell sets its [`DEEP`] bit.
     deep: u8,
 }
@@ -46,7 +48,7 @@ impl DirectArray {
     /// than `deep` inside a cell.
     pub fn new(bits: u8, deep: u8) -> Self {
         let n = 1usize << bits;
-        DirectArray { cells: huge_vec(n, EMPTY), owners: vec![NONE; n], longer: vec![(0, 0); n], deep }
+        DirectArray { cells: huge_vec(n, EMPTY), owners: vec![NONE; n], longer: HashMap::new(), deep }
     }
 
     /// The raw cell: decode it with [`Self::guarded`] and [`Self::next_hop`].
@@ -102,13 +104,17 @@ impl DirectArray {
     /// Counts a route of length `len` (longer than the array's width) in (`add`) or out of cell
     /// `i`, setting or clearing its guard bits.
     pub fn count_longer(&mut self, i: usize, len: u8, add: bool) {
-        let (all, deep) = &mut self.longer[i];
-        let step = |c: &mut u32| if add { *c += 1 } else { *c -= 1 };
-        step(all);
+        let counts = self.longer.entry(i as u32).or_insert((0, 0));
+        let step = |c: &mut u32| if add { *c += 1 } else { *c = c.saturating_sub(1) };
+        step(&mut counts.0);
         if len > self.deep {
-            step(deep);
+            step(&mut counts.1);
         }
-        let bits = if *all > 0 { GUARD } else { 0 } | if *deep > 0 { DEEP } else { 0 };
+        let (all, deep) = *counts;
+        if all == 0 {
+            self.longer.remove(&(i as u32));
+        }
+        let bits = if all > 0 { GUARD } else { 0 } | if deep > 0 { DEEP } else { 0 };
         self.cells[i] = (self.cells[i] & !(GUARD | DEEP)) | bits;
     }
 
@@ -119,7 +125,7 @@ impl DirectArray {
 
     /// Bytes of the cells (the lookup side) and of the owners and counts (the control side).
     pub fn bytes(&self) -> (usize, usize) {
-        (self.cells.len() * 4, self.owners.len() + self.longer.len() * 8)
+        (self.cells.len() * 4, self.owners.len() + self.longer.capacity() * 13)
     }
 }
 

@@ -43,7 +43,7 @@ pub mod routes;
 pub mod simd;
 mod table;
 
-pub use bloomfwd4::Bloomfwd4;
+pub use bloomfwd4::{Bloomfwd4, DLA_BITS, PAPER_DLA_BITS};
 pub use bloomfwd6::{histogram as bloomfwd6_histogram, Bloomfwd6};
 pub use dir24::Dir24;
 pub use dpcpe::{dp_cpe, expanded_count};

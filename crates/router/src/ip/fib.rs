@@ -1,5 +1,6 @@
-//! The router's FIB: the Bloom-filter tables of `nexthop_lookup::ip` (IPv4 Bloomfwd with its
-//! direct lookup array, IPv6 Bloomfwd with DP-CPE levels), their next hops naming [`Via`]s.
+//! The router's FIB: the Bloom-filter tables of `nexthop_lookup::ip` (IPv4 Bloomfwd with a
+//! 2^24 direct lookup array — a route a packet matches is mostly one array read — and IPv6
+//! Bloomfwd with DP-CPE levels), their next hops naming [`Via`]s.
 //!
 //! # Overview
 //! - The tables map an address to a small integer next hop; here each distinct [`Via`] is
@@ -18,6 +19,9 @@ use super::route::{Prefix, RouteError, Via};
 
 /// Expansion levels DP-CPE chooses for a table's IPv6 routes (the `ip-lpm` experiment's best).
 const IPV6_LEVELS: usize = 8;
+/// The IPv4 table's direct array width: /24, so only routes longer than /24 (few, and few
+/// packets' destinations) go through a Bloom filter (`bloomfwd-dla24` in `ip-lpm`).
+const IPV4_DLA_BITS: u8 = 24;
 
 /// The distinct vias of the routes, each with its next-hop number.
 #[derive(Debug, Default, Clone)]
@@ -68,11 +72,17 @@ impl Vias {
 }
 
 /// Routes of both families.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Fib {
     v4: Bloomfwd4,
     v6: Bloomfwd6,
     vias: Vias,
+}
+
+impl Default for Fib {
+    fn default() -> Fib {
+        Fib { v4: Bloomfwd4::with_dla_bits(IPV4_DLA_BITS, DEFAULT_FPR), v6: Bloomfwd6::default(), vias: Vias::default() }
+    }
 }
 
 impl Fib {
@@ -104,7 +114,7 @@ impl Fib {
                 Prefix::V6 { addr, len } => v6.push(Route { prefix: addr, len, next_hop }),
             }
         }
-        let t4 = Bloomfwd4::from_routes(&v4, DEFAULT_FPR)?;
+        let t4 = Bloomfwd4::from_routes_with(&v4, IPV4_DLA_BITS, DEFAULT_FPR)?;
         let t6 = if v6.is_empty() { Bloomfwd6::default() } else { Bloomfwd6::with_dp_cpe(&v6, IPV6_LEVELS, DEFAULT_FPR)? };
         Ok(Fib { v4: t4, v6: t6, vias })
     }
