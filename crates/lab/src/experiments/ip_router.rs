@@ -68,7 +68,7 @@ const FWD_CORE: usize = 1;
 const GATEWAYS_PER_PORT: usize = 4;
 const EGRESS_PORTS: usize = 2;
 const GATEWAYS: usize = GATEWAYS_PER_PORT * EGRESS_PORTS;
-/// The generator's source address, and the router's address on its side.
+/// The generator's source address (the router is 10.0.0.1 on its side).
 const GEN_IP: u32 = 0x0a00_0002;
 const MAC_GEN: [u8; 6] = [2, 0, 0, 0, 0, 2];
 const MAC_PR0: [u8; 6] = [2, 0, 0, 0, 0, 1];
