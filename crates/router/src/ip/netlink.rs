@@ -121,23 +121,18 @@ impl KernelTables {
                 Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => return Ok(Received::Overrun),
                 Err(e) => return Err(e),
             };
-            let mut at = 0;
-            while at < n {
-                let Ok(b) = NetlinkBuffer::new_checked(&self.buf[at..n]) else { break };
-                let len = b.length() as usize;
-                if len == 0 {
-                    break;
+            // A message the parser does not know is not the mirror's.
+            let mut done = false;
+            for m in messages(&self.buf[..n]) {
+                match m.payload {
+                    NetlinkPayload::InnerMessage(inner) => out.push(inner),
+                    NetlinkPayload::Done(_) => done = true,
+                    NetlinkPayload::Overrun(_) => return Ok(Received::Overrun),
+                    _ => {}
                 }
-                // A message the parser does not know is not the mirror's.
-                if let Ok(m) = NetlinkMessage::<RouteNetlinkMessage>::deserialize(&self.buf[at..at + len]) {
-                    match m.payload {
-                        NetlinkPayload::InnerMessage(inner) => out.push(inner),
-                        NetlinkPayload::Done(_) => self.dump_done()?,
-                        NetlinkPayload::Overrun(_) => return Ok(Received::Overrun),
-                        _ => {}
-                    }
-                }
-                at += (len + 3) & !3;
+            }
+            if done {
+                self.dump_done()?;
             }
         }
     }
@@ -152,6 +147,24 @@ impl KernelTables {
         }
         Ok(())
     }
+}
+
+/// The messages of one datagram the parser knows (a truncated or unknown one is skipped; a
+/// malformed length ends the datagram).
+fn messages(datagram: &[u8]) -> impl Iterator<Item = NetlinkMessage<RouteNetlinkMessage>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || loop {
+        let b = NetlinkBuffer::new_checked(datagram.get(at..)?).ok()?;
+        let len = b.length() as usize;
+        if len == 0 || at + len > datagram.len() {
+            return None;
+        }
+        let m = NetlinkMessage::<RouteNetlinkMessage>::deserialize(&datagram[at..at + len]);
+        at += (len + 3) & !3;
+        if let Ok(m) = m {
+            return Some(m);
+        }
+    })
 }
 
 /// Requests a [`RouteWriter`] puts in one datagram (each about 60 bytes).
@@ -228,20 +241,11 @@ impl RouteWriter {
                 Err(e) => return Err(e),
             };
             flags = libc::MSG_DONTWAIT;
-            let mut at = 0;
-            while at < n {
-                let Ok(b) = NetlinkBuffer::new_checked(&self.buf[at..n]) else { break };
-                let len = b.length() as usize;
-                if len == 0 {
-                    break;
+            for m in messages(&self.buf[..n]) {
+                if let NetlinkPayload::Error(e) = &m.payload {
+                    errors += usize::from(e.code.is_some());
+                    *acked |= m.header.sequence_number == self.sequence;
                 }
-                if let Ok(m) = NetlinkMessage::<RouteNetlinkMessage>::deserialize(&self.buf[at..at + len]) {
-                    if let NetlinkPayload::Error(e) = &m.payload {
-                        errors += usize::from(e.code.is_some());
-                        *acked |= m.header.sequence_number == self.sequence;
-                    }
-                }
-                at += (len + 3) & !3;
             }
         }
     }
