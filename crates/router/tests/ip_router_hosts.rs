@@ -52,6 +52,9 @@ impl RunningRouter {
             }
             ready.send(()).unwrap();
             router.run(&stopping).unwrap();
+            for (name, c) in router.port_counters() {
+                eprintln!("port {name}: {c:?}");
+            }
             (router.counters().clone(), router.io_counters().clone())
         });
         started.recv_timeout(Duration::from_secs(10)).expect("the router starts");

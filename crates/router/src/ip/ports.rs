@@ -191,6 +191,13 @@ impl PortRouter {
         &self.io
     }
 
+    /// Each routed interface's port counters (frames, bytes, drops by reason, the kernel's
+    /// among them: what its AF_XDP socket lost before the router saw it), in configuration
+    /// order.
+    pub fn port_counters(&mut self) -> Vec<(String, nexthop_io::PortCounters)> {
+        self.ports.iter().map(|p| (p.interface.name.clone(), self.set.counters(p.id))).collect()
+    }
+
     /// A counter of the changes from the kernel's tables handled (applied, or refused and counted;
     /// routes and neighbours, the dump's included), readable from other threads while the router
     /// runs: how far the FIB has followed a batch of route changes.
