@@ -46,7 +46,7 @@ use nexthop_wire::types::{CONTENT, DATA, FRAGMENT, LP_PACKET, NAME, PIT_TOKEN, S
 use nexthop_wire::{Component, DataView, Emit, Interest, InterestView, LpPacketView, Name};
 use sha2::{Digest, Sha256};
 
-use super::ports::sh;
+use super::ports::{mac_text, sh};
 use crate::frames::traffic::CoreTicks;
 use crate::harness::median;
 use crate::machine::pin_current_thread;
@@ -514,10 +514,6 @@ fn mac_of(ns: &Netns, dev: &str) -> anyhow::Result<[u8; 6]> {
     let text = String::from_utf8(out.stdout)?;
     let v: Vec<u8> = text.trim().split(':').map(|h| u8::from_str_radix(h, 16)).collect::<Result<_, _>>()?;
     v.try_into().map_err(|_| anyhow::anyhow!("{dev}'s address: {text:?}"))
-}
-
-fn mac_text(m: [u8; 6]) -> String {
-    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
 }
 
 /// The series: for each face, `repetitions` runs (faces taking turns), the median rate.

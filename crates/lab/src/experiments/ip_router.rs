@@ -46,7 +46,7 @@ use nexthop_router::ip::netlink::RouteWriter;
 use nexthop_router::ip::ports::{IoCounters, PortRouter, RouterConfig};
 use nexthop_router::ip::{Counters, Prefix};
 
-use super::ports::{enter, loss, search, sh, spawn_opened};
+use super::ports::{enter, loss, mac_text, namespace, place_receive_work, search, sh, spawn_opened};
 use crate::frames::ip::{Egress, Ipv4Stream};
 use crate::frames::traffic::{self, Outcome, Spec};
 use crate::harness::median;
@@ -88,10 +88,6 @@ fn gateway_ip(g: usize) -> u32 {
 fn gateway_mac(g: usize) -> [u8; 6] {
     let (p, k) = (g / GATEWAYS_PER_PORT, g % GATEWAYS_PER_PORT);
     [2, 0, 0, p as u8 + 1, 0, 10 + k as u8]
-}
-
-fn mac_text(m: [u8; 6]) -> String {
-    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
 }
 
 /// Whether an address may be a destination here: not this network, private 10/8 (the
@@ -149,8 +145,7 @@ struct Topology {
 
 impl Topology {
     fn new() -> anyhow::Result<Topology> {
-        let tag = std::process::id() % 100_000;
-        let ns = |role: &str| Netns::new(&format!("nxr{role}{tag}")).with_context(|| "making a network namespace (needs root)");
+        let ns = |role: &str| namespace("nxr", role);
         let t = Topology { generator: ns("g")?, router: ns("r")?, sink: ns("s")? };
         veth(&t.generator, "pg0", &t.router, "pr0", 1)?;
         veth(&t.router, "pr1", &t.sink, "ps1", 1)?;
@@ -171,11 +166,7 @@ impl Topology {
         }
         sh(r, &script)?;
         sh(&t.generator, &format!("ip link set pg0 address {}", mac_text(MAC_GEN)))?;
-        // The router's receive work on the forwarding core (see `ports`), the sink's busy-polled.
-        sh(r, &format!("echo {:x} > /sys/class/net/pr0/queues/rx-0/rps_cpus", 1u64 << FWD_CORE))?;
-        for (ns, dev) in [(r, "pr0"), (&t.sink, "ps1"), (&t.sink, "ps2")] {
-            sh(ns, &format!("echo 2 > /sys/class/net/{dev}/napi_defer_hard_irqs && echo 200000 > /sys/class/net/{dev}/gro_flush_timeout"))?;
-        }
+        place_receive_work((r, "pr0"), &[(&t.sink, "ps1"), (&t.sink, "ps2")])?;
         Ok(t)
     }
 

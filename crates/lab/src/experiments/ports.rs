@@ -92,6 +92,30 @@ struct Topology {
     sink: Netns,
 }
 
+/// A new namespace for an experiment: `<prefix><role><this process's id>`.
+pub(crate) fn namespace(prefix: &str, role: &str) -> anyhow::Result<Netns> {
+    Netns::new(&format!("{prefix}{role}{}", std::process::id() % 100_000)).with_context(|| "making a network namespace (needs root)")
+}
+
+/// The receive work of `forwarding` (a namespace and its interface taking the generator's
+/// frames) on the forwarding core: steered there (RPS) where it goes through the stack,
+/// busy-polled by the forwarder where XDP has a NAPI instance to poll (its interrupts
+/// deferred: the kernel leaves the polling to the sockets); each of `polled` (the sink's
+/// interfaces) deferred likewise, for the sink to busy-poll on core 0.
+pub(crate) fn place_receive_work(forwarding: (&Netns, &str), polled: &[(&Netns, &str)]) -> anyhow::Result<()> {
+    let (ns, dev) = forwarding;
+    sh(ns, &format!("echo {:x} > /sys/class/net/{dev}/queues/rx-0/rps_cpus", 1u64 << FWD_CORE))?;
+    for (ns, dev) in std::iter::once(&forwarding).chain(polled) {
+        sh(ns, &format!("echo 2 > /sys/class/net/{dev}/napi_defer_hard_irqs && echo 200000 > /sys/class/net/{dev}/gro_flush_timeout"))?;
+    }
+    Ok(())
+}
+
+/// An Ethernet address as `ip` and `bridge` write it.
+pub(crate) fn mac_text(m: [u8; 6]) -> String {
+    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+}
+
 /// Runs `script` with `sh` in namespace `ns`; its standard error if it fails.
 pub(crate) fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {
     let out = ns.exec(&["sh", "-c", script])?;
@@ -101,19 +125,11 @@ pub(crate) fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {
 
 impl Topology {
     fn new() -> anyhow::Result<Topology> {
-        let tag = std::process::id() % 100_000;
-        let ns = |role: &str| Netns::new(&format!("nxp{role}{tag}")).with_context(|| "making a network namespace (needs root)");
+        let ns = |role: &str| namespace("nxp", role);
         let t = Topology { generator: ns("g")?, forwarder: ns("f")?, sink: ns("s")? };
         veth(&t.generator, "pg0", &t.forwarder, "pf0", 1)?;
         veth(&t.forwarder, "pf1", &t.sink, "ps0", 1)?;
-        // The forwarder side's receive work on the forwarding core: steered there (RPS) where
-        // it goes through the stack, busy-polled by the forwarder where XDP has a NAPI
-        // instance to poll (its interrupts deferred: the kernel leaves the polling to the
-        // sockets); the sink busy-polls its own on core 0.
-        sh(&t.forwarder, &format!("echo {:x} > /sys/class/net/pf0/queues/rx-0/rps_cpus", 1u64 << FWD_CORE))?;
-        for (ns, dev) in [(&t.forwarder, "pf0"), (&t.sink, "ps0")] {
-            sh(ns, &format!("echo 2 > /sys/class/net/{dev}/napi_defer_hard_irqs && echo 200000 > /sys/class/net/{dev}/gro_flush_timeout"))?;
-        }
+        place_receive_work((&t.forwarder, "pf0"), &[(&t.sink, "ps0")])?;
         Ok(t)
     }
 }
@@ -224,8 +240,7 @@ impl Running {
                 f.ip(&["link", "set", "pf0", "master", "br0"])?;
                 f.ip(&["link", "set", "pf1", "master", "br0"])?;
                 f.ip(&["link", "set", "br0", "up"])?;
-                let mac = sink_mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
-                sh(f, &format!("bridge fdb replace {mac} dev pf1 master static"))?;
+                sh(f, &format!("bridge fdb replace {} dev pf1 master static", mac_text(sink_mac)))?;
                 return Ok(Running::Bridge);
             }
         };

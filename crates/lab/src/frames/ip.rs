@@ -16,6 +16,8 @@
 //!   receiving port and with the Ethernet addresses its destination's route gives (the egress
 //!   the caller computed with a reference LPM), or the route's alternative while routes change.
 
+use nexthop_router::ip::header::checksum;
+
 use super::format::{check_at, write_test_header, Checked, MAX_FRAME, PATTERN};
 use super::traffic::Stream;
 
@@ -50,18 +52,6 @@ pub struct Ipv4Stream {
     egress: Vec<(Egress, Option<Egress>)>,
     /// The Ethernet source the router writes on each receiving port's frames.
     port_macs: Vec<[u8; 6]>,
-}
-
-/// The one's-complement sum of `bytes` as 16-bit words, not folded.
-fn sum16(bytes: &[u8]) -> u32 {
-    bytes.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))).sum()
-}
-
-fn fold(mut sum: u32) -> u16 {
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    sum as u16
 }
 
 impl Ipv4Stream {
@@ -127,7 +117,7 @@ impl Ipv4Stream {
         let mut h: [u8; 20] = self.bytes[14..34].try_into().unwrap_or([0; 20]);
         h[8] = ttl;
         h[16..20].copy_from_slice(&dst.to_be_bytes());
-        let c = !fold(sum16(&h));
+        let c = !checksum(&h);
         h[10..12].copy_from_slice(&c.to_be_bytes());
         h
     }
@@ -199,7 +189,7 @@ mod tests {
         frame[6..12].copy_from_slice(&src);
         frame[22] -= 1;
         frame[24..26].copy_from_slice(&[0, 0]);
-        let c = !fold(sum16(&frame[14..34]));
+        let c = !checksum(&frame[14..34]);
         frame[24..26].copy_from_slice(&c.to_be_bytes());
     }
 
@@ -210,7 +200,7 @@ mod tests {
             let mut f = vec![0u8; s.frame_len()];
             s.write(&mut f, 1, 0); // frame 1: the second destination
             assert_eq!(&f[30..34], &[5, 6, 7, 8]);
-            assert_eq!(fold(sum16(&f[14..34])), 0xffff, "a valid IPv4 checksum");
+            assert_eq!(checksum(&f[14..34]), 0xffff, "a valid IPv4 checksum");
             assert_eq!(s.check(1, &f), Checked::Corrupted, "not routed: TTL unchanged");
             route(&mut f, PORTS[1], HOP_B);
             assert_eq!(s.check(1, &f), Checked::Intact { flow: 1, seq: 0 });
