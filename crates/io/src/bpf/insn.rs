@@ -20,10 +20,23 @@ pub const R2: Reg = 2;
 pub const R3: Reg = 3;
 /// A caller-saved scratch register.
 pub const R4: Reg = 4;
+/// The fifth argument; caller-saved.
+pub const R5: Reg = 5;
+/// Callee-saved: kept across helper calls.
+pub const R6: Reg = 6;
+/// Callee-saved.
+pub const R7: Reg = 7;
+/// Callee-saved.
+pub const R8: Reg = 8;
+/// Callee-saved.
+pub const R9: Reg = 9;
+/// The read-only frame pointer (the stack grows down from it, 512 bytes).
+pub const R10: Reg = 10;
 
 // Instruction classes, sizes, modes, operations (instruction-set.rst).
 const LD: u8 = 0x00;
 const LDX: u8 = 0x01;
+const STX: u8 = 0x03;
 const JMP: u8 = 0x05;
 const ALU64: u8 = 0x07;
 const W: u8 = 0x00;
@@ -32,13 +45,18 @@ const B: u8 = 0x10;
 const DW: u8 = 0x18;
 const IMM: u8 = 0x00;
 const MEM: u8 = 0x60;
+const ATOMIC: u8 = 0xc0;
 const K: u8 = 0x00;
 const X: u8 = 0x08;
 const ADD: u8 = 0x00;
+const SUB: u8 = 0x10;
 const MOV: u8 = 0xb0;
+const MOD: u8 = 0x90;
+const LSH: u8 = 0x60;
 const JA: u8 = 0x00;
 const JEQ: u8 = 0x10;
 const JGT: u8 = 0x20;
+const JGE: u8 = 0x30;
 const JNE: u8 = 0x50;
 const JLT: u8 = 0xa0;
 const CALL: u8 = 0x80;
@@ -130,6 +148,26 @@ impl Assembler {
         self.push(Insn::new(LDX | MEM | B, dst, src, off, 0))
     }
 
+    /// `dst = *(u64 *)(src + off)`.
+    pub fn load_u64(&mut self, dst: Reg, src: Reg, off: i16) -> &mut Assembler {
+        self.push(Insn::new(LDX | MEM | DW, dst, src, off, 0))
+    }
+
+    /// `*(u64 *)(dst + off) = src`.
+    pub fn store_u64(&mut self, dst: Reg, off: i16, src: Reg) -> &mut Assembler {
+        self.push(Insn::new(STX | MEM | DW, dst, src, off, 0))
+    }
+
+    /// `*(u32 *)(dst + off) = src`.
+    pub fn store_u32(&mut self, dst: Reg, off: i16, src: Reg) -> &mut Assembler {
+        self.push(Insn::new(STX | MEM | W, dst, src, off, 0))
+    }
+
+    /// `lock *(u64 *)(dst + off) += src`.
+    pub fn atomic_add_u64(&mut self, dst: Reg, off: i16, src: Reg) -> &mut Assembler {
+        self.push(Insn::new(STX | ATOMIC | DW, dst, src, off, i32::from(ADD)))
+    }
+
     /// `dst = src`.
     pub fn mov(&mut self, dst: Reg, src: Reg) -> &mut Assembler {
         self.push(Insn::new(ALU64 | MOV | X, dst, src, 0, 0))
@@ -145,6 +183,26 @@ impl Assembler {
         self.push(Insn::new(ALU64 | ADD | K, dst, 0, 0, imm))
     }
 
+    /// `dst += src`.
+    pub fn add(&mut self, dst: Reg, src: Reg) -> &mut Assembler {
+        self.push(Insn::new(ALU64 | ADD | X, dst, src, 0, 0))
+    }
+
+    /// `dst -= src`.
+    pub fn sub(&mut self, dst: Reg, src: Reg) -> &mut Assembler {
+        self.push(Insn::new(ALU64 | SUB | X, dst, src, 0, 0))
+    }
+
+    /// `dst <<= imm`.
+    pub fn lsh_imm(&mut self, dst: Reg, imm: i32) -> &mut Assembler {
+        self.push(Insn::new(ALU64 | LSH | K, dst, 0, 0, imm))
+    }
+
+    /// `dst %= imm` (unsigned, 64 bits; `imm` not 0).
+    pub fn mod_imm(&mut self, dst: Reg, imm: i32) -> &mut Assembler {
+        self.push(Insn::new(ALU64 | MOD | K, dst, 0, 0, imm))
+    }
+
     /// `dst = map` (the map's file descriptor, which the kernel replaces by the map).
     pub fn load_map_fd(&mut self, dst: Reg, fd: i32) -> &mut Assembler {
         self.push(Insn::new(LD | DW | IMM, dst, PSEUDO_MAP_FD, 0, fd));
@@ -154,6 +212,16 @@ impl Assembler {
     /// `if dst > src (unsigned) goto to`.
     pub fn jump_gt(&mut self, dst: Reg, src: Reg, to: Label) -> &mut Assembler {
         self.jump(JMP | JGT | X, dst, src, 0, to)
+    }
+
+    /// `if dst != src goto to`.
+    pub fn jump_ne(&mut self, dst: Reg, src: Reg, to: Label) -> &mut Assembler {
+        self.jump(JMP | JNE | X, dst, src, 0, to)
+    }
+
+    /// `if dst >= imm (unsigned) goto to`.
+    pub fn jump_ge_imm(&mut self, dst: Reg, imm: i32, to: Label) -> &mut Assembler {
+        self.jump(JMP | JGE | K, dst, 0, imm, to)
     }
 
     /// `if dst == imm goto to`.
@@ -228,6 +296,25 @@ mod tests {
         assert_eq!(p[0].to_bytes(), [0x71, 0x24, 20, 0, 0, 0, 0, 0]);
         assert_eq!((p[1].code, p[2].code, p[3].code), (0x55, 0xa5, 0x25));
         assert_eq!((p[1].imm, p[2].imm, p[3].imm), (58, 133, 137));
+        // *(u32 *)(r10 - 4) = r2: 0x63; lock *(u64 *)(r0 + 0) += r1: 0xdb; r9 %= 16: 0x97;
+        // r9 = *(u64 *)(r0 + 8): 0x79; if r1 != r2: 0x5d; if r9 >= 7: 0x35.
+        let mut a = Assembler::new();
+        let end = a.label();
+        a.store_u32(R10, -4, R2).atomic_add_u64(R0, 0, R1).mod_imm(R9, 16).load_u64(R9, R0, 8);
+        a.jump_ne(R1, R2, end).jump_ge_imm(R9, 7, end);
+        a.place(end);
+        let p = a.finish();
+        assert_eq!(p[0].to_bytes(), [0x63, 0x2a, 0xfc, 0xff, 0, 0, 0, 0]);
+        assert_eq!(p[1].to_bytes(), [0xdb, 0x10, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(p[2].to_bytes(), [0x97, 0x09, 0, 0, 16, 0, 0, 0]);
+        assert_eq!(p[3].to_bytes(), [0x79, 0x09, 8, 0, 0, 0, 0, 0]);
+        assert_eq!((p[4].code, p[4].regs, p[5].code), (0x5d, 0x21, 0x35));
+        // r1 += r2: 0x0f; r0 <<= 8: 0x67.
+        let mut a = Assembler::new();
+        a.add(R1, R2).lsh_imm(R0, 8).sub(R2, R3);
+        let p = a.finish();
+        assert_eq!((p[0].code, p[0].regs, p[1].code, p[1].imm), (0x0f, 0x21, 0x67, 8));
+        assert_eq!((p[2].code, p[2].regs), (0x1f, 0x32));
     }
 
     #[test]

@@ -20,6 +20,7 @@ use nexthop_router::ip::header::checksum;
 
 use super::format::{check_at, write_test_header, Checked, MAX_FRAME, PATTERN};
 use super::traffic::Stream;
+use super::xdp::{Expected, XdpFrames, CHECKED};
 
 /// Ethernet + IPv4 + UDP.
 pub const HEADERS: usize = 42;
@@ -105,6 +106,37 @@ impl Ipv4Stream {
         assert_eq!(egress.len(), self.dests.len(), "one egress per destination");
         self.egress = egress.into_iter().map(|e| (e, None)).collect();
         self
+    }
+
+    /// The same frames for the XDP generator and sink ([`super::xdp`]): each destination's
+    /// Ethernet and IPv4 headers (and UDP source port, to fill four-byte words) are its patch, and the sink expects it with the TTL one less, behind the
+    /// next hop's Ethernet address, on the destination's port.
+    pub fn xdp_frames(&self) -> XdpFrames {
+        let patches = self
+            .dests
+            .iter()
+            .map(|&d| {
+                let mut p = self.bytes[..36].to_vec();
+                p[14..34].copy_from_slice(&self.ip_header(d, TTL));
+                p
+            })
+            .collect();
+        let expected = self
+            .dests
+            .iter()
+            .zip(&self.egress)
+            .map(|(&d, (want, alt))| {
+                let mut bytes = [0u8; CHECKED];
+                bytes.copy_from_slice(&self.bytes[..CHECKED]);
+                bytes[..6].copy_from_slice(&want.mac);
+                bytes[6..12].copy_from_slice(self.port_macs.get(want.rx).unwrap_or(&[0; 6]));
+                bytes[14..34].copy_from_slice(&self.ip_header(d, TTL - 1));
+                Expected { bytes, rx: want.rx as u8, alt: alt.map(|a| (a.rx as u8, a.mac)) }
+            })
+            .collect();
+        let mut frame = self.bytes.clone();
+        frame[14..34].copy_from_slice(&self.ip_header(self.dests[0], TTL));
+        XdpFrames { frame, patches, expected }
     }
 
     /// The destination of frame `seq` of `flow`.
@@ -221,6 +253,21 @@ mod tests {
             g[..6].copy_from_slice(&HOP_A);
             g[6..12].copy_from_slice(&PORTS[0]);
             assert_eq!(alt.check(0, &g), Checked::Intact { flow: 1, seq: 0 }, "the alternative while routes change");
+        }
+    }
+
+    #[test]
+    fn the_xdp_frames_are_the_same_frames_and_expect_them_routed() {
+        let s = stream(64);
+        let x = s.xdp_frames();
+        assert_eq!((x.frame.len(), x.patches.len(), x.expected.len()), (64, 2, 2));
+        for i in 0..2 {
+            let mut f = vec![0u8; s.frame_len()];
+            s.write(&mut f, i as u16, 0); // frame i: destination i
+            assert_eq!(&x.patches[i][..], &f[..36], "the patch is the frame's Ethernet and IPv4 headers");
+            route(&mut f, PORTS[i], [HOP_A, HOP_B][i]);
+            assert_eq!(&x.expected[i].bytes[..], &f[..CHECKED], "the sink expects the routed headers");
+            assert_eq!((x.expected[i].rx, x.expected[i].alt), (i as u8, None));
         }
     }
 
