@@ -9,5 +9,10 @@
 //! - [`ip`]: the IPv4/IPv6 router on the Bloom-filter FIB (`nexthop_lookup::ip`), with the
 //!   kernel's tables mirrored as its control plane (the one I/O here: an rtnetlink socket,
 //!   never on the data path).
+//! - [`l2`]: the Concise switch: Ethernet frames forwarded by destination address through the
+//!   Othello query structure (`nexthop_lookup::flat`).
+//! - [`frames`]: the batch a pipeline reads.
 
+pub mod frames;
 pub mod ip;
+pub mod l2;

@@ -32,28 +32,7 @@ pub enum Decision {
     Drop(DropReason),
 }
 
-/// A batch of received frames, each with the port it came in on: what the port layer (or a
-/// test) hands the pipeline.
-pub trait Frames {
-    /// Frames in the batch.
-    fn count(&self) -> usize;
-    /// Frame `i`'s bytes.
-    fn bytes(&self, i: usize) -> &[u8];
-    /// Frame `i`'s bytes, to rewrite.
-    fn bytes_mut(&mut self, i: usize) -> &mut [u8];
-}
-
-impl Frames for [Vec<u8>] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn bytes(&self, i: usize) -> &[u8] {
-        &self[i]
-    }
-    fn bytes_mut(&mut self, i: usize) -> &mut [u8] {
-        &mut self[i]
-    }
-}
+pub use crate::frames::Frames;
 
 /// The IP router's pipeline: its FIB, its neighbours and ports, its counters.
 #[derive(Debug, Default)]

@@ -1,0 +1,202 @@
+//! The Concise switch on real interfaces: the pipeline ([`L2Switch`]) on `nexthop-io` ports, one
+//! thread ([`PortSwitch::run`]).
+//!
+//! # Overview
+//! - Each interface is an AF_XDP port taking every frame (the kernel sees none: a switch port
+//!   has no address of its own); the ports share one frame pool, so a frame forwarded from one
+//!   port to another is never copied in user space. A flooded frame goes out of the first
+//!   flood port as it is and out of each other one as a copy.
+//! - The FIB changes between batches only ([`PortSwitch::apply`]); the hosts the pipeline saw
+//!   off their FIB port are handed to the caller's `packet_in` between batches too.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use nexthop_io::{Backend, Frame, FramePool, PortConfig, PortError, PortId, PortSet, XdpMode};
+use nexthop_lookup::flat::{Cell, Delta, FlatError, OthelloQuery};
+
+use super::switch::{Decision, L2Switch, PacketIn, PortRole, SwitchPort};
+use crate::frames::Frames;
+
+/// Frames received from a port at a time.
+pub const BATCH: usize = 64;
+/// Frames in the shared pool.
+const POOL_FRAMES: u32 = 16384;
+
+/// How the switch's ports open.
+#[derive(Debug, Clone)]
+pub struct SwitchConfig {
+    /// The interfaces, in [`SwitchPort`] order, each with its role.
+    pub ports: Vec<(String, PortRole)>,
+    /// AF_XDP's mode (`None`: native where the driver has it).
+    pub xdp_mode: Option<XdpMode>,
+}
+
+/// What the switch's own I/O counted (the pipeline counts its decisions).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SwitchIoCounters {
+    /// Frames the pipeline sent to a port that could not take them (ring full, too long,
+    /// down), copies of flooded frames among them.
+    pub transmit_drops: u64,
+    /// Copies of a flooded frame not made: the pool was empty.
+    pub no_frame_for_copy: u64,
+}
+
+/// The switch on its ports.
+#[derive(Debug)]
+pub struct PortSwitch<C: Cell> {
+    set: PortSet,
+    ports: Vec<PortId>,
+    switch: L2Switch<C>,
+    io: SwitchIoCounters,
+    frames: Vec<Frame>,
+    decisions: Vec<Decision>,
+    flood: Vec<SwitchPort>,
+}
+
+/// A received batch as the pipeline reads it: frames of the pool.
+struct PoolFrames<'a> {
+    pool: &'a mut FramePool,
+    frames: &'a mut [Frame],
+}
+
+impl Frames for PoolFrames<'_> {
+    fn count(&self) -> usize {
+        self.frames.len()
+    }
+    fn bytes(&self, i: usize) -> &[u8] {
+        self.pool.bytes(&self.frames[i])
+    }
+    fn bytes_mut(&mut self, i: usize) -> &mut [u8] {
+        self.pool.bytes_mut(&mut self.frames[i])
+    }
+}
+
+impl<C: Cell> PortSwitch<C> {
+    /// Opens the ports in the calling thread's network namespace, forwarding by `fib`.
+    ///
+    /// # Errors
+    /// A port could not open.
+    pub fn open(config: &SwitchConfig, fib: OthelloQuery<C>) -> Result<PortSwitch<C>, PortError> {
+        let mut set = PortSet::new(POOL_FRAMES)?;
+        let mut ports = Vec::new();
+        for (name, _) in &config.ports {
+            let mut pc = PortConfig::new(name);
+            pc.backend = Some(Backend::AfXdp);
+            pc.xdp_mode = config.xdp_mode;
+            let id = set.open(pc)?;
+            tracing::info!("switching on {name} (AF_XDP {:?})", set.info(id).xdp_mode);
+            ports.push(id);
+        }
+        let roles = config.ports.iter().map(|(_, r)| *r).collect();
+        Ok(PortSwitch {
+            set,
+            ports,
+            switch: L2Switch::new(fib, roles),
+            io: SwitchIoCounters::default(),
+            frames: Vec::with_capacity(BATCH),
+            decisions: Vec::with_capacity(BATCH),
+            flood: Vec::new(),
+        })
+    }
+
+    /// The pipeline (its FIB and counters).
+    pub fn switch(&self) -> &L2Switch<C> {
+        &self.switch
+    }
+
+    /// What the switch's I/O counted.
+    pub fn io_counters(&self) -> &SwitchIoCounters {
+        &self.io
+    }
+
+    /// Applies a change of the control structure (see [`L2Switch::apply`]).
+    ///
+    /// # Errors
+    /// A patch for another structure: nothing changes.
+    pub fn apply(&mut self, delta: Delta<C>) -> Result<(), FlatError> {
+        self.switch.apply(delta)
+    }
+
+    /// Switches until `stop` is set; between batches, `control` gets the hosts seen off their
+    /// FIB port and may hand back a change of the FIB.
+    pub fn run(&mut self, stop: &AtomicBool, mut control: impl FnMut(Vec<PacketIn>) -> Option<Delta<C>>) {
+        while !stop.load(Ordering::Relaxed) {
+            let busy = self.turn() > 0 || self.set.unsent();
+            let seen = self.switch.take_packet_ins();
+            if let Some(delta) = control(seen) {
+                if let Err(e) = self.apply(delta) {
+                    tracing::warn!("the switch refused a FIB change: {e}");
+                }
+            }
+            if !busy {
+                self.set.wait(Duration::from_millis(10));
+                self.set.maintain();
+            }
+        }
+    }
+
+    /// One batch from each port through the pipeline; the frames received.
+    pub fn turn(&mut self) -> usize {
+        let mut received = 0;
+        for i in 0..self.ports.len() {
+            self.frames.clear();
+            let n = self.set.receive(self.ports[i], &mut self.frames, BATCH);
+            if n == 0 {
+                continue;
+            }
+            received += n;
+            let ingress = SwitchPort(i as u16);
+            let batch = PoolFrames { pool: self.set.pool(), frames: &mut self.frames };
+            self.switch.switch_batch(&batch, |_| ingress, &mut self.decisions);
+            let mut frames = std::mem::take(&mut self.frames);
+            let decisions = std::mem::take(&mut self.decisions);
+            for (frame, &d) in frames.drain(..).zip(&decisions) {
+                match d {
+                    Decision::Forward(p) => self.send(p, frame),
+                    Decision::Flood => {
+                        self.flood.clear();
+                        self.flood.extend(self.switch.flood_ports(ingress));
+                        self.flood_out(frame);
+                    }
+                    Decision::Drop(_) => self.set.pool().free(frame),
+                }
+            }
+            (self.frames, self.decisions) = (frames, decisions);
+        }
+        self.set.flush();
+        received
+    }
+
+    fn send(&mut self, p: SwitchPort, frame: Frame) {
+        match self.ports.get(usize::from(p.0)) {
+            Some(&id) => {
+                if self.set.transmit(id, frame).is_err() {
+                    self.io.transmit_drops += 1;
+                }
+            }
+            None => {
+                self.io.transmit_drops += 1;
+                self.set.pool().free(frame);
+            }
+        }
+    }
+
+    /// `frame` out of every port of `self.flood`: copies for all but the last, which takes it.
+    fn flood_out(&mut self, frame: Frame) {
+        let Some((&last, others)) = self.flood.split_last() else {
+            self.set.pool().free(frame);
+            return;
+        };
+        let others = others.to_vec();
+        for p in others {
+            let pool = self.set.pool();
+            let bytes = pool.bytes(&frame).to_vec();
+            match pool.alloc_copy(&bytes) {
+                Some(copy) => self.send(p, copy),
+                None => self.io.no_frame_for_copy += 1,
+            }
+        }
+        self.send(last, frame);
+    }
+}
