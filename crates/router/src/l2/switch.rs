@@ -304,7 +304,8 @@ mod tests {
         let mut cfg = OthelloConfig::new(6);
         cfg.checksum_bits = 10;
         let names: Vec<[u8; 6]> = (0..n).map(mac).collect();
-        let o = Othello::<u16>::construct(cfg, names.iter().enumerate().map(|(i, m)| (&m[..], (i % ports) as u32))).unwrap();
+        let mut o = Othello::<u16>::construct(cfg, names.iter().enumerate().map(|(i, m)| (&m[..], (i % ports) as u32))).unwrap();
+        let _ = o.take_delta(); // the construction's: the switch starts from its query structure
         (L2Switch::new(o.query(), vec![EDGE; ports]), o)
     }
 
@@ -354,7 +355,9 @@ mod tests {
     fn deltas_move_hosts_and_a_foreign_patch_changes_nothing() {
         let (mut sw, mut o) = switch(1000, 4);
         o.alter(&mac(7), 2).unwrap();
-        sw.apply(o.take_delta()).unwrap();
+        let delta = o.take_delta();
+        assert!(matches!(delta, Delta::Patch(_)), "an alter patches in place");
+        sw.apply(delta).unwrap();
         let mut d = Vec::new();
         sw.switch_batch(&[frame(mac(7), mac(0))][..], |_| SwitchPort(0), &mut d);
         assert_eq!(d, [Decision::Forward(SwitchPort(2))]);
