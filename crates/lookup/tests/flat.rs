@@ -196,8 +196,35 @@ fn query_structure_ships_as_bytes() {
     assert!(matches!(OthelloQuery::<u8>::from_bytes(&bytes), Err(FlatError::BadQueryBytes(_))), "other cell width");
     assert!(matches!(OthelloQuery::<u16>::from_bytes(&bytes[..bytes.len() - 1]), Err(FlatError::BadQueryBytes(_))));
     assert!(matches!(OthelloQuery::<u16>::from_bytes(b"nope"), Err(FlatError::BadQueryBytes(_))));
-    let out_of_range = nexthop_lookup::flat::Patch { a: vec![(1 << 30, 0u16)], b: vec![] };
+    let out_of_range = nexthop_lookup::flat::Patch { a: vec![(1 << 30, 0u16)], ..Default::default() };
     assert_eq!(q.apply(&out_of_range), Err(FlatError::PatchOutOfRange));
+}
+
+#[test]
+fn patches_apply_in_order_once_and_only_to_their_structure() {
+    let names: Vec<[u8; 4]> = (0..2000u32).map(u32::to_be_bytes).collect();
+    let mut o = Othello::<u16>::construct(OthelloConfig::new(8), names.iter().map(|k| (&k[..], 1))).unwrap();
+    let _ = o.take_delta(); // the construction's
+    let q = o.query();
+    o.alter(&names[0], 2).unwrap();
+    let Delta::Patch(first) = o.take_delta() else { panic!("an alter patches") };
+    o.alter(&names[1], 3).unwrap();
+    let Delta::Patch(second) = o.take_delta() else { panic!("an alter patches") };
+    assert_eq!(q.apply(&second), Err(FlatError::PatchVersion { have: 0, patch: 1 }), "one before it is missing");
+    assert_eq!(q.lookup(&names[1]), 1, "nothing written");
+    q.apply(&first).unwrap();
+    assert_eq!(q.apply(&first), Err(FlatError::PatchVersion { have: 1, patch: 0 }), "applied already");
+    q.apply(&second).unwrap();
+    assert_eq!((q.lookup(&names[0]), q.lookup(&names[1]), q.version()), (2, 3, 2));
+    // The version ships with the bytes; a patch of another structure is refused.
+    let shipped = OthelloQuery::<u16>::from_bytes(&q.to_bytes()).unwrap();
+    assert_eq!(shipped.version(), 2);
+    let mut other =
+        Othello::<u16>::construct(OthelloConfig { seed: 7, ..OthelloConfig::new(8) }, names.iter().map(|k| (&k[..], 1))).unwrap();
+    let _ = other.take_delta();
+    other.alter(&names[0], 4).unwrap();
+    let Delta::Patch(foreign) = other.take_delta() else { panic!("an alter patches") };
+    assert_eq!(shipped.apply(&foreign), Err(FlatError::ForeignPatch));
 }
 
 #[test]

@@ -203,6 +203,8 @@ pub struct Othello<C: Cell> {
     walks: [Walk; 2],
     patch: Patch<C>,
     rebuilt: bool,
+    /// Patches taken since the last rebuild: the version of a query structure made now.
+    version: u64,
     stats: OthelloStats,
 }
 
@@ -245,6 +247,7 @@ impl<C: Cell> Othello<C> {
             walks: Default::default(),
             patch: Patch::default(),
             rebuilt: true,
+            version: 0,
             stats: OthelloStats::default(),
         };
         let pairs = pairs.into_iter();
@@ -346,7 +349,21 @@ impl<C: Cell> Othello<C> {
 
     /// A query structure for the data plane, holding the current cells.
     pub fn query(&self) -> OthelloQuery<C> {
-        OthelloQuery::new(self.ma_bits, self.mb_bits, self.seed, self.cfg.value_bits, self.cfg.checksum_bits, &self.a, &self.b)
+        OthelloQuery::new(
+            self.ma_bits,
+            self.mb_bits,
+            self.seed,
+            self.version,
+            self.cfg.value_bits,
+            self.cfg.checksum_bits,
+            &self.a,
+            &self.b,
+        )
+    }
+
+    /// The [`fingerprint`](super::query::fingerprint) of the query structures it makes.
+    pub fn fingerprint(&self) -> u64 {
+        super::query::fingerprint(self.seed, self.ma_bits, self.mb_bits, self.cfg.value_bits, self.cfg.checksum_bits)
     }
 
     /// What changed since the last call: a patch of cells, or a whole new structure after a
@@ -356,7 +373,10 @@ impl<C: Cell> Othello<C> {
             self.patch = Patch::default();
             return Delta::Rebuilt(self.query());
         }
-        Delta::Patch(std::mem::take(&mut self.patch))
+        let mut patch = std::mem::take(&mut self.patch);
+        (patch.structure, patch.version) = (self.fingerprint(), self.version);
+        self.version += 1;
+        Delta::Patch(patch)
     }
 
     /// [`Othello::take_delta`] into a caller's patch (cleared first), reusing its allocations;
@@ -370,6 +390,8 @@ impl<C: Cell> Othello<C> {
             return Some(self.query());
         }
         std::mem::swap(&mut self.patch, patch);
+        (patch.structure, patch.version) = (self.fingerprint(), self.version);
+        self.version += 1;
         None
     }
 
@@ -488,6 +510,7 @@ impl<C: Cell> Othello<C> {
         }
         self.rebuilt = true;
         self.patch = Patch::default();
+        self.version = 0;
         Ok(())
     }
 

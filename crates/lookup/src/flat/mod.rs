@@ -29,7 +29,7 @@ mod sync;
 
 pub use cell::Cell;
 pub use control::{Delta, Othello, OthelloConfig, OthelloStats, Sizing, Update, UPDATE_AHEAD};
-pub use query::{OthelloQuery, Patch, AHEAD, BATCH};
+pub use query::{fingerprint, OthelloQuery, Patch, AHEAD, BATCH};
 pub use reference::ReferenceFlat;
 
 /// What the flat-name structures refuse. Nothing changes when an operation fails.
@@ -62,6 +62,18 @@ pub enum FlatError {
     /// A patch names a cell outside the arrays.
     #[error("patch index outside the query structure")]
     PatchOutOfRange,
+    /// A patch of a structure of another shape (another seed, sizes or widths: another
+    /// structure, or one before a rebuild).
+    #[error("patch of another structure (its seed, sizes or widths differ)")]
+    ForeignPatch,
+    /// A patch that does not start from this structure's version.
+    #[error("patch for version {patch}, the structure is at version {have}")]
+    PatchVersion {
+        /// The structure's version.
+        have: u64,
+        /// The version the patch starts from.
+        patch: u64,
+    },
     /// Bytes that are not a serialised query structure of this cell type.
     #[error("not a query structure: {0}")]
     BadQueryBytes(String),

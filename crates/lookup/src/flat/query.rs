@@ -41,7 +41,7 @@
 //! Reconstruction (new seed or sizes) cannot be patched in place: the control structure then
 //! ships a whole new query structure ([`super::Delta::Rebuilt`]), which the data plane swaps in.
 
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::cell::Cell;
 use super::hash::{cells, checksum, key_hash, KeyHasher};
@@ -60,13 +60,21 @@ const RING: usize = 128;
 const _: () = assert!(AHEAD + BATCH <= RING && RING.is_power_of_two());
 const MAGIC: &[u8; 4] = b"OTHQ";
 
-/// Cells changed by one control-plane operation: the paper's FIB update message.
+/// Cells changed by one control-plane operation: the paper's FIB update message. It names the
+/// structure it applies to — its shape ([`fingerprint`]: seed, array sizes, field widths), and
+/// the version (patches applied since the structure was built) it starts from — so that a
+/// data plane refuses a patch of another structure, one it already has, or one after a patch
+/// it missed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Patch<C> {
     /// (index, new value) in A.
     pub a: Vec<(u32, C)>,
     /// (index, new value) in B.
     pub b: Vec<(u32, C)>,
+    /// The [`fingerprint`] of the structure it applies to.
+    pub structure: u64,
+    /// The version it applies to; the structure is at the next one after it.
+    pub version: u64,
 }
 
 impl<C> Patch<C> {
@@ -74,6 +82,13 @@ impl<C> Patch<C> {
     pub fn is_empty(&self) -> bool {
         self.a.is_empty() && self.b.is_empty()
     }
+}
+
+/// A structure's shape in one word: its seed, array sizes and field widths mixed, which a
+/// [`Patch`] carries and [`OthelloQuery::apply`] compares.
+pub fn fingerprint(seed: u64, ma_bits: u32, mb_bits: u32, value_bits: u32, checksum_bits: u32) -> u64 {
+    let shape = u64::from(ma_bits) | u64::from(mb_bits) << 8 | u64::from(value_bits) << 16 | u64::from(checksum_bits) << 24;
+    (seed ^ shape.wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_mul(0xff51_afd7_ed55_8ccd)
 }
 
 /// Calls `f` with every group whose bit is set.
@@ -131,12 +146,15 @@ pub struct OthelloQuery<C: Cell> {
     ended: Box<[AtomicU32]>,
     all_begun: AtomicU32,
     all_ended: AtomicU32,
+    /// Patches applied since the structure was built (changed under `writer`).
+    version: AtomicU64,
     writer: Mutex<()>,
 }
 
 impl<C: Cell> OthelloQuery<C> {
     /// A query structure over the given cells (from the control structure or from bytes).
-    pub(crate) fn new(ma_bits: u32, mb_bits: u32, seed: u64, value_bits: u32, checksum_bits: u32, a: &[C], b: &[C]) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(ma_bits: u32, mb_bits: u32, seed: u64, version: u64, value_bits: u32, checksum_bits: u32, a: &[C], b: &[C]) -> Self {
         // Large arrays on huge pages: a lookup's two reads then miss no TLB.
         let atomics = |v: &[C]| {
             let mut cells = Vec::with_capacity(v.len());
@@ -157,8 +175,20 @@ impl<C: Cell> OthelloQuery<C> {
             ended: counters(),
             all_begun: AtomicU32::new(0),
             all_ended: AtomicU32::new(0),
+            version: AtomicU64::new(version),
             writer: Mutex::new(()),
         }
+    }
+
+    /// The structure's [`fingerprint`].
+    pub fn fingerprint(&self) -> u64 {
+        fingerprint(self.seed, self.ma_bits, self.mb_bits, self.value_bits, self.checksum_bits)
+    }
+
+    /// Patches applied since the structure was built: the version the next patch must start
+    /// from.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Relaxed)
     }
 
     /// Bits of the action a lookup returns (l).
@@ -333,15 +363,26 @@ impl<C: Cell> OthelloQuery<C> {
     /// calls take turns).
     ///
     /// # Errors
-    /// [`FlatError::PatchOutOfRange`] when an index is outside the arrays; nothing is written.
+    /// Nothing is written when: an index is outside the arrays ([`FlatError::PatchOutOfRange`]);
+    /// the patch is of a structure of another shape ([`FlatError::ForeignPatch`]); it starts
+    /// from another version than this structure's ([`FlatError::PatchVersion`]: applied
+    /// already, or one before it is missing).
     pub fn apply(&self, patch: &Patch<C>) -> Result<(), FlatError> {
         if patch.a.iter().any(|&(i, _)| i as usize >= self.a.len()) || patch.b.iter().any(|&(j, _)| j as usize >= self.b.len()) {
             return Err(FlatError::PatchOutOfRange);
         }
+        if patch.structure != self.fingerprint() {
+            return Err(FlatError::ForeignPatch);
+        }
+        let _one_writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let version = self.version.load(Ordering::Relaxed);
+        if patch.version != version {
+            return Err(FlatError::PatchVersion { have: version, patch: patch.version });
+        }
+        self.version.store(version + 1, Ordering::Relaxed);
         if patch.is_empty() {
             return Ok(());
         }
-        let _one_writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // The affected groups as a 512-bit set: each counted once however many cells it has.
         let mut groups = [0u64; GROUPS / 64];
         for &(i, _) in &patch.a {
@@ -369,10 +410,10 @@ impl<C: Cell> OthelloQuery<C> {
     /// The structure as bytes, to ship to a data plane that never sees the names.
     pub fn to_bytes(&self) -> Vec<u8> {
         let cell_bytes = C::BITS as usize / 8;
-        let mut out = Vec::with_capacity(24 + self.bytes());
+        let mut out = Vec::with_capacity(28 + self.bytes());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&[
-            1,
+            2,
             C::BITS as u8,
             self.value_bits as u8,
             self.checksum_bits as u8,
@@ -382,6 +423,7 @@ impl<C: Cell> OthelloQuery<C> {
             0,
         ]);
         out.extend_from_slice(&self.seed.to_le_bytes());
+        out.extend_from_slice(&self.version().to_le_bytes());
         for cell in self.a.iter().chain(self.b.iter()) {
             out.extend_from_slice(&C::load(cell).to_u32().to_le_bytes()[..cell_bytes]);
         }
@@ -399,8 +441,14 @@ impl<C: Cell> OthelloQuery<C> {
         }
         let [version, cell_bits, value_bits, checksum_bits, ma_bits, mb_bits] =
             [bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9]].map(u32::from);
-        if version != 1 {
-            return Err(bad("unknown version"));
+        // Format 1 had no structure version (0); format 2 has it after the seed.
+        let header = match version {
+            1 => 20,
+            2 => 28,
+            _ => return Err(bad("unknown version")),
+        };
+        if bytes.len() < header {
+            return Err(bad("short header"));
         }
         if cell_bits != C::BITS {
             return Err(bad("cell width differs from this type's"));
@@ -409,12 +457,13 @@ impl<C: Cell> OthelloQuery<C> {
             return Err(bad("field widths out of range"));
         }
         let seed = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| bad("short seed"))?);
+        let patches = if header == 28 { u64::from_le_bytes(bytes[20..28].try_into().map_err(|_| bad("short version"))?) } else { 0 };
         let cell_bytes = C::BITS as usize / 8;
         let (ma, mb) = (1usize << ma_bits, 1usize << mb_bits);
-        if bytes.len() != 20 + (ma + mb) * cell_bytes {
+        if bytes.len() != header + (ma + mb) * cell_bytes {
             return Err(bad("cell arrays do not match the sizes"));
         }
-        let cells: Vec<C> = bytes[20..]
+        let cells: Vec<C> = bytes[header..]
             .chunks_exact(cell_bytes)
             .map(|c| {
                 let mut w = [0u8; 4];
@@ -422,7 +471,7 @@ impl<C: Cell> OthelloQuery<C> {
                 C::from_u32(u32::from_le_bytes(w))
             })
             .collect();
-        Ok(OthelloQuery::new(ma_bits, mb_bits, seed, value_bits, checksum_bits, &cells[..ma], &cells[ma..]))
+        Ok(OthelloQuery::new(ma_bits, mb_bits, seed, patches, value_bits, checksum_bits, &cells[..ma], &cells[ma..]))
     }
 }
 
