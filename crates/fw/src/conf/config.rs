@@ -46,7 +46,29 @@ pub struct Config {
     pub keychain: KeychainConfig,
     /// The IP router beside the NDN forwarder.
     pub router: RouterConfig,
+    /// The Concise switch beside the NDN forwarder.
+    pub switch: SwitchConfig,
 }
+
+/// `[switch]`: the Concise switch (`nexthop_router::l2`) on interfaces of this host, frames
+/// forwarded by destination address through an Othello FIB; no interfaces: no switch. Read at
+/// start only (a reload leaves it as it is).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// The interfaces switched between (AF_XDP ports; at most 64).
+    pub interfaces: Vec<String>,
+    /// AF_XDP's mode: `auto`, `native` or `generic`.
+    pub xdp_mode: String,
+    /// A hosts file (`mac interface` lines): the FIB the switch starts from; empty: none.
+    pub hosts_file: String,
+    /// Learn hosts from the frames they send: one seen on an interface its FIB entry does not
+    /// name is installed (or moved) there, as a controller would.
+    pub learn: bool,
+}
+
+/// The most interfaces a switch has (its FIB's actions are 6 bits).
+pub const MAX_SWITCH_INTERFACES: usize = 64;
 
 /// `[router]`: the IP router (`nexthop_router`) on interfaces of this host, the kernel as its
 /// control plane; no interfaces: no router. Read at start only (a reload leaves it as it is).
@@ -438,7 +460,8 @@ impl Config {
             }
         }
         let files = self.propagate.iter_mut().flat_map(|k| [&mut k.key_file, &mut k.certificate]);
-        for file in files.chain([&mut self.keychain.pib, &mut self.keychain.tpm, &mut self.router.route_file]) {
+        let own = [&mut self.keychain.pib, &mut self.keychain.tpm, &mut self.router.route_file, &mut self.switch.hosts_file];
+        for file in files.chain(own) {
             if !file.is_empty() && Path::new(file.as_str()).is_relative() {
                 *file = dir.join(file.as_str()).display().to_string();
             }
@@ -539,6 +562,16 @@ impl Config {
         }
         if self.router.interfaces.iter().any(|i| i.is_empty() || i.len() >= 16) {
             return bad(format!("router.interfaces = {:?}: interface names have 1 to 15 bytes", self.router.interfaces));
+        }
+        if !XDP_MODES.contains(&self.switch.xdp_mode.as_str()) {
+            return bad(format!("switch.xdp_mode = {:?} ({})", self.switch.xdp_mode, XDP_MODES.join(", ")));
+        }
+        let names = &self.switch.interfaces;
+        if names.iter().any(|i| i.is_empty() || i.len() >= 16) || names.len() > MAX_SWITCH_INTERFACES {
+            return bad(format!("switch.interfaces = {names:?}: at most {MAX_SWITCH_INTERFACES}, names of 1 to 15 bytes"));
+        }
+        if names.iter().any(|i| self.router.interfaces.contains(i)) {
+            return bad(format!("switch.interfaces = {names:?}: an interface is the router's too"));
         }
         if cs_policy(&self.content_store.policy).is_none() {
             return bad(format!("content_store.policy = {:?} (fifo, lru, s3fifo or priority_fifo)", self.content_store.policy));
@@ -709,6 +742,51 @@ mod tests {
         let c = Config::parse(text, Path::new("t.toml")).unwrap();
         assert_eq!(c.face[0], StaticFace { uri: "ether://[02:00:00:00:00:01]".into(), local: Some("dev://eth0".into()) });
         assert_eq!(c.face[1].local, None);
+    }
+
+    #[test]
+    fn the_switch_section_is_checked_and_its_hosts_file_follows_the_configuration() {
+        let c = Config::parse(
+            "[switch]
+interfaces = [\"s1\", \"s2\"]
+hosts_file = \"h.txt\"
+",
+            Path::new("/etc/nexthop/n.toml"),
+        )
+        .unwrap();
+        assert_eq!((c.switch.hosts_file.as_str(), c.switch.learn, c.switch.xdp_mode.as_str()), ("/etc/nexthop/h.txt", true, "auto"));
+        let e = Config::parse(
+            "[switch]
+xdp_mode = \"fast\"
+",
+            Path::new("t.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("switch.xdp_mode"), "{e}");
+        let e = Config::parse(
+            "[switch]
+interfaces = [\"eth0\"]
+[router]
+interfaces = [\"eth0\"]
+",
+            Path::new("t.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("the router's too"), "{e}");
+        let many: Vec<String> = (0..65).map(|i| format!("s{i}")).collect();
+        let e = Config::parse(
+            &format!(
+                "[switch]
+interfaces = {many:?}
+"
+            ),
+            Path::new("t.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("at most 64"), "{e}");
     }
 
     #[test]

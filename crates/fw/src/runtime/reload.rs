@@ -284,6 +284,9 @@ fn restart_only(old: &Config, new: &Config) -> Vec<String> {
     if old.router != new.router {
         changed.push("router");
     }
+    if old.switch != new.switch {
+        changed.push("switch");
+    }
     changed.into_iter().map(|s| format!("{s}: changed, and takes effect at the next start")).collect()
 }
 

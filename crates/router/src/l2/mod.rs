@@ -7,7 +7,9 @@
 //!   (forward, flood along the configured tree, or a counted drop), the hosts it sees off their
 //!   FIB port reported for the controller, the FIB patched between batches.
 //! - [`ports`]: the pipeline on `nexthop-io` ports, one thread.
+//! - [`hosts_file`]: the static FIB a switch starts from (`mac interface` lines).
 
+pub mod hosts_file;
 pub mod ports;
 pub mod switch;
 

@@ -3,7 +3,8 @@
 //! SIGINT stops it cleanly: the forwarding threads end, faces close and the Unix socket file is
 //! removed, and it exits 0 (as a service manager expects). SIGHUP reloads the configuration
 //! file, as NFD reloads nfd.conf. With `[router] interfaces`, the IP router runs beside the
-//! forwarder on a thread of its own ([`router`]).
+//! forwarder on a thread of its own ([`router`]); with `[switch] interfaces`, the Concise
+//! switch ([`switch`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -15,6 +16,7 @@ use nexthop_fw::conf::nfd_conf;
 use nexthop_fw::runtime::Runtime;
 
 mod router;
+mod switch;
 
 /// Arguments of `nexthop run`.
 #[derive(Debug, clap::Args)]
@@ -71,6 +73,7 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     log_level(&cfg.forwarder.log_level);
     let (stop, reload) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let ip_router = router::start(&cfg.router, stop.clone())?;
+    let l2_switch = switch::start(&cfg.switch, stop.clone())?;
     let mut rt = Runtime::new(cfg).context("starting the forwarder")?;
     let l = rt.listening();
     tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, websocket = ?l.websocket, "nexthop forwarding");
@@ -120,6 +123,9 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     drop(rt);
     if let Some(r) = ip_router {
         r.stop()?;
+    }
+    if let Some(s) = l2_switch {
+        s.stop()?;
     }
     tracing::info!("nexthop stopped");
     eprintln!("nexthop: stopped");
