@@ -12,7 +12,7 @@ use std::time::Duration;
 use nexthop_io::netns::{veth, Netns};
 use nexthop_lookup::flat::{Othello, OthelloConfig};
 use nexthop_router::l2::ports::{PortSwitch, SwitchConfig, SwitchIoCounters};
-use nexthop_router::l2::{DropReason, PacketIn, PortRole, SwitchCounters};
+use nexthop_router::l2::{apply_delta, DropReason, PacketIn, PortRole, SwitchCounters};
 
 fn host_mac(i: usize) -> [u8; 6] {
     [2, 0, 0, 0x5c, 0, i as u8 + 1]
@@ -66,16 +66,16 @@ fn hosts_ping_and_move_data_across_the_switch() {
         let mut switch = PortSwitch::open(&config, fib).unwrap();
         ready.send(()).unwrap();
         let mut othello = othello;
-        switch.run(&stopping, |ins| {
+        switch.run(&stopping, |ins, fib| {
             if ins.is_empty() {
-                return None;
+                return;
             }
             seen_by_switch.lock().unwrap().extend(&ins);
             for p in ins {
                 let port = u32::from(p.port.0);
                 let _ = if othello.get(&p.mac).is_some() { othello.alter(&p.mac, port) } else { othello.add(&p.mac, port) };
             }
-            Some(othello.take_delta())
+            apply_delta(fib, othello.take_delta()).unwrap();
         });
         (switch.switch().counters().clone(), switch.io_counters().clone())
     });

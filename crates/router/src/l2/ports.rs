@@ -6,17 +6,15 @@
 //!   has no address of its own); the ports share one frame pool, so a frame forwarded from one
 //!   port to another is never copied in user space. A flooded frame goes out of the first
 //!   flood port as it is and out of each other one as a copy.
-//! - The FIB changes between batches only ([`PortSwitch::apply`]); the hosts the pipeline saw
-//!   off their FIB port are handed to the caller's `packet_in` between batches too.
+//! - The FIB changes between batches only: the caller's `control` gets it, with the hosts the
+//!   pipeline saw off their FIB port, between batches ([`PortSwitch::run`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use nexthop_io::{Backend, Frame, FramePool, PortConfig, PortError, PortId, PortSet, XdpMode};
-use nexthop_lookup::flat::{Cell, Delta, FlatError, OthelloQuery};
-
-use super::switch::{Decision, L2Switch, PacketIn, PortRole, SwitchPort};
+use super::switch::{Decision, L2Switch, MacFib, PacketIn, PortRole, SwitchPort};
 use crate::frames::Frames;
+use nexthop_io::{Backend, Frame, FramePool, PortConfig, PortError, PortId, PortSet, XdpMode};
 
 /// Frames received from a port at a time.
 pub const BATCH: usize = 64;
@@ -42,12 +40,12 @@ pub struct SwitchIoCounters {
     pub no_frame_for_copy: u64,
 }
 
-/// The switch on its ports.
+/// The switch on its ports, forwarding by the FIB `F`.
 #[derive(Debug)]
-pub struct PortSwitch<C: Cell> {
+pub struct PortSwitch<F> {
     set: PortSet,
     ports: Vec<PortId>,
-    switch: L2Switch<C>,
+    switch: L2Switch<F>,
     io: SwitchIoCounters,
     frames: Vec<Frame>,
     decisions: Vec<Decision>,
@@ -72,12 +70,12 @@ impl Frames for PoolFrames<'_> {
     }
 }
 
-impl<C: Cell> PortSwitch<C> {
+impl<F: MacFib> PortSwitch<F> {
     /// Opens the ports in the calling thread's network namespace, forwarding by `fib`.
     ///
     /// # Errors
     /// A port could not open.
-    pub fn open(config: &SwitchConfig, fib: OthelloQuery<C>) -> Result<PortSwitch<C>, PortError> {
+    pub fn open(config: &SwitchConfig, fib: F) -> Result<PortSwitch<F>, PortError> {
         let mut set = PortSet::new(POOL_FRAMES)?;
         let mut ports = Vec::new();
         for (name, _) in &config.ports {
@@ -101,8 +99,13 @@ impl<C: Cell> PortSwitch<C> {
     }
 
     /// The pipeline (its FIB and counters).
-    pub fn switch(&self) -> &L2Switch<C> {
+    pub fn switch(&self) -> &L2Switch<F> {
         &self.switch
+    }
+
+    /// The pipeline, to change its FIB between batches.
+    pub fn switch_mut(&mut self) -> &mut L2Switch<F> {
+        &mut self.switch
     }
 
     /// What the switch's I/O counted.
@@ -110,25 +113,13 @@ impl<C: Cell> PortSwitch<C> {
         &self.io
     }
 
-    /// Applies a change of the control structure (see [`L2Switch::apply`]).
-    ///
-    /// # Errors
-    /// A patch for another structure: nothing changes.
-    pub fn apply(&mut self, delta: Delta<C>) -> Result<(), FlatError> {
-        self.switch.apply(delta)
-    }
-
     /// Switches until `stop` is set; between batches, `control` gets the hosts seen off their
-    /// FIB port and may hand back a change of the FIB.
-    pub fn run(&mut self, stop: &AtomicBool, mut control: impl FnMut(Vec<PacketIn>) -> Option<Delta<C>>) {
+    /// FIB port (often none) and the FIB, to change.
+    pub fn run(&mut self, stop: &AtomicBool, mut control: impl FnMut(Vec<PacketIn>, &mut F)) {
         while !stop.load(Ordering::Relaxed) {
             let busy = self.turn() > 0 || self.set.unsent();
             let seen = self.switch.take_packet_ins();
-            if let Some(delta) = control(seen) {
-                if let Err(e) = self.apply(delta) {
-                    tracing::warn!("the switch refused a FIB change: {e}");
-                }
-            }
+            control(seen, self.switch.fib_mut());
             if !busy {
                 self.set.wait(Duration::from_millis(10));
                 self.set.maintain();

@@ -7,9 +7,10 @@
 //! - A group destination (broadcast or multicast: the I/G bit): flooded out of every flood port
 //!   (the spanning tree the controller configured) but the one it came in on; one that came in
 //!   on a port off the tree is dropped ([`DropReason::OffTree`]), so floods never loop.
-//! - A unicast destination is the flat name: the Othello query structure gives the egress port
-//!   in two memory reads ([`OthelloQuery::lookup_batch`] over the batch, its cache misses
-//!   overlapped). With checksum bits (the paper's section VII-A), a name outside the FIB is
+//! - A unicast destination is the flat name: the FIB ([`MacFib`]; the Concise FIB is the
+//!   Othello query structure) gives the egress port, in two memory reads for Othello
+//!   ([`OthelloQuery::lookup_checked`]; the batch's destinations, then its sources, are looked
+//!   up in one pass). With checksum bits (the paper's section VII-A), a name outside the FIB is
 //!   recognised with probability 1 − 2^−r and dropped where it enters the network
 //!   ([`DropReason::UnknownName`]); an answer past the last port is dropped too
 //!   ([`DropReason::NoSuchPort`]), and one back out of the port it came in on
@@ -20,14 +21,51 @@
 //!   to install (or move) it. The frame itself is still forwarded by its destination.
 //!
 //! The FIB changes only between batches: [`L2Switch::apply`] patches the query structure in
-//! place with a delta of the control structure ([`Othello::take_delta`]) or replaces it.
+//! place with a delta of the control structure ([`Othello::take_delta`]) or replaces it. The
+//! pipeline runs on any [`MacFib`], so that other tables can be measured in the same switch.
 //!
 //! [`Othello::take_delta`]: nexthop_lookup::flat::Othello::take_delta
 
 use hashbrown::HashSet;
-use nexthop_lookup::flat::{Cell, Delta, FlatError, OthelloQuery};
+use nexthop_lookup::flat::{Cell, Delta, FlatError, OthelloQuery, ReferenceFlat};
 
 use crate::frames::Frames;
+
+/// The table a switch forwards by: destination address → port, `None` for an address it
+/// knows it does not hold.
+pub trait MacFib {
+    /// The answer for each of `names`, appended to `out` in order.
+    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>);
+}
+
+/// The Concise FIB: two reads and the checksum bits' test per name.
+impl<C: Cell> MacFib for OthelloQuery<C> {
+    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
+        out.extend(names.iter().map(|n| self.lookup_checked(n)));
+    }
+}
+
+/// The reference map: the oracle the switch is tested against.
+impl MacFib for ReferenceFlat {
+    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
+        out.extend(names.iter().map(|n| self.get(n)));
+    }
+}
+
+/// Applies a change of the control structure to a query structure: a patch in place, or the
+/// new structure.
+///
+/// # Errors
+/// A patch of another structure, or not of this version: nothing changes.
+pub fn apply_delta<C: Cell>(fib: &mut OthelloQuery<C>, delta: Delta<C>) -> Result<(), FlatError> {
+    match delta {
+        Delta::Patch(p) => fib.apply(&p),
+        Delta::Rebuilt(q) => {
+            *fib = q;
+            Ok(())
+        }
+    }
+}
 
 /// A switch port: its place in the switch's list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -131,10 +169,10 @@ pub struct PacketIn {
 /// frame after [`L2Switch::take_packet_ins`].
 const MAX_PACKET_INS: usize = 1024;
 
-/// The Concise switch's pipeline (see the module overview), over cells of type `C`.
+/// The Concise switch's pipeline (see the module overview), forwarding by the FIB `F`.
 #[derive(Debug)]
-pub struct L2Switch<C: Cell> {
-    fib: OthelloQuery<C>,
+pub struct L2Switch<F> {
+    fib: F,
     ports: Vec<PortRole>,
     counters: SwitchCounters,
     reported: HashSet<PacketIn>,
@@ -152,10 +190,10 @@ fn addresses(frame: &[u8]) -> Option<([u8; 6], [u8; 6])> {
     (frame.len() >= 14).then_some((dst, src))
 }
 
-impl<C: Cell> L2Switch<C> {
+impl<F: MacFib> L2Switch<F> {
     /// A switch with these ports (by [`SwitchPort`] number) forwarding by `fib` (actions:
     /// port numbers).
-    pub fn new(fib: OthelloQuery<C>, ports: Vec<PortRole>) -> L2Switch<C> {
+    pub fn new(fib: F, ports: Vec<PortRole>) -> L2Switch<F> {
         L2Switch {
             fib,
             ports,
@@ -172,28 +210,19 @@ impl<C: Cell> L2Switch<C> {
         &self.ports
     }
 
-    /// The query structure.
-    pub fn fib(&self) -> &OthelloQuery<C> {
+    /// The FIB.
+    pub fn fib(&self) -> &F {
         &self.fib
+    }
+
+    /// The FIB, to change between batches.
+    pub fn fib_mut(&mut self) -> &mut F {
+        &mut self.fib
     }
 
     /// The counters so far.
     pub fn counters(&self) -> &SwitchCounters {
         &self.counters
-    }
-
-    /// Applies a change of the control structure: a patch in place, or a new structure.
-    ///
-    /// # Errors
-    /// A patch for another structure (its sizes or seed differ): nothing changes.
-    pub fn apply(&mut self, delta: Delta<C>) -> Result<(), FlatError> {
-        match delta {
-            Delta::Patch(p) => self.fib.apply(&p),
-            Delta::Rebuilt(q) => {
-                self.fib = q;
-                Ok(())
-            }
-        }
     }
 
     /// The source addresses reported since the last call (see the module overview).
@@ -204,7 +233,7 @@ impl<C: Cell> L2Switch<C> {
 
     /// One decision per frame of `frames`, each of which came in on the port `ingress` gives;
     /// `decisions` is cleared first.
-    pub fn switch_batch<F: Frames + ?Sized>(&mut self, frames: &F, ingress: impl Fn(usize) -> SwitchPort, decisions: &mut Vec<Decision>) {
+    pub fn switch_batch<B: Frames + ?Sized>(&mut self, frames: &B, ingress: impl Fn(usize) -> SwitchPort, decisions: &mut Vec<Decision>) {
         decisions.clear();
         self.names.clear();
         // Destination names first, then source names: one pipelined lookup for both.
@@ -222,9 +251,7 @@ impl<C: Cell> L2Switch<C> {
             self.names.push(a.1);
         }
         self.answers.clear();
-        for name in &self.names {
-            self.answers.push(self.fib.lookup_checked(name));
-        }
+        self.fib.lookup_macs(&self.names, &mut self.answers);
         let (mut d, mut s) = (0, dsts);
         for (i, a) in parsed.iter().enumerate() {
             let port = ingress(i);
@@ -277,6 +304,16 @@ impl<C: Cell> L2Switch<C> {
     }
 }
 
+impl<C: Cell> L2Switch<OthelloQuery<C>> {
+    /// Applies a change of the control structure ([`apply_delta`]).
+    ///
+    /// # Errors
+    /// A patch of another structure, or not of this version: nothing changes.
+    pub fn apply(&mut self, delta: Delta<C>) -> Result<(), FlatError> {
+        apply_delta(&mut self.fib, delta)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use nexthop_lookup::flat::{Othello, OthelloConfig, ReferenceFlat};
@@ -300,7 +337,7 @@ mod tests {
     }
 
     /// Hosts 0..n, host i behind port i % ports.
-    fn switch(n: u32, ports: usize) -> (L2Switch<u16>, Othello<u16>) {
+    fn switch(n: u32, ports: usize) -> (L2Switch<OthelloQuery<u16>>, Othello<u16>) {
         let mut cfg = OthelloConfig::new(6);
         cfg.checksum_bits = 10;
         let names: Vec<[u8; 6]> = (0..n).map(mac).collect();
@@ -391,6 +428,26 @@ mod tests {
                 }
             }
             prop_assert!(passed_unknown <= 3, "{passed_unknown} unknown names passed 10 checksum bits");
+        }
+
+        /// The switch on the Concise FIB decides as the same switch on the reference map for
+        /// every frame whose addresses are in the FIB (floods, hairpins and packet-ins
+        /// included).
+        #[test]
+        fn decides_as_on_the_reference_map(n in 2u32..300, pairs in proptest::collection::vec((0u32..300, 0u32..300, 0u16..4), 1..64)) {
+            let (mut sw, o) = switch(n, 4);
+            let mut reference = ReferenceFlat::new();
+            for (k, v) in o.iter() {
+                reference.add(k, v).unwrap();
+            }
+            let mut oracle = L2Switch::new(reference, vec![EDGE; 4]);
+            let frames: Vec<Vec<u8>> = pairs.iter().map(|&(d, s, _)| frame(if d == 0 { [0xff; 6] } else { mac(d % n) }, mac(s % n))).collect();
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            sw.switch_batch(&frames[..], |i| SwitchPort(pairs[i].2), &mut got);
+            oracle.switch_batch(&frames[..], |i| SwitchPort(pairs[i].2), &mut want);
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(sw.take_packet_ins(), oracle.take_packet_ins());
+            prop_assert_eq!(sw.counters(), oracle.counters());
         }
 
         /// Any bytes: a decision each, never a panic.

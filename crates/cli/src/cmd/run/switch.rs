@@ -15,7 +15,7 @@ use nexthop_io::XdpMode;
 use nexthop_lookup::flat::{Othello, OthelloConfig};
 use nexthop_router::l2::hosts_file;
 use nexthop_router::l2::ports::{self, PortSwitch};
-use nexthop_router::l2::{DropReason, PortRole};
+use nexthop_router::l2::{apply_delta, DropReason, PortRole};
 
 /// Bits of the egress interface and of the checksum in each FIB cell.
 const PORT_BITS: u32 = 6;
@@ -66,9 +66,9 @@ pub fn start(cfg: &SwitchConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
             }
         };
         let _ = ready.send(Ok(othello.len()));
-        switch.run(&stop, |seen| {
+        switch.run(&stop, |seen, fib| {
             if !learn || seen.is_empty() {
-                return None;
+                return;
             }
             for p in seen {
                 let port = u32::from(p.port.0);
@@ -78,7 +78,9 @@ pub fn start(cfg: &SwitchConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
                     Err(e) => tracing::warn!("switch: host {} not installed: {e}", mac_text(p.mac)),
                 }
             }
-            Some(othello.take_delta())
+            if let Err(e) = apply_delta(fib, othello.take_delta()) {
+                tracing::warn!("switch: the FIB refused a change: {e}");
+            }
         });
         let c = switch.switch().counters();
         let drops: Vec<String> =
