@@ -12,6 +12,7 @@ mod forwarder_strategies;
 mod forwarder_traffic;
 pub mod ip_lpm;
 pub mod ip_router;
+pub mod l2_switch;
 pub mod name_fib;
 pub mod ports;
 pub mod tagnet;
@@ -43,6 +44,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &tagnet::TagnetExperiment,
         &ports::PortsExperiment,
         &ip_router::IpRouterExperiment,
+        &l2_switch::L2SwitchExperiment,
     ]
 }
 

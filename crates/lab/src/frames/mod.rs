@@ -8,6 +8,8 @@
 //!   the sink's check of every byte.
 //! - [`ip`]: the router's frames (IPv4 UDP to many destinations) and the sink's check of the
 //!   port and next hop each came out by.
+//! - [`l2`]: the switch's frames (to many destination addresses) and the sink's check that
+//!   each came out unmodified by its destination's port.
 //! - [`tally`]: the sink's accounting per flow (sans-I/O).
 //! - [`traffic`]: the loop that sends on one port and receives on others of one
 //!   [`nexthop_io::PortSet`] (the two may be in different network namespaces).
@@ -16,6 +18,7 @@
 
 pub mod format;
 pub mod ip;
+pub mod l2;
 pub mod tally;
 pub mod traffic;
 pub mod xdp;
