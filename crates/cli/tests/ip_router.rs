@@ -5,44 +5,19 @@
 //! `nexthop run` at start, naming the line, with none of the file's routes written.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
-use common::{eventually, stop, Running};
+use common::{eventually, namespaces, nexthop_in, run_in as run, stop, Running};
 use nexthop_io::netns::{veth, Netns};
 
 mod common;
 
-fn run(ns: &Netns, cmd: &[&str]) -> String {
-    let out = ns.exec(cmd).unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{cmd:?} in {}: {text}{}", ns.name(), String::from_utf8_lossy(&out.stderr));
-    text
-}
-
 /// `nexthop run` in namespace `ns`, routing on `interfaces` with the routes of `routes` (a
 /// file written next to its configuration in `dir`), its log in `dir/<ns>.log`.
-fn nexthop_in(ns: &Netns, dir: &Path, interfaces: &[&str], routes: &str) -> Child {
+fn router_in(ns: &Netns, dir: &Path, interfaces: &[&str], routes: &str) -> Child {
     let name = ns.name();
     std::fs::write(dir.join(format!("{name}.routes")), routes).unwrap();
-    let config = format!(
-        "[forwarder]\nlog_level = \"info\"\n[faces]\nunix = {:?}\ntcp = \"\"\nudp = \"\"\n[router]\ninterfaces = {interfaces:?}\nroute_file = \"{name}.routes\"\n",
-        dir.join(format!("{name}.sock")).display().to_string(),
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, config).unwrap();
-    Command::new("ip")
-        .args(["netns", "exec", name, env!("CARGO_BIN_EXE_nexthop"), "run", "-c"])
-        .arg(&path)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(dir.join(format!("{name}.log"))).unwrap())
-        .spawn()
-        .unwrap()
-}
-
-fn namespaces(tag: &str, roles: &[&str]) -> Option<Vec<Netns>> {
-    let id = std::process::id() % 100_000;
-    roles.iter().map(|role| Netns::for_test(&format!("nh{tag}{role}{id}"))).collect()
+    nexthop_in(ns, dir, &format!("[router]\ninterfaces = {interfaces:?}\nroute_file = \"{name}.routes\"\n"))
 }
 
 #[test]
@@ -74,8 +49,8 @@ fn two_nexthop_routers_in_a_chain_carry_ping_and_traceroute() {
     let scratch = tempfile::Builder::new().prefix("nexthop-router-").tempdir().unwrap();
     let dir = scratch.path();
     let mut a =
-        Running(nexthop_in(ra, dir, &["a0", "a1"], "# h2's networks, through rb\n10.0.2.0/24 10.0.12.2\n198.51.100.0/24 10.0.12.2\n"));
-    let mut b = Running(nexthop_in(rb, dir, &["b0", "b1"], "10.0.1.0/24 10.0.12.1\n198.51.100.0/24 10.0.2.2\n"));
+        Running(router_in(ra, dir, &["a0", "a1"], "# h2's networks, through rb\n10.0.2.0/24 10.0.12.2\n198.51.100.0/24 10.0.12.2\n"));
+    let mut b = Running(router_in(rb, dir, &["b0", "b1"], "10.0.1.0/24 10.0.12.1\n198.51.100.0/24 10.0.2.2\n"));
     let log = |r: &Netns| std::fs::read_to_string(dir.join(format!("{}.log", r.name()))).unwrap();
     for r in [ra, rb] {
         assert!(eventually(|| log(r).contains("nexthop: routing IP on")), "{}: {}", r.name(), log(r));
@@ -116,7 +91,7 @@ fn a_bad_route_file_stops_the_start_naming_the_line() {
     }
     let scratch = tempfile::Builder::new().prefix("nexthop-router-").tempdir().unwrap();
     let dir = scratch.path();
-    let mut fw = nexthop_in(r, dir, &["r0", "r1"], "192.0.2.0/24 10.0.1.2\n198.51.100.1/24 10.0.1.2\n");
+    let mut fw = router_in(r, dir, &["r0", "r1"], "192.0.2.0/24 10.0.1.2\n198.51.100.1/24 10.0.1.2\n");
     let status = fw.wait().unwrap();
     let text = std::fs::read_to_string(dir.join(format!("{}.log", r.name()))).unwrap();
     assert!(!status.success(), "{text}");

@@ -5,44 +5,19 @@
 //! hosts file with a bad line stops `nexthop run` at start, naming the line.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
-use common::{eventually, stop, Running};
+use common::{eventually, namespaces, nexthop_in, run_in as run, stop, Running};
 use nexthop_io::netns::{veth, Netns};
 
 mod common;
-
-fn run(ns: &Netns, cmd: &[&str]) -> String {
-    let out = ns.exec(cmd).unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{cmd:?} in {}: {text}{}", ns.name(), String::from_utf8_lossy(&out.stderr));
-    text
-}
 
 /// `nexthop run` in namespace `ns`, switching on `interfaces` from the hosts file `hosts`
 /// (written next to its configuration in `dir`), its log in `dir/<ns>.log`.
 fn switch_in(ns: &Netns, dir: &Path, interfaces: &[&str], hosts: &str) -> Child {
     let name = ns.name();
     std::fs::write(dir.join(format!("{name}.hosts")), hosts).unwrap();
-    let config = format!(
-        "[forwarder]\nlog_level = \"info\"\n[faces]\nunix = {:?}\ntcp = \"\"\nudp = \"\"\n[switch]\ninterfaces = {interfaces:?}\nhosts_file = \"{name}.hosts\"\n",
-        dir.join(format!("{name}.sock")).display().to_string(),
-    );
-    let path = dir.join(format!("{name}.toml"));
-    std::fs::write(&path, config).unwrap();
-    Command::new("ip")
-        .args(["netns", "exec", name, env!("CARGO_BIN_EXE_nexthop"), "run", "-c"])
-        .arg(&path)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(dir.join(format!("{name}.log"))).unwrap())
-        .spawn()
-        .unwrap()
-}
-
-fn namespaces(tag: &str, roles: &[&str]) -> Option<Vec<Netns>> {
-    let id = std::process::id() % 100_000;
-    roles.iter().map(|role| Netns::for_test(&format!("nh{tag}{role}{id}"))).collect()
+    nexthop_in(ns, dir, &format!("[switch]\ninterfaces = {interfaces:?}\nhosts_file = \"{name}.hosts\"\n"))
 }
 
 #[test]

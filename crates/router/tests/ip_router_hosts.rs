@@ -226,5 +226,9 @@ fn bird_routes_and_a_route_replaced_under_a_ping_flood() {
     assert!(r1_after - r1_before > 1000, "the flood went by the first link before the change");
     assert!(r2_after - r2_before > 1000, "and by the second after it ({} frames)", r2_after - r2_before);
     assert_eq!(counters.punted(Punt::NoRoute), 0, "every route was in the FIB: {counters:?}");
-    assert!(counters.forwarded > 40_000, "the fast path forwarded the flood and its replies: {counters:?}");
+    // Until the new gateway's address is resolved, its frames go to the kernel (which resolves
+    // it and forwards them meanwhile): a few, when the route moves before any ARP for it.
+    let waited = counters.punted(Punt::NoNeighbour);
+    assert!(waited <= 100, "frames waiting for the new gateway's address: {counters:?}");
+    assert!(counters.forwarded + waited > 40_000, "the fast path forwarded the flood and its replies: {counters:?}");
 }

@@ -1,6 +1,7 @@
 //! What the CLI's tests of `nexthop run` share: the forwarder they started (killed if a test
-//! fails before stopping it), signals to it, and its clean stop. (Each test file uses part of
-//! it, hence `dead_code` allowed.)
+//! fails before stopping it), signals to it, and its clean stop; for the tests in network
+//! namespaces, the namespaces, commands in them and `nexthop run` in one. (Each test file uses
+//! part of it, hence `dead_code` allowed.)
 #![allow(dead_code)]
 
 use std::path::Path;
@@ -68,4 +69,38 @@ pub fn eventually(mut done: impl FnMut() -> bool) -> bool {
         std::thread::sleep(Duration::from_millis(50));
     }
     false
+}
+
+/// Namespaces `nh<tag><role><pid>`, one per role; `None` where the test is to be skipped.
+pub fn namespaces(tag: &str, roles: &[&str]) -> Option<Vec<nexthop_io::netns::Netns>> {
+    let id = std::process::id() % 100_000;
+    roles.iter().map(|role| nexthop_io::netns::Netns::for_test(&format!("nh{tag}{role}{id}"))).collect()
+}
+
+/// Runs `cmd` in namespace `ns`: its standard output; the test fails if it does.
+pub fn run_in(ns: &nexthop_io::netns::Netns, cmd: &[&str]) -> String {
+    let out = ns.exec(cmd).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{cmd:?} in {}: {text}{}", ns.name(), String::from_utf8_lossy(&out.stderr));
+    text
+}
+
+/// `nexthop run` in namespace `ns` with a configuration of its own in `dir` (a Unix face there,
+/// no TCP or UDP, logging at info) and `section` (TOML) after it; its log in `dir/<ns>.log`.
+pub fn nexthop_in(ns: &nexthop_io::netns::Netns, dir: &Path, section: &str) -> Child {
+    let name = ns.name();
+    let config = format!(
+        "[forwarder]\nlog_level = \"info\"\n[faces]\nunix = {:?}\ntcp = \"\"\nudp = \"\"\n{section}",
+        dir.join(format!("{name}.sock")).display().to_string(),
+    );
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, config).unwrap();
+    Command::new("ip")
+        .args(["netns", "exec", name, env!("CARGO_BIN_EXE_nexthop"), "run", "-c"])
+        .arg(&path)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join(format!("{name}.log"))).unwrap())
+        .spawn()
+        .unwrap()
 }

@@ -35,20 +35,20 @@
 use std::net::IpAddr;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use nexthop_io::netns::{veth, Netns};
-use nexthop_io::{Backend, PortConfig, PortSet, XdpMode};
+use nexthop_io::{PortConfig, XdpMode};
 use nexthop_lookup::ip::{BinaryTrie, Route, NO_ROUTE};
 use nexthop_router::ip::netlink::RouteWriter;
 use nexthop_router::ip::ports::{IoCounters, PortRouter, RouterConfig};
 use nexthop_router::ip::{Counters, Prefix};
 
-use super::ports::{enter, loss, mac_text, namespace, place_receive_work, search, sh, spawn_opened};
+use super::ports::{enter, loss, mac_text, namespace, place_receive_work, search, sh, spawn_opened, Generator};
 use crate::frames::ip::{Egress, Ipv4Stream};
-use crate::frames::traffic::{self, Outcome, Spec};
+use crate::frames::traffic::{Outcome, Spec};
 use crate::harness::median;
 use crate::plot::{Chart, Plot};
 use crate::workload::routes::{self, Traffic as Mix};
@@ -188,70 +188,6 @@ impl Topology {
     }
 }
 
-/// A run for the traffic thread: the frames and how to send them.
-type Job = (Arc<Ipv4Stream>, Spec);
-
-/// The generator and sink's thread (core 0): runs each job it is sent.
-struct Generator {
-    jobs: Option<mpsc::Sender<Job>>,
-    outcomes: mpsc::Receiver<Outcome>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl Generator {
-    fn start(t: &Topology) -> anyhow::Result<Generator> {
-        let (jobs, job_rx) = mpsc::channel::<Job>();
-        let (out_tx, outcomes) = mpsc::channel();
-        let (g, s) = (t.generator.name().to_string(), t.sink.name().to_string());
-        let open = move || -> anyhow::Result<_> {
-            let mut set = PortSet::new(16384)?;
-            enter(&g)?;
-            let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("pg0") })?;
-            enter(&s)?;
-            let mut rx = Vec::new();
-            for dev in ["ps1", "ps2"] {
-                rx.push(set.open(PortConfig {
-                    backend: Some(Backend::AfXdp),
-                    ethertypes: vec![0x0800],
-                    busy_poll: true,
-                    ..PortConfig::new(dev)
-                })?);
-            }
-            Ok(((set, tx, rx), ()))
-        };
-        let serve = move |(mut set, tx, rx): (PortSet, _, Vec<_>)| {
-            for (stream, spec) in job_rx {
-                let _ = out_tx.send(traffic::run(&mut set, tx, &rx, &*stream, &spec));
-            }
-            Ok(())
-        };
-        let (thread, ()) = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
-        Ok(Generator { jobs: Some(jobs), outcomes, thread: Some(thread) })
-    }
-
-    fn send(&self, stream: &Arc<Ipv4Stream>, spec: Spec) -> anyhow::Result<()> {
-        self.jobs.as_ref().context("stopped")?.send((stream.clone(), spec)).context("the traffic thread is gone")
-    }
-
-    fn outcome(&self) -> anyhow::Result<Outcome> {
-        self.outcomes.recv().context("the traffic thread is gone")
-    }
-
-    fn run(&self, stream: &Arc<Ipv4Stream>, spec: Spec) -> anyhow::Result<Outcome> {
-        self.send(stream, spec)?;
-        self.outcome()
-    }
-}
-
-impl Drop for Generator {
-    fn drop(&mut self) {
-        self.jobs = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 /// A system measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum System {
@@ -370,7 +306,8 @@ fn measure_table(table: &Table, s: &Settings, with_update: bool, bar: &indicatif
     let start = Instant::now();
     topology.write_routes(&table.routes)?;
     let install_s = start.elapsed().as_secs_f64();
-    let generator = Generator::start(&topology)?;
+    let rx = ["ps1", "ps2"].map(|dev| PortConfig { ethertypes: vec![0x0800], ..PortConfig::new(dev) }).to_vec();
+    let generator = Generator::<Ipv4Stream>::start(&topology.generator, "pg0", &topology.sink, rx)?;
     let shapes: Vec<(usize, usize, Arc<Ipv4Stream>)> =
         SHAPES.iter().map(|&(size, dests)| (size, dests, Arc::new(streams(table, size, dests)))).collect();
     let mut run = TableRun {
@@ -433,7 +370,7 @@ fn mpps_of(samples: &[Sample], system: System, shape: (usize, usize)) -> Vec<f64
 /// The route-update phase (see the module overview).
 fn update(
     t: &Topology,
-    generator: &Generator,
+    generator: &Generator<Ipv4Stream>,
     table: &Table,
     stream: &Arc<Ipv4Stream>,
     s: &Settings,

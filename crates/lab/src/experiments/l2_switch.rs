@@ -22,20 +22,20 @@
 //!   destination is in the FIB).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use nexthop_io::netns::{veth, Netns};
-use nexthop_io::{Backend, PortConfig, PortSet, XdpMode};
+use nexthop_io::{PortConfig, XdpMode};
 use nexthop_lookup::flat::{Othello, OthelloConfig, OthelloQuery};
 use nexthop_router::l2::ports::{PortSwitch, SwitchConfig};
 use nexthop_router::l2::{DropReason, MacFib, PortRole};
 use rand::{Rng, SeedableRng};
 
-use super::ports::{enter, mac_text, namespace, place_receive_work, search, sh, spawn_opened};
+use super::ports::{enter, mac_text, namespace, place_receive_work, search, sh, spawn_opened, Generator};
 use crate::frames::l2::MacStream;
-use crate::frames::traffic::{self, Outcome, Spec};
+use crate::frames::traffic::{Outcome, Spec};
 use crate::harness::median;
 use crate::peers::flat::Cuckoo;
 use crate::plot::{Chart, Plot};
@@ -45,7 +45,6 @@ use crate::{progress, Report, Row, RunConfig};
 #[derive(Debug)]
 pub struct L2SwitchExperiment;
 
-const GEN_CORE: usize = 0;
 const FWD_CORE: usize = 1;
 const MAC_GEN: [u8; 6] = [2, 0, 0, 0, 0, 2];
 /// Destinations the traffic takes, drawn from the FIB's names.
@@ -142,54 +141,6 @@ impl Topology {
         sh(&t.generator, &format!("ip link set pg0 address {}", mac_text(MAC_GEN)))?;
         place_receive_work((&t.switch, "pw0"), &[(&t.sink, "ps1")])?;
         Ok(t)
-    }
-}
-
-/// A run for the traffic thread.
-type Job = (Arc<MacStream>, Spec);
-
-/// The generator and sink's thread (core 0).
-struct Generator {
-    jobs: Option<mpsc::Sender<Job>>,
-    outcomes: mpsc::Receiver<Outcome>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl Generator {
-    fn start(t: &Topology) -> anyhow::Result<Generator> {
-        let (jobs, job_rx) = mpsc::channel::<Job>();
-        let (out_tx, outcomes) = mpsc::channel();
-        let (g, s) = (t.generator.name().to_string(), t.sink.name().to_string());
-        let open = move || -> anyhow::Result<_> {
-            let mut set = PortSet::new(16384)?;
-            enter(&g)?;
-            let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("pg0") })?;
-            enter(&s)?;
-            let rx = set.open(PortConfig { backend: Some(Backend::AfXdp), busy_poll: true, ..PortConfig::new("ps1") })?;
-            Ok(((set, tx, rx), ()))
-        };
-        let serve = move |(mut set, tx, rx): (PortSet, _, _)| {
-            for (stream, spec) in job_rx {
-                let _ = out_tx.send(traffic::run(&mut set, tx, &[rx], &*stream, &spec));
-            }
-            Ok(())
-        };
-        let (thread, ()) = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
-        Ok(Generator { jobs: Some(jobs), outcomes, thread: Some(thread) })
-    }
-
-    fn run(&self, stream: &Arc<MacStream>, spec: Spec) -> anyhow::Result<Outcome> {
-        self.jobs.as_ref().context("stopped")?.send((stream.clone(), spec)).context("the traffic thread is gone")?;
-        self.outcomes.recv().context("the traffic thread is gone")
-    }
-}
-
-impl Drop for Generator {
-    fn drop(&mut self) {
-        self.jobs = None;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 
@@ -324,7 +275,7 @@ impl super::Experiment for L2SwitchExperiment {
             (&[65_536, 1 << 20, 1 << 24], cfg.reps.max(3), Duration::from_millis(200), Duration::from_secs(1), 7)
         };
         let topology = Topology::new()?;
-        let generator = Generator::start(&topology)?;
+        let generator = Generator::<MacStream>::start(&topology.generator, "pg0", &topology.sink, vec![PortConfig::new("ps1")])?;
         let systems_at = |n: usize| SYSTEMS.iter().copied().filter(move |&s| s != System::LinuxBridge || n <= BRIDGE_NAMES);
         let total: usize = sizes.iter().map(|&n| systems_at(n).count() * SIZES.len() * reps).sum();
         let bar = progress::bar(total as u64, "l2-switch searches");

@@ -30,10 +30,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use nexthop_io::netns::{veth, Netns};
-use nexthop_io::{Backend, PortConfig, PortCounters, PortSet, XdpMode};
+use nexthop_io::{Backend, PortConfig, PortCounters, PortId, PortSet, XdpMode};
 
 use crate::frames::format::Template;
-use crate::frames::traffic::{self, Outcome, Spec};
+use crate::frames::traffic::{self, Outcome, Spec, Stream};
 use crate::harness::median;
 use crate::machine::pin_current_thread;
 use crate::plot::{Chart, Plot};
@@ -111,6 +111,71 @@ pub(crate) fn place_receive_work(forwarding: (&Netns, &str), polled: &[(&Netns, 
     Ok(())
 }
 
+/// The generator and sink's thread (core 0, one thread for both, so that a 2-core machine
+/// keeps its other core for the system measured): AF_XDP ports, one out of the generator's
+/// namespace and others into the sink's, and each job sent to it a traffic run of a stream.
+pub(crate) struct Generator<S> {
+    /// The Ethernet addresses of the generator's port and of the sink's, in order.
+    pub(crate) macs: ([u8; 6], Vec<[u8; 6]>),
+    jobs: Option<mpsc::Sender<(Arc<S>, Spec)>>,
+    outcomes: mpsc::Receiver<Outcome>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl<S: Stream + 'static> Generator<S> {
+    /// Opens `tx` in namespace `generator` and each of `rx` (busy-polled) in namespace `sink`.
+    pub(crate) fn start(generator: &Netns, tx: &str, sink: &Netns, rx: Vec<PortConfig>) -> anyhow::Result<Generator<S>> {
+        let (jobs, job_rx) = mpsc::channel::<(Arc<S>, Spec)>();
+        let (out_tx, outcomes) = mpsc::channel();
+        let (g, s, tx) = (generator.name().to_string(), sink.name().to_string(), tx.to_string());
+        let open = move || -> anyhow::Result<_> {
+            let mut set = PortSet::new(16384)?;
+            enter(&g)?;
+            let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new(&tx) })?;
+            enter(&s)?;
+            let mut ports = Vec::new();
+            for c in rx {
+                ports.push(set.open(PortConfig { backend: Some(Backend::AfXdp), busy_poll: true, ..c })?);
+            }
+            let macs = (set.info(tx).interface.mac, ports.iter().map(|&p| set.info(p).interface.mac).collect());
+            Ok(((set, tx, ports), macs))
+        };
+        let serve = move |(mut set, tx, rx): (PortSet, PortId, Vec<PortId>)| {
+            for (stream, spec) in job_rx {
+                let _ = out_tx.send(traffic::run(&mut set, tx, &rx, &*stream, &spec));
+            }
+            Ok(())
+        };
+        let (thread, macs) = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
+        Ok(Generator { macs, jobs: Some(jobs), outcomes, thread: Some(thread) })
+    }
+
+    /// Starts a run of `stream` as `spec` says; [`Generator::outcome`] waits for it.
+    pub(crate) fn send(&self, stream: &Arc<S>, spec: Spec) -> anyhow::Result<()> {
+        self.jobs.as_ref().context("stopped")?.send((stream.clone(), spec)).context("the traffic thread is gone")
+    }
+
+    /// The outcome of the run started last.
+    pub(crate) fn outcome(&self) -> anyhow::Result<Outcome> {
+        self.outcomes.recv().context("the traffic thread is gone")
+    }
+
+    /// A run of `stream` as `spec` says.
+    pub(crate) fn run(&self, stream: &Arc<S>, spec: Spec) -> anyhow::Result<Outcome> {
+        self.send(stream, spec)?;
+        self.outcome()
+    }
+}
+
+impl<S> Drop for Generator<S> {
+    fn drop(&mut self) {
+        self.jobs = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// An Ethernet address as `ip` and `bridge` write it.
 pub(crate) fn mac_text(m: [u8; 6]) -> String {
     m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
@@ -131,62 +196,6 @@ impl Topology {
         veth(&t.forwarder, "pf1", &t.sink, "ps0", 1)?;
         place_receive_work((&t.forwarder, "pf0"), &[(&t.sink, "ps0")])?;
         Ok(t)
-    }
-}
-
-/// The generator and sink's thread: runs each spec it is sent, answers with the outcome.
-struct Traffic {
-    /// The Ethernet addresses of the generator's port and the sink's.
-    gen_mac: [u8; 6],
-    sink_mac: [u8; 6],
-    specs: mpsc::Sender<(Template, Spec)>,
-    outcomes: mpsc::Receiver<Outcome>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
-}
-
-impl Traffic {
-    fn start(t: &Topology) -> anyhow::Result<Traffic> {
-        let (specs, spec_rx) = mpsc::channel::<(Template, Spec)>();
-        let (out_tx, outcomes) = mpsc::channel();
-        let (g, s) = (t.generator.name().to_string(), t.sink.name().to_string());
-        let open = move || -> anyhow::Result<_> {
-            let mut set = PortSet::new(16384)?;
-            enter(&g)?;
-            let tx = set.open(PortConfig { backend: Some(Backend::AfXdp), ..PortConfig::new("pg0") })?;
-            enter(&s)?;
-            let cfg = PortConfig {
-                backend: Some(Backend::AfXdp),
-                ethertypes: vec![crate::frames::format::ETHERTYPE],
-                busy_poll: true,
-                ..PortConfig::new("ps0")
-            };
-            let rx = set.open(cfg)?;
-            let macs = (set.info(tx).interface.mac, set.info(rx).interface.mac);
-            Ok(((set, tx, rx), macs))
-        };
-        let serve = move |(mut set, tx, rx): (PortSet, _, _)| {
-            for (template, spec) in spec_rx {
-                let _ = out_tx.send(traffic::run(&mut set, tx, &[rx], &template, &spec));
-            }
-            Ok(())
-        };
-        let (thread, (gen_mac, sink_mac)) = spawn_opened(GEN_CORE, "the generator and sink ports", open, serve)?;
-        Ok(Traffic { gen_mac, sink_mac, specs, outcomes, thread: Some(thread) })
-    }
-
-    fn run(&self, template: &Template, spec: Spec) -> anyhow::Result<Outcome> {
-        self.specs.send((template.clone(), spec)).context("the traffic thread is gone")?;
-        self.outcomes.recv().context("the traffic thread is gone")
-    }
-}
-
-impl Drop for Traffic {
-    fn drop(&mut self) {
-        let (dead, _) = mpsc::channel();
-        self.specs = dead;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
 
@@ -346,8 +355,9 @@ impl super::Experiment for PortsExperiment {
 
     fn run(&self, cfg: &RunConfig) -> anyhow::Result<Report> {
         let topology = Topology::new()?;
-        let traffic = Traffic::start(&topology)?;
-        let (gen_mac, sink_mac) = (traffic.gen_mac, traffic.sink_mac);
+        let sink = PortConfig { ethertypes: vec![crate::frames::format::ETHERTYPE], ..PortConfig::new("ps0") };
+        let traffic = Generator::<Template>::start(&topology.generator, "pg0", &topology.sink, vec![sink])?;
+        let (gen_mac, sink_mac) = (traffic.macs.0, traffic.macs.1[0]);
         let (warmup, window, steps) = if cfg.quick {
             (Duration::from_millis(50), Duration::from_millis(150), 4)
         } else {
@@ -362,7 +372,7 @@ impl super::Experiment for PortsExperiment {
                     let running = Running::start(system, &topology, sink_mac)?;
                     let spec =
                         Spec { flows: FLOWS, rate_pps: None, warmup, window, drain: Duration::from_millis(30), watch_core: Some(FWD_CORE) };
-                    let template = Template::new(size, sink_mac, gen_mac);
+                    let template = Arc::new(Template::new(size, sink_mac, gen_mac));
                     let found = search(|rate_pps| traffic.run(&template, Spec { rate_pps, ..spec.clone() }), steps);
                     let forwarder_drops = running.stop(&topology)?;
                     let (overload, passed, probes) = found?;

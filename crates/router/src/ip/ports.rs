@@ -30,14 +30,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use netlink_packet_route::RouteNetlinkMessage;
-use nexthop_io::{Backend, Frame, FramePool, Interface, PortConfig, PortError, PortEvent, PortId, PortSet, Tap, XdpMode};
+use nexthop_io::{Backend, Frame, Interface, PortConfig, PortError, PortEvent, PortId, PortSet, Tap, XdpMode};
 
 use super::header::{ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use super::mirror::{Change, Mirror};
 use super::netlink::{KernelTables, Received};
 use super::route::Port;
-use super::router::{Decision, Frames, IpRouter};
+use super::router::{Decision, IpRouter};
 use super::{Counters, Fib};
+use crate::frames::PoolFrames;
 
 /// Frames received from a port at a time.
 pub const BATCH: usize = 64;
@@ -95,24 +96,6 @@ pub struct PortRouter {
     messages: Vec<RouteNetlinkMessage>,
     changes: Vec<Change>,
     tap_buf: Vec<u8>,
-}
-
-/// A received batch as the pipeline reads it: frames of the pool.
-struct PoolFrames<'a> {
-    pool: &'a mut FramePool,
-    frames: &'a mut [Frame],
-}
-
-impl Frames for PoolFrames<'_> {
-    fn count(&self) -> usize {
-        self.frames.len()
-    }
-    fn bytes(&self, i: usize) -> &[u8] {
-        self.pool.bytes(&self.frames[i])
-    }
-    fn bytes_mut(&mut self, i: usize) -> &mut [u8] {
-        self.pool.bytes_mut(&mut self.frames[i])
-    }
 }
 
 /// Writes `value` to the sysctl at `path` (under `/proc/sys`, of the calling thread's network

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::switch::{Decision, L2Switch, MacFib, PacketIn, PortRole, SwitchPort};
-use crate::frames::Frames;
-use nexthop_io::{Backend, Frame, FramePool, PortConfig, PortError, PortId, PortSet, XdpMode};
+use crate::frames::PoolFrames;
+use nexthop_io::{Backend, Frame, PortConfig, PortError, PortId, PortSet, XdpMode};
 
 /// Frames received from a port at a time.
 pub const BATCH: usize = 64;
@@ -50,24 +50,6 @@ pub struct PortSwitch<F> {
     frames: Vec<Frame>,
     decisions: Vec<Decision>,
     flood: Vec<SwitchPort>,
-}
-
-/// A received batch as the pipeline reads it: frames of the pool.
-struct PoolFrames<'a> {
-    pool: &'a mut FramePool,
-    frames: &'a mut [Frame],
-}
-
-impl Frames for PoolFrames<'_> {
-    fn count(&self) -> usize {
-        self.frames.len()
-    }
-    fn bytes(&self, i: usize) -> &[u8] {
-        self.pool.bytes(&self.frames[i])
-    }
-    fn bytes_mut(&mut self, i: usize) -> &mut [u8] {
-        self.pool.bytes_mut(&mut self.frames[i])
-    }
 }
 
 impl<F: MacFib> PortSwitch<F> {
