@@ -79,16 +79,14 @@ impl System {
 }
 
 /// The (2,4)-cuckoo table as a switch's FIB (ports stored plus one: its batch answers 0 for a
-/// name it does not hold).
-struct CuckooFib(Cuckoo<[u8; 6]>);
+/// name it does not hold), with its batch's answers kept between batches.
+struct CuckooFib(Cuckoo<[u8; 6]>, Vec<u32>);
 
 impl MacFib for CuckooFib {
-    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
-        let start = out.len();
-        let mut answers = Vec::with_capacity(names.len());
-        self.0.lookup_batch(names, &mut answers);
-        out.extend(answers.iter().map(|&a| a.checked_sub(1)));
-        debug_assert_eq!(out.len() - start, names.len());
+    fn lookup_macs(&mut self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
+        self.1.clear();
+        self.0.lookup_batch(names, &mut self.1);
+        out.extend(self.1.iter().map(|&a| a.checked_sub(1)));
     }
 }
 
@@ -105,7 +103,7 @@ fn cuckoo(pairs: &[([u8; 6], u32)]) -> Cuckoo<[u8; 6]> {
 struct HashFib(hashbrown::HashMap<[u8; 6], u16>);
 
 impl MacFib for HashFib {
-    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
+    fn lookup_macs(&mut self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
         out.extend(names.iter().map(|n| self.0.get(n).map(|&p| u32::from(p))));
     }
 }
@@ -177,7 +175,7 @@ impl Running {
                 let q = fib.concise.clone().context("the Concise FIB")?;
                 start_switch(t, move || OthelloQuery::<u16>::from_bytes(&q).expect("bytes of a query structure"))
             }
-            System::Cuckoo => start_switch(t, move || CuckooFib(cuckoo(&pairs))),
+            System::Cuckoo => start_switch(t, move || CuckooFib(cuckoo(&pairs), Vec::new())),
             System::Hashbrown => start_switch(t, move || HashFib(pairs.iter().map(|&(m, p)| (m, p as u16)).collect())),
             System::LinuxBridge => {
                 let w = &t.switch;

@@ -141,8 +141,10 @@ pub struct XdpTraffic {
     generator: XdpProgram,
     frame: Vec<u8>,
     ifindex: u32,
-    /// Kept for the programs that name them.
-    _maps: (ArrayMap, ArrayMap, ArrayMap),
+    /// The generator's state (pacing, frames sent).
+    state: ArrayMap,
+    /// Kept for the programs that name them: the patches and the sink's entries.
+    _tables: (ArrayMap, ArrayMap),
     counters: ArrayMap,
     _sink: Vec<(XdpProgram, XdpLink)>,
 }
@@ -308,7 +310,7 @@ impl XdpTraffic {
             let link = prog.attach(port.ifindex, XdpMode::Native)?;
             attached.push((prog, link));
         }
-        Ok(XdpTraffic { generator, frame: frames.frame.clone(), ifindex, _maps: (state, patches, expected), counters, _sink: attached })
+        Ok(XdpTraffic { generator, frame: frames.frame.clone(), ifindex, state, _tables: (patches, expected), counters, _sink: attached })
     }
 
     /// The sink's counts so far, by class.
@@ -322,7 +324,7 @@ impl XdpTraffic {
 
     /// The generator's state slot `off` (bytes).
     fn state(&self, off: i16) -> io::Result<u64> {
-        let v = self._maps.0.get(0)?;
+        let v = self.state.get(0)?;
         let at = off as usize;
         Ok(u64::from_ne_bytes(v[at..at + 8].try_into().unwrap_or_default()))
     }
@@ -337,7 +339,7 @@ impl XdpTraffic {
     /// A live run or a counter read refused.
     pub fn run(&self, spec: &Spec) -> io::Result<Outcome> {
         let before = self.classes()?;
-        let mut state = self._maps.0.get(0)?;
+        let mut state = self.state.get(0)?;
         let now_ns = monotonic_ns();
         let start = Instant::now();
         let (window_start, window_end) = (start + spec.warmup, start + spec.warmup + spec.window);
@@ -353,7 +355,7 @@ impl XdpTraffic {
         for (off, v) in fields {
             state[off as usize..off as usize + 8].copy_from_slice(&v.to_ne_bytes());
         }
-        self._maps.0.set(0, &state)?;
+        self.state.set(0, &state)?;
         let edge = || -> (io::Result<(u64, u64)>, Option<CoreTicks>) {
             let read = || Ok((self.state(STATE_SENT)?, self.classes()?[INTACT as usize]));
             (read(), spec.watch_core.and_then(CoreTicks::of))

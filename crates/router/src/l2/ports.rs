@@ -50,6 +50,8 @@ pub struct PortSwitch<F> {
     frames: Vec<Frame>,
     decisions: Vec<Decision>,
     flood: Vec<SwitchPort>,
+    /// A flooded frame's bytes, while its copies are made.
+    copy: Vec<u8>,
 }
 
 impl<F: MacFib> PortSwitch<F> {
@@ -77,6 +79,7 @@ impl<F: MacFib> PortSwitch<F> {
             frames: Vec::with_capacity(BATCH),
             decisions: Vec::with_capacity(BATCH),
             flood: Vec::new(),
+            copy: Vec::new(),
         })
     }
 
@@ -157,19 +160,22 @@ impl<F: MacFib> PortSwitch<F> {
 
     /// `frame` out of every port of `self.flood`: copies for all but the last, which takes it.
     fn flood_out(&mut self, frame: Frame) {
-        let Some((&last, others)) = self.flood.split_last() else {
-            self.set.pool().free(frame);
-            return;
-        };
-        let others = others.to_vec();
-        for p in others {
-            let pool = self.set.pool();
-            let bytes = pool.bytes(&frame).to_vec();
-            match pool.alloc_copy(&bytes) {
-                Some(copy) => self.send(p, copy),
-                None => self.io.no_frame_for_copy += 1,
+        let flood = std::mem::take(&mut self.flood);
+        if let Some((&last, others)) = flood.split_last() {
+            if !others.is_empty() {
+                self.copy.clear();
+                self.copy.extend_from_slice(self.set.pool_ref().bytes(&frame));
             }
+            for &p in others {
+                match self.set.pool().alloc_copy(&self.copy) {
+                    Some(copy) => self.send(p, copy),
+                    None => self.io.no_frame_for_copy += 1,
+                }
+            }
+            self.send(last, frame);
+        } else {
+            self.set.pool().free(frame);
         }
-        self.send(last, frame);
+        self.flood = flood;
     }
 }

@@ -34,20 +34,21 @@ use crate::frames::Frames;
 /// The table a switch forwards by: destination address → port, `None` for an address it
 /// knows it does not hold.
 pub trait MacFib {
-    /// The answer for each of `names`, appended to `out` in order.
-    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>);
+    /// The answer for each of `names`, appended to `out` in order (`&mut`: a table may keep
+    /// scratch space between batches).
+    fn lookup_macs(&mut self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>);
 }
 
 /// The Concise FIB: two reads and the checksum bits' test per name.
 impl<C: Cell> MacFib for OthelloQuery<C> {
-    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
+    fn lookup_macs(&mut self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
         out.extend(names.iter().map(|n| self.lookup_checked(n)));
     }
 }
 
 /// The reference map: the oracle the switch is tested against.
 impl MacFib for ReferenceFlat {
-    fn lookup_macs(&self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
+    fn lookup_macs(&mut self, names: &[[u8; 6]], out: &mut Vec<Option<u32>>) {
         out.extend(names.iter().map(|n| self.get(n)));
     }
 }
@@ -177,6 +178,8 @@ pub struct L2Switch<F> {
     counters: SwitchCounters,
     reported: HashSet<PacketIn>,
     packet_ins: Vec<PacketIn>,
+    /// Per-batch scratch, kept: each frame's addresses, the names looked up, their answers.
+    parsed: Vec<Option<([u8; 6], [u8; 6])>>,
     names: Vec<[u8; 6]>,
     answers: Vec<Option<u32>>,
 }
@@ -200,6 +203,7 @@ impl<F: MacFib> L2Switch<F> {
             counters: SwitchCounters::default(),
             reported: HashSet::new(),
             packet_ins: Vec::new(),
+            parsed: Vec::new(),
             names: Vec::new(),
             answers: Vec::new(),
         }
@@ -236,20 +240,13 @@ impl<F: MacFib> L2Switch<F> {
     pub fn switch_batch<B: Frames + ?Sized>(&mut self, frames: &B, ingress: impl Fn(usize) -> SwitchPort, decisions: &mut Vec<Decision>) {
         decisions.clear();
         self.names.clear();
-        // Destination names first, then source names: one pipelined lookup for both.
-        let n = frames.count();
-        let mut parsed = Vec::with_capacity(n);
-        for i in 0..n {
-            let a = addresses(frames.bytes(i));
-            if let Some((dst, _)) = a {
-                self.names.push(dst);
-            }
-            parsed.push(a);
-        }
+        // Destination names first, then source names: one pass of the FIB for both.
+        let mut parsed = std::mem::take(&mut self.parsed);
+        parsed.clear();
+        parsed.extend((0..frames.count()).map(|i| addresses(frames.bytes(i))));
+        self.names.extend(parsed.iter().flatten().map(|a| a.0));
         let dsts = self.names.len();
-        for a in parsed.iter().flatten() {
-            self.names.push(a.1);
-        }
+        self.names.extend(parsed.iter().flatten().map(|a| a.1));
         self.answers.clear();
         self.fib.lookup_macs(&self.names, &mut self.answers);
         let (mut d, mut s) = (0, dsts);
@@ -271,6 +268,7 @@ impl<F: MacFib> L2Switch<F> {
             }
             decisions.push(decision);
         }
+        self.parsed = parsed;
     }
 
     fn decide(&mut self, port: SwitchPort, dst: &[u8; 6], src: &[u8; 6], to: Option<u32>, from: Option<u32>) -> Decision {

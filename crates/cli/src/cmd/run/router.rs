@@ -12,6 +12,16 @@ use nexthop_router::ip::netlink::RouteWriter;
 use nexthop_router::ip::ports::{self, PortRouter};
 use nexthop_router::ip::{route_file, DropReason, Punt};
 
+/// The AF_XDP mode a configuration's `xdp_mode` names (`auto`: none, native where the driver
+/// has it).
+pub(super) fn xdp_mode(name: &str) -> Option<XdpMode> {
+    match name {
+        "native" => Some(XdpMode::Native),
+        "generic" => Some(XdpMode::Generic),
+        _ => None,
+    }
+}
+
 /// The router's thread.
 #[derive(Debug)]
 pub struct RunningRouter {
@@ -34,14 +44,7 @@ pub fn start(cfg: &RouterConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
         anyhow::ensure!(refused == 0, "router.route_file {}: the kernel refused {refused} of its {} routes", cfg.route_file, routes.len());
         tracing::info!("{} routes of {} written into the kernel's main table", routes.len(), cfg.route_file);
     }
-    let config = ports::RouterConfig {
-        interfaces: cfg.interfaces.clone(),
-        xdp_mode: match cfg.xdp_mode.as_str() {
-            "native" => Some(XdpMode::Native),
-            "generic" => Some(XdpMode::Generic),
-            _ => None,
-        },
-    };
+    let config = ports::RouterConfig { interfaces: cfg.interfaces.clone(), xdp_mode: xdp_mode(&cfg.xdp_mode) };
     let (ready, opened) = mpsc::channel();
     let thread = std::thread::Builder::new().name("nexthop-router".into()).spawn(move || -> anyhow::Result<()> {
         let mut router = match PortRouter::open(&config) {

@@ -11,7 +11,6 @@ use std::sync::{mpsc, Arc};
 
 use anyhow::Context;
 use nexthop_fw::conf::config::SwitchConfig;
-use nexthop_io::XdpMode;
 use nexthop_lookup::flat::{Othello, OthelloConfig};
 use nexthop_router::l2::hosts_file;
 use nexthop_router::l2::ports::{self, PortSwitch};
@@ -49,11 +48,7 @@ pub fn start(cfg: &SwitchConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
     let edge = PortRole { flood: true, edge: true };
     let config = ports::SwitchConfig {
         ports: cfg.interfaces.iter().map(|i| (i.clone(), edge)).collect(),
-        xdp_mode: match cfg.xdp_mode.as_str() {
-            "native" => Some(XdpMode::Native),
-            "generic" => Some(XdpMode::Generic),
-            _ => None,
-        },
+        xdp_mode: super::router::xdp_mode(&cfg.xdp_mode),
     };
     let learn = cfg.learn;
     let (ready, opened) = mpsc::channel();
