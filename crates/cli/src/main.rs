@@ -25,6 +25,8 @@ struct Cli {
 enum Command {
     /// Run the NDN forwarder (the built-in configuration needs no file).
     Run(cmd::run::Args),
+    /// Run the Concise switches' controller on a topology file.
+    Controller(cmd::controller::Args),
     /// Operate a running forwarder: status, faces, routes, content store, strategies.
     Ctl(cmd::ctl::Args),
     /// Run an experiment (or all of them) and write JSON results and plots.
@@ -56,6 +58,7 @@ fn main() -> anyhow::Result<()> {
     });
     match Cli::parse().command {
         Command::Run(args) => cmd::run::run(args, log_level),
+        Command::Controller(args) => cmd::controller::run(args, log_level),
         Command::Ctl(args) => cmd::ctl::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Fib(args) => cmd::fib::run(args),

@@ -1,6 +1,7 @@
 //! Subcommands.
 
 pub mod bench;
+pub mod controller;
 pub mod ctl;
 pub mod fib;
 pub mod gen;

@@ -63,8 +63,13 @@ pub struct SwitchConfig {
     /// A hosts file (`mac interface` lines): the FIB the switch starts from; empty: none.
     pub hosts_file: String,
     /// Learn hosts from the frames they send: one seen on an interface its FIB entry does not
-    /// name is installed (or moved) there, as a controller would.
+    /// name is installed (or moved) there, as a controller would (until a controller's FIB
+    /// is in force).
     pub learn: bool,
+    /// The switch's name on its control channel; empty: the host's name.
+    pub name: String,
+    /// Its control channel's address (gRPC): `unix:PATH` or `IP:PORT`; empty: none.
+    pub control: String,
 }
 
 /// The most interfaces a switch has (its FIB's actions are 6 bits).
@@ -566,6 +571,10 @@ impl Config {
         if !XDP_MODES.contains(&self.switch.xdp_mode.as_str()) {
             return bad(format!("switch.xdp_mode = {:?} ({})", self.switch.xdp_mode, XDP_MODES.join(", ")));
         }
+        let control = &self.switch.control;
+        if !control.is_empty() && control.strip_prefix("unix:").map_or(control.parse::<std::net::SocketAddr>().is_err(), str::is_empty) {
+            return bad(format!("switch.control = {control:?}: unix:PATH or IP:PORT"));
+        }
         let names = &self.switch.interfaces;
         if names.iter().any(|i| i.is_empty() || i.len() >= 16) || names.len() > MAX_SWITCH_INTERFACES {
             return bad(format!("switch.interfaces = {names:?}: at most {MAX_SWITCH_INTERFACES}, names of 1 to 15 bytes"));
@@ -764,6 +773,10 @@ xdp_mode = \"fast\"
         .unwrap_err()
         .to_string();
         assert!(e.contains("switch.xdp_mode"), "{e}");
+        for (control, ok) in [("unix:/run/s1.sock", true), ("127.0.0.1:50051", true), ("unix:", false), ("s1.sock", false)] {
+            let r = Config::parse(&format!("[switch]\ncontrol = {control:?}\n"), Path::new("t.toml"));
+            assert_eq!(r.is_ok(), ok, "{control}: {r:?}");
+        }
         let e = Config::parse(
             "[switch]
 interfaces = [\"eth0\"]

@@ -196,6 +196,11 @@ impl<C: Cell> OthelloQuery<C> {
         self.value_bits
     }
 
+    /// r: checksum bits per cell (0: none).
+    pub fn checksum_bits(&self) -> u32 {
+        self.checksum_bits
+    }
+
     /// Bytes of the cell arrays (what the data plane must hold).
     pub fn bytes(&self) -> usize {
         (self.a.len() + self.b.len()) * (C::BITS as usize / 8)

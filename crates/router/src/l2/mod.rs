@@ -13,4 +13,4 @@ pub mod hosts_file;
 pub mod ports;
 pub mod switch;
 
-pub use switch::{apply_delta, Decision, DropReason, L2Switch, MacFib, PacketIn, PortRole, SwitchCounters, SwitchPort};
+pub use switch::{apply_delta, Decision, DropReason, L2Switch, MacFib, PacketIn, PortCount, PortRole, SwitchCounters, SwitchPort};

@@ -98,13 +98,13 @@ impl<F: MacFib> PortSwitch<F> {
         &self.io
     }
 
-    /// Switches until `stop` is set; between batches, `control` gets the hosts seen off their
-    /// FIB port (often none) and the FIB, to change.
-    pub fn run(&mut self, stop: &AtomicBool, mut control: impl FnMut(Vec<PacketIn>, &mut F)) {
+    /// Switches until `stop` is set; between batches, `control` gets the switch (to change its
+    /// FIB and ports, to read its counters) and the hosts seen off their FIB port (often none).
+    pub fn run(&mut self, stop: &AtomicBool, mut control: impl FnMut(&mut PortSwitch<F>, Vec<PacketIn>)) {
         while !stop.load(Ordering::Relaxed) {
             let busy = self.turn() > 0 || self.set.unsent();
             let seen = self.switch.take_packet_ins();
-            control(seen, self.switch.fib_mut());
+            control(self, seen);
             if !busy {
                 self.set.wait(Duration::from_millis(10));
                 self.set.maintain();

@@ -81,6 +81,16 @@ pub struct PortRole {
     pub edge: bool,
 }
 
+/// Roles given for another number of ports than the switch has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("roles for {given} ports; the switch has {have}")]
+pub struct PortCount {
+    /// The switch's ports.
+    pub have: usize,
+    /// The roles given.
+    pub given: usize,
+}
+
 /// Why a frame is dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DropReason {
@@ -212,6 +222,18 @@ impl<F: MacFib> L2Switch<F> {
     /// The ports' roles.
     pub fn ports(&self) -> &[PortRole] {
         &self.ports
+    }
+
+    /// Gives the ports new roles (a controller's flood tree), one per port.
+    ///
+    /// # Errors
+    /// Not one role per port: nothing changes.
+    pub fn set_ports(&mut self, roles: &[PortRole]) -> Result<(), PortCount> {
+        if roles.len() != self.ports.len() {
+            return Err(PortCount { have: self.ports.len(), given: roles.len() });
+        }
+        self.ports.copy_from_slice(roles);
+        Ok(())
     }
 
     /// The FIB.
