@@ -31,6 +31,12 @@ if ! "$VENV/bin/python" -c "import topohub" 2>/dev/null; then
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'topohub==1.5.1'
 fi
 
+# grpcio and its code generator: a gRPC client nexthop did not write, which the switch's tests
+# drive its control channel with (crates/cli/tests/switch_client.py), in the same .venv.
+if ! "$VENV/bin/python" -c "import grpc, grpc_tools.protoc" 2>/dev/null; then
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'grpcio==1.85.1' 'grpcio-tools==1.85.1'
+fi
+
 # Real URL names for the name-fib experiment's `url` FIB: the filter lists (EasyList,
 # EasyPrivacy, URLhaus, uBlock) that Debian's uBlock Origin package ships.
 UBLOCK_ASSETS='/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/uBlock0@raymondhill.net/assets'

@@ -68,3 +68,57 @@ fn a_bad_hosts_file_stops_the_start_naming_the_line() {
     assert!(!status.success(), "{text}");
     assert!(text.contains("line 2") && text.contains("\"s9\" is not one of the switch's interfaces"), "{text}");
 }
+
+/// The switch's control channel from Python's `grpcio` (a client nexthop did not write, its
+/// stubs generated from the repository's `.proto`): it reads the switch, writes two hosts that
+/// then ping each other, streams the packet-in of a third host's first frame, reads counters,
+/// and sees bad writes and deltas refused, typed, while forwarding goes on.
+#[test]
+fn a_python_grpc_client_drives_the_switch() {
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/python");
+    let Some(ns) = namespaces("sg", &["h1", "h2", "h3", "s"]) else { return };
+    let [h1, h2, h3, s] = &ns[..] else { unreachable!() };
+    for (i, h) in [h1, h2, h3].into_iter().enumerate() {
+        veth(h, "eth0", s, &format!("s{}", i + 1), 1).unwrap();
+        h.ip(&["link", "set", "eth0", "address", &format!("02:00:00:5d:01:0{}", i + 1)]).unwrap();
+        h.ip(&["addr", "add", &format!("10.8.1.{}/24", i + 1), "dev", "eth0"]).unwrap();
+        run(h, &["ethtool", "-K", "eth0", "tx", "off"]);
+    }
+    let scratch = tempfile::Builder::new().prefix("nexthop-switch-").tempdir().unwrap();
+    let dir = scratch.path();
+    let socket = dir.join("s.control");
+    let section =
+        format!("[switch]\ninterfaces = [\"s1\", \"s2\", \"s3\"]\nlearn = false\nname = \"s\"\ncontrol = \"unix:{}\"\n", socket.display());
+    let _sw = Running(nexthop_in(s, dir, &section));
+    let log = || std::fs::read_to_string(dir.join(format!("{}.log", s.name()))).unwrap();
+    assert!(eventually(|| log().contains("nexthop: switching on s1, s2, s3 (0 hosts, control unix:")), "{}", log());
+
+    let proto = concat!(env!("CARGO_MANIFEST_DIR"), "/../control/proto");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/switch_client.py");
+    let address = format!("unix:{}", socket.display());
+    let out = std::process::Command::new(python)
+        .args([script, proto, &address, h1.name(), h2.name(), h3.name()])
+        .output()
+        .expect("the venv's python runs (scripts/setup.sh installs grpcio in .venv)");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}\n{}", String::from_utf8_lossy(&out.stderr), log());
+    let r: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(r["ports"], serde_json::json!(["s1", "s2", "s3"]), "{r}");
+    assert_eq!((r["cell_bits"].as_u64(), r["port_bits"].as_u64(), r["checksum_bits"].as_u64()), (Some(16), Some(6), Some(10)), "{r}");
+    assert_eq!(r["hosts"], 2, "{r}");
+    assert_eq!((r["h1_h2"].as_bool(), r["h2_h1_after"].as_bool()), (Some(true), Some(true)), "pings across: {r}\n{}", log());
+    assert_eq!(r["h3_reported"], true, "{r}");
+    assert!(r["packet_ins"].as_array().unwrap().contains(&serde_json::json!(["02:00:00:5d:01:03", 2])), "{r}");
+    let refusals = serde_json::json!({
+        "short_mac": "INVALID_ARGUMENT",
+        "no_such_port": "INVALID_ARGUMENT",
+        "stale_patch": "FAILED_PRECONDITION",
+        "foreign_patch": "FAILED_PRECONDITION",
+        "corrupt_structure": "INVALID_ARGUMENT",
+        "empty_delta": "INVALID_ARGUMENT",
+    });
+    assert_eq!(r["refusals"], refusals, "{r}");
+    assert!(r["forwarded"].as_u64().unwrap() >= 12, "two pings of three requests and replies: {r}");
+    assert!(r["drops"]["unknown-name"].as_u64().unwrap() >= 1, "h1's answer to h3, whom the FIB lacks: {r}");
+    assert_eq!((r["deltas_applied"].as_u64(), r["deltas_refused"].as_u64()), (Some(1), Some(4)), "{r}");
+}

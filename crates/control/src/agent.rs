@@ -98,9 +98,6 @@ pub fn start(address: &ControlAddress, name: &str, interfaces: Vec<String>) -> s
     let service = Service { calls: calls_in, packet_ins: packet_ins.clone() };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (shutdown, stopped) = oneshot::channel::<()>();
-    let stopped = async move {
-        let _ = stopped.await;
-    };
     let server = tonic::transport::Server::builder().add_service(
         SwitchServer::new(service)
             .max_decoding_message_size(crate::controller::session::MAX_MESSAGE)
@@ -115,15 +112,23 @@ pub fn start(address: &ControlAddress, name: &str, interfaces: Vec<String>) -> s
                 std::fs::remove_file(path)?;
             }
             let listener = runtime.block_on(async { tokio::net::UnixListener::bind(path) })?;
-            Box::pin(server.serve_with_incoming_shutdown(tokio_stream::wrappers::UnixListenerStream::new(listener), stopped))
+            Box::pin(server.serve_with_incoming(tokio_stream::wrappers::UnixListenerStream::new(listener)))
         }
         ControlAddress::Tcp(a) => {
             let listener = runtime.block_on(tokio::net::TcpListener::bind(a))?;
-            Box::pin(server.serve_with_incoming_shutdown(tokio_stream::wrappers::TcpListenerStream::new(listener), stopped))
+            Box::pin(server.serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)))
         }
     };
     let thread = std::thread::Builder::new().name("nexthop-control".into()).spawn(move || {
-        if let Err(e) = runtime.block_on(serving) {
+        // Stopping does not wait for clients to hang up (a controller's packet-in stream
+        // never does): the runtime, dropped, closes their connections.
+        let served = runtime.block_on(async {
+            tokio::select! {
+                r = serving => r,
+                _ = stopped => Ok(()),
+            }
+        });
+        if let Err(e) = served {
             tracing::warn!("the control channel stopped: {e}");
         }
     })?;
@@ -132,7 +137,7 @@ pub fn start(address: &ControlAddress, name: &str, interfaces: Vec<String>) -> s
 }
 
 impl AgentServer {
-    /// Stops serving (calls in flight are answered `UNAVAILABLE`), removing a Unix socket.
+    /// Stops serving, closing the clients' connections, and removes a Unix socket.
     pub fn stop(mut self) {
         self.shut();
     }
@@ -226,7 +231,9 @@ impl Agent {
 fn status(e: FibError) -> Status {
     let text = e.to_string();
     match e {
-        FibError::Controlled | FibError::Flat(FlatError::ForeignPatch | FlatError::PatchVersion { .. }) => Status::failed_precondition(text),
+        FibError::Controlled | FibError::Flat(FlatError::ForeignPatch | FlatError::PatchVersion { .. }) => {
+            Status::failed_precondition(text)
+        }
         FibError::Flat(FlatError::NotFound) => Status::not_found(text),
         _ => Status::invalid_argument(text),
     }

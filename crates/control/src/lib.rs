@@ -9,11 +9,13 @@
 //! - [`switch_fib`]: sans-I/O, the switch's side of its FIB — its own control structure until
 //!   a controller's structure replaces it, then the controller's patches in order.
 //! - [`agent`]: the switch's gRPC server, answering on the switch's thread between batches.
+//! - [`blocking`]: a switch's channel from synchronous code.
 //! - [`controller`]: `nexthop controller` — the topology, shortest paths, every switch's FIB
 //!   control structure, and a gRPC session per switch.
 
 pub mod address;
 pub mod agent;
+pub mod blocking;
 pub mod controller;
 pub mod switch_fib;
 

@@ -66,7 +66,7 @@ fn hosts_ping_and_move_data_across_the_switch() {
         let mut switch = PortSwitch::open(&config, fib).unwrap();
         ready.send(()).unwrap();
         let mut othello = othello;
-        switch.run(&stopping, |ins, fib| {
+        switch.run(&stopping, |switch, ins| {
             if ins.is_empty() {
                 return;
             }
@@ -75,7 +75,7 @@ fn hosts_ping_and_move_data_across_the_switch() {
                 let port = u32::from(p.port.0);
                 let _ = if othello.get(&p.mac).is_some() { othello.alter(&p.mac, port) } else { othello.add(&p.mac, port) };
             }
-            apply_delta(fib, othello.take_delta()).unwrap();
+            apply_delta(switch.switch_mut().fib_mut(), othello.take_delta()).unwrap();
         });
         (switch.switch().counters().clone(), switch.io_counters().clone())
     });

@@ -34,9 +34,6 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     let names: Vec<&str> = topology.switches.iter().map(|s| s.name.as_str()).collect();
     eprintln!("nexthop: controller of {} ({} links, {} hosts known)", names.join(", "), topology.links.len(), topology.hosts.len());
     let c = session::run(topology, stop).context("the controller's runtime")?;
-    eprintln!(
-        "nexthop: controller stopped: {} syncs, {} messages, {} hosts placed, {} resyncs",
-        c.syncs, c.messages, c.placed, c.resyncs
-    );
+    eprintln!("nexthop: controller stopped: {} syncs, {} messages, {} hosts placed, {} resyncs", c.syncs, c.messages, c.placed, c.resyncs);
     Ok(())
 }

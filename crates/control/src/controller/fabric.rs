@@ -164,7 +164,8 @@ impl Fabric {
                 None => PortRole { flood: true, edge: true },
             })
             .collect();
-        let entries: Vec<([u8; 6], u32)> = self.hosts.iter().filter_map(|(mac, at)| Some((*mac, self.action(interfaces, s, at)?))).collect();
+        let entries: Vec<([u8; 6], u32)> =
+            self.hosts.iter().filter_map(|(mac, at)| Some((*mac, self.action(interfaces, s, at)?))).collect();
         let mut fib = Othello::construct(fib_config(), entries.iter().map(|(m, a)| (&m[..], *a)))
             .map_err(|error| FabricError::Fib { switch: name.clone(), error })?;
         let _ = fib.take_delta(); // sent whole

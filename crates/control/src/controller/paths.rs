@@ -35,13 +35,8 @@ fn tree(n: usize, links: &[(usize, usize)], root: usize) -> Vec<Option<usize>> {
 /// `next[t][d]`: the link switch t sends on toward switch d (`None` when t is d or does not
 /// reach it).
 pub fn next_hops(n: usize, links: &[(usize, usize)]) -> Vec<Vec<Option<usize>>> {
-    let mut next = vec![vec![None; n]; n];
-    for d in 0..n {
-        for (t, l) in tree(n, links, d).into_iter().enumerate() {
-            next[t][d] = l;
-        }
-    }
-    next
+    let trees: Vec<Vec<Option<usize>>> = (0..n).map(|d| tree(n, links, d)).collect();
+    (0..n).map(|t| trees.iter().map(|tree| tree[t]).collect()).collect()
 }
 
 /// For each link, whether it is on the flood tree rooted at switch 0.

@@ -115,12 +115,23 @@ pub async fn serve(topology: Topology, stop: impl std::future::Future<Output = (
     counters
 }
 
-fn handle(fabric: &mut Fabric, event: Event, epochs: &mut [u64], outboxes: &[mpsc::UnboundedSender<(u64, Out)>], counters: &mut ControllerCounters) {
+fn handle(
+    fabric: &mut Fabric,
+    event: Event,
+    epochs: &mut [u64],
+    outboxes: &[mpsc::UnboundedSender<(u64, Out)>],
+    counters: &mut ControllerCounters,
+) {
     let name = |f: &Fabric, s: usize| f.topology().switches[s].name.clone();
     match event {
         Event::Connected { s, epoch, interfaces } => match fabric.connected(s, &interfaces) {
             Ok(sync) => {
-                tracing::info!("controller: {} connected ({} interfaces); its FIB of {} hosts sent", name(fabric, s), interfaces.len(), sync.hosts);
+                tracing::info!(
+                    "controller: {} connected ({} interfaces); its FIB of {} hosts sent",
+                    name(fabric, s),
+                    interfaces.len(),
+                    sync.hosts
+                );
                 epochs[s] = epoch;
                 counters.syncs += 1;
                 let _ = outboxes[s].send((epoch, Out::Sync(sync)));
@@ -223,7 +234,12 @@ async fn push(switch: &mut SwitchClient<Channel>, out: Out) -> Result<(), Status
     let structure = |bytes| pb::PushDeltaRequest { delta: Some(pb::push_delta_request::Delta::Structure(bytes)) };
     match out {
         Out::Sync(sync) => {
-            let ports = sync.roles.iter().enumerate().map(|(i, r): (usize, &PortRole)| pb::Port { index: i as u32, name: String::new(), flood: r.flood, edge: r.edge });
+            let ports = sync.roles.iter().enumerate().map(|(i, r): (usize, &PortRole)| pb::Port {
+                index: i as u32,
+                name: String::new(),
+                flood: r.flood,
+                edge: r.edge,
+            });
             switch.set_ports(pb::SetPortsRequest { ports: ports.collect() }).await?;
             switch.push_delta(structure(sync.structure)).await?;
         }

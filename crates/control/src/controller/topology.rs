@@ -151,7 +151,10 @@ impl Topology {
             if switches.iter().any(|t| t.name == s.name) {
                 return Err(TopologyError::DuplicateSwitch(s.name));
             }
-            let control = s.control.parse().map_err(|e: crate::address::BadAddress| TopologyError::BadControl { name: s.name.clone(), why: e.to_string() })?;
+            let control = s
+                .control
+                .parse()
+                .map_err(|e: crate::address::BadAddress| TopologyError::BadControl { name: s.name.clone(), why: e.to_string() })?;
             switches.push(SwitchSpec { name: s.name, control });
         }
         let port = |text: &str| -> Result<PortRef, TopologyError> {

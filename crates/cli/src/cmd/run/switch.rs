@@ -105,7 +105,11 @@ pub fn start(cfg: &SwitchConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
     match opened.recv() {
         Ok(Ok(hosts)) => {
             let control = if cfg.control.is_empty() { String::new() } else { format!(", control {}", cfg.control) };
-            eprintln!("nexthop: switching on {} ({hosts} hosts{}{control})", cfg.interfaces.join(", "), if learn { ", learning" } else { "" });
+            eprintln!(
+                "nexthop: switching on {} ({hosts} hosts{}{control})",
+                cfg.interfaces.join(", "),
+                if learn { ", learning" } else { "" }
+            );
             Ok(Some(RunningSwitch { thread }))
         }
         Ok(Err(e)) => Err(anyhow::anyhow!("starting the switch: {e}")),
