@@ -72,7 +72,8 @@ fn a_bad_hosts_file_stops_the_start_naming_the_line() {
 /// The switch's control channel from Python's `grpcio` (a client nexthop did not write, its
 /// stubs generated from the repository's `.proto`): it reads the switch, writes two hosts that
 /// then ping each other, streams the packet-in of a third host's first frame, reads counters,
-/// and sees bad writes and deltas refused, typed, while forwarding goes on.
+/// and sees bad writes and deltas refused, typed, and a delta its client abandons halfway
+/// change nothing, while forwarding goes on.
 #[test]
 fn a_python_grpc_client_drives_the_switch() {
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/python");
@@ -118,6 +119,7 @@ fn a_python_grpc_client_drives_the_switch() {
         "empty_delta": "INVALID_ARGUMENT",
     });
     assert_eq!(r["refusals"], refusals, "{r}");
+    assert_eq!(r["cut_short_changed_nothing"], true, "{r}");
     assert!(r["forwarded"].as_u64().unwrap() >= 12, "two pings of three requests and replies: {r}");
     assert!(r["drops"]["unknown-name"].as_u64().unwrap() >= 1, "h1's answer to h3, whom the FIB lacks: {r}");
     assert_eq!((r["deltas_applied"].as_u64(), r["deltas_refused"].as_u64()), (Some(1), Some(4)), "{r}");

@@ -33,6 +33,46 @@ def ping(ns, to, count=3):
     return subprocess.run(cmd, capture_output=True, text=True).stdout
 
 
+def half_a_delta(path, structure):
+    """A client that goes away mid-delta: HTTP/2 by hand on the switch's Unix socket, a
+    PushDelta whose gRPC message says it has all of `structure` but stops halfway, then the
+    connection closed."""
+    import socket
+    import struct
+
+    def frame(kind, flags, stream, payload):
+        return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload
+
+    def literal(name, value):  # HPACK: a literal header, not indexed, no Huffman
+        return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+
+    headers = b"".join(
+        literal(n, v)
+        for n, v in [
+            (b":method", b"POST"),
+            (b":scheme", b"http"),
+            (b":path", b"/nexthop.switch.v1.Switch/PushDelta"),
+            (b":authority", b"localhost"),
+            (b"content-type", b"application/grpc"),
+            (b"te", b"trailers"),
+        ]
+    )
+    size = len(structure)
+    varint = bytearray()
+    while True:
+        varint.append((size & 0x7F) | (0x80 if size > 0x7F else 0))
+        size >>= 7
+        if not size:
+            break
+    message = b"\x12" + bytes(varint) + structure  # PushDeltaRequest.structure
+    grpc_message = b"\x00" + struct.pack(">I", len(message)) + message
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0, b"") + frame(1, 4, 1, headers))
+    sock.sendall(frame(0, 0, 1, grpc_message[: len(grpc_message) // 2]))
+    sock.close()
+
+
 def mac(i):
     return bytes([0x02, 0, 0, 0x5D, 0x01, i])
 
@@ -96,6 +136,12 @@ def main():
     refused("corrupt_structure", lambda: switch.PushDelta(pb.PushDeltaRequest(structure=b"OTHQ\x02garbage"), timeout=5))
     refused("empty_delta", lambda: switch.PushDelta(pb.PushDeltaRequest(), timeout=5))
     out["refusals"] = refusals
+
+    # A delta cut short by its client's going away changes nothing; the switch answers on.
+    before = switch.GetInfo(pb.GetInfoRequest(), timeout=5)
+    half_a_delta(address[len("unix:"):], bytes(range(256)) * 64)
+    after = switch.GetInfo(pb.GetInfoRequest(), timeout=5)
+    out["cut_short_changed_nothing"] = (before.structure, before.version) == (after.structure, after.version)
     out["h2_h1_after"] = " 0% packet loss" in ping(h2, "10.8.1.1")
 
     counters = switch.ReadCounters(pb.ReadCountersRequest(), timeout=5)
