@@ -237,6 +237,12 @@ pub fn patch_from_cells(
     Ok(Patch { a: cells(&mut a.into_iter())?, b: cells(&mut b.into_iter())?, structure, version })
 }
 
+/// A patch as the control channel carries it (the inverse of [`patch_from_cells`]).
+pub fn patch_to_pb(patch: &Patch<FibCell>) -> crate::pb::Patch {
+    let cells = |c: &[(u32, FibCell)]| c.iter().map(|&(index, v)| crate::pb::Cell { index, value: u32::from(v) }).collect();
+    crate::pb::Patch { structure: patch.structure, version: patch.version, a: cells(&patch.a), b: cells(&patch.b) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

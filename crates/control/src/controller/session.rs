@@ -247,8 +247,7 @@ async fn push(switch: &mut SwitchClient<Channel>, out: Out) -> Result<(), Status
             switch.push_delta(structure(bytes)).await?;
         }
         Out::Message(Message::Patch(p)) => {
-            let cells = |c: &[(u32, u16)]| c.iter().map(|&(index, v)| pb::Cell { index, value: u32::from(v) }).collect();
-            let patch = pb::Patch { structure: p.structure, version: p.version, a: cells(&p.a), b: cells(&p.b) };
+            let patch = crate::switch_fib::patch_to_pb(&p);
             switch.push_delta(pb::PushDeltaRequest { delta: Some(pb::push_delta_request::Delta::Patch(patch)) }).await?;
         }
     }

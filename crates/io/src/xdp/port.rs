@@ -141,12 +141,21 @@ impl XdpPort {
         got
     }
 
-    /// Queues `frame` to transmit (sent by [`XdpPort::flush`]); gives it back to the pool and
-    /// counts the drop when the ring is full.
+    /// Queues `frame` to transmit (sent by [`XdpPort::flush`]). A full ring is first made room
+    /// in: the frames done are taken back, and if none are, the kernel is kicked to send what
+    /// the ring holds (in copy mode it sends them in the call). Only a ring still full after
+    /// that gives the frame back to the pool and counts the drop.
     pub(crate) fn transmit(&mut self, pool: &mut FramePool, frame: Frame, counters: &mut PortCounters) -> Result<(), DropReason> {
         let s = &mut self.sockets[0];
         if s.tx.free(1) == 0 {
             s.complete(pool);
+            if s.tx.free(1) == 0 {
+                s.tx.submit();
+                // A refused kick leaves the ring full: the frame is dropped below, and the next
+                // flush reports the port.
+                let _ = s.kick();
+                s.complete(pool);
+            }
             if s.tx.free(1) == 0 {
                 pool.free(frame);
                 counters.drop(DropReason::TransmitRingFull);

@@ -26,9 +26,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use nexthop_control::address::ControlAddress;
+use nexthop_control::agent;
+use nexthop_control::blocking::BlockingSwitch;
+use nexthop_control::pb::push_delta_request::Delta as PbDelta;
+use nexthop_control::switch_fib::{fib_config, patch_to_pb, SwitchFib};
 use nexthop_io::netns::{veth, Netns};
 use nexthop_io::{PortConfig, XdpMode};
-use nexthop_lookup::flat::{Othello, OthelloConfig, OthelloQuery};
+use nexthop_lookup::flat::{Delta, Othello, OthelloQuery};
 use nexthop_router::l2::ports::{PortSwitch, SwitchConfig};
 use nexthop_router::l2::{DropReason, MacFib, PortRole};
 use rand::{Rng, SeedableRng};
@@ -217,6 +222,8 @@ impl Running {
 struct Fibs {
     pairs: Arc<Vec<([u8; 6], u32)>>,
     concise: Option<Vec<u8>>,
+    /// Concise's control structure, for the update phase.
+    control: Option<Othello<u16>>,
     /// Bytes of each system's table.
     bytes: Vec<(System, usize)>,
 }
@@ -225,8 +232,8 @@ fn fibs(n: usize) -> anyhow::Result<(Fibs, Vec<[u8; 6]>)> {
     let names = names(n, 0x12 + n as u64);
     let mut pairs: Vec<([u8; 6], u32)> = names.iter().map(|&m| (m, 1)).collect();
     pairs.push((MAC_GEN, 0));
-    let cfg = OthelloConfig { checksum_bits: 10, ..OthelloConfig::new(6) };
-    let othello = Othello::<u16>::construct(cfg, pairs.iter().map(|(m, p)| (&m[..], *p)))?;
+    let mut othello = Othello::<u16>::construct(fib_config(), pairs.iter().map(|(m, p)| (&m[..], *p)))?;
+    let _ = othello.take_delta(); // the data plane starts from the query structure
     // What each data-plane table left allocated (the counting allocator).
     let measured = |build: &mut dyn FnMut()| {
         let before = crate::alloc::live_bytes();
@@ -244,7 +251,117 @@ fn fibs(n: usize) -> anyhow::Result<(Fibs, Vec<[u8; 6]>)> {
     let bytes = vec![(System::Concise, concise), (System::Cuckoo, cuckoo_bytes), (System::Hashbrown, hash_bytes)];
     let mut rng = rand::rngs::StdRng::seed_from_u64(7 + n as u64);
     let dests = (0..DESTINATIONS).map(|_| names[rng.gen_range(0..names.len())]).collect();
-    Ok((Fibs { pairs: Arc::new(pairs), concise: Some(query.to_bytes()), bytes }, dests))
+    Ok((Fibs { pairs: Arc::new(pairs), concise: Some(query.to_bytes()), control: Some(othello), bytes }, dests))
+}
+
+/// Name updates per second the controller's side pushes while traffic runs (the goal).
+const UPDATE_RATE: f64 = 100_000.0;
+/// Name updates per patch pushed.
+const UPDATE_BATCH: usize = 1_000;
+/// Names added and deleted in turn by the update phase (none in the FIB, none in the traffic).
+const CHURN_NAMES: usize = 65_536;
+/// Frames/s offered while the FIB is updated.
+const UPDATE_TRAFFIC_PPS: f64 = 100_000.0;
+/// The FIB size the update phase runs at (at most: the largest measured).
+const UPDATE_NAMES: usize = 1 << 20;
+
+/// The update phase: Concise's switch under its gRPC control channel, traffic to names that
+/// stay while other names are added and deleted (patches pushed over the channel).
+struct UpdateSample {
+    names: usize,
+    traffic: Outcome,
+    updates: u64,
+    seconds: f64,
+    patches: u64,
+    structures: u64,
+    /// Pushes the switch refused (each followed by the whole structure).
+    refused: u64,
+    /// Frames the switch dropped because a lookup answered wrong (hairpin, no such port,
+    /// unknown name): every destination is in the FIB behind the other port.
+    wrong_lookups: u64,
+}
+
+/// Runs the update phase on `fib` (its control structure taken) with `stream`'s traffic.
+fn update_phase(t: &Topology, generator: &Generator<MacStream>, fib: &mut Fibs, stream: &Arc<MacStream>, spec: Spec) -> anyhow::Result<UpdateSample> {
+    let mut control = fib.control.take().context("the control structure")?;
+    let names = fib.pairs.len() - 1;
+    let address = ControlAddress::Unix(std::env::temp_dir().join(format!("nexthop-l2-switch-{}.control", std::process::id())));
+    // The channel's server runs here (off the switching core); the switch answers between batches.
+    let (agent, server) = agent::start(&address, "l2-switch", vec!["pw0".into(), "pw1".into()])?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (name, halt) = (t.switch.name().to_string(), stop.clone());
+    let open = move || -> anyhow::Result<_> {
+        enter(&name)?;
+        let (own, query) = SwitchFib::new(Othello::new(fib_config())?, 2);
+        let edge = PortRole { flood: true, edge: true };
+        let config = SwitchConfig { ports: vec![("pw0".into(), edge), ("pw1".into(), edge)], xdp_mode: Some(XdpMode::Native) };
+        Ok(((PortSwitch::open(&config, query)?, own), ()))
+    };
+    let body = move |(mut switch, mut own): (PortSwitch<agent::Fib>, SwitchFib)| {
+        switch.run(&halt, |sw, _| {
+            agent.serve(sw, &mut own);
+        });
+        let c = switch.switch().counters();
+        Ok([DropReason::Hairpin, DropReason::NoSuchPort, DropReason::UnknownName].iter().map(|&d| c.dropped(d)).sum::<u64>())
+    };
+    let (thread, ()) = spawn_opened(FWD_CORE, "the controlled switch", open, body)?;
+    let mut client = BlockingSwitch::new(&address)?;
+    client.push(PbDelta::Structure(control.query().to_bytes())).map_err(|e| anyhow::anyhow!("pushing the FIB: {e}"))?;
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0xc4);
+    let mut churn = Vec::with_capacity(CHURN_NAMES);
+    while churn.len() < CHURN_NAMES {
+        let mut m: [u8; 6] = rng.gen();
+        m[0] = (m[0] & 0xfc) | 0x02;
+        if control.get(&m).is_none() && !churn.contains(&m) {
+            churn.push(m);
+        }
+    }
+    let pushing = Arc::new(AtomicBool::new(true));
+    let still = pushing.clone();
+    let pusher = std::thread::spawn(move || -> anyhow::Result<(u64, f64, u64, u64, u64)> {
+        let (mut updates, mut patches, mut structures, mut refused) = (0u64, 0u64, 0u64, 0u64);
+        let mut present = vec![false; churn.len()];
+        let mut next = 0;
+        let t0 = std::time::Instant::now();
+        while still.load(Ordering::Relaxed) {
+            for _ in 0..UPDATE_BATCH {
+                let i = next % churn.len();
+                next += 1;
+                let done = if present[i] { control.delete(&churn[i]) } else { control.add(&churn[i], 1) };
+                done.with_context(|| format!("update {updates}"))?;
+                present[i] = !present[i];
+            }
+            updates += UPDATE_BATCH as u64;
+            let pushed = match control.take_delta() {
+                Delta::Patch(p) => {
+                    patches += 1;
+                    client.push(PbDelta::Patch(patch_to_pb(&p)))
+                }
+                Delta::Rebuilt(q) => {
+                    structures += 1;
+                    client.push(PbDelta::Structure(q.to_bytes()))
+                }
+            };
+            if pushed.is_err() {
+                refused += 1;
+                client.push(PbDelta::Structure(control.query().to_bytes())).map_err(|e| anyhow::anyhow!("resync: {e}"))?;
+            }
+            let due = t0 + Duration::from_secs_f64(updates as f64 / UPDATE_RATE);
+            if let Some(wait) = due.checked_duration_since(std::time::Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
+        Ok((updates, t0.elapsed().as_secs_f64(), patches, structures, refused))
+    });
+    let traffic = generator.run(stream, spec);
+    pushing.store(false, Ordering::Relaxed);
+    let pushed = pusher.join().map_err(|_| anyhow::anyhow!("the pusher panicked"))?;
+    stop.store(true, Ordering::Relaxed);
+    let wrong_lookups = thread.join().map_err(|_| anyhow::anyhow!("the switch thread panicked"))??;
+    server.stop();
+    let (updates, seconds, patches, structures, refused) = pushed?;
+    Ok(UpdateSample { names, traffic: traffic?, updates, seconds, patches, structures, refused, wrong_lookups })
 }
 
 /// One search of one system.
@@ -280,9 +397,11 @@ impl super::Experiment for L2SwitchExperiment {
         let mut samples = Vec::new();
         let mut fib_bytes = Vec::new();
         let mut drops: Vec<(System, usize, u64)> = Vec::new();
+        let mut updates = Vec::new();
+        let update_names = sizes.iter().copied().filter(|&n| n <= UPDATE_NAMES).max().unwrap_or(sizes[0]);
         for &n in sizes {
             bar.set_message(format!("{n} names: building the tables"));
-            let (fib, dests) = fibs(n)?;
+            let (mut fib, dests) = fibs(n)?;
             fib_bytes.push((n, fib.bytes.clone()));
             let streams: Vec<Arc<MacStream>> =
                 SIZES.iter().map(|&size| Arc::new(MacStream::new(size, MAC_GEN, SEQ_FLOWS, dests.clone(), 0))).collect();
@@ -306,12 +425,48 @@ impl super::Experiment for L2SwitchExperiment {
                     drops.push((system, n, running.stop(&topology)?));
                 }
             }
+            if n == update_names {
+                bar.set_message(format!("{n} names: updates while forwarding"));
+                let spec = Spec {
+                    flows: SEQ_FLOWS,
+                    rate_pps: Some(UPDATE_TRAFFIC_PPS),
+                    warmup,
+                    window: window * 3,
+                    drain: Duration::from_millis(30),
+                    watch_core: Some(FWD_CORE),
+                };
+                updates.push(update_phase(&topology, &generator, &mut fib, &streams[0], spec)?);
+            }
         }
         bar.finish_and_clear();
-        let rows = rows(&samples, &fib_bytes, &drops);
+        let mut rows = rows(&samples, &fib_bytes, &drops);
+        rows.extend(updates.iter().map(update_row));
         Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
     }
 }
+
+/// The update phase's row (system `concise+updates`).
+fn update_row(u: &UpdateSample) -> Row {
+    Row::new(UPDATES_SYSTEM)
+        .with("names", u.names as u64)
+        .with("frame_bytes", 64u64)
+        .with("updates_per_s", u.updates as f64 / u.seconds)
+        .with("update_target_per_s", UPDATE_RATE)
+        .with("updates", u.updates)
+        .with("patches", u.patches)
+        .with("structures", u.structures)
+        .with("refused", u.refused)
+        .with("offered_mpps", u.traffic.offered_pps() / 1e6)
+        .with("mpps", u.traffic.received_pps() / 1e6)
+        .with("sent", u.traffic.sent)
+        .with("lost", u.traffic.lost)
+        .with("wrong_lookups", u.wrong_lookups)
+        .with("misdelivered", u.traffic.counts.misrouted + u.wrong_lookups)
+        .with("corrupted", u.traffic.counts.corrupted)
+}
+
+/// The update phase's system name in rows.
+const UPDATES_SYSTEM: &str = "concise+updates";
 
 fn rows(samples: &[Sample], fib_bytes: &[(usize, Vec<(System, usize)>)], drops: &[(System, usize, u64)]) -> Vec<Row> {
     let mut rows = Vec::new();
@@ -366,6 +521,21 @@ fn names_measured(rows: &[Row]) -> Vec<usize> {
 
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
+    for r in rows.iter().filter(|r| r.str("system") == Some(UPDATES_SYSTEM)) {
+        let v = |k: &str| r.num(k).unwrap_or(f64::NAN);
+        out.push(format!(
+            "{} names: {:.0} name updates/s pushed over gRPC ({:.0} patches, {:.0} whole structures, {:.0} refused) while switching {:.3} Mpps of {:.3} offered: misdelivered {}, lost {}",
+            v("names"),
+            v("updates_per_s"),
+            v("patches"),
+            v("structures"),
+            v("refused"),
+            v("mpps"),
+            v("offered_mpps"),
+            v("misdelivered"),
+            v("lost")
+        ));
+    }
     for n in names_measured(rows) {
         for size in SIZES {
             let c = find(rows, System::Concise, n, size, "mpps");
