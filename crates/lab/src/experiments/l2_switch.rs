@@ -8,8 +8,8 @@
 //! - Namespaces: a generator (`pg0`), the switch (`pw0`, `pw1`) and a sink (`ps1`), joined by
 //!   two veth pairs; traffic never leaves them. One thread on core 0 is generator and sink
 //!   (AF_XDP ports); the switch (or the bridge's receive work, steered by RPS) is on core 1.
-//! - FIBs of `names` random unicast addresses (64K, 1M, 16M; `--quick`: 64K), all behind
-//!   `pw1`, plus the generator's own behind `pw0`; the frames go to 65,536 of the names, drawn
+//! - FIBs of `names` unicast addresses (64K, 1M, 16M; `--quick`: 64K): the generator's own
+//!   behind `pw0` and random others behind `pw1`; the frames go to 65,536 of the names, drawn
 //!   at random. The sink checks that every frame came out of `ps1` unmodified (`misdelivered`:
 //!   the others).
 //! - Systems: `concise` (Othello, 16-bit cells: 6 bits of port, 10 checksum bits, as `nexthop
@@ -20,6 +20,13 @@
 //!   `ports`); `fib_bytes` what the data plane's table left allocated (for Concise, the query
 //!   structure); `switch_drops` the frames the switch itself dropped (none expected: every
 //!   destination is in the FIB).
+//! - The update phase (`concise+updates`, at 1M names or the largest below): the Concise switch
+//!   under its gRPC control channel (`nexthop_control::agent`), its FIB pushed whole over it,
+//!   then names outside the traffic added and deleted in turn at 100K/s, a patch per 1,000,
+//!   pushed over gRPC while 0.1 Mpps of traffic runs; `misdelivered` counts the sink's wrong
+//!   frames and the switch's drops for a wrong answer.
+//! - Host moves (`controller-move`, [`super::l2_moves`]): two switches under nexthop's
+//!   controller, a Linux host moving between them, `move_ms` until its pings are answered.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -229,7 +236,8 @@ struct Fibs {
 }
 
 fn fibs(n: usize) -> anyhow::Result<(Fibs, Vec<[u8; 6]>)> {
-    let names = names(n, 0x12 + n as u64);
+    // n names in all: the generator's own and n - 1 others, which the traffic goes to.
+    let names = names(n - 1, 0x12 + n as u64);
     let mut pairs: Vec<([u8; 6], u32)> = names.iter().map(|&m| (m, 1)).collect();
     pairs.push((MAC_GEN, 0));
     let mut othello = Othello::<u16>::construct(fib_config(), pairs.iter().map(|(m, p)| (&m[..], *p)))?;
@@ -284,7 +292,7 @@ struct UpdateSample {
 /// Runs the update phase on `fib` (its control structure taken) with `stream`'s traffic.
 fn update_phase(t: &Topology, generator: &Generator<MacStream>, fib: &mut Fibs, stream: &Arc<MacStream>, spec: Spec) -> anyhow::Result<UpdateSample> {
     let mut control = fib.control.take().context("the control structure")?;
-    let names = fib.pairs.len() - 1;
+    let names = fib.pairs.len();
     let address = ControlAddress::Unix(std::env::temp_dir().join(format!("nexthop-l2-switch-{}.control", std::process::id())));
     // The channel's server runs here (off the switching core); the switch answers between batches.
     let (agent, server) = agent::start(&address, "l2-switch", vec!["pw0".into(), "pw1".into()])?;
@@ -438,9 +446,22 @@ impl super::Experiment for L2SwitchExperiment {
                 updates.push(update_phase(&topology, &generator, &mut fib, &streams[0], spec)?);
             }
         }
+        bar.set_message("host moves under the controller");
+        let (moves, controller) = super::l2_moves::measure(if cfg.quick { 2 } else { MOVES }, FWD_CORE)?;
         bar.finish_and_clear();
         let mut rows = rows(&samples, &fib_bytes, &drops);
         rows.extend(updates.iter().map(update_row));
+        rows.push(
+            Row::new(MOVES_SYSTEM)
+                .with("switches", 2u64)
+                .with("moves", moves.len() as u64)
+                .with("move_ms", median(&moves))
+                .with("move_ms_max", moves.iter().copied().fold(0.0, f64::max))
+                .with("move_ms_samples", moves)
+                .with("controller_syncs", controller.syncs)
+                .with("controller_messages", controller.messages)
+                .with("hosts_placed", controller.placed),
+        );
         Ok(Report { plots: plots(&rows), summary: summary(&rows), rows })
     }
 }
@@ -467,6 +488,10 @@ fn update_row(u: &UpdateSample) -> Row {
 
 /// The update phase's system name in rows.
 const UPDATES_SYSTEM: &str = "concise+updates";
+/// The host moves' row.
+const MOVES_SYSTEM: &str = "controller-move";
+/// Host moves timed (there and back, in turn).
+const MOVES: usize = 10;
 
 fn rows(samples: &[Sample], fib_bytes: &[(usize, Vec<(System, usize)>)], drops: &[(System, usize, u64)]) -> Vec<Row> {
     let mut rows = Vec::new();
@@ -521,6 +546,15 @@ fn names_measured(rows: &[Row]) -> Vec<usize> {
 
 fn summary(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
+    for r in rows.iter().filter(|r| r.str("system") == Some(MOVES_SYSTEM)) {
+        let v = |k: &str| r.num(k).unwrap_or(f64::NAN);
+        out.push(format!(
+            "a host moved between two switches under the controller is reached again after {:.0} ms (median of {:.0} moves; at most {:.0} ms)",
+            v("move_ms"),
+            v("moves"),
+            v("move_ms_max")
+        ));
+    }
     for r in rows.iter().filter(|r| r.str("system") == Some(UPDATES_SYSTEM)) {
         let v = |k: &str| r.num(k).unwrap_or(f64::NAN);
         out.push(format!(

@@ -12,6 +12,7 @@ mod forwarder_strategies;
 mod forwarder_traffic;
 pub mod ip_lpm;
 pub mod ip_router;
+mod l2_moves;
 pub mod l2_switch;
 pub mod name_fib;
 pub mod ports;
