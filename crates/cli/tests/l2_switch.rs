@@ -20,16 +20,22 @@ fn switch_in(ns: &Netns, dir: &Path, interfaces: &[&str], hosts: &str) -> Child 
     nexthop_in(ns, dir, &format!("[switch]\ninterfaces = {interfaces:?}\nhosts_file = \"{name}.hosts\"\n"))
 }
 
+/// Hosts h1..h3 on the switch's interfaces s1..s3: MAC 02:00:00:5d:0N:0i, address 10.8.N.i/24
+/// (N = `net`), their checksums computed as a NIC would.
+fn hosts_on(s: &Netns, hosts: [&Netns; 3], net: u8) {
+    for (i, h) in hosts.into_iter().enumerate() {
+        veth(h, "eth0", s, &format!("s{}", i + 1), 1).unwrap();
+        h.ip(&["link", "set", "eth0", "address", &format!("02:00:00:5d:0{net}:0{}", i + 1)]).unwrap();
+        h.ip(&["addr", "add", &format!("10.8.{net}.{}/24", i + 1), "dev", "eth0"]).unwrap();
+        run(h, &["ethtool", "-K", "eth0", "tx", "off"]);
+    }
+}
+
 #[test]
 fn hosts_learned_and_known_ping_across_the_switch() {
     let Some(ns) = namespaces("sw", &["h1", "h2", "h3", "s"]) else { return };
     let [h1, h2, h3, s] = &ns[..] else { unreachable!() };
-    for (i, h) in [h1, h2, h3].into_iter().enumerate() {
-        veth(h, "eth0", s, &format!("s{}", i + 1), 1).unwrap();
-        h.ip(&["link", "set", "eth0", "address", &format!("02:00:00:5d:00:0{}", i + 1)]).unwrap();
-        h.ip(&["addr", "add", &format!("10.8.0.{}/24", i + 1), "dev", "eth0"]).unwrap();
-        run(h, &["ethtool", "-K", "eth0", "tx", "off"]);
-    }
+    hosts_on(s, [h1, h2, h3], 0);
     let scratch = tempfile::Builder::new().prefix("nexthop-switch-").tempdir().unwrap();
     let dir = scratch.path();
     let mut sw = Running(switch_in(s, dir, &["s1", "s2", "s3"], "# h1\n02:00:00:5d:00:01 s1\n"));
@@ -79,12 +85,7 @@ fn a_python_grpc_client_drives_the_switch() {
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/python");
     let Some(ns) = namespaces("sg", &["h1", "h2", "h3", "s"]) else { return };
     let [h1, h2, h3, s] = &ns[..] else { unreachable!() };
-    for (i, h) in [h1, h2, h3].into_iter().enumerate() {
-        veth(h, "eth0", s, &format!("s{}", i + 1), 1).unwrap();
-        h.ip(&["link", "set", "eth0", "address", &format!("02:00:00:5d:01:0{}", i + 1)]).unwrap();
-        h.ip(&["addr", "add", &format!("10.8.1.{}/24", i + 1), "dev", "eth0"]).unwrap();
-        run(h, &["ethtool", "-K", "eth0", "tx", "off"]);
-    }
+    hosts_on(s, [h1, h2, h3], 1);
     let scratch = tempfile::Builder::new().prefix("nexthop-switch-").tempdir().unwrap();
     let dir = scratch.path();
     let socket = dir.join("s.control");

@@ -204,7 +204,9 @@ impl SwitchFib {
                     return Err(FibError::WrongWidths { value_bits: q.value_bits(), checksum_bits: q.checksum_bits() });
                 }
                 *fib = q;
-                self.own = None;
+                if self.own.take().is_some() {
+                    tracing::info!("switch: a controller's FIB is in force (the switch's own, and its learning, end)");
+                }
                 Ok(())
             }),
         };

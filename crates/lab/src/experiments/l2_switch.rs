@@ -242,7 +242,7 @@ fn fibs(n: usize) -> anyhow::Result<(Fibs, Vec<[u8; 6]>)> {
     pairs.push((MAC_GEN, 0));
     let mut othello = Othello::<u16>::construct(fib_config(), pairs.iter().map(|(m, p)| (&m[..], *p)))?;
     let _ = othello.take_delta(); // the data plane starts from the query structure
-    // What each data-plane table left allocated (the counting allocator).
+                                  // What each data-plane table left allocated (the counting allocator).
     let measured = |build: &mut dyn FnMut()| {
         let before = crate::alloc::live_bytes();
         build();
@@ -290,7 +290,13 @@ struct UpdateSample {
 }
 
 /// Runs the update phase on `fib` (its control structure taken) with `stream`'s traffic.
-fn update_phase(t: &Topology, generator: &Generator<MacStream>, fib: &mut Fibs, stream: &Arc<MacStream>, spec: Spec) -> anyhow::Result<UpdateSample> {
+fn update_phase(
+    t: &Topology,
+    generator: &Generator<MacStream>,
+    fib: &mut Fibs,
+    stream: &Arc<MacStream>,
+    spec: Spec,
+) -> anyhow::Result<UpdateSample> {
     let mut control = fib.control.take().context("the control structure")?;
     let names = fib.pairs.len();
     let address = ControlAddress::Unix(std::env::temp_dir().join(format!("nexthop-l2-switch-{}.control", std::process::id())));
