@@ -25,7 +25,7 @@
 //!   then names outside the traffic added and deleted in turn at 100K/s, a patch per 1,000,
 //!   pushed over gRPC while 0.1 Mpps of traffic runs; `misdelivered` counts the sink's wrong
 //!   frames and the switch's drops for a wrong answer.
-//! - Host moves (`controller-move`, [`super::l2_moves`]): two switches under nexthop's
+//! - Host moves (`controller-move`, `experiments/l2_moves.rs`): two switches under nexthop's
 //!   controller, a Linux host moving between them, `move_ms` until its pings are answered.
 
 use std::sync::atomic::{AtomicBool, Ordering};
