@@ -22,7 +22,7 @@ fi
 # ndn-python-repo, the NDN repository people run on python-ndn, in the same .venv: the
 # forwarder's tests run it and its own clients unmodified (crates/fw/tests/python_repo.rs).
 if ! "$VENV/bin/python" -c "import ndn_python_repo.cmd.main" 2>/dev/null; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'ndn-python-repo==0.3'
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'ndn-python-repo==0.3' 'setuptools<81'
 fi
 
 # Real router topologies for the tagnet experiment's locators: the CAIDA per-AS topologies (and
@@ -32,9 +32,13 @@ if ! "$VENV/bin/python" -c "import topohub" 2>/dev/null; then
 fi
 
 # grpcio and its code generator: a gRPC client nexthop did not write, which the switch's tests
-# drive its control channel with (crates/cli/tests/switch_client.py), in the same .venv.
-if ! "$VENV/bin/python" -c "import grpc, grpc_tools.protoc" 2>/dev/null; then
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'grpcio==1.85.1' 'grpcio-tools==1.85.1'
+# drive its control channel with (crates/cli/tests/switch_client.py), in a virtual environment
+# of its own, .venv-grpc: grpcio-tools needs a setuptools without the pkg_resources that
+# ndn-python-repo imports.
+GRPC_VENV="$(cd "$(dirname "$0")/.." && pwd)/.venv-grpc"
+if ! "$GRPC_VENV/bin/python" -c "import grpc, grpc_tools.protoc" 2>/dev/null; then
+  python3 -m venv "$GRPC_VENV"
+  "$GRPC_VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'grpcio==1.85.1' 'grpcio-tools==1.85.1'
 fi
 
 # Real URL names for the name-fib experiment's `url` FIB: the filter lists (EasyList,

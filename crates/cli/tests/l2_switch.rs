@@ -82,7 +82,7 @@ fn a_bad_hosts_file_stops_the_start_naming_the_line() {
 /// change nothing, while forwarding goes on.
 #[test]
 fn a_python_grpc_client_drives_the_switch() {
-    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv/bin/python");
+    let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../.venv-grpc/bin/python");
     let Some(ns) = namespaces("sg", &["h1", "h2", "h3", "s"]) else { return };
     let [h1, h2, h3, s] = &ns[..] else { unreachable!() };
     hosts_on(s, [h1, h2, h3], 1);
@@ -101,7 +101,7 @@ fn a_python_grpc_client_drives_the_switch() {
     let out = std::process::Command::new(python)
         .args([script, proto, &address, h1.name(), h2.name(), h3.name()])
         .output()
-        .expect("the venv's python runs (scripts/setup.sh installs grpcio in .venv)");
+        .expect("the venv's python runs (scripts/setup.sh installs grpcio in .venv-grpc)");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}\n{}", String::from_utf8_lossy(&out.stderr), log());
     let r: serde_json::Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"));
