@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use nexthop_router::l2::hosts_file::mac_text;
 use nexthop_router::l2::PortRole;
 use tokio::sync::mpsc;
 use tonic::transport::Channel;
@@ -164,11 +165,6 @@ fn handle(
             }
         }
     }
-}
-
-/// A MAC address as `02:00:00:00:00:01`.
-pub fn mac_text(m: [u8; 6]) -> String {
-    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
 }
 
 /// One switch's session (see the module overview); ends when the loop does.

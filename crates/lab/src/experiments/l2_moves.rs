@@ -25,9 +25,10 @@ use nexthop_control::controller::session;
 use nexthop_control::controller::topology::{PortRef, SwitchSpec, Topology};
 use nexthop_control::switch_fib::{fib_config, SwitchFib};
 use nexthop_io::netns::{veth, Netns};
+use nexthop_io::XdpMode;
 use nexthop_lookup::flat::Othello;
 use nexthop_router::l2::ports::{PortSwitch, SwitchConfig};
-use nexthop_router::l2::PortRole;
+use nexthop_router::l2::{PortRole, SwitchCounters};
 
 use super::ports::{enter, namespace, spawn_opened};
 
@@ -39,15 +40,25 @@ const IP_H2: &str = "10.8.3.2";
 const PING_MS: u32 = 2;
 const PINGS: u32 = 500;
 
-/// A switch thread and its control channel's server.
-struct InProcessSwitch {
+/// A Concise switch thread under its control channel: an empty FIB until a controller pushes
+/// one, the channel's server on the calling thread's side (off the switching core). Also the
+/// update phase's switch (`l2_switch.rs`).
+pub(crate) struct InProcessSwitch {
     stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<anyhow::Result<()>>,
+    thread: std::thread::JoinHandle<anyhow::Result<SwitchCounters>>,
     server: AgentServer,
 }
 
 impl InProcessSwitch {
-    fn start(ns: &Netns, name: &str, interfaces: &[&str], address: &ControlAddress, core: usize) -> anyhow::Result<InProcessSwitch> {
+    /// Starts switch `name` on `interfaces` of namespace `ns`, on `core`, its channel at `address`.
+    pub(crate) fn start(
+        ns: &Netns,
+        name: &str,
+        interfaces: &[&str],
+        address: &ControlAddress,
+        core: usize,
+        xdp_mode: Option<XdpMode>,
+    ) -> anyhow::Result<InProcessSwitch> {
         let interfaces: Vec<String> = interfaces.iter().map(|i| i.to_string()).collect();
         let (agent, server) = agent::start(address, name, interfaces.clone())?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -56,7 +67,7 @@ impl InProcessSwitch {
             enter(&ns_name)?;
             let (own, query) = SwitchFib::new(Othello::new(fib_config())?, interfaces.len());
             let edge = PortRole { flood: true, edge: true };
-            let config = SwitchConfig { ports: interfaces.iter().map(|i| (i.clone(), edge)).collect(), xdp_mode: None };
+            let config = SwitchConfig { ports: interfaces.iter().map(|i| (i.clone(), edge)).collect(), xdp_mode };
             Ok(((PortSwitch::open(&config, query)?, own), ()))
         };
         let body = move |(mut switch, mut own): (PortSwitch<agent::Fib>, SwitchFib)| {
@@ -64,13 +75,14 @@ impl InProcessSwitch {
                 agent.serve(sw, &mut own);
                 agent.publish(&seen);
             });
-            Ok(())
+            Ok(switch.switch().counters().clone())
         };
         let (thread, ()) = spawn_opened(core, "a switch", open, body)?;
         Ok(InProcessSwitch { stop, thread, server })
     }
 
-    fn stop(self) -> anyhow::Result<()> {
+    /// Stops the switch and its channel; what the switch counted.
+    pub(crate) fn stop(self) -> anyhow::Result<SwitchCounters> {
         self.stop.store(true, Ordering::Relaxed);
         let done = self.thread.join().map_err(|_| anyhow::anyhow!("a switch thread panicked"))?;
         self.server.stop();
@@ -106,8 +118,8 @@ pub(crate) fn measure(moves: usize, core: usize) -> anyhow::Result<(Vec<f64>, se
     // The sockets are removed when the switches stop.
     let address = |n: u8| ControlAddress::Unix(std::env::temp_dir().join(format!("nexthop-l2-moves-{}-s{n}.control", std::process::id())));
     let switches = [
-        InProcessSwitch::start(&s1, "s1", &["s1h1", "s1s2"], &address(1), core)?,
-        InProcessSwitch::start(&s2, "s2", &["s2s1", "s2h2", "s2h1"], &address(2), core)?,
+        InProcessSwitch::start(&s1, "s1", &["s1h1", "s1s2"], &address(1), core, None)?,
+        InProcessSwitch::start(&s2, "s2", &["s2s1", "s2h2", "s2h1"], &address(2), core, None)?,
     ];
     let port = |switch: usize, interface: &str| PortRef { switch, interface: interface.to_string() };
     let topology = Topology {

@@ -34,10 +34,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use nexthop_control::address::ControlAddress;
-use nexthop_control::agent;
 use nexthop_control::blocking::BlockingSwitch;
 use nexthop_control::pb::push_delta_request::Delta as PbDelta;
-use nexthop_control::switch_fib::{fib_config, patch_to_pb, SwitchFib};
+use nexthop_control::switch_fib::{fib_config, patch_to_pb};
 use nexthop_io::netns::{veth, Netns};
 use nexthop_io::{PortConfig, XdpMode};
 use nexthop_lookup::flat::{Delta, Othello, OthelloQuery};
@@ -45,6 +44,7 @@ use nexthop_router::l2::ports::{PortSwitch, SwitchConfig};
 use nexthop_router::l2::{DropReason, MacFib, PortRole};
 use rand::{Rng, SeedableRng};
 
+use super::l2_moves::InProcessSwitch;
 use super::ports::{enter, mac_text, namespace, place_receive_work, search, sh, spawn_opened, Generator};
 use crate::frames::l2::MacStream;
 use crate::frames::traffic::{Outcome, Spec};
@@ -300,25 +300,7 @@ fn update_phase(
     let mut control = fib.control.take().context("the control structure")?;
     let names = fib.pairs.len();
     let address = ControlAddress::Unix(std::env::temp_dir().join(format!("nexthop-l2-switch-{}.control", std::process::id())));
-    // The channel's server runs here (off the switching core); the switch answers between batches.
-    let (agent, server) = agent::start(&address, "l2-switch", vec!["pw0".into(), "pw1".into()])?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let (name, halt) = (t.switch.name().to_string(), stop.clone());
-    let open = move || -> anyhow::Result<_> {
-        enter(&name)?;
-        let (own, query) = SwitchFib::new(Othello::new(fib_config())?, 2);
-        let edge = PortRole { flood: true, edge: true };
-        let config = SwitchConfig { ports: vec![("pw0".into(), edge), ("pw1".into(), edge)], xdp_mode: Some(XdpMode::Native) };
-        Ok(((PortSwitch::open(&config, query)?, own), ()))
-    };
-    let body = move |(mut switch, mut own): (PortSwitch<agent::Fib>, SwitchFib)| {
-        switch.run(&halt, |sw, _| {
-            agent.serve(sw, &mut own);
-        });
-        let c = switch.switch().counters();
-        Ok([DropReason::Hairpin, DropReason::NoSuchPort, DropReason::UnknownName].iter().map(|&d| c.dropped(d)).sum::<u64>())
-    };
-    let (thread, ()) = spawn_opened(FWD_CORE, "the controlled switch", open, body)?;
+    let switch = InProcessSwitch::start(&t.switch, "l2-switch", &["pw0", "pw1"], &address, FWD_CORE, Some(XdpMode::Native))?;
     let mut client = BlockingSwitch::new(&address)?;
     client.push(PbDelta::Structure(control.query().to_bytes())).map_err(|e| anyhow::anyhow!("pushing the FIB: {e}"))?;
 
@@ -371,9 +353,8 @@ fn update_phase(
     let traffic = generator.run(stream, spec);
     pushing.store(false, Ordering::Relaxed);
     let pushed = pusher.join().map_err(|_| anyhow::anyhow!("the pusher panicked"))?;
-    stop.store(true, Ordering::Relaxed);
-    let wrong_lookups = thread.join().map_err(|_| anyhow::anyhow!("the switch thread panicked"))??;
-    server.stop();
+    let c = switch.stop()?;
+    let wrong_lookups = [DropReason::Hairpin, DropReason::NoSuchPort, DropReason::UnknownName].iter().map(|&d| c.dropped(d)).sum();
     let (updates, seconds, patches, structures, refused) = pushed?;
     Ok(UpdateSample { names, traffic: traffic?, updates, seconds, patches, structures, refused, wrong_lookups })
 }

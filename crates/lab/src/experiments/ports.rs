@@ -176,10 +176,7 @@ impl<S> Drop for Generator<S> {
     }
 }
 
-/// An Ethernet address as `ip` and `bridge` write it.
-pub(crate) fn mac_text(m: [u8; 6]) -> String {
-    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
-}
+pub(crate) use nexthop_router::l2::hosts_file::mac_text;
 
 /// Runs `script` with `sh` in namespace `ns`; its standard error if it fails.
 pub(crate) fn sh(ns: &Netns, script: &str) -> anyhow::Result<()> {

@@ -48,6 +48,11 @@ pub enum HostLineError {
     Trailing(String),
 }
 
+/// A MAC address as `02:00:00:00:00:01` (what [`parse_mac`] reads).
+pub fn mac_text(m: [u8; 6]) -> String {
+    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+}
+
 /// An Ethernet address from `aa:bb:cc:dd:ee:ff`.
 pub fn parse_mac(text: &str) -> Option<[u8; 6]> {
     let mut out = [0u8; 6];

@@ -16,11 +16,10 @@ use std::sync::{mpsc, Arc};
 use anyhow::Context;
 use nexthop_control::address::ControlAddress;
 use nexthop_control::agent::{self, Fib};
-use nexthop_control::controller::session::mac_text;
 use nexthop_control::switch_fib::{fib_config, SwitchFib};
 use nexthop_fw::conf::config::SwitchConfig;
 use nexthop_lookup::flat::Othello;
-use nexthop_router::l2::hosts_file;
+use nexthop_router::l2::hosts_file::{self, mac_text};
 use nexthop_router::l2::ports::{self, PortSwitch};
 use nexthop_router::l2::{DropReason, PortRole};
 
