@@ -11,8 +11,11 @@
 //!   never on the data path).
 //! - [`l2`]: the Concise switch: Ethernet frames forwarded by destination address through the
 //!   Othello query structure (`nexthop_lookup::flat`).
+//! - [`tag`]: TagNet routers: packets by descriptor (FAS, FLS) and by locator (Thorup–Zwick),
+//!   and the control plane that builds their trees.
 //! - [`frames`]: the batch a pipeline reads.
 
 pub mod frames;
 pub mod ip;
 pub mod l2;
+pub mod tag;

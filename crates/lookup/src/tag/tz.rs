@@ -182,6 +182,55 @@ impl TzRouter {
         Ok(Hop::Interface(port))
     }
 
+    /// Bytes of [`TzRouter::to_bytes`].
+    pub const BYTES: usize = 28;
+
+    /// The state as bytes (what a tree's root hands each router): six 32-bit fields and the two
+    /// interfaces, little-endian.
+    pub fn to_bytes(&self) -> [u8; TzRouter::BYTES] {
+        let mut out = [0; TzRouter::BYTES];
+        for (i, v) in [self.id, self.heavy_end, self.last, self.k, self.light, self.nodes].into_iter().enumerate() {
+            out[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        out[24..26].copy_from_slice(&self.ports[0].to_le_bytes());
+        out[26..28].copy_from_slice(&self.ports[1].to_le_bytes());
+        out
+    }
+
+    /// The state [`TzRouter::to_bytes`] wrote.
+    ///
+    /// # Errors
+    /// [`TagError::BadLocator`] for fields no tree gives a router: its id past its subtree's
+    /// end or the tree's nodes, a heavy subtree outside its own, a field list past 64 bits, an
+    /// interface past its light children's.
+    pub fn from_bytes(bytes: &[u8; TzRouter::BYTES]) -> Result<TzRouter, TagError> {
+        let word = |i: usize| u32::from_le_bytes([bytes[4 * i], bytes[4 * i + 1], bytes[4 * i + 2], bytes[4 * i + 3]]);
+        let port = |at: usize| u16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let r = TzRouter {
+            id: word(0),
+            heavy_end: word(1),
+            last: word(2),
+            k: word(3),
+            light: word(4),
+            nodes: word(5),
+            ports: [port(24), port(26)],
+        };
+        let port_ok = |p: u16| p == NO_PORT || u32::from(p) <= r.light + 1;
+        let ok = r.id <= r.heavy_end
+            && r.heavy_end <= r.last
+            && r.last < r.nodes
+            && r.k <= 64
+            && r.light < u32::from(NO_PORT) - 1
+            && port_ok(r.ports[0])
+            && port_ok(r.ports[1]);
+        ok.then_some(r).ok_or(TagError::BadLocator)
+    }
+
+    /// Whether the router has a parent (it is not the tree's root).
+    pub fn has_parent(&self) -> bool {
+        self.ports[0] != NO_PORT
+    }
+
     /// [`TzRouter::forward`]'s answer where no interface was selected or `v` is this router or
     /// outside the tree.
     #[cold]
@@ -408,6 +457,20 @@ mod tests {
                 assert_eq!(walk(&l, s, t).len() - 1, tree_path(&tree, s, t), "{s} → {t}");
             }
         }
+    }
+
+    #[test]
+    fn router_state_round_trips_as_bytes() {
+        let parent = vec![NO_PARENT, 0, 0, 0, 1, 1, 4, 4, 4, 2, 9, 9, 6];
+        let l = TzLabels::build(&Tree::from_parents(parent).unwrap()).unwrap();
+        for v in 0..l.len() as u32 {
+            let r = l.router(v);
+            assert_eq!(TzRouter::from_bytes(&r.to_bytes()), Ok(*r));
+            assert_eq!(r.has_parent(), v != 0);
+        }
+        let mut bad = l.router(1).to_bytes();
+        bad[20..24].copy_from_slice(&0u32.to_le_bytes());
+        assert_eq!(TzRouter::from_bytes(&bad), Err(TagError::BadLocator));
     }
 
     #[test]
