@@ -527,11 +527,13 @@ mod tests {
     use super::*;
     use nexthop_lookup::tag::Hop;
 
+    /// A link: (node, port) ↔ (node, port), and whether it is up.
+    type Link = ((usize, usize), (usize, usize), bool);
+
     /// Nodes joined by point-to-point links, every message through its bytes.
     struct Net {
         nodes: Vec<TreeNode>,
-        /// (node, port) ↔ (node, port), and whether the link is up.
-        links: Vec<((usize, usize), (usize, usize), bool)>,
+        links: Vec<Link>,
         now: Instant,
     }
 
