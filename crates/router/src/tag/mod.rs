@@ -7,7 +7,12 @@
 //! - [`message`]: the link-local control messages (beacon, join, labels, announce).
 //! - [`tree`]: the control plane on one tree, sans-I/O: the tree, its Thorup–Zwick labels, and
 //!   the descriptors installed and passed toward the root.
+//! - [`router`]: the router's pipeline, a batch of frames to one [`router::Decision`] each, and
+//!   its tables rebuilt from what its trees installed.
+//! - [`host`]: a host on a tree — subscribe, publish, serve, pull.
 
+pub mod host;
 pub mod message;
 pub mod packet;
+pub mod router;
 pub mod tree;
