@@ -40,6 +40,8 @@ enum Command {
     Packet(cmd::packet::Args),
     /// Traffic generator: a producer and a consumer through any running forwarder.
     Traffic(cmd::traffic::Args),
+    /// A TagNet host: subscribe, publish, serve or get through a TagNet router.
+    Tag(cmd::tag::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -65,5 +67,6 @@ fn main() -> anyhow::Result<()> {
         Command::Gen(args) => cmd::gen::run(args),
         Command::Packet(args) => cmd::packet::run(args),
         Command::Traffic(args) => cmd::traffic::run(args),
+        Command::Tag(args) => cmd::tag::run(args),
     }
 }

@@ -47,6 +47,7 @@ mod xdp;
 pub use counters::{DropReason, PortCounters};
 pub use error::PortError;
 pub use interface::Interface;
+pub use poll::readable;
 pub use pool::{Frame, FramePool, ETHER_HEADER_BYTES, FRAME_BYTES, HEADROOM, MAX_FRAME_DATA};
 pub use port_set::{Backend, PortConfig, PortEvent, PortId, PortInfo, PortSet};
 pub use sockopt::set_receive_buffer;

@@ -6,7 +6,7 @@ use std::os::fd::RawFd;
 use std::time::Duration;
 
 /// Waits until one of `fds` is readable or `timeout` passes; whether one is.
-pub(crate) fn readable(fds: &[RawFd], timeout: Duration) -> bool {
+pub fn readable(fds: &[RawFd], timeout: Duration) -> bool {
     let mut polls: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
     let ms = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
     // SAFETY: `polls` is a live array of `polls.len()` pollfd structures, which the kernel

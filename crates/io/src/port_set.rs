@@ -362,7 +362,13 @@ impl PortSet {
     /// Waits until a port of the set has frames to receive or `timeout` passes (a port that is
     /// down is not waited on); whether one has.
     pub fn wait(&self, timeout: std::time::Duration) -> bool {
-        let fds: Vec<RawFd> = self.ports().flat_map(|p| self.fds(p)).collect();
+        self.wait_with(&[], timeout)
+    }
+
+    /// [`PortSet::wait`], also waking when one of `others` (sockets of the caller's: a UDP
+    /// tunnel's) is readable.
+    pub fn wait_with(&self, others: &[RawFd], timeout: std::time::Duration) -> bool {
+        let fds: Vec<RawFd> = self.ports().flat_map(|p| self.fds(p)).chain(others.iter().copied()).collect();
         crate::poll::readable(&fds, timeout)
     }
 

@@ -7,4 +7,5 @@ pub mod fib;
 pub mod gen;
 pub mod packet;
 pub mod run;
+pub mod tag;
 pub mod traffic;

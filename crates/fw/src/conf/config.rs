@@ -48,6 +48,8 @@ pub struct Config {
     pub router: RouterConfig,
     /// The Concise switch beside the NDN forwarder.
     pub switch: SwitchConfig,
+    /// The TagNet router beside the NDN forwarder.
+    pub tagnet: TagnetConfig,
 }
 
 /// `[switch]`: the Concise switch (`nexthop_router::l2`) on interfaces of this host, frames
@@ -74,6 +76,48 @@ pub struct SwitchConfig {
 
 /// The most interfaces a switch has (its FIB's actions are 6 bits).
 pub const MAX_SWITCH_INTERFACES: usize = 64;
+
+/// `[tagnet]`: a TagNet router (`nexthop_router::tag`) on interfaces of this host and UDP
+/// tunnels; neither: no router. Read at start only (a reload leaves it as it is).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TagnetConfig {
+    /// Ethernet interfaces (AF_XDP ports taking TagNet's EtherType): router ports 0, 1, …
+    pub interfaces: Vec<String>,
+    /// UDP tunnels, `"LOCAL_IP:PORT REMOTE_IP:PORT"` each: router ports after the interfaces.
+    pub tunnels: Vec<String>,
+    /// AF_XDP's mode: `auto`, `native` or `generic`.
+    pub xdp_mode: String,
+    /// The router's name on its trees (1 to 32 bytes); empty: the host's name.
+    pub name: String,
+    /// The trees this router is the root of (ids below 64).
+    pub roots: Vec<u16>,
+    /// A FIB file (`descriptor -> tree:port` lines) of static entries, for pushes and interests
+    /// alike; empty: none.
+    pub fib_file: String,
+}
+
+/// The most ports (interfaces and tunnels) a TagNet router has.
+pub const MAX_TAGNET_PORTS: usize = 64;
+
+impl TagnetConfig {
+    /// The tunnels' (local, remote) addresses.
+    ///
+    /// # Errors
+    /// A tunnel that is not two socket addresses.
+    pub fn tunnel_addresses(&self) -> Result<Vec<(std::net::SocketAddr, std::net::SocketAddr)>, String> {
+        self.tunnels
+            .iter()
+            .map(|t| {
+                let mut parts = t.split_whitespace().map(str::parse::<std::net::SocketAddr>);
+                match (parts.next(), parts.next(), parts.next()) {
+                    (Some(Ok(local)), Some(Ok(remote)), None) => Ok((local, remote)),
+                    _ => Err(format!("tagnet.tunnels: {t:?} is not \"LOCAL_IP:PORT REMOTE_IP:PORT\"")),
+                }
+            })
+            .collect()
+    }
+}
 
 /// `[router]`: the IP router (`nexthop_router`) on interfaces of this host, the kernel as its
 /// control plane; no interfaces: no router. Read at start only (a reload leaves it as it is).
@@ -465,7 +509,13 @@ impl Config {
             }
         }
         let files = self.propagate.iter_mut().flat_map(|k| [&mut k.key_file, &mut k.certificate]);
-        let own = [&mut self.keychain.pib, &mut self.keychain.tpm, &mut self.router.route_file, &mut self.switch.hosts_file];
+        let own = [
+            &mut self.keychain.pib,
+            &mut self.keychain.tpm,
+            &mut self.router.route_file,
+            &mut self.switch.hosts_file,
+            &mut self.tagnet.fib_file,
+        ];
         for file in files.chain(own) {
             if !file.is_empty() && Path::new(file.as_str()).is_relative() {
                 *file = dir.join(file.as_str()).display().to_string();
@@ -581,6 +631,28 @@ impl Config {
         }
         if names.iter().any(|i| self.router.interfaces.contains(i)) {
             return bad(format!("switch.interfaces = {names:?}: an interface is the router's too"));
+        }
+        let t = &self.tagnet;
+        if !XDP_MODES.contains(&t.xdp_mode.as_str()) {
+            return bad(format!("tagnet.xdp_mode = {:?} ({})", t.xdp_mode, XDP_MODES.join(", ")));
+        }
+        if t.interfaces.iter().any(|i| i.is_empty() || i.len() >= 16) || t.interfaces.len() + t.tunnels.len() > MAX_TAGNET_PORTS {
+            return bad(format!(
+                "tagnet.interfaces = {:?}: names of 1 to 15 bytes, at most {MAX_TAGNET_PORTS} with the tunnels",
+                t.interfaces
+            ));
+        }
+        if t.interfaces.iter().any(|i| self.router.interfaces.contains(i) || self.switch.interfaces.contains(i)) {
+            return bad(format!("tagnet.interfaces = {:?}: an interface is the IP router's or the switch's too", t.interfaces));
+        }
+        if let Err(e) = t.tunnel_addresses() {
+            return bad(e);
+        }
+        if t.name.len() > 32 {
+            return bad(format!("tagnet.name = {:?}: at most 32 bytes", t.name));
+        }
+        if let Some(r) = t.roots.iter().find(|&&r| r >= 64) {
+            return bad(format!("tagnet.roots: tree {r}: tree ids are below 64"));
         }
         if cs_policy(&self.content_store.policy).is_none() {
             return bad(format!("content_store.policy = {:?} (fifo, lru, s3fifo or priority_fifo)", self.content_store.policy));

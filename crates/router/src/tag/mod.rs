@@ -9,10 +9,14 @@
 //!   the descriptors installed and passed toward the root.
 //! - [`router`]: the router's pipeline, a batch of frames to one [`router::Decision`] each, and
 //!   its tables rebuilt from what its trees installed.
-//! - [`host`]: a host on a tree — subscribe, publish, serve, pull.
+//! - [`ports`]: the router on `nexthop-io` ports (AF_XDP, TagNet's EtherType) and UDP tunnels.
+//! - [`host`]: a host on a tree — subscribe, publish, serve, pull — and [`link`], its one link
+//!   (an Ethernet interface or a UDP tunnel).
 
 pub mod host;
+pub mod link;
 pub mod message;
 pub mod packet;
+pub mod ports;
 pub mod router;
 pub mod tree;

@@ -4,7 +4,7 @@
 //! removed, and it exits 0 (as a service manager expects). SIGHUP reloads the configuration
 //! file, as NFD reloads nfd.conf. With `[router] interfaces`, the IP router runs beside the
 //! forwarder on a thread of its own ([`router`]); with `[switch] interfaces`, the Concise
-//! switch ([`switch`]).
+//! switch ([`switch`]); with `[tagnet] interfaces` or `tunnels`, a TagNet router ([`tagnet`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -17,6 +17,7 @@ use nexthop_fw::runtime::Runtime;
 
 mod router;
 mod switch;
+mod tagnet;
 
 /// Arguments of `nexthop run`.
 #[derive(Debug, clap::Args)]
@@ -74,6 +75,7 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     let (stop, reload) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
     let ip_router = router::start(&cfg.router, stop.clone())?;
     let l2_switch = switch::start(&cfg.switch, stop.clone())?;
+    let tag_router = tagnet::start(&cfg.tagnet, stop.clone())?;
     let mut rt = Runtime::new(cfg).context("starting the forwarder")?;
     let l = rt.listening();
     tracing::info!(unix = ?l.unix, tcp = ?l.tcp, udp = ?l.udp, websocket = ?l.websocket, "nexthop forwarding");
@@ -126,6 +128,9 @@ pub fn run(args: Args, log_level: Arc<dyn Fn(&str) + Send + Sync>) -> anyhow::Re
     }
     if let Some(s) = l2_switch {
         s.stop()?;
+    }
+    if let Some(t) = tag_router {
+        t.stop()?;
     }
     tracing::info!("nexthop stopped");
     eprintln!("nexthop: stopped");

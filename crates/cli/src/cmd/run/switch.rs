@@ -122,7 +122,7 @@ pub fn start(cfg: &SwitchConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
 
 /// This host's name (the switch's name on its control channel when the configuration gives
 /// none).
-fn host_name() -> String {
+pub(super) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "switch".into())
 }
 
