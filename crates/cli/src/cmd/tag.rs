@@ -4,8 +4,9 @@
 //! Each waits until its router's tree has labelled it (its locator, printed to standard error),
 //! then does its part; what it receives goes to standard output, a line each:
 //! - `subscribe DESCRIPTOR...`: `push PAYLOAD` for every push its descriptors match; on exit it
-//!   withdraws them.
-//! - `publish DESCRIPTOR --payload TEXT`: pushes TEXT (`TEXT #i` for the i-th of several).
+//!   withdraws them and prints (to standard error) how many packets came that were not for it.
+//! - `publish DESCRIPTOR... --payload TEXT`: pushes TEXT by each descriptor (`TEXT #i` for the
+//!   i-th of several).
 //! - `serve DESCRIPTOR... --payload TEXT`: answers every interest its descriptors are the
 //!   largest subset of, and every follow-up by its locator, with TEXT: `interest PAYLOAD` each.
 //! - `get DESCRIPTOR --payload TEXT`: an interest by descriptor, then `--follow-ups` interests
@@ -66,17 +67,22 @@ enum Command {
         /// Exit after this many seconds (0: no limit).
         #[arg(long, default_value_t = 0.0)]
         seconds: f64,
+        /// Withdraw the subscriptions after this many seconds and go on listening (printing
+        /// `withdrawn`): any push after that is one the routers should not have sent.
+        #[arg(long)]
+        withdraw_after: Option<f64>,
     },
     /// Push content by descriptor.
     Publish {
         #[command(flatten)]
         link: Link,
-        /// The descriptor.
-        descriptor: String,
+        /// The descriptors: `--count` pushes by each, in turn.
+        #[arg(required = true)]
+        descriptors: Vec<String>,
         /// The content.
         #[arg(long)]
         payload: String,
-        /// Pushes to send.
+        /// Pushes by each descriptor.
         #[arg(long, default_value_t = 1)]
         count: u64,
         /// Milliseconds between pushes.
@@ -207,11 +213,12 @@ fn done(n: u64, count: u64, t0: Instant, seconds: f64) -> bool {
 /// Bad arguments, a link that cannot open, no labels in time, an answer not in time.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        Command::Subscribe { link, descriptors: d, count, seconds } => {
+        Command::Subscribe { link, descriptors: d, count, seconds, withdraw_after } => {
             let mut s = Session::open(&link)?;
             s.host.subscribe(descriptors(&d)?);
             s.attach(link.attach_seconds)?;
             let (t0, mut n) = (Instant::now(), 0);
+            let mut withdraw = withdraw_after.map(Duration::from_secs_f64);
             while !done(n, count, t0, seconds) {
                 for r in s.step(Duration::from_millis(20)) {
                     if r.kind == Kind::Push {
@@ -219,7 +226,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         n += 1;
                     }
                 }
+                if withdraw.is_some_and(|w| t0.elapsed() >= w) {
+                    withdraw = None;
+                    s.host.subscribe(Vec::new());
+                    println!("withdrawn");
+                }
             }
+            let c = &s.host.counters;
+            eprintln!("nexthop tag: {} packets for this host, {} not for it, {} not TagNet", c.received, c.not_mine, c.bad);
             // Withdraw: the empty set, sent at once.
             s.host.subscribe(Vec::new());
             let until = Instant::now() + Duration::from_millis(250);
@@ -228,15 +242,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Command::Publish { link, descriptor, payload, count, interval_ms, fanout } => {
+        Command::Publish { link, descriptors: texts, payload, count, interval_ms, fanout } => {
             let mut s = Session::open(&link)?;
-            let d = parse_descriptor(&descriptor).with_context(|| format!("descriptor {descriptor:?}"))?;
+            let ds = descriptors(&texts)?;
             let fanout = if fanout == FANOUT_ALL { Fanout::ALL } else { Fanout::new(usize::from(fanout)).context("--fanout")? };
             s.attach(link.attach_seconds)?;
-            for i in 0..count {
-                let text = if count > 1 { format!("{payload} #{i}") } else { payload.clone() };
-                s.send(s.host.push(d, fanout, text.as_bytes()))?;
-                s.step(Duration::from_millis(interval_ms));
+            let several = ds.len() as u64 * count > 1;
+            let mut i = 0;
+            for d in &ds {
+                for _ in 0..count {
+                    let text = if several { format!("{payload} #{i}") } else { payload.clone() };
+                    s.send(s.host.push(*d, fanout, text.as_bytes()))?;
+                    s.step(Duration::from_millis(interval_ms));
+                    i += 1;
+                }
             }
             Ok(())
         }
