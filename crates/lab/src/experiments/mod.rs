@@ -46,6 +46,7 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &ports::PortsExperiment,
         &ip_router::IpRouterExperiment,
         &l2_switch::L2SwitchExperiment,
+        &tagnet::TagnetWireExperiment,
     ]
 }
 

@@ -10,6 +10,8 @@
 //!   port and next hop each came out by.
 //! - [`l2`]: the switch's frames (to many destination addresses) and the sink's check that
 //!   each came out unmodified by its destination's port.
+//! - [`tag`]: the TagNet router's frames (pushes, interests, follow-ups and data of the
+//!   paper's sizes) and the sink's check of the port each came out of.
 //! - [`tally`]: the sink's accounting per flow (sans-I/O).
 //! - [`traffic`]: the loop that sends on one port and receives on others of one
 //!   [`nexthop_io::PortSet`] (the two may be in different network namespaces).
@@ -19,6 +21,7 @@
 pub mod format;
 pub mod ip;
 pub mod l2;
+pub mod tag;
 pub mod tally;
 pub mod traffic;
 pub mod xdp;

@@ -18,7 +18,11 @@ use super::tally::{Counts, Tally};
 pub trait Stream: Send + Sync {
     /// Bytes per frame (without the FCS).
     fn frame_len(&self) -> usize;
-    /// Writes frame `seq` of `flow` into `out` (of [`Stream::frame_len`] bytes).
+    /// Bytes of frame `seq` of `flow`, for streams of frames of several sizes.
+    fn len_of(&self, _flow: u16, _seq: u64) -> usize {
+        self.frame_len()
+    }
+    /// Writes frame `seq` of `flow` into `out` (of [`Stream::len_of`] bytes).
     fn write(&self, out: &mut [u8], flow: u16, seq: u64);
     /// Checks a frame received on receiving port number `rx` (its place in the run's list).
     fn check(&self, rx: usize, frame: &[u8]) -> Checked;
@@ -124,7 +128,6 @@ impl Outcome {
 /// Sends `stream`'s frames out of `tx` as `spec` says and receives them on the ports `rx`
 /// (see the module overview).
 pub fn run(set: &mut PortSet, tx: PortId, rx: &[PortId], stream: &dyn Stream, spec: &Spec) -> Outcome {
-    let frame_len = stream.frame_len();
     let flows = spec.flows.max(1);
     let mut seq = vec![0u64; usize::from(flows)];
     let mut flow = 0u16;
@@ -154,11 +157,11 @@ pub fn run(set: &mut PortSet, tx: PortId, rx: &[PortId], stream: &dyn Stream, sp
             };
             for _ in 0..want {
                 let Some(mut f) = set.pool().alloc() else { break };
-                if set.pool().set_len(&mut f, frame_len).is_err() {
+                let s = &mut seq[usize::from(flow)];
+                if set.pool().set_len(&mut f, stream.len_of(flow, *s)).is_err() {
                     set.pool().free(f);
                     break;
                 }
-                let s = &mut seq[usize::from(flow)];
                 stream.write(set.pool().bytes_mut(&mut f), flow, *s);
                 *s += 1;
                 flow = (flow + 1) % flows;

@@ -325,6 +325,21 @@ impl TagRouter {
         &self.tables[role.index()]
     }
 
+    /// Installs static locator state on `tree`, which no root labels: `router` is this router's
+    /// Thorup–Zwick state there and `ports[i]` the router port behind TZ interface `i` (the
+    /// `tagnet-wire` experiment's router, whose labels come from a topology it computes).
+    ///
+    /// # Errors
+    /// [`RouterError::BadTree`] for a tree id past [`MAX_TREES`] or one a root labels here.
+    pub fn set_locator(&mut self, tree: u16, router: TzRouter, ports: Vec<Option<usize>>) -> Result<(), RouterError> {
+        if usize::from(tree) >= MAX_TREES || self.trees.contains_key(&tree) {
+            return Err(RouterError::BadTree(tree));
+        }
+        let ports = ports.into_iter().map(|p| p.filter(|&p| p < self.ports)).collect();
+        self.locating[usize::from(tree)] = Some(Locating { router, ports });
+        Ok(())
+    }
+
     /// Control messages to send: (port, TagNet packet bytes), to frame or tunnel.
     pub fn take_outbox(&mut self) -> Vec<(usize, Vec<u8>)> {
         std::mem::take(&mut self.outbox)

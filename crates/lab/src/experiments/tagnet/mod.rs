@@ -46,6 +46,7 @@ mod plots;
 mod rows;
 mod summary;
 mod sweeps;
+mod wire;
 
 use nexthop_lookup::tag::{CompiledFib, InvertedIndex, Layout};
 
@@ -61,6 +62,7 @@ use sweeps::{
     depth_first, descending_lists, layouts_in_turn, one_at_a_time, other_fls_order, paper_layouts_in_turn, records_at_once, skew, sweeps,
     variants, variants_of, without_prefetch, without_simd,
 };
+pub use wire::TagnetWireExperiment;
 
 /// The `tagnet` experiment.
 #[derive(Debug)]
