@@ -438,17 +438,20 @@ fn summary(rows: &[Row]) -> Vec<String> {
     PULL_PCTS
         .iter()
         .map(|&p| {
-            let (w, e, a) = (find(rows, "wire", p, "mpps"), find(rows, "engine", p, "mpps"), find(rows, PORT_LAYER, p, "mpps"));
+            let v = |system: &str, key: &str| find(rows, system, p, key);
+            let (w, e, a) = (v("wire", "mpps"), v("engine", "mpps"), v(PORT_LAYER, "mpps"));
+            let (wo, ao) = (v("wire", "overload_mpps"), v(PORT_LAYER, "overload_mpps"));
             format!(
-                "{p}% pull: wire {w:.3} Mpps ({:.2} Gbps) = {:.2}× the engine's {e:.3} Mpps, {:.2}× the port layer alone ({a:.3}); delivered {:.2}%, duplicates {}, misdelivered {}, corrupted {}, decisions unlike the engine's {}",
-                find(rows, "wire", p, "gbps"),
+                "{p}% pull: wire {w:.3} Mpps loss-free ({:.2} Gbps) = {:.2}× the engine's {e:.3} Mpps (port layer alone {a:.3}); under overload {wo:.3} Mpps = {:.2}× the engine, {:.2}× the port layer's {ao:.3}; delivered {:.2}%, duplicates {}, misdelivered {}, corrupted {}, decisions unlike the engine's {}",
+                v("wire", "gbps"),
                 w / e,
-                w / a,
-                find(rows, "wire", p, "delivered_pct"),
-                find(rows, "wire", p, "duplicates"),
-                find(rows, "wire", p, "misdelivered"),
-                find(rows, "wire", p, "corrupted"),
-                find(rows, "wire", p, "decision_mismatches"),
+                wo / e,
+                wo / ao,
+                v("wire", "delivered_pct"),
+                v("wire", "duplicates"),
+                v("wire", "misdelivered"),
+                v("wire", "corrupted"),
+                v("wire", "decision_mismatches"),
             )
         })
         .collect()
