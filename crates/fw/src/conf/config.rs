@@ -826,6 +826,30 @@ mod tests {
     }
 
     #[test]
+    fn the_tagnet_section_is_checked_and_its_fib_file_follows_the_configuration() {
+        let c = Config::parse(
+            "[tagnet]\ninterfaces = [\"t1\"]\ntunnels = [\"10.0.0.1:6464 10.0.0.2:6464\"]\nroots = [0, 3]\nfib_file = \"tags.fib\"\n",
+            Path::new("/etc/nexthop/n.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.tagnet.fib_file, "/etc/nexthop/tags.fib");
+        assert_eq!(c.tagnet.roots, vec![0, 3]);
+        let (local, remote) = c.tagnet.tunnel_addresses().unwrap()[0];
+        assert_eq!((local.to_string().as_str(), remote.to_string().as_str()), ("10.0.0.1:6464", "10.0.0.2:6464"));
+        for (section, key) in [
+            ("tunnels = [\"10.0.0.1:6464\"]", "tagnet.tunnels"),
+            ("tunnels = [\"a b\"]", "tagnet.tunnels"),
+            ("roots = [64]", "tagnet.roots"),
+            ("name = \"a-name-that-is-longer-than-32-bytes\"", "tagnet.name"),
+            ("xdp_mode = \"fast\"", "tagnet.xdp_mode"),
+            ("interfaces = [\"eth0\"]\n[switch]\ninterfaces = [\"eth0\"]", "tagnet.interfaces"),
+        ] {
+            let e = Config::parse(&format!("[tagnet]\n{section}\n"), Path::new("t.toml")).unwrap_err().to_string();
+            assert!(e.contains(key), "{section}: {e}");
+        }
+    }
+
+    #[test]
     fn the_switch_section_is_checked_and_its_hosts_file_follows_the_configuration() {
         let c = Config::parse(
             "[switch]

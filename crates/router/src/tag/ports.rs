@@ -26,7 +26,7 @@ use super::router::{Decision, TagRouter};
 use crate::frames::PoolFrames;
 
 /// Frames received from a port at a time.
-pub const BATCH: usize = 64;
+pub const BATCH: usize = 256;
 /// Frames in the shared pool.
 const POOL_FRAMES: u32 = 16384;
 
@@ -48,6 +48,9 @@ pub struct TagPortsConfig {
     pub tunnels: Vec<Tunnel>,
     /// AF_XDP's mode (`None`: native where the driver has it).
     pub xdp_mode: Option<XdpMode>,
+    /// Prefer busy polling on the interfaces (their receive work then runs in this thread's
+    /// calls; see `nexthop_io::PortConfig::busy_poll`).
+    pub busy_poll: bool,
 }
 
 impl TagPortsConfig {
@@ -100,6 +103,7 @@ impl PortTagRouter {
             pc.backend = Some(Backend::AfXdp);
             pc.xdp_mode = config.xdp_mode;
             pc.ethertypes = vec![ETHERTYPE];
+            pc.busy_poll = config.busy_poll;
             let id = set.open(pc)?;
             tracing::info!("tagnet on {name} (AF_XDP {:?})", set.info(id).xdp_mode);
             ports.push(id);

@@ -33,7 +33,8 @@ pub fn start(cfg: &TagnetConfig, stop: Arc<AtomicBool>) -> anyhow::Result<Option
         read_fib_file(std::io::BufReader::new(file), |_| {}).with_context(|| format!("tagnet.fib_file {}", cfg.fib_file))?
     };
     let tunnels = cfg.tunnel_addresses().map_err(anyhow::Error::msg)?.into_iter().map(|(local, remote)| Tunnel { local, remote }).collect();
-    let ports = TagPortsConfig { interfaces: cfg.interfaces.clone(), tunnels, xdp_mode: super::router::xdp_mode(&cfg.xdp_mode) };
+    let ports =
+        TagPortsConfig { interfaces: cfg.interfaces.clone(), tunnels, xdp_mode: super::router::xdp_mode(&cfg.xdp_mode), busy_poll: false };
     let name = if cfg.name.is_empty() { super::switch::host_name() } else { cfg.name.clone() };
     let entries = fib.len();
     let router = TagRouter::new(&name, ports.ports(), &cfg.roots, fib).context("the TagNet router")?;

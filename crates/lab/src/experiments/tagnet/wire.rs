@@ -34,7 +34,7 @@ use nexthop_io::netns::{veth, Netns};
 use nexthop_io::PortConfig;
 use nexthop_lookup::tag::{Address, Compression, Decision, DescriptorFib, Engine, Fanout, ForwardingState, Layout, Port};
 use nexthop_router::tag::packet::{Kind, Locator, Packet, DEFAULT_TTL};
-use nexthop_router::tag::ports::{PortTagRouter, TagPortsConfig};
+use nexthop_router::tag::ports::{PortTagRouter, TagPortsConfig, BATCH};
 use nexthop_router::tag::router::{self, DropReason, TagRouter};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -200,6 +200,7 @@ impl RunningRouter {
                 interfaces: (0..=usize::from(TREES)).map(|i| format!("pw{i}")).collect(),
                 tunnels: Vec::new(),
                 xdp_mode: Some(nexthop_io::XdpMode::Native),
+                busy_poll: true,
             };
             Ok((PortTagRouter::open(&config, router)?, ()))
         };
@@ -234,14 +235,15 @@ fn start_port_layer(t: &Topology) -> anyhow::Result<(Arc<AtomicBool>, std::threa
             c.backend = Some(nexthop_io::Backend::AfXdp);
             c.xdp_mode = Some(nexthop_io::XdpMode::Native);
             c.ethertypes = vec![nexthop_router::tag::packet::ETHERTYPE];
+            c.busy_poll = true;
             ports.push(set.open(c)?);
         }
         Ok(((set, ports), ()))
     };
     let body = move |(mut set, ports): (nexthop_io::PortSet, Vec<nexthop_io::PortId>)| {
-        let (mut batch, mut dropped) = (Vec::with_capacity(64), 0u64);
+        let (mut batch, mut dropped) = (Vec::with_capacity(BATCH), 0u64);
         while !halt.load(Ordering::Relaxed) {
-            if set.receive(ports[0], &mut batch, 64) == 0 {
+            if set.receive(ports[0], &mut batch, BATCH) == 0 {
                 set.flush();
                 set.wait(Duration::from_millis(1));
                 continue;
