@@ -154,6 +154,11 @@ impl RouterCounters {
     }
 }
 
+/// Router port `port`'s bit in a decision's mask (none past the mask's 64).
+fn bit(port: usize) -> u64 {
+    u32::try_from(port).ok().and_then(|p| 1u64.checked_shl(p)).unwrap_or(0)
+}
+
 /// One compiled table: the FIB, each port id's router-port bit, each tree's ports.
 #[derive(Debug)]
 pub struct Table {
@@ -404,7 +409,7 @@ impl TagRouter {
                     Ok(Hop::Interface(x)) => match l.ports.get(usize::from(x)).copied().flatten() {
                         Some(port) => {
                             self.counters.tz += 1;
-                            Decision::Out(1 << port)
+                            Decision::Out(bit(port))
                         }
                         None => Decision::Drop(DropReason::NoRoute),
                     },
@@ -423,7 +428,7 @@ impl TagRouter {
         let parent = self.parents[t];
         if kind != Kind::Push && parent.is_some_and(|p| p != ingress) {
             self.counters.up += 1;
-            return Decision::Out(1 << parent.expect("some"));
+            return Decision::Out(bit(parent.expect("some")));
         }
         if fanout.get() == 1 {
             self.counters.fls += 1;
@@ -441,9 +446,9 @@ impl TagRouter {
     /// it came from, and up to the parent when it came from below.
     fn finish(&self, kind: Kind, mut mask: u64, ingress: usize, parent: Option<usize>) -> Decision {
         if kind == Kind::Push {
-            mask &= !(1u64 << ingress);
+            mask &= !bit(ingress);
             if let Some(p) = parent.filter(|&p| p != ingress) {
-                mask |= 1 << p;
+                mask |= bit(p);
             }
         }
         if mask == 0 {
