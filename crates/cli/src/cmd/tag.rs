@@ -19,6 +19,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use nexthop_fw::conf::config::parse_tunnel;
 use nexthop_lookup::tag::{parse_descriptor, Descriptor, Fanout, FANOUT_ALL};
 use nexthop_router::tag::host::{HostError, Received, TagHost};
 use nexthop_router::tag::link::HostLink;
@@ -139,10 +140,7 @@ impl Session {
         let link = match (&l.interface, &l.udp) {
             (Some(i), _) => HostLink::ethernet(i).with_context(|| format!("--interface {i}"))?,
             (None, Some(u)) => {
-                let mut parts = u.split_whitespace().map(str::parse);
-                let (Some(Ok(local)), Some(Ok(remote)), None) = (parts.next(), parts.next(), parts.next()) else {
-                    bail!("--udp {u:?}: \"LOCAL_IP:PORT REMOTE_IP:PORT\"");
-                };
+                let Some((local, remote)) = parse_tunnel(u) else { bail!("--udp {u:?}: \"LOCAL_IP:PORT REMOTE_IP:PORT\"") };
                 HostLink::udp(Tunnel { local, remote }).with_context(|| format!("--udp {u}"))?
             }
             (None, None) => bail!("--interface or --udp"),

@@ -108,14 +108,17 @@ impl TagnetConfig {
     pub fn tunnel_addresses(&self) -> Result<Vec<(std::net::SocketAddr, std::net::SocketAddr)>, String> {
         self.tunnels
             .iter()
-            .map(|t| {
-                let mut parts = t.split_whitespace().map(str::parse::<std::net::SocketAddr>);
-                match (parts.next(), parts.next(), parts.next()) {
-                    (Some(Ok(local)), Some(Ok(remote)), None) => Ok((local, remote)),
-                    _ => Err(format!("tagnet.tunnels: {t:?} is not \"LOCAL_IP:PORT REMOTE_IP:PORT\"")),
-                }
-            })
+            .map(|t| parse_tunnel(t).ok_or_else(|| format!("tagnet.tunnels: {t:?} is not \"LOCAL_IP:PORT REMOTE_IP:PORT\"")))
             .collect()
+    }
+}
+
+/// A UDP tunnel written `"LOCAL_IP:PORT REMOTE_IP:PORT"`: its (local, remote) addresses.
+pub fn parse_tunnel(text: &str) -> Option<(std::net::SocketAddr, std::net::SocketAddr)> {
+    let mut parts = text.split_whitespace().map(str::parse::<std::net::SocketAddr>);
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(Ok(local)), Some(Ok(remote)), None) => Some((local, remote)),
+        _ => None,
     }
 }
 

@@ -241,8 +241,9 @@ fn fibs(n: usize) -> anyhow::Result<(Fibs, Vec<[u8; 6]>)> {
     let mut pairs: Vec<([u8; 6], u32)> = names.iter().map(|&m| (m, 1)).collect();
     pairs.push((MAC_GEN, 0));
     let mut othello = Othello::<u16>::construct(fib_config(), pairs.iter().map(|(m, p)| (&m[..], *p)))?;
-    let _ = othello.take_delta(); // the data plane starts from the query structure
-                                  // What each data-plane table left allocated (the counting allocator).
+    // The data plane starts from the query structure.
+    let _ = othello.take_delta();
+    // What each data-plane table left allocated (the counting allocator).
     let measured = |build: &mut dyn FnMut()| {
         let before = crate::alloc::live_bytes();
         build();

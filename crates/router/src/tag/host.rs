@@ -59,10 +59,7 @@ pub enum HostError {
 #[derive(Debug)]
 pub struct TagHost {
     node: TreeNode,
-    subscriptions: Vec<Descriptor>,
-    serves: Vec<Descriptor>,
     last_tick: Option<Instant>,
-    outbox: Vec<Vec<u8>>,
     /// What it received.
     pub counters: HostCounters,
 }
@@ -70,14 +67,7 @@ pub struct TagHost {
 impl TagHost {
     /// Host `name` on `tree`.
     pub fn new(tree: u16, name: &str) -> TagHost {
-        TagHost {
-            node: TreeNode::new(tree, name, 1, false),
-            subscriptions: Vec::new(),
-            serves: Vec::new(),
-            last_tick: None,
-            outbox: Vec::new(),
-            counters: HostCounters::default(),
-        }
+        TagHost { node: TreeNode::new(tree, name, 1, false), last_tick: None, counters: HostCounters::default() }
     }
 
     /// Its tree's control plane.
@@ -88,13 +78,11 @@ impl TagHost {
     /// Subscribes to pushes matching any of `descriptors` (the set replaces the last one; empty
     /// withdraws every subscription).
     pub fn subscribe(&mut self, descriptors: Vec<Descriptor>) {
-        self.subscriptions.clone_from(&descriptors);
         self.node.set_local(Role::Subscribe, descriptors);
     }
 
     /// Serves interests whose largest subset is one of `descriptors`.
     pub fn serve(&mut self, descriptors: Vec<Descriptor>) {
-        self.serves.clone_from(&descriptors);
         self.node.set_local(Role::Provide, descriptors);
     }
 
@@ -114,16 +102,11 @@ impl TagHost {
             self.last_tick = Some(now);
             self.node.tick(now);
         }
-        for (_, m) in self.node.take_messages() {
-            if let Ok(bytes) = m.encode() {
-                self.outbox.push(bytes);
-            }
-        }
     }
 
     /// Control messages to send (TagNet packet bytes).
     pub fn take_outbox(&mut self) -> Vec<Vec<u8>> {
-        std::mem::take(&mut self.outbox)
+        self.node.take_messages().into_iter().map(|(_, bytes)| bytes).collect()
     }
 
     /// A TagNet packet (or control message) that arrived; the packet if it is for the host.
@@ -141,8 +124,12 @@ impl TagHost {
             return None;
         };
         let mine = match (p.address, p.kind) {
-            (Address::Descriptor { descriptor, .. }, Kind::Push) => self.subscriptions.iter().any(|s| s.is_subset_of(&descriptor)),
-            (Address::Descriptor { descriptor, .. }, Kind::Interest) => self.serves.iter().any(|s| s.is_subset_of(&descriptor)),
+            (Address::Descriptor { descriptor, .. }, Kind::Push) => {
+                self.node.local(Role::Subscribe).iter().any(|s| s.is_subset_of(&descriptor))
+            }
+            (Address::Descriptor { descriptor, .. }, Kind::Interest) => {
+                self.node.local(Role::Provide).iter().any(|s| s.is_subset_of(&descriptor))
+            }
             (Address::Descriptor { .. }, Kind::Data) => false,
             (Address::Locator { tree, label }, _) => self.locator().is_some_and(|l| l.tree == tree && l.label == label),
         };

@@ -90,23 +90,17 @@ impl HostLink {
             }
             HostLink::Udp(s) => {
                 let mut buf = vec![0u8; MAX_FRAME_DATA as usize];
-                let mut got = false;
-                for attempt in 0..2 {
+                let mut drain = |out: &mut Vec<Vec<u8>>| {
+                    let before = out.len();
                     while let Ok(n) = s.recv(&mut buf) {
                         out.push(buf[..n].to_vec());
-                        got = true;
                     }
-                    if got || attempt == 1 {
-                        break;
-                    }
-                    wait_readable(s, timeout);
+                    out.len() > before
+                };
+                if !drain(out) && nexthop_io::readable(&[s.as_raw_fd()], timeout) {
+                    drain(out);
                 }
             }
         }
     }
-}
-
-/// Waits until `s` is readable or `timeout` passes.
-fn wait_readable(s: &UdpSocket, timeout: Duration) {
-    nexthop_io::readable(&[s.as_raw_fd()], timeout);
 }

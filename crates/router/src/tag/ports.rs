@@ -210,8 +210,9 @@ impl PortTagRouter {
         datagrams.resize_with(BATCH, Vec::new);
         let mut n = 0;
         while n < BATCH {
+            // A blank Ethernet header, then room for a datagram (grown back only past one
+            // that was received: an empty turn writes nothing).
             let d = &mut datagrams[n];
-            d.clear();
             d.resize(ETHER_BYTES + MAX_FRAME_DATA as usize, 0);
             d[12..14].copy_from_slice(&ETHERTYPE.to_be_bytes());
             match self.tunnels[t].recv(&mut d[ETHER_BYTES..]) {
@@ -230,13 +231,7 @@ impl PortTagRouter {
             let decisions = std::mem::take(&mut self.decisions);
             for (d, &decision) in datagrams.iter().zip(&decisions) {
                 if let Decision::Out(mask) = decision {
-                    for p in ports_of(mask) {
-                        if p < self.ports.len() {
-                            self.send_copy(p, d);
-                        } else {
-                            self.send_tunnel(p, &d[ETHER_BYTES..]);
-                        }
-                    }
+                    self.send_each(ports_of(mask), d);
                 }
             }
             self.decisions = decisions;
@@ -255,13 +250,7 @@ impl PortTagRouter {
             self.copy.extend_from_slice(self.set.pool_ref().bytes(&frame));
         }
         let copy = std::mem::take(&mut self.copy);
-        for p in ports_of(mask).filter(|&p| Some(p) != last) {
-            if p < self.ports.len() {
-                self.send_copy(p, &copy);
-            } else {
-                self.send_tunnel(p, &copy[ETHER_BYTES..]);
-            }
-        }
+        self.send_each(ports_of(mask).filter(|&p| Some(p) != last), &copy);
         self.copy = copy;
         match last {
             Some(p) => {
@@ -269,6 +258,18 @@ impl PortTagRouter {
                 self.transmit(p, frame);
             }
             None => self.set.pool().free(frame),
+        }
+    }
+
+    /// `frame` out of each of `ports`: a copy out of an Ethernet port, its packet out of a
+    /// tunnel.
+    fn send_each(&mut self, ports: impl Iterator<Item = usize>, frame: &[u8]) {
+        for p in ports {
+            if p < self.ports.len() {
+                self.send_copy(p, frame);
+            } else {
+                self.send_tunnel(p, &frame[ETHER_BYTES..]);
+            }
         }
     }
 

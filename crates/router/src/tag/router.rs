@@ -180,19 +180,11 @@ impl Table {
     /// The FIB does not compile (it is past the compiled trie's index widths).
     pub fn build(fib: &DescriptorFib, ports: usize) -> Result<Table, TagError> {
         let compiled = fib.compile(Compression::RareChain, Layout::Srol)?;
-        let bits = (0..fib.port_count())
-            .map(|id| fib.port(id as u8).map_or(0, |p| if usize::from(p.interface) < ports { 1u64 << p.interface } else { 0 }))
+        let bits: Vec<u64> = (0..fib.port_count())
+            .map(|id| fib.port(id as u8).map_or(0, |p| if usize::from(p.interface) < ports { bit(usize::from(p.interface)) } else { 0 }))
             .collect();
         let tree_ports = (0..MAX_TREES as u16).map(|t| fib.tree_ports(t)).collect();
-        let on_port = (0..ports)
-            .map(|port| {
-                PortSet::of(
-                    (0..fib.port_count())
-                        .filter(|&id| fib.port(id as u8).is_some_and(|p| usize::from(p.interface) == port))
-                        .map(|id| id as u8),
-                )
-            })
-            .collect();
+        let on_port = (0..ports).map(|port| PortSet::of((0..bits.len()).filter(|&id| bits[id] == bit(port)).map(|id| id as u8))).collect();
         Ok(Table { fib: compiled, bits, tree_ports, on_port, entries: fib.len() })
     }
 
@@ -229,7 +221,6 @@ struct Locating {
 struct Anycast {
     frame: usize,
     descriptor: Descriptor,
-    role: Role,
     tree: u16,
     ingress: usize,
 }
@@ -240,7 +231,7 @@ pub struct TagRouter {
     name: String,
     ports: usize,
     trees: BTreeMap<u16, TreeNode>,
-    fixed: Arc<DescriptorFib>,
+    fixed: DescriptorFib,
     fixed_table: Arc<Table>,
     /// Subscriptions' and producers' tables, by [`Role::index`].
     tables: [Arc<Table>; 2],
@@ -295,7 +286,7 @@ impl TagRouter {
             name: name.to_string(),
             ports,
             trees,
-            fixed: Arc::new(fixed),
+            fixed,
             tables: [table.clone(), table.clone()],
             fixed_table: table,
             parents: vec![None; MAX_TREES],
@@ -432,7 +423,7 @@ impl TagRouter {
         }
         if fanout.get() == 1 {
             self.counters.fls += 1;
-            self.anycast[role.index()].push(Anycast { frame: i, descriptor, role, tree, ingress });
+            self.anycast[role.index()].push(Anycast { frame: i, descriptor, tree, ingress });
             return Decision::Drop(DropReason::NoMatch);
         }
         self.counters.fas += 1;
@@ -471,10 +462,10 @@ impl TagRouter {
         self.largest.resize(queued.len(), None);
         self.queries.extend(queued.iter().map(|a| a.descriptor));
         table.fib.fls_batch(&self.queries, &mut self.largest, &mut self.scratch);
+        let kind = if role == Role::Subscribe { Kind::Push } else { Kind::Interest };
         for (a, best) in queued.iter().zip(&self.largest) {
             let allowed = table.tree_ports[usize::from(a.tree)];
             let ports = best.map_or(PortSet::EMPTY, |b| b.ports.intersection(&allowed));
-            let kind = if a.role == Role::Subscribe { Kind::Push } else { Kind::Interest };
             out[a.frame] = self.finish(kind, table.mask(&ports), a.ingress, self.parents[usize::from(a.tree)]);
         }
         self.anycast[role.index()] = queued;
@@ -515,11 +506,7 @@ impl TagRouter {
         }
         let mut fib_changed = false;
         for t in self.trees.values_mut() {
-            for (port, m) in t.take_messages() {
-                if let Ok(bytes) = m.encode() {
-                    self.outbox.push((port, bytes));
-                }
-            }
+            self.outbox.extend(t.take_messages());
             fib_changed |= t.take_fib_changed();
             let tree = usize::from(t.tree());
             self.parents[tree] = t.parent_port();
@@ -541,7 +528,7 @@ impl TagRouter {
             if entries.peek().is_none() {
                 continue;
             }
-            let mut fib = (*self.fixed).clone();
+            let mut fib = self.fixed.clone();
             for (d, tree, port) in entries {
                 fib.insert(d, Port { tree, interface: port as u16 })?;
             }

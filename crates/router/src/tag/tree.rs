@@ -132,7 +132,10 @@ pub struct TreeNode {
     sent: [Sent; 2],
     assigned: Option<Assigned>,
     labelling: Labelling,
-    out: Vec<(usize, Message)>,
+    /// Messages to send, written: (port, bytes).
+    out: Vec<(usize, Vec<u8>)>,
+    /// The sets to announce up may have changed (own or learned descriptors).
+    sets_changed: bool,
     fib_changed: bool,
     tz_changed: bool,
     /// What it threw away.
@@ -156,6 +159,7 @@ impl TreeNode {
             assigned: None,
             labelling: Labelling::default(),
             out: Vec::new(),
+            sets_changed: false,
             fib_changed: false,
             tz_changed: false,
             counters: TreeCounters::default(),
@@ -214,6 +218,12 @@ impl TreeNode {
     /// announced from the next tick on.
     pub fn set_local(&mut self, role: Role, descriptors: Vec<Descriptor>) {
         self.local[role.index()] = descriptors;
+        self.sets_changed = true;
+    }
+
+    /// This node's own descriptors of `role`.
+    pub fn local(&self, role: Role) -> &[Descriptor] {
+        &self.local[role.index()]
     }
 
     /// The (descriptor, child port) entries of `role` to install, from the children's sets.
@@ -231,8 +241,8 @@ impl TreeNode {
         std::mem::take(&mut self.tz_changed)
     }
 
-    /// The messages to send, each with its port.
-    pub fn take_messages(&mut self) -> Vec<(usize, Message)> {
+    /// The messages to send, written (`message.rs`), each with its port.
+    pub fn take_messages(&mut self) -> Vec<(usize, Vec<u8>)> {
         std::mem::take(&mut self.out)
     }
 
@@ -264,6 +274,7 @@ impl TreeNode {
             self.children.remove(&port);
             if self.learned.remove(&port).is_some() {
                 self.fib_changed = true;
+                self.sets_changed = true;
             }
             self.tz_changed = true;
             // Everything goes up at once on a new parent.
@@ -276,10 +287,8 @@ impl TreeNode {
         p.hops = b.hops;
         if p.seq != b.seq {
             p.seq = b.seq;
-            let on = Beacon { sender: self.name.clone(), hops: b.hops.saturating_add(1), ..b };
-            for q in (0..self.ports).filter(|&q| q != port) {
-                self.out.push((q, Message::Beacon(on.clone())));
-            }
+            let on = Message::Beacon(Beacon { sender: self.name.clone(), hops: b.hops.saturating_add(1), ..b });
+            self.send_all(on, Some(port));
         }
     }
 
@@ -305,7 +314,7 @@ impl TreeNode {
         if l.node == self.name {
             self.install(l);
         } else if let Some(to) = self.port_below(&l.node) {
-            self.out.push((to, Message::Labels(l)));
+            self.send(to, Message::Labels(l));
         } else {
             self.counters.ignored += 1;
         }
@@ -343,6 +352,7 @@ impl TreeNode {
             if set != learned.set {
                 learned.set = set;
                 self.fib_changed = true;
+                self.sets_changed = true;
             }
         }
     }
@@ -353,9 +363,7 @@ impl TreeNode {
         if self.root {
             self.seq = self.seq.wrapping_add(1);
             let b = Beacon { tree: self.tree, root: self.name.clone(), sender: self.name.clone(), seq: self.seq, hops: 1 };
-            for q in 0..self.ports {
-                self.out.push((q, Message::Beacon(b.clone())));
-            }
+            self.send_all(Message::Beacon(b), None);
         }
         if self.parent.as_ref().is_some_and(|p| now.duration_since(p.heard) > HOLD) {
             self.parent = None;
@@ -376,6 +384,7 @@ impl TreeNode {
         for p in stale {
             self.learned.remove(&p);
             self.fib_changed = true;
+            self.sets_changed = true;
         }
         self.send_join();
         self.send_sets(now);
@@ -393,10 +402,17 @@ impl TreeNode {
 
     /// Queues `m` for `port` if it can be written.
     fn send(&mut self, port: usize, m: Message) {
-        if m.encode().is_ok() {
-            self.out.push((port, m));
-        } else {
-            self.counters.too_large += 1;
+        match m.encode() {
+            Ok(bytes) => self.out.push((port, bytes)),
+            Err(_) => self.counters.too_large += 1,
+        }
+    }
+
+    /// Queues `m` for every port but `except`.
+    fn send_all(&mut self, m: Message, except: Option<usize>) {
+        match m.encode() {
+            Ok(bytes) => self.out.extend((0..self.ports).filter(|&q| Some(q) != except).map(|q| (q, bytes.clone()))),
+            Err(_) => self.counters.too_large += 1,
         }
     }
 
@@ -415,23 +431,38 @@ impl TreeNode {
         }
     }
 
+    /// Announces each role's set to the parent when it changed (recomputed only when its
+    /// inputs did) or is due for its refresh.
     fn send_sets(&mut self, now: Instant) {
         let Some(port) = self.parent_port() else { return };
+        let inputs_changed = std::mem::take(&mut self.sets_changed);
         for role in Role::ALL {
-            let set = self.up_set(role);
-            let sent = &self.sent[role.index()];
-            let changed = sent.at.is_none() || set != sent.set;
+            let i = role.index();
+            let fresh = (inputs_changed || self.sent[i].at.is_none()).then(|| self.up_set(role));
+            let sent = &mut self.sent[i];
+            let changed = sent.at.is_none() || fresh.as_ref().is_some_and(|f| *f != sent.set);
             if !changed && sent.at.is_some_and(|at| now.duration_since(at) < REFRESH) {
                 continue;
             }
-            let version = if changed { sent.version.wrapping_add(1) } else { sent.version };
+            if changed {
+                sent.set = fresh.unwrap_or_default();
+                sent.version = sent.version.wrapping_add(1);
+            }
+            sent.at = Some(now);
+            let (set, version) = (&self.sent[i].set, self.sent[i].version);
             let chunks: Vec<&[Descriptor]> = if set.is_empty() { vec![&[]] } else { set.chunks(DESCRIPTORS_PER_PART).collect() };
             let parts = chunks.len().min(usize::from(u16::MAX)) as u16;
-            for (i, c) in chunks.iter().take(usize::from(parts)).enumerate() {
-                let a = Announce { tree: self.tree, role, version, part: i as u16, parts, descriptors: c.to_vec() };
-                self.out.push((port, Message::Announce(a)));
+            let announces: Vec<Message> = chunks
+                .iter()
+                .take(usize::from(parts))
+                .enumerate()
+                .map(|(part, c)| {
+                    Message::Announce(Announce { tree: self.tree, role, version, part: part as u16, parts, descriptors: c.to_vec() })
+                })
+                .collect();
+            for a in announces {
+                self.send(port, a);
             }
-            self.sent[role.index()] = Sent { set, version, at: Some(now) };
         }
     }
 
@@ -576,8 +607,7 @@ mod tests {
                 if sent.is_empty() {
                     return;
                 }
-                for (i, port, m) in sent {
-                    let bytes = m.encode().unwrap();
+                for (i, port, bytes) in sent {
                     if let Some((to, to_port)) = self.peer(i, port) {
                         self.nodes[to].receive(self.now, to_port, Message::parse(&bytes).unwrap());
                     }

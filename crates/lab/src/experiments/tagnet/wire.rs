@@ -71,12 +71,12 @@ fn egress_mac(t: usize) -> [u8; 6] {
     [2, 0, 0, 0, 0x72, t as u8 + 1]
 }
 
-/// One mix: its packets (for the engine: the TagNet bytes; for the wire: packet, frame size,
-/// sink port) and the engine's decision for each.
+/// One mix: its packets (for the engine: the TagNet bytes; for the wire: the packet, its frame
+/// size and sink port) and the engine's decision for each.
 struct Mix {
     pull_pct: u32,
     bytes: Vec<Vec<u8>>,
-    frames: Vec<(Vec<u8>, usize, usize)>,
+    frames: Vec<(Packet<'static>, usize, usize)>,
     decisions: Vec<Option<Decision>>,
     mean_bytes: f64,
 }
@@ -109,12 +109,12 @@ fn mix(
             break Locator { tree, label: l.label(v) };
         }
     };
-    let mut add = |p: Packet<'_>, size: u64, tree: u16| -> anyhow::Result<()> {
+    let mut add = |p: Packet<'static>, size: u64, tree: u16| -> anyhow::Result<()> {
         let mut b = Vec::new();
         p.encode(&mut b)?;
         let d = engine.forward(&b);
         if let Some(rx) = sink_of(d, tree) {
-            frames.push((b.clone(), size as usize, rx));
+            frames.push((p, size as usize, rx));
             bytes.push(b);
             decisions.push(d);
         }
@@ -353,17 +353,7 @@ impl crate::Experiment for TagnetWireExperiment {
         let egress: Vec<[u8; 6]> = (0..usize::from(TREES)).map(egress_mac).collect();
         let streams: Vec<Arc<TagStream>> = mixes
             .iter()
-            .map(|m| {
-                let packets: Vec<(Packet<'_>, usize, usize)> = m
-                    .frames
-                    .iter()
-                    .map(|(b, size, rx)| {
-                        let p = nexthop_router::tag::packet::parse(b).expect("a packet this experiment wrote");
-                        (Packet { address: p.address, kind: p.kind, ttl: p.ttl, reply: p.reply, payload: &[] }, *size, *rx)
-                    })
-                    .collect();
-                TagStream::new(MAC_GEN, SEQ_FLOWS, &packets, egress.clone()).map(Arc::new)
-            })
+            .map(|m| TagStream::new(MAC_GEN, SEQ_FLOWS, &m.frames, egress.clone()).map(Arc::new))
             .collect::<anyhow::Result<_>>()?;
         let searches = |system: &str, samples: &mut Vec<(u32, WireSample)>| -> anyhow::Result<()> {
             for (m, stream) in mixes.iter().zip(&streams) {
